@@ -1,0 +1,73 @@
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Typed access to JSON records. json-glib's own getters warn or quietly
+ * return 0/NULL on a wrongly typed member; these fail with
+ * GNT_ERROR_INVALID and a message naming the member instead. All raw
+ * member access stays in gnt-json.c.
+ */
+
+/* Parses @len bytes (-1: NUL-terminated) of UTF-8 JSON. (transfer full) */
+JsonNode *
+gnt_json_parse(const gchar *data, gssize len, GError **error);
+
+/* Compact serialization of @node. (transfer full) */
+gchar *
+gnt_json_to_string(JsonNode *node);
+
+/* Object members. @out is borrowed for get_string/get_array/get_object. */
+gboolean
+gnt_json_get_string(JsonObject *obj, const gchar *key, const gchar **out, GError **error);
+gboolean
+gnt_json_dup_string(JsonObject *obj, const gchar *key, gchar **out, GError **error);
+gboolean
+gnt_json_get_int(JsonObject *obj, const gchar *key, gint64 *out, GError **error);
+gboolean
+gnt_json_get_double(JsonObject *obj, const gchar *key, gdouble *out, GError **error);
+gboolean
+gnt_json_get_bool(JsonObject *obj, const gchar *key, gboolean *out, GError **error);
+gboolean
+gnt_json_get_array(JsonObject *obj, const gchar *key, JsonArray **out, GError **error);
+gboolean
+gnt_json_get_object(JsonObject *obj, const gchar *key, JsonObject **out, GError **error);
+
+/* Node-level checks, for array elements and dictionary values. @what names
+ * the value in the error message ("'duration'", "element 3"). */
+gboolean
+gnt_json_node_is_int(JsonNode *node);
+gboolean
+gnt_json_node_is_number(JsonNode *node);
+gboolean
+gnt_json_node_get_int(JsonNode *node, const gchar *what, gint64 *out, GError **error);
+gboolean
+gnt_json_node_get_number(JsonNode *node, const gchar *what, gdouble *out, GError **error);
+gboolean
+gnt_json_node_get_string(JsonNode *node, const gchar *what, const gchar **out, GError **error);
+
+/* A JSON type name for messages: "string", "integer", "null", ... */
+const gchar *
+gnt_json_node_type_name(JsonNode *node);
+
+/* New nodes. (transfer full) */
+JsonNode *
+gnt_json_node_new_string(const gchar *value);
+JsonNode *
+gnt_json_node_new_int(gint64 value);
+JsonNode *
+gnt_json_node_new_double(gdouble value);
+JsonNode *
+gnt_json_node_new_bool(gboolean value);
+JsonNode *
+gnt_json_node_new_null(void);
+/* Takes ownership of @array / @object. */
+JsonNode *
+gnt_json_node_new_array(JsonArray *array);
+JsonNode *
+gnt_json_node_new_object(JsonObject *object);
+
+
+G_END_DECLS

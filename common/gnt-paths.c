@@ -1,0 +1,124 @@
+#include "gnt-paths.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "gnt-error.h"
+
+struct _GntPaths {
+	gchar *root;
+	gchar *data_dir;
+	gchar *run_dir;
+	gchar *log_dir;
+	gchar *socket_dir;
+	gchar *luxi_socket;
+	gchar *config_db;
+	gchar *queue_db;
+};
+
+GntPaths *
+gnt_paths_new(const gchar *root)
+{
+	GntPaths *self = g_new0(GntPaths, 1);
+
+	if (root == NULL || root[0] == '\0')
+		root = g_getenv(GNT_ROOT_ENV);
+	if (root == NULL || root[0] == '\0')
+		root = "/";
+	self->root = g_canonicalize_filename(root, NULL);
+	self->data_dir = g_build_filename(self->root, "var", "lib", "gantry", NULL);
+	self->run_dir = g_build_filename(self->root, "run", "gantry", NULL);
+	self->log_dir = g_build_filename(self->root, "var", "log", "gantry", NULL);
+	self->socket_dir = g_build_filename(self->run_dir, "socket", NULL);
+	self->luxi_socket = g_build_filename(self->socket_dir, "gantry-master", NULL);
+	self->config_db = g_build_filename(self->data_dir, "config.db", NULL);
+	self->queue_db = g_build_filename(self->data_dir, "queue.db", NULL);
+	return self;
+}
+
+void
+gnt_paths_free(GntPaths *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->root);
+	g_free(self->data_dir);
+	g_free(self->run_dir);
+	g_free(self->log_dir);
+	g_free(self->socket_dir);
+	g_free(self->luxi_socket);
+	g_free(self->config_db);
+	g_free(self->queue_db);
+	g_free(self);
+}
+
+const gchar *
+gnt_paths_get_root(const GntPaths *self)
+{
+	return self->root;
+}
+
+const gchar *
+gnt_paths_get_data_dir(const GntPaths *self)
+{
+	return self->data_dir;
+}
+
+const gchar *
+gnt_paths_get_run_dir(const GntPaths *self)
+{
+	return self->run_dir;
+}
+
+const gchar *
+gnt_paths_get_log_dir(const GntPaths *self)
+{
+	return self->log_dir;
+}
+
+const gchar *
+gnt_paths_get_luxi_socket(const GntPaths *self)
+{
+	return self->luxi_socket;
+}
+
+const gchar *
+gnt_paths_get_config_db(const GntPaths *self)
+{
+	return self->config_db;
+}
+
+const gchar *
+gnt_paths_get_queue_db(const GntPaths *self)
+{
+	return self->queue_db;
+}
+
+gchar *
+gnt_paths_dup_pid_file(const GntPaths *self, const gchar *daemon)
+{
+	g_autofree gchar *base = g_strconcat(daemon, ".pid", NULL);
+	return g_build_filename(self->run_dir, base, NULL);
+}
+
+gchar *
+gnt_paths_dup_log_file(const GntPaths *self, const gchar *daemon)
+{
+	g_autofree gchar *base = g_strconcat(daemon, ".log", NULL);
+	return g_build_filename(self->log_dir, base, NULL);
+}
+
+gboolean
+gnt_paths_ensure_dirs(const GntPaths *self, GError **error)
+{
+	const gchar *dirs[] = {self->data_dir, self->run_dir, self->socket_dir, self->log_dir};
+
+	for (guint i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		if (g_mkdir_with_parents(dirs[i], 0750) != 0) {
+			g_autofree gchar *what = g_strdup_printf("creating '%s'", dirs[i]);
+			gnt_error_set_errno(error, errno, what);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}

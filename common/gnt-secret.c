@@ -1,0 +1,94 @@
+#include "gnt-secret.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct _GntSecret {
+	gchar *data;	/* page-aligned mapping of map_len bytes */
+	gsize len;
+	gsize map_len;
+	gboolean heap;	/* g_malloc fallback when mmap failed */
+};
+
+void
+gnt_secret_wipe(gpointer mem, gsize len)
+{
+	if (mem != NULL && len > 0)
+		explicit_bzero(mem, len);
+}
+
+void
+gnt_secret_wipe_string(gchar *str)
+{
+	if (str != NULL)
+		gnt_secret_wipe(str, strlen(str));
+}
+
+GntSecret *
+gnt_secret_new(const gchar *value, gssize len)
+{
+	GntSecret *self;
+	gsize page = (gsize)sysconf(_SC_PAGESIZE);
+	gpointer map;
+
+	g_return_val_if_fail(value != NULL, NULL);
+
+	if (len < 0)
+		len = strlen(value);
+	self = g_new0(GntSecret, 1);
+	self->len = (gsize)len;
+	self->map_len = ((self->len + 1 + page - 1) / page) * page;
+	map = mmap(NULL, self->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		/* out of mappings: still zeroed on free, and the daemons are
+		 * not dumpable anyway (PR_SET_DUMPABLE) */
+		self->map_len = self->len + 1;
+		self->data = g_malloc0(self->map_len);
+		self->heap = TRUE;
+	} else {
+		/* best effort: RLIMIT_MEMLOCK may be small */
+		(void)madvise(map, self->map_len, MADV_DONTDUMP);
+		(void)mlock(map, self->map_len);
+		self->data = map;
+	}
+	memcpy(self->data, value, self->len);
+	self->data[self->len] = '\0';
+	return self;
+}
+
+GntSecret *
+gnt_secret_copy(const GntSecret *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+	return gnt_secret_new(self->data, self->len);
+}
+
+void
+gnt_secret_free(GntSecret *self)
+{
+	if (self == NULL)
+		return;
+	gnt_secret_wipe(self->data, self->map_len);
+	if (self->heap) {
+		g_free(self->data);
+	} else {
+		(void)munlock(self->data, self->map_len);
+		munmap(self->data, self->map_len);
+	}
+	g_free(self);
+}
+
+const gchar *
+gnt_secret_get(const GntSecret *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+	return self->data;
+}
+
+gsize
+gnt_secret_get_length(const GntSecret *self)
+{
+	g_return_val_if_fail(self != NULL, 0);
+	return self->len;
+}

@@ -1,0 +1,143 @@
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "gnt-secret.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Opcodes. Every opcode is one row of the declarative table in
+ * gnt-opcode-table.c: its OP_ID, its parameters (type, default, visibility,
+ * validation), its locks and the logical unit that runs it.
+ *
+ * A parsed GntOpcode keeps its public and private values in a JSON object
+ * with every parameter present (defaults filled in, like Ganeti's Python
+ * client) and its secret values in GntSecret memory only. Serializing an
+ * opcode never reveals a secret; the "show" form hides private values too.
+ */
+
+typedef enum {
+	GNT_PARAM_PUBLIC,
+	GNT_PARAM_PRIVATE, /* stored (for a restart), never shown */
+	GNT_PARAM_SECRET,  /* in memory only */
+} GntParamVisibility;
+
+typedef enum {
+	GNT_PARAM_TYPE_ANY,
+	GNT_PARAM_TYPE_BOOL,
+	GNT_PARAM_TYPE_INT,
+	GNT_PARAM_TYPE_NUMBER, /* integer or float */
+	GNT_PARAM_TYPE_STRING,
+	GNT_PARAM_TYPE_LIST,
+	GNT_PARAM_TYPE_STRING_LIST,
+	GNT_PARAM_TYPE_DICT,
+} GntParamType;
+
+typedef struct _GntOpDef GntOpDef;
+typedef struct _GntOpcode GntOpcode;
+
+/* Looks up an OP_ID ("OP_TEST_DELAY"); NULL if unknown. */
+const GntOpDef *
+gnt_op_def_lookup(const gchar *op_id);
+const gchar *
+gnt_op_def_get_id(const GntOpDef *def);
+/* All definitions, NULL-terminated. */
+const GntOpDef *const *
+gnt_op_def_get_all(void);
+
+/*
+ * Validates @input (an opcode object as a Ganeti client sends it) and builds
+ * an opcode. Unknown OP_ID, unknown keys, missing required parameters, wrong
+ * types and failed validations set GNT_ERROR_INVALID with a message that
+ * names the parameter but never quotes a private or secret value. Secret
+ * strings inside @input are wiped in place once copied. (transfer full)
+ */
+GntOpcode *
+gnt_opcode_new_from_json(JsonObject *input, GError **error);
+
+/* Convenience for tools and tests: OP_ID plus a JSON object text of params. */
+GntOpcode *
+gnt_opcode_new_from_string(const gchar *op_id, const gchar *params_json, GError **error);
+
+GntOpcode *
+gnt_opcode_ref(GntOpcode *self);
+void
+gnt_opcode_unref(GntOpcode *self);
+
+const GntOpDef *
+gnt_opcode_get_def(const GntOpcode *self);
+const gchar *
+gnt_opcode_get_id(const GntOpcode *self);
+
+/* The value of a public or private parameter (default filled in), or NULL
+ * for a secret or unknown one. (transfer none) */
+JsonNode *
+gnt_opcode_get_param(const GntOpcode *self, const gchar *name);
+/* Typed shortcuts; they return @fallback when the value is null. */
+gboolean
+gnt_opcode_get_bool(const GntOpcode *self, const gchar *name, gboolean fallback);
+gint64
+gnt_opcode_get_int(const GntOpcode *self, const gchar *name, gint64 fallback);
+gdouble
+gnt_opcode_get_number(const GntOpcode *self, const gchar *name, gdouble fallback);
+const gchar *
+gnt_opcode_get_string(const GntOpcode *self, const gchar *name);
+
+/* A secret parameter's value as JSON text (a string value is stored without
+ * quotes), or NULL if it was not given. (transfer none) */
+const GntSecret *
+gnt_opcode_get_secret(const GntOpcode *self, const gchar *name);
+gboolean
+gnt_opcode_has_secrets(const GntOpcode *self);
+/* Drops every secret value, zeroing it (a job does this when it ends). */
+void
+gnt_opcode_forget_secrets(GntOpcode *self);
+
+gint
+gnt_opcode_get_priority(const GntOpcode *self);
+/* Appends one [source, text, timestamp_ns] entry to the reason trail. */
+void
+gnt_opcode_add_reason(GntOpcode *self, const gchar *source, const gchar *text, gint64 ts_ns);
+/* Resolves relative job IDs in "depends" (-1: the previous job of the same
+ * submission) against @own_id; fails if one points before job 1. */
+gboolean
+gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error);
+/* The resolved dependencies: pairs of job id (guint64) and the list of
+ * accepted final statuses (may be empty). (transfer none) */
+JsonArray *
+gnt_opcode_get_depends(const GntOpcode *self);
+
+/* "TEST_DELAY(2.5)": OP_ID without OP_, plus the described field. */
+gchar *
+gnt_opcode_dup_summary(const GntOpcode *self);
+
+/*
+ * The opcode as JSON. GNT_OPCODE_JSON_SHOW redacts private and secret values
+ * (what queries, logs and APIs show); GNT_OPCODE_JSON_STORE redacts secrets
+ * only. Redaction replaces a value by "<redacted>", or, for a dict, each of
+ * its values. (transfer full)
+ */
+typedef enum {
+	GNT_OPCODE_JSON_SHOW,
+	GNT_OPCODE_JSON_STORE,
+} GntOpcodeJsonMode;
+JsonObject *
+gnt_opcode_to_json(const GntOpcode *self, GntOpcodeJsonMode mode);
+
+/* The private values only ({name: value}), or NULL if there are none: what
+ * the job store keeps apart from the shown job. (transfer full) */
+JsonObject *
+gnt_opcode_dup_private(const GntOpcode *self);
+
+/* Rebuilds a stored opcode: @shown from the job record plus @private_values
+ * (may be NULL). Secrets stored as "<redacted>" are remembered as lost. */
+GntOpcode *
+gnt_opcode_new_from_store(JsonObject *shown, JsonObject *private_values, GError **error);
+/* TRUE when the opcode had secret values that a restart lost. */
+gboolean
+gnt_opcode_lost_secrets(const GntOpcode *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntOpcode, gnt_opcode_unref)
+
+G_END_DECLS
