@@ -25,6 +25,12 @@ gnt_job_status_from_string(const gchar *str, GntJobStatus *status);
 gboolean
 gnt_job_status_is_finalized(GntJobStatus status);
 
+/* Ganeti's job status derivation from its opcodes' statuses: the first
+ * error/canceling/canceled opcode decides; else the last waiting/running
+ * one; all success gives success; otherwise queued. */
+GntJobStatus
+gnt_job_status_calc(const GntJobStatus *op_statuses, guint n_ops);
+
 /* Opcode priorities: lower runs first; only these three at submission. */
 #define GNT_OP_PRIO_HIGH   (-10)
 #define GNT_OP_PRIO_NORMAL 0

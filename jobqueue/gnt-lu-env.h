@@ -5,6 +5,7 @@
 G_BEGIN_DECLS
 
 typedef struct _GntConfig GntConfig;
+typedef struct _GntLuEnv GntLuEnv;
 
 /* What logical units reach besides their opcode: the cluster model and the
  * node's paths. Owned by the daemon that creates the queue. */

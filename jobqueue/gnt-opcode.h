@@ -108,22 +108,19 @@ gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error);
 JsonArray *
 gnt_opcode_get_depends(const GntOpcode *self);
 
-/* "TEST_DELAY(2.5)": OP_ID without OP_, plus the described field. */
-gchar *
-gnt_opcode_dup_summary(const GntOpcode *self);
+/* The parameter a job summary shows, "TEST_DELAY(2.5)" (Ganeti's
+ * OP_DSC_FIELD), or NULL if the opcode has none. */
+const gchar *
+gnt_op_def_get_summary_param(const GntOpDef *def);
 
 /*
- * The opcode as JSON. GNT_OPCODE_JSON_SHOW redacts private and secret values
- * (what queries, logs and APIs show); GNT_OPCODE_JSON_STORE redacts secrets
- * only. Redaction replaces a value by "<redacted>", or, for a dict, each of
- * its values. (transfer full)
+ * The opcode as JSON, with OP_ID and every parameter, private and secret
+ * values redacted: "<redacted>" in place of the value, or, for a dict, of
+ * each of its values. This is the only form that leaves the opcode: the job
+ * store, queries, logs and APIs all get it. (transfer full)
  */
-typedef enum {
-	GNT_OPCODE_JSON_SHOW,
-	GNT_OPCODE_JSON_STORE,
-} GntOpcodeJsonMode;
 JsonObject *
-gnt_opcode_to_json(const GntOpcode *self, GntOpcodeJsonMode mode);
+gnt_opcode_to_json(const GntOpcode *self);
 
 /* The private values only ({name: value}), or NULL if there are none: what
  * the job store keeps apart from the shown job. (transfer full) */

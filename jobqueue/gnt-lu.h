@@ -1,0 +1,49 @@
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "gnt-locks.h"
+#include "gnt-lu-env.h"
+#include "gnt-opcode.h"
+
+G_BEGIN_DECLS
+
+/*
+ * A logical unit runs one opcode, in fixed phases: check_args (the opcode
+ * alone), declare_locks, check_prereq (under the locks), exec (progress to
+ * the job log through gnt_lu_feedback), and returns a JSON result. A failure
+ * in check_args or check_prereq is reported as Ganeti's OpPrereqError, one
+ * in exec as OpExecError; the GNT_ERROR code gives the error class.
+ */
+
+typedef struct _GntLu GntLu;
+
+typedef struct {
+	gboolean (*check_args)(GntLu *lu, GError **error);
+	void (*declare_locks)(GntLu *lu, GntLockSet *locks);
+	gboolean (*check_prereq)(GntLu *lu, GError **error);
+	JsonNode *(*exec)(GntLu *lu, GError **error); /* (transfer full) */
+} GntLuClass;
+
+const GntOpcode *
+gnt_lu_get_opcode(GntLu *self);
+GntLuEnv *
+gnt_lu_get_env(GntLu *self);
+guint64
+gnt_lu_get_job_id(GntLu *self);
+
+/* Appends a "message" entry to the job log; the text must never hold a
+ * private or secret value. */
+void
+gnt_lu_feedback(GntLu *self, const gchar *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* Sleeps @seconds, or less when the master is stopping; FALSE then. */
+gboolean
+gnt_lu_sleep(GntLu *self, gdouble seconds);
+
+/* The logical units, one per opcode (gnt-lu-*.c). */
+extern const GntLuClass gnt_lu_test_delay;
+extern const GntLuClass gnt_lu_test_dummy;
+extern const GntLuClass gnt_lu_cluster_destroy;
+
+G_END_DECLS

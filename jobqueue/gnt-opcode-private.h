@@ -1,0 +1,36 @@
+#pragma once
+
+#include "gnt-locks.h"
+#include "gnt-lu.h"
+#include "gnt-opcode.h"
+
+G_BEGIN_DECLS
+
+/* One parameter of an opcode: a row of the declarative table. */
+typedef struct {
+	const gchar *name;
+	GntParamType type;
+	/* JSON text of the default; NULL: the parameter is required */
+	const gchar *default_json;
+	/* also accept null (Ganeti's optional parameters) */
+	gboolean nullable;
+	GntParamVisibility visibility;
+	/* extra check after the type check; @value is never null here */
+	gboolean (*validate)(JsonNode *value, GError **error);
+} GntParamDef;
+
+struct _GntOpDef {
+	const gchar *id;
+	const gchar *summary_param;
+	const GntParamDef *params; /* terminated by a row with name NULL */
+	/* the cluster-level lock every run of this opcode takes */
+	GntLockMode bgl;
+	const GntLuClass *lu;
+};
+
+/* The table itself (gnt-opcode-table.c); NULL-terminated. */
+extern const GntOpDef *const gnt_op_defs[];
+/* The parameters every opcode takes (dry_run, priority, depends, ...). */
+extern const GntParamDef gnt_op_common_params[];
+
+G_END_DECLS

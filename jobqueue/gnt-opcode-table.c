@@ -1,0 +1,161 @@
+/*
+ * The opcode table: every opcode Gantry knows, its parameters and their
+ * defaults (those of Ganeti 3.0, so Ganeti's own clients can send their
+ * opcodes unchanged), visibility, locks and logical unit.
+ */
+#include "gnt-error.h"
+#include "gnt-job-status.h"
+#include "gnt-json.h"
+#include "gnt-opcode-private.h"
+
+static gboolean
+validate_non_negative(JsonNode *value, GError **error)
+{
+	if (json_node_get_double(value) < 0) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "must not be negative");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+validate_priority(JsonNode *value, GError **error)
+{
+	gint64 prio = json_node_get_int(value);
+
+	if (prio < GNT_OP_PRIO_HIGHEST || prio > GNT_OP_PRIO_LOWEST) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "must be between %d and %d",
+			    GNT_OP_PRIO_HIGHEST, GNT_OP_PRIO_LOWEST);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* [[job_id, [final status, ...]], ...]; job_id an int (negative: relative)
+ * or a decimal string */
+static gboolean
+validate_depends(JsonNode *value, GError **error)
+{
+	JsonArray *deps = json_node_get_array(value);
+
+	for (guint i = 0; i < json_array_get_length(deps); i++) {
+		JsonNode *dep = json_array_get_element(deps, i);
+		JsonNode *id;
+		JsonArray *statuses;
+
+		if (!JSON_NODE_HOLDS_ARRAY(dep) || json_array_get_length(json_node_get_array(dep)) != 2) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "entry %u must be [job_id, [statuses]]", i);
+			return FALSE;
+		}
+		id = json_array_get_element(json_node_get_array(dep), 0);
+		if (!gnt_json_node_is_int(id) && !(JSON_NODE_HOLDS_VALUE(id) &&
+						   json_node_get_value_type(id) == G_TYPE_STRING)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "entry %u: the job ID must be an integer or a string", i);
+			return FALSE;
+		}
+		if (!JSON_NODE_HOLDS_ARRAY(json_array_get_element(json_node_get_array(dep), 1))) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "entry %u: the statuses must be a list", i);
+			return FALSE;
+		}
+		statuses = json_array_get_array_element(json_node_get_array(dep), 1);
+		for (guint j = 0; j < json_array_get_length(statuses); j++) {
+			JsonNode *st = json_array_get_element(statuses, j);
+			const gchar *str = NULL;
+			GntJobStatus status;
+			if (!gnt_json_node_get_string(st, "a dependency status", &str, error))
+				return FALSE;
+			if (!gnt_job_status_from_string(str, &status) ||
+			    !gnt_job_status_is_finalized(status)) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "entry %u: '%s' is not a final job status", i, str);
+				return FALSE;
+			}
+		}
+	}
+	return TRUE;
+}
+
+/* [[source, text, timestamp_ns], ...] */
+static gboolean
+validate_reason(JsonNode *value, GError **error)
+{
+	JsonArray *trail = json_node_get_array(value);
+
+	for (guint i = 0; i < json_array_get_length(trail); i++) {
+		JsonNode *entry = json_array_get_element(trail, i);
+		JsonArray *arr;
+		if (!JSON_NODE_HOLDS_ARRAY(entry) ||
+		    json_array_get_length(json_node_get_array(entry)) != 3) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "entry %u must be [source, text, timestamp]", i);
+			return FALSE;
+		}
+		arr = json_node_get_array(entry);
+		if (!gnt_json_node_is_number(json_array_get_element(arr, 2))) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "entry %u: the timestamp must be a number", i);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+const GntParamDef gnt_op_common_params[] = {
+	{"dry_run", GNT_PARAM_TYPE_BOOL, "null", TRUE},
+	{"debug_level", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC, validate_non_negative},
+	{"priority", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_priority},
+	{"depends", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC, validate_depends},
+	{"comment", GNT_PARAM_TYPE_STRING, "null", TRUE},
+	{"reason", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, validate_reason},
+	{NULL},
+};
+
+static const GntParamDef test_delay_params[] = {
+	{"duration", GNT_PARAM_TYPE_NUMBER, NULL, FALSE, GNT_PARAM_PUBLIC, validate_non_negative},
+	{"on_master", GNT_PARAM_TYPE_BOOL, "true"},
+	{"on_nodes", GNT_PARAM_TYPE_STRING_LIST, "[]"},
+	{"on_node_uuids", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE},
+	{"repeat", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_non_negative},
+	{"interruptible", GNT_PARAM_TYPE_BOOL, "false"},
+	{"no_locks", GNT_PARAM_TYPE_BOOL, "true"},
+	{NULL},
+};
+
+static const GntOpDef op_test_delay = {
+	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, &gnt_lu_test_delay,
+};
+
+/* Ganeti's OP_TEST_DUMMY, plus a private and a secret value with public
+ * digests to check them against, so tests can prove where each kind of
+ * value goes (and where it never goes). */
+static const GntParamDef test_dummy_params[] = {
+	{"result", GNT_PARAM_TYPE_ANY, "null", TRUE},
+	{"messages", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE},
+	{"fail", GNT_PARAM_TYPE_BOOL, "null", TRUE},
+	{"submit_jobs", GNT_PARAM_TYPE_LIST, "null", TRUE},
+	{"private_value", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PRIVATE},
+	{"secret_value", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_SECRET},
+	{"private_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE},
+	{"secret_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE},
+	{NULL},
+};
+
+static const GntOpDef op_test_dummy = {
+	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, &gnt_lu_test_dummy,
+};
+
+static const GntParamDef no_params[] = {{NULL}};
+
+static const GntOpDef op_cluster_destroy = {
+	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy,
+};
+
+const GntOpDef *const gnt_op_defs[] = {
+	&op_cluster_destroy,
+	&op_test_delay,
+	&op_test_dummy,
+	NULL,
+};

@@ -1,0 +1,154 @@
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-opcode.h"
+
+static GntOpcode *
+parse(const gchar *json, GError **error)
+{
+	g_autoptr(JsonNode) node = gnt_json_parse(json, -1, NULL);
+
+	g_assert_nonnull(node);
+	return gnt_opcode_new_from_json(json_node_get_object(node), error);
+}
+
+static void
+assert_invalid(const gchar *json, const gchar *message)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = parse(json, &error);
+
+	g_assert_null(op);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_cmpstr(error->message, ==, message);
+}
+
+static void
+test_defaults_filled(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = parse("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 2.5}", &error);
+	g_autoptr(JsonObject) shown = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autofree gchar *text = NULL;
+
+	g_assert_no_error(error);
+	g_assert_cmpfloat(gnt_opcode_get_number(op, "duration", 0), ==, 2.5);
+	g_assert_true(gnt_opcode_get_bool(op, "on_master", FALSE));
+	g_assert_cmpint(gnt_opcode_get_int(op, "repeat", -1), ==, 0);
+	g_assert_cmpint(gnt_opcode_get_priority(op), ==, 0);
+	g_assert_cmpstr(gnt_op_def_get_summary_param(gnt_opcode_get_def(op)), ==, "duration");
+	shown = gnt_opcode_to_json(op);
+	node = json_node_init_object(json_node_alloc(), shown);
+	text = gnt_json_to_string(node);
+	/* Ganeti 3.0's OpTestDelay, every key present */
+	g_assert_cmpstr(text, ==,
+			"{\"duration\":2.5,\"on_master\":true,\"on_nodes\":[],\"on_node_uuids\":null,"
+			"\"repeat\":0,\"interruptible\":false,\"no_locks\":true,\"dry_run\":null,"
+			"\"debug_level\":null,\"priority\":0,\"depends\":null,\"comment\":null,"
+			"\"reason\":[],\"OP_ID\":\"OP_TEST_DELAY\"}");
+}
+
+static void
+test_python_client_shape(void)
+{
+	/* exactly what ganeti.opcodes.OpTestDelay(duration=0).__getstate__() sends */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op =
+		parse("{\"duration\": 0, \"on_master\": true, \"on_nodes\": [], \"on_node_uuids\": null,"
+		      " \"repeat\": 0, \"interruptible\": false, \"no_locks\": true, \"dry_run\": null,"
+		      " \"debug_level\": null, \"priority\": 0, \"depends\": null, \"comment\": null,"
+		      " \"reason\": [], \"OP_ID\": \"OP_TEST_DELAY\"}",
+		      &error);
+
+	g_assert_no_error(error);
+	g_assert_nonnull(op);
+}
+
+static void
+test_invalid(void)
+{
+	assert_invalid("{\"duration\": 1}", "opcode: 'OP_ID' is missing");
+	assert_invalid("{\"OP_ID\": 7}", "opcode: 'OP_ID' must be a string, not integer");
+	assert_invalid("{\"OP_ID\": \"OP_NOPE\"}", "unknown opcode 'OP_NOPE'");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}", "OP_TEST_DELAY: parameter 'duration' is required");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": null}",
+		       "OP_TEST_DELAY: parameter 'duration' is required");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": \"1\"}",
+		       "OP_TEST_DELAY: parameter 'duration' must be a number, not string");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": -1}",
+		       "OP_TEST_DELAY: parameter 'duration' must not be negative");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"bogus\": 1}",
+		       "OP_TEST_DELAY: unknown parameter 'bogus'");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"priority\": 5}",
+		       "OP_TEST_DELAY: parameter 'priority' must be one of -10, 0 or 10 at submission");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"on_nodes\": [1]}",
+		       "OP_TEST_DELAY: parameter 'on_nodes' must be a list of strings, not list");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"depends\": [[1, [\"running\"]]]}",
+		       "OP_TEST_DELAY: parameter 'depends' entry 0: 'running' is not a final job status");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DUMMY\", \"secret_value\": 42}",
+		       "OP_TEST_DUMMY: parameter 'secret_value' must be a string, not integer");
+}
+
+static void
+test_secret_and_private(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) input = gnt_json_parse(
+		"{\"OP_ID\": \"OP_TEST_DUMMY\", \"secret_value\": \"hunter2\", \"private_value\": \"pw\"}",
+		-1, NULL);
+	g_autoptr(GntOpcode) op = gnt_opcode_new_from_json(json_node_get_object(input), &error);
+	g_autoptr(JsonObject) shown = gnt_opcode_to_json(op);
+	g_autoptr(JsonObject) priv = gnt_opcode_dup_private(op);
+	const GntSecret *secret = gnt_opcode_get_secret(op, "secret_value");
+	g_autoptr(GntOpcode) reloaded = NULL;
+
+	g_assert_no_error(error);
+	g_assert_nonnull(secret);
+	g_assert_cmpstr(gnt_secret_get(secret), ==, "hunter2");
+	/* the request's copy is wiped once taken */
+	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(input), "secret_value"), !=,
+			"hunter2");
+	g_assert_null(gnt_opcode_get_param(op, "secret_value"));
+	g_assert_cmpstr(json_object_get_string_member(shown, "secret_value"), ==, "<redacted>");
+	g_assert_cmpstr(json_object_get_string_member(shown, "private_value"), ==, "<redacted>");
+	g_assert_cmpstr(json_object_get_string_member(priv, "private_value"), ==, "pw");
+	g_assert_cmpuint(json_object_get_size(priv), ==, 1);
+
+	reloaded = gnt_opcode_new_from_store(shown, priv, &error);
+	g_assert_no_error(error);
+	g_assert_true(gnt_opcode_lost_secrets(reloaded));
+	g_assert_false(gnt_opcode_has_secrets(reloaded));
+	g_assert_cmpstr(gnt_opcode_get_string(reloaded, "private_value"), ==, "pw");
+
+	gnt_opcode_forget_secrets(op);
+	g_assert_null(gnt_opcode_get_secret(op, "secret_value"));
+}
+
+static void
+test_depends_resolved(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = parse("{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-2, []], [\"3\", [\"error\"]]]}",
+					&error);
+	g_autoptr(GntOpcode) bad = parse("{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-5, []]]}", &error);
+	JsonArray *deps;
+
+	g_assert_true(gnt_opcode_resolve_depends(op, 10, &error));
+	deps = gnt_opcode_get_depends(op);
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 0), 0), ==, 8);
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 1), 0), ==, 3);
+	g_assert_false(gnt_opcode_resolve_depends(bad, 3, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/opcode/defaults-filled", test_defaults_filled);
+	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
+	g_test_add_func("/opcode/invalid", test_invalid);
+	g_test_add_func("/opcode/secret-and-private", test_secret_and_private);
+	g_test_add_func("/opcode/depends-resolved", test_depends_resolved);
+	return g_test_run();
+}

@@ -1,0 +1,516 @@
+#define _GNU_SOURCE
+#include <string.h>
+#include <sqlite3.h>
+
+#include "gnt-job-store.h"
+#include "gnt-job.h"
+#include "queue-fixture.h"
+
+static JsonArray *
+record_op(JsonObject *record, guint i, const gchar *member)
+{
+	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
+	JsonNode *node = json_object_get_member(op, member);
+
+	return node != NULL && JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+}
+
+static const gchar *
+record_op_status(JsonObject *record, guint i)
+{
+	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
+
+	return json_object_get_string_member(op, "status");
+}
+
+/* The encoded exception in an opcode result: [class, [message, ...]]. */
+static void
+assert_op_exception(JsonObject *record, guint i, const gchar *klass, const gchar *message)
+{
+	JsonArray *result = record_op(record, i, "result");
+
+	g_assert_nonnull(result);
+	g_assert_cmpstr(json_array_get_string_element(result, 0), ==, klass);
+	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(result, 1), 0), ==,
+			message);
+}
+
+static void
+test_submit_runs(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonObject *input = json_object_get_object_member(op, "input");
+	JsonArray *reason = json_object_get_array_member(input, "reason");
+	JsonArray *last = json_array_get_array_element(reason, json_array_get_length(reason) - 1);
+	g_autofree gchar *text = g_strdup_printf("job=%" G_GUINT64_FORMAT ";index=0", id);
+
+	g_assert_cmpuint(id, ==, 1);
+	g_assert_cmpstr(status, ==, "success");
+	g_assert_cmpstr(json_array_get_string_element(last, 0), ==, "gnt:opcode:test_delay");
+	g_assert_cmpstr(json_array_get_string_element(last, 1), ==, text);
+	/* every default is filled in, as Ganeti's clients send them */
+	g_assert_true(json_object_get_boolean_member(input, "on_master"));
+	g_assert_true(json_object_get_boolean_member(input, "no_locks"));
+	g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(op, "result")));
+	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(op, "exec_timestamp")));
+	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(record, "end_timestamp")));
+	g_assert_cmpuint(gnt_queue_get_n_unfinished(fx->queue), ==, 0);
+}
+
+static void
+test_many_jobs(QueueFx *fx, gconstpointer data)
+{
+	GPtrArray *jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GArray) ids = NULL;
+
+	for (guint i = 0; i < 200; i++)
+		g_ptr_array_add(jobs, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	ids = queue_fx_submit_jobs(fx, jobs);
+	g_assert_cmpuint(ids->len, ==, 200);
+	for (guint i = 0; i < ids->len; i++) {
+		g_autofree gchar *status = queue_fx_wait_final(fx, g_array_index(ids, guint64, i));
+		g_assert_cmpuint(g_array_index(ids, guint64, i), ==, i + 1);
+		g_assert_cmpstr(status, ==, "success");
+	}
+}
+
+static void
+test_failure_propagates(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", "{\"fail\": true}",
+						      "OP_TEST_DUMMY", "{\"result\": 1}", NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+
+	g_assert_cmpstr(status, ==, "error");
+	g_assert_cmpstr(record_op_status(record, 0), ==, "error");
+	g_assert_cmpstr(record_op_status(record, 1), ==, "error");
+	assert_op_exception(record, 0, "OpExecError", "Opcode failure was requested");
+	assert_op_exception(record, 1, "OpExecError", "Preceding opcode failed");
+}
+
+static void
+test_prereq_error(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
+						      "{\"duration\": 0, \"on_nodes\": [\"nope\"]}",
+						      NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	JsonArray *args;
+
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpPrereqError", "node 'nope' does not exist");
+	args = json_array_get_array_element(record_op(record, 0, "result"), 1);
+	g_assert_cmpstr(json_array_get_string_element(args, 1), ==, "unknown_entity");
+}
+
+static void
+test_dependencies(QueueFx *fx, gconstpointer data)
+{
+	guint64 a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
+	g_autofree gchar *dep_any = g_strdup_printf("{\"depends\": [[%" G_GUINT64_FORMAT ", []]]}", a);
+	g_autofree gchar *dep_err =
+		g_strdup_printf("{\"depends\": [[%" G_GUINT64_FORMAT ", [\"error\"]]]}", a);
+	guint64 b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", dep_any, NULL));
+	guint64 c = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", dep_err, NULL));
+	g_autofree gchar *b_waiting = queue_fx_status(fx, b, NULL);
+	g_autofree gchar *a_final = queue_fx_wait_final(fx, a);
+	g_autofree gchar *b_final = queue_fx_wait_final(fx, b);
+	g_autofree gchar *c_final = queue_fx_wait_final(fx, c);
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, c, &record);
+	g_autofree gchar *expected = g_strdup_printf("dependency on job %" G_GUINT64_FORMAT
+						     " not met: it ended with status 'success'",
+						     a);
+
+	/* durable before the answer, so the parked state is visible at once */
+	g_assert_cmpstr(b_waiting, ==, "waiting");
+	g_assert_cmpstr(a_final, ==, "success");
+	g_assert_cmpstr(b_final, ==, "success");
+	g_assert_cmpstr(c_final, ==, "error");
+	assert_op_exception(record, 0, "OpExecError", expected);
+}
+
+static void
+test_relative_dependency(QueueFx *fx, gconstpointer data)
+{
+	GPtrArray *jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *status = NULL;
+	JsonArray *deps;
+
+	g_ptr_array_add(jobs, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.2}", NULL));
+	g_ptr_array_add(jobs, queue_fx_job("OP_TEST_DUMMY", "{\"depends\": [[-1, [\"success\"]]]}",
+					   NULL));
+	ids = queue_fx_submit_jobs(fx, jobs);
+	status = queue_fx_wait_final(fx, g_array_index(ids, guint64, 1));
+	g_assert_cmpstr(status, ==, "success");
+	g_free(queue_fx_status(fx, g_array_index(ids, guint64, 1), &record));
+	deps = json_object_get_array_member(
+		json_object_get_object_member(
+			json_array_get_object_element(json_object_get_array_member(record, "ops"), 0),
+			"input"),
+		"depends");
+	/* stored in absolute form */
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 0), 0), ==,
+			(gint64)g_array_index(ids, guint64, 0));
+}
+
+static void
+cancel_cb_result(QueueFx *fx, guint64 id, gboolean *success, gchar **message)
+{
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(GError) error = NULL;
+
+	gnt_queue_cancel_async(fx->queue, id, async_result_cb, &res);
+	g_assert_true(gnt_queue_cancel_finish(fx->queue, queue_fx_wait_result(&res), success, message,
+					      &error));
+	g_assert_no_error(error);
+}
+
+static void
+test_cancel(QueueFx *fx, gconstpointer data)
+{
+	guint64 a, b;
+	gboolean ok = FALSE;
+	g_autofree gchar *msg_queued = NULL;
+	g_autofree gchar *msg_running = NULL;
+	g_autofree gchar *msg_finished = NULL;
+	g_autofree gchar *msg_unknown = NULL;
+	g_autofree gchar *a_final = NULL;
+	g_autofree gchar *b_final = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	JsonObject *op;
+
+	gnt_queue_set_max_running(fx->queue, 1);
+	a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 1}", NULL));
+	b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	cancel_cb_result(fx, b, &ok, &msg_queued);
+	g_assert_true(ok);
+	g_assert_cmpstr(msg_queued, ==, "Job 2 canceled");
+	cancel_cb_result(fx, a, &ok, &msg_running);
+	g_assert_false(ok);
+	g_assert_cmpstr(msg_running, ==, "Job 1 is no longer waiting in the queue");
+	a_final = queue_fx_wait_final(fx, a);
+	b_final = queue_fx_wait_final(fx, b);
+	g_assert_cmpstr(a_final, ==, "success");
+	g_assert_cmpstr(b_final, ==, "canceled");
+	g_free(queue_fx_status(fx, b, &record));
+	op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	g_assert_cmpstr(json_object_get_string_member(op, "result"), ==, "Job canceled by request");
+	cancel_cb_result(fx, b, &ok, &msg_finished);
+	g_assert_false(ok);
+	g_assert_cmpstr(msg_finished, ==, "Job 2 is finished");
+	cancel_cb_result(fx, 99, &ok, &msg_unknown);
+	g_assert_false(ok);
+	g_assert_cmpstr(msg_unknown, ==, "Job 99 not found");
+}
+
+static void
+test_cancel_waiting_for_locks(QueueFx *fx, gconstpointer data)
+{
+	guint64 a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
+						     "{\"duration\": 1, \"no_locks\": false}", NULL));
+	guint64 b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
+						     "{\"duration\": 0, \"no_locks\": false}", NULL));
+	gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	gboolean ok = FALSE;
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *b_final = NULL;
+	g_autofree gchar *a_final = NULL;
+
+	for (;;) {
+		g_autofree gchar *status = queue_fx_status(fx, b, NULL);
+		if (g_strcmp0(status, "waiting") == 0)
+			break;
+		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+		queue_fx_iterate();
+	}
+	cancel_cb_result(fx, b, &ok, &message);
+	g_assert_true(ok);
+	g_assert_cmpstr(message, ==, "Job 2 will be canceled");
+	b_final = queue_fx_wait_final(fx, b);
+	g_assert_cmpstr(b_final, ==, "canceled");
+	a_final = queue_fx_wait_final(fx, a);
+	g_assert_cmpstr(a_final, ==, "success");
+}
+
+static gint64
+op_start_usec(QueueFx *fx, guint64 id)
+{
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	JsonArray *ts = record_op(record, 0, "exec_timestamp");
+
+	return json_array_get_int_element(ts, 0) * G_USEC_PER_SEC + json_array_get_int_element(ts, 1);
+}
+
+static void
+test_priorities(QueueFx *fx, gconstpointer data)
+{
+	guint64 blocker, low, normal, high;
+
+	gnt_queue_set_max_running(fx->queue, 1);
+	blocker = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
+	low = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01, \"priority\": 10}", NULL));
+	normal = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01}", NULL));
+	high = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01, \"priority\": -10}", NULL));
+	g_free(queue_fx_wait_final(fx, blocker));
+	g_free(queue_fx_wait_final(fx, low));
+	g_free(queue_fx_wait_final(fx, normal));
+	g_free(queue_fx_wait_final(fx, high));
+	g_assert_cmpint(op_start_usec(fx, high), <, op_start_usec(fx, normal));
+	g_assert_cmpint(op_start_usec(fx, normal), <, op_start_usec(fx, low));
+}
+
+static gboolean
+archive(QueueFx *fx, guint64 id)
+{
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(GError) error = NULL;
+	gboolean archived = FALSE;
+
+	gnt_queue_archive_async(fx->queue, id, async_result_cb, &res);
+	g_assert_true(gnt_queue_archive_finish(fx->queue, queue_fx_wait_result(&res), &archived,
+					       &error));
+	return archived;
+}
+
+static gboolean
+count_job(JsonObject *job, gboolean archived, gpointer user_data)
+{
+	guint *counts = user_data;
+
+	counts[archived ? 1 : 0]++;
+	return TRUE;
+}
+
+static void
+test_archive(QueueFx *fx, gconstpointer data)
+{
+	guint64 done = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	guint64 slow = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(GError) error = NULL;
+	guint counts[2] = {0, 0};
+	guint n_archived = 0, left = 0;
+	gboolean archived = FALSE;
+	g_autoptr(JsonObject) record = NULL;
+
+	g_free(queue_fx_wait_final(fx, done));
+	g_assert_false(archive(fx, slow)); /* not finished */
+	g_assert_false(archive(fx, 42));   /* unknown */
+	g_assert_true(archive(fx, done));
+	g_assert_false(archive(fx, done)); /* already archived */
+	record = gnt_queue_lookup_job(fx->queue, done, &archived, &error);
+	g_assert_no_error(error);
+	g_assert_true(archived);
+	g_free(queue_fx_wait_final(fx, slow));
+
+	gnt_queue_auto_archive_async(fx->queue, 3600, 10, async_result_cb, &res);
+	g_assert_true(gnt_queue_auto_archive_finish(fx->queue, queue_fx_wait_result(&res),
+						    &n_archived, &left, &error));
+	g_assert_cmpuint(n_archived, ==, 0); /* too young */
+	g_clear_object(&res);
+	gnt_queue_auto_archive_async(fx->queue, -1, 10, async_result_cb, &res);
+	g_assert_true(gnt_queue_auto_archive_finish(fx->queue, queue_fx_wait_result(&res),
+						    &n_archived, &left, &error));
+	g_assert_cmpuint(n_archived, ==, 1);
+	g_assert_cmpuint(left, ==, 0);
+	g_assert_true(gnt_queue_foreach_job(fx->queue, TRUE, count_job, counts, &error));
+	g_assert_cmpuint(counts[0], ==, 0);
+	g_assert_cmpuint(counts[1], ==, 2);
+}
+
+static void
+test_ids_never_reused(QueueFx *fx, gconstpointer data)
+{
+	guint64 first = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	guint64 next;
+
+	g_free(queue_fx_wait_final(fx, first));
+	g_assert_true(archive(fx, first));
+	queue_fx_close(fx);
+	queue_fx_open(fx);
+	gnt_queue_start(fx->queue);
+	next = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	g_assert_cmpuint(next, ==, first + 1);
+}
+
+static void
+test_drain(QueueFx *fx, gconstpointer data)
+{
+	GPtrArray *jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) ids = NULL;
+
+	g_assert_true(gnt_queue_set_drained(fx->queue, TRUE, &error));
+	queue_fx_close(fx);
+	queue_fx_open(fx); /* the flag is durable */
+	gnt_queue_start(fx->queue);
+	g_assert_true(gnt_queue_get_drained(fx->queue));
+	g_ptr_array_add(jobs, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	gnt_queue_submit_async(fx->queue, jobs, FALSE, async_result_cb, &res);
+	ids = gnt_queue_submit_finish(fx->queue, queue_fx_wait_result(&res), &error);
+	g_assert_null(ids);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	g_assert_cmpstr(error->message, ==, "Queue drained");
+}
+
+/* Writes a job straight into the store as a crash would have left it. */
+static void
+store_put_job(QueueFx *fx, GntJob *job)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntJobStore) store = gnt_sqlite_job_store_new(gnt_paths_get_queue_db(fx->paths), &error);
+	g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_job_store_change_free);
+	g_autoptr(JsonObject) record = gnt_job_to_json(job);
+	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
+	GntJobStoreChange *put = gnt_job_store_change_new(GNT_JOB_STORE_PUT, gnt_job_get_id(job));
+	GntJobStoreChange *last = gnt_job_store_change_new(GNT_JOB_STORE_SET_LAST_ID, gnt_job_get_id(job));
+
+	g_assert_no_error(error);
+	put->status = gnt_job_get_status(job);
+	put->record = gnt_json_to_string(node);
+	g_ptr_array_add(changes, put);
+	g_ptr_array_add(changes, last);
+	g_assert_true(gnt_job_store_write(store, changes, &error));
+	g_assert_no_error(error);
+}
+
+static void
+test_restart_fails_running_requeues_queued(QueueFx *fx, gconstpointer data)
+{
+	g_autoptr(GntJob) running = gnt_job_new(1, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 5}", NULL),
+					      g_get_real_time());
+	g_autoptr(GntJob) queued = gnt_job_new(2, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL),
+					     g_get_real_time());
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *status1 = NULL;
+	g_autofree gchar *status2 = NULL;
+
+	queue_fx_close(fx);
+	gnt_job_get_op(running, 0)->status = GNT_JOB_STATUS_RUNNING;
+	store_put_job(fx, running);
+	store_put_job(fx, queued);
+	queue_fx_open(fx);
+	status1 = queue_fx_status(fx, 1, &record);
+	g_assert_cmpstr(status1, ==, "error");
+	assert_op_exception(record, 0, "OpExecError",
+			    "the master daemon stopped while the job was running");
+	gnt_queue_start(fx->queue);
+	status2 = queue_fx_wait_final(fx, 2);
+	g_assert_cmpstr(status2, ==, "success");
+}
+
+static gboolean
+file_contains(const gchar *path, const gchar *needle)
+{
+	g_autofree gchar *data = NULL;
+	gsize len = 0;
+
+	if (!g_file_get_contents(path, &data, &len, NULL))
+		return FALSE;
+	return memmem(data, len, needle, strlen(needle)) != NULL;
+}
+
+static void
+test_secrets(QueueFx *fx, gconstpointer data)
+{
+	const gchar *secret = "s3cr3t-VALUE-4711";
+	const gchar *private = "pr1vate-VALUE-0815";
+	g_autofree gchar *ssum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, secret, -1);
+	g_autofree gchar *psum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, private, -1);
+	g_autofree gchar *params = g_strdup_printf(
+		"{\"secret_value\": \"%s\", \"private_value\": \"%s\", \"secret_sha256\": \"sha256:%s\","
+		" \"private_sha256\": \"sha256:%s\", \"messages\": [\"hello\"]}",
+		secret, private, ssum, psum);
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", params, NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
+	g_autofree gchar *text = gnt_json_to_string(node);
+	g_autofree gchar *wal = g_strconcat(gnt_paths_get_queue_db(fx->paths), "-wal", NULL);
+	JsonArray *log = record_op(record, 0, "log");
+
+	g_assert_cmpstr(status, ==, "success");
+	/* the unit got both values and checked them against the digests */
+	g_assert_cmpuint(json_array_get_length(log), ==, 3);
+	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(log, 2), 3), ==,
+			"secret value received and verified");
+	g_assert_null(strstr(text, secret));
+	g_assert_null(strstr(text, private));
+	g_assert_nonnull(strstr(text, "\"secret_value\":\"<redacted>\""));
+	g_assert_nonnull(strstr(text, "\"private_value\":\"<redacted>\""));
+	queue_fx_close(fx);
+	g_assert_false(file_contains(gnt_paths_get_queue_db(fx->paths), secret));
+	g_assert_false(file_contains(wal, secret));
+}
+
+static void
+test_secrets_lost_at_restart(QueueFx *fx, gconstpointer data)
+{
+	guint64 blocker = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 30}", NULL));
+	g_autofree gchar *params = g_strdup_printf("{\"secret_value\": \"x\", \"depends\": [[%" G_GUINT64_FORMAT ", []]]}", blocker);
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", params, NULL));
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *status = NULL;
+
+	queue_fx_close(fx);
+	queue_fx_open(fx);
+	status = queue_fx_status(fx, id, &record);
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpPrereqError",
+			    "secret parameters were lost at master restart; resubmit the job");
+}
+
+static void
+add(const gchar *path, void (*func)(QueueFx *, gconstpointer))
+{
+	g_test_add(path, QueueFx, NULL, queue_fx_set_up, func, queue_fx_tear_down);
+}
+
+static void
+started(QueueFx *fx, gconstpointer data)
+{
+	queue_fx_set_up(fx, data);
+	gnt_queue_start(fx->queue);
+}
+
+static void
+add_started(const gchar *path, void (*func)(QueueFx *, gconstpointer))
+{
+	g_test_add(path, QueueFx, NULL, started, func, queue_fx_tear_down);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	add_started("/queue/submit-runs", test_submit_runs);
+	add_started("/queue/many-jobs", test_many_jobs);
+	add_started("/queue/failure-propagates", test_failure_propagates);
+	add_started("/queue/prereq-error", test_prereq_error);
+	add_started("/queue/dependencies", test_dependencies);
+	add_started("/queue/relative-dependency", test_relative_dependency);
+	add_started("/queue/cancel", test_cancel);
+	add_started("/queue/cancel-waiting-for-locks", test_cancel_waiting_for_locks);
+	add_started("/queue/priorities", test_priorities);
+	add_started("/queue/archive", test_archive);
+	add_started("/queue/ids-never-reused", test_ids_never_reused);
+	add_started("/queue/drain", test_drain);
+	add("/queue/restart-fails-running-requeues-queued", test_restart_fails_running_requeues_queued);
+	add_started("/queue/secrets", test_secrets);
+	add_started("/queue/secrets-lost-at-restart", test_secrets_lost_at_restart);
+	return g_test_run();
+}
