@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Drives gantry-masterd with Ganeti's own Python LUXI client (ganeti-3.0).
+
+Every call below is the real ganeti.luxi.Client / ganeti.cli code path a
+Ganeti tool takes; the assertions check what Ganeti itself would return.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, "/usr/share/ganeti/3.0")
+
+from ganeti import cli, errors, luxi, opcodes  # noqa: E402
+
+GNT_CLUSTER = os.environ["GNT_TEST_GNT_CLUSTER"]
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        raise AssertionError(what)
+    print("ok %d - %s" % (checks, what))
+
+
+def main(root):
+    env = dict(os.environ, GANTRY_ROOT=root)
+    subprocess.run([GNT_CLUSTER, "init", "cluster.example.com"], env=env, check=True)
+    try:
+        run_checks(os.path.join(root, "run/gantry/socket/gantry-master"))
+    finally:
+        subprocess.run([GNT_CLUSTER, "destroy", "--yes-do-it"], env=env, check=False)
+
+
+def run_checks(address):
+    c = luxi.Client(address=address)
+
+    info = c.QueryClusterInfo()
+    check(info["name"] == "cluster.example.com", "QueryClusterInfo names the cluster")
+    check(info["protocol_version"] == 3000000, "QueryClusterInfo protocol_version")
+
+    jid = c.SubmitJob([opcodes.OpTestDelay(duration=0)])
+    check(isinstance(jid, int), "SubmitJob returns an int job ID")
+
+    log = []
+    result = cli.PollJob(jid, cl=c, feedback_fn=log.append)
+    check(result == [None], "cli.PollJob returns the opcode results")
+
+    rows = c.QueryJobs([jid], ["id", "status", "opstatus", "opresult", "summary"])
+    check(rows == [[jid, "success", ["success"], [None], ["TEST_DELAY(0)"]]],
+          "QueryJobs row: %r" % (rows,))
+    rows = c.QueryJobs([str(jid)], ["id"])
+    check(rows == [[jid]], "QueryJobs accepts the ID as a string")
+    rows = c.QueryJobs([999999], ["id", "status"])
+    check(rows == [[999999, None]], "QueryJobs of an unknown job: %r" % (rows,))
+
+    # the log shows through WaitForJobChangeOnce
+    jid2 = c.SubmitJob([opcodes.OpTestDummy(result={"a": 1}, messages=["one", "two"],
+                                            fail=False, submit_jobs=[])])
+    msgs = []
+    result = cli.PollJob(jid2, cl=c, feedback_fn=msgs.append)
+    check(result == [{"a": 1}], "OP_TEST_DUMMY result comes back: %r" % (result,))
+    texts = [m[2] for m in msgs]
+    check(texts == ["one", "two"], "job log reaches the client in order: %r" % (texts,))
+
+    # an opcode that fails is re-raised by the client as OpExecError
+    jid3 = c.SubmitJob([opcodes.OpTestDummy(result=None, messages=[], fail=True,
+                                            submit_jobs=[])])
+    try:
+        cli.PollJob(jid3, cl=c, feedback_fn=lambda m: None)
+        check(False, "a failing job raises")
+    except errors.OpExecError as err:
+        check("Opcode failure was requested" in str(err), "OpExecError carries the message")
+
+    # many jobs at once, with a relative dependency
+    ops = [[opcodes.OpTestDelay(duration=0.2)],
+           [opcodes.OpTestDelay(duration=0, depends=[[-1, ["success"]]])]]
+    res = c.SubmitManyJobs(ops)
+    check(len(res) == 2 and all(ok for ok, _ in res), "SubmitManyJobs: %r" % (res,))
+    first, second = res[0][1], res[1][1]
+    check(second == first + 1, "consecutive IDs")
+    cli.PollJob(second, cl=c, feedback_fn=lambda m: None)
+    rows = c.QueryJobs([first, second], ["status"])
+    check(rows == [["success"], ["success"]], "dependency ran in order")
+
+    # query2
+    resp = c.Query("job", ["id", "status"], ["==", "id", jid])
+    check(resp.data == [[[0, jid], [0, "success"]]], "Query job: %r" % (resp.data,))
+    fields = c.QueryFields("job", ["id", "nonexistent"])
+    kinds = [f.kind for f in fields.fields]
+    check(kinds == ["number", "unknown"], "QueryFields kinds: %r" % (kinds,))
+
+    # cancel a queued job behind a lock holder
+    hold = c.SubmitJob([opcodes.OpTestDelay(duration=2, no_locks=False)])
+    queued = c.SubmitJob([opcodes.OpTestDelay(duration=0, no_locks=False)])
+    (ok, msg) = c.CancelJob(queued)
+    check(ok, "CancelJob of a waiting job: %s" % msg)
+    (ok, msg) = c.CancelJob(jid)
+    check(not ok, "CancelJob of a finished job fails: %s" % msg)
+    cli.PollJob(hold, cl=c, feedback_fn=lambda m: None)
+    rows = c.QueryJobs([queued], ["status"])
+    check(rows == [["canceled"]], "the canceled job ends canceled: %r" % (rows,))
+
+    # archive
+    check(c.ArchiveJob(jid) is True, "ArchiveJob of a finished job")
+    check(c.ArchiveJob(jid) is False, "ArchiveJob twice")
+    resp = c.Query("job", ["id", "archived"], ["==", "id", jid])
+    check(resp.data == [[[0, jid], [0, True]]], "archived job found by Query")
+    (count, left) = c.AutoArchiveJobs(-1)
+    check(count >= 5 and left == 0, "AutoArchiveJobs(-1): %d, %d" % (count, left))
+    check(c.QueryJobs(None, ["id"]) == [], "no live jobs after auto-archive")
+
+    # bad input answers, and the connection stays usable
+    try:
+        c.CallMethod("SubmitJob", [[{"OP_ID": "OP_NO_SUCH_THING"}]])
+        check(False, "an unknown opcode is refused")
+    except (errors.LuxiError, errors.GenericError) as err:
+        check("OP_NO_SUCH_THING" in str(err), "unknown opcode refused: %s" % err)
+    try:
+        c.SubmitJob([opcodes.OpTestDelay(duration=-1)])
+        check(False, "a negative duration is refused")
+    except (errors.LuxiError, errors.GenericError) as err:
+        check("duration" in str(err), "invalid parameter refused: %s" % err)
+    check(c.QueryClusterInfo()["name"] == "cluster.example.com", "still serving")
+
+
+if __name__ == "__main__":
+    root = tempfile.mkdtemp(prefix="gnt-py-", dir="/tmp")
+    try:
+        main(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print("%d passed, 0 failed" % checks)
