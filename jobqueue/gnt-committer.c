@@ -144,7 +144,7 @@ gnt_committer_free(GntCommitter *self)
 guint64
 gnt_committer_push(GntCommitter *self, GntJobStoreChange *change)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	g_return_val_if_fail(!self->stopping, 0);
 	g_ptr_array_add(self->pending, change);
@@ -155,7 +155,7 @@ gnt_committer_push(GntCommitter *self, GntJobStoreChange *change)
 gboolean
 gnt_committer_wait(GntCommitter *self, guint64 seq, GError **error)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	while (self->committed_seq < seq)
 		g_cond_wait(&self->committed, &self->mutex);
@@ -170,7 +170,7 @@ gnt_committer_wait(GntCommitter *self, guint64 seq, GError **error)
 guint64
 gnt_committer_get_n_commits(GntCommitter *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	return self->n_commits;
 }

@@ -38,7 +38,7 @@ GntJobStatus
 gnt_job_status_calc(const GntJobStatus *op_statuses, guint n_ops)
 {
 	GntJobStatus status = GNT_JOB_STATUS_QUEUED;
-	gboolean all_success = n_ops > 0;
+	gboolean all_success = TRUE; /* no opcodes: success, as in Ganeti */
 
 	for (guint i = 0; i < n_ops; i++) {
 		switch (op_statuses[i]) {

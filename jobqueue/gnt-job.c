@@ -275,6 +275,10 @@ gnt_job_finish_ops(GntJob *self, guint from, GntJobStatus status, JsonNode *resu
 		gnt_job_finish_op(self, i, status, result);
 }
 
+/* The record shares the log array and result values with the job
+ * (json-glib references, not copies). That is safe only because every
+ * caller holds the queue's mutex and serializes the record at once, and
+ * json-glib's reference counts are not atomic: do not keep it. */
 JsonObject *
 gnt_job_to_json(GntJob *self)
 {

@@ -165,7 +165,7 @@ lock_drop_first(GntLockManager *self, GntLockSet *set, guint n)
 gboolean
 gnt_lock_manager_try_acquire(GntLockManager *self, GntLockSet *set)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	lock_set_sort(set);
 	for (guint i = 0; i < set->requests->len; i++) {
@@ -181,7 +181,7 @@ gboolean
 gnt_lock_manager_acquire(GntLockManager *self, GntLockSet *set, GntLockAbortFunc abort,
 			 gpointer user_data, GError **error)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	lock_set_sort(set);
 	for (guint i = 0; i < set->requests->len; i++) {
@@ -203,7 +203,7 @@ gnt_lock_manager_acquire(GntLockManager *self, GntLockSet *set, GntLockAbortFunc
 void
 gnt_lock_manager_release(GntLockManager *self, GntLockSet *set)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	lock_drop_first(self, set, set->requests->len);
 	g_cond_broadcast(&self->cond);
@@ -212,7 +212,7 @@ gnt_lock_manager_release(GntLockManager *self, GntLockSet *set)
 void
 gnt_lock_manager_wake(GntLockManager *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	g_cond_broadcast(&self->cond);
 }

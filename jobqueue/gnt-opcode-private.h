@@ -26,6 +26,10 @@ struct _GntOpDef {
 	/* the cluster-level lock every run of this opcode takes */
 	GntLockMode bgl;
 	const GntLuClass *lu;
+	/* running it again after a crash is harmless (tests, queries): its
+	 * unit may start before "running" is durable, so a crash at that
+	 * moment queues it again instead of failing it */
+	gboolean idempotent;
 };
 
 /* The table itself (gnt-opcode-table.c); NULL-terminated. */

@@ -125,7 +125,7 @@ static const GntParamDef test_delay_params[] = {
 };
 
 static const GntOpDef op_test_delay = {
-	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, &gnt_lu_test_delay,
+	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, &gnt_lu_test_delay, TRUE,
 };
 
 /* Ganeti's OP_TEST_DUMMY, plus a private and a secret value with public
@@ -144,13 +144,13 @@ static const GntParamDef test_dummy_params[] = {
 };
 
 static const GntOpDef op_test_dummy = {
-	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, &gnt_lu_test_dummy,
+	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, &gnt_lu_test_dummy, TRUE,
 };
 
 static const GntParamDef no_params[] = {{NULL}};
 
 static const GntOpDef op_cluster_destroy = {
-	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy,
+	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy, FALSE,
 };
 
 const GntOpDef *const gnt_op_defs[] = {

@@ -1,5 +1,7 @@
 #include "gnt-queue.h"
 
+#include <malloc.h>
+
 #include "gnt-committer.h"
 #include "gnt-error.h"
 #include "gnt-job-store.h"
@@ -80,6 +82,7 @@ struct _GntQueue {
 	GHashTable *watches;	/* job id -> GPtrArray of Watch */
 	GHashTable *watch_jobs; /* watch id -> job id */
 	guint next_watch_id;
+	GSource *trim_source;
 };
 
 G_DEFINE_TYPE(GntQueue, gnt_queue, G_TYPE_OBJECT)
@@ -168,7 +171,7 @@ static void
 queue_commit_done(GArray *ids, guint64 upto, const GError *error, gpointer user_data)
 {
 	GntQueue *self = user_data;
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	g_array_append_vals(self->changed_ids, ids->data, ids->len);
 	if (error != NULL) {
@@ -233,6 +236,30 @@ queue_fire_watches(GntQueue *self, guint64 job_id)
 static void queue_evaluate_dependents(GntQueue *self);
 
 static gboolean
+queue_trim_cb(gpointer user_data)
+{
+	GntQueue *self = user_data;
+
+	g_clear_pointer(&self->trim_source, g_source_unref);
+	if (gnt_queue_get_n_unfinished(self) == 0)
+		malloc_trim(0);
+	return G_SOURCE_REMOVE;
+}
+
+/* A burst (thousands of jobs in one SubmitManyJobs) leaves megabytes that
+ * malloc keeps for reuse; hand them back once the queue has been idle for
+ * a moment, so an idle master stays small. */
+static void
+queue_schedule_trim(GntQueue *self)
+{
+	if (self->trim_source != NULL)
+		return;
+	self->trim_source = g_timeout_source_new_seconds(2);
+	g_source_set_callback(self->trim_source, queue_trim_cb, self, NULL);
+	g_source_attach(self->trim_source, self->context);
+}
+
+static gboolean
 queue_dispatch_notifications(gpointer user_data)
 {
 	GntQueue *self = user_data;
@@ -277,8 +304,10 @@ queue_dispatch_notifications(gpointer user_data)
 	}
 	for (guint i = 0; i < failed->len; i++)
 		g_free(g_array_index(failed, FailedRange, i).message);
-	if (any_finished)
+	if (any_finished) {
 		queue_evaluate_dependents(self);
+		queue_schedule_trim(self);
+	}
 	return G_SOURCE_REMOVE;
 }
 
@@ -444,7 +473,7 @@ queue_place_job_locked(GntQueue *self, QueueEntry *entry)
 static void
 queue_evaluate_dependents(GntQueue *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 	g_autoptr(GPtrArray) parked = g_steal_pointer(&self->dep_waiting);
 
 	self->dep_waiting = g_ptr_array_new();
@@ -497,7 +526,7 @@ typedef enum {
 static void
 queue_end_op(GntQueue *self, QueueEntry *entry, guint i, JsonNode *result, gboolean failed)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	gnt_job_finish_op(entry->job, i, failed ? GNT_JOB_STATUS_ERROR : GNT_JOB_STATUS_SUCCESS,
 			  result);
@@ -547,7 +576,8 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	op->exec_usec = g_get_real_time();
 	seq = queue_push_job_locked(self, entry->job);
 	g_mutex_unlock(&self->mutex);
-	if (!gnt_committer_wait(self->committer, seq, &error)) {
+	if (!gnt_opcode_get_def(op->input)->idempotent &&
+	    !gnt_committer_wait(self->committer, seq, &error)) {
 		result = encode_exception("OpExecError", error->message, NULL);
 	} else if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
 		result = encode_prereq_error(error);
@@ -645,7 +675,7 @@ gnt_lu_sleep(GntLu *self, gdouble seconds)
 {
 	GntQueue *queue = self->queue;
 	gint64 deadline = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
 
 	while (!g_atomic_int_get(&queue->stopping)) {
 		if (!g_cond_wait_until(&queue->stop_cond, &queue->mutex, deadline))
@@ -720,6 +750,10 @@ gnt_queue_finalize(GObject *object)
 {
 	GntQueue *self = GNT_QUEUE(object);
 
+	if (self->trim_source != NULL) {
+		g_source_destroy(self->trim_source);
+		g_clear_pointer(&self->trim_source, g_source_unref);
+	}
 	g_clear_pointer(&self->committer, gnt_committer_free);
 	g_clear_pointer(&self->locks, gnt_lock_manager_free);
 	g_clear_object(&self->store);
@@ -797,7 +831,7 @@ gnt_queue_new(const gchar *queue_db_path, GntLuEnv *env, GError **error)
 void
 gnt_queue_set_max_running(GntQueue *self, guint max_running)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	self->max_running = MAX(max_running, 1);
 	if (self->pool != NULL)
@@ -808,7 +842,7 @@ gnt_queue_set_max_running(GntQueue *self, guint max_running)
 void
 gnt_queue_start(GntQueue *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 	GHashTableIter iter;
 	QueueEntry *entry;
 	g_autoptr(GPtrArray) waiting = g_ptr_array_new();
@@ -880,7 +914,7 @@ static void
 queue_submitted_durable(GntQueue *self, gpointer result, gboolean failed)
 {
 	GArray *ids = result;
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	for (guint i = 0; i < ids->len; i++) {
 		guint64 id = g_array_index(ids, guint64, i);
@@ -900,7 +934,7 @@ gnt_queue_submit_async(GntQueue *self, GPtrArray *jobs, gboolean ignore_drain,
 		       GAsyncReadyCallback callback, gpointer user_data)
 {
 	g_autoptr(GTask) task = g_task_new(self, NULL, callback, user_data);
-	g_autoptr(GPtrArray) owned = jobs;
+	G_GNUC_UNUSED g_autoptr(GPtrArray) owned = jobs; /* frees @jobs on every return */
 	g_autoptr(GArray) ids = g_array_sized_new(FALSE, FALSE, sizeof(guint64), jobs->len);
 	g_autoptr(GError) error = NULL;
 	gint64 now = g_get_real_time();
@@ -1002,7 +1036,7 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 		       gpointer user_data)
 {
 	g_autoptr(GTask) task = g_task_new(self, NULL, callback, user_data);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 	QueueEntry *entry = g_hash_table_lookup(self->unfinished, &job_id);
 	GntJobStatus status;
 
@@ -1176,7 +1210,7 @@ gnt_queue_set_drained(GntQueue *self, gboolean drained, GError **error)
 gboolean
 gnt_queue_get_drained(GntQueue *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	return self->drained;
 }
@@ -1251,7 +1285,7 @@ gnt_queue_unwatch_job(GntQueue *self, guint watch_id)
 guint
 gnt_queue_get_n_unfinished(GntQueue *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	return g_hash_table_size(self->unfinished);
 }

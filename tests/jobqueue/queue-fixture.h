@@ -171,6 +171,16 @@ queue_fx_status(QueueFx *fx, guint64 id, JsonObject **record_out)
 	return g_strdup(gnt_job_status_to_string(status));
 }
 
+/* The stored record of job @id. (transfer full) */
+static inline JsonObject *
+queue_fx_record(QueueFx *fx, guint64 id)
+{
+	JsonObject *record = NULL;
+
+	g_free(queue_fx_status(fx, id, &record));
+	return record;
+}
+
 /* Runs the main loop until job @id reaches a final status; returns it. */
 static inline gchar *
 queue_fx_wait_final(QueueFx *fx, guint64 id)

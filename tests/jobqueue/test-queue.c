@@ -40,8 +40,7 @@ test_submit_runs(QueueFx *fx, gconstpointer data)
 {
 	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
 	JsonObject *input = json_object_get_object_member(op, "input");
 	JsonArray *reason = json_object_get_array_member(input, "reason");
@@ -84,8 +83,7 @@ test_failure_propagates(QueueFx *fx, gconstpointer data)
 	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", "{\"fail\": true}",
 						      "OP_TEST_DUMMY", "{\"result\": 1}", NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 
 	g_assert_cmpstr(status, ==, "error");
 	g_assert_cmpstr(record_op_status(record, 0), ==, "error");
@@ -101,8 +99,7 @@ test_prereq_error(QueueFx *fx, gconstpointer data)
 						      "{\"duration\": 0, \"on_nodes\": [\"nope\"]}",
 						      NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	JsonArray *args;
 
 	g_assert_cmpstr(status, ==, "error");
@@ -124,8 +121,7 @@ test_dependencies(QueueFx *fx, gconstpointer data)
 	g_autofree gchar *a_final = queue_fx_wait_final(fx, a);
 	g_autofree gchar *b_final = queue_fx_wait_final(fx, b);
 	g_autofree gchar *c_final = queue_fx_wait_final(fx, c);
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, c, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, c);
 	g_autofree gchar *expected = g_strdup_printf("dependency on job %" G_GUINT64_FORMAT
 						     " not met: it ended with status 'success'",
 						     a);
@@ -246,8 +242,7 @@ test_cancel_waiting_for_locks(QueueFx *fx, gconstpointer data)
 static gint64
 op_start_usec(QueueFx *fx, guint64 id)
 {
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	JsonArray *ts = record_op(record, 0, "exec_timestamp");
 
 	return json_array_get_int_element(ts, 0) * G_USEC_PER_SEC + json_array_get_int_element(ts, 1);
@@ -436,8 +431,7 @@ test_secrets(QueueFx *fx, gconstpointer data)
 		secret, private, ssum, psum);
 	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", params, NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
-	g_autoptr(JsonObject) record = NULL;
-	g_autofree gchar *unused = queue_fx_status(fx, id, &record);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
 	g_autofree gchar *text = gnt_json_to_string(node);
 	g_autofree gchar *wal = g_strconcat(gnt_paths_get_queue_db(fx->paths), "-wal", NULL);

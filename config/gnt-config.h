@@ -1,0 +1,117 @@
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The cluster model, kept in config.db (SQLite, WAL, synchronous=FULL): one
+ * table per object kind (uuid, name, serial_no, ctime, mtime, and a JSON
+ * `data` column with everything else). Every change is one transaction that
+ * bumps the record's serial_no and mtime, committed before the call returns.
+ * For now the model holds the cluster record only.
+ */
+
+/* Ganeti's versions, as QueryClusterInfo reports them. */
+#define GNT_CONFIG_PROTOCOL_VERSION 3000000
+#define GNT_CONFIG_CONFIG_VERSION   3000000
+#define GNT_CONFIG_OS_API_VERSION   20
+#define GNT_CONFIG_EXPORT_VERSION   0
+
+/*
+ * The cluster record, as stored and as its golden JSON shows it:
+ * {"uuid", "name", "master_node", "serial_no", "ctime", "mtime", "tags",
+ *  and every cluster setting of Ganeti's QueryClusterInfo (hvparams,
+ *  beparams, max_running_jobs, ...)}. ctime and mtime are float seconds.
+ */
+typedef struct {
+	gchar *uuid;
+	gchar *name;
+	gchar *master_node;
+	gint64 serial_no;
+	gdouble ctime;
+	gdouble mtime;
+	GStrv tags;
+	JsonObject *settings; /* every setting, each checked against its type */
+} GntCluster;
+
+/* A new record with a random UUID, serial_no 1, ctime = mtime = now, no
+ * tags, and default settings (storage directories under @root, e.g.
+ * <root>/srv/gantry/file-storage). Names are not checked here. */
+GntCluster *
+gnt_cluster_new(const gchar *name, const gchar *master_node, const gchar *root);
+void
+gnt_cluster_free(GntCluster *self);
+GntCluster *
+gnt_cluster_copy(const GntCluster *self);
+
+/* Loads a record: unknown keys are skipped, missing settings take their
+ * defaults, then every value is checked. GNT_ERROR_INVALID names the bad
+ * key. (transfer full) */
+GntCluster *
+gnt_cluster_from_json(JsonObject *obj, GError **error);
+/* The record as a JSON object, settings in a fixed order. (transfer full) */
+JsonObject *
+gnt_cluster_to_json(const GntCluster *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntCluster, gnt_cluster_free)
+
+/* Whether @name is a DNS-like name: 1..253 characters, labels of 1..63
+ * letters, digits, '-' or '_' not starting or ending with '-'. */
+gboolean
+gnt_config_check_name(const gchar *name, const gchar *what, GError **error);
+
+#define GNT_TYPE_CONFIG (gnt_config_get_type())
+G_DECLARE_FINAL_TYPE(GntConfig, gnt_config, GNT, CONFIG, GObject)
+
+/*
+ * Creates the cluster in the database at @path (the file is created if
+ * needed; its directory must exist). @cluster_name and @master_node (NULL:
+ * this host's name) must be DNS-like names and are stored in lower case.
+ * Storage directories default under the root that @path lies in
+ * (<root>/var/lib/gantry/config.db), else under $GANTRY_ROOT or "/".
+ * Fails with GNT_ERROR_EXISTS if a cluster already exists there,
+ * GNT_ERROR_INVALID on a bad name, GNT_ERROR_ENVIRONMENT if SQLite fails.
+ */
+GntConfig *
+gnt_config_create(const gchar *path, const gchar *cluster_name, const gchar *master_node,
+		  GError **error);
+
+/* Opens an existing cluster. GNT_ERROR_NOT_FOUND if there is no database
+ * or no cluster in it, GNT_ERROR_INVALID if the stored record is bad,
+ * GNT_ERROR_ENVIRONMENT if SQLite fails. */
+GntConfig *
+gnt_config_open(const gchar *path, GError **error);
+
+/* Every function below is thread-safe. Strings and JSON are (transfer full). */
+gchar *
+gnt_config_dup_cluster_name(GntConfig *self);
+gchar *
+gnt_config_dup_master_node(GntConfig *self);
+gchar *
+gnt_config_dup_cluster_uuid(GntConfig *self);
+/* A copy of the whole record. */
+GntCluster *
+gnt_config_dup_cluster(GntConfig *self);
+
+/* QueryClusterInfo: every key of Ganeti's answer (versions, architecture,
+ * identity, settings). */
+JsonObject *
+gnt_config_dup_cluster_info(GntConfig *self);
+
+/* QueryConfigValues: a list with one value per name of @names, in order
+ * (cluster_name, watcher_pause, master_node, drain_flag, modify_ssh_setup,
+ * ssh_key_type, ssh_key_bits); null for an unknown name or a non-string.
+ * @drain_flag is the queue's. */
+JsonNode *
+gnt_config_dup_config_values(GntConfig *self, JsonArray *names, gboolean drain_flag);
+
+/* Ganeti's max_running_jobs; setting it (>= 1, else GNT_ERROR_INVALID) is
+ * one committed change. */
+gint64
+gnt_config_get_max_running_jobs(GntConfig *self);
+gboolean
+gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError **error);
+
+G_END_DECLS
