@@ -1,6 +1,41 @@
 #include "gnt-json.h"
 
 #include "gnt-error.h"
+#include "gnt-secret.h"
+
+gboolean
+gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **error)
+{
+	gboolean in_string = FALSE;
+	gboolean escaped = FALSE;
+	guint depth = 0;
+
+	for (gsize i = 0; i < len; i++) {
+		gchar c = data[i];
+
+		if (in_string) {
+			if (escaped)
+				escaped = FALSE;
+			else if (c == '\\')
+				escaped = TRUE;
+			else if (c == '"')
+				in_string = FALSE;
+			continue;
+		}
+		if (c == '"') {
+			in_string = TRUE;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max_depth) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "JSON nests deeper than %u levels", max_depth);
+				return FALSE;
+			}
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return TRUE;
+}
 
 JsonNode *
 gnt_json_parse(const gchar *data, gssize len, GError **error)
@@ -11,6 +46,9 @@ gnt_json_parse(const gchar *data, gssize len, GError **error)
 
 	if (len < 0)
 		len = strlen(data);
+	/* json-glib recurses per level: deep input would overflow the stack */
+	if (!gnt_json_check_nesting(data, (gsize)len, GNT_JSON_MAX_NESTING, error))
+		return NULL;
 	if (!g_utf8_validate(data, len, NULL)) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "JSON text is not valid UTF-8");
 		return NULL;
@@ -31,9 +69,34 @@ gchar *
 gnt_json_to_string(JsonNode *node)
 {
 	g_autoptr(JsonGenerator) gen = json_generator_new();
+	g_autofree gchar *text = NULL;
+	gsize n, n_raw = 0, o = 0;
+	gchar *out;
 
 	json_generator_set_root(gen, node);
-	return json_generator_to_data(gen, NULL);
+	text = json_generator_to_data(gen, &n);
+	/* json-glib 1.6 leaves some control bytes (0x1f) raw inside strings;
+	 * strict parsers such as Python's refuse them. Compact output has
+	 * control bytes only inside strings, so escaping them all is safe. */
+	for (gsize i = 0; i < n; i++) {
+		if ((guchar)text[i] < 0x20)
+			n_raw++;
+	}
+	if (n_raw == 0)
+		return g_steal_pointer(&text);
+	out = g_malloc(n + n_raw * 5 + 1);
+	for (gsize i = 0; i < n; i++) {
+		guchar c = (guchar)text[i];
+		if (c < 0x20) {
+			g_snprintf(out + o, 7, "\\u%04x", c);
+			o += 6;
+		} else {
+			out[o++] = (gchar)c;
+		}
+	}
+	out[o] = '\0';
+	gnt_secret_wipe(text, n); /* it may hold secrets */
+	return out;
 }
 
 const gchar *

@@ -11,11 +11,20 @@ G_BEGIN_DECLS
  * member access stays in gnt-json.c.
  */
 
-/* Parses @len bytes (-1: NUL-terminated) of UTF-8 JSON. (transfer full) */
+/* How deep parsed JSON may nest: more is refused before json-glib sees it. */
+#define GNT_JSON_MAX_NESTING 128
+
+/* Parses @len bytes (-1: NUL-terminated) of UTF-8 JSON nesting at most
+ * GNT_JSON_MAX_NESTING levels. (transfer full) */
 JsonNode *
 gnt_json_parse(const gchar *data, gssize len, GError **error);
 
-/* Compact serialization of @node. (transfer full) */
+/* Whether @data nests at most @max_depth arrays/objects deep (strings are
+ * skipped); GNT_ERROR_INVALID otherwise. */
+gboolean
+gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **error);
+
+/* Compact serialization of @node, every control byte escaped. (transfer full) */
 gchar *
 gnt_json_to_string(JsonNode *node);
 
