@@ -1,0 +1,105 @@
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+/*
+ * What every Gantry daemon shares: a pid file guarded by an fcntl() lock,
+ * detaching from the terminal, start-up reporting to whoever started it,
+ * systemd's readiness protocol, process hardening and stop signals.
+ *
+ * A daemon's main() runs, in this order:
+ *
+ *	gnt_daemon_new()            (before any thread exists)
+ *	gnt_daemon_detach()         (unless --foreground; returns in both processes)
+ *	gnt_daemon_harden(), gnt_daemon_lock_pid_file(), its own set-up
+ *	gnt_daemon_notify_ready()   or gnt_daemon_notify_failed() and exit 1
+ *	gnt_daemon_add_stop_handler(), the main loop
+ *	gnt_daemon_notify_stopping(), its own shut-down, gnt_daemon_free()
+ */
+
+typedef struct _GntDaemon GntDaemon;
+
+/* @name: "gantry-masterd"; @pid_file: where its pid file lives
+ * (gnt_paths_dup_pid_file()). Nothing is touched until the calls below. */
+GntDaemon *
+gnt_daemon_new(const gchar *name, const gchar *pid_file);
+/* Releases the pid file (removing it if this process holds its lock). */
+void
+gnt_daemon_free(GntDaemon *self);
+
+/*
+ * Detaches like a classic daemon: fork, setsid, fork again, chdir("/"),
+ * umask 027, stdin/stdout/stderr on /dev/null. Must be called before any
+ * thread exists (no GMainLoop, no g_unix_signal_add() yet).
+ *
+ * Returns in two processes. In the daemon, TRUE with *@is_daemon TRUE. In
+ * the calling process, once the daemon has called notify_ready() (TRUE,
+ * *@is_daemon FALSE: exit 0), or notify_failed() or died during start-up
+ * (FALSE, the daemon's own error message, GNT_ERROR_ENVIRONMENT if it died
+ * silently). A failed fork() fails in the calling process.
+ */
+gboolean
+gnt_daemon_detach(GntDaemon *self, gboolean *is_daemon, GError **error);
+
+/*
+ * Takes the pid file: opens or creates it, takes an exclusive fcntl() lock
+ * and writes our pid. Another live process holding the lock fails with
+ * GNT_ERROR_EXISTS ("... is already running (pid N)"); a stale file left by
+ * a killed process holds no lock and is simply reused. The lock belongs to
+ * this process, so call it after gnt_daemon_detach().
+ */
+gboolean
+gnt_daemon_lock_pid_file(GntDaemon *self, GError **error);
+
+/*
+ * Process hardening: no core dumps or ptrace by other users
+ * (PR_SET_DUMPABLE 0: secrets must not reach a core file), RLIMIT_NOFILE
+ * raised to its hard limit, SIGPIPE ignored.
+ */
+gboolean
+gnt_daemon_harden(GError **error);
+
+/* Start-up is over: tells the process waiting in gnt_daemon_detach() (if
+ * any) and systemd (READY=1 when $NOTIFY_SOCKET is set). */
+void
+gnt_daemon_notify_ready(GntDaemon *self);
+/* Start-up failed: hands @error's message to the waiting process, if any.
+ * The caller still prints or logs it and exits. */
+void
+gnt_daemon_notify_failed(GntDaemon *self, const GError *error);
+/* Tells systemd we are stopping (STOPPING=1). */
+void
+gnt_daemon_notify_stopping(GntDaemon *self);
+
+/* Sends @state ("READY=1", ...) to $NOTIFY_SOCKET; FALSE if it is unset or
+ * the datagram could not be sent (not an error for a daemon). */
+gboolean
+gnt_daemon_sd_notify(const gchar *state);
+
+/* Calls @func (in the main context) on SIGTERM and SIGINT. */
+void
+gnt_daemon_add_stop_handler(GntDaemon *self, GSourceFunc func, gpointer user_data);
+
+/*
+ * Who holds the pid file at @pid_file: *@pid is the live process holding its
+ * lock, or 0 when nobody does (missing or stale file). Fails only when the
+ * file exists but cannot be read.
+ */
+gboolean
+gnt_daemon_get_running_pid(const gchar *pid_file, pid_t *pid, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDaemon, gnt_daemon_free)
+
+/* GLib before 2.76 hands out small blocks from its slice allocator, which
+ * keeps every page it ever used: one burst of jobs would stay resident for
+ * the daemon's life. GLib reads G_SLICE once, before main() runs, so this
+ * re-executes the daemon with G_SLICE=always-malloc (the system allocator,
+ * which gives memory back). Call first thing in main(); returns only if
+ * nothing had to change or the re-exec failed. */
+void
+gnt_daemon_use_system_malloc(char **argv);
+
+G_END_DECLS

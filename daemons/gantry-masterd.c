@@ -1,0 +1,224 @@
+/*
+ * gantry-masterd: the master daemon. Options, wiring and signals only: the
+ * cluster model is config/, the job queue jobqueue/, the LUXI server luxi/,
+ * and what every daemon does (pid file, detaching, systemd) common/gnt-daemon.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "gnt-config.h"
+#include "gnt-daemon.h"
+#include "gnt-error.h"
+#include "gnt-log.h"
+#include "gnt-lu-env.h"
+#include "gnt-luxi-server.h"
+#include "gnt-paths.h"
+#include "gnt-queue.h"
+
+#define MASTERD_NAME		 "gantry-masterd"
+#define MASTERD_DEFAULT_MAX_JOBS 20
+#define MASTERD_SHUTDOWN_GRACE_MS 5000
+
+typedef struct {
+	gchar *root;
+	gboolean foreground;
+	gboolean debug;
+	gboolean verbose;
+	gint max_running_jobs; /* 0: the cluster's setting */
+} MasterdOptions;
+
+/* What runs once start-up is over; torn down in reverse order. */
+typedef struct {
+	GntLuEnv env;
+	GntConfig *config;
+	GntQueue *queue;
+	GntLuxiServer *server;
+} Master;
+
+static void
+masterd_options_clear(MasterdOptions *self)
+{
+	g_free(self->root);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(MasterdOptions, masterd_options_clear)
+
+static const gchar masterd_help[] =
+	"The master daemon of a Gantry cluster: it owns the cluster configuration\n"
+	"(<root>/var/lib/gantry/config.db) and the job queue (queue.db), runs jobs,\n"
+	"and answers LUXI requests (what every gnt-* command sends) on the socket\n"
+	"<root>/run/gantry/socket/gantry-master.\n"
+	"\n"
+	"The root is --root, else $GANTRY_ROOT, else /. Without --foreground the\n"
+	"daemon detaches and the command returns once it is ready (exit 0) or has\n"
+	"failed to start (exit 1, with the reason on stderr); its log is then\n"
+	"<root>/var/log/gantry/gantry-masterd.log. In the foreground it logs to\n"
+	"stderr and tells systemd when it is ready (Type=notify). Only one masterd\n"
+	"runs per root: <root>/run/gantry/gantry-masterd.pid is locked while it runs.\n"
+	"SIGTERM or SIGINT stop it: no new requests are read, running jobs get\n"
+	"5 seconds to finish, and jobs still running fail at the next start.\n"
+	"\n"
+	"There must be a cluster under the root: run gnt-cluster init first.";
+
+static void
+master_clear(Master *self)
+{
+	if (self->server != NULL)
+		gnt_luxi_server_stop(self->server);
+	if (self->queue != NULL)
+		gnt_queue_shutdown(self->queue, MASTERD_SHUTDOWN_GRACE_MS);
+	g_clear_object(&self->server);
+	g_clear_object(&self->queue);
+	g_clear_object(&self->config);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Master, master_clear)
+
+static gboolean
+master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
+	     const MasterdOptions *opts, GError **error)
+{
+	gint64 max_running = opts->max_running_jobs;
+
+	if (!gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
+		return FALSE;
+	self->config = gnt_config_open(gnt_paths_get_config_db(paths), error);
+	if (self->config == NULL) {
+		if (g_error_matches(*error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+			g_clear_error(error);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+				    "no cluster under root '%s': run gnt-cluster init first",
+				    gnt_paths_get_root(paths));
+		}
+		return FALSE;
+	}
+	self->env.config = self->config;
+	self->env.paths = paths;
+	self->queue = gnt_queue_new(gnt_paths_get_queue_db(paths), &self->env, error);
+	if (self->queue == NULL)
+		return FALSE;
+	if (max_running <= 0)
+		max_running = gnt_config_get_max_running_jobs(self->config);
+	if (max_running <= 0)
+		max_running = MASTERD_DEFAULT_MAX_JOBS;
+	gnt_queue_set_max_running(self->queue, (guint)max_running);
+	self->server = gnt_luxi_server_new(self->queue, self->config);
+	if (!gnt_luxi_server_listen(self->server, gnt_paths_get_luxi_socket(paths), error))
+		return FALSE;
+	gnt_queue_start(self->queue);
+	g_message("started (pid %d, root '%s', at most %" G_GINT64_FORMAT " jobs running)",
+		  (int)getpid(), gnt_paths_get_root(paths), max_running);
+	return TRUE;
+}
+
+static gboolean
+parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
+{
+	const GOptionEntry entries[] = {
+		{"root", 0, 0, G_OPTION_ARG_FILENAME, &opts->root,
+		 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"},
+		{"foreground", 'f', 0, G_OPTION_ARG_NONE, &opts->foreground,
+		 "Don't detach; log to stderr", NULL},
+		{"debug", 'd', 0, G_OPTION_ARG_NONE, &opts->debug, "Log debug messages", NULL},
+		{"verbose", 0, 0, G_OPTION_ARG_NONE, &opts->verbose, "Log informational messages",
+		 NULL},
+		{"max-running-jobs", 0, 0, G_OPTION_ARG_INT, &opts->max_running_jobs,
+		 "Run at most N jobs at once (default: the cluster's max_running_jobs, 20)", "N"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
+
+	g_option_context_set_summary(context, "The Gantry master daemon.");
+	g_option_context_set_description(context, masterd_help);
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, argc, argv, error))
+		return FALSE;
+	if (*argc > 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+			    "unexpected argument '%s'", (*argv)[1]);
+		return FALSE;
+	}
+	if (opts->max_running_jobs < 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--max-running-jobs must be at least 1, not '%d'",
+			    opts->max_running_jobs);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Checks, before anything is created or detached, that there is a cluster
+ * and the directories and log can be set up. */
+static gboolean
+prepare(const GntPaths *paths, const MasterdOptions *opts, GError **error)
+{
+	g_autofree gchar *log_file = NULL;
+
+	if (!g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+			    "no cluster under root '%s': run gnt-cluster init first",
+			    gnt_paths_get_root(paths));
+		return FALSE;
+	}
+	if (!gnt_paths_ensure_dirs(paths, error))
+		return FALSE;
+	if (!opts->foreground)
+		log_file = gnt_paths_dup_log_file(paths, MASTERD_NAME);
+	return gnt_log_setup(MASTERD_NAME, log_file, opts->verbose, opts->debug, error);
+}
+
+static gboolean
+stop_cb(gpointer user_data)
+{
+	g_message("stop signal received; shutting down");
+	g_main_loop_quit(user_data);
+	return G_SOURCE_CONTINUE;
+}
+
+int
+main(int argc, char **argv)
+{
+	g_auto(MasterdOptions) opts = {0};
+	g_autoptr(GntPaths) paths = NULL;
+	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
+	g_autoptr(GntDaemon) daemon = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *pid_file = NULL;
+	g_auto(Master) master = {0}; /* cleared first: the pid file goes last */
+	gboolean is_daemon = TRUE;
+
+	gnt_daemon_use_system_malloc(argv);
+	if (!parse_options(&argc, &argv, &opts, &error)) {
+		g_printerr("%s: %s\nTry '%s --help' for more information.\n", MASTERD_NAME,
+			   error->message, MASTERD_NAME);
+		return 2;
+	}
+	paths = gnt_paths_new(opts.root);
+	pid_file = gnt_paths_dup_pid_file(paths, MASTERD_NAME);
+	daemon = gnt_daemon_new(MASTERD_NAME, pid_file);
+	if (!prepare(paths, &opts, &error) ||
+	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
+		g_printerr("%s: %s\n", MASTERD_NAME, error->message);
+		return EXIT_FAILURE;
+	}
+	if (!is_daemon)
+		return EXIT_SUCCESS; /* the detached daemon is ready */
+
+	if (!master_start(&master, daemon, paths, &opts, &error)) {
+		gnt_daemon_notify_failed(daemon, error);
+		if (opts.foreground)
+			g_printerr("%s: %s\n", MASTERD_NAME, error->message);
+		else
+			g_warning("start-up failed: %s", error->message);
+		return EXIT_FAILURE;
+	}
+	loop = g_main_loop_new(NULL, FALSE);
+	gnt_daemon_add_stop_handler(daemon, stop_cb, loop);
+	gnt_daemon_notify_ready(daemon);
+	g_main_loop_run(loop);
+
+	gnt_daemon_notify_stopping(daemon);
+	master_clear(&master);
+	g_message("stopped");
+	return EXIT_SUCCESS;
+}

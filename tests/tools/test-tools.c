@@ -1,0 +1,709 @@
+/*
+ * The commands and the master daemon as an operator uses them: each test
+ * gets its own root (a short temp dir: unix socket paths are limited to
+ * 108 bytes), runs the real binaries (paths from the environment, set by
+ * meson) and checks their output and exit codes.
+ */
+#include <gio/gio.h>
+#include <gio/gunixsocketaddress.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+
+#include "gnt-build-config.h"
+
+typedef enum {
+	TOOL_CLUSTER,
+	TOOL_JOB,
+	TOOL_DEBUG,
+	TOOL_DAEMONS,
+	TOOL_MASTERD,
+} Tool;
+
+static const gchar *const tool_env[] = {
+	[TOOL_CLUSTER] = "GNT_TEST_GNT_CLUSTER", [TOOL_JOB] = "GNT_TEST_GNT_JOB",
+	[TOOL_DEBUG] = "GNT_TEST_GNT_DEBUG",	 [TOOL_DAEMONS] = "GNT_TEST_GANTRY_DAEMONS",
+	[TOOL_MASTERD] = "GNT_TEST_MASTERD",
+};
+
+typedef struct {
+	gchar *root;
+} ToolsFx;
+
+typedef struct {
+	gint status; /* exit status, or 128 + signal */
+	gchar *out;
+	gchar *err;
+} RunResult;
+
+static void
+run_result_free(RunResult *self)
+{
+	g_free(self->out);
+	g_free(self->err);
+	g_free(self);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RunResult, run_result_free)
+
+/* Runs @tool with the NULL-terminated arguments in @args, under $GANTRY_ROOT
+ * set to the fixture's root. */
+static RunResult *
+run_argv(ToolsFx *fx, Tool tool, const gchar *const *args)
+{
+	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(GSubprocess) proc = NULL;
+	g_autoptr(GError) error = NULL;
+	RunResult *result = g_new0(RunResult, 1);
+	const gchar *program = g_getenv(tool_env[tool]);
+
+	g_assert_nonnull(program);
+	g_ptr_array_add(argv, (gpointer)program);
+	for (guint i = 0; args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)args[i]);
+	g_ptr_array_add(argv, NULL);
+	g_subprocess_launcher_setenv(launcher, "GANTRY_ROOT", fx->root, TRUE);
+	proc = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error);
+	g_assert_no_error(error);
+	g_subprocess_communicate_utf8(proc, NULL, NULL, &result->out, &result->err, &error);
+	g_assert_no_error(error);
+	if (g_subprocess_get_if_exited(proc))
+		result->status = g_subprocess_get_exit_status(proc);
+	else
+		result->status = 128 + g_subprocess_get_term_sig(proc);
+	if (g_test_verbose())
+		g_printerr("# %s %s -> %d\n# out: %s# err: %s\n", tool_env[tool],
+			   args[0] != NULL ? args[0] : "", result->status, result->out,
+			   result->err);
+	return result;
+}
+
+#define run(fx, tool, ...) run_argv(fx, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+
+/* Runs and expects the exit status @expected. */
+static RunResult *
+run_expect_argv(ToolsFx *fx, gint expected, Tool tool, const gchar *const *args)
+{
+	RunResult *r = run_argv(fx, tool, args);
+
+	if (r->status != expected)
+		g_printerr("unexpected status %d\nout: %s\nerr: %s\n", r->status, r->out, r->err);
+	g_assert_cmpint(r->status, ==, expected);
+	return r;
+}
+
+#define run_expect(fx, expected, tool, ...)                                                     \
+	run_expect_argv(fx, expected, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+
+/* Runs, expects the exit status @expected and, unless NULL, exactly @out. */
+static void
+check_argv(ToolsFx *fx, gint expected, const gchar *out, Tool tool, const gchar *const *args)
+{
+	g_autoptr(RunResult) r = run_expect_argv(fx, expected, tool, args);
+
+	if (out != NULL)
+		g_assert_cmpstr(r->out, ==, out);
+}
+
+#define check(fx, expected, out, tool, ...)                                                     \
+	check_argv(fx, expected, out, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+
+static void
+assert_contains(const gchar *haystack, const gchar *needle)
+{
+	if (strstr(haystack, needle) == NULL) {
+		g_printerr("expected '%s' in:\n%s\n", needle, haystack);
+		g_assert_not_reached();
+	}
+}
+
+static void
+assert_not_contains(const gchar *haystack, const gchar *needle)
+{
+	if (strstr(haystack, needle) != NULL) {
+		g_printerr("did not expect '%s' in:\n%s\n", needle, haystack);
+		g_assert_not_reached();
+	}
+}
+
+static void
+fx_set_up_empty(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	fx->root = g_dir_make_tmp("gt-XXXXXX", &error);
+	g_assert_no_error(error);
+}
+
+static void
+fx_set_up(ToolsFx *fx, gconstpointer data)
+{
+	fx_set_up_empty(fx, data);
+	check(fx, 0, NULL, TOOL_CLUSTER, "init", "test.example.com");
+}
+
+static void
+fx_tear_down(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) stop = run(fx, TOOL_DAEMONS, "stop");
+	const gchar *rm[] = {"rm", "-rf", fx->root, NULL};
+	gint status = -1;
+
+	g_assert_cmpint(stop->status, ==, 0);
+	g_assert_true(g_spawn_sync(NULL, (gchar **)rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+				   NULL, &status, NULL));
+	g_assert_cmpint(status, ==, 0);
+	g_free(fx->root);
+}
+
+static gchar *
+root_path(ToolsFx *fx, const gchar *relative)
+{
+	return g_build_filename(fx->root, relative, NULL);
+}
+
+/* Submits a delay and returns its job ID. */
+static guint64
+submit_delay(ToolsFx *fx, const gchar *duration, gboolean locks)
+{
+	g_autoptr(RunResult) r = locks ? run_expect(fx, 0, TOOL_DEBUG, "delay", "--submit",
+						    "--print-jobid", duration)
+				       : run_expect(fx, 0, TOOL_DEBUG, "delay", "--submit",
+						    "--print-jobid", "--no-locks", duration);
+	guint64 id = g_ascii_strtoull(r->out, NULL, 10);
+
+	g_assert_cmpuint(id, >, 0);
+	assert_contains(r->err, "JobID: ");
+	return id;
+}
+
+static gchar *
+job_status(ToolsFx *fx, guint64 id)
+{
+	g_autofree gchar *id_text = g_strdup_printf("%" G_GUINT64_FORMAT, id);
+	g_autoptr(RunResult) r =
+		run_expect(fx, 0, TOOL_JOB, "list", "-o", "status", "--no-headers", id_text);
+
+	return g_strstrip(g_strdup(r->out));
+}
+
+/* Polls until job @id has @status (10 s at most). */
+static void
+wait_for_status(ToolsFx *fx, guint64 id, const gchar *status)
+{
+	for (guint i = 0; i < 200; i++) {
+		g_autofree gchar *now = job_status(fx, id);
+
+		if (g_strcmp0(now, status) == 0)
+			return;
+		g_usleep(50 * 1000);
+	}
+	g_printerr("job %" G_GUINT64_FORMAT " never became '%s'\n", id, status);
+	g_assert_not_reached();
+}
+
+static pid_t
+masterd_pid(ToolsFx *fx)
+{
+	g_autoptr(RunResult) r = run(fx, TOOL_DAEMONS, "status");
+
+	if (r->status == 3) {
+		g_assert_cmpstr(r->out, ==, "gantry-masterd: stopped\n");
+		return 0;
+	}
+	g_assert_cmpint(r->status, ==, 0);
+	g_assert_true(g_str_has_prefix(r->out, "gantry-masterd: running (pid "));
+	return (pid_t)g_ascii_strtoll(r->out + strlen("gantry-masterd: running (pid "), NULL, 10);
+}
+
+/* ---- gnt-cluster ---- */
+
+static void
+test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *data_dir = root_path(fx, "var/lib/gantry");
+	g_autofree gchar *run_dir = root_path(fx, "run/gantry");
+	g_autofree gchar *log_dir = root_path(fx, "var/log/gantry");
+	g_autofree gchar *no_cluster = g_strdup_printf("no cluster under root '%s'", fx->root);
+
+	/* nothing there yet */
+	r = run_expect(fx, 1, TOOL_JOB, "list");
+	assert_contains(r->err, "Failure: prerequisites not met for this operation:\n"
+				"error type: wrong_input, error details:\n"
+				"Cluster not initialized or this machine is not part of a cluster");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_DAEMONS, "start");
+	assert_contains(r->err, no_cluster);
+	g_clear_pointer(&r, run_result_free);
+
+	/* init (with an explicit --root this time) starts masterd */
+	check(fx, 0, NULL, TOOL_CLUSTER, "init", "--root", fx->root, "--master-netdev", "eth0",
+	      "test.example.com");
+	g_assert_cmpint(masterd_pid(fx), >, 0);
+	r = run_expect(fx, 1, TOOL_CLUSTER, "init", "other.example.com");
+	assert_contains(r->err, "Cluster is already initialised");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 0, TOOL_CLUSTER, "info");
+	assert_contains(r->out, "Cluster name: test.example.com\n");
+	assert_contains(r->out, "Cluster UUID: ");
+	assert_contains(r->out, "Master node: ");
+	assert_contains(r->out, "Architecture (this node): ");
+	assert_contains(r->out, "Tags: (none)\n");
+	assert_contains(r->out, "Cluster parameters: \n  candidate pool size: ");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_CLUSTER, "version");
+	assert_contains(r->out, "Software version: " GNT_VERSION "\n");
+	g_clear_pointer(&r, run_result_free);
+
+	/* destroy */
+	r = run_expect(fx, 1, TOOL_CLUSTER, "destroy");
+	g_assert_cmpstr(r->err, ==,
+			"Destroying a cluster is irreversible. If you really want destroy this "
+			"cluster, supply the --yes-do-it option.\n");
+	g_clear_pointer(&r, run_result_free);
+	check(fx, 0, NULL, TOOL_CLUSTER, "destroy", "--yes-do-it");
+	g_assert_false(g_file_test(data_dir, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(run_dir, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(log_dir, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(fx->root, G_FILE_TEST_IS_DIR));
+	g_assert_cmpint(masterd_pid(fx), ==, 0);
+}
+
+/* ---- gantry-daemons and gantry-masterd ---- */
+
+static void
+test_daemons_restart(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *pid_file = root_path(fx, "run/gantry/gantry-masterd.pid");
+	g_autofree gchar *log_file = root_path(fx, "var/log/gantry/gantry-masterd.log");
+	g_autofree gchar *log = NULL;
+	pid_t first = masterd_pid(fx);
+	pid_t second;
+	pid_t third;
+
+	g_assert_cmpint(first, >, 0);
+	check(fx, 0, NULL, TOOL_DAEMONS, "stop");
+	g_assert_cmpint(masterd_pid(fx), ==, 0);
+	g_assert_false(g_file_test(pid_file, G_FILE_TEST_EXISTS));
+	r = run_expect(fx, 1, TOOL_JOB, "list");
+	assert_contains(r->err, "Cannot communicate with socket '");
+	assert_contains(r->err, "Is the process running and listening for connections?");
+	g_clear_pointer(&r, run_result_free);
+
+	check(fx, 0, NULL, TOOL_DAEMONS, "start");
+	second = masterd_pid(fx);
+	g_assert_cmpint(second, >, 0);
+	g_assert_cmpint(second, !=, first);
+	r = run_expect(fx, 0, TOOL_DAEMONS, "start");
+	assert_contains(r->out, "gantry-masterd: already running (pid ");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_MASTERD, "--foreground");
+	assert_contains(r->err, "gantry-masterd is already running (pid ");
+	g_clear_pointer(&r, run_result_free);
+
+	/* kill -9 leaves a stale pid file (and socket) that must not block a restart */
+	g_assert_cmpint(kill(second, SIGKILL), ==, 0);
+	for (guint i = 0; i < 200 && masterd_pid(fx) != 0; i++)
+		g_usleep(20 * 1000);
+	g_assert_cmpint(masterd_pid(fx), ==, 0);
+	g_assert_true(g_file_test(pid_file, G_FILE_TEST_EXISTS));
+	check(fx, 0, NULL, TOOL_DAEMONS, "start");
+	third = masterd_pid(fx);
+	g_assert_cmpint(third, >, 0);
+	g_assert_cmpint(third, !=, second);
+	check(fx, 0, NULL, TOOL_JOB, "list");
+
+	g_assert_true(g_file_get_contents(log_file, &log, NULL, NULL));
+	assert_contains(log, "gantry-masterd MESSAGE: started (pid ");
+}
+
+static void
+test_daemons_no_cluster(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *expected =
+		g_strdup_printf("gantry-masterd: no cluster under root '%s': run gnt-cluster init "
+				"first\n",
+				fx->root);
+
+	r = run_expect(fx, 1, TOOL_MASTERD, "--foreground");
+	g_assert_cmpstr(r->err, ==, expected);
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_DAEMONS, "start");
+	g_assert_cmpstr(r->err, ==, expected);
+	g_clear_pointer(&r, run_result_free);
+	check(fx, 2, NULL, TOOL_MASTERD, "--bogus");
+	r = run_expect(fx, 0, TOOL_MASTERD, "--help");
+	assert_contains(r->out, "--foreground");
+	assert_contains(r->out, "--max-running-jobs");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 3, TOOL_DAEMONS, "status");
+}
+
+/* Under systemd (Type=notify): foreground, READY=1 once listening,
+ * STOPPING=1 and exit 0 on SIGTERM. */
+static void
+test_daemons_foreground_notify(ToolsFx *fx, gconstpointer data)
+{
+	g_autofree gchar *path = root_path(fx, "notify");
+	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(path);
+	g_autoptr(GSocket) notify = NULL;
+	g_autoptr(GSubprocessLauncher) launcher =
+		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	g_autoptr(GSubprocess) masterd = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *err = NULL;
+	gchar buf[64] = {0};
+
+	r = run_expect(fx, 0, TOOL_DAEMONS, "stop");
+	notify = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_DEFAULT,
+			      &error);
+	g_assert_no_error(error);
+	g_assert_true(g_socket_bind(notify, address, FALSE, &error));
+	g_socket_set_timeout(notify, 30);
+	g_subprocess_launcher_setenv(launcher, "NOTIFY_SOCKET", path, TRUE);
+	masterd = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_MASTERD"),
+					      "--foreground", "--root", fx->root, NULL);
+	g_assert_no_error(error);
+	g_assert_cmpint(g_socket_receive(notify, buf, sizeof(buf) - 1, NULL, &error), ==, 7);
+	g_assert_cmpstr(buf, ==, "READY=1");
+	g_assert_cmpint(masterd_pid(fx), ==, atoi(g_subprocess_get_identifier(masterd)));
+
+	g_subprocess_send_signal(masterd, SIGTERM);
+	memset(buf, 0, sizeof(buf));
+	g_assert_cmpint(g_socket_receive(notify, buf, sizeof(buf) - 1, NULL, &error), ==, 10);
+	g_assert_cmpstr(buf, ==, "STOPPING=1");
+	g_assert_true(g_subprocess_communicate_utf8(masterd, NULL, NULL, NULL, &err, &error));
+	g_assert_true(g_subprocess_get_if_exited(masterd));
+	g_assert_cmpint(g_subprocess_get_exit_status(masterd), ==, 0);
+	/* the foreground log is stderr */
+	assert_contains(err, "gantry-masterd MESSAGE: started (pid ");
+	assert_contains(err, "gantry-masterd MESSAGE: stopped\n");
+	g_assert_cmpint(masterd_pid(fx), ==, 0);
+}
+
+/* ---- gnt-debug ---- */
+
+static void
+test_debug_delay(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autoptr(GRegex) log_line = g_regex_new(
+		"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123]\\d \\d\\d:\\d\\d:\\d\\d \\d{4} hello$",
+		G_REGEX_MULTILINE, 0, NULL);
+	g_autofree gchar *watch_header = NULL;
+	guint64 id;
+
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0.1");
+
+	r = run_expect(fx, 0, TOOL_DEBUG, "delay", "--submit", "0.3");
+	g_assert_true(g_str_has_prefix(r->err, "JobID: "));
+	id = g_ascii_strtoull(r->err + strlen("JobID: "), NULL, 10);
+	g_assert_cmpuint(id, ==, 2);
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_JOB, "watch", "2");
+	g_assert_true(g_str_has_prefix(r->out, "Output from job 2 follows\n"
+					       "-------------------------\n"));
+	g_clear_pointer(&r, run_result_free);
+
+	id = submit_delay(fx, "0.1", TRUE);
+	watch_header = g_strdup_printf("%" G_GUINT64_FORMAT, id);
+	check(fx, 0, "", TOOL_JOB, "wait", watch_header);
+
+	/* the job log, printed as Ganeti does: "<ctime> <message>" */
+	r = run_expect(fx, 0, TOOL_DEBUG, "test-dummy", "-m", "hello", "--result", "[1, \"two\"]");
+	g_assert_true(g_regex_match(log_line, r->out, 0, NULL));
+	assert_contains(r->out, "\n[1,\"two\"]\n");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 1, TOOL_DEBUG, "test-dummy", "--fail");
+	g_assert_true(g_str_has_prefix(r->err, "Failure: "));
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_DEBUG, "delay", "soon");
+	assert_contains(r->err, "Invalid duration 'soon'");
+}
+
+static void
+test_debug_submit_job(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *ops = root_path(fx, "ops.json");
+	g_autofree gchar *fail = root_path(fx, "fail.json");
+	g_autofree gchar *bad = root_path(fx, "bad.json");
+	g_autofree gchar *missing = root_path(fx, "missing.json");
+	g_autofree gchar *waiting = g_strdup_printf("Waiting for job 1 for file %s/0 ...\n", ops);
+
+	g_assert_true(g_file_set_contents(ops, "[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}]",
+					  -1, NULL));
+	g_assert_true(g_file_set_contents(fail, "[{\"OP_ID\": \"OP_TEST_DUMMY\", \"fail\": true}]",
+					  -1, NULL));
+	g_assert_true(g_file_set_contents(bad, "{}", -1, NULL));
+
+	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", ops, ops);
+	assert_contains(r->out, waiting);
+	assert_contains(r->out, "Waiting for job 2 for file ");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", "--each", "-v", "--op-repeat", "2", ops);
+	assert_contains(r->out, "Submitted jobs 3\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", fail);
+	assert_contains(r->err, "Job 4 for file ");
+	assert_contains(r->err, " has failed: Failure: ");
+	g_clear_pointer(&r, run_result_free);
+	check(fx, 1, NULL, TOOL_DEBUG, "submit-job", missing);
+	r = run_expect(fx, 1, TOOL_DEBUG, "submit-job", bad);
+	assert_contains(r->err, "must hold a JSON list of opcode objects");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "id,status", "--no-headers", "--separator",
+		       ":");
+	g_assert_cmpstr(r->out, ==, "1:success\n2:success\n3:success\n4:error\n");
+}
+
+/* ---- gnt-job ---- */
+
+static void
+test_job_list(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+	check(fx, 1, NULL, TOOL_DEBUG, "test-dummy", "--fail");
+
+	r = run_expect(fx, 0, TOOL_JOB, "list");
+	lines = g_strsplit(r->out, "\n", -1);
+	g_assert_cmpuint(g_strv_length(lines), ==, 5);
+	g_assert_cmpstr(lines[0], ==, "ID Status  Summary");
+	g_assert_true(g_str_has_prefix(lines[1], " 1 success TEST_DELAY("));
+	g_assert_cmpstr(lines[3], ==, " 3 error   TEST_DUMMY");
+	g_clear_pointer(&r, run_result_free);
+
+	check(fx, 0, "1:success\n2:success\n3:error\n", TOOL_JOB, "list", "-o", "id,status",
+	      "--no-headers", "--separator=:");
+	check(fx, 0, "2\n", TOOL_JOB, "list", "-o", "id", "--no-headers", "2");
+	check(fx, 0, "3\n", TOOL_JOB, "list", "--error", "-o", "id", "--no-headers");
+	check(fx, 0, "1\n3\n", TOOL_JOB, "list", "--finished", "-o", "id", "--no-headers", "1", "3");
+	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "+priority", "1");
+	g_assert_true(g_str_has_prefix(r->out, "ID Status  Summary"));
+	assert_contains(r->out, "Priority\n");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 14, TOOL_JOB, "list", "-o", "id,bogus");
+	assert_contains(r->err, "Warning: Queried for unknown fields bogus\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "list", "x");
+	assert_contains(r->err, "Invalid job ID passed: 'x'");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 0, TOOL_JOB, "list-fields");
+	g_assert_true(g_str_has_prefix(r->out, "Name"));
+	assert_contains(r->out, "Description\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_JOB, "list-fields", "--no-headers", "--separator", "|", "id");
+	g_assert_true(g_str_has_prefix(r->out, "id|Number|ID|"));
+}
+
+static void
+test_job_info(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+
+	r = run_expect(fx, 0, TOOL_DEBUG, "test-dummy", "-m", "hi", "--private-value",
+		       "p-value-123", "--secret-value", "s-value-456");
+	assert_contains(r->out, "private value received and verified\n");
+	assert_contains(r->out, "secret value received and verified\n");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 0, TOOL_JOB, "info", "1", "99");
+	g_assert_true(g_str_has_prefix(r->out, "- Job ID: 1\n  Status: success\n  Received:         "));
+	assert_contains(r->out, "  Processing start: ");
+	assert_contains(r->out, "  Total processing time: ");
+	assert_contains(r->out, "  Opcodes: \n    - Opcode: OP_TEST_DUMMY\n      Status: success\n");
+	assert_contains(r->out, "      Input fields: \n        OP_ID: OP_TEST_DUMMY\n");
+	assert_contains(r->out, "        private_value: <redacted>\n");
+	assert_contains(r->out, "        secret_value: <redacted>\n");
+	assert_contains(r->out, "      Execution log: \n        - Time: ");
+	assert_contains(r->out, "          Content: [1, message, hi]\n");
+	assert_contains(r->out, "- Job ID 99 not found\n");
+	assert_not_contains(r->out, "p-value-123");
+	assert_not_contains(r->out, "s-value-456");
+	g_clear_pointer(&r, run_result_free);
+
+	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "ops", "--no-headers");
+	assert_contains(r->out, "'private_value': '<redacted>'");
+	assert_not_contains(r->out, "p-value-123");
+	assert_not_contains(r->out, "s-value-456");
+}
+
+static void
+test_job_cancel(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *b_text = NULL;
+	guint64 a = submit_delay(fx, "30", TRUE); /* holds the cluster lock */
+	guint64 b;
+	guint64 c;
+
+	wait_for_status(fx, a, "running");
+	b = submit_delay(fx, "30", TRUE);
+	wait_for_status(fx, b, "waiting");
+	b_text = g_strdup_printf("%" G_GUINT64_FORMAT, b);
+
+	r = run_expect(fx, 0, TOOL_JOB, "cancel", b_text);
+	g_assert_cmpstr(r->out, !=, "");
+	g_clear_pointer(&r, run_result_free);
+	wait_for_status(fx, b, "canceled");
+	check(fx, 1, NULL, TOOL_JOB, "cancel", "1");
+	r = run_expect(fx, 1, TOOL_JOB, "cancel");
+	assert_contains(r->err, "Either a status filter or job ID(s) must be specified and never "
+				"both");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "cancel", "--pending");
+	assert_contains(r->err, "No jobs with the requested status have been found");
+	g_clear_pointer(&r, run_result_free);
+
+	/* by status: without --force and without a terminal the answer is no */
+	c = submit_delay(fx, "30", TRUE);
+	wait_for_status(fx, c, "waiting");
+	r = run_expect(fx, 13, TOOL_JOB, "cancel", "--pending");
+	assert_contains(r->out, "ID Status  Summary\n");
+	g_clear_pointer(&r, run_result_free);
+	wait_for_status(fx, c, "waiting");
+	check(fx, 0, NULL, TOOL_JOB, "cancel", "--pending", "--force");
+	wait_for_status(fx, c, "canceled");
+
+	r = run_expect(fx, 1, TOOL_JOB, "wait", b_text);
+	assert_contains(r->err, "failed: Unhandled Ganeti error: Job was canceled");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "cancel", "--kill", "1");
+	assert_contains(r->err, "The --kill option must be confirmed with --yes-do-it");
+}
+
+static void
+test_job_max_running(ToolsFx *fx, gconstpointer data)
+{
+	guint64 a;
+	guint64 b;
+
+	check(fx, 0, NULL, TOOL_DAEMONS, "restart", "--", "--max-running-jobs", "1");
+	a = submit_delay(fx, "30", FALSE);
+	wait_for_status(fx, a, "running");
+	b = submit_delay(fx, "30", FALSE);
+	g_usleep(200 * 1000);
+	wait_for_status(fx, b, "queued");
+	check(fx, 0, NULL, TOOL_JOB, "cancel", "--queued", "--force");
+	wait_for_status(fx, b, "canceled");
+	wait_for_status(fx, a, "running");
+}
+
+static void
+test_job_archive(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+
+	check(fx, 0, NULL, TOOL_JOB, "archive", "1");
+	check(fx, 0, "2\n", TOOL_JOB, "list", "-o", "id", "--no-headers");
+	r = run_expect(fx, 0, TOOL_JOB, "list", "--archived", "-o", "id", "--no-headers",
+		       "--separator", ":");
+	assert_contains(r->out, "1:Y\n");
+	assert_contains(r->out, "2:N\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "archive", "99");
+	g_assert_cmpstr(r->err, ==, "Failed to archive job with ID '99'\n");
+	g_clear_pointer(&r, run_result_free);
+
+	check(fx, 0, "Archived 0 jobs, 0 unchecked left\n", TOOL_JOB, "autoarchive", "1w");
+	check(fx, 0, "Archived 1 jobs, 0 unchecked left\n", TOOL_JOB, "autoarchive", "all");
+	check(fx, 0, "", TOOL_JOB, "list", "--no-headers");
+	r = run_expect(fx, 1, TOOL_JOB, "autoarchive", "5x");
+	assert_contains(r->err, "Invalid time specification '5x'");
+	g_clear_pointer(&r, run_result_free);
+	/* like Ganeti, info looks at live jobs only */
+	r = run_expect(fx, 0, TOOL_JOB, "info", "1");
+	g_assert_cmpstr(r->out, ==, "- Job ID 1 not found\n");
+}
+
+/* ---- usage and options ---- */
+
+static void
+test_usage(ToolsFx *fx, gconstpointer data)
+{
+	g_autoptr(RunResult) r = NULL;
+
+	check(fx, 1, NULL, TOOL_JOB, "");
+	r = run_argv(fx, TOOL_JOB, (const gchar *const[]){NULL});
+	g_assert_cmpint(r->status, ==, 1);
+	g_assert_true(g_str_has_prefix(r->out, "Usage: gnt-job {command} [options...] "
+					       "[argument...]\n"));
+	assert_contains(r->out, "\nCommands:\n archive ");
+	g_clear_pointer(&r, run_result_free);
+	check(fx, 0, NULL, TOOL_JOB, "--help");
+	check(fx, 1, NULL, TOOL_JOB, "frobnicate");
+	check(fx, 0, "gnt-job (gantry) " GNT_VERSION "\n", TOOL_JOB, "--version");
+
+	r = run_expect(fx, 2, TOOL_JOB, "list", "--bogus");
+	assert_contains(r->err, "--bogus");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "wait");
+	g_assert_cmpstr(r->err, ==, "Error: Command wait expects 1 argument(s)\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_JOB, "info");
+	g_assert_cmpstr(r->err, ==, "Error: Command info expects at least 1 argument(s)\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 1, TOOL_CLUSTER, "info", "extra");
+	g_assert_cmpstr(r->err, ==, "Error: Command info expects no arguments\n");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 2, TOOL_DEBUG, "delay", "--priority", "urgent", "1");
+	assert_contains(r->err, "invalid choice: 'urgent'");
+	g_clear_pointer(&r, run_result_free);
+
+	/* every command documents itself */
+	r = run_expect(fx, 0, TOOL_JOB, "list", "--help");
+	assert_contains(r->out, "--no-headers");
+	assert_contains(r->out, "--separator");
+	assert_contains(r->out, "--output");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_DEBUG, "delay", "--help");
+	assert_contains(r->out, "--submit");
+	assert_contains(r->out, "--print-jobid");
+	assert_contains(r->out, "--priority");
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_DAEMONS, "status", "--help");
+	assert_contains(r->out, "exits 3");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/tools/cluster/lifecycle", ToolsFx, NULL, fx_set_up_empty,
+		   test_cluster_lifecycle, fx_tear_down);
+	g_test_add("/tools/daemons/restart", ToolsFx, NULL, fx_set_up, test_daemons_restart,
+		   fx_tear_down);
+	g_test_add("/tools/daemons/foreground-notify", ToolsFx, NULL, fx_set_up,
+		   test_daemons_foreground_notify, fx_tear_down);
+	g_test_add("/tools/daemons/no-cluster", ToolsFx, NULL, fx_set_up_empty,
+		   test_daemons_no_cluster, fx_tear_down);
+	g_test_add("/tools/debug/delay", ToolsFx, NULL, fx_set_up, test_debug_delay, fx_tear_down);
+	g_test_add("/tools/debug/submit-job", ToolsFx, NULL, fx_set_up, test_debug_submit_job,
+		   fx_tear_down);
+	g_test_add("/tools/job/list", ToolsFx, NULL, fx_set_up, test_job_list, fx_tear_down);
+	g_test_add("/tools/job/info", ToolsFx, NULL, fx_set_up, test_job_info, fx_tear_down);
+	g_test_add("/tools/job/cancel", ToolsFx, NULL, fx_set_up, test_job_cancel, fx_tear_down);
+	g_test_add("/tools/job/max-running", ToolsFx, NULL, fx_set_up, test_job_max_running,
+		   fx_tear_down);
+	g_test_add("/tools/job/archive", ToolsFx, NULL, fx_set_up, test_job_archive, fx_tear_down);
+	g_test_add("/tools/usage", ToolsFx, NULL, fx_set_up_empty, test_usage, fx_tear_down);
+	return g_test_run();
+}

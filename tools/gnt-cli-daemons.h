@@ -1,0 +1,45 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include "gnt-paths.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Starting and stopping a node's daemons, for gantry-daemons and
+ * gnt-cluster init/destroy (Ganeti's daemon-util). Only gantry-masterd for
+ * now. The pid file's fcntl() lock, not its content, tells whether a daemon
+ * runs, so a stale file after kill -9 is harmless.
+ */
+
+#define GNT_CLI_MASTERD "gantry-masterd"
+
+/* Where the daemon programs are: $GANTRY_DAEMON_DIR, else the directory of
+ * this program, else ../daemons next to it (the build tree), else the
+ * installed sbindir. NULL with GNT_ERROR_NOT_FOUND naming the places
+ * looked at. (transfer full) */
+gchar *
+gnt_cli_find_daemon(const gchar *daemon, GError **error);
+
+/* The live process holding @daemon's pid file, or 0. */
+gboolean
+gnt_cli_daemon_get_pid(const GntPaths *paths, const gchar *daemon, pid_t *pid, GError **error);
+
+/*
+ * Starts @daemon under the root of @paths with @extra_args (may be NULL)
+ * and returns once it is ready, or fails with its own start-up error. A
+ * daemon already running is left alone: *@already_running (may be NULL) is
+ * set and the call succeeds.
+ */
+gboolean
+gnt_cli_daemon_start(const GntPaths *paths, const gchar *daemon, gchar **extra_args,
+		     gboolean *already_running, GError **error);
+
+/* Sends SIGTERM and waits up to @timeout_s seconds for the daemon to exit,
+ * then SIGKILLs it. Not running is fine. */
+gboolean
+gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s,
+		    GError **error);
+
+G_END_DECLS

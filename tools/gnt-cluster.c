@@ -1,0 +1,521 @@
+/* gnt-cluster: cluster-wide commands, after Ganeti's lib/client/gnt_cluster.py. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+#include "gnt-cli-daemons.h"
+#include "gnt-cli.h"
+#include "gnt-config.h"
+#include "gnt-json.h"
+
+/* How long destroy waits for the daemons to stop before killing them. */
+#define STOP_TIMEOUT_S 30
+
+static gchar *opt_master_netdev;
+static gboolean opt_yes_do_it;
+
+/* ---- init ---- */
+
+static const GOptionEntry init_entries[] = {
+	{"master-netdev", 0, 0, G_OPTION_ARG_FILENAME, &opt_master_netdev,
+	 "Specify the node interface on which the master IP address will be added (accepted "
+	 "for compatibility; ignored)",
+	 "NETDEV"},
+	{NULL},
+};
+
+static gboolean remove_cluster_state(const GntPaths *paths, GError **error);
+
+static gint
+init_cluster(GntCli *cli, gchar **args)
+{
+	const GntPaths *paths = gnt_cli_get_paths(cli);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntConfig) config = NULL;
+
+	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_WRONG_STATE,
+					 "Cluster is already initialised (root '%s')",
+					 gnt_paths_get_root(paths));
+		return gnt_cli_fail(cli, error);
+	}
+	if (!gnt_paths_ensure_dirs(paths, &error))
+		return gnt_cli_fail(cli, error);
+	config = gnt_config_create(gnt_paths_get_config_db(paths), args[0], NULL, &error);
+	if (config == NULL)
+		return gnt_cli_fail(cli, error);
+	g_clear_object(&config); /* masterd owns the database from now on */
+	if (!gnt_cli_daemon_start(paths, GNT_CLI_MASTERD, NULL, NULL, &error)) {
+		/* a cluster without its master is of no use: leave nothing behind */
+		g_autoptr(GError) cleanup_error = NULL;
+		if (!remove_cluster_state(paths, &cleanup_error))
+			g_printerr("gnt-cluster: %s\n", cleanup_error->message);
+		return gnt_cli_fail(cli, error);
+	}
+	return 0;
+}
+
+/* ---- destroy ---- */
+
+static const GOptionEntry destroy_entries[] = {
+	{"yes-do-it", 0, 0, G_OPTION_ARG_NONE, &opt_yes_do_it, "Destroy cluster", NULL},
+	{"ya-rly", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opt_yes_do_it, "Destroy cluster",
+	 NULL},
+	{NULL},
+};
+
+/* Removes @path and everything below it; symbolic links are removed, never
+ * followed, so nothing outside @path is touched. */
+static gboolean
+remove_tree(const gchar *path, GError **error)
+{
+	GStatBuf st;
+
+	if (g_lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return TRUE;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "cannot stat '%s': %s", path,
+			    g_strerror(errno));
+		return FALSE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		g_autoptr(GDir) dir = g_dir_open(path, 0, error);
+		const gchar *name;
+
+		if (dir == NULL) {
+			gnt_error_convert(error);
+			return FALSE;
+		}
+		while ((name = g_dir_read_name(dir)) != NULL) {
+			g_autofree gchar *child = g_build_filename(path, name, NULL);
+
+			if (!remove_tree(child, error))
+				return FALSE;
+		}
+		if (g_rmdir(path) != 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "cannot remove '%s': %s", path, g_strerror(errno));
+			return FALSE;
+		}
+		return TRUE;
+	}
+	if (g_unlink(path) != 0 && errno != ENOENT) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "cannot remove '%s': %s", path,
+			    g_strerror(errno));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Everything a cluster keeps under its root, and nothing else. */
+static gboolean
+remove_cluster_state(const GntPaths *paths, GError **error)
+{
+	const gchar *dirs[] = {gnt_paths_get_data_dir(paths), gnt_paths_get_run_dir(paths),
+			       gnt_paths_get_log_dir(paths)};
+
+	for (guint i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		if (!remove_tree(dirs[i], error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gint
+destroy_cluster(GntCli *cli, gchar **args)
+{
+	const GntPaths *paths = gnt_cli_get_paths(cli);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) ops = json_array_new();
+
+	if (!opt_yes_do_it) {
+		g_printerr("Destroying a cluster is irreversible. If you really want destroy this "
+			   "cluster, supply the --yes-do-it option.\n");
+		return 1;
+	}
+	json_array_add_object_element(ops, gnt_cli_new_opcode(cli, "OP_CLUSTER_DESTROY"));
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
+		return gnt_cli_fail(cli, error);
+	/* the opcode found nothing against it: stop the daemons, remove the state */
+	if (!gnt_cli_daemon_stop(paths, GNT_CLI_MASTERD, STOP_TIMEOUT_S, &error) ||
+	    !remove_cluster_state(paths, &error))
+		return gnt_cli_fail(cli, error);
+	return 0;
+}
+
+/* ---- info ---- */
+
+static JsonNode *
+member(JsonObject *info, const gchar *key)
+{
+	return json_object_has_member(info, key) ? json_object_get_member(info, key) : NULL;
+}
+
+static gint
+compare_strings(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* utils.CommaJoin of a list; @sorted sorts it first; @empty for none. */
+static gchar *
+comma_join(JsonNode *list, gboolean sorted, const gchar *empty)
+{
+	g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) out = g_string_new(NULL);
+	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
+								       : NULL;
+
+	for (guint i = 0; array != NULL && i < json_array_get_length(array); i++)
+		g_ptr_array_add(items, gnt_cli_py_str(json_array_get_element(array, i)));
+	if (items->len == 0 && empty != NULL)
+		return g_strdup(empty);
+	if (sorted)
+		g_ptr_array_sort(items, compare_strings);
+	for (guint i = 0; i < items->len; i++)
+		g_string_append_printf(out, "%s%s", i > 0 ? ", " : "",
+				       (const gchar *)g_ptr_array_index(items, i));
+	return g_strdup(out->str);
+}
+
+/* A raw value: lists and dictionaries are laid out, scalars str()'d. */
+static void
+add_member(GntCliInfo *dict, const gchar *label, JsonObject *info, const gchar *key)
+{
+	gnt_cli_info_add(dict, label, NULL, gnt_cli_info_new_json(member(info, key)));
+}
+
+/* _FormatGroupedParams: dictionaries recursed, everything else str().
+ * @only: when not NULL, the top-level keys to keep. */
+static GntCliInfo *
+grouped_params(JsonNode *params, JsonNode *only)
+{
+	GntCliInfo *dict = gnt_cli_info_new_dict();
+	JsonObject *object = params != NULL && JSON_NODE_HOLDS_OBJECT(params)
+				     ? json_node_get_object(params)
+				     : NULL;
+	g_autoptr(GList) keys = object != NULL ? json_object_get_members(object) : NULL;
+
+	keys = g_list_sort(keys, (GCompareFunc)g_strcmp0);
+	for (GList *l = keys; l != NULL; l = l->next) {
+		JsonNode *value = json_object_get_member(object, l->data);
+		gboolean keep = only == NULL;
+
+		for (guint i = 0; !keep && i < json_array_get_length(json_node_get_array(only)); i++)
+			keep = g_strcmp0(json_array_get_string_element(json_node_get_array(only), i),
+					 l->data) == 0;
+		if (!keep)
+			continue;
+		if (JSON_NODE_HOLDS_OBJECT(value)) {
+			gnt_cli_info_add(dict, l->data, NULL, grouped_params(value, NULL));
+		} else {
+			g_autofree gchar *text = gnt_cli_py_str(value);
+			gnt_cli_info_add_text(dict, l->data, text);
+		}
+	}
+	return dict;
+}
+
+/* uidpool.FormatUidPool: "1000-1009, 2000" */
+static gchar *
+format_uid_pool(JsonNode *pool)
+{
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; pool != NULL && JSON_NODE_HOLDS_ARRAY(pool) &&
+			  i < json_array_get_length(json_node_get_array(pool));
+	     i++) {
+		JsonNode *range = json_array_get_element(json_node_get_array(pool), i);
+		JsonArray *bounds = JSON_NODE_HOLDS_ARRAY(range) ? json_node_get_array(range) : NULL;
+		g_autofree gchar *low = NULL;
+		g_autofree gchar *high = NULL;
+
+		if (bounds == NULL || json_array_get_length(bounds) != 2)
+			continue;
+		low = gnt_cli_py_str(json_array_get_element(bounds, 0));
+		high = gnt_cli_py_str(json_array_get_element(bounds, 1));
+		g_string_append_printf(out, "%s%s", out->len > 0 ? ", " : "", low);
+		if (g_strcmp0(low, high) != 0)
+			g_string_append_printf(out, "-%s", high);
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* FormatPolicyInfo for the cluster's own policy (every value is its own). */
+static GntCliInfo *
+policy_info(JsonNode *ipolicy)
+{
+	static const gchar *const minmax_keys[] = {"max", "min"};
+	static const gchar *const parameters[] = {"spindle-ratio", "vcpu-ratio"};
+	GntCliInfo *dict = gnt_cli_info_new_dict();
+	GntCliInfo *bounds = gnt_cli_info_new_list();
+	JsonObject *policy = ipolicy != NULL && JSON_NODE_HOLDS_OBJECT(ipolicy)
+				     ? json_node_get_object(ipolicy)
+				     : json_object_new();
+	JsonNode *minmax = member(policy, "minmax");
+	g_autofree gchar *templates = comma_join(member(policy, "disk-templates"), FALSE, NULL);
+
+	for (guint i = 0; minmax != NULL && JSON_NODE_HOLDS_ARRAY(minmax) &&
+			  i < json_array_get_length(json_node_get_array(minmax));
+	     i++) {
+		JsonNode *pair = json_array_get_element(json_node_get_array(minmax), i);
+		GntCliInfo *specs = gnt_cli_info_new_dict();
+
+		for (guint k = 0; k < G_N_ELEMENTS(minmax_keys); k++) {
+			g_autofree gchar *label = g_strdup_printf("%s/%u", minmax_keys[k], i);
+			JsonNode *spec = JSON_NODE_HOLDS_OBJECT(pair)
+						 ? member(json_node_get_object(pair), minmax_keys[k])
+						 : NULL;
+
+			gnt_cli_info_add(specs, label, NULL, grouped_params(spec, NULL));
+		}
+		gnt_cli_info_append(bounds, specs);
+	}
+	gnt_cli_info_add(dict, "bounds specs", NULL, bounds);
+	gnt_cli_info_add(dict, "std", NULL, grouped_params(member(policy, "std"), NULL));
+	gnt_cli_info_add_text(dict, "allowed disk templates", templates);
+	for (guint i = 0; i < G_N_ELEMENTS(parameters); i++)
+		add_member(dict, parameters[i], policy, parameters[i]);
+	if (ipolicy == NULL || !JSON_NODE_HOLDS_OBJECT(ipolicy))
+		json_object_unref(policy);
+	return dict;
+}
+
+/* _FormatDataCollectors */
+static GntCliInfo *
+data_collectors_info(JsonObject *info)
+{
+	GntCliInfo *dict = gnt_cli_info_new_dict();
+	JsonNode *enabled = member(info, "enabled_data_collectors");
+	JsonNode *interval = member(info, "data_collector_interval");
+	JsonObject *intervals = interval != NULL && JSON_NODE_HOLDS_OBJECT(interval)
+					? json_node_get_object(interval)
+					: NULL;
+	g_autoptr(GList) keys = enabled != NULL && JSON_NODE_HOLDS_OBJECT(enabled)
+					? json_object_get_members(json_node_get_object(enabled))
+					: NULL;
+
+	keys = g_list_sort(keys, (GCompareFunc)g_strcmp0);
+	for (GList *l = keys; l != NULL; l = l->next) {
+		GntCliInfo *collector = gnt_cli_info_new_dict();
+		JsonNode *usec = intervals != NULL ? member(intervals, l->data) : NULL;
+		g_autofree gchar *active =
+			gnt_cli_py_str(json_object_get_member(json_node_get_object(enabled), l->data));
+
+		gnt_cli_info_add_text(collector, "active", active);
+		if (usec != NULL && gnt_json_node_is_number(usec))
+			gnt_cli_info_add_printf(collector, "interval", "%.3fs",
+						json_node_get_double(usec) / 1e6);
+		else
+			gnt_cli_info_add_text(collector, "interval", "None");
+		gnt_cli_info_add(dict, l->data, NULL, collector);
+	}
+	return dict;
+}
+
+/* How a "Cluster parameters" entry shows its value. */
+typedef enum {
+	PARAM_RAW,	   /* as PrintGenericInfo lays it out */
+	PARAM_LIST,	   /* CommaJoin */
+	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
+	PARAM_UID_POOL,	   /* FormatUidPool */
+} ParamFormat;
+
+static GntCliInfo *
+cluster_parameters_info(JsonObject *info)
+{
+	static const struct {
+		const gchar *label;
+		const gchar *key;
+		ParamFormat format;
+	} params[] = {
+		{"candidate pool size", "candidate_pool_size", PARAM_RAW},
+		{"maximal number of jobs running simultaneously", "max_running_jobs", PARAM_RAW},
+		{"maximal number of jobs simultaneously tracked by the scheduler",
+		 "max_tracked_jobs", PARAM_RAW},
+		{"mac prefix", "mac_prefix", PARAM_RAW},
+		{"master netdev", "master_netdev", PARAM_RAW},
+		{"master netmask", "master_netmask", PARAM_RAW},
+		{"use external master IP address setup script", "use_external_mip_script",
+		 PARAM_RAW},
+		{"lvm volume group", "volume_group_name", PARAM_RAW},
+		{"lvm reserved volumes", "reserved_lvs", PARAM_LIST_OR_NONE},
+		{"drbd usermode helper", "drbd_usermode_helper", PARAM_RAW},
+		{"file storage path", "file_storage_dir", PARAM_RAW},
+		{"shared file storage path", "shared_file_storage_dir", PARAM_RAW},
+		{"gluster storage path", "gluster_storage_dir", PARAM_RAW},
+		{"maintenance of node health", "maintain_node_health", PARAM_RAW},
+		{"uid pool", "uid_pool", PARAM_UID_POOL},
+		{"default instance allocator", "default_iallocator", PARAM_RAW},
+		{"default instance allocator parameters", "default_iallocator_params", PARAM_RAW},
+		{"primary ip version", "primary_ip_version", PARAM_RAW},
+		{"preallocation wipe disks", "prealloc_wipe_disks", PARAM_RAW},
+		{"enabled disk templates", "enabled_disk_templates", PARAM_LIST},
+		{"install image", "install_image", PARAM_RAW},
+		{"instance communication network", "instance_communication_network", PARAM_RAW},
+		{"zeroing image", "zeroing_image", PARAM_RAW},
+		{"compression tools", "compression_tools", PARAM_RAW},
+		{"enabled user shutdown", "enabled_user_shutdown", PARAM_RAW},
+		{"modify ssh setup", "modify_ssh_setup", PARAM_RAW},
+		{"ssh_key_type", "ssh_key_type", PARAM_RAW},
+		{"ssh_key_bits", "ssh_key_bits", PARAM_RAW},
+	};
+	GntCliInfo *dict = gnt_cli_info_new_dict();
+
+	for (guint i = 0; i < G_N_ELEMENTS(params); i++) {
+		JsonNode *value = member(info, params[i].key);
+		g_autofree gchar *text = NULL;
+
+		switch (params[i].format) {
+		case PARAM_LIST:
+			text = comma_join(value, FALSE, NULL);
+			break;
+		case PARAM_LIST_OR_NONE:
+			text = comma_join(value, FALSE, "(none)");
+			break;
+		case PARAM_UID_POOL:
+			text = format_uid_pool(value);
+			break;
+		case PARAM_RAW:
+		default:
+			break;
+		}
+		gnt_cli_info_add(dict, params[i].label, NULL,
+				 text != NULL ? gnt_cli_info_new_text(text)
+					      : gnt_cli_info_new_json(value));
+	}
+	return dict;
+}
+
+static gchar *
+format_ctime(JsonNode *value)
+{
+	if (value == NULL || !gnt_json_node_is_number(value))
+		return g_strdup("N/A");
+	return gnt_cli_format_time((gint64)json_node_get_double(value), -1);
+}
+
+static GntCliInfo *
+cluster_info(JsonObject *info)
+{
+	GntCliInfo *dict = gnt_cli_info_new_dict();
+	g_autofree gchar *tags = comma_join(member(info, "tags"), TRUE, "(none)");
+	g_autofree gchar *ctime = format_ctime(member(info, "ctime"));
+	g_autofree gchar *mtime = format_ctime(member(info, "mtime"));
+	g_autofree gchar *arch0 = NULL;
+	g_autofree gchar *arch1 = NULL;
+	g_autofree gchar *hypervisors = comma_join(member(info, "enabled_hypervisors"), FALSE, NULL);
+	g_autofree gchar *hidden = comma_join(member(info, "hidden_os"), FALSE, NULL);
+	g_autofree gchar *blacklisted = comma_join(member(info, "blacklisted_os"), FALSE, NULL);
+	JsonNode *arch = member(info, "architecture");
+	JsonNode *enabled = member(info, "enabled_hypervisors");
+
+	if (arch != NULL && JSON_NODE_HOLDS_ARRAY(arch) &&
+	    json_array_get_length(json_node_get_array(arch)) == 2) {
+		arch0 = gnt_cli_py_str(json_array_get_element(json_node_get_array(arch), 0));
+		arch1 = gnt_cli_py_str(json_array_get_element(json_node_get_array(arch), 1));
+	}
+	add_member(dict, "Cluster name", info, "name");
+	add_member(dict, "Cluster UUID", info, "uuid");
+	gnt_cli_info_add_text(dict, "Creation time", ctime);
+	gnt_cli_info_add_text(dict, "Modification time", mtime);
+	add_member(dict, "Master node", info, "master");
+	gnt_cli_info_add_printf(dict, "Architecture (this node)", "%s (%s)",
+				arch0 != NULL ? arch0 : "?", arch1 != NULL ? arch1 : "?");
+	gnt_cli_info_add_text(dict, "Tags", tags);
+	add_member(dict, "Default hypervisor", info, "default_hypervisor");
+	gnt_cli_info_add_text(dict, "Enabled hypervisors", hypervisors);
+	gnt_cli_info_add(dict, "Hypervisor parameters", NULL,
+			 grouped_params(member(info, "hvparams"),
+					enabled != NULL && JSON_NODE_HOLDS_ARRAY(enabled) ? enabled
+											  : NULL));
+	gnt_cli_info_add(dict, "OS-specific hypervisor parameters", NULL,
+			 grouped_params(member(info, "os_hvp"), NULL));
+	gnt_cli_info_add(dict, "OS parameters", NULL, grouped_params(member(info, "osparams"), NULL));
+	gnt_cli_info_add_text(dict, "Hidden OSes", hidden);
+	gnt_cli_info_add_text(dict, "Blacklisted OSes", blacklisted);
+	gnt_cli_info_add(dict, "Cluster parameters", NULL, cluster_parameters_info(info));
+	gnt_cli_info_add(dict, "Default node parameters", NULL,
+			 grouped_params(member(info, "ndparams"), NULL));
+	gnt_cli_info_add(dict, "Default instance parameters", NULL,
+			 grouped_params(member(info, "beparams"), NULL));
+	gnt_cli_info_add(dict, "Default nic parameters", NULL,
+			 grouped_params(member(info, "nicparams"), NULL));
+	gnt_cli_info_add(dict, "Default disk parameters", NULL,
+			 grouped_params(member(info, "diskparams"), NULL));
+	gnt_cli_info_add(dict, "Instance policy - limits for instances", NULL,
+			 policy_info(member(info, "ipolicy")));
+	gnt_cli_info_add(dict, "Data collectors", NULL, data_collectors_info(info));
+	return dict;
+}
+
+static JsonObject *
+query_cluster_info(GntCli *cli, GError **error)
+{
+	return gnt_cli_call_object(cli, "QueryClusterInfo", json_array_new(), error);
+}
+
+static gint
+show_cluster_config(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) info = query_cluster_info(cli, &error);
+	g_autoptr(GntCliInfo) tree = NULL;
+	g_autofree gchar *text = NULL;
+
+	if (info == NULL)
+		return gnt_cli_fail(cli, error);
+	tree = cluster_info(info);
+	text = gnt_cli_info_format(tree);
+	g_print("%s\n", text);
+	return 0;
+}
+
+/* ---- version ---- */
+
+static gint
+show_cluster_version(GntCli *cli, gchar **args)
+{
+	static const struct {
+		const gchar *label;
+		const gchar *key;
+	} lines[] = {
+		{"Software version", "software_version"}, {"Internode protocol", "protocol_version"},
+		{"Configuration format", "config_version"}, {"OS api version", "os_api_version"},
+		{"Export interface", "export_version"},	  {"VCS version", "vcs_version"},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) info = query_cluster_info(cli, &error);
+
+	if (info == NULL)
+		return gnt_cli_fail(cli, error);
+	for (guint i = 0; i < G_N_ELEMENTS(lines); i++) {
+		g_autofree gchar *value = gnt_cli_py_str(member(info, lines[i].key));
+		g_print("%s: %s\n", lines[i].label, value);
+	}
+	return 0;
+}
+
+static const GntCliCommand commands[] = {
+	{"destroy", destroy_cluster, 0, 0, GNT_CLI_OPT_NONE, destroy_entries, "",
+	 "Destroy cluster",
+	 "Submits OP_CLUSTER_DESTROY and waits for it; if it succeeds, stops the daemons and "
+	 "removes <root>/var/lib/gantry, <root>/run/gantry and <root>/var/log/gantry (nothing "
+	 "outside the root). Refuses without --yes-do-it."},
+	{"info", show_cluster_config, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
+	 "Show cluster configuration", NULL},
+	{"init", init_cluster, 1, 1, GNT_CLI_OPT_NONE, init_entries, "<cluster-name>",
+	 "Initialises a new cluster configuration",
+	 "Creates the directories under the root and config.db with this host as the master "
+	 "node, then starts the daemons (as \"gantry-daemons start\" does). Refuses if there "
+	 "is a cluster under the root already."},
+	{"version", show_cluster_version, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
+	 "Shows the cluster version", NULL},
+	{NULL},
+};
+
+int
+main(int argc, char **argv)
+{
+	return gnt_cli_main(commands, argc, argv);
+}
