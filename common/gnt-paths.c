@@ -1,6 +1,7 @@
 #include "gnt-paths.h"
 
 #include <errno.h>
+#include <sys/un.h>
 #include <glib/gstdio.h>
 
 #include "gnt-error.h"
@@ -119,6 +120,21 @@ gnt_paths_ensure_dirs(const GntPaths *self, GError **error)
 			gnt_error_set_errno(error, errno, what);
 			return FALSE;
 		}
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_paths_check_socket(const gchar *path, GError **error)
+{
+	gsize max = sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1;
+
+	if (strlen(path) > max) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "socket path '%s' is %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+			    " a unix socket allows: choose a shorter root",
+			    path, strlen(path), max);
+		return FALSE;
 	}
 	return TRUE;
 }

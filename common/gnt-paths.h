@@ -42,6 +42,11 @@ gnt_paths_dup_pid_file(const GntPaths *self, const gchar *daemon);
 gchar *
 gnt_paths_dup_log_file(const GntPaths *self, const gchar *daemon);
 
+/* Whether @path fits a unix socket address (107 bytes on Linux); a root
+ * too deep for the LUXI socket fails here with a message saying so. */
+gboolean
+gnt_paths_check_socket(const gchar *path, GError **error);
+
 /* Creates the state, run, socket and log directories (mode 0750). */
 gboolean
 gnt_paths_ensure_dirs(const GntPaths *self, GError **error);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "gnt-error.h"
+#include "gnt-paths.h"
 #include "gnt-luxi-codec.h"
 #include "gnt-luxi-methods.h"
 #include "gnt-secret.h"
@@ -422,7 +423,7 @@ gnt_luxi_server_listen(GntLuxiServer *self, const gchar *socket_path, GError **e
 	g_return_val_if_fail(socket_path != NULL, FALSE);
 	g_return_val_if_fail(self->socket_path == NULL, FALSE);
 
-	if (!remove_stale_socket(socket_path, error)) {
+	if (!gnt_paths_check_socket(socket_path, error) || !remove_stale_socket(socket_path, error)) {
 		g_prefix_error(error, "listening for LUXI: ");
 		return FALSE;
 	}

@@ -1,3 +1,6 @@
+#include <string.h>
+
+#include "gnt-error.h"
 #include "gnt-paths.h"
 
 #include <glib/gstdio.h>
@@ -52,6 +55,21 @@ test_ensure_dirs(void)
 	g_assert_cmpint(system(cmd), ==, 0);
 }
 
+static void
+test_socket_length(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *deep = g_strnfill(100, 'd');
+	g_autoptr(GntPaths) ok = gnt_paths_new("/srv/c1");
+	g_autoptr(GntPaths) too_deep = gnt_paths_new(deep);
+
+	g_assert_true(gnt_paths_check_socket(gnt_paths_get_luxi_socket(ok), &error));
+	g_assert_no_error(error);
+	g_assert_false(gnt_paths_check_socket(gnt_paths_get_luxi_socket(too_deep), &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_nonnull(strstr(error->message, "choose a shorter root"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -59,5 +77,6 @@ main(int argc, char **argv)
 	g_test_add_func("/paths/layout-under-root", test_layout_under_root);
 	g_test_add_func("/paths/default-and-env", test_default_and_env);
 	g_test_add_func("/paths/ensure-dirs", test_ensure_dirs);
+	g_test_add_func("/paths/socket-length", test_socket_length);
 	return g_test_run();
 }
