@@ -4,6 +4,8 @@
 
 #include <glib/gstdio.h>
 
+#include "gnt-test-util.h"
+
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -12,9 +14,7 @@
 #include "gnt-queue.h"
 
 typedef struct {
-	gchar *dir;
-	GntPaths *paths;
-	GntConfig *config;
+	GntTestRoot root;
 	GntLuEnv env;
 	GntQueue *queue;
 } QueueFx;
@@ -24,7 +24,7 @@ queue_fx_open(QueueFx *fx)
 {
 	g_autoptr(GError) error = NULL;
 
-	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->paths), &fx->env, &error);
+	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->root.paths), &fx->env, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(fx->queue);
 }
@@ -32,17 +32,9 @@ queue_fx_open(QueueFx *fx)
 static inline void
 queue_fx_set_up(QueueFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
-
-	fx->dir = g_dir_make_tmp("gnt-queue-XXXXXX", &error);
-	g_assert_no_error(error);
-	fx->paths = gnt_paths_new(fx->dir);
-	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
-	fx->config = gnt_config_create(gnt_paths_get_config_db(fx->paths), "cluster.example.com",
-				       "node1.example.com", &error);
-	g_assert_no_error(error);
-	fx->env.config = fx->config;
-	fx->env.paths = fx->paths;
+	gnt_test_root_init(&fx->root, "node1.example.com");
+	fx->env.config = fx->root.config;
+	fx->env.paths = fx->root.paths;
 	queue_fx_open(fx);
 }
 
@@ -59,13 +51,8 @@ queue_fx_close(QueueFx *fx)
 static inline void
 queue_fx_tear_down(QueueFx *fx, gconstpointer data)
 {
-	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->dir);
-
 	queue_fx_close(fx);
-	g_clear_object(&fx->config);
-	g_clear_pointer(&fx->paths, gnt_paths_free);
-	g_assert_cmpint(system(cmd), ==, 0);
-	g_free(fx->dir);
+	gnt_test_root_clear(&fx->root);
 }
 
 static inline gboolean

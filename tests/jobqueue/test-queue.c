@@ -1,5 +1,3 @@
-#define _GNU_SOURCE
-#include <string.h>
 #include <sqlite3.h>
 
 #include "gnt-job-store.h"
@@ -366,7 +364,7 @@ static void
 store_put_job(QueueFx *fx, GntJob *job)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntJobStore) store = gnt_sqlite_job_store_new(gnt_paths_get_queue_db(fx->paths), &error);
+	g_autoptr(GntJobStore) store = gnt_sqlite_job_store_new(gnt_paths_get_queue_db(fx->root.paths), &error);
 	g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_job_store_change_free);
 	g_autoptr(JsonObject) record = gnt_job_to_json(job);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
@@ -407,17 +405,6 @@ test_restart_fails_running_requeues_queued(QueueFx *fx, gconstpointer data)
 	g_assert_cmpstr(status2, ==, "success");
 }
 
-static gboolean
-file_contains(const gchar *path, const gchar *needle)
-{
-	g_autofree gchar *data = NULL;
-	gsize len = 0;
-
-	if (!g_file_get_contents(path, &data, &len, NULL))
-		return FALSE;
-	return memmem(data, len, needle, strlen(needle)) != NULL;
-}
-
 static void
 test_secrets(QueueFx *fx, gconstpointer data)
 {
@@ -434,7 +421,7 @@ test_secrets(QueueFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
 	g_autofree gchar *text = gnt_json_to_string(node);
-	g_autofree gchar *wal = g_strconcat(gnt_paths_get_queue_db(fx->paths), "-wal", NULL);
+	g_autofree gchar *wal = g_strconcat(gnt_paths_get_queue_db(fx->root.paths), "-wal", NULL);
 	JsonArray *log = record_op(record, 0, "log");
 
 	g_assert_cmpstr(status, ==, "success");
@@ -447,8 +434,8 @@ test_secrets(QueueFx *fx, gconstpointer data)
 	g_assert_nonnull(strstr(text, "\"secret_value\":\"<redacted>\""));
 	g_assert_nonnull(strstr(text, "\"private_value\":\"<redacted>\""));
 	queue_fx_close(fx);
-	g_assert_false(file_contains(gnt_paths_get_queue_db(fx->paths), secret));
-	g_assert_false(file_contains(wal, secret));
+	g_assert_false(gnt_test_file_contains(gnt_paths_get_queue_db(fx->root.paths), secret));
+	g_assert_false(gnt_test_file_contains(wal, secret));
 }
 
 static void

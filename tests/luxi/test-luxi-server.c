@@ -1,3 +1,4 @@
+#include "gnt-test-util.h"
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -24,9 +25,7 @@
 #define IO_TIMEOUT_S	 20
 
 typedef struct {
-	gchar *dir;
-	GntPaths *paths;
-	GntConfig *config;
+	GntTestRoot root;
 	GntLuEnv env;
 	gchar *socket_path;
 	GThread *thread;
@@ -46,11 +45,11 @@ server_thread(gpointer data)
 	g_autoptr(GError) error = NULL;
 
 	g_main_context_push_thread_default(fx->context);
-	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->paths), &fx->env, &error);
+	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->root.paths), &fx->env, &error);
 	g_assert_no_error(error);
 	gnt_queue_set_max_running(fx->queue, 1);
 	gnt_queue_start(fx->queue);
-	fx->server = gnt_luxi_server_new(fx->queue, fx->config);
+	fx->server = gnt_luxi_server_new(fx->queue, fx->root.config);
 	gnt_luxi_server_set_max_message(fx->server, TEST_MAX_MESSAGE);
 	g_assert_true(gnt_luxi_server_listen(fx->server, fx->socket_path, &error));
 	g_assert_no_error(error);
@@ -78,16 +77,10 @@ fx_set_up(ServerFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 
-	fx->dir = g_dir_make_tmp("gnt-luxi-XXXXXX", &error);
-	g_assert_no_error(error);
-	fx->paths = gnt_paths_new(fx->dir);
-	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
-	fx->config = gnt_config_create(gnt_paths_get_config_db(fx->paths), "cluster.example.com",
-				       "node1.example.com", &error);
-	g_assert_no_error(error);
-	fx->env.config = fx->config;
-	fx->env.paths = fx->paths;
-	fx->socket_path = g_strdup(gnt_paths_get_luxi_socket(fx->paths));
+	gnt_test_root_init(&fx->root, "node1.example.com");
+	fx->env.config = fx->root.config;
+	fx->env.paths = fx->root.paths;
+	fx->socket_path = g_strdup(gnt_paths_get_luxi_socket(fx->root.paths));
 	fx->context = g_main_context_new();
 	fx->loop = g_main_loop_new(fx->context, FALSE);
 	g_mutex_init(&fx->lock);
@@ -109,19 +102,14 @@ quit_loop(gpointer data)
 static void
 fx_tear_down(ServerFx *fx, gconstpointer data)
 {
-	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->dir);
-
 	g_main_context_invoke(fx->context, quit_loop, fx->loop);
 	g_thread_join(fx->thread);
 	g_main_loop_unref(fx->loop);
 	g_main_context_unref(fx->context);
 	g_mutex_clear(&fx->lock);
 	g_cond_clear(&fx->cond);
-	g_clear_object(&fx->config);
-	g_clear_pointer(&fx->paths, gnt_paths_free);
-	g_assert_cmpint(system(cmd), ==, 0);
+	gnt_test_root_clear(&fx->root);
 	g_free(fx->socket_path);
-	g_free(fx->dir);
 }
 
 /* Runs in the server thread: reads its counters. */
@@ -883,8 +871,8 @@ test_socket_file(ServerFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntLuxiServer) second = NULL;
-	g_autofree gchar *stale = g_build_filename(fx->dir, "stale.sock", NULL);
-	g_autofree gchar *plain = g_build_filename(fx->dir, "plain-file", NULL);
+	g_autofree gchar *stale = g_build_filename(fx->root.dir, "stale.sock", NULL);
+	g_autofree gchar *plain = g_build_filename(fx->root.dir, "plain-file", NULL);
 	g_autoptr(GSocket) dead = NULL;
 	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(stale);
 	g_autofree gchar *expected = g_strdup_printf(
@@ -896,7 +884,7 @@ test_socket_file(ServerFx *fx, gconstpointer data)
 
 	/* a second server on a live socket is refused; no queue calls happen
 	 * here, so using the server thread's queue from this thread is safe */
-	second = gnt_luxi_server_new(fx->queue, fx->config);
+	second = gnt_luxi_server_new(fx->queue, fx->root.config);
 	g_assert_false(gnt_luxi_server_listen(second, fx->socket_path, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
 	g_assert_cmpstr(error->message, ==, expected);

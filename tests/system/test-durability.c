@@ -2,18 +2,15 @@
  * What survives kill -9 of gantry-masterd: every acknowledged job, with a
  * truthful end; and what never reaches the disk: secret values.
  */
-#define _GNU_SOURCE
-#include <signal.h>
-#include <string.h>
+#include "gnt-test-util.h"
 
-#include "gnt-config.h"
+#include <signal.h>
+
 #include "gnt-json.h"
 #include "gnt-luxi-client.h"
-#include "gnt-paths.h"
 
 typedef struct {
-	gchar *dir;
-	GntPaths *paths;
+	GntTestRoot root;
 	GSubprocess *masterd;
 	GntLuxiClient *client;
 	guint starts;
@@ -24,17 +21,17 @@ masterd_start(SysFx *fx)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
-	g_autofree gchar *log = g_strdup_printf("%s/masterd-%u.stderr", gnt_paths_get_log_dir(fx->paths),
+	g_autofree gchar *log = g_strdup_printf("%s/masterd-%u.stderr", gnt_paths_get_log_dir(fx->root.paths),
 						fx->starts++);
 
 	/* debug logging on: secrets must not leak even there */
 	g_subprocess_launcher_set_stderr_file_path(launcher, log);
 	fx->masterd = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_MASTERD"),
-						  "--foreground", "--debug", "--root", fx->dir, NULL);
+						  "--foreground", "--debug", "--root", fx->root.dir, NULL);
 	g_assert_no_error(error);
 	for (guint i = 0; i < 1000 && fx->client == NULL; i++) {
 		g_clear_error(&error);
-		fx->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->paths), &error);
+		fx->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->root.paths), &error);
 		if (fx->client == NULL)
 			g_usleep(5000); /* waiting for the daemon to listen */
 	}
@@ -53,33 +50,21 @@ masterd_kill9(SysFx *fx)
 static void
 sys_set_up(SysFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GntConfig) config = NULL;
-
-	fx->dir = g_dir_make_tmp("gnt-sys-XXXXXX", &error);
-	g_assert_no_error(error);
-	fx->paths = gnt_paths_new(fx->dir);
-	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
-	config = gnt_config_create(gnt_paths_get_config_db(fx->paths), "cluster.example.com", NULL,
-				   &error);
-	g_assert_no_error(error);
+	gnt_test_root_init(&fx->root, NULL);
+	g_clear_object(&fx->root.config); /* masterd owns it */
 	masterd_start(fx);
 }
 
 static void
 sys_tear_down(SysFx *fx, gconstpointer data)
 {
-	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->dir);
-
 	g_clear_object(&fx->client);
 	if (fx->masterd != NULL) {
 		g_subprocess_send_signal(fx->masterd, SIGTERM);
 		g_assert_true(g_subprocess_wait_check(fx->masterd, NULL, NULL));
 		g_clear_object(&fx->masterd);
 	}
-	g_assert_cmpint(system(cmd), ==, 0);
-	gnt_paths_free(fx->paths);
-	g_free(fx->dir);
+	gnt_test_root_clear(&fx->root);
 }
 
 static JsonNode *
@@ -230,17 +215,6 @@ test_kill9_keeps_acknowledged_jobs(SysFx *fx, gconstpointer data)
 	}
 }
 
-static gboolean
-file_has(const gchar *path, const gchar *needle)
-{
-	g_autofree gchar *data = NULL;
-	gsize len = 0;
-
-	if (!g_file_get_contents(path, &data, &len, NULL))
-		return FALSE;
-	return memmem(data, len, needle, strlen(needle)) != NULL;
-}
-
 /* Every regular file under @dir; checks @secret is in none and @private_value
  * only in the job store (which keeps it to run the job after a restart). */
 static guint
@@ -260,9 +234,9 @@ scan_tree(const gchar *dir, const gchar *secret, const gchar *private_value)
 			continue;
 		}
 		n_files++;
-		if (file_has(path, secret))
+		if (gnt_test_file_contains(path, secret))
 			g_error("secret value found in '%s'", path);
-		if (!g_str_has_prefix(name, "queue.db") && file_has(path, private_value))
+		if (!g_str_has_prefix(name, "queue.db") && gnt_test_file_contains(path, private_value))
 			g_error("private value found in '%s'", path);
 	}
 	return n_files;
@@ -328,7 +302,7 @@ test_secrets_never_reach_disk(SysFx *fx, gconstpointer data)
 
 	/* every byte under the root, the daemon's debug logs included */
 	masterd_kill9(fx);
-	g_assert_cmpuint(scan_tree(fx->dir, secret, private_value), >=, 4);
+	g_assert_cmpuint(scan_tree(fx->root.dir, secret, private_value), >=, 4);
 	masterd_start(fx);
 }
 
