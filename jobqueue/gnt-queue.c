@@ -441,14 +441,13 @@ queue_place_job_locked(GntQueue *self, QueueEntry *entry)
 		g_sequence_insert_sorted(self->runnable, entry, runnable_cmp, NULL);
 		break;
 	case DEPS_WAIT:
-		if (!entry->dep_waiting) {
-			entry->dep_waiting = TRUE;
-			g_ptr_array_add(self->dep_waiting, entry);
-			if (first->status == GNT_JOB_STATUS_QUEUED) {
-				first->status = GNT_JOB_STATUS_WAITING;
-				first->start_usec = g_get_real_time();
-				queue_push_job_locked(self, entry->job);
-			}
+		entry->dep_waiting = TRUE;
+		g_ptr_array_add(self->dep_waiting, entry);
+		/* parked for the first time: that is a change worth showing */
+		if (first->status == GNT_JOB_STATUS_QUEUED) {
+			first->status = GNT_JOB_STATUS_WAITING;
+			first->start_usec = g_get_real_time();
+			queue_push_job_locked(self, entry->job);
 		}
 		break;
 	case DEPS_FAILED:
@@ -480,13 +479,6 @@ queue_evaluate_dependents(GntQueue *self)
 	for (guint i = 0; i < parked->len; i++) {
 		QueueEntry *entry = g_ptr_array_index(parked, i);
 		entry->dep_waiting = FALSE;
-		/* keeps it parked without rewriting its state */
-		if (queue_check_deps_locked(self, entry, &(gchar *){NULL}) == DEPS_WAIT) {
-			entry->dep_waiting = TRUE;
-			g_ptr_array_add(self->dep_waiting, entry);
-			continue;
-		}
-		entry->dep_waiting = TRUE; /* so place does not rewrite "waiting" */
 		queue_place_job_locked(self, entry);
 	}
 	queue_schedule_locked(self);
