@@ -18,6 +18,7 @@
 #define MASTERD_NAME		 "gantry-masterd"
 #define MASTERD_DEFAULT_MAX_JOBS 20
 #define MASTERD_SHUTDOWN_GRACE_MS 5000
+#define MASTERD_AUTO_ARCHIVE_AGE_S (6 * 3600)
 
 typedef struct {
 	gchar *root;
@@ -25,6 +26,7 @@ typedef struct {
 	gboolean debug;
 	gboolean verbose;
 	gint max_running_jobs; /* 0: the cluster's setting */
+	gint auto_archive_age; /* seconds; 0: never */
 } MasterdOptions;
 
 /* What runs once start-up is over; torn down in reverse order. */
@@ -102,6 +104,7 @@ master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	if (max_running <= 0)
 		max_running = MASTERD_DEFAULT_MAX_JOBS;
 	gnt_queue_set_max_running(self->queue, (guint)max_running);
+	gnt_queue_set_auto_archive(self->queue, (guint)opts->auto_archive_age);
 	self->server = gnt_luxi_server_new(self->queue, self->config);
 	if (!gnt_luxi_server_listen(self->server, gnt_paths_get_luxi_socket(paths), error))
 		return FALSE;
@@ -124,6 +127,10 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 		 NULL},
 		{"max-running-jobs", 0, 0, G_OPTION_ARG_INT, &opts->max_running_jobs,
 		 "Run at most N jobs at once (default: the cluster's max_running_jobs, 20)", "N"},
+		{"auto-archive-age", 0, 0, G_OPTION_ARG_INT, &opts->auto_archive_age,
+		 "Archive finished jobs once they are SECONDS old, checking every 5 minutes "
+		 "(default: 21600, six hours, as Ganeti's watcher; 0: never)",
+		 "SECONDS"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
@@ -136,6 +143,12 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 	if (*argc > 1) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
 			    "unexpected argument '%s'", (*argv)[1]);
+		return FALSE;
+	}
+	if (opts->auto_archive_age < 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			    "--auto-archive-age must be 0 or more seconds, not '%d'",
+			    opts->auto_archive_age);
 		return FALSE;
 	}
 	if (opts->max_running_jobs < 0) {
@@ -178,7 +191,7 @@ stop_cb(gpointer user_data)
 int
 main(int argc, char **argv)
 {
-	g_auto(MasterdOptions) opts = {0};
+	g_auto(MasterdOptions) opts = {.auto_archive_age = MASTERD_AUTO_ARCHIVE_AGE_S};
 	g_autoptr(GntPaths) paths = NULL;
 	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
 	g_autoptr(GntDaemon) daemon = NULL;

@@ -12,6 +12,9 @@
 #include "gnt-opcode-private.h"
 
 #define GNT_QUEUE_DEFAULT_MAX_RUNNING 20
+/* how often the auto-archiver looks, and how long one pass may take */
+#define AUTO_ARCHIVE_INTERVAL_S 300
+#define AUTO_ARCHIVE_BUDGET_S	30
 #define MSG_MASTER_STOPPED "the master daemon stopped while the job was running"
 #define MSG_SECRETS_LOST "secret parameters were lost at master restart; resubmit the job"
 
@@ -83,6 +86,8 @@ struct _GntQueue {
 	GHashTable *watch_jobs; /* watch id -> job id */
 	guint next_watch_id;
 	GSource *trim_source;
+	GSource *auto_archive_source;
+	guint auto_archive_age_s;
 };
 
 G_DEFINE_TYPE(GntQueue, gnt_queue, G_TYPE_OBJECT)
@@ -746,6 +751,7 @@ gnt_queue_finalize(GObject *object)
 		g_source_destroy(self->trim_source);
 		g_clear_pointer(&self->trim_source, g_source_unref);
 	}
+	gnt_queue_set_auto_archive(self, 0);
 	g_clear_pointer(&self->committer, gnt_committer_free);
 	g_clear_pointer(&self->locks, gnt_lock_manager_free);
 	g_clear_object(&self->store);
@@ -1185,6 +1191,43 @@ gnt_queue_auto_archive_finish(GntQueue *self, GAsyncResult *res, guint *archived
 	*archived = result->archived;
 	*left = result->left;
 	return TRUE;
+}
+
+static void
+auto_archive_done_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	guint archived = 0, left = 0;
+
+	if (!gnt_queue_auto_archive_finish(GNT_QUEUE(source), res, &archived, &left, &error))
+		g_warning("auto-archiving jobs: %s", error->message);
+	else if (archived > 0)
+		g_info("auto-archived %u jobs, %u left for the next pass", archived, left);
+}
+
+static gboolean
+auto_archive_cb(gpointer user_data)
+{
+	GntQueue *self = user_data;
+
+	gnt_queue_auto_archive_async(self, self->auto_archive_age_s, AUTO_ARCHIVE_BUDGET_S,
+				     auto_archive_done_cb, NULL);
+	return G_SOURCE_CONTINUE;
+}
+
+void
+gnt_queue_set_auto_archive(GntQueue *self, guint age_s)
+{
+	if (self->auto_archive_source != NULL) {
+		g_source_destroy(self->auto_archive_source);
+		g_clear_pointer(&self->auto_archive_source, g_source_unref);
+	}
+	self->auto_archive_age_s = age_s;
+	if (age_s == 0)
+		return;
+	self->auto_archive_source = g_timeout_source_new_seconds(MIN(age_s, AUTO_ARCHIVE_INTERVAL_S));
+	g_source_set_callback(self->auto_archive_source, auto_archive_cb, self, NULL);
+	g_source_attach(self->auto_archive_source, self->context);
 }
 
 gboolean

@@ -88,6 +88,12 @@ gboolean
 gnt_queue_auto_archive_finish(GntQueue *self, GAsyncResult *res, guint *archived, guint *left,
 			      GError **error);
 
+/* Archives, every few minutes, finished jobs that ended at least @age_s
+ * seconds ago (what Ganeti's watcher does with AutoArchiveJobs); 0 turns
+ * it off. */
+void
+gnt_queue_set_auto_archive(GntQueue *self, guint age_s);
+
 /* The drain flag refuses new submissions; it is kept in the store. */
 gboolean
 gnt_queue_set_drained(GntQueue *self, gboolean drained, GError **error);

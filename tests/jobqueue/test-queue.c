@@ -324,6 +324,23 @@ test_archive(QueueFx *fx, gconstpointer data)
 }
 
 static void
+test_auto_archive_by_age(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	gboolean archived = FALSE;
+
+	g_free(queue_fx_wait_final(fx, id));
+	gnt_queue_set_auto_archive(fx->queue, 1);
+	while (!archived) {
+		g_autoptr(JsonObject) record = gnt_queue_lookup_job(fx->queue, id, &archived, NULL);
+		g_assert_nonnull(record);
+		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+		queue_fx_iterate();
+	}
+}
+
+static void
 test_ids_never_reused(QueueFx *fx, gconstpointer data)
 {
 	guint64 first = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
@@ -488,6 +505,7 @@ main(int argc, char **argv)
 	add_started("/queue/cancel-waiting-for-locks", test_cancel_waiting_for_locks);
 	add_started("/queue/priorities", test_priorities);
 	add_started("/queue/archive", test_archive);
+	add_started("/queue/auto-archive-by-age", test_auto_archive_by_age);
 	add_started("/queue/ids-never-reused", test_ids_never_reused);
 	add_started("/queue/drain", test_drain);
 	add("/queue/restart-fails-running-requeues-queued", test_restart_fails_running_requeues_queued);

@@ -683,6 +683,30 @@ test_usage(ToolsFx *fx, gconstpointer data)
 	assert_contains(r->out, "exits 3");
 }
 
+/* Two clusters on one machine, each under its own root, never see each
+ * other's jobs. */
+static void
+test_side_by_side(ToolsFx *fx, gconstpointer data)
+{
+	ToolsFx other = {0};
+	g_autoptr(RunResult) mine = NULL;
+	g_autoptr(RunResult) theirs = NULL;
+	g_autoptr(RunResult) info = NULL;
+
+	fx_set_up_empty(&other, NULL);
+	check(&other, 0, NULL, TOOL_CLUSTER, "init", "other.example.com");
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+	check(fx, 0, NULL, TOOL_DEBUG, "delay", "0");
+	check(&other, 0, NULL, TOOL_DEBUG, "delay", "0.1");
+	mine = run_expect(fx, 0, TOOL_JOB, "list", "--no-headers", "-o", "id,summary");
+	theirs = run_expect(&other, 0, TOOL_JOB, "list", "--no-headers", "-o", "id,summary");
+	g_assert_cmpstr(mine->out, ==, "1 TEST_DELAY(0)\n2 TEST_DELAY(0)\n");
+	g_assert_cmpstr(theirs->out, ==, "1 TEST_DELAY(0.1)\n");
+	info = run_expect(&other, 0, TOOL_CLUSTER, "info");
+	assert_contains(info->out, "Cluster name: other.example.com");
+	fx_tear_down(&other, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -704,6 +728,8 @@ main(int argc, char **argv)
 	g_test_add("/tools/job/max-running", ToolsFx, NULL, fx_set_up, test_job_max_running,
 		   fx_tear_down);
 	g_test_add("/tools/job/archive", ToolsFx, NULL, fx_set_up, test_job_archive, fx_tear_down);
+	g_test_add("/tools/cluster/side-by-side", ToolsFx, NULL, fx_set_up, test_side_by_side,
+		   fx_tear_down);
 	g_test_add("/tools/usage", ToolsFx, NULL, fx_set_up_empty, test_usage, fx_tear_down);
 	return g_test_run();
 }
