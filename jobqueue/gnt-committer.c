@@ -2,6 +2,10 @@
 
 #include "gnt-error.h"
 
+typedef struct {
+	guint64 from, upto;
+} FailedBatch;
+
 struct _GntCommitter {
 	GntJobStore *store;
 	GntCommitDoneFunc done;
@@ -10,12 +14,12 @@ struct _GntCommitter {
 
 	GMutex mutex;
 	GCond pushed;	 /* something to commit, or stopping */
-	GCond committed; /* committed_seq or failed_upto moved */
+	GCond committed; /* committed_seq moved */
 	GPtrArray *pending; /* GntJobStoreChange */
 	guint64 next_seq;      /* the last ticket handed out */
 	guint64 committed_seq; /* every ticket up to here is durable */
-	guint64 failed_from, failed_upto; /* the last failed batch */
-	gchar *failure;
+	GArray *failed; /* FailedBatch: rare (a full or broken disk), all kept */
+	gchar *failure;	 /* the latest reason */
 	gboolean stopping;
 	guint64 n_commits;
 };
@@ -87,8 +91,8 @@ committer_thread(gpointer data)
 
 		g_mutex_lock(&self->mutex);
 		if (error != NULL) {
-			self->failed_from = self->committed_seq + 1;
-			self->failed_upto = upto;
+			FailedBatch batch_range = {self->committed_seq + 1, upto};
+			g_array_append_val(self->failed, batch_range);
 			g_free(self->failure);
 			self->failure = g_strdup(error->message);
 		}
@@ -118,6 +122,7 @@ gnt_committer_new(GntJobStore *store, GntCommitDoneFunc done, gpointer user_data
 	g_cond_init(&self->pushed);
 	g_cond_init(&self->committed);
 	self->pending = g_ptr_array_new();
+	self->failed = g_array_new(FALSE, FALSE, sizeof(FailedBatch));
 	self->thread = g_thread_new("gnt-committer", committer_thread, self);
 	return self;
 }
@@ -135,6 +140,7 @@ gnt_committer_free(GntCommitter *self)
 	g_ptr_array_unref(self->pending);
 	g_object_unref(self->store);
 	g_free(self->failure);
+	g_array_unref(self->failed);
 	g_cond_clear(&self->pushed);
 	g_cond_clear(&self->committed);
 	g_mutex_clear(&self->mutex);
@@ -159,10 +165,13 @@ gnt_committer_wait(GntCommitter *self, guint64 seq, GError **error)
 
 	while (self->committed_seq < seq)
 		g_cond_wait(&self->committed, &self->mutex);
-	if (seq >= self->failed_from && seq <= self->failed_upto) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "the job queue could not record the change: %s", self->failure);
-		return FALSE;
+	for (guint i = 0; i < self->failed->len; i++) {
+		FailedBatch *batch = &g_array_index(self->failed, FailedBatch, i);
+		if (seq >= batch->from && seq <= batch->upto) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "the job queue could not record the change: %s", self->failure);
+			return FALSE;
+		}
 	}
 	return TRUE;
 }

@@ -225,15 +225,19 @@ static void
 queue_fire_watches(GntQueue *self, guint64 job_id)
 {
 	GPtrArray *list = g_hash_table_lookup(self->watches, &job_id);
-	g_autoptr(GPtrArray) copy = NULL;
+	g_autoptr(GArray) ids = NULL;
 
 	if (list == NULL)
 		return;
-	/* a callback may remove watches, its own included */
-	copy = g_ptr_array_copy(list, NULL, NULL);
-	for (guint i = 0; i < copy->len; i++) {
-		Watch *w = g_ptr_array_index(copy, i);
-		if (g_hash_table_contains(self->watch_jobs, GUINT_TO_POINTER(w->id)))
+	/* a callback may remove watches, its own or others': go by ID, and
+	 * look each one up again before calling it */
+	ids = g_array_sized_new(FALSE, FALSE, sizeof(guint), list->len);
+	for (guint i = 0; i < list->len; i++)
+		g_array_append_val(ids, ((Watch *)g_ptr_array_index(list, i))->id);
+	for (guint i = 0; i < ids->len; i++) {
+		Watch *w = g_hash_table_lookup(self->watch_jobs,
+					       GUINT_TO_POINTER(g_array_index(ids, guint, i)));
+		if (w != NULL)
 			w->func(self, job_id, w->user_data);
 	}
 }
@@ -878,8 +882,11 @@ gnt_queue_shutdown(GntQueue *self, guint grace_ms)
 	idle = self->n_running == 0;
 	g_mutex_unlock(&self->mutex);
 	if (!idle) {
-		/* a unit that ignores the stop: its job fails at the next start */
+		/* a unit that ignores the stop: its job fails at the next start.
+		 * Its worker still uses the queue, which must outlive the
+		 * caller's reference: the process is about to exit anyway. */
 		g_warning("%u jobs still running at shutdown", self->n_running);
+		g_object_ref(self);
 		return;
 	}
 	if (self->pool != NULL) {
