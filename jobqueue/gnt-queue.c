@@ -573,6 +573,12 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	/* the running state is durable before the unit touches anything, so
 	 * a restart knows this opcode may have had effects */
 	g_mutex_lock(&self->mutex);
+	if (g_atomic_int_get(&entry->cancel)) {
+		/* canceled between taking the locks and starting: it never ran */
+		g_mutex_unlock(&self->mutex);
+		gnt_lock_manager_release(self->locks, locks);
+		return OP_CANCELED;
+	}
 	op->status = GNT_JOB_STATUS_RUNNING;
 	op->exec_usec = g_get_real_time();
 	seq = queue_push_job_locked(self, entry->job);
@@ -605,8 +611,11 @@ queue_run_job(gpointer data, gpointer user_data)
 	g_mutex_unlock(&self->mutex);
 
 	for (guint i = 0; i < gnt_job_get_n_ops(entry->job); i++) {
-		GntJobOp *op = gnt_job_get_op(entry->job, i);
-		if (gnt_job_status_is_finalized(op->status))
+		gboolean finished;
+		g_mutex_lock(&self->mutex);
+		finished = gnt_job_status_is_finalized(gnt_job_get_op(entry->job, i)->status);
+		g_mutex_unlock(&self->mutex);
+		if (finished)
 			continue;
 		if (g_atomic_int_get(&entry->cancel)) {
 			outcome = OP_CANCELED;
