@@ -1,7 +1,10 @@
 #include "gnt-json.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "gnt-error.h"
-#include "gnt-secret.h"
 
 gboolean
 gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **error)
@@ -54,7 +57,14 @@ gnt_json_parse(const gchar *data, gssize len, GError **error)
 		return NULL;
 	}
 	if (!json_parser_load_from_data(parser, data, len, &error_local)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid JSON: %s", error_local->message);
+		guint line = 0, column = 0;
+		/* json-glib quotes the offending token, which may be a secret:
+		 * say only where the syntax broke */
+		if (sscanf(error_local->message, "%*[^:]:%u:%u", &line, &column) == 2)
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "invalid JSON at line %u, column %u", line, column);
+		else
+			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid JSON");
 		return NULL;
 	}
 	root = json_parser_get_root(parser);
@@ -66,37 +76,155 @@ gnt_json_parse(const gchar *data, gssize len, GError **error)
 }
 
 gchar *
-gnt_json_to_string(JsonNode *node)
+gnt_json_format_double(gdouble value)
 {
-	g_autoptr(JsonGenerator) gen = json_generator_new();
-	g_autofree gchar *text = NULL;
-	gsize n, n_raw = 0, o = 0;
-	gchar *out;
+	gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-	json_generator_set_root(gen, node);
-	text = json_generator_to_data(gen, &n);
-	/* json-glib 1.6 leaves some control bytes (0x1f) raw inside strings;
-	 * strict parsers such as Python's refuse them. Compact output has
-	 * control bytes only inside strings, so escaping them all is safe. */
-	for (gsize i = 0; i < n; i++) {
-		if ((guchar)text[i] < 0x20)
-			n_raw++;
-	}
-	if (n_raw == 0)
-		return g_steal_pointer(&text);
-	out = g_malloc(n + n_raw * 5 + 1);
-	for (gsize i = 0; i < n; i++) {
-		guchar c = (guchar)text[i];
-		if (c < 0x20) {
-			g_snprintf(out + o, 7, "\\u%04x", c);
-			o += 6;
-		} else {
-			out[o++] = (gchar)c;
+	/* the shortest of 15 or 17 digits that reads back exactly */
+	g_ascii_formatd(buf, sizeof(buf), "%.15g", value);
+	if (g_ascii_strtod(buf, NULL) != value)
+		g_ascii_formatd(buf, sizeof(buf), "%.17g", value);
+	if (strpbrk(buf, ".eEn") == NULL)
+		return g_strconcat(buf, ".0", NULL);
+	return g_strdup(buf);
+}
+
+static void
+write_string(GString *out, const gchar *str)
+{
+	g_string_append_c(out, '"');
+	for (const guchar *p = (const guchar *)str; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			g_string_append(out, "\\\"");
+			break;
+		case '\\':
+			g_string_append(out, "\\\\");
+			break;
+		case '\n':
+			g_string_append(out, "\\n");
+			break;
+		case '\t':
+			g_string_append(out, "\\t");
+			break;
+		case '\r':
+			g_string_append(out, "\\r");
+			break;
+		default:
+			if (*p < 0x20)
+				g_string_append_printf(out, "\\u%04x", *p);
+			else
+				g_string_append_c(out, (gchar)*p);
 		}
 	}
-	out[o] = '\0';
-	gnt_secret_wipe(text, n); /* it may hold secrets */
-	return out;
+	g_string_append_c(out, '"');
+}
+
+static void
+write_node(GString *out, JsonNode *node)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node)) {
+		g_string_append(out, "null");
+	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *arr = json_node_get_array(node);
+		g_string_append_c(out, '[');
+		for (guint i = 0; i < json_array_get_length(arr); i++) {
+			if (i > 0)
+				g_string_append_c(out, ',');
+			write_node(out, json_array_get_element(arr, i));
+		}
+		g_string_append_c(out, ']');
+	} else if (JSON_NODE_HOLDS_OBJECT(node)) {
+		JsonObjectIter iter;
+		const gchar *key;
+		JsonNode *member;
+		gboolean first = TRUE;
+		g_string_append_c(out, '{');
+		json_object_iter_init_ordered(&iter, json_node_get_object(node));
+		while (json_object_iter_next_ordered(&iter, &key, &member)) {
+			if (!first)
+				g_string_append_c(out, ',');
+			first = FALSE;
+			write_string(out, key);
+			g_string_append_c(out, ':');
+			write_node(out, member);
+		}
+		g_string_append_c(out, '}');
+	} else {
+		switch (json_node_get_value_type(node)) {
+		case G_TYPE_STRING:
+			write_string(out, json_node_get_string(node));
+			break;
+		case G_TYPE_INT64:
+			g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+			break;
+		case G_TYPE_BOOLEAN:
+			g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
+			break;
+		case G_TYPE_DOUBLE:
+			if (!isfinite(json_node_get_double(node))) {
+				g_string_append(out, "null");
+			} else {
+				g_autofree gchar *text = gnt_json_format_double(json_node_get_double(node));
+				g_string_append(out, text);
+			}
+			break;
+		default:
+			g_string_append(out, "null");
+		}
+	}
+}
+
+gchar *
+gnt_json_to_string(JsonNode *node)
+{
+	GString *out = g_string_sized_new(256);
+
+	write_node(out, node);
+	return g_string_free(out, FALSE);
+}
+
+JsonObject *
+gnt_json_object_deep_copy(JsonObject *obj)
+{
+	JsonObject *copy = json_object_new();
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *member;
+
+	json_object_iter_init_ordered(&iter, obj);
+	while (json_object_iter_next_ordered(&iter, &key, &member))
+		json_object_set_member(copy, key, gnt_json_node_deep_copy(member));
+	return copy;
+}
+
+JsonNode *
+gnt_json_node_deep_copy(JsonNode *node)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return gnt_json_node_new_null();
+	if (JSON_NODE_HOLDS_OBJECT(node))
+		return gnt_json_node_new_object(gnt_json_object_deep_copy(json_node_get_object(node)));
+	if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *src = json_node_get_array(node);
+		JsonArray *array = json_array_sized_new(json_array_get_length(src));
+		for (guint i = 0; i < json_array_get_length(src); i++)
+			json_array_add_element(array,
+					       gnt_json_node_deep_copy(json_array_get_element(src, i)));
+		return gnt_json_node_new_array(array);
+	}
+	switch (json_node_get_value_type(node)) {
+	case G_TYPE_INT64:
+		return gnt_json_node_new_int(json_node_get_int(node));
+	case G_TYPE_DOUBLE:
+		return gnt_json_node_new_double(json_node_get_double(node));
+	case G_TYPE_BOOLEAN:
+		return gnt_json_node_new_bool(json_node_get_boolean(node));
+	case G_TYPE_STRING:
+		return gnt_json_node_new_string(json_node_get_string(node));
+	default:
+		return gnt_json_node_new_null();
+	}
 }
 
 const gchar *

@@ -24,9 +24,25 @@ gnt_json_parse(const gchar *data, gssize len, GError **error);
 gboolean
 gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **error);
 
-/* Compact serialization of @node, every control byte escaped. (transfer full) */
+/* Compact serialization of @node: strings with every control byte escaped,
+ * numbers that read back as the same value (json-glib 1.6 writes 1e17 as
+ * the invalid "1e+17.0"); a non-finite double, which JSON cannot hold, is
+ * written as null. (transfer full) */
 gchar *
 gnt_json_to_string(JsonNode *node);
+
+/* A double as JSON text that reads back as the same value, with a ".0" when
+ * it would otherwise look like an integer ("3.0", "1e+17", "0.1"). */
+gchar *
+gnt_json_format_double(gdouble value);
+
+/* Copies sharing nothing with the original. json_node_copy() shares the
+ * containers and values, and json-glib's reference counts are not atomic:
+ * whatever crosses threads must be deep-copied. (transfer full) */
+JsonNode *
+gnt_json_node_deep_copy(JsonNode *node);
+JsonObject *
+gnt_json_object_deep_copy(JsonObject *obj);
 
 /* Object members. @out is borrowed for get_string/get_array/get_object. */
 gboolean

@@ -8,6 +8,7 @@
 #include "gnt-error.h"
 
 static gchar *log_ident;
+static gchar *log_path;
 static int log_fd = STDERR_FILENO;
 static GLogLevelFlags log_max_level = G_LOG_LEVEL_MESSAGE;
 
@@ -57,22 +58,38 @@ log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoint
 }
 
 gboolean
+gnt_log_reopen(GError **error)
+{
+	int fd;
+
+	if (log_path == NULL)
+		return TRUE;
+	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		g_autofree gchar *what = g_strdup_printf("opening log file '%s'", log_path);
+		gnt_error_set_errno(error, errno, what);
+		return FALSE;
+	}
+	/* dup2 swaps the file under writers in other threads atomically */
+	if (log_fd == STDERR_FILENO) {
+		log_fd = fd;
+	} else {
+		dup2(fd, log_fd);
+		close(fd);
+	}
+	return TRUE;
+}
+
+gboolean
 gnt_log_setup(const gchar *ident, const gchar *log_file, gboolean verbose, gboolean debug,
 	      GError **error)
 {
 	g_free(log_ident);
 	log_ident = g_strdup(ident);
-	if (log_file != NULL) {
-		int fd = open(log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-		if (fd < 0) {
-			g_autofree gchar *what = g_strdup_printf("opening log file '%s'", log_file);
-			gnt_error_set_errno(error, errno, what);
-			return FALSE;
-		}
-		if (log_fd != STDERR_FILENO)
-			close(log_fd);
-		log_fd = fd;
-	}
+	g_free(log_path);
+	log_path = g_strdup(log_file);
+	if (!gnt_log_reopen(error))
+		return FALSE;
 	if (debug)
 		log_max_level = G_LOG_LEVEL_DEBUG;
 	else if (verbose)

@@ -15,4 +15,9 @@ gboolean
 gnt_log_setup(const gchar *ident, const gchar *log_file, gboolean verbose, gboolean debug,
 	      GError **error);
 
+/* Opens the log file again (after logrotate moved it: SIGHUP). A no-op when
+ * logging to stderr. */
+gboolean
+gnt_log_reopen(GError **error);
+
 G_END_DECLS

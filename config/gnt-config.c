@@ -111,56 +111,6 @@ static const gchar *const record_keys[] = {
 };
 #define N_RECORD_COLUMNS 5
 
-static JsonNode *
-json_deep_copy(JsonNode *node);
-
-/* Copies without taking a reference on @obj: reference counts in json-glib
- * are not atomic, and other threads copy the cached record too (under the
- * mutex, but every copy must stay free of shared parts). */
-static JsonObject *
-json_object_deep_copy(JsonObject *obj)
-{
-	JsonObject *copy = json_object_new();
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *member;
-
-	json_object_iter_init_ordered(&iter, obj);
-	while (json_object_iter_next_ordered(&iter, &key, &member))
-		json_object_set_member(copy, key, json_deep_copy(member));
-	return copy;
-}
-
-static JsonNode *
-json_deep_copy(JsonNode *node)
-{
-	if (JSON_NODE_HOLDS_OBJECT(node))
-		return gnt_json_node_new_object(json_object_deep_copy(json_node_get_object(node)));
-	if (JSON_NODE_HOLDS_ARRAY(node)) {
-		JsonArray *src = json_node_get_array(node);
-		JsonArray *array = json_array_sized_new(json_array_get_length(src));
-
-		for (guint i = 0; i < json_array_get_length(src); i++)
-			json_array_add_element(array, json_deep_copy(json_array_get_element(src, i)));
-		return gnt_json_node_new_array(array);
-	}
-	/* json_node_copy() would share the JsonValue */
-	if (!JSON_NODE_HOLDS_VALUE(node))
-		return gnt_json_node_new_null();
-	switch (json_node_get_value_type(node)) {
-	case G_TYPE_INT64:
-		return gnt_json_node_new_int(json_node_get_int(node));
-	case G_TYPE_DOUBLE:
-		return gnt_json_node_new_double(json_node_get_double(node));
-	case G_TYPE_BOOLEAN:
-		return gnt_json_node_new_bool(json_node_get_boolean(node));
-	case G_TYPE_STRING:
-		return gnt_json_node_new_string(json_node_get_string(node));
-	default:
-		g_assert_not_reached();
-	}
-}
-
 static gboolean
 setting_check(const Setting *setting, JsonNode *value, GError **error)
 {
@@ -283,7 +233,7 @@ gnt_cluster_copy(const GntCluster *self)
 	copy->ctime = self->ctime;
 	copy->mtime = self->mtime;
 	copy->tags = g_strdupv(self->tags);
-	copy->settings = json_object_deep_copy(self->settings);
+	copy->settings = gnt_json_object_deep_copy(self->settings);
 	return copy;
 }
 
@@ -350,7 +300,7 @@ cluster_load_settings(GntCluster *self, JsonObject *obj, GError **error)
 		}
 		if (!setting_check(&settings[i], member, error))
 			return FALSE;
-		json_object_set_member(self->settings, settings[i].key, json_deep_copy(member));
+		json_object_set_member(self->settings, settings[i].key, gnt_json_node_deep_copy(member));
 	}
 	return TRUE;
 }
@@ -401,7 +351,7 @@ gnt_cluster_to_json(const GntCluster *self)
 	json_object_set_array_member(obj, "tags", tags);
 	for (guint i = 0; i < G_N_ELEMENTS(settings); i++) {
 		JsonNode *value = json_object_get_member(self->settings, settings[i].key);
-		json_object_set_member(obj, settings[i].key, json_deep_copy(value));
+		json_object_set_member(obj, settings[i].key, gnt_json_node_deep_copy(value));
 	}
 	return obj;
 }
@@ -940,7 +890,7 @@ config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *val
 	if (!setting_check(setting, value, error))
 		return FALSE;
 	cluster = gnt_cluster_copy(self->cluster);
-	json_object_set_member(cluster->settings, setting->key, json_deep_copy(value));
+	json_object_set_member(cluster->settings, setting->key, gnt_json_node_deep_copy(value));
 	cluster->serial_no++;
 	cluster->mtime = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
 	if (!db_transaction(self->db, db_update_cluster, cluster, error))

@@ -3,6 +3,8 @@
  * cluster model is config/, the job queue jobqueue/, the LUXI server luxi/,
  * and what every daemon does (pid file, detaching, systemd) common/gnt-daemon.
  */
+#include <glib-unix.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -153,7 +155,7 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 	}
 	if (opts->max_running_jobs < 0) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "--max-running-jobs must be at least 1, not '%d'",
+			    "--max-running-jobs must be 0 (the cluster's setting) or more, not '%d'",
 			    opts->max_running_jobs);
 		return FALSE;
 	}
@@ -185,6 +187,19 @@ stop_cb(gpointer user_data)
 {
 	g_message("stop signal received; shutting down");
 	g_main_loop_quit(user_data);
+	return G_SOURCE_CONTINUE;
+}
+
+/* SIGHUP: logrotate moved the log file away. */
+static gboolean
+reopen_log_cb(gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!gnt_log_reopen(&error))
+		g_warning("%s", error->message);
+	else
+		g_info("log file reopened");
 	return G_SOURCE_CONTINUE;
 }
 
@@ -227,6 +242,7 @@ main(int argc, char **argv)
 	}
 	loop = g_main_loop_new(NULL, FALSE);
 	gnt_daemon_add_stop_handler(daemon, stop_cb, loop);
+	g_unix_signal_add(SIGHUP, reopen_log_cb, NULL);
 	gnt_daemon_notify_ready(daemon);
 	g_main_loop_run(loop);
 

@@ -115,9 +115,12 @@ summary_append_value(GString *out, JsonNode *value)
 	case G_TYPE_INT64:
 		g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(value));
 		break;
-	case G_TYPE_DOUBLE:
-		g_string_append_printf(out, "%g", json_node_get_double(value));
+	case G_TYPE_DOUBLE: {
+		/* Python's str(): "3.0", "2.5", all digits kept */
+		g_autofree gchar *text = gnt_json_format_double(json_node_get_double(value));
+		g_string_append(out, text);
 		break;
+	}
 	case G_TYPE_BOOLEAN:
 		g_string_append(out, json_node_get_boolean(value) ? "True" : "False");
 		break;

@@ -96,7 +96,7 @@ op_from_store(GntJob *self, JsonObject *rec, JsonObject *private_values, GError 
 	}
 	op->priority = (gint)prio;
 	if (json_object_has_member(rec, "result"))
-		op->result = json_node_copy(json_object_get_member(rec, "result"));
+		op->result = gnt_json_node_deep_copy(json_object_get_member(rec, "result"));
 	json_array_unref(op->log);
 	op->log = json_array_ref(log);
 	for (guint i = 0; i < json_array_get_length(log); i++) {
@@ -263,7 +263,7 @@ gnt_job_finish_op(GntJob *self, guint index, GntJobStatus status, JsonNode *resu
 	op->status = status;
 	if (op->result != NULL)
 		json_node_unref(op->result);
-	op->result = result != NULL ? json_node_copy(result) : NULL;
+	op->result = result != NULL ? gnt_json_node_deep_copy(result) : NULL;
 	if (gnt_job_status_is_finalized(status) && op->end_usec == 0)
 		op->end_usec = g_get_real_time();
 }
@@ -275,10 +275,6 @@ gnt_job_finish_ops(GntJob *self, guint from, GntJobStatus status, JsonNode *resu
 		gnt_job_finish_op(self, i, status, result);
 }
 
-/* The record shares the log array and result values with the job
- * (json-glib references, not copies). That is safe only because every
- * caller holds the queue's mutex and serializes the record at once, and
- * json-glib's reference counts are not atomic: do not keep it. */
 JsonObject *
 gnt_job_to_json(GntJob *self)
 {
@@ -289,11 +285,13 @@ gnt_job_to_json(GntJob *self)
 	for (guint i = 0; i < self->ops->len; i++) {
 		GntJobOp *op = gnt_job_get_op(self, i);
 		JsonObject *rec = json_object_new();
+		g_autoptr(JsonNode) log_node = json_node_init_array(json_node_alloc(), op->log);
 		json_object_set_object_member(rec, "input", gnt_opcode_to_json(op->input));
 		json_object_set_string_member(rec, "status", gnt_job_status_to_string(op->status));
-		json_object_set_member(rec, "result", op->result != NULL ? json_node_copy(op->result)
-									 : gnt_json_node_new_null());
-		json_object_set_array_member(rec, "log", json_array_ref(op->log));
+		/* deep copies: json-glib reference counts are not atomic, and
+		 * the record may be used on another thread than the job */
+		json_object_set_member(rec, "result", gnt_json_node_deep_copy(op->result));
+		json_object_set_member(rec, "log", gnt_json_node_deep_copy(log_node));
 		json_object_set_int_member(rec, "priority", op->priority);
 		json_object_set_member(rec, "start_timestamp", gnt_timestamp_to_json(op->start_usec));
 		json_object_set_member(rec, "exec_timestamp", gnt_timestamp_to_json(op->exec_usec));

@@ -137,7 +137,7 @@ test_dummy_exec(GntLu *lu, GError **error)
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, "Opcode failure was requested");
 		return NULL;
 	}
-	return result != NULL ? json_node_copy(result) : gnt_json_node_new_null();
+	return gnt_json_node_deep_copy(result); /* the worker thread owns the copy */
 }
 
 const GntLuClass gnt_lu_test_dummy = {

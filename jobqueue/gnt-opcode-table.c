@@ -18,6 +18,37 @@ validate_non_negative(JsonNode *value, GError **error)
 	return TRUE;
 }
 
+/* A delay of at most a year, repeated at most 1000 times: each repetition
+ * adds a log entry, and a job's record is rewritten on every one. */
+#define TEST_DELAY_MAX_DURATION (365.0 * 24 * 3600)
+#define TEST_DELAY_MAX_REPEAT	1000
+
+static gboolean
+validate_delay_duration(JsonNode *value, GError **error)
+{
+	gdouble duration = json_node_get_double(value);
+
+	if (!(duration >= 0 && duration <= TEST_DELAY_MAX_DURATION)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "must be between 0 and %.0f seconds", TEST_DELAY_MAX_DURATION);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+validate_delay_repeat(JsonNode *value, GError **error)
+{
+	gint64 repeat = json_node_get_int(value);
+
+	if (repeat < 0 || repeat > TEST_DELAY_MAX_REPEAT) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "must be between 0 and %d",
+			    TEST_DELAY_MAX_REPEAT);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 validate_priority(JsonNode *value, GError **error)
 {
@@ -114,11 +145,11 @@ const GntParamDef gnt_op_common_params[] = {
 };
 
 static const GntParamDef test_delay_params[] = {
-	{"duration", GNT_PARAM_TYPE_NUMBER, NULL, FALSE, GNT_PARAM_PUBLIC, validate_non_negative},
+	{"duration", GNT_PARAM_TYPE_NUMBER, NULL, FALSE, GNT_PARAM_PUBLIC, validate_delay_duration},
 	{"on_master", GNT_PARAM_TYPE_BOOL, "true"},
 	{"on_nodes", GNT_PARAM_TYPE_STRING_LIST, "[]"},
 	{"on_node_uuids", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE},
-	{"repeat", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_non_negative},
+	{"repeat", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_delay_repeat},
 	{"interruptible", GNT_PARAM_TYPE_BOOL, "false"},
 	{"no_locks", GNT_PARAM_TYPE_BOOL, "true"},
 	{NULL},

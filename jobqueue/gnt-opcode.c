@@ -256,7 +256,7 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 			return TRUE;
 		}
 	}
-	json_object_set_member(ctx->op->params, pdef->name, json_node_copy(value));
+	json_object_set_member(ctx->op->params, pdef->name, gnt_json_node_deep_copy(value));
 	return TRUE;
 }
 
@@ -510,7 +510,7 @@ gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error)
 		}
 		pair = json_array_sized_new(2);
 		json_array_add_int_element(pair, id);
-		json_array_add_element(pair, json_node_copy(json_array_get_element(dep, 1)));
+		json_array_add_element(pair, gnt_json_node_deep_copy(json_array_get_element(dep, 1)));
 		json_array_add_array_element(resolved, pair);
 	}
 	json_object_set_array_member(self->params, "depends", resolved);
@@ -539,12 +539,12 @@ show_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 
 	if (ctx->private_only) {
 		if (pdef->visibility == GNT_PARAM_PRIVATE && !JSON_NODE_HOLDS_NULL(value))
-			json_object_set_member(ctx->out, pdef->name, json_node_copy(value));
+			json_object_set_member(ctx->out, pdef->name, gnt_json_node_deep_copy(value));
 	} else if (pdef->visibility == GNT_PARAM_PRIVATE) {
 		json_object_set_member(ctx->out, pdef->name, redacted_copy(value));
 	} else {
 		/* secrets are already held in redacted form */
-		json_object_set_member(ctx->out, pdef->name, json_node_copy(value));
+		json_object_set_member(ctx->out, pdef->name, gnt_json_node_deep_copy(value));
 	}
 	return TRUE;
 }

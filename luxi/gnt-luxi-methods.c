@@ -626,9 +626,10 @@ method_query_jobs(GntLuxiCall *call, JsonArray *args)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonArray) ids = job_ids_as_ints(arg_node(args, 0));
+	/* evaluated before the call below reads @error */
+	JsonNode *rows = gnt_job_query_jobs(call->queue, ids, arg_array(args, 1), &error);
 
-	call_return_result(call, gnt_job_query_jobs(call->queue, ids, arg_array(args, 1), &error),
-			   error);
+	call_return_result(call, rows, error);
 }
 
 static void

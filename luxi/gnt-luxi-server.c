@@ -380,6 +380,7 @@ remove_stale_socket(const gchar *path, GError **error)
 {
 	g_autoptr(GSocket) probe = NULL;
 	g_autoptr(GSocketAddress) address = NULL;
+	g_autoptr(GError) probe_error = NULL;
 	GStatBuf st;
 
 	if (g_lstat(path, &st) != 0) {
@@ -400,9 +401,16 @@ remove_stale_socket(const gchar *path, GError **error)
 		return FALSE;
 	}
 	address = g_unix_socket_address_new(path);
-	if (g_socket_connect(probe, address, NULL, NULL)) {
+	if (g_socket_connect(probe, address, NULL, &probe_error)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
 			    "another master daemon is listening on '%s'", path);
+		return FALSE;
+	}
+	/* only a refused connection proves nobody listens: a full backlog or
+	 * a permission problem does not */
+	if (!g_error_matches(probe_error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "cannot tell whether '%s' is in use: %s", path, probe_error->message);
 		return FALSE;
 	}
 	if (g_unlink(path) != 0 && errno != ENOENT) {

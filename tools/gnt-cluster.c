@@ -42,8 +42,15 @@ init_cluster(GntCli *cli, gchar **args)
 	if (!gnt_paths_ensure_dirs(paths, &error))
 		return gnt_cli_fail(cli, error);
 	config = gnt_config_create(gnt_paths_get_config_db(paths), args[0], NULL, &error);
-	if (config == NULL)
+	if (config == NULL) {
+		/* a half-made config.db would make the next init say "already
+		 * initialised" */
+		g_autoptr(GError) cleanup_error = NULL;
+		if (!g_error_matches(error, GNT_ERROR, GNT_ERROR_EXISTS) &&
+		    !remove_cluster_state(paths, &cleanup_error))
+			g_printerr("gnt-cluster: %s\n", cleanup_error->message);
 		return gnt_cli_fail(cli, error);
+	}
 	g_clear_object(&config); /* masterd owns the database from now on */
 	if (!gnt_cli_daemon_start(paths, GNT_CLI_MASTERD, NULL, NULL, &error)) {
 		/* a cluster without its master is of no use: leave nothing behind */

@@ -373,7 +373,7 @@ multi_job_action(GntCli *cli, gchar **args, const gchar *method, const gchar *qu
 
 static const GOptionEntry cancel_entries[] = {
 	FORCE_OPTION,
-	{"kill", 0, 0, G_OPTION_ARG_NONE, &opt_kill, "Kill running jobs with SIGKILL", NULL},
+	{"kill", 0, 0, G_OPTION_ARG_NONE, &opt_kill, "Accepted for compatibility: a running job cannot be cancelled", NULL},
 	PENDING_OPTION,
 	QUEUED_OPTION,
 	WAITING_OPTION,

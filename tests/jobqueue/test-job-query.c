@@ -80,7 +80,7 @@ test_values_selected(void)
 
 	g_assert_no_error(error);
 	row_node = gnt_json_node_new_array(g_steal_pointer(&row));
-	test_json_assert_text(row_node, "[[\"TEST_DUMMY\", \"TEST_DELAY(1)\", \"CLUSTER_DESTROY\"], 7,"
+	test_json_assert_text(row_node, "[[\"TEST_DUMMY\", \"TEST_DELAY(1.0)\", \"CLUSTER_DESTROY\"], 7,"
 				   " \"running\", null, 7]");
 }
 

@@ -76,7 +76,11 @@ test_invalid(void)
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": \"1\"}",
 		       "OP_TEST_DELAY: parameter 'duration' must be a number, not string");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": -1}",
-		       "OP_TEST_DELAY: parameter 'duration' must not be negative");
+		       "OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1e308}",
+		       "OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0, \"repeat\": 9223372036854775807}",
+		       "OP_TEST_DELAY: parameter 'repeat' must be between 0 and 1000");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"bogus\": 1}",
 		       "OP_TEST_DELAY: unknown parameter 'bogus'");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"priority\": 5}",

@@ -700,7 +700,7 @@ test_side_by_side(ToolsFx *fx, gconstpointer data)
 	check(&other, 0, NULL, TOOL_DEBUG, "delay", "0.1");
 	mine = run_expect(fx, 0, TOOL_JOB, "list", "--no-headers", "-o", "id,summary");
 	theirs = run_expect(&other, 0, TOOL_JOB, "list", "--no-headers", "-o", "id,summary");
-	g_assert_cmpstr(mine->out, ==, "1 TEST_DELAY(0)\n2 TEST_DELAY(0)\n");
+	g_assert_cmpstr(mine->out, ==, "1 TEST_DELAY(0.0)\n2 TEST_DELAY(0.0)\n");
 	g_assert_cmpstr(theirs->out, ==, "1 TEST_DELAY(0.1)\n");
 	info = run_expect(&other, 0, TOOL_CLUSTER, "info");
 	assert_contains(info->out, "Cluster name: other.example.com");
