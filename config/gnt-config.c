@@ -571,8 +571,12 @@ db_read_cluster(sqlite3 *db, gboolean *found, GError **error)
 	}
 	*found = TRUE;
 	node = gnt_json_parse((const gchar *)sqlite3_column_text(stmt, 5), -1, error);
-	if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node)) {
-		g_clear_error(error);
+	if (node == NULL) {
+		g_prefix_error(error, "config database '%s': the cluster's data: ",
+			       sqlite3_db_filename(db, "main"));
+		return NULL;
+	}
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "config database '%s': the cluster's data is not a JSON object",
 			    sqlite3_db_filename(db, "main"));

@@ -78,6 +78,15 @@ master_clear(Master *self)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Master, master_clear)
 
+/* GNT_ERROR_NOT_FOUND: the root holds no cluster (no config database). */
+static void
+set_no_cluster_error(const GntPaths *paths, GError **error)
+{
+	g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+		    "no cluster under root '%s': run gnt-cluster init first",
+		    gnt_paths_get_root(paths));
+}
+
 static gboolean
 master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	     const MasterdOptions *opts, GError **error)
@@ -90,9 +99,7 @@ master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	if (self->config == NULL) {
 		if (g_error_matches(*error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
 			g_clear_error(error);
-			g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
-				    "no cluster under root '%s': run gnt-cluster init first",
-				    gnt_paths_get_root(paths));
+			set_no_cluster_error(paths, error);
 		}
 		return FALSE;
 	}
@@ -170,9 +177,7 @@ prepare(const GntPaths *paths, const MasterdOptions *opts, GError **error)
 	g_autofree gchar *log_file = NULL;
 
 	if (!g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
-			    "no cluster under root '%s': run gnt-cluster init first",
-			    gnt_paths_get_root(paths));
+		set_no_cluster_error(paths, error);
 		return FALSE;
 	}
 	if (!gnt_paths_ensure_dirs(paths, error))

@@ -20,6 +20,7 @@ struct _GntLuxiClient {
 	GntLuxiFramer *framer;
 	guint timeout_s;
 	gchar *error_class;
+	JsonNode *error_args; /* the encoded exception's arguments, or NULL */
 };
 
 G_DEFINE_TYPE(GntLuxiClient, gnt_luxi_client, G_TYPE_OBJECT)
@@ -35,6 +36,7 @@ gnt_luxi_client_finalize(GObject *object)
 	gnt_luxi_framer_free(self->framer);
 	g_free(self->socket_path);
 	g_free(self->error_class);
+	g_clear_pointer(&self->error_args, json_node_unref);
 	G_OBJECT_CLASS(gnt_luxi_client_parent_class)->finalize(object);
 }
 
@@ -74,14 +76,47 @@ client_connect(GSocket *socket, GSocketAddress *address, GError **error)
 	}
 }
 
+/* Ganeti's class for a failed send or receive (rpc/transport.py). */
+static const gchar *
+transport_error_class(const GError *cause)
+{
+	if (g_error_matches(cause, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+		return GNT_LUXI_EXC_TIMEOUT;
+	if (g_error_matches(cause, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+		return GNT_LUXI_EXC_PERMISSION;
+	return GNT_LUXI_EXC_PROTOCOL;
+}
+
+/* Ganeti's class for a failed connect: the daemon is absent, the socket
+ * forbidden, or the connect (or its retries on a full backlog) timed out. */
+static const gchar *
+connect_error_class(const GError *cause)
+{
+	if (g_error_matches(cause, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
+	    g_error_matches(cause, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+		return GNT_LUXI_EXC_TIMEOUT;
+	if (g_error_matches(cause, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+		return GNT_LUXI_EXC_PERMISSION;
+	return GNT_LUXI_EXC_NO_MASTER;
+}
+
 GntLuxiClient *
 gnt_luxi_client_new(const gchar *socket_path, GError **error)
+{
+	return gnt_luxi_client_new_full(socket_path, NULL, error);
+}
+
+GntLuxiClient *
+gnt_luxi_client_new_full(const gchar *socket_path, const gchar **exc_class, GError **error)
 {
 	g_autoptr(GntLuxiClient) self = NULL;
 	g_autoptr(GSocketAddress) address = NULL;
 	g_autoptr(GError) error_local = NULL;
 
 	g_return_val_if_fail(socket_path != NULL, NULL);
+
+	if (exc_class != NULL)
+		*exc_class = NULL;
 
 	self = g_object_new(GNT_TYPE_LUXI_CLIENT, NULL);
 	self->socket_path = g_strdup(socket_path);
@@ -91,6 +126,8 @@ gnt_luxi_client_new(const gchar *socket_path, GError **error)
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "cannot create a socket for the master daemon at '%s': %s", socket_path,
 			    error_local->message);
+		if (exc_class != NULL)
+			*exc_class = GNT_LUXI_EXC_NO_MASTER;
 		return NULL;
 	}
 	g_socket_set_timeout(self->socket, self->timeout_s);
@@ -103,6 +140,8 @@ gnt_luxi_client_new(const gchar *socket_path, GError **error)
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "cannot connect to the master daemon at '%s': %s%s", socket_path,
 			    error_local->message, absent ? " (is gantry-masterd running?)" : "");
+		if (exc_class != NULL)
+			*exc_class = connect_error_class(error_local);
 		return NULL;
 	}
 	return g_steal_pointer(&self);
@@ -125,12 +164,23 @@ gnt_luxi_client_get_error_class(GntLuxiClient *self)
 	return self->error_class;
 }
 
-/* A transport failure: the connection is unusable from now on. */
+JsonNode *
+gnt_luxi_client_get_error_args(GntLuxiClient *self)
+{
+	g_return_val_if_fail(GNT_IS_LUXI_CLIENT(self), NULL);
+	return self->error_args;
+}
+
+/* A transport failure of Ganeti's class @exc_class: the connection is
+ * unusable from now on. */
 static void
-client_broken(GntLuxiClient *self, GError **error, const gchar *what, const GError *cause)
+client_broken(GntLuxiClient *self, GError **error, const gchar *exc_class, const gchar *what,
+	      const GError *cause)
 {
 	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "%s the master daemon at '%s': %s",
 		    what, self->socket_path, cause->message);
+	g_free(self->error_class);
+	self->error_class = g_strdup(exc_class);
 	if (self->socket != NULL)
 		g_socket_close(self->socket, NULL);
 	g_clear_object(&self->socket);
@@ -146,7 +196,8 @@ client_send(GntLuxiClient *self, const gchar *data, gsize len, GError **error)
 		gssize n = g_socket_send(self->socket, data + done, len - done, NULL, &error_local);
 
 		if (n < 0) {
-			client_broken(self, error, "sending a request to", error_local);
+			client_broken(self, error, transport_error_class(error_local),
+				      "sending a request to", error_local);
 			return FALSE;
 		}
 		done += (gsize)n;
@@ -167,7 +218,8 @@ client_receive(GntLuxiClient *self, gboolean *success, JsonNode **result, GError
 		gssize n;
 
 		if (!gnt_luxi_framer_next(self->framer, &msg, &len, &error_local)) {
-			client_broken(self, error, "reading the answer of", error_local);
+			client_broken(self, error, GNT_LUXI_EXC_PROTOCOL, "reading the answer of",
+				      error_local);
 			return FALSE;
 		}
 		if (msg != NULL) {
@@ -178,6 +230,7 @@ client_receive(GntLuxiClient *self, gboolean *success, JsonNode **result, GError
 				g_propagate_prefixed_error(error, g_steal_pointer(&error_local),
 							   "master daemon at '%s': ",
 							   self->socket_path);
+				self->error_class = g_strdup(GNT_LUXI_EXC_PROTOCOL);
 				g_socket_close(self->socket, NULL);
 				g_clear_object(&self->socket);
 			}
@@ -185,14 +238,16 @@ client_receive(GntLuxiClient *self, gboolean *success, JsonNode **result, GError
 		}
 		n = g_socket_receive(self->socket, (gchar *)buf, sizeof(buf), NULL, &error_local);
 		if (n < 0) {
-			client_broken(self, error, "reading the answer of", error_local);
+			client_broken(self, error, transport_error_class(error_local),
+				      "reading the answer of", error_local);
 			return FALSE;
 		}
 		if (n == 0) {
 			g_autoptr(GError) closed = g_error_new_literal(
 				GNT_ERROR, GNT_ERROR_ENVIRONMENT, "the connection was closed");
 
-			client_broken(self, error, "reading the answer of", closed);
+			client_broken(self, error, GNT_LUXI_EXC_CONNECTION_CLOSED,
+				      "reading the answer of", closed);
 			return FALSE;
 		}
 		gnt_luxi_framer_feed(self->framer, buf, (gsize)n);
@@ -215,10 +270,12 @@ client_call_timeout(GntLuxiClient *self, const gchar *method, JsonNode *args, gu
 	g_return_val_if_fail(args != NULL && JSON_NODE_HOLDS_ARRAY(args), NULL);
 
 	g_clear_pointer(&self->error_class, g_free);
+	g_clear_pointer(&self->error_args, json_node_unref);
 	if (self->socket == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "the connection to the master daemon at '%s' is closed",
 			    self->socket_path);
+		self->error_class = g_strdup(GNT_LUXI_EXC_PROTOCOL);
 		return NULL;
 	}
 	g_socket_set_timeout(self->socket, timeout_s);
@@ -231,6 +288,10 @@ client_call_timeout(GntLuxiClient *self, const gchar *method, JsonNode *args, gu
 		g_socket_set_timeout(self->socket, self->timeout_s);
 	if (!success) {
 		g_propagate_error(error, gnt_luxi_decode_error(result, &self->error_class));
+		/* decoded with a class: the answer is [class, [args...]] */
+		if (self->error_class != NULL)
+			self->error_args =
+				json_node_copy(json_array_get_element(json_node_get_array(result), 1));
 		return NULL;
 	}
 	return g_steal_pointer(&result);

@@ -12,6 +12,13 @@ G_BEGIN_DECLS
  * request bytes are wiped once sent.
  */
 
+/* Ganeti's classes (rpc/errors.py) for failures of the connection itself */
+#define GNT_LUXI_EXC_NO_MASTER		"NoMasterError"
+#define GNT_LUXI_EXC_PERMISSION		"PermissionError"
+#define GNT_LUXI_EXC_TIMEOUT		"TimeoutError"
+#define GNT_LUXI_EXC_CONNECTION_CLOSED	"ConnectionClosedError"
+#define GNT_LUXI_EXC_PROTOCOL		"ProtocolError"
+
 #define GNT_TYPE_LUXI_CLIENT (gnt_luxi_client_get_type())
 G_DECLARE_FINAL_TYPE(GntLuxiClient, gnt_luxi_client, GNT, LUXI_CLIENT, GObject)
 
@@ -21,9 +28,15 @@ G_DECLARE_FINAL_TYPE(GntLuxiClient, gnt_luxi_client, GNT, LUXI_CLIENT, GObject)
  * permission denied) with GNT_ERROR_ENVIRONMENT too. (transfer full) */
 GntLuxiClient *
 gnt_luxi_client_new(const gchar *socket_path, GError **error);
+/* The same; on failure *@exc_class (may be NULL; static string) gets
+ * Ganeti's class for it: GNT_LUXI_EXC_PERMISSION when the socket may not be
+ * used, GNT_LUXI_EXC_TIMEOUT when connecting timed out, else
+ * GNT_LUXI_EXC_NO_MASTER. */
+GntLuxiClient *
+gnt_luxi_client_new_full(const gchar *socket_path, const gchar **exc_class, GError **error);
 
 /* Seconds one send or receive may block before the call fails with
- * GNT_ERROR_ENVIRONMENT; default 180 (Ganeti's LUXI_DEF_RWTO), 0: forever. */
+ * GNT_ERROR_ENVIRONMENT (class GNT_LUXI_EXC_TIMEOUT); default 180 (Ganeti's LUXI_DEF_RWTO), 0: forever. */
 void
 gnt_luxi_client_set_timeout(GntLuxiClient *self, guint timeout_s);
 
@@ -42,10 +55,18 @@ JsonNode *
 gnt_luxi_client_call(GntLuxiClient *self, const gchar *method, JsonNode *args, GError **error);
 
 /* The exception class ("OpPrereqError", "OpExecError", "JobLost", ...) of
- * the last failed call, NULL for a plain-string error, a transport error or
- * a successful call. (transfer none) */
+ * the last failed call, NULL for a plain-string error or a successful call.
+ * A transport failure has Ganeti's class for it: GNT_LUXI_EXC_TIMEOUT,
+ * GNT_LUXI_EXC_PERMISSION, GNT_LUXI_EXC_CONNECTION_CLOSED or else
+ * GNT_LUXI_EXC_PROTOCOL. (transfer none) */
 const gchar *
 gnt_luxi_client_get_error_class(GntLuxiClient *self);
+/* The arguments (a JSON array) of the exception the server sent for the
+ * last failed call, exactly as encoded: [msg, ecode] for OpPrereqError,
+ * ["host", ...] for ResolverError, ... NULL for a plain-string error, a
+ * transport failure or a successful call. (transfer none) */
+JsonNode *
+gnt_luxi_client_get_error_args(GntLuxiClient *self);
 
 /* SubmitJob: @ops is a list of opcode objects. */
 gboolean

@@ -34,6 +34,7 @@ typedef struct {
 	MethodFunc func;
 	guint min_args; /* the arguments after these are optional */
 	ArgSpec args[MAX_ARGS]; /* up to the first one with a NULL name */
+	gboolean many_jobs;	/* submits a list of jobs: answers [[true, id], ...] */
 } MethodDef;
 
 struct _GntLuxiCall {
@@ -395,10 +396,15 @@ submit_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	JsonArray *list;
 
 	if (ids == NULL) {
-		call_return_error(call, NULL, error);
+		/* the queue refuses a drained submission with WRONG_STATE "Queue
+		 * drained"; Ganeti answers GenericError("Queue drained") */
+		if (g_error_matches(error, GNT_ERROR, GNT_ERROR_WRONG_STATE))
+			call_return_error(call, GNT_LUXI_EXC_GENERIC, error);
+		else
+			call_return_error(call, NULL, error);
 		return;
 	}
-	if (g_strcmp0(call->def->name, "SubmitManyJobs") != 0) {
+	if (!call->def->many_jobs) {
 		g_return_if_fail(ids->len == 1);
 		call_return(call, gnt_json_node_new_int((gint64)g_array_index(ids, guint64, 0)));
 		return;
@@ -412,20 +418,11 @@ submit_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	call_return(call, gnt_json_node_new_array(list));
 }
 
-/* Queues @jobs (transfer full) unless the queue is drained. */
+/* Queues @jobs (transfer full); the queue refuses them when drained. */
 static void
 submit_jobs(GntLuxiCall *call, GPtrArray *jobs, gboolean ignore_drain)
 {
-	g_autoptr(GPtrArray) owned = jobs;
-
-	if (!ignore_drain && gnt_queue_get_drained(call->queue)) {
-		g_autoptr(GError) error = g_error_new_literal(GNT_ERROR, GNT_ERROR_WRONG_STATE,
-							      "Queue drained");
-
-		call_return_error(call, GNT_LUXI_EXC_GENERIC, error);
-		return;
-	}
-	gnt_queue_submit_async(call->queue, g_steal_pointer(&owned), ignore_drain, submit_done,
+	gnt_queue_submit_async(call->queue, jobs, ignore_drain, submit_done,
 			       gnt_luxi_call_ref(call));
 }
 
@@ -871,7 +868,7 @@ method_unsupported(GntLuxiCall *call, JsonArray *args)
 static const MethodDef methods[] = {
 	{"SubmitJob", method_submit_job, 1, {{"ops", ARG_LIST}}},
 	{"SubmitJobToDrainedQueue", method_submit_job_to_drained_queue, 1, {{"ops", ARG_LIST}}},
-	{"SubmitManyJobs", method_submit_many_jobs, 1, {{"jobs", ARG_LIST}}},
+	{"SubmitManyJobs", method_submit_many_jobs, 1, {{"jobs", ARG_LIST}}, TRUE},
 	{"WaitForJobChange", method_wait_for_job_change, 5,
 	 {JOB_ID_ARG, {"fields", ARG_STRING_LIST}, {"prev_job_info", ARG_ANY},
 	  {"prev_log_serial", ARG_INT_OR_NULL}, {"timeout", ARG_NUMBER}}},

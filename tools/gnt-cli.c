@@ -520,6 +520,13 @@ gnt_cli_set_exception(GntCli *self, const gchar *cls, JsonArray *args)
 	self->exc_args = args != NULL ? json_array_ref(args) : json_array_new();
 }
 
+static void
+clear_exception(GntCli *self)
+{
+	g_clear_pointer(&self->exc_class, g_free);
+	g_clear_pointer(&self->exc_args, json_array_unref);
+}
+
 const gchar *
 gnt_cli_get_exception_class(GntCli *self)
 {
@@ -564,8 +571,7 @@ gnt_cli_format_error(GntCli *self, const GError *error, gint *exit_code)
 				      error->message, code);
 	}
 	text = gnt_cli_format_exception(self->exc_class, self->exc_args, exit_code);
-	g_clear_pointer(&self->exc_class, g_free);
-	g_clear_pointer(&self->exc_args, json_array_unref);
+	clear_exception(self);
 	return text;
 }
 
@@ -582,11 +588,54 @@ gnt_cli_fail(GntCli *self, const GError *error)
 
 /* ---- LUXI ---- */
 
+/* errors.GetErrorClass knows these; MaybeRaise re-raises only them. */
+static gboolean
+is_ganeti_exception(const gchar *cls)
+{
+	static const gchar *const names[] = {
+		"GenericError", "LockError", "PidFileLockError", "HypervisorError",
+		"HotplugError", "ProgrammerError", "BlockDeviceError", "ConfigurationError",
+		"ConfigVersionMismatch", "ConfigVerifyError", "AddressPoolError",
+		"ReservationError", "RemoteError", "SignatureError", "ParameterError",
+		"ResultValidationError", "OpPrereqError", "OpExecError", "OpResultError",
+		"OpRetryNotSupportedError", "DeviceCreationError", "OpCodeUnknown", "JobLost",
+		"JobCanceled", "JobFileCorrupted", "ResolverError", "HooksFailure", "HooksAbort",
+		"UnitParseError", "ParseError", "TypeEnforcementError", "X509CertError",
+		"TagError", "CommandError", "StorageError", "InotifyError", "JobQueueError",
+		"JobQueueDrainError", "JobQueueFull", "ConfdMagicError", "ConfdClientError",
+		"UdpDataSizeError", "NoCtypesError", "IPAddressError", "LuxiError",
+		"QueryFilterParseError", "RapiTestResult", "FileStoragePathError",
+		"SshUpdateError", NULL};
+
+	return g_strv_contains(names, cls);
+}
+
+/* Records the exception a failure answer encoded: errors.MaybeRaise for a
+ * Ganeti class, else RequestError(answer), as rpc/client.py raises it. */
+static void
+set_encoded_exception(GntCli *self, const gchar *cls, JsonNode *args)
+{
+	g_autoptr(JsonArray) answer = NULL;
+	g_autoptr(JsonArray) request_args = NULL;
+
+	if (is_ganeti_exception(cls)) {
+		gnt_cli_set_exception(self, cls, json_node_get_array(args));
+		return;
+	}
+	answer = json_array_new();
+	json_array_add_string_element(answer, cls);
+	json_array_add_element(answer, json_node_copy(args));
+	request_args = json_array_new();
+	json_array_add_array_element(request_args, g_steal_pointer(&answer));
+	gnt_cli_set_exception(self, "RequestError", request_args);
+}
+
 GntLuxiClient *
 gnt_cli_get_client(GntCli *self, GError **error)
 {
 	const gchar *socket_path = gnt_paths_get_luxi_socket(self->paths);
 	g_autoptr(GError) error_local = NULL;
+	const gchar *cls = NULL;
 
 	if (self->client != NULL)
 		return self->client;
@@ -597,22 +646,31 @@ gnt_cli_get_client(GntCli *self, GError **error)
 					 gnt_paths_get_root(self->paths));
 		return NULL;
 	}
-	self->client = gnt_luxi_client_new(socket_path, &error_local);
+	self->client = gnt_luxi_client_new_full(socket_path, &cls, &error_local);
 	if (self->client == NULL) {
-		set_exception_message(self, "NoMasterError", socket_path, GNT_ERROR_ENVIRONMENT);
+		/* Ganeti's NoMasterError and PermissionError carry the address,
+		 * TimeoutError its message */
+		if (g_strcmp0(cls, GNT_LUXI_EXC_TIMEOUT) == 0)
+			set_exception_message(self, cls, error_local->message,
+					      GNT_ERROR_ENVIRONMENT);
+		else
+			set_exception_message(self, cls != NULL ? cls : GNT_LUXI_EXC_NO_MASTER,
+					      socket_path, GNT_ERROR_ENVIRONMENT);
 		g_propagate_error(error, g_steal_pointer(&error_local));
 		return NULL;
 	}
 	return self->client;
 }
 
-JsonNode *
-gnt_cli_call(GntCli *self, const gchar *method, JsonNode *args, GError **error)
+/* Calls @method, recording the exception behind a failure. */
+static JsonNode *
+call_recording(GntCli *self, const gchar *method, JsonNode *args, GError **error)
 {
 	GntLuxiClient *client = gnt_cli_get_client(self, error);
 	g_autoptr(GError) error_local = NULL;
 	JsonNode *result;
 	const gchar *cls;
+	JsonNode *exc_args;
 
 	if (client == NULL)
 		return NULL;
@@ -620,11 +678,26 @@ gnt_cli_call(GntCli *self, const gchar *method, JsonNode *args, GError **error)
 	if (result != NULL)
 		return result;
 	cls = gnt_luxi_client_get_error_class(client);
-	/* no class: a plain-string answer or a broken connection (RequestError,
-	 * ConnectionClosedError: both Ganeti ProtocolErrors) */
-	set_exception_message(self, cls != NULL ? cls : "ProtocolError", error_local->message,
-			      error_local->domain == GNT_ERROR ? (GntError)error_local->code
-							       : GNT_ERROR_FAULT);
+	exc_args = gnt_luxi_client_get_error_args(client);
+	if (cls != NULL && exc_args != NULL)
+		set_encoded_exception(self, cls, exc_args);
+	else /* a transport failure, or a plain-string answer: RequestError */
+		set_exception_message(self, cls != NULL ? cls : "RequestError",
+				      error_local->message, GNT_ERROR_FAULT);
+	g_propagate_error(error, g_steal_pointer(&error_local));
+	return NULL;
+}
+
+JsonNode *
+gnt_cli_call(GntCli *self, const gchar *method, JsonNode *args, GError **error)
+{
+	g_autoptr(GError) error_local = NULL;
+	JsonNode *result = call_recording(self, method, args, &error_local);
+
+	if (result != NULL)
+		return result;
+	if (error == NULL)
+		clear_exception(self); /* nobody reports this failure: forget its class */
 	g_propagate_error(error, g_steal_pointer(&error_local));
 	return NULL;
 }
@@ -702,28 +775,6 @@ poll_fail(GntCli *self, GError **error, const gchar *cls, const gchar *message)
 {
 	set_exception_message(self, cls, message, GNT_ERROR_FAULT);
 	g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, message);
-}
-
-/* errors.GetErrorClass knows these; MaybeRaise re-raises only them. */
-static gboolean
-is_ganeti_exception(const gchar *cls)
-{
-	static const gchar *const names[] = {
-		"GenericError", "LockError", "PidFileLockError", "HypervisorError",
-		"HotplugError", "ProgrammerError", "BlockDeviceError", "ConfigurationError",
-		"ConfigVersionMismatch", "ConfigVerifyError", "AddressPoolError",
-		"ReservationError", "RemoteError", "SignatureError", "ParameterError",
-		"ResultValidationError", "OpPrereqError", "OpExecError", "OpResultError",
-		"OpRetryNotSupportedError", "DeviceCreationError", "OpCodeUnknown", "JobLost",
-		"JobCanceled", "JobFileCorrupted", "ResolverError", "HooksFailure", "HooksAbort",
-		"UnitParseError", "ParseError", "TypeEnforcementError", "X509CertError",
-		"TagError", "CommandError", "StorageError", "InotifyError", "JobQueueError",
-		"JobQueueDrainError", "JobQueueFull", "ConfdMagicError", "ConfdClientError",
-		"UdpDataSizeError", "NoCtypesError", "IPAddressError", "LuxiError",
-		"QueryFilterParseError", "RapiTestResult", "FileStoragePathError",
-		"SshUpdateError", NULL};
-
-	return g_strv_contains(names, cls);
 }
 
 /* errors.MaybeRaise: records an encoded [cls, [args]] exception. */
@@ -1228,6 +1279,7 @@ warn_unknown_fields(JsonObject *response)
 	}
 	if (names->len == 0)
 		return FALSE;
+	fflush(stdout); /* Ganeti's ToStdout/ToStderr flush every line */
 	g_printerr("Warning: Queried for unknown fields %s\n", names->str);
 	return TRUE;
 }
@@ -1326,11 +1378,12 @@ gnt_cli_generic_list_fields(GntCli *self, const gchar *resource, gchar **fields,
 		row[3] = g_strdup(values[3]);
 		g_ptr_array_add(rows, row);
 	}
+	/* _WarnUnknownFields runs before the table is printed */
+	*exit_code = warn_unknown_fields(response) ? GNT_CLI_EXIT_UNKNOWN_FIELD
+						   : GNT_CLI_EXIT_SUCCESS;
 	lines = gnt_cli_format_table(columns, G_N_ELEMENTS(columns), rows, !self->opts.no_headers,
 				     self->opts.separator);
 	print_lines(lines);
-	*exit_code = warn_unknown_fields(response) ? GNT_CLI_EXIT_UNKNOWN_FIELD
-			     : GNT_CLI_EXIT_SUCCESS;
 	return TRUE;
 }
 

@@ -137,8 +137,10 @@ gnt_cli_format_error(GntCli *self, const GError *error, gint *exit_code);
  */
 GntLuxiClient *
 gnt_cli_get_client(GntCli *self, GError **error);
-/* gnt_luxi_client_call() through the connection, recording the server's
- * exception class on failure. @args: JSON array, (transfer none). */
+/* gnt_luxi_client_call() through the connection, recording on failure the
+ * exception as the server sent it (class and arguments; a transport failure
+ * as Ganeti's TimeoutError, PermissionError, ...). With @error NULL nothing
+ * is recorded: nobody reports that failure. @args: JSON array, (transfer none). */
 JsonNode *
 gnt_cli_call(GntCli *self, const gchar *method, JsonNode *args, GError **error);
 /* The same with @args built from a JsonArray (transfer full). */

@@ -326,7 +326,38 @@ typedef enum {
 	PARAM_LIST,	   /* CommaJoin */
 	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
 	PARAM_UID_POOL,	   /* FormatUidPool */
+	PARAM_SEARCH_PATH,  /* CommaJoin, else the default of search_paths[] */
 } ParamFormat;
+
+/* Where OS and ExtStorage providers are looked for: Ganeti's defaults
+ * (pathutils.OS_SEARCH_PATH, ES_SEARCH_PATH), shown while the cluster
+ * record has no such setting. */
+static const struct {
+	const gchar *key;
+	const gchar *const dirs[5];
+} search_paths[] = {
+	{"os_search_path",
+	 {"/srv/ganeti/os", "/usr/local/lib/ganeti/os", "/usr/lib/ganeti/os",
+	  "/usr/share/ganeti/os", NULL}},
+	{"es_search_path",
+	 {"/srv/ganeti/extstorage", "/usr/local/lib/ganeti/extstorage",
+	  "/usr/lib/ganeti/extstorage", "/usr/share/ganeti/extstorage", NULL}},
+};
+
+/* The search path @key of @info, else its default, comma-joined. */
+static gchar *
+format_search_path(JsonObject *info, const gchar *key)
+{
+	JsonNode *value = member(info, key);
+
+	if (value != NULL && JSON_NODE_HOLDS_ARRAY(value))
+		return comma_join(value, FALSE, NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(search_paths); i++) {
+		if (g_strcmp0(search_paths[i].key, key) == 0)
+			return g_strjoinv(", ", (gchar **)search_paths[i].dirs);
+	}
+	g_return_val_if_reached(g_strdup(""));
+}
 
 static GntCliInfo *
 cluster_parameters_info(JsonObject *info)
@@ -357,6 +388,8 @@ cluster_parameters_info(JsonObject *info)
 		{"default instance allocator parameters", "default_iallocator_params", PARAM_RAW},
 		{"primary ip version", "primary_ip_version", PARAM_RAW},
 		{"preallocation wipe disks", "prealloc_wipe_disks", PARAM_RAW},
+		{"OS search path", "os_search_path", PARAM_SEARCH_PATH},
+		{"ExtStorage Providers search path", "es_search_path", PARAM_SEARCH_PATH},
 		{"enabled disk templates", "enabled_disk_templates", PARAM_LIST},
 		{"install image", "install_image", PARAM_RAW},
 		{"instance communication network", "instance_communication_network", PARAM_RAW},
@@ -382,6 +415,9 @@ cluster_parameters_info(JsonObject *info)
 			break;
 		case PARAM_UID_POOL:
 			text = format_uid_pool(value);
+			break;
+		case PARAM_SEARCH_PATH:
+			text = format_search_path(info, params[i].key);
 			break;
 		case PARAM_RAW:
 		default:

@@ -1,4 +1,5 @@
 /* gnt-debug: debugging commands, after Ganeti's lib/client/gnt_debug.py. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,6 +52,13 @@ delay(GntCli *cli, gchar **args)
 	if (end == args[0] || *end != '\0') {
 		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
 					 "Invalid duration '%s': not a number of seconds", args[0]);
+		return gnt_cli_fail(cli, error);
+	}
+	if (!isfinite(duration) || duration < 0) {
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
+					 "Invalid duration '%s': must be a finite number of seconds, "
+					 "0 or more",
+					 args[0]);
 		return gnt_cli_fail(cli, error);
 	}
 	op = gnt_cli_new_opcode(cli, "OP_TEST_DELAY");

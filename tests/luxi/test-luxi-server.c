@@ -229,6 +229,17 @@ assert_call_fails(GntLuxiClient *client, const gchar *method, const gchar *args,
 	g_assert_cmpstr(gnt_luxi_client_get_error_class(client), ==, exc_class);
 }
 
+/* The last failure's exception arguments are exactly @expected (JSON text),
+ * or there are none when @expected is NULL. */
+static void
+assert_error_args(GntLuxiClient *client, const gchar *expected)
+{
+	JsonNode *args = gnt_luxi_client_get_error_args(client);
+	g_autofree gchar *text = args != NULL ? gnt_json_to_string(args) : NULL;
+
+	g_assert_cmpstr(text, ==, expected);
+}
+
 /* The message gnt_opcode_new_from_json() gives for @op_json: the server
  * must pass it on word for word. */
 static gchar *
@@ -564,9 +575,12 @@ test_drain(ServerFx *fx, gconstpointer data)
 	assert_call(client, "SetDrainFlag", "[true]", "true");
 	assert_call(client, "QueryConfigValues", "[[\"drain_flag\", \"cluster_name\", \"nope\"]]",
 		    "[true,\"cluster.example.com\",null]");
+	/* the queue's refusal, in one shape for both: GenericError("Queue drained") */
 	assert_call_fails(client, "SubmitJob", op, "GenericError", GNT_ERROR_FAULT, "Queue drained");
+	assert_error_args(client, "[\"Queue drained\"]");
 	assert_call_fails(client, "SubmitManyJobs", many, "GenericError", GNT_ERROR_FAULT,
 			  "Queue drained");
+	assert_error_args(client, "[\"Queue drained\"]");
 	assert_call(client, "SubmitJobToDrainedQueue", op, "1");
 	assert_call(client, "SetDrainFlag", "[false]", "true");
 	assert_call(client, "QueryConfigValues", "[[\"drain_flag\"]]", "[false]");
@@ -606,8 +620,11 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	assert_call(client, "QueryTags", "[\"cluster\", \"\"]", "[]");
 	assert_call_fails(client, "QueryTags", "[\"node\", \"node1\"]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "querying the tags of a node is not supported yet");
+	assert_error_args(client, "[\"querying the tags of a node is not supported yet\","
+				  "\"wrong_input\"]");
 	assert_call_fails(client, "QueryTags", "[\"bogus\", \"\"]", NULL, GNT_ERROR_INVALID,
 			  "Failed to parse request: QueryTags: unknown tag kind 'bogus'");
+	assert_error_args(client, NULL); /* a plain string */
 	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], null]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "querying the resource 'instance' is not supported yet");
 	assert_call_fails(client, "QueryFields", "[\"os\", null]", "OpPrereqError",
@@ -925,29 +942,76 @@ test_client_no_daemon(void)
 	g_assert_true(g_str_has_suffix(error->message, " (is gantry-masterd running?)"));
 }
 
+/* A socket file bound at @name in a new temp dir. (transfer full) */
+static GSocket *
+bind_socket_file(const gchar *name, gchar **dir, gchar **path)
+{
+	g_autoptr(GSocketAddress) address = NULL;
+	GSocket *socket = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+				       G_SOCKET_PROTOCOL_DEFAULT, NULL);
+
+	*dir = g_dir_make_tmp("gnt-luxi-XXXXXX", NULL);
+	*path = g_build_filename(*dir, name, NULL);
+	address = g_unix_socket_address_new(*path);
+	g_assert_true(g_socket_bind(socket, address, FALSE, NULL));
+	return socket;
+}
+
+static void
+remove_socket_file(const gchar *dir, const gchar *path)
+{
+	g_assert_cmpint(g_unlink(path), ==, 0);
+	g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 static void
 test_client_refused(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *dir = g_dir_make_tmp("gnt-luxi-XXXXXX", NULL);
-	g_autofree gchar *path = g_build_filename(dir, "dead.sock", NULL);
-	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(path);
-	g_autoptr(GSocket) dead = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
-					       G_SOCKET_PROTOCOL_DEFAULT, NULL);
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *path = NULL;
+	g_autoptr(GSocket) dead = bind_socket_file("dead.sock", &dir, &path);
 	g_autoptr(GntLuxiClient) client = NULL;
 	g_autofree gchar *prefix = g_strdup_printf("cannot connect to the master daemon at '%s': ",
 						   path);
+	const gchar *exc_class = NULL;
 
-	/* a socket file nobody listens on: connection refused */
-	g_assert_true(g_socket_bind(dead, address, FALSE, NULL));
+	/* a socket file nobody listens on: connection refused, Ganeti's NoMasterError */
 	g_socket_close(dead, NULL);
-	client = gnt_luxi_client_new(path, &error);
+	client = gnt_luxi_client_new_full(path, &exc_class, &error);
 	g_assert_null(client);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	g_assert_true(g_str_has_prefix(error->message, prefix));
 	g_assert_true(g_str_has_suffix(error->message, " (is gantry-masterd running?)"));
-	g_assert_cmpint(g_unlink(path), ==, 0);
-	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	g_assert_cmpstr(exc_class, ==, GNT_LUXI_EXC_NO_MASTER);
+	remove_socket_file(dir, path);
+}
+
+/* A daemon that never answers: the call times out as Ganeti's TimeoutError,
+ * with no exception arguments (nothing was sent back). */
+static void
+test_client_timeout(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *path = NULL;
+	g_autoptr(GSocket) mute = bind_socket_file("mute.sock", &dir, &path);
+	g_autoptr(GntLuxiClient) client = NULL;
+	g_autoptr(JsonNode) args = parse("[]");
+	g_autoptr(JsonNode) result = NULL;
+
+	/* listening but never accepting: the backlog takes the connection */
+	g_assert_true(g_socket_listen(mute, NULL));
+	client = gnt_luxi_client_new(path, &error);
+	g_assert_no_error(error);
+	gnt_luxi_client_set_timeout(client, 1);
+	result = gnt_luxi_client_call(client, "QueryClusterInfo", args, &error);
+	g_assert_null(result);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	g_assert_cmpstr(gnt_luxi_client_get_error_class(client), ==, GNT_LUXI_EXC_TIMEOUT);
+	assert_error_args(client, NULL);
+	g_socket_close(mute, NULL);
+	remove_socket_file(dir, path);
 }
 
 static void
@@ -992,5 +1056,6 @@ main(int argc, char **argv)
 	ADD("/luxi/server/socket-file", test_socket_file);
 	g_test_add_func("/luxi/client/no-daemon", test_client_no_daemon);
 	g_test_add_func("/luxi/client/refused", test_client_refused);
+	g_test_add_func("/luxi/client/timeout", test_client_timeout);
 	return g_test_run();
 }

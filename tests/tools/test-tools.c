@@ -6,11 +6,15 @@
  */
 #include <gio/gio.h>
 #include <gio/gunixsocketaddress.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 
 #include "gnt-build-config.h"
+#include "gnt-json.h"
+#include "gnt-luxi-codec.h"
+#include "gnt-paths.h"
 
 typedef enum {
 	TOOL_CLUSTER,
@@ -49,10 +53,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(RunResult, run_result_free)
 /* Runs @tool with the NULL-terminated arguments in @args, under $GANTRY_ROOT
  * set to the fixture's root. */
 static RunResult *
-run_argv(ToolsFx *fx, Tool tool, const gchar *const *args)
+run_argv_flags(ToolsFx *fx, Tool tool, GSubprocessFlags stderr_flag, const gchar *const *args)
 {
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	g_autoptr(GSubprocessLauncher) launcher =
+		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | stderr_flag);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GSubprocess) proc = NULL;
 	g_autoptr(GError) error = NULL;
@@ -80,7 +84,17 @@ run_argv(ToolsFx *fx, Tool tool, const gchar *const *args)
 	return result;
 }
 
+static RunResult *
+run_argv(ToolsFx *fx, Tool tool, const gchar *const *args)
+{
+	return run_argv_flags(fx, tool, G_SUBPROCESS_FLAGS_STDERR_PIPE, args);
+}
+
 #define run(fx, tool, ...) run_argv(fx, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+/* The same with stderr merged into stdout (r->out), to check their order. */
+#define run_merged(fx, tool, ...)                                                               \
+	run_argv_flags(fx, tool, G_SUBPROCESS_FLAGS_STDERR_MERGE,                                \
+		       (const gchar *const[]){__VA_ARGS__, NULL})
 
 /* Runs and expects the exit status @expected. */
 static RunResult *
@@ -254,6 +268,14 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 	assert_contains(r->out, "Architecture (this node): ");
 	assert_contains(r->out, "Tags: (none)\n");
 	assert_contains(r->out, "Cluster parameters: \n  candidate pool size: ");
+	/* Ganeti's default search paths, right after "preallocation wipe disks" */
+	assert_contains(r->out, "  preallocation wipe disks: False\n"
+				"  OS search path: /srv/ganeti/os, /usr/local/lib/ganeti/os, "
+				"/usr/lib/ganeti/os, /usr/share/ganeti/os\n"
+				"  ExtStorage Providers search path: /srv/ganeti/extstorage, "
+				"/usr/local/lib/ganeti/extstorage, /usr/lib/ganeti/extstorage, "
+				"/usr/share/ganeti/extstorage\n"
+				"  enabled disk templates: ");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_CLUSTER, "version");
 	assert_contains(r->out, "Software version: " GNT_VERSION "\n");
@@ -393,6 +415,7 @@ test_daemons_foreground_notify(ToolsFx *fx, gconstpointer data)
 static void
 test_debug_delay(ToolsFx *fx, gconstpointer data)
 {
+	static const gchar *const bad_durations[] = {"inf", "nan", "-1", "1e999"};
 	g_autoptr(RunResult) r = NULL;
 	g_autoptr(GRegex) log_line = g_regex_new(
 		"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123]\\d \\d\\d:\\d\\d:\\d\\d \\d{4} hello$",
@@ -427,6 +450,15 @@ test_debug_delay(ToolsFx *fx, gconstpointer data)
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_DEBUG, "delay", "soon");
 	assert_contains(r->err, "Invalid duration 'soon'");
+	for (guint i = 0; i < G_N_ELEMENTS(bad_durations); i++) {
+		g_autofree gchar *expected = g_strdup_printf(
+			"Invalid duration '%s': must be a finite number of seconds, 0 or more",
+			bad_durations[i]);
+
+		g_clear_pointer(&r, run_result_free);
+		r = run_expect(fx, 1, TOOL_DEBUG, "delay", "--", bad_durations[i]);
+		assert_contains(r->err, expected);
+	}
 }
 
 static void
@@ -464,6 +496,195 @@ test_debug_submit_job(ToolsFx *fx, gconstpointer data)
 	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "id,status", "--no-headers", "--separator",
 		       ":");
 	g_assert_cmpstr(r->out, ==, "1:success\n2:success\n3:success\n4:error\n");
+}
+
+/* ---- a scripted master daemon ---- */
+
+/* Listens on the root's LUXI socket (in a thread) and answers every request
+ * with the answer text set for its method, so a test can make the commands
+ * meet any answer Ganeti's luxid may give. */
+typedef struct {
+	GntPaths *paths;
+	GSocket *listener;
+	GCancellable *cancel;
+	GThread *thread;
+	GMutex mutex;
+	GHashTable *answers; /* method -> whole answer, JSON text */
+} FakeMaster;
+
+#define FAKE_NO_ANSWER "{\"success\": false, \"result\": \"Failed to parse request: no answer\"}"
+
+static void
+fake_master_answer(FakeMaster *self, GSocket *conn, const gchar *msg, gsize len)
+{
+	g_autofree gchar *method = NULL;
+	g_autoptr(JsonArray) args = NULL;
+	g_autofree gchar *answer = NULL;
+
+	g_assert_true(gnt_luxi_parse_request(msg, len, &method, &args, NULL));
+	g_mutex_lock(&self->mutex);
+	answer = g_strdup(g_hash_table_lookup(self->answers, method));
+	g_mutex_unlock(&self->mutex);
+	if (answer == NULL)
+		answer = g_strdup(FAKE_NO_ANSWER);
+	for (gsize done = 0, total = strlen(answer) + 1; done < total;) {
+		/* the answer and its terminator (the NUL, replaced) */
+		gssize n;
+
+		answer[total - 1] = GNT_LUXI_EOM;
+		n = g_socket_send(conn, answer + done, total - done, self->cancel, NULL);
+		if (n <= 0)
+			return;
+		done += (gsize)n;
+	}
+}
+
+static gpointer
+fake_master_thread(gpointer data)
+{
+	FakeMaster *self = data;
+
+	for (;;) {
+		g_autoptr(GSocket) conn = g_socket_accept(self->listener, self->cancel, NULL);
+		g_autoptr(GntLuxiFramer) framer = gnt_luxi_framer_new(0);
+		guint8 buf[4096];
+		gssize n;
+
+		if (conn == NULL)
+			return NULL;
+		while ((n = g_socket_receive(conn, (gchar *)buf, sizeof(buf), self->cancel, NULL)) >
+		       0) {
+			const gchar *msg = NULL;
+			gsize len = 0;
+
+			gnt_luxi_framer_feed(framer, buf, (gsize)n);
+			while (gnt_luxi_framer_next(framer, &msg, &len, NULL) && msg != NULL) {
+				fake_master_answer(self, conn, msg, len);
+				gnt_luxi_framer_release(framer);
+			}
+		}
+	}
+}
+
+/* Makes the fixture's root look like a cluster whose master is @self. */
+static void
+fake_master_start(FakeMaster *self, ToolsFx *fx)
+{
+	g_autoptr(GSocketAddress) address = NULL;
+	g_autoptr(GError) error = NULL;
+
+	self->paths = gnt_paths_new(fx->root);
+	g_assert_true(gnt_paths_ensure_dirs(self->paths, &error));
+	g_assert_true(g_file_set_contents(gnt_paths_get_config_db(self->paths), "", 0, &error));
+	self->listener = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+				      G_SOCKET_PROTOCOL_DEFAULT, &error);
+	g_assert_no_error(error);
+	address = g_unix_socket_address_new(gnt_paths_get_luxi_socket(self->paths));
+	g_assert_true(g_socket_bind(self->listener, address, FALSE, &error));
+	g_assert_true(g_socket_listen(self->listener, &error));
+	self->cancel = g_cancellable_new();
+	g_mutex_init(&self->mutex);
+	self->answers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	self->thread = g_thread_new("fake-master", fake_master_thread, self);
+}
+
+static void
+fake_master_set(FakeMaster *self, const gchar *method, const gchar *answer)
+{
+	g_mutex_lock(&self->mutex);
+	g_hash_table_replace(self->answers, g_strdup(method), g_strdup(answer));
+	g_mutex_unlock(&self->mutex);
+}
+
+static void
+fake_master_stop(FakeMaster *self)
+{
+	g_cancellable_cancel(self->cancel);
+	g_thread_join(self->thread);
+	g_socket_close(self->listener, NULL);
+	g_object_unref(self->listener);
+	g_object_unref(self->cancel);
+	g_hash_table_unref(self->answers);
+	g_mutex_clear(&self->mutex);
+	g_assert_cmpint(g_unlink(gnt_paths_get_luxi_socket(self->paths)), ==, 0);
+	g_assert_cmpint(g_unlink(gnt_paths_get_config_db(self->paths)), ==, 0);
+	gnt_paths_free(self->paths);
+}
+
+/* Runs @tool expecting failure and exactly @err on stderr. */
+static void
+check_fails_argv(ToolsFx *fx, const gchar *err, Tool tool, const gchar *const *args)
+{
+	g_autoptr(RunResult) r = run_expect_argv(fx, 1, tool, args);
+
+	g_assert_cmpstr(r->err, ==, err);
+}
+
+#define check_fails(fx, err, tool, ...)                                                         \
+	check_fails_argv(fx, err, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+
+/* The exception the master sends is printed as cli.FormatError prints it,
+ * arguments and all. */
+static void
+test_errors_as_sent(ToolsFx *fx, gconstpointer data)
+{
+	FakeMaster master = {0};
+
+	fake_master_start(&master, fx);
+	fake_master_set(&master, "Query",
+			"{\"success\": false, \"result\": [\"OpPrereqError\", "
+			"[\"Name 'a' is not unique\", \"resource_not_unique\"]]}");
+	check_fails(fx,
+		    "Failure: prerequisites not met for this operation:\n"
+		    "error type: resource_not_unique, error details:\nName 'a' is not unique\n",
+		    TOOL_JOB, "list");
+	/* one argument: no "error type" */
+	fake_master_set(&master, "QueryClusterInfo",
+			"{\"success\": false, \"result\": [\"OpPrereqError\", [\"Only this\"]]}");
+	check_fails(fx, "Failure: prerequisites not met for this operation:\nOnly this\n",
+		    TOOL_CLUSTER, "info");
+	fake_master_set(&master, "QueryFields",
+			"{\"success\": false, \"result\": [\"ResolverError\", "
+			"[\"nohost.invalid\", -2, \"Name or service not known\"]]}");
+	check_fails(fx, "Failure: can't resolve hostname 'nohost.invalid'\n", TOOL_JOB,
+		    "list-fields");
+	/* not a Ganeti class: rpc/client.py raises RequestError(answer) */
+	fake_master_set(&master, "QueryFields",
+			"{\"success\": false, \"result\": [\"NoSuchError\", [\"x\", 1]]}");
+	check_fails(fx,
+		    "Unhandled protocol error while talking to the master daemon:\n"
+		    "['NoSuchError', ['x', 1]]\n",
+		    TOOL_JOB, "list-fields");
+	fake_master_set(&master, "QueryFields",
+			"{\"success\": false, \"result\": \"Failed to parse request: bad\"}");
+	check_fails(fx,
+		    "Unhandled protocol error while talking to the master daemon:\n"
+		    "Failed to parse request: bad\n",
+		    TOOL_JOB, "list-fields");
+	fake_master_stop(&master);
+}
+
+/* A QueryJobs failure nobody reports (choosing the next job to wait for)
+ * leaves no exception behind for the next failure. */
+static void
+test_debug_unreported_failure(ToolsFx *fx, gconstpointer data)
+{
+	FakeMaster master = {0};
+	g_autoptr(RunResult) r = NULL;
+	g_autofree gchar *ops = root_path(fx, "ops.json");
+
+	g_assert_true(g_file_set_contents(ops, "[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}]",
+					  -1, NULL));
+	fake_master_start(&master, fx);
+	fake_master_set(&master, "SubmitManyJobs", "{\"success\": true, \"result\": [[true, 1]]}");
+	fake_master_set(&master, "QueryJobs",
+			"{\"success\": false, \"result\": [\"JobLost\", [\"gone\"]]}");
+	fake_master_set(&master, "WaitForJobChange", "{\"success\": true, \"result\": 42}");
+	r = run(fx, TOOL_DEBUG, "submit-job", ops);
+	assert_contains(r->err, " has failed: ");
+	assert_contains(r->err, "WaitForJobChange answered a ");
+	assert_not_contains(r->err, "archived");
+	fake_master_stop(&master);
 }
 
 /* ---- gnt-job ---- */
@@ -509,6 +730,13 @@ test_job_list(ToolsFx *fx, gconstpointer data)
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_JOB, "list-fields", "--no-headers", "--separator", "|", "id");
 	g_assert_true(g_str_has_prefix(r->out, "id|Number|ID|"));
+	g_clear_pointer(&r, run_result_free);
+	/* GenericListFields warns before the table */
+	r = run_merged(fx, TOOL_JOB, "list-fields", "--no-headers", "--separator", "|", "bogus",
+		       "id");
+	g_assert_cmpint(r->status, ==, 14);
+	g_assert_true(g_str_has_prefix(r->out, "Warning: Queried for unknown fields bogus\n"
+					       "bogus|Unknown|"));
 }
 
 static void
@@ -731,5 +959,9 @@ main(int argc, char **argv)
 	g_test_add("/tools/cluster/side-by-side", ToolsFx, NULL, fx_set_up, test_side_by_side,
 		   fx_tear_down);
 	g_test_add("/tools/usage", ToolsFx, NULL, fx_set_up_empty, test_usage, fx_tear_down);
+	g_test_add("/tools/errors/as-sent", ToolsFx, NULL, fx_set_up_empty, test_errors_as_sent,
+		   fx_tear_down);
+	g_test_add("/tools/debug/unreported-failure", ToolsFx, NULL, fx_set_up_empty,
+		   test_debug_unreported_failure, fx_tear_down);
 	return g_test_run();
 }
