@@ -1,4 +1,5 @@
 #include "gnt-config.h"
+#include "gnt-config-private.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -9,7 +10,8 @@
 #include "gnt-json.h"
 #include "gnt-paths.h"
 
-#define SCHEMA_VERSION 1
+/* 1: the cluster; 2: nodes and instances */
+#define SCHEMA_VERSION 2
 
 /* ------------------------------------------------------------------ */
 /* Cluster settings: one table, in the order QueryClusterInfo shows them */
@@ -387,46 +389,43 @@ gnt_config_check_name(const gchar *name, const gchar *what, GError **error)
 /* ------------------------------------------------------------------ */
 /* config.db */
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sqlite3_stmt, sqlite3_finalize)
 
-static void
-db_set_error(GError **error, sqlite3 *db, const gchar *what)
+void
+gnt_config_db_set_error(GError **error, sqlite3 *db, const gchar *what)
 {
 	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "config database '%s': %s: %s",
 		    sqlite3_db_filename(db, "main"), what, sqlite3_errmsg(db));
 }
 
-static gboolean
-db_exec(sqlite3 *db, const gchar *sql, GError **error)
+gboolean
+gnt_config_db_exec(sqlite3 *db, const gchar *sql, GError **error)
 {
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		db_set_error(error, db, sql);
+		gnt_config_db_set_error(error, db, sql);
 		return FALSE;
 	}
 	return TRUE;
 }
 
-static sqlite3_stmt *
-db_prepare(sqlite3 *db, const gchar *sql, GError **error)
+sqlite3_stmt *
+gnt_config_db_prepare(sqlite3 *db, const gchar *sql, GError **error)
 {
 	sqlite3_stmt *stmt = NULL;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-		db_set_error(error, db, sql);
+		gnt_config_db_set_error(error, db, sql);
 		return NULL;
 	}
 	return stmt;
 }
 
-typedef gboolean (*DbFunc)(sqlite3 *db, gpointer data, GError **error);
-
 /* Runs @func in one write transaction, committed or rolled back. */
-static gboolean
-db_transaction(sqlite3 *db, DbFunc func, gpointer data, GError **error)
+gboolean
+gnt_config_db_transaction(sqlite3 *db, GntConfigDbFunc func, gpointer data, GError **error)
 {
-	if (!db_exec(db, "BEGIN IMMEDIATE", error))
+	if (!gnt_config_db_exec(db, "BEGIN IMMEDIATE", error))
 		return FALSE;
-	if (!func(db, data, error) || !db_exec(db, "COMMIT", error)) {
+	if (!func(db, data, error) || !gnt_config_db_exec(db, "COMMIT", error)) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return FALSE;
 	}
@@ -436,9 +435,9 @@ db_transaction(sqlite3 *db, DbFunc func, gpointer data, GError **error)
 static gboolean
 db_create_schema(sqlite3 *db, GError **error)
 {
-	/* One table per object kind; later kinds (node, instance, ...) add
-	 * their names here. */
-	static const gchar *const kinds[] = {"cluster"};
+	/* One table per object kind; every statement is idempotent, so an
+	 * older database gains the tables it lacks. */
+	static const gchar *const kinds[] = {"cluster", "node", "instance"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		g_autofree gchar *sql = g_strdup_printf(
@@ -446,22 +445,22 @@ db_create_schema(sqlite3 *db, GError **error)
 			" name TEXT NOT NULL UNIQUE, serial_no INTEGER NOT NULL,"
 			" ctime REAL NOT NULL, mtime REAL NOT NULL, data TEXT NOT NULL) STRICT",
 			kinds[i]);
-		if (!db_exec(db, sql, error))
+		if (!gnt_config_db_exec(db, sql, error))
 			return FALSE;
 	}
-	return db_exec(db, "PRAGMA user_version = " G_STRINGIFY(SCHEMA_VERSION), error);
+	return gnt_config_db_exec(db, "PRAGMA user_version = " G_STRINGIFY(SCHEMA_VERSION), error);
 }
 
 static gboolean
-db_check_schema(sqlite3 *db, gboolean *empty, GError **error)
+db_check_schema(sqlite3 *db, gboolean *empty, gint *version_out, GError **error)
 {
-	g_autoptr(sqlite3_stmt) stmt = db_prepare(db, "PRAGMA user_version", error);
+	g_autoptr(sqlite3_stmt) stmt = gnt_config_db_prepare(db, "PRAGMA user_version", error);
 	gint version;
 
 	if (stmt == NULL)
 		return FALSE;
 	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		db_set_error(error, db, "reading the schema version");
+		gnt_config_db_set_error(error, db, "reading the schema version");
 		return FALSE;
 	}
 	version = sqlite3_column_int(stmt, 0);
@@ -472,6 +471,8 @@ db_check_schema(sqlite3 *db, gboolean *empty, GError **error)
 		return FALSE;
 	}
 	*empty = version == 0;
+	if (version_out != NULL)
+		*version_out = version;
 	return TRUE;
 }
 
@@ -494,8 +495,8 @@ db_open(const gchar *path, gboolean create, GError **error)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 10000);
-	if (!db_exec(db, "PRAGMA journal_mode = WAL", error) ||
-	    !db_exec(db, "PRAGMA synchronous = FULL", error)) {
+	if (!gnt_config_db_exec(db, "PRAGMA journal_mode = WAL", error) ||
+	    !gnt_config_db_exec(db, "PRAGMA synchronous = FULL", error)) {
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -520,7 +521,7 @@ static gboolean
 db_write_cluster(sqlite3 *db, const GntCluster *cluster, gboolean insert, GError **error)
 {
 	g_autofree gchar *data = cluster_data_json(cluster);
-	g_autoptr(sqlite3_stmt) stmt = db_prepare(
+	g_autoptr(sqlite3_stmt) stmt = gnt_config_db_prepare(
 		db,
 		insert ? "INSERT INTO cluster (name, serial_no, ctime, mtime, data, uuid)"
 			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
@@ -537,7 +538,7 @@ db_write_cluster(sqlite3 *db, const GntCluster *cluster, gboolean insert, GError
 	sqlite3_bind_text(stmt, 5, data, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 6, cluster->uuid, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
-		db_set_error(error, db, "writing the cluster record");
+		gnt_config_db_set_error(error, db, "writing the cluster record");
 		return FALSE;
 	}
 	if (sqlite3_changes(db) != 1) {
@@ -553,7 +554,7 @@ db_write_cluster(sqlite3 *db, const GntCluster *cluster, gboolean insert, GError
 static GntCluster *
 db_read_cluster(sqlite3 *db, gboolean *found, GError **error)
 {
-	g_autoptr(sqlite3_stmt) stmt = db_prepare(
+	g_autoptr(sqlite3_stmt) stmt = gnt_config_db_prepare(
 		db, "SELECT uuid, name, serial_no, ctime, mtime, data FROM cluster", error);
 	g_autoptr(JsonNode) node = NULL;
 	JsonObject *obj;
@@ -566,7 +567,7 @@ db_read_cluster(sqlite3 *db, gboolean *found, GError **error)
 	if (rc == SQLITE_DONE)
 		return NULL;
 	if (rc != SQLITE_ROW) {
-		db_set_error(error, db, "reading the cluster record");
+		gnt_config_db_set_error(error, db, "reading the cluster record");
 		return NULL;
 	}
 	*found = TRUE;
@@ -594,12 +595,6 @@ db_read_cluster(sqlite3 *db, gboolean *found, GError **error)
 /* ------------------------------------------------------------------ */
 /* GntConfig */
 
-struct _GntConfig {
-	GObject parent_instance;
-	GMutex mutex; /* guards db and cluster */
-	sqlite3 *db;
-	GntCluster *cluster;
-};
 
 G_DEFINE_TYPE(GntConfig, gnt_config, G_TYPE_OBJECT)
 
@@ -610,6 +605,7 @@ gnt_config_finalize(GObject *object)
 
 	sqlite3_close(self->db);
 	gnt_cluster_free(self->cluster);
+	gnt_config_objects_clear(self);
 	g_mutex_clear(&self->mutex);
 	G_OBJECT_CLASS(gnt_config_parent_class)->finalize(object);
 }
@@ -659,7 +655,7 @@ db_create_cluster(sqlite3 *db, gpointer user_data, GError **error)
 	gboolean empty = FALSE;
 	gboolean found = FALSE;
 
-	if (!db_check_schema(db, &empty, error))
+	if (!db_check_schema(db, &empty, NULL, error))
 		return FALSE;
 	if (empty && !db_create_schema(db, error))
 		return FALSE;
@@ -701,7 +697,7 @@ gnt_config_create(const gchar *path, const gchar *cluster_name, const gchar *mas
 	if (self->db == NULL)
 		return NULL;
 	data.cluster = gnt_cluster_new(name, master, root);
-	if (!db_transaction(self->db, db_create_cluster, &data, error)) {
+	if (!gnt_config_db_transaction(self->db, db_create_cluster, &data, error)) {
 		gnt_cluster_free(data.cluster);
 		return NULL;
 	}
@@ -716,15 +712,20 @@ gnt_config_open(const gchar *path, GError **error)
 	g_autoptr(GError) error_local = NULL;
 	gboolean empty = FALSE;
 	gboolean found = FALSE;
+	gint version = 0;
 
 	g_return_val_if_fail(path != NULL, NULL);
 
 	self = g_object_new(GNT_TYPE_CONFIG, NULL);
 	self->db = db_open(path, FALSE, error);
-	if (self->db == NULL || !db_check_schema(self->db, &empty, error))
+	if (self->db == NULL || !db_check_schema(self->db, &empty, &version, error))
+		return NULL;
+	if (!empty && version < SCHEMA_VERSION && !db_create_schema(self->db, error))
 		return NULL;
 	if (!empty)
 		self->cluster = db_read_cluster(self->db, &found, &error_local);
+	if (self->cluster != NULL && !gnt_config_objects_load(self, error))
+		return NULL;
 	if (self->cluster != NULL)
 		return g_steal_pointer(&self);
 	if (error_local != NULL) {
@@ -897,7 +898,7 @@ config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *val
 	json_object_set_member(cluster->settings, setting->key, gnt_json_node_deep_copy(value));
 	cluster->serial_no++;
 	cluster->mtime = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
-	if (!db_transaction(self->db, db_update_cluster, cluster, error))
+	if (!gnt_config_db_transaction(self->db, db_update_cluster, cluster, error))
 		return FALSE;
 	gnt_cluster_free(self->cluster);
 	self->cluster = g_steal_pointer(&cluster);

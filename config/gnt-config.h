@@ -114,4 +114,53 @@ gnt_config_get_max_running_jobs(GntConfig *self);
 gboolean
 gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError **error);
 
+/*
+ * Nodes and instances: JSON records with Ganeti's keys, each carrying
+ * uuid, name, serial_no, ctime and mtime. The config caches them all in
+ * memory (listing 10,000 instances reads no disk); every change is one
+ * durable transaction. Records handed out are deep copies.
+ */
+typedef enum {
+	GNT_OBJECT_NODE,
+	GNT_OBJECT_INSTANCE,
+	GNT_OBJECT_LAST
+} GntObjectKind;
+
+/* "node", "instance" */
+const gchar *
+gnt_object_kind_to_string(GntObjectKind kind);
+
+/* Looks a record up by UUID, exact name, or (Ganeti's short names) an
+ * unambiguous prefix of a name up to a dot: "inst1" finds
+ * "inst1.example.com". GNT_ERROR_NOT_FOUND "instance 'x' does not exist",
+ * GNT_ERROR_INVALID when a short name has several matches. */
+JsonObject *
+gnt_config_dup_object(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error);
+/* Every record of @kind, sorted by name. (transfer full: a GPtrArray of JsonObject) */
+GPtrArray *
+gnt_config_dup_objects(GntConfig *self, GntObjectKind kind);
+guint
+gnt_config_count_objects(GntConfig *self, GntObjectKind kind);
+/* Calls @func on every record of @kind in name order while the config is
+ * locked: @record is borrowed and must not be kept, changed or given to
+ * another thread. Return FALSE to stop. For queries over many objects. */
+typedef gboolean (*GntConfigObjectFunc)(JsonObject *record, gpointer user_data);
+void
+gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFunc func,
+			  gpointer user_data);
+
+/* Adds @record (its "name" required; "uuid" made when missing; serial_no,
+ * ctime and mtime set). GNT_ERROR_EXISTS when the name is taken.
+ * (transfer none: @record; it is copied) */
+gboolean
+gnt_config_add_object(GntConfig *self, GntObjectKind kind, JsonObject *record, GError **error);
+/* Replaces the record with @record's UUID (renames included), bumping
+ * serial_no and mtime. When @record carries a serial_no that is not the
+ * stored one, fails with GNT_ERROR_WRONG_STATE: someone changed it since
+ * it was read. */
+gboolean
+gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record, GError **error);
+gboolean
+gnt_config_remove_object(GntConfig *self, GntObjectKind kind, const gchar *uuid, GError **error);
+
 G_END_DECLS

@@ -1,0 +1,428 @@
+/*
+ * Nodes and instances in config.db: one table per kind (uuid, name,
+ * serial_no, ctime, mtime, data), all cached in memory under the config's
+ * mutex. The cache holds each record once, whole, and never changes it: an
+ * update replaces it. Everything handed out is a deep copy, because
+ * json-glib's reference counts are not atomic.
+ */
+#include "gnt-config-private.h"
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+
+static const gchar *const kind_names[] = {
+	[GNT_OBJECT_NODE] = "node",
+	[GNT_OBJECT_INSTANCE] = "instance",
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(kind_names) == GNT_OBJECT_LAST);
+
+/* the record keys kept in their own columns */
+static const gchar *const column_keys[] = {"uuid", "name", "serial_no", "ctime", "mtime"};
+
+struct _GntObjectCache {
+	GHashTable *by_uuid; /* uuid -> JsonObject */
+	GTree *by_name;	     /* name -> uuid (borrowed from the record) */
+};
+
+const gchar *
+gnt_object_kind_to_string(GntObjectKind kind)
+{
+	g_return_val_if_fail(kind < GNT_OBJECT_LAST, NULL);
+	return kind_names[kind];
+}
+
+static GntObjectCache *
+cache_new(void)
+{
+	GntObjectCache *cache = g_new0(GntObjectCache, 1);
+
+	cache->by_uuid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)json_object_unref);
+	cache->by_name = g_tree_new((GCompareFunc)g_strcmp0);
+	return cache;
+}
+
+static void
+cache_free(GntObjectCache *cache)
+{
+	if (cache == NULL)
+		return;
+	g_tree_destroy(cache->by_name);
+	g_hash_table_unref(cache->by_uuid);
+	g_free(cache);
+}
+
+/* Takes @record. */
+static void
+cache_put(GntObjectCache *cache, JsonObject *record)
+{
+	const gchar *uuid = json_object_get_string_member(record, "uuid");
+	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
+
+	if (old != NULL)
+		g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
+	g_hash_table_replace(cache->by_uuid, g_strdup(uuid), record);
+	g_tree_insert(cache->by_name, (gpointer)json_object_get_string_member(record, "name"),
+		      (gpointer)json_object_get_string_member(record, "uuid"));
+}
+
+static void
+cache_remove(GntObjectCache *cache, const gchar *uuid)
+{
+	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
+
+	if (old == NULL)
+		return;
+	g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
+	g_hash_table_remove(cache->by_uuid, uuid);
+}
+
+void
+gnt_config_objects_clear(GntConfig *self)
+{
+	for (guint k = 0; k < GNT_OBJECT_LAST; k++)
+		g_clear_pointer(&self->objects[k], cache_free);
+}
+
+static gboolean
+objects_load_kind(GntConfig *self, GntObjectKind kind, GError **error)
+{
+	g_autofree gchar *sql = g_strdup_printf(
+		"SELECT uuid, name, serial_no, ctime, mtime, data FROM %s", kind_names[kind]);
+	g_autoptr(sqlite3_stmt) stmt = gnt_config_db_prepare(self->db, sql, error);
+	int rc;
+
+	if (stmt == NULL)
+		return FALSE;
+	self->objects[kind] = cache_new();
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const gchar *uuid = (const gchar *)sqlite3_column_text(stmt, 0);
+		g_autoptr(JsonNode) data =
+			gnt_json_parse((const gchar *)sqlite3_column_text(stmt, 5), -1, error);
+		JsonObject *record;
+
+		if (data == NULL || !JSON_NODE_HOLDS_OBJECT(data)) {
+			if (data != NULL)
+				g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "not an object");
+			g_prefix_error(error, "config database: %s '%s': ", kind_names[kind], uuid);
+			return FALSE;
+		}
+		record = gnt_json_object_deep_copy(json_node_get_object(data));
+		json_object_set_string_member(record, "uuid", uuid);
+		json_object_set_string_member(record, "name",
+					      (const gchar *)sqlite3_column_text(stmt, 1));
+		json_object_set_int_member(record, "serial_no", sqlite3_column_int64(stmt, 2));
+		json_object_set_double_member(record, "ctime", sqlite3_column_double(stmt, 3));
+		json_object_set_double_member(record, "mtime", sqlite3_column_double(stmt, 4));
+		cache_put(self->objects[kind], record);
+	}
+	if (rc != SQLITE_DONE) {
+		gnt_config_db_set_error(error, self->db, sql);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_config_objects_load(GntConfig *self, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
+
+	for (guint k = 0; k < GNT_OBJECT_LAST; k++) {
+		if (!objects_load_kind(self, (GntObjectKind)k, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* The cache of @kind, loading it on first use (a config just created). */
+static GntObjectCache *
+objects_cache(GntConfig *self, GntObjectKind kind)
+{
+	if (self->objects[kind] == NULL)
+		self->objects[kind] = cache_new();
+	return self->objects[kind];
+}
+
+typedef struct {
+	const gchar *prefix; /* "inst1." */
+	const gchar *match;
+	guint n_matches;
+} PrefixSearch;
+
+static gboolean
+prefix_search_cb(gpointer key, gpointer value, gpointer user_data)
+{
+	PrefixSearch *search = user_data;
+
+	if (!g_str_has_prefix(key, search->prefix))
+		return g_strcmp0(key, search->prefix) > 0; /* sorted: past the range */
+	search->match = value;
+	search->n_matches++;
+	return FALSE;
+}
+
+/* The record for @name, or NULL with the error set. Mutex held. */
+static JsonObject *
+objects_lookup_locked(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error)
+{
+	GntObjectCache *cache = objects_cache(self, kind);
+	const gchar *uuid = g_tree_lookup(cache->by_name, name);
+	JsonObject *record;
+
+	if (uuid == NULL && g_hash_table_contains(cache->by_uuid, name))
+		uuid = name;
+	if (uuid == NULL) {
+		g_autofree gchar *prefix = g_strconcat(name, ".", NULL);
+		PrefixSearch search = {prefix, NULL, 0};
+		g_tree_foreach(cache->by_name, prefix_search_cb, &search);
+		if (search.n_matches > 1) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "%s name '%s' has multiple matches", kind_names[kind], name);
+			return NULL;
+		}
+		uuid = search.match;
+	}
+	record = uuid != NULL ? g_hash_table_lookup(cache->by_uuid, uuid) : NULL;
+	if (record == NULL)
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "%s '%s' does not exist",
+			    kind_names[kind], name);
+	return record;
+}
+
+JsonObject *
+gnt_config_dup_object(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+	JsonObject *record;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, NULL);
+	g_return_val_if_fail(name != NULL, NULL);
+
+	locker = g_mutex_locker_new(&self->mutex);
+	record = objects_lookup_locked(self, kind, name, error);
+	return record != NULL ? gnt_json_object_deep_copy(record) : NULL;
+}
+
+typedef struct {
+	GHashTable *by_uuid;
+	GntConfigObjectFunc func;
+	gpointer user_data;
+} ForeachData;
+
+static gboolean
+foreach_cb(gpointer key, gpointer value, gpointer user_data)
+{
+	ForeachData *data = user_data;
+
+	return !data->func(g_hash_table_lookup(data->by_uuid, value), data->user_data);
+}
+
+void
+gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFunc func,
+			  gpointer user_data)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+	ForeachData data;
+
+	g_return_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST && func != NULL);
+
+	locker = g_mutex_locker_new(&self->mutex);
+	data = (ForeachData){objects_cache(self, kind)->by_uuid, func, user_data};
+	g_tree_foreach(objects_cache(self, kind)->by_name, foreach_cb, &data);
+}
+
+static gboolean
+dup_cb(JsonObject *record, gpointer user_data)
+{
+	g_ptr_array_add(user_data, gnt_json_object_deep_copy(record));
+	return TRUE;
+}
+
+GPtrArray *
+gnt_config_dup_objects(GntConfig *self, GntObjectKind kind)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+
+	gnt_config_foreach_object(self, kind, dup_cb, out);
+	return out;
+}
+
+guint
+gnt_config_count_objects(GntConfig *self, GntObjectKind kind)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, 0);
+	locker = g_mutex_locker_new(&self->mutex);
+	return g_hash_table_size(objects_cache(self, kind)->by_uuid);
+}
+
+typedef struct {
+	GntObjectKind kind;
+	JsonObject *record; /* the new record; NULL to remove */
+	const gchar *uuid;
+	gboolean insert;
+} WriteData;
+
+static gboolean
+db_write_object(sqlite3 *db, gpointer user_data, GError **error)
+{
+	WriteData *w = user_data;
+	g_autofree gchar *sql = NULL;
+	g_autoptr(sqlite3_stmt) stmt = NULL;
+	g_autoptr(JsonObject) data = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autofree gchar *text = NULL;
+
+	if (w->record == NULL) {
+		sql = g_strdup_printf("DELETE FROM %s WHERE uuid = ?1", kind_names[w->kind]);
+		stmt = gnt_config_db_prepare(db, sql, error);
+		if (stmt == NULL)
+			return FALSE;
+		sqlite3_bind_text(stmt, 1, w->uuid, -1, SQLITE_STATIC);
+	} else {
+		sql = g_strdup_printf(w->insert ? "INSERT INTO %s (uuid, name, serial_no, ctime, mtime,"
+						  " data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+						: "UPDATE %s SET name = ?2, serial_no = ?3, ctime = ?4,"
+						  " mtime = ?5, data = ?6 WHERE uuid = ?1",
+				      kind_names[w->kind]);
+		stmt = gnt_config_db_prepare(db, sql, error);
+		if (stmt == NULL)
+			return FALSE;
+		data = gnt_json_object_deep_copy(w->record);
+		for (guint i = 0; i < G_N_ELEMENTS(column_keys); i++)
+			json_object_remove_member(data, column_keys[i]);
+		node = json_node_init_object(json_node_alloc(), data);
+		text = gnt_json_to_string(node);
+		sqlite3_bind_text(stmt, 1, json_object_get_string_member(w->record, "uuid"), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, json_object_get_string_member(w->record, "name"), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, json_object_get_int_member(w->record, "serial_no"));
+		sqlite3_bind_double(stmt, 4, json_object_get_double_member(w->record, "ctime"));
+		sqlite3_bind_double(stmt, 5, json_object_get_double_member(w->record, "mtime"));
+		sqlite3_bind_text(stmt, 6, text, -1, SQLITE_STATIC);
+	}
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		gnt_config_db_set_error(error, db, sql);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A new record from @record: the caller's keys, then the bookkeeping. */
+static JsonObject *
+object_prepare(JsonObject *record, const gchar *uuid, gint64 serial, gdouble ctime, GError **error)
+{
+	JsonObject *out;
+	const gchar *name = NULL;
+
+	if (!gnt_json_get_string(record, "name", &name, error))
+		return NULL;
+	out = gnt_json_object_deep_copy(record);
+	json_object_set_string_member(out, "uuid", uuid);
+	json_object_set_int_member(out, "serial_no", serial);
+	json_object_set_double_member(out, "ctime", ctime);
+	json_object_set_double_member(out, "mtime", (gdouble)g_get_real_time() / G_USEC_PER_SEC);
+	return out;
+}
+
+gboolean
+gnt_config_add_object(GntConfig *self, GntObjectKind kind, JsonObject *record, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+	g_autofree gchar *uuid = NULL;
+	g_autoptr(JsonObject) fresh = NULL;
+	WriteData w;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, FALSE);
+	g_return_val_if_fail(record != NULL, FALSE);
+
+	uuid = json_object_has_member(record, "uuid")
+		       ? g_strdup(json_object_get_string_member(record, "uuid"))
+		       : g_uuid_string_random();
+	fresh = object_prepare(record, uuid, 1, (gdouble)g_get_real_time() / G_USEC_PER_SEC, error);
+	if (fresh == NULL)
+		return FALSE;
+	locker = g_mutex_locker_new(&self->mutex);
+	if (g_tree_lookup(objects_cache(self, kind)->by_name,
+			  json_object_get_string_member(fresh, "name")) != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "%s '%s' already exists",
+			    kind_names[kind], json_object_get_string_member(fresh, "name"));
+		return FALSE;
+	}
+	w = (WriteData){kind, fresh, uuid, TRUE};
+	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
+		return FALSE;
+	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
+	return TRUE;
+}
+
+gboolean
+gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+	g_autoptr(JsonObject) fresh = NULL;
+	const gchar *uuid = NULL;
+	JsonObject *old;
+	const gchar *other;
+	WriteData w;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, FALSE);
+	g_return_val_if_fail(record != NULL, FALSE);
+
+	if (!gnt_json_get_string(record, "uuid", &uuid, error))
+		return FALSE;
+	locker = g_mutex_locker_new(&self->mutex);
+	old = g_hash_table_lookup(objects_cache(self, kind)->by_uuid, uuid);
+	if (old == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "%s '%s' does not exist",
+			    kind_names[kind], uuid);
+		return FALSE;
+	}
+	if (json_object_has_member(record, "serial_no") &&
+	    json_object_get_int_member(record, "serial_no") !=
+		    json_object_get_int_member(old, "serial_no")) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "%s '%s' was changed by someone else meanwhile", kind_names[kind],
+			    json_object_get_string_member(old, "name"));
+		return FALSE;
+	}
+	fresh = object_prepare(record, uuid, json_object_get_int_member(old, "serial_no") + 1,
+			       json_object_get_double_member(old, "ctime"), error);
+	if (fresh == NULL)
+		return FALSE;
+	other = g_tree_lookup(objects_cache(self, kind)->by_name,
+			      json_object_get_string_member(fresh, "name"));
+	if (other != NULL && g_strcmp0(other, uuid) != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "%s '%s' already exists",
+			    kind_names[kind], json_object_get_string_member(fresh, "name"));
+		return FALSE;
+	}
+	w = (WriteData){kind, fresh, uuid, FALSE};
+	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
+		return FALSE;
+	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
+	return TRUE;
+}
+
+gboolean
+gnt_config_remove_object(GntConfig *self, GntObjectKind kind, const gchar *uuid, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+	WriteData w = {kind, NULL, uuid, FALSE};
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST && uuid != NULL, FALSE);
+
+	locker = g_mutex_locker_new(&self->mutex);
+	if (!g_hash_table_contains(objects_cache(self, kind)->by_uuid, uuid)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "%s '%s' does not exist",
+			    kind_names[kind], uuid);
+		return FALSE;
+	}
+	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
+		return FALSE;
+	cache_remove(objects_cache(self, kind), uuid);
+	return TRUE;
+}

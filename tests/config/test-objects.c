@@ -1,0 +1,161 @@
+/* Nodes and instances in config.db: the cache, the database, short names. */
+#include <sqlite3.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-test-util.h"
+
+static JsonObject *
+record(const gchar *json)
+{
+	g_autoptr(JsonNode) node = gnt_json_parse(json, -1, NULL);
+
+	g_assert_nonnull(node);
+	return json_object_ref(json_node_get_object(node));
+}
+
+static void
+add(GntConfig *config, GntObjectKind kind, const gchar *json)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) rec = record(json);
+
+	g_assert_true(gnt_config_add_object(config, kind, rec, &error));
+	g_assert_no_error(error);
+}
+
+static void
+test_add_lookup_persist(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) found = NULL;
+	g_autoptr(GPtrArray) all = NULL;
+	g_autoptr(GntConfig) reopened = NULL;
+	g_autoptr(JsonObject) again = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"web2.example.com\", \"memory\": 256}");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"web1.example.com\", \"disks\": [{\"size\": 1024}]}");
+	found = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "web1", &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(found, "name"), ==, "web1.example.com");
+	g_assert_cmpint(json_object_get_int_member(found, "serial_no"), ==, 1);
+	g_assert_true(g_uuid_string_is_valid(json_object_get_string_member(found, "uuid")));
+	all = gnt_config_dup_objects(root.config, GNT_OBJECT_INSTANCE);
+	g_assert_cmpuint(all->len, ==, 2);
+	g_assert_cmpstr(json_object_get_string_member(g_ptr_array_index(all, 0), "name"), ==,
+			"web1.example.com"); /* sorted by name */
+	g_assert_cmpuint(gnt_config_count_objects(root.config, GNT_OBJECT_NODE), ==, 0);
+
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	again = gnt_config_dup_object(reopened, GNT_OBJECT_INSTANCE,
+				      json_object_get_string_member(found, "uuid"), &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(json_array_get_length(json_object_get_array_member(again, "disks")), ==, 1);
+	g_assert_cmpfloat(json_object_get_double_member(again, "ctime"), ==,
+			  json_object_get_double_member(found, "ctime"));
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
+static void
+test_names(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) dup = record("{\"name\": \"a.example.com\"}");
+	g_autoptr(JsonObject) missing = NULL;
+	g_autoptr(JsonObject) ambiguous = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_NODE, "{\"name\": \"a.example.com\"}");
+	add(root.config, GNT_OBJECT_NODE, "{\"name\": \"a.example.org\"}");
+	g_assert_false(gnt_config_add_object(root.config, GNT_OBJECT_NODE, dup, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
+	g_assert_cmpstr(error->message, ==, "node 'a.example.com' already exists");
+	g_clear_error(&error);
+	ambiguous = gnt_config_dup_object(root.config, GNT_OBJECT_NODE, "a", &error);
+	g_assert_null(ambiguous);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_cmpstr(error->message, ==, "node name 'a' has multiple matches");
+	g_clear_error(&error);
+	missing = gnt_config_dup_object(root.config, GNT_OBJECT_NODE, "b", &error);
+	g_assert_null(missing);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_assert_cmpstr(error->message, ==, "node 'b' does not exist");
+	gnt_test_root_clear(&root);
+}
+
+static void
+test_update_and_remove(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) rec = NULL;
+	g_autoptr(JsonObject) stale = NULL;
+	g_autoptr(JsonObject) after = NULL;
+	const gchar *uuid;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"i1.example.com\", \"memory\": 128}");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"i2.example.com\"}");
+	rec = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "i1.example.com", &error);
+	stale = gnt_json_object_deep_copy(rec);
+	uuid = json_object_get_string_member(rec, "uuid");
+	json_object_set_int_member(rec, "memory", 512);
+	json_object_set_string_member(rec, "name", "renamed.example.com");
+	g_assert_true(gnt_config_update_object(root.config, GNT_OBJECT_INSTANCE, rec, &error));
+	g_assert_no_error(error);
+	after = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "renamed", &error);
+	g_assert_cmpint(json_object_get_int_member(after, "serial_no"), ==, 2);
+	g_assert_cmpint(json_object_get_int_member(after, "memory"), ==, 512);
+	/* the old name is free, the stale copy cannot overwrite the change */
+	g_assert_false(gnt_config_update_object(root.config, GNT_OBJECT_INSTANCE, stale, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	g_clear_error(&error);
+	/* renaming onto another instance's name is refused */
+	json_object_set_string_member(after, "name", "i2.example.com");
+	g_assert_false(gnt_config_update_object(root.config, GNT_OBJECT_INSTANCE, after, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
+	g_clear_error(&error);
+	g_assert_true(gnt_config_remove_object(root.config, GNT_OBJECT_INSTANCE, uuid, &error));
+	g_assert_false(gnt_config_remove_object(root.config, GNT_OBJECT_INSTANCE, uuid, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_assert_cmpuint(gnt_config_count_objects(root.config, GNT_OBJECT_INSTANCE), ==, 1);
+	gnt_test_root_clear(&root);
+}
+
+/* A config.db written before nodes and instances existed gains their tables. */
+static void
+test_schema_1_upgraded(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntConfig) reopened = NULL;
+	sqlite3 *db = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	g_clear_object(&root.config);
+	g_assert_cmpint(sqlite3_open(gnt_paths_get_config_db(root.paths), &db), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_exec(db, "DROP TABLE node; DROP TABLE instance; PRAGMA user_version = 1",
+				     NULL, NULL, NULL), ==, SQLITE_OK);
+	sqlite3_close(db);
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	add(reopened, GNT_OBJECT_NODE, "{\"name\": \"n2.example.com\"}");
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/config/objects/add-lookup-persist", test_add_lookup_persist);
+	g_test_add_func("/config/objects/names", test_names);
+	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
+	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
+	return g_test_run();
+}
