@@ -17,6 +17,8 @@ typedef struct {
 	GntParamVisibility visibility;
 	/* extra check after the type check; @value is never null here */
 	gboolean (*validate)(JsonNode *value, GError **error);
+	/* for a string: the values allowed, "a|b|c"; NULL: any */
+	const gchar *choices;
 } GntParamDef;
 
 struct _GntOpDef {

@@ -137,6 +137,15 @@ param_type_matches(GntParamType type, JsonNode *value)
 	}
 }
 
+/* Whether the string @value is one of "a|b|c". */
+static gboolean
+param_is_choice(const gchar *choices, JsonNode *value)
+{
+	g_auto(GStrv) allowed = g_strsplit(choices, "|", -1);
+
+	return g_strv_contains((const gchar *const *)allowed, json_node_get_string(value));
+}
+
 /* "<redacted>" in place of a value, or of each value of a dict. */
 static JsonNode *
 redacted_copy(JsonNode *value)
@@ -241,6 +250,14 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 				    "%s: parameter '%s' must be %s, not %s", ctx->op->def->id,
 				    pdef->name, param_type_name(pdef->type),
 				    gnt_json_node_type_name(value));
+			return FALSE;
+		}
+		if (pdef->choices != NULL && !param_is_choice(pdef->choices, value)) {
+			g_auto(GStrv) allowed = g_strsplit(pdef->choices, "|", -1);
+			g_autofree gchar *list = g_strjoinv(", ", allowed);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "%s: parameter '%s' must be one of %s", ctx->op->def->id,
+				    pdef->name, list);
 			return FALSE;
 		}
 		if (pdef->validate != NULL && !pdef->validate(value, &error_local)) {
