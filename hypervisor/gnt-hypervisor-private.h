@@ -1,0 +1,67 @@
+#pragma once
+
+#include "gnt-hypervisor.h"
+
+G_BEGIN_DECLS
+
+/*
+ * For the backends and the tests only. A backend is a final subclass of
+ * GntHypervisor. The base class checks the arguments and fills the hvparams;
+ * the vfuncs get a checked record and a complete hvparam table, and set
+ * errors that name the instance.
+ */
+struct _GntHypervisorClass {
+	GObjectClass parent_class;
+
+	gboolean (*start)(GntHypervisor *self, const GntHvInstance *inst, GHashTable *hvparams,
+			  gboolean paused, GError **error);
+	gboolean (*shutdown)(GntHypervisor *self, const gchar *name, guint timeout_s,
+			     gboolean *forced, GError **error);
+	gboolean (*reboot_soft)(GntHypervisor *self, const gchar *name, GError **error);
+	gboolean (*destroy)(GntHypervisor *self, const gchar *name, GError **error);
+	gboolean (*resume)(GntHypervisor *self, const gchar *name, GError **error);
+	GntHvInfo *(*get_info)(GntHypervisor *self, const gchar *name, GError **error);
+	GPtrArray *(*list)(GntHypervisor *self, GError **error);
+	GntHvConsole *(*get_console)(GntHypervisor *self, const gchar *name, GError **error);
+};
+
+/* Set once by the backend's constructor. */
+void
+gnt_hypervisor_set_identity(GntHypervisor *self, const gchar *name, const gchar *prefix);
+
+/* "<prefix><name>" (transfer full); NULL when @dom_name is not ours. */
+gchar *
+gnt_hypervisor_dup_domain_name(GntHypervisor *self, const gchar *name);
+const gchar *
+gnt_hypervisor_strip_prefix(GntHypervisor *self, const gchar *dom_name);
+
+GntHvInfo *
+gnt_hv_info_new(const gchar *name, GntHvState state);
+GntHvConsole *
+gnt_hv_console_new(const gchar *name);
+
+/* gnt-hv-fake.c */
+#define GNT_TYPE_HV_FAKE (gnt_hv_fake_get_type())
+G_DECLARE_FINAL_TYPE(GntHvFake, gnt_hv_fake, GNT, HV_FAKE, GntHypervisor)
+GntHypervisor *
+gnt_hv_fake_new(const gchar *state_dir, const gchar *prefix, GError **error);
+
+/* gnt-hv-kvm.c: without libvirt, fails with GNT_ERROR_ENVIRONMENT. */
+GntHypervisor *
+gnt_hv_kvm_new(const gchar *uri, const gchar *prefix, GError **error);
+
+/* The namespace of Gantry's element in a domain's <metadata>. */
+#define GNT_HV_KVM_XML_NS "urn:x-gantry:instance:1"
+
+/*
+ * The libvirt domain XML for @inst with its complete @hvparams, as a
+ * transient domain named @dom_name; @started (seconds since the epoch) is
+ * kept in the domain's metadata for the uptime. Pure: the golden-file tests
+ * call it. GNT_ERROR_INVALID for a combination it can not express.
+ * (transfer full)
+ */
+gchar *
+gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
+		     gint64 started, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,607 @@
+#include "gnt-hypervisor.h"
+
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-hypervisor-private.h"
+
+/* --- enum strings ------------------------------------------------------- */
+
+static const gchar *const disk_format_names[] = {"raw", "qcow2"};
+G_STATIC_ASSERT(G_N_ELEMENTS(disk_format_names) == GNT_HV_DISK_FORMAT_LAST);
+static const gchar *const disk_bus_names[] = {"default", "virtio", "ide", "scsi", "sata"};
+G_STATIC_ASSERT(G_N_ELEMENTS(disk_bus_names) == GNT_HV_DISK_BUS_LAST);
+static const gchar *const nic_mode_names[] = {"bridged", "routed"};
+G_STATIC_ASSERT(G_N_ELEMENTS(nic_mode_names) == GNT_HV_NIC_MODE_LAST);
+static const gchar *const state_names[] = {"running", "paused", "shutoff"};
+G_STATIC_ASSERT(G_N_ELEMENTS(state_names) == GNT_HV_STATE_LAST);
+static const gchar *const reboot_names[] = {"soft", "hard", "full"};
+G_STATIC_ASSERT(G_N_ELEMENTS(reboot_names) == GNT_HV_REBOOT_LAST);
+
+static const gchar *
+enum_to_string(const gchar *const *names, guint n, guint value)
+{
+	return value < n ? names[value] : NULL;
+}
+
+static gboolean
+enum_from_string(const gchar *const *names, guint n, const gchar *what, const gchar *str,
+		 guint *out, GError **error)
+{
+	for (guint i = 0; i < n; i++) {
+		if (g_strcmp0(names[i], str) == 0) {
+			*out = i;
+			return TRUE;
+		}
+	}
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s'", what, str ? str : "");
+	return FALSE;
+}
+
+#define ENUM_STRINGS(type, prefix, names, what)                                                 \
+	const gchar *prefix##_to_string(type value)                                             \
+	{                                                                                       \
+		return enum_to_string(names, G_N_ELEMENTS(names), value);                       \
+	}                                                                                       \
+	gboolean prefix##_from_string(const gchar *str, type *out, GError **error)              \
+	{                                                                                       \
+		guint v = 0;                                                                    \
+		if (!enum_from_string(names, G_N_ELEMENTS(names), what, str, &v, error))        \
+			return FALSE;                                                           \
+		*out = (type)v;                                                                 \
+		return TRUE;                                                                    \
+	}
+
+ENUM_STRINGS(GntHvDiskFormat, gnt_hv_disk_format, disk_format_names, "disk format")
+ENUM_STRINGS(GntHvDiskBus, gnt_hv_disk_bus, disk_bus_names, "disk bus")
+ENUM_STRINGS(GntHvNicMode, gnt_hv_nic_mode, nic_mode_names, "nic mode")
+
+const gchar *
+gnt_hv_state_to_string(GntHvState state)
+{
+	return enum_to_string(state_names, G_N_ELEMENTS(state_names), state);
+}
+
+gboolean
+gnt_hv_reboot_type_from_string(const gchar *str, GntHvRebootType *out, GError **error)
+{
+	guint v = 0;
+
+	if (!enum_from_string(reboot_names, G_N_ELEMENTS(reboot_names), "reboot type", str, &v,
+			      error))
+		return FALSE;
+	*out = (GntHvRebootType)v;
+	return TRUE;
+}
+
+/* --- records ------------------------------------------------------------ */
+
+GntHvDisk *
+gnt_hv_disk_new(const gchar *path, GntHvDiskFormat format)
+{
+	GntHvDisk *self = g_new0(GntHvDisk, 1);
+
+	self->path = g_strdup(path);
+	self->format = format;
+	return self;
+}
+
+GntHvDisk *
+gnt_hv_disk_copy(const GntHvDisk *self)
+{
+	GntHvDisk *copy;
+
+	g_return_val_if_fail(self != NULL, NULL);
+	copy = gnt_hv_disk_new(self->path, self->format);
+	copy->read_only = self->read_only;
+	copy->bus = self->bus;
+	return copy;
+}
+
+void
+gnt_hv_disk_free(GntHvDisk *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->path);
+	g_free(self);
+}
+
+GntHvNic *
+gnt_hv_nic_new(const gchar *mac, GntHvNicMode mode, const gchar *link)
+{
+	GntHvNic *self = g_new0(GntHvNic, 1);
+
+	self->mac = g_strdup(mac);
+	self->mode = mode;
+	self->link = g_strdup(link);
+	return self;
+}
+
+GntHvNic *
+gnt_hv_nic_copy(const GntHvNic *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+	return gnt_hv_nic_new(self->mac, self->mode, self->link);
+}
+
+void
+gnt_hv_nic_free(GntHvNic *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->mac);
+	g_free(self->link);
+	g_free(self);
+}
+
+GntHvInstance *
+gnt_hv_instance_new(const gchar *name, const gchar *uuid)
+{
+	GntHvInstance *self = g_new0(GntHvInstance, 1);
+
+	self->name = g_strdup(name);
+	self->uuid = g_strdup(uuid);
+	self->memory_mib = 128;
+	self->vcpus = 1;
+	self->disks = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_hv_disk_free);
+	self->nics = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_hv_nic_free);
+	self->hvparams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	return self;
+}
+
+GntHvInstance *
+gnt_hv_instance_copy(const GntHvInstance *self)
+{
+	GntHvInstance *copy;
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_return_val_if_fail(self != NULL, NULL);
+	copy = gnt_hv_instance_new(self->name, self->uuid);
+	copy->memory_mib = self->memory_mib;
+	copy->vcpus = self->vcpus;
+	for (guint i = 0; i < self->disks->len; i++)
+		g_ptr_array_add(copy->disks, gnt_hv_disk_copy(self->disks->pdata[i]));
+	for (guint i = 0; i < self->nics->len; i++)
+		g_ptr_array_add(copy->nics, gnt_hv_nic_copy(self->nics->pdata[i]));
+	g_hash_table_iter_init(&iter, self->hvparams);
+	while (g_hash_table_iter_next(&iter, &key, &value))
+		g_hash_table_insert(copy->hvparams, g_strdup(key), g_strdup(value));
+	copy->console_log = g_strdup(self->console_log);
+	return copy;
+}
+
+void
+gnt_hv_instance_free(GntHvInstance *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->name);
+	g_free(self->uuid);
+	g_ptr_array_unref(self->disks);
+	g_ptr_array_unref(self->nics);
+	g_hash_table_unref(self->hvparams);
+	g_free(self->console_log);
+	g_free(self);
+}
+
+void
+gnt_hv_instance_add_disk(GntHvInstance *self, GntHvDisk *disk)
+{
+	g_return_if_fail(self != NULL && disk != NULL);
+	g_ptr_array_add(self->disks, disk);
+}
+
+void
+gnt_hv_instance_add_nic(GntHvInstance *self, GntHvNic *nic)
+{
+	g_return_if_fail(self != NULL && nic != NULL);
+	g_ptr_array_add(self->nics, nic);
+}
+
+void
+gnt_hv_instance_set_hvparam(GntHvInstance *self, const gchar *name, const gchar *value)
+{
+	g_return_if_fail(self != NULL && name != NULL && value != NULL);
+	g_hash_table_insert(self->hvparams, g_strdup(name), g_strdup(value));
+}
+
+GntHvInfo *
+gnt_hv_info_new(const gchar *name, GntHvState state)
+{
+	GntHvInfo *self = g_new0(GntHvInfo, 1);
+
+	self->name = g_strdup(name);
+	self->state = state;
+	return self;
+}
+
+GntHvInfo *
+gnt_hv_info_copy(const GntHvInfo *self)
+{
+	GntHvInfo *copy;
+
+	g_return_val_if_fail(self != NULL, NULL);
+	copy = g_memdup2(self, sizeof(*self));
+	copy->name = g_strdup(self->name);
+	return copy;
+}
+
+void
+gnt_hv_info_free(GntHvInfo *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->name);
+	g_free(self);
+}
+
+GntHvConsole *
+gnt_hv_console_new(const gchar *name)
+{
+	GntHvConsole *self = g_new0(GntHvConsole, 1);
+
+	self->name = g_strdup(name);
+	return self;
+}
+
+GntHvConsole *
+gnt_hv_console_copy(const GntHvConsole *self)
+{
+	GntHvConsole *copy;
+
+	g_return_val_if_fail(self != NULL, NULL);
+	copy = gnt_hv_console_new(self->name);
+	copy->pty = g_strdup(self->pty);
+	copy->log = g_strdup(self->log);
+	copy->command = g_strdupv(self->command);
+	return copy;
+}
+
+void
+gnt_hv_console_free(GntHvConsole *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->name);
+	g_free(self->pty);
+	g_free(self->log);
+	g_strfreev(self->command);
+	g_free(self);
+}
+
+#define CONSOLE_LOG_MAX (1024 * 1024)
+
+gchar *
+gnt_hv_console_read_log(const GntHvConsole *self, guint max_lines, GError **error)
+{
+	g_autoptr(GFile) file = NULL;
+	g_autoptr(GFileInputStream) in = NULL;
+	g_autofree gchar *buf = g_malloc(CONSOLE_LOG_MAX + 1);
+	gsize len = 0;
+	guint lines = 0;
+
+	g_return_val_if_fail(self != NULL, NULL);
+
+	if (self->log == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+			    "instance '%s' has no console log", self->name);
+		return NULL;
+	}
+	file = g_file_new_for_path(self->log);
+	in = g_file_read(file, NULL, error);
+	if (in == NULL ||
+	    !g_input_stream_read_all(G_INPUT_STREAM(in), buf, CONSOLE_LOG_MAX, &len, NULL, error)) {
+		gnt_error_convert(error);
+		g_prefix_error(error, "console of instance '%s': ", self->name);
+		return NULL;
+	}
+	buf[len] = '\0';
+	for (gsize i = 0; max_lines > 0 && i < len; i++) {
+		if (buf[i] == '\n' && ++lines == max_lines) {
+			len = i + 1;
+			break;
+		}
+	}
+	/* a console prints whatever the guest wrote: make it printable text */
+	return g_utf8_make_valid(buf, (gssize)len);
+}
+
+/* --- the hypervisor base class ----------------------------------------- */
+
+typedef struct {
+	gchar *name;
+	gchar *prefix;
+} GntHypervisorPrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE(GntHypervisor, gnt_hypervisor, G_TYPE_OBJECT)
+
+static void
+gnt_hypervisor_finalize(GObject *object)
+{
+	GntHypervisorPrivate *priv = gnt_hypervisor_get_instance_private(GNT_HYPERVISOR(object));
+
+	g_free(priv->name);
+	g_free(priv->prefix);
+	G_OBJECT_CLASS(gnt_hypervisor_parent_class)->finalize(object);
+}
+
+static void
+gnt_hypervisor_class_init(GntHypervisorClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = gnt_hypervisor_finalize;
+}
+
+static void
+gnt_hypervisor_init(GntHypervisor *self)
+{
+}
+
+void
+gnt_hypervisor_set_identity(GntHypervisor *self, const gchar *name, const gchar *prefix)
+{
+	GntHypervisorPrivate *priv = gnt_hypervisor_get_instance_private(self);
+
+	g_return_if_fail(priv->name == NULL);
+	priv->name = g_strdup(name);
+	priv->prefix = g_strdup(prefix != NULL ? prefix : GNT_HV_DEFAULT_PREFIX);
+}
+
+GntHypervisor *
+gnt_hypervisor_new(const gchar *name, const gchar *location, const gchar *prefix,
+		   GError **error)
+{
+	if (!gnt_hv_check_name(name, error))
+		return NULL;
+	if (g_str_equal(name, "fake"))
+		return gnt_hv_fake_new(location, prefix, error);
+	return gnt_hv_kvm_new(location, prefix, error);
+}
+
+const gchar *
+gnt_hypervisor_get_name(GntHypervisor *self)
+{
+	GntHypervisorPrivate *priv;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), NULL);
+	priv = gnt_hypervisor_get_instance_private(self);
+	return priv->name;
+}
+
+const gchar *
+gnt_hypervisor_get_prefix(GntHypervisor *self)
+{
+	GntHypervisorPrivate *priv;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), NULL);
+	priv = gnt_hypervisor_get_instance_private(self);
+	return priv->prefix;
+}
+
+gchar *
+gnt_hypervisor_dup_domain_name(GntHypervisor *self, const gchar *name)
+{
+	return g_strconcat(gnt_hypervisor_get_prefix(self), name, NULL);
+}
+
+const gchar *
+gnt_hypervisor_strip_prefix(GntHypervisor *self, const gchar *dom_name)
+{
+	const gchar *prefix = gnt_hypervisor_get_prefix(self);
+
+	if (!g_str_has_prefix(dom_name, prefix) || dom_name[strlen(prefix)] == '\0')
+		return NULL;
+	return dom_name + strlen(prefix);
+}
+
+/* An instance name becomes a domain name and a file name: keep it to the
+ * characters of a host name. */
+static gboolean
+check_instance_name(const gchar *name, GError **error)
+{
+	if (name == NULL || name[0] == '\0' || name[0] == '.' || strlen(name) > 200) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid instance name '%s'",
+			    name ? name : "");
+		return FALSE;
+	}
+	for (const gchar *p = name; *p != '\0'; p++) {
+		if (!g_ascii_isalnum(*p) && *p != '-' && *p != '.' && *p != '_') {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "invalid instance name '%s': character '%c' not allowed", name,
+				    *p);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* six colon-separated hex pairs */
+static gboolean
+mac_is_valid(const gchar *mac)
+{
+	if (mac == NULL || strlen(mac) != 17)
+		return FALSE;
+	for (guint i = 0; i < 17; i++) {
+		if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit(mac[i]))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+check_instance(const GntHvInstance *inst, GError **error)
+{
+	if (!check_instance_name(inst->name, error))
+		return FALSE;
+	if (inst->uuid == NULL || !g_uuid_string_is_valid(inst->uuid)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "instance '%s': invalid uuid '%s'",
+			    inst->name, inst->uuid ? inst->uuid : "");
+		return FALSE;
+	}
+	if (inst->memory_mib == 0 || inst->vcpus == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': memory and vcpus must be positive", inst->name);
+		return FALSE;
+	}
+	for (guint i = 0; i < inst->disks->len; i++) {
+		const GntHvDisk *disk = inst->disks->pdata[i];
+
+		if (disk->path == NULL || !g_path_is_absolute(disk->path)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "instance '%s': disk %u needs an absolute path", inst->name, i);
+			return FALSE;
+		}
+	}
+	for (guint i = 0; i < inst->nics->len; i++) {
+		const GntHvNic *nic = inst->nics->pdata[i];
+
+		if (!mac_is_valid(nic->mac)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "instance '%s': nic %u has an invalid MAC '%s'", inst->name, i,
+				    nic->mac ? nic->mac : "");
+			return FALSE;
+		}
+		if (nic->mode == GNT_HV_NIC_MODE_BRIDGED && (nic->link == NULL || !*nic->link)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "instance '%s': bridged nic %u needs a link (the bridge)",
+				    inst->name, i);
+			return FALSE;
+		}
+	}
+	if (inst->console_log != NULL && !g_path_is_absolute(inst->console_log)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': console log '%s' is not an absolute path", inst->name,
+			    inst->console_log);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_hypervisor_start(GntHypervisor *self, const GntHvInstance *inst, gboolean paused,
+		     GError **error)
+{
+	g_autoptr(GHashTable) hvparams = NULL;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+	g_return_val_if_fail(inst != NULL, FALSE);
+
+	if (!check_instance(inst, error))
+		return FALSE;
+	hvparams = gnt_hv_params_fill(gnt_hypervisor_get_name(self), NULL, inst->hvparams, error);
+	if (hvparams == NULL) {
+		g_prefix_error(error, "instance '%s': ", inst->name);
+		return FALSE;
+	}
+	return GNT_HYPERVISOR_GET_CLASS(self)->start(self, inst, hvparams, paused, error);
+}
+
+gboolean
+gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s,
+			gboolean *forced, GError **error)
+{
+	gboolean dummy = FALSE;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+
+	if (!check_instance_name(name, error))
+		return FALSE;
+	return GNT_HYPERVISOR_GET_CLASS(self)->shutdown(self, name, timeout_s,
+							 forced ? forced : &dummy, error);
+}
+
+gboolean
+gnt_hypervisor_reboot(GntHypervisor *self, const GntHvInstance *inst, GntHvRebootType type,
+		      guint timeout_s, GError **error)
+{
+	GntHypervisorClass *klass;
+	g_autoptr(GntHvInfo) info = NULL;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+	g_return_val_if_fail(inst != NULL, FALSE);
+
+	klass = GNT_HYPERVISOR_GET_CLASS(self);
+	if (!check_instance(inst, error))
+		return FALSE;
+	info = klass->get_info(self, inst->name, error);
+	if (info == NULL)
+		return FALSE;
+	switch (type) {
+	case GNT_HV_REBOOT_SOFT:
+		return klass->reboot_soft(self, inst->name, error);
+	case GNT_HV_REBOOT_HARD:
+		if (!klass->destroy(self, inst->name, error))
+			return FALSE;
+		return gnt_hypervisor_start(self, inst, FALSE, error);
+	case GNT_HV_REBOOT_FULL:
+		if (!klass->shutdown(self, inst->name, timeout_s, &(gboolean){FALSE}, error))
+			return FALSE;
+		return gnt_hypervisor_start(self, inst, FALSE, error);
+	case GNT_HV_REBOOT_LAST:
+	default:
+		break;
+	}
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "instance '%s': unknown reboot type %d",
+		    inst->name, (gint)type);
+	return FALSE;
+}
+
+gboolean
+gnt_hypervisor_destroy(GntHypervisor *self, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+
+	if (!check_instance_name(name, error))
+		return FALSE;
+	return GNT_HYPERVISOR_GET_CLASS(self)->destroy(self, name, error);
+}
+
+gboolean
+gnt_hypervisor_resume(GntHypervisor *self, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+
+	if (!check_instance_name(name, error))
+		return FALSE;
+	return GNT_HYPERVISOR_GET_CLASS(self)->resume(self, name, error);
+}
+
+GntHvInfo *
+gnt_hypervisor_get_info(GntHypervisor *self, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), NULL);
+
+	if (!check_instance_name(name, error))
+		return NULL;
+	return GNT_HYPERVISOR_GET_CLASS(self)->get_info(self, name, error);
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+GPtrArray *
+gnt_hypervisor_list(GntHypervisor *self, GError **error)
+{
+	GPtrArray *names;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), NULL);
+
+	names = GNT_HYPERVISOR_GET_CLASS(self)->list(self, error);
+	if (names != NULL)
+		g_ptr_array_sort(names, compare_names);
+	return names;
+}
+
+GntHvConsole *
+gnt_hypervisor_get_console(GntHypervisor *self, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), NULL);
+
+	if (!check_instance_name(name, error))
+		return NULL;
+	return GNT_HYPERVISOR_GET_CLASS(self)->get_console(self, name, error);
+}
