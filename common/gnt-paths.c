@@ -15,6 +15,14 @@ struct _GntPaths {
 	gchar *luxi_socket;
 	gchar *config_db;
 	gchar *queue_db;
+	gchar *tls_dir;
+	gchar *ca_cert;
+	gchar *ca_key;
+	gchar *node_cert;
+	gchar *node_key;
+	gchar *master_cert;
+	gchar *master_key;
+	gchar *join_tokens;
 };
 
 GntPaths *
@@ -34,6 +42,14 @@ gnt_paths_new(const gchar *root)
 	self->luxi_socket = g_build_filename(self->socket_dir, "gantry-master", NULL);
 	self->config_db = g_build_filename(self->data_dir, "config.db", NULL);
 	self->queue_db = g_build_filename(self->data_dir, "queue.db", NULL);
+	self->tls_dir = g_build_filename(self->data_dir, "tls", NULL);
+	self->ca_cert = g_build_filename(self->tls_dir, "ca.pem", NULL);
+	self->ca_key = g_build_filename(self->tls_dir, "ca.key", NULL);
+	self->node_cert = g_build_filename(self->tls_dir, "node.pem", NULL);
+	self->node_key = g_build_filename(self->tls_dir, "node.key", NULL);
+	self->master_cert = g_build_filename(self->tls_dir, "master.pem", NULL);
+	self->master_key = g_build_filename(self->tls_dir, "master.key", NULL);
+	self->join_tokens = g_build_filename(self->tls_dir, "join-tokens.json", NULL);
 	return self;
 }
 
@@ -50,6 +66,14 @@ gnt_paths_free(GntPaths *self)
 	g_free(self->luxi_socket);
 	g_free(self->config_db);
 	g_free(self->queue_db);
+	g_free(self->tls_dir);
+	g_free(self->ca_cert);
+	g_free(self->ca_key);
+	g_free(self->node_cert);
+	g_free(self->node_key);
+	g_free(self->master_cert);
+	g_free(self->master_key);
+	g_free(self->join_tokens);
 	g_free(self);
 }
 
@@ -93,6 +117,54 @@ const gchar *
 gnt_paths_get_queue_db(const GntPaths *self)
 {
 	return self->queue_db;
+}
+
+const gchar *
+gnt_paths_get_tls_dir(const GntPaths *self)
+{
+	return self->tls_dir;
+}
+
+const gchar *
+gnt_paths_get_ca_cert(const GntPaths *self)
+{
+	return self->ca_cert;
+}
+
+const gchar *
+gnt_paths_get_ca_key(const GntPaths *self)
+{
+	return self->ca_key;
+}
+
+const gchar *
+gnt_paths_get_node_cert(const GntPaths *self)
+{
+	return self->node_cert;
+}
+
+const gchar *
+gnt_paths_get_node_key(const GntPaths *self)
+{
+	return self->node_key;
+}
+
+const gchar *
+gnt_paths_get_master_cert(const GntPaths *self)
+{
+	return self->master_cert;
+}
+
+const gchar *
+gnt_paths_get_master_key(const GntPaths *self)
+{
+	return self->master_key;
+}
+
+const gchar *
+gnt_paths_get_join_tokens(const GntPaths *self)
+{
+	return self->join_tokens;
 }
 
 gchar *

@@ -36,6 +36,24 @@ gnt_paths_get_config_db(const GntPaths *self); /* <data>/config.db */
 const gchar *
 gnt_paths_get_queue_db(const GntPaths *self); /* <data>/queue.db */
 
+/* The cluster's TLS files (doc/node-rpc.md), in <data>/tls (mode 0700). */
+const gchar *
+gnt_paths_get_tls_dir(const GntPaths *self); /* <data>/tls */
+const gchar *
+gnt_paths_get_ca_cert(const GntPaths *self); /* <tls>/ca.pem, every node */
+const gchar *
+gnt_paths_get_ca_key(const GntPaths *self); /* <tls>/ca.key, the master node only */
+const gchar *
+gnt_paths_get_node_cert(const GntPaths *self); /* <tls>/node.pem: noded's certificate */
+const gchar *
+gnt_paths_get_node_key(const GntPaths *self); /* <tls>/node.key */
+const gchar *
+gnt_paths_get_master_cert(const GntPaths *self); /* <tls>/master.pem: the master role */
+const gchar *
+gnt_paths_get_master_key(const GntPaths *self); /* <tls>/master.key */
+const gchar *
+gnt_paths_get_join_tokens(const GntPaths *self); /* <tls>/join-tokens.json */
+
 /* <run>/<daemon>.pid and <log>/<daemon>.log. (transfer full) */
 gchar *
 gnt_paths_dup_pid_file(const GntPaths *self, const gchar *daemon);

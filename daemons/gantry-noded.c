@@ -1,0 +1,250 @@
+/*
+ * gantry-noded: the node daemon. Options, wiring and signals only: the RPC
+ * server, its procedures and the join protocol are rpc/, the TLS files
+ * common/gnt-tls, and what every daemon does common/gnt-daemon.
+ */
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "gnt-daemon.h"
+#include "gnt-error.h"
+#include "gnt-join.h"
+#include "gnt-log.h"
+#include "gnt-paths.h"
+#include "gnt-rpc-node.h"
+#include "gnt-rpc-server.h"
+#include "gnt-secret.h"
+
+#define NODED_NAME	     "gantry-noded"
+#define NODED_JOIN_TIMEOUT_S 30
+
+typedef struct {
+	gchar *root;
+	gboolean foreground;
+	gboolean debug;
+	gboolean verbose;
+	gchar *listen;
+	gboolean print_uri;
+	gchar *join;
+	gchar **addresses;
+} NodedOptions;
+
+/* What runs once start-up is over; torn down in reverse order. */
+typedef struct {
+	GntRpcServer *server;
+	GntJoinAuthority *authority; /* the master node only */
+} Node;
+
+static void
+noded_options_clear(NodedOptions *self)
+{
+	g_free(self->root);
+	g_free(self->listen);
+	gnt_secret_wipe_string(self->join); /* it holds the token's secret */
+	g_free(self->join);
+	g_strfreev(self->addresses);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(NodedOptions, noded_options_clear)
+
+static const gchar noded_help[] =
+	"The node daemon of a Gantry cluster: it answers the master's node RPC\n"
+	"(HTTPS with mutual TLS, doc/node-rpc.md) on --listen, by default all\n"
+	"addresses, port 1811. It presents <root>/var/lib/gantry/tls/node.pem and\n"
+	"answers only a client holding the master certificate of the cluster whose\n"
+	"CA is tls/ca.pem. On the master node (tls/ca.key present) it also serves\n"
+	"the join endpoint.\n"
+	"\n"
+	"A new node joins with --join TOKEN (the token the master printed for it):\n"
+	"it makes its own key, gets its certificate from the master, writes the\n"
+	"TLS files and then starts as usual. --address adds the node's addresses\n"
+	"to that certificate.\n"
+	"\n"
+	"The root is --root, else $GANTRY_ROOT, else /. Without --foreground the\n"
+	"daemon detaches and the command returns once it is ready (exit 0) or has\n"
+	"failed to start (exit 1, with the reason on stderr); its log is then\n"
+	"<root>/var/log/gantry/gantry-noded.log. With --print-uri it prints the\n"
+	"URI it listens on (https://ADDRESS:PORT/) on stdout once ready.\n"
+	"SIGTERM or SIGINT stop it.";
+
+static void
+node_clear(Node *self)
+{
+	if (self->server != NULL)
+		gnt_rpc_server_stop(self->server);
+	g_clear_object(&self->server);
+	g_clear_pointer(&self->authority, gnt_join_authority_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Node, node_clear)
+
+static gboolean
+node_start(Node *self, GntDaemon *daemon, const GntPaths *paths, const NodedOptions *opts,
+	   GError **error)
+{
+	g_autofree gchar *address = NULL;
+	g_autofree gchar *uri = NULL;
+	guint port = 0;
+
+	if (!gnt_rpc_parse_listen_address(opts->listen, GNT_RPC_DEFAULT_PORT, &address, &port,
+					  error) ||
+	    !gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
+		return FALSE;
+	if (opts->join != NULL &&
+	    !gnt_join_cluster(paths, opts->join, (const gchar *const *)opts->addresses,
+			      NODED_JOIN_TIMEOUT_S, error))
+		return FALSE;
+	self->server = gnt_rpc_server_new_from_paths(paths, error);
+	if (self->server == NULL) {
+		if (g_error_matches(*error, GNT_ERROR, GNT_ERROR_NOT_FOUND))
+			g_prefix_error(error, "this node has not joined a cluster (join it with "
+					      "--join TOKEN, or run gnt-cluster init): ");
+		return FALSE;
+	}
+	gnt_rpc_node_add_procedures(self->server, paths);
+	if (g_file_test(gnt_paths_get_ca_key(paths), G_FILE_TEST_EXISTS)) {
+		self->authority = gnt_join_authority_new(paths, error);
+		if (self->authority == NULL)
+			return FALSE;
+		gnt_join_authority_add_endpoint(self->authority, self->server);
+	}
+	if (!gnt_rpc_server_listen(self->server, address, port, error))
+		return FALSE;
+	uri = gnt_rpc_server_dup_uri(self->server);
+	g_message("started (pid %d, root '%s', listening on %s%s)", (int)getpid(),
+		  gnt_paths_get_root(paths), uri, self->authority != NULL ? ", join endpoint" : "");
+	if (opts->print_uri) {
+		g_print("%s\n", uri);
+		fflush(stdout);
+	}
+	return TRUE;
+}
+
+static gboolean
+parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
+{
+	const GOptionEntry entries[] = {
+		{"root", 0, 0, G_OPTION_ARG_FILENAME, &opts->root,
+		 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"},
+		{"foreground", 'f', 0, G_OPTION_ARG_NONE, &opts->foreground,
+		 "Don't detach; log to stderr", NULL},
+		{"debug", 'd', 0, G_OPTION_ARG_NONE, &opts->debug, "Log debug messages", NULL},
+		{"verbose", 0, 0, G_OPTION_ARG_NONE, &opts->verbose, "Log informational messages",
+		 NULL},
+		{"listen", 0, 0, G_OPTION_ARG_STRING, &opts->listen,
+		 "Listen on ADDRESS:PORT (default: 0.0.0.0:1811; port 0: any free port)",
+		 "ADDRESS:PORT"},
+		{"print-uri", 0, 0, G_OPTION_ARG_NONE, &opts->print_uri,
+		 "Print the URI listened on once ready", NULL},
+		{"join", 0, 0, G_OPTION_ARG_STRING, &opts->join,
+		 "Join the cluster with the one-time TOKEN the master made for this node",
+		 "TOKEN"},
+		{"address", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->addresses,
+		 "With --join: an address of this node for its certificate (repeatable)",
+		 "ADDRESS"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
+
+	g_option_context_set_summary(context, "The Gantry node daemon.");
+	g_option_context_set_description(context, noded_help);
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, argc, argv, error))
+		return FALSE;
+	if (*argc > 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+			    "unexpected argument '%s'", (*argv)[1]);
+		return FALSE;
+	}
+	if (opts->listen == NULL)
+		opts->listen = g_strdup("0.0.0.0:1811");
+	return TRUE;
+}
+
+/* Creates the directories and sets up the log, before detaching. */
+static gboolean
+prepare(const GntPaths *paths, const NodedOptions *opts, GError **error)
+{
+	g_autofree gchar *log_file = NULL;
+
+	if (!gnt_paths_ensure_dirs(paths, error))
+		return FALSE;
+	if (!opts->foreground)
+		log_file = gnt_paths_dup_log_file(paths, NODED_NAME);
+	return gnt_log_setup(NODED_NAME, log_file, opts->verbose, opts->debug, error);
+}
+
+static gboolean
+stop_cb(gpointer user_data)
+{
+	g_message("stop signal received; shutting down");
+	g_main_loop_quit(user_data);
+	return G_SOURCE_CONTINUE;
+}
+
+/* SIGHUP: logrotate moved the log file away. */
+static gboolean
+reopen_log_cb(gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!gnt_log_reopen(&error))
+		g_warning("%s", error->message);
+	else
+		g_info("log file reopened");
+	return G_SOURCE_CONTINUE;
+}
+
+int
+main(int argc, char **argv)
+{
+	g_auto(NodedOptions) opts = {0};
+	g_autoptr(GntPaths) paths = NULL;
+	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
+	g_autoptr(GntDaemon) daemon = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *pid_file = NULL;
+	g_auto(Node) node = {0}; /* cleared first: the pid file goes last */
+	gboolean is_daemon = TRUE;
+
+	gnt_daemon_use_system_malloc(argv);
+	if (!parse_options(&argc, &argv, &opts, &error)) {
+		g_printerr("%s: %s\nTry '%s --help' for more information.\n", NODED_NAME,
+			   error->message, NODED_NAME);
+		return 2;
+	}
+	paths = gnt_paths_new(opts.root);
+	pid_file = gnt_paths_dup_pid_file(paths, NODED_NAME);
+	daemon = gnt_daemon_new(NODED_NAME, pid_file);
+	if (!prepare(paths, &opts, &error) ||
+	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
+		g_printerr("%s: %s\n", NODED_NAME, error->message);
+		return EXIT_FAILURE;
+	}
+	if (!is_daemon)
+		return EXIT_SUCCESS; /* the detached daemon is ready */
+
+	loop = g_main_loop_new(NULL, FALSE);
+	if (!node_start(&node, daemon, paths, &opts, &error)) {
+		gnt_daemon_notify_failed(daemon, error);
+		if (opts.foreground)
+			g_printerr("%s: %s\n", NODED_NAME, error->message);
+		else
+			g_warning("start-up failed: %s", error->message);
+		return EXIT_FAILURE;
+	}
+	gnt_daemon_add_stop_handler(daemon, stop_cb, loop);
+	g_unix_signal_add(SIGHUP, reopen_log_cb, NULL);
+	gnt_daemon_notify_ready(daemon);
+	g_main_loop_run(loop);
+
+	gnt_daemon_notify_stopping(daemon);
+	node_clear(&node);
+	while (g_main_context_iteration(NULL, FALSE)) /* connections close in idle callbacks */
+		;
+	g_message("stopped");
+	return EXIT_SUCCESS;
+}

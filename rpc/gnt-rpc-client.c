@@ -1,0 +1,193 @@
+#include "gnt-rpc-client-private.h"
+
+#include <libsoup/soup.h>
+#include <string.h>
+
+#include "gnt-build-config.h"
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-tls.h"
+
+struct _GntRpcClient {
+	GObject parent_instance;
+	GTlsCertificate *ca;
+	GTlsCertificate *certificate;
+};
+
+G_DEFINE_TYPE(GntRpcClient, gnt_rpc_client, G_TYPE_OBJECT)
+
+static void
+gnt_rpc_client_finalize(GObject *object)
+{
+	GntRpcClient *self = GNT_RPC_CLIENT(object);
+
+	g_clear_object(&self->ca);
+	g_clear_object(&self->certificate);
+	G_OBJECT_CLASS(gnt_rpc_client_parent_class)->finalize(object);
+}
+
+static void
+gnt_rpc_client_class_init(GntRpcClientClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = gnt_rpc_client_finalize;
+}
+
+static void
+gnt_rpc_client_init(GntRpcClient *self)
+{
+}
+
+GntRpcClient *
+gnt_rpc_client_new(GTlsCertificate *ca, GTlsCertificate *certificate)
+{
+	GntRpcClient *self;
+
+	g_return_val_if_fail(G_IS_TLS_CERTIFICATE(ca), NULL);
+	g_return_val_if_fail(G_IS_TLS_CERTIFICATE(certificate), NULL);
+	self = g_object_new(GNT_TYPE_RPC_CLIENT, NULL);
+	self->ca = g_object_ref(ca);
+	self->certificate = g_object_ref(certificate);
+	return self;
+}
+
+GntRpcClient *
+gnt_rpc_client_new_from_paths(const GntPaths *paths, GError **error)
+{
+	g_autoptr(GTlsCertificate) ca = NULL;
+	g_autoptr(GTlsCertificate) certificate = NULL;
+
+	ca = gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(paths), error);
+	if (ca == NULL)
+		return NULL;
+	certificate = gnt_tls_load_certificate(gnt_paths_get_master_cert(paths),
+					       gnt_paths_get_master_key(paths), error);
+	if (certificate == NULL)
+		return NULL;
+	return gnt_rpc_client_new(ca, certificate);
+}
+
+/* Sets "node 'NAME' (ADDRESS:PORT): REASON". */
+G_GNUC_PRINTF(6, 7)
+static void
+set_node_error(GError **error, gint code, const gchar *node_name, const gchar *address,
+	       guint port, const gchar *format, ...)
+{
+	g_autofree gchar *reason = NULL;
+	gboolean v6 = strchr(address, ':') != NULL;
+	va_list args;
+
+	va_start(args, format);
+	reason = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error(error, GNT_ERROR, code, "node '%s' (%s%s%s:%u): %s", node_name, v6 ? "[" : "",
+		    address, v6 ? "]" : "", port, reason);
+}
+
+/* Why sending failed, in words for the job log. (transfer full) */
+static gchar *
+describe_send_error(const GError *error, GTlsDatabase *database, guint timeout_s)
+{
+	g_autofree gchar *failure = NULL;
+
+	if (GNT_IS_TLS_PEER_DATABASE(database))
+		failure = gnt_tls_peer_database_dup_failure(GNT_TLS_PEER_DATABASE(database));
+	if (failure != NULL)
+		return g_strdup_printf("certificate refused: %s", failure);
+	if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+		return g_strdup("connection refused");
+	if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+		return g_strdup_printf("no answer within %u s", timeout_s);
+	if (error->domain == G_TLS_ERROR)
+		return g_strdup_printf("TLS: %s", error->message);
+	return g_strdup(error->message);
+}
+
+static gchar *
+encode_args(JsonArray *args)
+{
+	g_autoptr(JsonNode) node = json_node_new(JSON_NODE_ARRAY);
+
+	if (args != NULL)
+		json_node_set_array(node, args);
+	else
+		json_node_take_array(node, json_array_new());
+	return gnt_json_to_string(node);
+}
+
+JsonNode *
+gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
+			   const gchar *node_name, const gchar *address, guint port,
+			   const gchar *procedure, JsonArray *args, guint timeout_s,
+			   GError **error)
+{
+	g_autoptr(SoupSession) session = NULL;
+	g_autoptr(SoupMessage) msg = NULL;
+	g_autoptr(GBytes) request = NULL;
+	g_autoptr(GBytes) answer = NULL;
+	g_autoptr(GError) local_error = NULL;
+	g_autoptr(JsonNode) result = NULL;
+	g_autofree gchar *uri = NULL;
+	g_autofree gchar *path = g_strconcat("/", procedure, NULL);
+	g_autofree gchar *body = NULL;
+	gconstpointer data;
+	gsize len = 0;
+	guint status;
+
+	g_return_val_if_fail(G_IS_TLS_DATABASE(database), NULL);
+	g_return_val_if_fail(node_name != NULL && address != NULL && procedure != NULL, NULL);
+	if (timeout_s == 0)
+		timeout_s = GNT_RPC_DEFAULT_TIMEOUT_S;
+	uri = g_uri_join(G_URI_FLAGS_NONE, "https", NULL, address, (gint)port, path, NULL, NULL);
+	msg = soup_message_new(SOUP_METHOD_PUT, uri);
+	if (msg == NULL) {
+		set_node_error(error, GNT_ERROR_INVALID, node_name, address, port,
+			       "'%s' is not a valid URI", uri);
+		return NULL;
+	}
+	session = soup_session_new_with_options("proxy-resolver", NULL, "tls-database", database,
+						"timeout", timeout_s, "user-agent",
+						"gantry-masterd/" GNT_VERSION, NULL);
+	body = encode_args(args);
+	len = strlen(body);
+	request = g_bytes_new_take(g_steal_pointer(&body), len);
+	soup_message_set_request_body_from_bytes(msg, GNT_RPC_CONTENT_TYPE, request);
+	if (certificate != NULL)
+		soup_message_set_tls_client_certificate(msg, certificate);
+	answer = soup_session_send_and_read(session, msg, NULL, &local_error);
+	soup_session_abort(session);
+	if (answer == NULL) {
+		g_autofree gchar *reason = describe_send_error(local_error, database, timeout_s);
+		set_node_error(error, GNT_ERROR_ENVIRONMENT, node_name, address, port, "%s", reason);
+		return NULL;
+	}
+	status = soup_message_get_status(msg);
+	data = g_bytes_get_data(answer, &len);
+	result = gnt_rpc_decode_answer(data != NULL ? data : "", len, &local_error);
+	if (status != SOUP_STATUS_OK) {
+		set_node_error(error,
+			       local_error != NULL ? local_error->code : GNT_ERROR_ENVIRONMENT,
+			       node_name, address, port, "%s: HTTP %u: %s", procedure, status,
+			       local_error != NULL ? local_error->message
+						   : soup_message_get_reason_phrase(msg));
+		return NULL;
+	}
+	if (result == NULL) {
+		set_node_error(error, local_error->code, node_name, address, port, "%s: %s",
+			       procedure, local_error->message);
+		return NULL;
+	}
+	return g_steal_pointer(&result);
+}
+
+JsonNode *
+gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *address, guint port,
+		    const gchar *procedure, JsonArray *args, guint timeout_s, GError **error)
+{
+	g_autoptr(GntTlsPeerDatabase) database = NULL;
+
+	g_return_val_if_fail(GNT_IS_RPC_CLIENT(self), NULL);
+	g_return_val_if_fail(node_name != NULL, NULL);
+	database = gnt_tls_peer_database_new(self->ca, NULL, GNT_TLS_ROLE_NODE, node_name);
+	return gnt_rpc_call_with_database(G_TLS_DATABASE(database), self->certificate, node_name,
+					  address, port, procedure, args, timeout_s, error);
+}

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "gnt-paths.h"
+#include "gnt-rpc-protocol.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The master side of node RPC (doc/node-rpc.md). Calls block, and may be
+ * made from any number of threads at once (job workers): each call uses its
+ * own SoupSession, made and dropped in the calling thread, because a libsoup
+ * 3 session belongs to the thread that uses it. So each call also does its
+ * own TLS handshake, in which the node's certificate is checked (chain to the
+ * cluster CA, CN the node's name) before the request, which may carry
+ * secrets, is written.
+ */
+
+#define GNT_TYPE_RPC_CLIENT (gnt_rpc_client_get_type())
+G_DECLARE_FINAL_TYPE(GntRpcClient, gnt_rpc_client, GNT, RPC_CLIENT, GObject)
+
+/* @ca: the cluster CA; @certificate: the master role's, with its key. Both
+ * are referenced. */
+GntRpcClient *
+gnt_rpc_client_new(GTlsCertificate *ca, GTlsCertificate *certificate);
+/* Loads ca.pem, master.pem and master.key from @paths' TLS directory. */
+GntRpcClient *
+gnt_rpc_client_new_from_paths(const GntPaths *paths, GError **error);
+
+/*
+ * Calls @procedure with @args (NULL: no arguments; not taken) on the
+ * gantry-noded of @node_name at @address:@port, waiting at most @timeout_s
+ * seconds (0: 60) for each step. Returns the result (transfer full), or NULL
+ * with a GNT_ERROR whose message names the node and the reason:
+ *
+ *	node 'node2' (10.0.0.2:1811): connection refused
+ *	node 'node2' (10.0.0.2:1811): no answer within 10 s
+ *	node 'node2' (10.0.0.2:1811): certificate refused: certificate CN 'node3' is not 'node2'
+ *	node 'node2' (10.0.0.2:1811): test_delay: 'duration' must be a number
+ *
+ * Codes: the node's own ecode for a procedure's failure (and 400/404),
+ * GNT_ERROR_ENVIRONMENT for the network, TLS, refusals and malformed answers.
+ */
+JsonNode *
+gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *address, guint port,
+		    const gchar *procedure, JsonArray *args, guint timeout_s, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,703 @@
+/* Node RPC over real TLS on loopback: server, client, join protocol, and
+ * gantry-noded as a process. Servers run in their own thread and context, as
+ * the master's blocking client calls run in job worker threads. */
+#include <libsoup/soup.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include "gnt-build-config.h"
+#include "gnt-error.h"
+#include "gnt-join.h"
+#include "gnt-json.h"
+#include "gnt-rpc-client-private.h"
+#include "gnt-rpc-node.h"
+#include "gnt-rpc-server.h"
+#include "gnt-tls.h"
+
+#define CLUSTER "cluster.example.com"
+
+/* A server in its own thread; "block" waits until released. */
+typedef struct {
+	GntPaths *paths;
+	gboolean join_endpoint;
+	gsize max_body_size;
+	GThread *thread;
+	GMainContext *context;
+	GMainLoop *loop;
+	GMutex lock;
+	GCond cond;
+	guint port; /* 0 until listening */
+	gboolean released;
+} TestServer;
+
+static JsonNode *
+block_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	TestServer *srv = user_data;
+
+	g_mutex_lock(&srv->lock);
+	while (!srv->released)
+		g_cond_wait(&srv->cond, &srv->lock);
+	g_mutex_unlock(&srv->lock);
+	return gnt_json_node_new_string("released");
+}
+
+static JsonNode *
+fail_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "it failed");
+	return NULL;
+}
+
+static gpointer
+test_server_thread(gpointer data)
+{
+	TestServer *srv = data;
+	const GntRpcProcedure procedures[] = {
+		{"block", block_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{"fail", fail_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{NULL},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntRpcServer) server = NULL;
+	g_autoptr(GntJoinAuthority) authority = NULL;
+
+	g_main_context_push_thread_default(srv->context);
+	server = gnt_rpc_server_new_from_paths(srv->paths, &error);
+	g_assert_no_error(error);
+	gnt_rpc_node_add_procedures(server, srv->paths);
+	gnt_rpc_server_add_procedures(server, procedures, srv);
+	if (srv->max_body_size > 0)
+		gnt_rpc_server_set_max_body_size(server, srv->max_body_size);
+	if (srv->join_endpoint) {
+		authority = gnt_join_authority_new(srv->paths, &error);
+		g_assert_no_error(error);
+		gnt_join_authority_add_endpoint(authority, server);
+	}
+	g_assert_true(gnt_rpc_server_listen(server, "127.0.0.1", 0, &error));
+	g_assert_no_error(error);
+	g_mutex_lock(&srv->lock);
+	srv->port = gnt_rpc_server_get_port(server);
+	g_cond_broadcast(&srv->cond);
+	g_mutex_unlock(&srv->lock);
+
+	g_main_loop_run(srv->loop);
+	gnt_rpc_server_stop(server);
+	while (gnt_rpc_server_get_n_running(server) > 0) /* released procedures finish */
+		g_main_context_iteration(srv->context, TRUE);
+	g_clear_object(&server);
+	g_main_context_pop_thread_default(srv->context);
+	return NULL;
+}
+
+static TestServer *
+test_server_start(GntPaths *paths, gboolean join_endpoint, gsize max_body_size)
+{
+	TestServer *srv = g_new0(TestServer, 1);
+
+	srv->paths = paths;
+	srv->join_endpoint = join_endpoint;
+	srv->max_body_size = max_body_size;
+	srv->context = g_main_context_new();
+	srv->loop = g_main_loop_new(srv->context, FALSE);
+	g_mutex_init(&srv->lock);
+	g_cond_init(&srv->cond);
+	srv->thread = g_thread_new("test-server", test_server_thread, srv);
+	g_mutex_lock(&srv->lock);
+	while (srv->port == 0)
+		g_cond_wait(&srv->cond, &srv->lock);
+	g_mutex_unlock(&srv->lock);
+	return srv;
+}
+
+static void
+test_server_release(TestServer *srv)
+{
+	g_mutex_lock(&srv->lock);
+	srv->released = TRUE;
+	g_cond_broadcast(&srv->cond);
+	g_mutex_unlock(&srv->lock);
+}
+
+static gboolean
+quit_cb(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+/* Stops listening and waits for the thread; the port stays known. */
+static void
+test_server_stop(TestServer *srv)
+{
+	if (srv->thread == NULL)
+		return;
+	test_server_release(srv);
+	/* from inside the loop: a quit before g_main_loop_run() would be lost */
+	g_main_context_invoke(srv->context, quit_cb, srv->loop);
+	g_thread_join(g_steal_pointer(&srv->thread));
+}
+
+static void
+test_server_free(TestServer *srv)
+{
+	test_server_stop(srv);
+	g_main_loop_unref(srv->loop);
+	g_main_context_unref(srv->context);
+	g_mutex_clear(&srv->lock);
+	g_cond_clear(&srv->cond);
+	g_free(srv);
+}
+
+/* A root with TLS files: a cluster's master node, or an empty one. */
+static GntPaths *
+make_root(GPtrArray *dirs, const gchar *node_name)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *dir = g_dir_make_tmp("gnt-rpc-XXXXXX", &error);
+	GntPaths *paths = gnt_paths_new(dir);
+	const gchar *const addresses[] = {"127.0.0.1", NULL};
+
+	g_assert_no_error(error);
+	g_ptr_array_add(dirs, dir);
+	if (node_name != NULL)
+		g_assert_true(gnt_tls_init_cluster(paths, CLUSTER, node_name, addresses, &error));
+	g_assert_no_error(error);
+	return paths;
+}
+
+typedef struct {
+	GPtrArray *dirs;
+	GntPaths *paths; /* node1, the master node */
+	TestServer *server;
+	GntRpcClient *client;
+} RpcFx;
+
+static void
+rpc_set_up(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	fx->dirs = g_ptr_array_new_with_free_func(g_free);
+	fx->paths = make_root(fx->dirs, "node1");
+	fx->server = test_server_start(fx->paths, TRUE, GPOINTER_TO_SIZE(data));
+	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
+	g_assert_no_error(error);
+}
+
+static void
+rpc_tear_down(RpcFx *fx, gconstpointer data)
+{
+	g_clear_pointer(&fx->server, test_server_free);
+	g_clear_object(&fx->client);
+	g_clear_pointer(&fx->paths, gnt_paths_free);
+	for (guint i = 0; i < fx->dirs->len; i++) {
+		g_autofree gchar *cmd =
+			g_strdup_printf("rm -rf '%s'", (gchar *)g_ptr_array_index(fx->dirs, i));
+		g_assert_cmpint(system(cmd), ==, 0);
+	}
+	g_ptr_array_unref(fx->dirs);
+}
+
+static JsonNode *
+call(RpcFx *fx, const gchar *node_name, const gchar *procedure, guint timeout_s,
+     GError **error)
+{
+	return gnt_rpc_client_call(fx->client, node_name, "127.0.0.1", fx->server->port,
+				   procedure, NULL, timeout_s, error);
+}
+
+static void
+assert_error_has(const GError *error, const gchar *needle)
+{
+	g_assert_nonnull(error);
+	if (strstr(error->message, needle) == NULL)
+		g_error("'%s' is not in the error '%s'", needle, error->message);
+}
+
+static void
+test_version(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) result = call(fx, "node1", "version", 10, &error);
+	gint64 protocol = 0;
+
+	g_assert_no_error(error);
+	g_assert_true(JSON_NODE_HOLDS_OBJECT(result));
+	g_assert_true(gnt_json_get_int(json_node_get_object(result), "protocol", &protocol, NULL));
+	g_assert_cmpint(protocol, ==, GNT_RPC_PROTOCOL_VERSION);
+}
+
+static void
+test_arguments(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) result = NULL;
+
+	json_array_add_double_element(args, 0.01);
+	result = gnt_rpc_client_call(fx->client, "node1", "127.0.0.1", fx->server->port,
+				     "test_delay", args, 10, &error);
+	g_assert_no_error(error);
+	g_assert_true(JSON_NODE_HOLDS_NULL(result));
+
+	json_array_remove_element(args, 0);
+	json_array_add_string_element(args, "soon");
+	g_assert_null(gnt_rpc_client_call(fx->client, "node1", "127.0.0.1", fx->server->port,
+					  "test_delay", args, 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "node 'node1' (127.0.0.1:");
+	assert_error_has(error, "test_delay: 'duration'");
+}
+
+static void
+test_procedure_error(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *expected =
+		g_strdup_printf("node 'node1' (127.0.0.1:%u): fail: it failed", fx->server->port);
+
+	g_assert_null(call(fx, "node1", "fail", 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+static void
+test_unknown_procedure(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_assert_null(call(fx, "node1", "nope", 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	assert_error_has(error, "nope: HTTP 404: unknown procedure 'nope'");
+}
+
+/* A client presenting @cert (NULL: none) to the fixture's node. */
+static void
+assert_client_refused(RpcFx *fx, GTlsCertificate *cert)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GTlsCertificate) ca =
+		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
+	g_autoptr(GntTlsPeerDatabase) database =
+		gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
+
+	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "refused '/version' from 127.0.0.1*");
+	g_assert_null(gnt_rpc_call_with_database(G_TLS_DATABASE(database), cert, "node1",
+						 "127.0.0.1", fx->server->port, "version", NULL,
+						 10, &error));
+	g_test_assert_expected_messages();
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "version: HTTP 403: this node answers only the master");
+}
+
+static void
+test_other_ca_client(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntPaths) other = make_root(fx->dirs, "node1"); /* same names, other CA */
+	g_autoptr(GTlsCertificate) impostor = gnt_tls_load_certificate(
+		gnt_paths_get_master_cert(other), gnt_paths_get_master_key(other), &error);
+	g_autoptr(GTlsCertificate) node = gnt_tls_load_certificate(
+		gnt_paths_get_node_cert(fx->paths), gnt_paths_get_node_key(fx->paths), &error);
+
+	g_assert_no_error(error);
+	assert_client_refused(fx, impostor);
+	assert_client_refused(fx, node); /* ours, but not the master role */
+	assert_client_refused(fx, NULL);
+}
+
+static void
+test_wrong_node_cn(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_assert_null(call(fx, "node2", "version", 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "node 'node2' (127.0.0.1:");
+	assert_error_has(error, "certificate refused: certificate CN 'node1' is not 'node2'");
+}
+
+static void
+test_other_ca_node(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntPaths) other = make_root(fx->dirs, "node1");
+	g_autoptr(GntRpcClient) client = gnt_rpc_client_new_from_paths(other, &error);
+
+	g_assert_no_error(error);
+	g_assert_null(gnt_rpc_client_call(client, "node1", "127.0.0.1", fx->server->port,
+					  "version", NULL, 10, &error));
+	assert_error_has(error, "certificate refused: certificate 'node1' not accepted");
+}
+
+/* Sends @body as it is to "version"; returns the status and the message. */
+static guint
+put_raw(RpcFx *fx, const gchar *procedure, const gchar *body, gchar **message)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GTlsCertificate) ca =
+		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
+	g_autoptr(GTlsCertificate) master = gnt_tls_load_certificate(
+		gnt_paths_get_master_cert(fx->paths), gnt_paths_get_master_key(fx->paths), &error);
+	g_autoptr(GntTlsPeerDatabase) database =
+		gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
+	g_autoptr(SoupSession) session = soup_session_new_with_options(
+		"proxy-resolver", NULL, "tls-database", database, NULL);
+	g_autofree gchar *uri =
+		g_strdup_printf("https://127.0.0.1:%u/%s", fx->server->port, procedure);
+	g_autoptr(SoupMessage) msg = soup_message_new("PUT", uri);
+	g_autoptr(GBytes) request = g_bytes_new(body, strlen(body));
+	g_autoptr(GBytes) answer = NULL;
+	g_autoptr(JsonNode) result = NULL;
+	gsize len = 0;
+	const gchar *data;
+
+	g_assert_no_error(error);
+	soup_message_set_request_body_from_bytes(msg, "application/json", request);
+	soup_message_set_tls_client_certificate(msg, master);
+	answer = soup_session_send_and_read(session, msg, NULL, &error);
+	g_assert_no_error(error);
+	data = g_bytes_get_data(answer, &len);
+	result = gnt_rpc_decode_answer(data, len, &error);
+	g_assert_null(result);
+	g_assert_nonnull(error);
+	*message = g_strdup(error->message);
+	return soup_message_get_status(msg);
+}
+
+static void
+test_bad_body(RpcFx *fx, gconstpointer data)
+{
+	g_autofree gchar *message = NULL;
+
+	g_assert_cmpuint(put_raw(fx, "version", "[1,", &message), ==, SOUP_STATUS_BAD_REQUEST);
+	g_assert_true(g_str_has_prefix(message, "body of 'version' is not valid JSON: "));
+	g_clear_pointer(&message, g_free);
+	g_assert_cmpuint(put_raw(fx, "version", "{\"a\": 1}", &message), ==,
+			 SOUP_STATUS_BAD_REQUEST);
+	g_assert_cmpstr(message, ==, "body of 'version' must be a JSON list of arguments, not object");
+}
+
+static void
+test_body_too_large(RpcFx *fx, gconstpointer data)
+{
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *body = g_strdup_printf("[\"%0500d\"]", 0);
+
+	g_assert_cmpuint(put_raw(fx, "version", body, &message), ==,
+			 SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE);
+	g_assert_cmpstr(message, ==, "body of 504 bytes is larger than 100");
+}
+
+static void
+test_refused(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *expected = NULL;
+
+	test_server_stop(fx->server);
+	expected = g_strdup_printf("node 'node1' (127.0.0.1:%u): connection refused",
+				   fx->server->port);
+	g_assert_null(call(fx, "node1", "version", 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+static void
+test_timeout(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *expected = g_strdup_printf(
+		"node 'node1' (127.0.0.1:%u): no answer within 1 s", fx->server->port);
+
+	g_assert_null(call(fx, "node1", "block", 1, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+static gpointer
+blocked_call_thread(gpointer data)
+{
+	RpcFx *fx = data;
+	g_autoptr(GError) error = NULL;
+	JsonNode *result = call(fx, "node1", "block", 30, &error);
+
+	g_assert_no_error(error);
+	return result;
+}
+
+/* A procedure that takes long holds up no other call. */
+static void
+test_concurrent(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	GThread *thread = g_thread_new("blocked-call", blocked_call_thread, fx);
+	g_autoptr(JsonNode) blocked = NULL;
+
+	for (guint i = 0; i < 4; i++) {
+		g_autoptr(JsonNode) result = call(fx, "node1", "version", 10, &error);
+		g_assert_no_error(error);
+	}
+	test_server_release(fx->server);
+	blocked = g_thread_join(thread);
+	g_assert_cmpstr(json_node_get_string(blocked), ==, "released");
+}
+
+static gchar *
+make_token(RpcFx *fx, const gchar *node_name, guint ttl_s)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntJoinToken) token = gnt_join_create_token(fx->paths, node_name, "127.0.0.1",
+							      fx->server->port, ttl_s, &error);
+
+	g_assert_no_error(error);
+	return gnt_join_token_to_string(token);
+}
+
+/* @mutate changes a token's fields before it is printed again. */
+static gchar *
+rewrite_token(const gchar *text, void (*mutate)(GntJoinToken *token))
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntJoinToken) token = gnt_join_token_parse(text, &error);
+
+	g_assert_no_error(error);
+	mutate(token);
+	return gnt_join_token_to_string(token);
+}
+
+static void
+test_join(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = make_token(fx, "node2", 600);
+	g_autoptr(GntPaths) node2 = make_root(fx->dirs, NULL);
+	g_autoptr(GntPaths) node3 = make_root(fx->dirs, NULL);
+	const gchar *const addresses[] = {"127.0.0.1", NULL};
+	TestServer *server2;
+	g_autoptr(JsonNode) status = NULL;
+	const gchar *name = NULL;
+	struct stat st;
+
+	g_assert_true(g_str_has_prefix(token, GNT_JOIN_TOKEN_PREFIX));
+	g_assert_true(gnt_join_cluster(node2, token, addresses, 10, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(stat(gnt_paths_get_node_key(node2), &st), ==, 0);
+	g_assert_cmphex(st.st_mode & 0777, ==, 0600);
+	g_assert_false(g_file_test(gnt_paths_get_ca_key(node2), G_FILE_TEST_EXISTS));
+
+	/* the new node answers the master, as node2 */
+	server2 = test_server_start(node2, FALSE, 0);
+	status = gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", server2->port,
+				     "join_status", NULL, 10, &error);
+	test_server_free(server2);
+	g_assert_no_error(error);
+	g_assert_true(gnt_json_get_string(json_node_get_object(status), "node", &name, NULL));
+	g_assert_cmpstr(name, ==, "node2");
+
+	/* once only */
+	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "*was already used*");
+	g_assert_false(gnt_join_cluster(node3, token, NULL, 10, &error));
+	g_test_assert_expected_messages();
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	assert_error_has(error, "join: join token '");
+	assert_error_has(error, "' was already used");
+	g_assert_false(g_file_test(gnt_paths_get_node_cert(node3), G_FILE_TEST_EXISTS));
+	g_clear_error(&error);
+
+	/* a joined node does not join again */
+	g_assert_false(gnt_join_cluster(node2, token, NULL, 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
+}
+
+static void
+postpone_expiry(GntJoinToken *token)
+{
+	token->expires += 3600;
+}
+
+static void
+test_join_expired(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = make_token(fx, "node2", 0);
+	g_autofree gchar *forged = rewrite_token(token, postpone_expiry);
+	g_autoptr(GntPaths) node2 = make_root(fx->dirs, NULL);
+
+	g_assert_false(gnt_join_cluster(node2, token, NULL, 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	assert_error_has(error, "expired at");
+	g_clear_error(&error);
+
+	/* the master keeps its own expiry */
+	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "*expired at*");
+	g_assert_false(gnt_join_cluster(node2, forged, NULL, 10, &error));
+	g_test_assert_expected_messages();
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
+	assert_error_has(error, "join: join token '");
+}
+
+static void
+change_pin(GntJoinToken *token)
+{
+	g_free(token->ca_fingerprint);
+	token->ca_fingerprint = g_strnfill(64, 'a');
+}
+
+static void
+change_secret(GntJoinToken *token)
+{
+	token->secret[0] = token->secret[0] == '0' ? '1' : '0';
+}
+
+static void
+change_node(GntJoinToken *token)
+{
+	g_free(token->node_name);
+	token->node_name = g_strdup("node9");
+}
+
+static void
+test_join_refused(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = make_token(fx, "node2", 600);
+	g_autofree gchar *wrong_pin = rewrite_token(token, change_pin);
+	g_autofree gchar *wrong_secret = rewrite_token(token, change_secret);
+	g_autofree gchar *wrong_node = rewrite_token(token, change_node);
+	g_autoptr(GntPaths) node2 = make_root(fx->dirs, NULL);
+
+	/* another CA: nothing is sent */
+	g_assert_false(gnt_join_cluster(node2, wrong_pin, NULL, 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "certificate refused: the peer's CA has fingerprint");
+	g_clear_error(&error);
+
+	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "*proof does not match*");
+	g_assert_false(gnt_join_cluster(node2, wrong_secret, NULL, 10, &error));
+	g_test_assert_expected_messages();
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+
+	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "*is for node 'node2', not 'node9'*");
+	g_assert_false(gnt_join_cluster(node2, wrong_node, NULL, 10, &error));
+	g_test_assert_expected_messages();
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+
+	g_assert_false(gnt_join_cluster(node2, "GNTJ1.bm9wZQ", NULL, 10, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+
+	/* none of that used the token up */
+	g_assert_true(gnt_join_cluster(node2, token, NULL, 10, &error));
+	g_assert_no_error(error);
+}
+
+/* Starts gantry-noded on @paths' root with @extra arguments; its port. */
+static guint
+start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
+	    GSubprocess **noded)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autofree gchar *uri = NULL;
+	g_autoptr(GUri) parsed = NULL;
+
+	*noded = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+				  g_getenv("GNT_TEST_NODED"), "--root", gnt_paths_get_root(paths),
+				  "--foreground", "--listen", "127.0.0.1:0", "--print-uri", extra,
+				  extra_value, NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(*noded));
+	uri = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+	g_assert_nonnull(uri); /* NULL: the daemon died */
+	parsed = g_uri_parse(uri, G_URI_FLAGS_NONE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(g_uri_get_scheme(parsed), ==, "https");
+	return (guint)g_uri_get_port(parsed);
+}
+
+static void
+stop_noded(GSubprocess *noded)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_subprocess_send_signal(noded, SIGTERM);
+	g_assert_true(g_subprocess_wait_check(noded, NULL, &error));
+	g_assert_no_error(error);
+}
+
+/* gantry-noded as a process, answering the master. */
+static void
+test_noded(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) noded = NULL;
+	guint port = start_noded(fx->paths, NULL, NULL, &noded);
+	g_autoptr(JsonNode) result = gnt_rpc_client_call(fx->client, "node1", "127.0.0.1", port,
+							 "version", NULL, 10, &error);
+	const gchar *software = NULL;
+
+	g_assert_no_error(error);
+	g_assert_true(gnt_json_get_string(json_node_get_object(result), "software", &software,
+					  NULL));
+	g_assert_cmpstr(software, ==, GNT_VERSION);
+	stop_noded(noded);
+}
+
+/* A second gantry-noded joins through the first one with --join. */
+static void
+test_noded_join(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) master = NULL;
+	g_autoptr(GSubprocess) joined = NULL;
+	g_autoptr(GntJoinToken) token = NULL;
+	g_autofree gchar *text = NULL;
+	g_autoptr(GntPaths) node2 = make_root(fx->dirs, NULL);
+	g_autoptr(JsonNode) result = NULL;
+	guint master_port = start_noded(fx->paths, NULL, NULL, &master);
+	guint port;
+
+	token = gnt_join_create_token(fx->paths, "node2", "127.0.0.1", master_port, 600, &error);
+	g_assert_no_error(error);
+	text = gnt_join_token_to_string(token);
+	port = start_noded(node2, "--join", text, &joined);
+	result = gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", port, "version", NULL, 10,
+				     &error);
+	g_assert_no_error(error);
+	stop_noded(joined);
+	stop_noded(master);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/rpc/call/version", RpcFx, NULL, rpc_set_up, test_version, rpc_tear_down);
+	g_test_add("/rpc/call/arguments", RpcFx, NULL, rpc_set_up, test_arguments, rpc_tear_down);
+	g_test_add("/rpc/call/procedure-error", RpcFx, NULL, rpc_set_up, test_procedure_error,
+		   rpc_tear_down);
+	g_test_add("/rpc/call/concurrent", RpcFx, NULL, rpc_set_up, test_concurrent, rpc_tear_down);
+	g_test_add("/rpc/server/unknown-procedure", RpcFx, NULL, rpc_set_up,
+		   test_unknown_procedure, rpc_tear_down);
+	g_test_add("/rpc/server/bad-body", RpcFx, NULL, rpc_set_up, test_bad_body, rpc_tear_down);
+	g_test_add("/rpc/server/body-too-large", RpcFx, GSIZE_TO_POINTER(100), rpc_set_up,
+		   test_body_too_large, rpc_tear_down);
+	g_test_add("/rpc/server/other-ca-client", RpcFx, NULL, rpc_set_up, test_other_ca_client,
+		   rpc_tear_down);
+	g_test_add("/rpc/client/wrong-node-cn", RpcFx, NULL, rpc_set_up, test_wrong_node_cn,
+		   rpc_tear_down);
+	g_test_add("/rpc/client/other-ca-node", RpcFx, NULL, rpc_set_up, test_other_ca_node,
+		   rpc_tear_down);
+	g_test_add("/rpc/client/refused", RpcFx, NULL, rpc_set_up, test_refused, rpc_tear_down);
+	g_test_add("/rpc/client/timeout", RpcFx, NULL, rpc_set_up, test_timeout, rpc_tear_down);
+	g_test_add("/rpc/join/flow", RpcFx, NULL, rpc_set_up, test_join, rpc_tear_down);
+	g_test_add("/rpc/join/expired", RpcFx, NULL, rpc_set_up, test_join_expired, rpc_tear_down);
+	g_test_add("/rpc/join/refused", RpcFx, NULL, rpc_set_up, test_join_refused, rpc_tear_down);
+	g_test_add("/rpc/noded/version", RpcFx, NULL, rpc_set_up, test_noded, rpc_tear_down);
+	g_test_add("/rpc/noded/join", RpcFx, NULL, rpc_set_up, test_noded_join, rpc_tear_down);
+	return g_test_run();
+}
