@@ -34,8 +34,15 @@ struct _GntOpDef {
 	gboolean idempotent;
 };
 
-/* The table itself (gnt-opcode-table.c); NULL-terminated. */
-extern const GntOpDef *const gnt_op_defs[];
+/* The table, one part per area, each NULL-terminated: the core opcodes
+ * (gnt-opcode-table.c), instances (gnt-opcode-table-instance.c), nodes,
+ * tags, OS and cluster settings (gnt-opcode-table-node.c). */
+extern const GntOpDef *const gnt_op_defs_core[];
+extern const GntOpDef *const gnt_op_defs_instance[];
+extern const GntOpDef *const gnt_op_defs_node[];
+
+/* The parts, NULL-terminated (gnt-opcode-table.c). */
+extern const GntOpDef *const *const gnt_op_tables[];
 /* The parameters every opcode takes (dry_run, priority, depends, ...). */
 extern const GntParamDef gnt_op_common_params[];
 

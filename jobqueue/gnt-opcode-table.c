@@ -184,9 +184,16 @@ static const GntOpDef op_cluster_destroy = {
 	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy, FALSE,
 };
 
-const GntOpDef *const gnt_op_defs[] = {
+const GntOpDef *const gnt_op_defs_core[] = {
 	&op_cluster_destroy,
 	&op_test_delay,
 	&op_test_dummy,
+	NULL,
+};
+
+const GntOpDef *const *const gnt_op_tables[] = {
+	gnt_op_defs_core,
+	gnt_op_defs_instance,
+	gnt_op_defs_node,
 	NULL,
 };

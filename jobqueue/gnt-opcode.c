@@ -23,9 +23,11 @@ typedef enum {
 const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id)
 {
-	for (guint i = 0; op_id != NULL && gnt_op_defs[i] != NULL; i++) {
-		if (g_strcmp0(gnt_op_defs[i]->id, op_id) == 0)
-			return gnt_op_defs[i];
+	for (guint t = 0; op_id != NULL && gnt_op_tables[t] != NULL; t++) {
+		for (guint i = 0; gnt_op_tables[t][i] != NULL; i++) {
+			if (g_strcmp0(gnt_op_tables[t][i]->id, op_id) == 0)
+				return gnt_op_tables[t][i];
+		}
 	}
 	return NULL;
 }
@@ -34,12 +36,6 @@ const gchar *
 gnt_op_def_get_id(const GntOpDef *def)
 {
 	return def->id;
-}
-
-const GntOpDef *const *
-gnt_op_def_get_all(void)
-{
-	return gnt_op_defs;
 }
 
 const gchar *

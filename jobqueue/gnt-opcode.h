@@ -42,9 +42,6 @@ const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id);
 const gchar *
 gnt_op_def_get_id(const GntOpDef *def);
-/* All definitions, NULL-terminated. */
-const GntOpDef *const *
-gnt_op_def_get_all(void);
 
 /*
  * Validates @input (an opcode object as a Ganeti client sends it) and builds
