@@ -30,10 +30,12 @@ typedef struct {
 	gboolean print_uri;
 	gchar *join;
 	gchar **addresses;
+	gchar *libvirt_uri;
 } NodedOptions;
 
 /* What runs once start-up is over; torn down in reverse order. */
 typedef struct {
+	GntRpcNode *rpc_node; /* the hypervisors; outlives the server's procedures */
 	GntRpcServer *server;
 	GntJoinAuthority *authority; /* the master node only */
 } Node;
@@ -46,6 +48,7 @@ noded_options_clear(NodedOptions *self)
 	gnt_secret_wipe_string(self->join); /* it holds the token's secret */
 	g_free(self->join);
 	g_strfreev(self->addresses);
+	g_free(self->libvirt_uri);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(NodedOptions, noded_options_clear)
@@ -68,15 +71,28 @@ static const gchar noded_help[] =
 	"failed to start (exit 1, with the reason on stderr); its log is then\n"
 	"<root>/var/log/gantry/gantry-noded.log. With --print-uri it prints the\n"
 	"URI it listens on (https://ADDRESS:PORT/) on stdout once ready.\n"
+	"\n"
+	"Instances run under the kvm hypervisor through libvirt at --libvirt-uri\n"
+	"(default qemu:///system), or under the fake one, whose state is kept in\n"
+	"<root>/var/lib/gantry/fake-hv; their serial consoles are logged to\n"
+	"<root>/var/log/gantry/console/<instance>.log.\n"
 	"SIGTERM or SIGINT stop it.";
 
 static void
 node_clear(Node *self)
 {
-	if (self->server != NULL)
+	if (self->server != NULL) {
 		gnt_rpc_server_stop(self->server);
+		/* the procedures still running use rpc_node */
+		if (gnt_rpc_server_get_n_running(self->server) > 0)
+			g_message("waiting for %u running procedures",
+				  gnt_rpc_server_get_n_running(self->server));
+		while (gnt_rpc_server_get_n_running(self->server) > 0)
+			g_main_context_iteration(NULL, TRUE);
+	}
 	g_clear_object(&self->server);
 	g_clear_pointer(&self->authority, gnt_join_authority_free);
+	g_clear_pointer(&self->rpc_node, gnt_rpc_node_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Node, node_clear)
@@ -88,6 +104,7 @@ node_start(Node *self, GntDaemon *daemon, const GntPaths *paths, const NodedOpti
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *uri = NULL;
 	guint port = 0;
+	const GntRpcNodeOptions rpc_options = {.libvirt_uri = opts->libvirt_uri};
 
 	if (!gnt_rpc_parse_listen_address(opts->listen, GNT_RPC_DEFAULT_PORT, &address, &port,
 					  error) ||
@@ -105,6 +122,10 @@ node_start(Node *self, GntDaemon *daemon, const GntPaths *paths, const NodedOpti
 		return FALSE;
 	}
 	gnt_rpc_node_add_procedures(self->server, paths);
+	self->rpc_node = gnt_rpc_node_new(paths, &rpc_options, error);
+	if (self->rpc_node == NULL)
+		return FALSE;
+	gnt_rpc_node_add_instance_procedures(self->server, self->rpc_node);
 	if (g_file_test(gnt_paths_get_ca_key(paths), G_FILE_TEST_EXISTS)) {
 		self->authority = gnt_join_authority_new(paths, error);
 		if (self->authority == NULL)
@@ -145,6 +166,9 @@ parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 		{"address", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->addresses,
 		 "With --join: an address of this node for its certificate (repeatable)",
 		 "ADDRESS"},
+		{"libvirt-uri", 0, 0, G_OPTION_ARG_STRING, &opts->libvirt_uri,
+		 "The libvirt connection of the kvm hypervisor (default: " GNT_HV_DEFAULT_URI ")",
+		 "URI"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);

@@ -1,10 +1,11 @@
-#include "gnt-rpc-node.h"
+#include "gnt-rpc-node-private.h"
 
 #include <string.h>
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-os-script.h"
 #include "gnt-tls.h"
 
 #define TEST_DELAY_MAX_S (24.0 * 3600)
@@ -43,35 +44,50 @@ test_delay_procedure(JsonArray *args, gpointer user_data, GError **error)
 	return gnt_json_node_new_null();
 }
 
+/* The cluster's name, from the CN of its CA certificate. (transfer full) */
+static gchar *
+dup_cluster_name(const GntPaths *paths, GTlsCertificate **ca_out, GError **error)
+{
+	g_autoptr(GTlsCertificate) ca =
+		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(paths), error);
+	g_autofree gchar *ca_cn = NULL;
+
+	if (ca == NULL)
+		return NULL;
+	ca_cn = gnt_tls_certificate_dup_cn(ca, error);
+	if (ca_cn == NULL)
+		return NULL;
+	if (ca_out != NULL)
+		*ca_out = g_steal_pointer(&ca);
+	if (g_str_has_prefix(ca_cn, GNT_TLS_CA_CN_PREFIX))
+		return g_strdup(ca_cn + strlen(GNT_TLS_CA_CN_PREFIX));
+	return g_steal_pointer(&ca_cn);
+}
+
 static JsonNode *
 join_status_procedure(JsonArray *args, gpointer user_data, GError **error)
 {
 	const GntPaths *paths = user_data;
 	g_autoptr(GTlsCertificate) ca = NULL;
 	g_autoptr(GTlsCertificate) node = NULL;
-	g_autofree gchar *ca_cn = NULL;
+	g_autofree gchar *cluster = NULL;
 	g_autofree gchar *node_cn = NULL;
 	g_autofree gchar *fingerprint = NULL;
 	JsonObject *result;
 
-	ca = gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(paths), error);
-	if (ca == NULL)
+	cluster = dup_cluster_name(paths, &ca, error);
+	if (cluster == NULL)
 		return NULL;
 	node = gnt_tls_load_ca_certificate(gnt_paths_get_node_cert(paths), error);
 	if (node == NULL)
 		return NULL;
-	ca_cn = gnt_tls_certificate_dup_cn(ca, error);
-	node_cn = ca_cn != NULL ? gnt_tls_certificate_dup_cn(node, error) : NULL;
+	node_cn = gnt_tls_certificate_dup_cn(node, error);
 	if (node_cn == NULL)
 		return NULL;
 	fingerprint = gnt_tls_certificate_dup_fingerprint(ca);
 	result = json_object_new();
 	json_object_set_member(result, "node", gnt_json_node_new_string(node_cn));
-	json_object_set_member(
-		result, "cluster",
-		gnt_json_node_new_string(g_str_has_prefix(ca_cn, GNT_TLS_CA_CN_PREFIX)
-						 ? ca_cn + strlen(GNT_TLS_CA_CN_PREFIX)
-						 : ca_cn));
+	json_object_set_member(result, "cluster", gnt_json_node_new_string(cluster));
 	json_object_set_member(result, "ca_fingerprint",
 			       gnt_json_node_new_string(fingerprint));
 	json_object_set_member(
@@ -91,4 +107,388 @@ gnt_rpc_node_add_procedures(GntRpcServer *server, const GntPaths *paths)
 	};
 
 	gnt_rpc_server_add_procedures(server, procedures, (gpointer)paths);
+}
+
+/* --- the node's hypervisors ------------------------------------------- */
+
+GntRpcNode *
+gnt_rpc_node_new(const GntPaths *paths, const GntRpcNodeOptions *options, GError **error)
+{
+	const GntRpcNodeOptions defaults = {NULL};
+	g_autoptr(GntRpcNode) self = g_new0(GntRpcNode, 1);
+
+	g_return_val_if_fail(paths != NULL, NULL);
+
+	if (options == NULL)
+		options = &defaults;
+	self->paths = paths;
+	g_mutex_init(&self->lock);
+	self->hypervisors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
+	self->libvirt_uri = g_strdup(options->libvirt_uri != NULL ? options->libvirt_uri
+								   : GNT_HV_DEFAULT_URI);
+	self->fake_state_dir =
+		options->fake_state_dir != NULL
+			? g_strdup(options->fake_state_dir)
+			: g_build_filename(gnt_paths_get_data_dir(paths), "fake-hv", NULL);
+	self->console_dir = g_build_filename(gnt_paths_get_log_dir(paths), "console", NULL);
+	self->os_log_dir = gnt_os_script_dup_log_dir(paths);
+	if (options->hv_prefix != NULL) {
+		self->hv_prefix = g_strdup(options->hv_prefix);
+	} else {
+		g_autofree gchar *cluster = dup_cluster_name(paths, NULL, error);
+
+		if (cluster == NULL) {
+			g_prefix_error(error, "the hypervisors' instance prefix: ");
+			return NULL;
+		}
+		self->hv_prefix = g_strconcat(GNT_HV_DEFAULT_PREFIX, cluster, "-", NULL);
+	}
+	return g_steal_pointer(&self);
+}
+
+void
+gnt_rpc_node_free(GntRpcNode *self)
+{
+	if (self == NULL)
+		return;
+	g_clear_pointer(&self->hypervisors, g_hash_table_unref);
+	g_mutex_clear(&self->lock);
+	g_free(self->libvirt_uri);
+	g_free(self->fake_state_dir);
+	g_free(self->hv_prefix);
+	g_free(self->console_dir);
+	g_free(self->os_log_dir);
+	g_free(self);
+}
+
+GntHypervisor *
+gnt_rpc_node_get_hypervisor(GntRpcNode *self, const gchar *name, GError **error)
+{
+	g_autoptr(GMutexLocker) locker = NULL;
+	GntHypervisor *hv;
+
+	g_return_val_if_fail(self != NULL, NULL);
+
+	if (!gnt_hv_check_name(name, error))
+		return NULL;
+	locker = g_mutex_locker_new(&self->lock);
+	hv = g_hash_table_lookup(self->hypervisors, name);
+	if (hv == NULL) {
+		hv = gnt_hypervisor_new(name,
+					strcmp(name, "kvm") == 0 ? self->libvirt_uri
+								 : self->fake_state_dir,
+					self->hv_prefix, error);
+		if (hv == NULL)
+			return NULL;
+		g_hash_table_insert(self->hypervisors, g_strdup(name), hv);
+	}
+	return g_object_ref(hv);
+}
+
+void
+gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
+{
+	g_return_if_fail(node != NULL);
+
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_instance_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_storage_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_os_procedures, node);
+}
+
+/* --- arguments --------------------------------------------------------- */
+
+gboolean
+gnt_rpc_node_check_n_args(JsonArray *args, guint n, const gchar *usage, GError **error)
+{
+	if (json_array_get_length(args) != n) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "takes %u argument%s (%s), not %u",
+			    n, n == 1 ? "" : "s", usage, json_array_get_length(args));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+set_type_error(GError **error, const gchar *what, const gchar *type, JsonNode *node)
+{
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be %s, not %s", what, type,
+		    gnt_json_node_type_name(node));
+}
+
+gboolean
+gnt_rpc_node_arg_object(JsonArray *args, guint index, const gchar *what, gboolean nullable,
+			JsonObject **out, GError **error)
+{
+	JsonNode *node = json_array_get_element(args, index);
+
+	*out = NULL;
+	if (nullable && JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		set_type_error(error, what, nullable ? "an object or null" : "an object", node);
+		return FALSE;
+	}
+	*out = json_node_get_object(node);
+	return TRUE;
+}
+
+gboolean
+gnt_rpc_node_arg_uint(JsonArray *args, guint index, const gchar *what, guint max, guint *out,
+		      GError **error)
+{
+	gint64 value = 0;
+
+	if (!gnt_json_node_get_int(json_array_get_element(args, index), what, &value, error))
+		return FALSE;
+	if (value < 0 || value > max) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s must be 0 to %u, not %" G_GINT64_FORMAT, what, max, value);
+		return FALSE;
+	}
+	*out = (guint)value;
+	return TRUE;
+}
+
+gboolean
+gnt_rpc_node_arg_bool(JsonArray *args, guint index, const gchar *what, gboolean *out,
+		      GError **error)
+{
+	JsonNode *node = json_array_get_element(args, index);
+
+	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN) {
+		set_type_error(error, what, "a boolean", node);
+		return FALSE;
+	}
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+const gchar *
+gnt_rpc_node_arg_string(JsonArray *args, guint index, const gchar *what, GError **error)
+{
+	const gchar *value = NULL;
+
+	if (!gnt_json_node_get_string(json_array_get_element(args, index), what, &value, error))
+		return NULL;
+	return value;
+}
+
+GStrv
+gnt_rpc_node_strv_from_node(JsonNode *node, const gchar *what, GError **error)
+{
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+	JsonArray *array;
+
+	if (node == NULL || !JSON_NODE_HOLDS_ARRAY(node)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a list of strings",
+			    what);
+		return NULL;
+	}
+	array = json_node_get_array(node);
+	for (guint i = 0; i < json_array_get_length(array); i++) {
+		g_autofree gchar *element = g_strdup_printf("%s element %u", what, i);
+		const gchar *value = NULL;
+
+		if (!gnt_json_node_get_string(json_array_get_element(array, i), element, &value,
+					      error))
+			return NULL;
+		g_strv_builder_add(builder, value);
+	}
+	return g_strv_builder_end(builder);
+}
+
+GStrv
+gnt_rpc_node_arg_strv(JsonArray *args, guint index, const gchar *what, GError **error)
+{
+	return gnt_rpc_node_strv_from_node(json_array_get_element(args, index), what, error);
+}
+
+gboolean
+gnt_rpc_node_check_name(const gchar *name, const gchar *what, GError **error)
+{
+	static const gchar allowed[] = "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	gsize len = strlen(name);
+
+	if (len == 0 || len > 255 || name[0] == '.' || name[0] == '-' ||
+	    strspn(name, allowed) != len) {
+		g_autofree gchar *quoted = g_strescape(name, NULL);
+
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "invalid %s '%s': letters, digits, '.', '-' and '_' only, not first "
+			    "'.' or '-'",
+			    what, quoted);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* --- the instance spec ------------------------------------------------- */
+
+void
+gnt_rpc_node_spec_free(GntRpcNodeSpec *self)
+{
+	if (self == NULL)
+		return;
+	g_clear_pointer(&self->store, gnt_disk_store_free);
+	g_clear_pointer(&self->disks, g_ptr_array_unref);
+	g_clear_pointer(&self->disk_records, g_ptr_array_unref);
+	g_free(self);
+}
+
+/* An optional string member: NULL when missing or null. */
+static gboolean
+get_optional_string(JsonObject *obj, const gchar *key, const gchar **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	*out = NULL;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return gnt_json_get_string(obj, key, out, error);
+}
+
+static gboolean
+get_positive(JsonObject *obj, const gchar *key, guint64 max, guint64 *out, GError **error)
+{
+	gint64 value = 0;
+
+	if (!gnt_json_get_int(obj, key, &value, error))
+		return FALSE;
+	if (value <= 0 || (guint64)value > max) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' must be 1 to %" G_GUINT64_FORMAT ", not %" G_GINT64_FORMAT, key,
+			    max, value);
+		return FALSE;
+	}
+	*out = (guint64)value;
+	return TRUE;
+}
+
+static GntDiskStore *
+spec_make_store(JsonObject *instance, JsonObject *storage, const gchar **file_storage_dir,
+		GError **error)
+{
+	GntDiskStoreParams params = {NULL};
+	GntDiskTemplate template = GNT_DISK_TEMPLATE_DISKLESS;
+	const gchar *name = NULL;
+
+	if (!gnt_json_get_string(instance, "disk_template", &name, error) ||
+	    !gnt_disk_template_from_string(name, &template, error) ||
+	    !get_optional_string(storage, "volume_group_name", &params.vg_name, error) ||
+	    !get_optional_string(storage, "file_storage_dir", &params.file_storage_dir, error))
+		return NULL;
+	if (json_object_has_member(storage, "file_preallocate") &&
+	    !gnt_json_get_bool(storage, "file_preallocate", &params.file_preallocate, error))
+		return NULL;
+	*file_storage_dir = params.file_storage_dir;
+	return gnt_disk_store_new(template, &params, error);
+}
+
+static GntDiskSpec *
+spec_parse_disk(JsonNode *node, guint index, GError **error)
+{
+	JsonObject *obj;
+	const gchar *uuid = NULL;
+	const gchar *format_name = NULL;
+	GntDiskFormat format = GNT_DISK_FORMAT_RAW;
+	guint64 size = 0;
+
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		set_type_error(error, "the record", "an object", node);
+		return NULL;
+	}
+	obj = json_node_get_object(node);
+	if (!gnt_json_get_string(obj, "uuid", &uuid, error) ||
+	    !get_positive(obj, "size", G_MAXINT64 >> 20, &size, error) ||
+	    !get_optional_string(obj, "format", &format_name, error))
+		return NULL;
+	if (format_name != NULL && !gnt_disk_format_from_string(format_name, &format, error))
+		return NULL;
+	return gnt_disk_spec_new(uuid, index, size, format);
+}
+
+static gboolean
+spec_parse_disks(GntRpcNodeSpec *self, GError **error)
+{
+	JsonArray *disks = NULL;
+
+	self->disks = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_spec_free);
+	self->disk_records = g_ptr_array_new();
+	if (!json_object_has_member(self->instance, "disks"))
+		return TRUE;
+	if (!gnt_json_get_array(self->instance, "disks", &disks, error))
+		return FALSE;
+	for (guint i = 0; i < json_array_get_length(disks); i++) {
+		JsonNode *node = json_array_get_element(disks, i);
+		GntDiskSpec *disk = spec_parse_disk(node, i, error);
+
+		if (disk == NULL) {
+			g_prefix_error(error, "disk %u: ", i);
+			return FALSE;
+		}
+		g_ptr_array_add(self->disks, disk);
+		g_ptr_array_add(self->disk_records, json_node_get_object(node));
+	}
+	return TRUE;
+}
+
+static gboolean
+spec_parse_instance(GntRpcNodeSpec *self, JsonObject *spec, GError **error)
+{
+	JsonObject *storage = NULL;
+	guint64 vcpus = 0;
+
+	if (!gnt_json_get_string(self->instance, "uuid", &self->uuid, error) ||
+	    !gnt_json_get_string(self->instance, "hypervisor", &self->hypervisor, error) ||
+	    !gnt_json_get_object(spec, "hvparams", &self->hvparams, error) ||
+	    !gnt_json_get_object(spec, "beparams", &self->beparams, error) ||
+	    !get_positive(self->beparams, "maxmem", G_MAXUINT32, &self->memory_mib, error) ||
+	    !get_positive(self->beparams, "vcpus", 4096, &vcpus, error) ||
+	    !gnt_json_get_object(spec, "storage", &storage, error))
+		return FALSE;
+	self->vcpus = (guint)vcpus;
+	if (json_object_has_member(spec, "os") &&
+	    !gnt_json_get_object(spec, "os", &self->os, error))
+		return FALSE;
+	self->store = spec_make_store(self->instance, storage, &self->file_storage_dir, error);
+	return self->store != NULL && spec_parse_disks(self, error);
+}
+
+GntRpcNodeSpec *
+gnt_rpc_node_spec_parse(JsonArray *args, guint index, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) self = g_new0(GntRpcNodeSpec, 1);
+	JsonObject *spec = NULL;
+
+	if (!gnt_rpc_node_arg_object(args, index, "the instance spec", FALSE, &spec, error))
+		return NULL;
+	if (!gnt_json_get_object(spec, "instance", &self->instance, error) ||
+	    !gnt_json_get_string(self->instance, "name", &self->name, error)) {
+		g_prefix_error(error, "instance spec: ");
+		return NULL;
+	}
+	if (!gnt_rpc_node_check_name(self->name, "instance name", error))
+		return NULL;
+	if (!spec_parse_instance(self, spec, error)) {
+		g_prefix_error(error, "instance spec of '%s': ", self->name);
+		return NULL;
+	}
+	return g_steal_pointer(&self);
+}
+
+GPtrArray *
+gnt_rpc_node_spec_dup_disk_paths(GntRpcNodeSpec *spec, GError **error)
+{
+	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+
+	for (guint i = 0; i < spec->disks->len; i++) {
+		gchar *path = gnt_disk_store_dup_path(spec->store, spec->name,
+						      g_ptr_array_index(spec->disks, i), error);
+
+		if (path == NULL)
+			return NULL;
+		g_ptr_array_add(paths, path);
+	}
+	return g_steal_pointer(&paths);
 }

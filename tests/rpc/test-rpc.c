@@ -13,158 +13,7 @@
 #include "gnt-rpc-node.h"
 #include "gnt-rpc-server.h"
 #include "gnt-tls.h"
-
-#define CLUSTER "cluster.example.com"
-
-/* A server in its own thread; "block" waits until released. */
-typedef struct {
-	GntPaths *paths;
-	gboolean join_endpoint;
-	gsize max_body_size;
-	GThread *thread;
-	GMainContext *context;
-	GMainLoop *loop;
-	GMutex lock;
-	GCond cond;
-	guint port; /* 0 until listening */
-	gboolean released;
-} TestServer;
-
-static JsonNode *
-block_procedure(JsonArray *args, gpointer user_data, GError **error)
-{
-	TestServer *srv = user_data;
-
-	g_mutex_lock(&srv->lock);
-	while (!srv->released)
-		g_cond_wait(&srv->cond, &srv->lock);
-	g_mutex_unlock(&srv->lock);
-	return gnt_json_node_new_string("released");
-}
-
-static JsonNode *
-fail_procedure(JsonArray *args, gpointer user_data, GError **error)
-{
-	g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "it failed");
-	return NULL;
-}
-
-static gpointer
-test_server_thread(gpointer data)
-{
-	TestServer *srv = data;
-	const GntRpcProcedure procedures[] = {
-		{"block", block_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-		{"fail", fail_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-		{NULL},
-	};
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GntRpcServer) server = NULL;
-	g_autoptr(GntJoinAuthority) authority = NULL;
-
-	g_main_context_push_thread_default(srv->context);
-	server = gnt_rpc_server_new_from_paths(srv->paths, &error);
-	g_assert_no_error(error);
-	gnt_rpc_node_add_procedures(server, srv->paths);
-	gnt_rpc_server_add_procedures(server, procedures, srv);
-	if (srv->max_body_size > 0)
-		gnt_rpc_server_set_max_body_size(server, srv->max_body_size);
-	if (srv->join_endpoint) {
-		authority = gnt_join_authority_new(srv->paths, &error);
-		g_assert_no_error(error);
-		gnt_join_authority_add_endpoint(authority, server);
-	}
-	g_assert_true(gnt_rpc_server_listen(server, "127.0.0.1", 0, &error));
-	g_assert_no_error(error);
-	g_mutex_lock(&srv->lock);
-	srv->port = gnt_rpc_server_get_port(server);
-	g_cond_broadcast(&srv->cond);
-	g_mutex_unlock(&srv->lock);
-
-	g_main_loop_run(srv->loop);
-	gnt_rpc_server_stop(server);
-	while (gnt_rpc_server_get_n_running(server) > 0) /* released procedures finish */
-		g_main_context_iteration(srv->context, TRUE);
-	g_clear_object(&server);
-	g_main_context_pop_thread_default(srv->context);
-	return NULL;
-}
-
-static TestServer *
-test_server_start(GntPaths *paths, gboolean join_endpoint, gsize max_body_size)
-{
-	TestServer *srv = g_new0(TestServer, 1);
-
-	srv->paths = paths;
-	srv->join_endpoint = join_endpoint;
-	srv->max_body_size = max_body_size;
-	srv->context = g_main_context_new();
-	srv->loop = g_main_loop_new(srv->context, FALSE);
-	g_mutex_init(&srv->lock);
-	g_cond_init(&srv->cond);
-	srv->thread = g_thread_new("test-server", test_server_thread, srv);
-	g_mutex_lock(&srv->lock);
-	while (srv->port == 0)
-		g_cond_wait(&srv->cond, &srv->lock);
-	g_mutex_unlock(&srv->lock);
-	return srv;
-}
-
-static void
-test_server_release(TestServer *srv)
-{
-	g_mutex_lock(&srv->lock);
-	srv->released = TRUE;
-	g_cond_broadcast(&srv->cond);
-	g_mutex_unlock(&srv->lock);
-}
-
-static gboolean
-quit_cb(gpointer data)
-{
-	g_main_loop_quit(data);
-	return G_SOURCE_REMOVE;
-}
-
-/* Stops listening and waits for the thread; the port stays known. */
-static void
-test_server_stop(TestServer *srv)
-{
-	if (srv->thread == NULL)
-		return;
-	test_server_release(srv);
-	/* from inside the loop: a quit before g_main_loop_run() would be lost */
-	g_main_context_invoke(srv->context, quit_cb, srv->loop);
-	g_thread_join(g_steal_pointer(&srv->thread));
-}
-
-static void
-test_server_free(TestServer *srv)
-{
-	test_server_stop(srv);
-	g_main_loop_unref(srv->loop);
-	g_main_context_unref(srv->context);
-	g_mutex_clear(&srv->lock);
-	g_cond_clear(&srv->cond);
-	g_free(srv);
-}
-
-/* A root with TLS files: a cluster's master node, or an empty one. */
-static GntPaths *
-make_root(GPtrArray *dirs, const gchar *node_name)
-{
-	g_autoptr(GError) error = NULL;
-	gchar *dir = g_dir_make_tmp("gnt-rpc-XXXXXX", &error);
-	GntPaths *paths = gnt_paths_new(dir);
-	const gchar *const addresses[] = {"127.0.0.1", NULL};
-
-	g_assert_no_error(error);
-	g_ptr_array_add(dirs, dir);
-	if (node_name != NULL)
-		g_assert_true(gnt_tls_init_cluster(paths, CLUSTER, node_name, addresses, &error));
-	g_assert_no_error(error);
-	return paths;
-}
+#include "rpc-test-server.h"
 
 typedef struct {
 	GPtrArray *dirs;
@@ -191,12 +40,7 @@ rpc_tear_down(RpcFx *fx, gconstpointer data)
 	g_clear_pointer(&fx->server, test_server_free);
 	g_clear_object(&fx->client);
 	g_clear_pointer(&fx->paths, gnt_paths_free);
-	for (guint i = 0; i < fx->dirs->len; i++) {
-		g_autofree gchar *cmd =
-			g_strdup_printf("rm -rf '%s'", (gchar *)g_ptr_array_index(fx->dirs, i));
-		g_assert_cmpint(system(cmd), ==, 0);
-	}
-	g_ptr_array_unref(fx->dirs);
+	remove_dirs(fx->dirs);
 }
 
 static JsonNode *
@@ -205,14 +49,6 @@ call(RpcFx *fx, const gchar *node_name, const gchar *procedure, guint timeout_s,
 {
 	return gnt_rpc_client_call(fx->client, node_name, "127.0.0.1", fx->server->port,
 				   procedure, NULL, timeout_s, error);
-}
-
-static void
-assert_error_has(const GError *error, const gchar *needle)
-{
-	g_assert_nonnull(error);
-	if (strstr(error->message, needle) == NULL)
-		g_error("'%s' is not in the error '%s'", needle, error->message);
 }
 
 static void
@@ -592,40 +428,6 @@ test_join_refused(RpcFx *fx, gconstpointer data)
 
 	/* none of that used the token up */
 	g_assert_true(gnt_join_cluster(node2, token, NULL, 10, &error));
-	g_assert_no_error(error);
-}
-
-/* Starts gantry-noded on @paths' root with @extra arguments; its port. */
-static guint
-start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
-	    GSubprocess **noded)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
-	g_autofree gchar *uri = NULL;
-	g_autoptr(GUri) parsed = NULL;
-
-	*noded = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-				  g_getenv("GNT_TEST_NODED"), "--root", gnt_paths_get_root(paths),
-				  "--foreground", "--listen", "127.0.0.1:0", "--print-uri", extra,
-				  extra_value, NULL);
-	g_assert_no_error(error);
-	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(*noded));
-	uri = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
-	g_assert_nonnull(uri); /* NULL: the daemon died */
-	parsed = g_uri_parse(uri, G_URI_FLAGS_NONE, &error);
-	g_assert_no_error(error);
-	g_assert_cmpstr(g_uri_get_scheme(parsed), ==, "https");
-	return (guint)g_uri_get_port(parsed);
-}
-
-static void
-stop_noded(GSubprocess *noded)
-{
-	g_autoptr(GError) error = NULL;
-
-	g_subprocess_send_signal(noded, SIGTERM);
-	g_assert_true(g_subprocess_wait_check(noded, NULL, &error));
 	g_assert_no_error(error);
 }
 

@@ -1,0 +1,324 @@
+/* noded's OS procedures: Ganeti OS definitions along the cluster's search
+ * path (os/), their scripts run for an instance spec with its disks as the
+ * node's store has them. Secret parameters go from the request straight
+ * into GntSecret memory and the script's environment; nothing here logs or
+ * stores them. */
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-node-calls.h"
+#include "gnt-os-definition.h"
+#include "gnt-os-env.h"
+#include "gnt-os-script.h"
+#include "gnt-rpc-node-private.h"
+#include "gnt-secret.h"
+
+#define OS_MAX_DEBUG_LEVEL 10
+#define OS_VALIDATE_TIMEOUT_S (GNT_NODE_CALL_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
+
+static JsonNode *
+os_diagnose_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_auto(GStrv) search_path = NULL;
+	g_autoptr(GPtrArray) found = NULL;
+	JsonArray *result;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "search path", error))
+		return NULL;
+	search_path = gnt_rpc_node_arg_strv(args, 0, "'search_path'", error);
+	if (search_path == NULL)
+		return NULL;
+	found = gnt_os_definition_discover((const gchar *const *)search_path);
+	result = json_array_new();
+	for (guint i = 0; i < found->len; i++) {
+		const GntOsDefinition *os = g_ptr_array_index(found, i);
+		JsonObject *obj = gnt_os_definition_to_json(os);
+
+		json_object_set_member(obj, "valid", gnt_json_node_new_bool(os->valid));
+		json_array_add_object_element(result, obj);
+	}
+	return gnt_json_node_new_array(result);
+}
+
+typedef enum {
+	OS_PARAM_PUBLIC,
+	OS_PARAM_PRIVATE,
+	OS_PARAM_SECRET,
+} OsParamKind;
+
+/* Every member of @params (a string each) as OSP_*. Messages name the
+ * parameter, never its value. */
+static gboolean
+env_set_params(GntOsEnv *env, JsonObject *params, OsParamKind kind, GError **error)
+{
+	g_autoptr(GList) names = params != NULL ? json_object_get_members(params) : NULL;
+
+	for (GList *l = names; l != NULL; l = l->next) {
+		g_autofree gchar *what = g_strdup_printf("OS parameter '%s'", (gchar *)l->data);
+		const gchar *value = NULL;
+
+		if (!gnt_json_node_get_string(json_object_get_member(params, l->data), what, &value,
+					      error))
+			return FALSE;
+		if (kind == OS_PARAM_SECRET) {
+			g_autoptr(GntSecret) secret = gnt_secret_new(value, -1);
+
+			gnt_os_env_set_param_secret(env, l->data, secret);
+		} else if (kind == OS_PARAM_PRIVATE) {
+			gnt_os_env_set_param_private(env, l->data, value);
+		} else {
+			gnt_os_env_set_param(env, l->data, value);
+		}
+	}
+	return TRUE;
+}
+
+/* An optional string member of a record; NULL when missing or null. */
+static const gchar *
+record_string(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+	const gchar *value = NULL;
+
+	if (node == NULL || !gnt_json_node_get_string(node, key, &value, NULL))
+		return NULL;
+	return value;
+}
+
+static gboolean
+env_add_disks(GntOsEnv *env, GntRpcNodeSpec *spec, GError **error)
+{
+	g_autoptr(GPtrArray) paths = gnt_rpc_node_spec_dup_disk_paths(spec, error);
+
+	if (paths == NULL)
+		return FALSE;
+	for (guint i = 0; i < spec->disks->len; i++) {
+		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
+		JsonObject *record = g_ptr_array_index(spec->disk_records, i);
+		g_autoptr(GntOsDisk) os_disk = gnt_os_disk_new();
+
+		os_disk->path = g_strdup(g_ptr_array_index(paths, i));
+		os_disk->access = g_strdup(record_string(record, "mode"));
+		os_disk->uuid = g_strdup(disk->uuid);
+		os_disk->name = g_strdup(record_string(record, "name"));
+		os_disk->size_mib = disk->size_mib;
+		os_disk->backend_type = g_strdup(
+			gnt_disk_store_is_block_device(spec->store) ? "block" : "file:loop");
+		os_disk->format = g_strdup(
+			gnt_disk_format_to_string(gnt_disk_store_get_format(spec->store, disk)));
+		gnt_os_env_add_disk(env, os_disk);
+	}
+	return TRUE;
+}
+
+static gboolean
+env_add_nics(GntOsEnv *env, JsonObject *instance, GError **error)
+{
+	JsonArray *nics = NULL;
+
+	if (json_object_has_member(instance, "nics") &&
+	    !gnt_json_get_array(instance, "nics", &nics, error))
+		return FALSE;
+	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
+		JsonNode *element = json_array_get_element(nics, i);
+		g_autoptr(GntOsNic) os_nic = gnt_os_nic_new();
+		JsonObject *nic, *params = NULL;
+
+		if (!JSON_NODE_HOLDS_OBJECT(element)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "NIC %u must be an object", i);
+			return FALSE;
+		}
+		nic = json_node_get_object(element);
+		if (!gnt_json_get_object(nic, "nicparams", &params, error)) {
+			g_prefix_error(error, "NIC %u: ", i);
+			return FALSE;
+		}
+		os_nic->mac = g_strdup(record_string(nic, "mac"));
+		os_nic->uuid = g_strdup(record_string(nic, "uuid"));
+		os_nic->name = g_strdup(record_string(nic, "name"));
+		os_nic->ip = g_strdup(record_string(nic, "ip"));
+		os_nic->mode = g_strdup(record_string(params, "mode"));
+		os_nic->link = g_strdup(record_string(params, "link"));
+		gnt_os_env_add_nic(env, os_nic);
+	}
+	return TRUE;
+}
+
+/* An optional object member of the record (osparams, ...). */
+static gboolean
+record_object(JsonObject *obj, const gchar *key, JsonObject **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	*out = NULL;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return gnt_json_get_object(obj, key, out, error);
+}
+
+/* The environment of @os's scripts for the spec's instance, as Ganeti's
+ * OSEnvironment builds it. (transfer full) */
+static GntOsEnv *
+env_from_spec(GntRpcNodeSpec *spec, const GntOsDefinition *os, const gchar *os_name,
+	      guint debug_level, JsonObject *secrets, GError **error)
+{
+	g_autoptr(GntOsEnv) env = gnt_os_env_new(os, os_name, debug_level);
+	JsonObject *osparams = NULL;
+	JsonObject *osparams_private = NULL;
+	const gchar *primary = record_string(spec->instance, "primary_node");
+	gdouble ctime = 0, mtime = 0;
+
+	gnt_os_env_set_instance(env, spec->name, spec->uuid, spec->hypervisor);
+	if (json_object_has_member(spec->instance, "ctime") &&
+	    json_object_has_member(spec->instance, "mtime")) {
+		if (!gnt_json_get_double(spec->instance, "ctime", &ctime, error) ||
+		    !gnt_json_get_double(spec->instance, "mtime", &mtime, error))
+			return NULL;
+		gnt_os_env_set_times(env, ctime, mtime);
+	}
+	gnt_os_env_set_nodes(env, primary != NULL ? primary : "", NULL);
+	gnt_os_env_set_hvparams(env, spec->hvparams);
+	gnt_os_env_set_beparams(env, spec->beparams);
+	if (!env_add_nics(env, spec->instance, error) ||
+	    !record_object(spec->instance, "osparams", &osparams, error) ||
+	    !record_object(spec->instance, "osparams_private", &osparams_private, error) ||
+	    !env_set_params(env, osparams, OS_PARAM_PUBLIC, error) ||
+	    !env_set_params(env, osparams_private, OS_PARAM_PRIVATE, error) ||
+	    !env_set_params(env, secrets, OS_PARAM_SECRET, error) ||
+	    !env_add_disks(env, spec, error))
+		return NULL;
+	return g_steal_pointer(&env);
+}
+
+/* The spec's OS definition from its search path, and the name asked for
+ * (with the variant). */
+static GntOsDefinition *
+find_spec_os(GntRpcNodeSpec *spec, const gchar **os_name, GError **error)
+{
+	g_auto(GStrv) search_path = NULL;
+
+	if (spec->os == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance spec of '%s': 'os' is missing", spec->name);
+		return NULL;
+	}
+	if (!gnt_json_get_string(spec->instance, "os", os_name, error)) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return NULL;
+	}
+	search_path = gnt_rpc_node_strv_from_node(json_object_get_member(spec->os, "search_path"),
+						  "'search_path'", error);
+	if (search_path == NULL) {
+		g_prefix_error(error, "instance spec of '%s': ", spec->name);
+		return NULL;
+	}
+	return gnt_os_definition_find((const gchar *const *)search_path, *os_name, error);
+}
+
+/* Runs @script for the spec of argument 0; @secrets and @old_name may be
+ * NULL. */
+static gboolean
+run_spec_script(GntRpcNode *node, JsonArray *args, GntOsScript script, guint debug_level,
+		JsonObject *secrets, const gchar *old_name, guint timeout_s, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autoptr(GntOsEnv) env = NULL;
+	g_autofree gchar *log_file = NULL;
+	const gchar *os_name = NULL;
+	GntOsRunOptions options = {
+		.log_dir = node->os_log_dir,
+		.timeout_s = timeout_s,
+	};
+
+	if (spec == NULL)
+		return FALSE;
+	os = find_spec_os(spec, &os_name, error);
+	env = os != NULL ? env_from_spec(spec, os, os_name, debug_level, secrets, error) : NULL;
+	if (env == NULL) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return FALSE;
+	}
+	if (old_name != NULL)
+		gnt_os_env_set_old_name(env, old_name);
+	if (!gnt_os_script_run(os, script, env, &options, &log_file, error)) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return FALSE;
+	}
+	g_info("OS %s script of instance '%s' (%s) done, log in %s",
+	       gnt_os_script_to_string(script), spec->name, os_name, log_file);
+	return TRUE;
+}
+
+static JsonNode *
+os_create_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	JsonObject *secrets = NULL;
+	guint debug_level = 0;
+
+	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, secret OS parameters, debug level",
+				       error) ||
+	    !gnt_rpc_node_arg_object(args, 1, "'osparams_secret'", TRUE, &secrets, error) ||
+	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
+				   error) ||
+	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_CREATE, debug_level, secrets, NULL,
+			     GNT_NODE_CALL_OS_CREATE_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
+			     error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+static JsonNode *
+os_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	const gchar *old_name = NULL;
+	guint debug_level = 0;
+
+	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, old name, debug level", error) ||
+	    (old_name = gnt_rpc_node_arg_string(args, 1, "'old_name'", error)) == NULL ||
+	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
+				   error) ||
+	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_RENAME, debug_level, NULL, old_name,
+			     GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
+			     error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+static JsonNode *
+os_validate_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_auto(GStrv) search_path = NULL;
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autoptr(GntOsEnv) env = NULL;
+	JsonObject *osparams = NULL;
+	const gchar *os_name = NULL;
+	gboolean force_variant = FALSE;
+
+	if (!gnt_rpc_node_check_n_args(args, 4, "search path, OS name, OS parameters, "
+						"force variant", error) ||
+	    (search_path = gnt_rpc_node_arg_strv(args, 0, "'search_path'", error)) == NULL ||
+	    (os_name = gnt_rpc_node_arg_string(args, 1, "'os_name'", error)) == NULL ||
+	    !gnt_rpc_node_arg_object(args, 2, "'osparams'", TRUE, &osparams, error) ||
+	    !gnt_rpc_node_arg_bool(args, 3, "'force_variant'", &force_variant, error))
+		return NULL;
+	os = gnt_os_definition_find((const gchar *const *)search_path, os_name, error);
+	if (os == NULL)
+		return NULL;
+	env = gnt_os_env_new(os, os_name, 0);
+	/* public and private come merged: all are treated as private */
+	if (!env_set_params(env, osparams, OS_PARAM_PRIVATE, error) ||
+	    !gnt_os_validate(os, env, force_variant, OS_VALIDATE_TIMEOUT_S, error)) {
+		g_prefix_error(error, "OS '%s': ", os_name);
+		return NULL;
+	}
+	return gnt_json_node_new_null();
+}
+
+const GntRpcProcedure gnt_rpc_node_os_procedures[] = {
+	{"os_diagnose", os_diagnose_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"os_create", os_create_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"os_rename", os_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"os_validate", os_validate_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};

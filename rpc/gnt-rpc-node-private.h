@@ -1,0 +1,91 @@
+#pragma once /* rpc/gnt-rpc-node-private.h: for noded's procedure files and their tests */
+
+#include "gnt-disk.h"
+#include "gnt-hypervisor.h"
+#include "gnt-rpc-node.h"
+
+G_BEGIN_DECLS
+
+struct _GntRpcNode {
+	const GntPaths *paths;
+	gchar *libvirt_uri;
+	gchar *fake_state_dir;
+	gchar *hv_prefix;   /* "gnt-<cluster>-" */
+	gchar *console_dir; /* <log>/console */
+	gchar *os_log_dir;  /* <log>/os */
+	GMutex lock;	    /* guards hypervisors */
+	GHashTable *hypervisors; /* name -> GntHypervisor, made on first use */
+};
+
+/*
+ * The instance spec every instance procedure gets (doc/node-rpc.md),
+ * checked: the record's members it needs, borrowed from the request, and
+ * the disk store its template and the cluster's storage settings make.
+ */
+typedef struct {
+	JsonObject *instance; /* the record */
+	const gchar *name;
+	const gchar *uuid;
+	const gchar *hypervisor;
+	JsonObject *hvparams; /* filled */
+	JsonObject *beparams; /* filled */
+	guint64 memory_mib;   /* beparams "maxmem" */
+	guint vcpus;
+	JsonObject *os; /* {"search_path"}; NULL when not sent */
+	GntDiskStore *store;
+	const gchar *file_storage_dir; /* NULL when not set */
+	GPtrArray *disks;	/* GntDiskSpec, in the record's order */
+	GPtrArray *disk_records; /* JsonObject, borrowed, the same order */
+} GntRpcNodeSpec;
+
+void
+gnt_rpc_node_spec_free(GntRpcNodeSpec *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntRpcNodeSpec, gnt_rpc_node_spec_free)
+
+/* Reads argument @index of @args as an instance spec. GNT_ERROR_INVALID
+ * naming the member and, once known, the instance. (transfer full) */
+GntRpcNodeSpec *
+gnt_rpc_node_spec_parse(JsonArray *args, guint index, GError **error);
+
+/* The path of every disk of @spec as its store gives it (transfer full:
+ * gchar *); GNT_ERROR_NOT_FOUND naming a missing disk. */
+GPtrArray *
+gnt_rpc_node_spec_dup_disk_paths(GntRpcNodeSpec *spec, GError **error);
+
+/* Whether @name may be a file name below a directory of ours (an instance
+ * or its old name): letters, digits, '.', '-', '_', not starting with '.'
+ * or '-'. GNT_ERROR_INVALID naming it otherwise. */
+gboolean
+gnt_rpc_node_check_name(const gchar *name, const gchar *what, GError **error);
+
+/* --- arguments: each fails with GNT_ERROR_INVALID naming @what -------- */
+
+/* Exactly @n arguments. */
+gboolean
+gnt_rpc_node_check_n_args(JsonArray *args, guint n, const gchar *usage, GError **error);
+/* An object, or NULL for null when @nullable. (transfer none) */
+gboolean
+gnt_rpc_node_arg_object(JsonArray *args, guint index, const gchar *what, gboolean nullable,
+			JsonObject **out, GError **error);
+gboolean
+gnt_rpc_node_arg_uint(JsonArray *args, guint index, const gchar *what, guint max, guint *out,
+		      GError **error);
+gboolean
+gnt_rpc_node_arg_bool(JsonArray *args, guint index, const gchar *what, gboolean *out,
+		      GError **error);
+/* (transfer none) */
+const gchar *
+gnt_rpc_node_arg_string(JsonArray *args, guint index, const gchar *what, GError **error);
+/* A list of strings. (transfer full) */
+GStrv
+gnt_rpc_node_arg_strv(JsonArray *args, guint index, const gchar *what, GError **error);
+GStrv
+gnt_rpc_node_strv_from_node(JsonNode *node, const gchar *what, GError **error);
+
+/* The procedure tables of gnt-rpc-node-{instance,storage,os}.c, all called
+ * with the GntRpcNode as user data. */
+extern const GntRpcProcedure gnt_rpc_node_instance_procedures[];
+extern const GntRpcProcedure gnt_rpc_node_storage_procedures[];
+extern const GntRpcProcedure gnt_rpc_node_os_procedures[];
+
+G_END_DECLS

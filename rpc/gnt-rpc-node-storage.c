@@ -1,0 +1,148 @@
+/* noded's disk procedures: an instance's disks in the store its template
+ * and the cluster's storage settings make (storage/gnt-disk.h). */
+#define _GNU_SOURCE /* renameat2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-rpc-node-private.h"
+
+static JsonNode *
+blockdev_create_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL || !gnt_disk_store_create(spec->store, spec->name, spec->disks, error))
+		return NULL;
+	g_info("created the %u disks of instance '%s'", spec->disks->len, spec->name);
+	return gnt_json_node_new_null();
+}
+
+static JsonNode *
+blockdev_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL || !gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
+		return NULL;
+	g_info("removed the disks of instance '%s'", spec->name);
+	return gnt_json_node_new_null();
+}
+
+static JsonNode *
+blockdev_add_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	guint index = 0;
+
+	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, disk index", error) ||
+	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXINT, &index, error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL)
+		return NULL;
+	if (index >= spec->disks->len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' has no disk %u (it has %u)", spec->name, index,
+			    spec->disks->len);
+		return NULL;
+	}
+	if (!gnt_disk_store_add(spec->store, spec->name, g_ptr_array_index(spec->disks, index),
+				error))
+		return NULL;
+	g_info("added disk %u of instance '%s'", index, spec->name);
+	return gnt_json_node_new_null();
+}
+
+/* Moves <dir>/<old> to <dir>/<new>, never over an existing entry nor
+ * through a symbolic link. Done already (<new> there, <old> not) is fine. */
+static gboolean
+rename_instance_dir(const gchar *dir, const gchar *old_name, const gchar *new_name,
+		    gboolean has_disks, GError **error)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	int rc, errsv;
+
+	if (fd < 0 && errno == ENOENT && !has_disks)
+		return TRUE;
+	if (fd < 0) {
+		gnt_error_set_errno(error, errno, dir);
+		g_prefix_error(error, "file storage directory: ");
+		return FALSE;
+	}
+	if (fstatat(fd, old_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		errsv = errno;
+		rc = fstatat(fd, new_name, &st, AT_SYMLINK_NOFOLLOW);
+		close(fd);
+		if (errsv == ENOENT && (!has_disks || (rc == 0 && S_ISDIR(st.st_mode))))
+			return TRUE;
+		g_set_error(error, GNT_ERROR,
+			    errsv == ENOENT ? GNT_ERROR_NOT_FOUND : GNT_ERROR_ENVIRONMENT,
+			    "the disk directory '%s/%s': %s", dir, old_name, g_strerror(errsv));
+		return FALSE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(fd);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "'%s/%s' is not a directory (symbolic links are refused)", dir,
+			    old_name);
+		return FALSE;
+	}
+	rc = renameat2(fd, old_name, fd, new_name, RENAME_NOREPLACE);
+	errsv = errno;
+	close(fd);
+	if (rc != 0) {
+		g_set_error(error, GNT_ERROR,
+			    errsv == EEXIST ? GNT_ERROR_EXISTS : GNT_ERROR_ENVIRONMENT,
+			    "renaming the disk directory '%s/%s' to '%s': %s", dir, old_name,
+			    new_name, g_strerror(errsv));
+		return FALSE;
+	}
+	g_info("moved the disk directory '%s/%s' to '%s'", dir, old_name, new_name);
+	return TRUE;
+}
+
+/* After a rename on the master: file disks live in <dir>/<instance>/, so
+ * that directory follows the name; LVM volumes are named by UUID and stay. */
+static JsonNode *
+blockdev_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	const gchar *old_name;
+
+	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, old name", error) ||
+	    (old_name = gnt_rpc_node_arg_string(args, 1, "'old_name'", error)) == NULL ||
+	    !gnt_rpc_node_check_name(old_name, "old instance name", error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL)
+		return NULL;
+	if (gnt_disk_store_get_template(spec->store) != GNT_DISK_TEMPLATE_FILE ||
+	    g_strcmp0(old_name, spec->name) == 0)
+		return gnt_json_node_new_null();
+	if (!rename_instance_dir(spec->file_storage_dir, old_name, spec->name,
+				 spec->disks->len > 0, error)) {
+		g_prefix_error(error, "renaming instance '%s' to '%s': ", old_name, spec->name);
+		return NULL;
+	}
+	return gnt_json_node_new_null();
+}
+
+const GntRpcProcedure gnt_rpc_node_storage_procedures[] = {
+	{"blockdev_create", blockdev_create_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_remove", blockdev_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_add", blockdev_add_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_rename", blockdev_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};

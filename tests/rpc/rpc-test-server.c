@@ -1,0 +1,213 @@
+/* The node RPC tests' fixtures: a server in its own thread and context (as
+ * the master's blocking client calls run in job worker threads), roots with
+ * a cluster's TLS files, and gantry-noded as a process. */
+#include "rpc-test-server.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-join.h"
+#include "gnt-json.h"
+#include "gnt-tls.h"
+
+
+static JsonNode *
+block_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	TestServer *srv = user_data;
+
+	g_mutex_lock(&srv->lock);
+	while (!srv->released)
+		g_cond_wait(&srv->cond, &srv->lock);
+	g_mutex_unlock(&srv->lock);
+	return gnt_json_node_new_string("released");
+}
+
+static JsonNode *
+fail_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "it failed");
+	return NULL;
+}
+
+static gpointer
+test_server_thread(gpointer data)
+{
+	TestServer *srv = data;
+	const GntRpcProcedure procedures[] = {
+		{"block", block_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{"fail", fail_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{NULL},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntRpcServer) server = NULL;
+	g_autoptr(GntJoinAuthority) authority = NULL;
+
+	g_main_context_push_thread_default(srv->context);
+	server = gnt_rpc_server_new_from_paths(srv->paths, &error);
+	g_assert_no_error(error);
+	gnt_rpc_node_add_procedures(server, srv->paths);
+	if (srv->rpc_node != NULL)
+		gnt_rpc_node_add_instance_procedures(server, srv->rpc_node);
+	gnt_rpc_server_add_procedures(server, procedures, srv);
+	if (srv->max_body_size > 0)
+		gnt_rpc_server_set_max_body_size(server, srv->max_body_size);
+	if (srv->join_endpoint) {
+		authority = gnt_join_authority_new(srv->paths, &error);
+		g_assert_no_error(error);
+		gnt_join_authority_add_endpoint(authority, server);
+	}
+	g_assert_true(gnt_rpc_server_listen(server, "127.0.0.1", 0, &error));
+	g_assert_no_error(error);
+	g_mutex_lock(&srv->lock);
+	srv->port = gnt_rpc_server_get_port(server);
+	g_cond_broadcast(&srv->cond);
+	g_mutex_unlock(&srv->lock);
+
+	g_main_loop_run(srv->loop);
+	gnt_rpc_server_stop(server);
+	while (gnt_rpc_server_get_n_running(server) > 0) /* released procedures finish */
+		g_main_context_iteration(srv->context, TRUE);
+	g_clear_object(&server);
+	g_main_context_pop_thread_default(srv->context);
+	return NULL;
+}
+
+TestServer *
+test_server_start(GntPaths *paths, gboolean join_endpoint, gsize max_body_size)
+{
+	return test_server_start_node(paths, join_endpoint, max_body_size, NULL);
+}
+
+TestServer *
+test_server_start_node(GntPaths *paths, gboolean join_endpoint, gsize max_body_size,
+		       GntRpcNode *rpc_node)
+{
+	TestServer *srv = g_new0(TestServer, 1);
+
+	srv->paths = paths;
+	srv->rpc_node = rpc_node;
+	srv->join_endpoint = join_endpoint;
+	srv->max_body_size = max_body_size;
+	srv->context = g_main_context_new();
+	srv->loop = g_main_loop_new(srv->context, FALSE);
+	g_mutex_init(&srv->lock);
+	g_cond_init(&srv->cond);
+	srv->thread = g_thread_new("test-server", test_server_thread, srv);
+	g_mutex_lock(&srv->lock);
+	while (srv->port == 0)
+		g_cond_wait(&srv->cond, &srv->lock);
+	g_mutex_unlock(&srv->lock);
+	return srv;
+}
+
+void
+test_server_release(TestServer *srv)
+{
+	g_mutex_lock(&srv->lock);
+	srv->released = TRUE;
+	g_cond_broadcast(&srv->cond);
+	g_mutex_unlock(&srv->lock);
+}
+
+static gboolean
+quit_cb(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+/* Stops listening and waits for the thread; the port stays known. */
+void
+test_server_stop(TestServer *srv)
+{
+	if (srv->thread == NULL)
+		return;
+	test_server_release(srv);
+	/* from inside the loop: a quit before g_main_loop_run() would be lost */
+	g_main_context_invoke(srv->context, quit_cb, srv->loop);
+	g_thread_join(g_steal_pointer(&srv->thread));
+}
+
+void
+test_server_free(TestServer *srv)
+{
+	test_server_stop(srv);
+	g_main_loop_unref(srv->loop);
+	g_main_context_unref(srv->context);
+	g_mutex_clear(&srv->lock);
+	g_cond_clear(&srv->cond);
+	g_free(srv);
+}
+
+/* A root with TLS files: a cluster's master node, or an empty one. */
+GntPaths *
+make_root(GPtrArray *dirs, const gchar *node_name)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *dir = g_dir_make_tmp("gnt-rpc-XXXXXX", &error);
+	GntPaths *paths = gnt_paths_new(dir);
+	const gchar *const addresses[] = {"127.0.0.1", NULL};
+
+	g_assert_no_error(error);
+	g_ptr_array_add(dirs, dir);
+	if (node_name != NULL)
+		g_assert_true(gnt_tls_init_cluster(paths, CLUSTER, node_name, addresses, &error));
+	g_assert_no_error(error);
+	return paths;
+}
+
+void
+assert_error_has(const GError *error, const gchar *needle)
+{
+	g_assert_nonnull(error);
+	if (strstr(error->message, needle) == NULL)
+		g_error("'%s' is not in the error '%s'", needle, error->message);
+}
+
+/* Starts gantry-noded on @paths' root with @extra arguments; its port. */
+guint
+start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
+	    GSubprocess **noded)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autofree gchar *uri = NULL;
+	g_autoptr(GUri) parsed = NULL;
+
+	*noded = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+				  g_getenv("GNT_TEST_NODED"), "--root", gnt_paths_get_root(paths),
+				  "--foreground", "--listen", "127.0.0.1:0", "--print-uri", extra,
+				  extra_value, NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(*noded));
+	uri = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+	g_assert_nonnull(uri); /* NULL: the daemon died */
+	parsed = g_uri_parse(uri, G_URI_FLAGS_NONE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(g_uri_get_scheme(parsed), ==, "https");
+	return (guint)g_uri_get_port(parsed);
+}
+
+void
+stop_noded(GSubprocess *noded)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_subprocess_send_signal(noded, SIGTERM);
+	g_assert_true(g_subprocess_wait_check(noded, NULL, &error));
+	g_assert_no_error(error);
+}
+
+void
+remove_dirs(GPtrArray *dirs)
+{
+	for (guint i = 0; i < dirs->len; i++) {
+		g_autofree gchar *cmd =
+			g_strdup_printf("rm -rf '%s'", (gchar *)g_ptr_array_index(dirs, i));
+		g_assert_cmpint(system(cmd), ==, 0);
+	}
+	g_ptr_array_unref(dirs);
+}

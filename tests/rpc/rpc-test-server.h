@@ -1,0 +1,62 @@
+#pragma once /* tests/rpc/rpc-test-server.h: what the node RPC tests share */
+
+#include <gio/gio.h>
+
+#include "gnt-paths.h"
+#include "gnt-rpc-node.h"
+
+G_BEGIN_DECLS
+
+#define CLUSTER "cluster.example.com"
+
+/* A server in its own thread; "block" waits until released. */
+typedef struct {
+	GntPaths *paths;
+	GntRpcNode *rpc_node; /* NULL: no instance procedures */
+	gboolean join_endpoint;
+	gsize max_body_size;
+	GThread *thread;
+	GMainContext *context;
+	GMainLoop *loop;
+	GMutex lock;
+	GCond cond;
+	guint port; /* 0 until listening */
+	gboolean released;
+} TestServer;
+
+/* Starts a server for @paths in its own thread, with noded's base
+ * procedures, "block" (waits until released) and "fail"; with the join
+ * endpoint if asked, and @rpc_node's instance procedures if given. */
+TestServer *
+test_server_start(GntPaths *paths, gboolean join_endpoint, gsize max_body_size);
+TestServer *
+test_server_start_node(GntPaths *paths, gboolean join_endpoint, gsize max_body_size,
+		       GntRpcNode *rpc_node);
+void
+test_server_release(TestServer *srv);
+/* Stops listening and waits for the thread; the port stays known. */
+void
+test_server_stop(TestServer *srv);
+void
+test_server_free(TestServer *srv);
+
+/* A new temporary root, added to @dirs: a cluster's master node called
+ * @node_name, or an empty one for NULL. */
+GntPaths *
+make_root(GPtrArray *dirs, const gchar *node_name);
+/* Removes every directory of @dirs and frees it. */
+void
+remove_dirs(GPtrArray *dirs);
+
+void
+assert_error_has(const GError *error, const gchar *needle);
+
+/* Starts gantry-noded ($GNT_TEST_NODED) on @paths' root listening on a free
+ * loopback port, with @extra and @extra_value (may be NULL) added; its port. */
+guint
+start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value, GSubprocess **noded);
+/* SIGTERM, and a clean exit. */
+void
+stop_noded(GSubprocess *noded);
+
+G_END_DECLS
