@@ -43,7 +43,14 @@ typedef struct {
 
 static const Setting settings[] = {
 	{"enabled_hypervisors", SETTING_STRING_LIST, "[\"fake\"]"},
-	{"hvparams", SETTING_OBJECT, "{\"fake\": {\"migration_mode\": \"live\"}}"},
+	/* where OS definitions are looked for, the first directory holding a
+	 * name wins; Ganeti's directories, so installed Ganeti OS definitions
+	 * are found */
+	{"os_search_path", SETTING_STRING_LIST,
+	 "[\"/srv/ganeti/os\", \"/usr/local/lib/ganeti/os\", \"/usr/lib/ganeti/os\","
+	 " \"/usr/share/ganeti/os\"]"},
+	/* the hypervisors' own tables give the defaults (hypervisor/) */
+	{"hvparams", SETTING_OBJECT, "{\"fake\": {}, \"kvm\": {}}"},
 	{"os_hvp", SETTING_OBJECT, "{}"},
 	{"beparams", SETTING_OBJECT,
 	 "{\"default\": {\"always_failover\": false, \"auto_balance\": true, \"maxmem\": 128,"

@@ -16,6 +16,7 @@
 #include "gnt-luxi-server.h"
 #include "gnt-paths.h"
 #include "gnt-queue.h"
+#include "gnt-rpc-client.h"
 
 #define MASTERD_NAME		 "gantry-masterd"
 #define MASTERD_DEFAULT_MAX_JOBS 20
@@ -73,6 +74,7 @@ master_clear(Master *self)
 		gnt_queue_shutdown(self->queue, MASTERD_SHUTDOWN_GRACE_MS);
 	g_clear_object(&self->server);
 	g_clear_object(&self->queue);
+	g_clear_object(&self->env.rpc);
 	g_clear_object(&self->config);
 }
 
@@ -91,6 +93,7 @@ static gboolean
 master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	     const MasterdOptions *opts, GError **error)
 {
+	g_autoptr(GError) rpc_error = NULL;
 	gint64 max_running = opts->max_running_jobs;
 
 	if (!gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
@@ -105,6 +108,10 @@ master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	}
 	self->env.config = self->config;
 	self->env.paths = paths;
+	/* the cluster's certificates let units call the nodes */
+	self->env.rpc = gnt_rpc_client_new_from_paths(paths, &rpc_error);
+	if (self->env.rpc == NULL)
+		g_message("jobs that need nodes will fail: %s", rpc_error->message);
 	self->queue = gnt_queue_new(gnt_paths_get_queue_db(paths), &self->env, error);
 	if (self->queue == NULL)
 		return FALSE;

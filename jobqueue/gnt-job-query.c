@@ -1,4 +1,5 @@
 #include "gnt-job-query.h"
+#include "gnt-opcode.h"
 
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -74,22 +75,6 @@ gnt_job_record_calc_priority(JsonObject *job)
 /* ------------------------------------------------------------------ */
 /* Summaries */
 
-/* The field that describes an opcode in its summary (Ganeti's
- * OP_DSC_FIELD); opcodes without one show their name only. */
-static const struct {
-	const gchar *op_id;
-	const gchar *field;
-} summary_fields[] = {
-	{"OP_TEST_DELAY", "duration"},
-	{"OP_INSTANCE_CREATE", "instance_name"},
-	{"OP_INSTANCE_REINSTALL", "instance_name"},
-	{"OP_INSTANCE_STARTUP", "instance_name"},
-	{"OP_INSTANCE_SHUTDOWN", "instance_name"},
-	{"OP_INSTANCE_REBOOT", "instance_name"},
-	{"OP_INSTANCE_REMOVE", "instance_name"},
-	{"OP_INSTANCE_SET_PARAMS", "instance_name"},
-};
-
 /* Appends @value as Python's str() would, lists joined with ",". */
 static void
 summary_append_value(GString *out, JsonNode *value)
@@ -135,6 +120,9 @@ gnt_job_op_summary(JsonNode *input)
 {
 	g_autoptr(GString) out = NULL;
 	const gchar *op_id = NULL;
+	const GntOpDef *def;
+	const gchar *field;
+	JsonNode *value;
 	JsonObject *obj;
 
 	if (input == NULL || !JSON_NODE_HOLDS_OBJECT(input) ||
@@ -142,18 +130,15 @@ gnt_job_op_summary(JsonNode *input)
 		return g_strdup("INVALID_OP");
 	obj = json_node_get_object(input);
 	out = g_string_new(g_str_has_prefix(op_id, "OP_") ? op_id + 3 : op_id);
-	for (guint i = 0; i < G_N_ELEMENTS(summary_fields); i++) {
-		JsonNode *value;
-
-		if (g_strcmp0(summary_fields[i].op_id, op_id) != 0)
-			continue;
-		value = json_object_get_member(obj, summary_fields[i].field);
-		if (value != NULL && !JSON_NODE_HOLDS_NULL(value)) {
-			g_string_append_c(out, '(');
-			summary_append_value(out, value);
-			g_string_append_c(out, ')');
-		}
-		break;
+	/* the opcode table names the field that describes it (Ganeti's
+	 * OP_DSC_FIELD); unknown opcodes show their name only */
+	def = gnt_op_def_lookup(op_id);
+	field = def != NULL ? gnt_op_def_get_summary_param(def) : NULL;
+	value = field != NULL ? json_object_get_member(obj, field) : NULL;
+	if (value != NULL && !JSON_NODE_HOLDS_NULL(value)) {
+		g_string_append_c(out, '(');
+		summary_append_value(out, value);
+		g_string_append_c(out, ')');
 	}
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }

@@ -32,6 +32,13 @@ gnt_lu_get_env(GntLu *self);
 guint64
 gnt_lu_get_job_id(GntLu *self);
 
+/* What a unit keeps from one phase to the next (what check_prereq
+ * looked up, exec uses); freed with @free when the opcode ends. */
+void
+gnt_lu_set_data(GntLu *self, gpointer data, GDestroyNotify free_func);
+gpointer
+gnt_lu_get_data(GntLu *self);
+
 /* Appends a "message" entry to the job log; the text must never hold a
  * private or secret value. */
 void
@@ -45,5 +52,11 @@ gnt_lu_sleep(GntLu *self, gdouble seconds);
 extern const GntLuClass gnt_lu_test_delay;
 extern const GntLuClass gnt_lu_test_dummy;
 extern const GntLuClass gnt_lu_cluster_destroy;
+extern const GntLuClass gnt_lu_instance_create;
+extern const GntLuClass gnt_lu_instance_remove;
+extern const GntLuClass gnt_lu_instance_startup;
+extern const GntLuClass gnt_lu_instance_shutdown;
+extern const GntLuClass gnt_lu_instance_reboot;
+extern const GntLuClass gnt_lu_instance_console;
 
 G_END_DECLS

@@ -1,6 +1,138 @@
-/* Opcodes of instances. */
+/*
+ * Opcodes of instances. Parameters, defaults and allowed values are those
+ * of Ganeti 3.0, so its clients' opcodes are accepted as they are.
+ */
 #include "gnt-opcode-private.h"
 
+static const GntParamDef instance_create_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"name_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"opportunistic_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"disks", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
+	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "loop|blktap|blktap2"},
+	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"hypervisor", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "kvm|xen-hvm|fake|lxc|xen-pvm|chroot"},
+	{"iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"identify_defaults", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"mode", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "create|import|remote-import"},
+	{"nics", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"no_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
+	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
+	{"os_type", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"pnode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"pnode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"snode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"snode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"source_handshake", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"source_instance_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"source_shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{"source_x509_ca", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"src_node", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"src_node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"src_path", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"compress", GNT_PARAM_TYPE_STRING, "\"none\"", FALSE, GNT_PARAM_PUBLIC},
+	{"start", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"forthcoming", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"commit", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"instance_communication", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"helper_startup_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"helper_shutdown_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+static const GntParamDef instance_remove_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_failures", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+static const GntParamDef instance_startup_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_offline_nodes", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"no_remember", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"startup_paused", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+static const GntParamDef instance_shutdown_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_offline_nodes", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{"no_remember", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"admin_state_source", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "admin|user"},
+	{NULL},
+};
+
+static const GntParamDef instance_reboot_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_secondaries", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"reboot_type", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "full|soft|hard"},
+	{NULL},
+};
+
+static const GntParamDef instance_console_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+/* Units that change an instance hold the cluster lock shared; the
+ * instance and node locks they declare keep them apart. */
+static const GntOpDef op_instance_create = {
+	"OP_INSTANCE_CREATE", "instance_name", instance_create_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_create,
+};
+static const GntOpDef op_instance_remove = {
+	"OP_INSTANCE_REMOVE", "instance_name", instance_remove_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_remove,
+};
+static const GntOpDef op_instance_startup = {
+	"OP_INSTANCE_STARTUP", "instance_name", instance_startup_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_startup,
+};
+static const GntOpDef op_instance_shutdown = {
+	"OP_INSTANCE_SHUTDOWN", "instance_name", instance_shutdown_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_shutdown,
+};
+static const GntOpDef op_instance_reboot = {
+	"OP_INSTANCE_REBOOT", "instance_name", instance_reboot_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_reboot,
+};
+/* reads only: runs again harmlessly */
+static const GntOpDef op_instance_console = {
+	"OP_INSTANCE_CONSOLE", "instance_name", instance_console_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_console, TRUE,
+};
+
 const GntOpDef *const gnt_op_defs_instance[] = {
+	&op_instance_console,
+	&op_instance_create,
+	&op_instance_reboot,
+	&op_instance_remove,
+	&op_instance_shutdown,
+	&op_instance_startup,
 	NULL,
 };

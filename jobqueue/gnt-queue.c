@@ -96,6 +96,8 @@ struct _GntLu {
 	GntQueue *queue;
 	GntJob *job;
 	guint op_index;
+	gpointer data;
+	GDestroyNotify data_free;
 };
 
 static void queue_run_job(gpointer data, gpointer user_data);
@@ -557,6 +559,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 
 	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
 		result = encode_prereq_error(error);
+		gnt_lu_set_data(&lu, NULL, NULL);
 		queue_end_op(self, entry, i, result, TRUE);
 		return OP_DONE;
 	}
@@ -566,8 +569,10 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		op->status = GNT_JOB_STATUS_WAITING;
 		queue_push_job_locked(self, entry->job);
 		g_mutex_unlock(&self->mutex);
-		if (!gnt_lock_manager_acquire(self->locks, locks, queue_lock_abort, abort_data, NULL))
+		if (!gnt_lock_manager_acquire(self->locks, locks, queue_lock_abort, abort_data, NULL)) {
+			gnt_lu_set_data(&lu, NULL, NULL);
 			return g_atomic_int_get(&entry->cancel) ? OP_CANCELED : OP_ABANDONED;
+		}
 	}
 
 	/* the running state is durable before the unit touches anything, so
@@ -577,6 +582,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		/* canceled between taking the locks and starting: it never ran */
 		g_mutex_unlock(&self->mutex);
 		gnt_lock_manager_release(self->locks, locks);
+		gnt_lu_set_data(&lu, NULL, NULL);
 		return OP_CANCELED;
 	}
 	op->status = GNT_JOB_STATUS_RUNNING;
@@ -594,6 +600,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 			result = encode_exception("OpExecError", error->message, NULL);
 	}
 	gnt_lock_manager_release(self->locks, locks);
+	gnt_lu_set_data(&lu, NULL, NULL);
 	queue_end_op(self, entry, i, result, error != NULL);
 	return OP_DONE;
 }
@@ -657,6 +664,21 @@ GntLuEnv *
 gnt_lu_get_env(GntLu *self)
 {
 	return self->queue->env;
+}
+
+void
+gnt_lu_set_data(GntLu *self, gpointer data, GDestroyNotify free_func)
+{
+	if (self->data != NULL && self->data_free != NULL)
+		self->data_free(self->data);
+	self->data = data;
+	self->data_free = free_func;
+}
+
+gpointer
+gnt_lu_get_data(GntLu *self)
+{
+	return self->data;
 }
 
 guint64

@@ -12,18 +12,18 @@ static gint
 start_daemons(GntCli *cli, gchar **args)
 {
 	g_autoptr(GError) error = NULL;
-	gboolean already_running = FALSE;
+	g_autoptr(GPtrArray) running = NULL;
 
-	if (!gnt_cli_daemon_start(gnt_cli_get_paths(cli), GNT_CLI_MASTERD, args, &already_running,
-				  &error)) {
+	if (!gnt_cli_node_daemons_start(gnt_cli_get_paths(cli), args, &running, &error)) {
 		g_printerr("%s\n", error->message);
 		return 1;
 	}
-	if (already_running) {
+	for (guint i = 0; i < running->len; i++) {
 		pid_t pid = 0;
-
-		(void)gnt_cli_daemon_get_pid(gnt_cli_get_paths(cli), GNT_CLI_MASTERD, &pid, NULL);
-		g_print("%s: already running (pid %d)\n", GNT_CLI_MASTERD, (int)pid);
+		(void)gnt_cli_daemon_get_pid(gnt_cli_get_paths(cli), g_ptr_array_index(running, i),
+					     &pid, NULL);
+		g_print("%s: already running (pid %d)\n", (const gchar *)g_ptr_array_index(running, i),
+			(int)pid);
 	}
 	return 0;
 }
@@ -33,7 +33,7 @@ stop_daemons(GntCli *cli, gchar **args)
 {
 	g_autoptr(GError) error = NULL;
 
-	if (!gnt_cli_daemon_stop(gnt_cli_get_paths(cli), GNT_CLI_MASTERD, STOP_TIMEOUT_S, &error)) {
+	if (!gnt_cli_node_daemons_stop(gnt_cli_get_paths(cli), STOP_TIMEOUT_S, &error)) {
 		g_printerr("%s\n", error->message);
 		return 1;
 	}
@@ -48,22 +48,30 @@ restart_daemons(GntCli *cli, gchar **args)
 	return exit_code != 0 ? exit_code : start_daemons(cli, args);
 }
 
+/* One line per daemon; LSB's exit codes: 0 all running, 3 one stopped. */
 static gint
 daemons_status(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	pid_t pid = 0;
+	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(gnt_cli_get_paths(cli));
+	gint exit_code = 0;
 
-	if (!gnt_cli_daemon_get_pid(gnt_cli_get_paths(cli), GNT_CLI_MASTERD, &pid, &error)) {
-		g_printerr("%s\n", error->message);
-		return 4; /* LSB: status unknown */
+	for (guint i = 0; i < daemons->len; i++) {
+		const gchar *daemon = g_ptr_array_index(daemons, i);
+		g_autoptr(GError) error = NULL;
+		pid_t pid = 0;
+
+		if (!gnt_cli_daemon_get_pid(gnt_cli_get_paths(cli), daemon, &pid, &error)) {
+			g_printerr("%s\n", error->message);
+			return 4; /* LSB: status unknown */
+		}
+		if (pid == 0) {
+			g_print("%s: stopped\n", daemon);
+			exit_code = EXIT_NOT_RUNNING;
+		} else {
+			g_print("%s: running (pid %d)\n", daemon, (int)pid);
+		}
 	}
-	if (pid == 0) {
-		g_print("%s: stopped\n", GNT_CLI_MASTERD);
-		return EXIT_NOT_RUNNING;
-	}
-	g_print("%s: running (pid %d)\n", GNT_CLI_MASTERD, (int)pid);
-	return 0;
+	return exit_code;
 }
 
 static const GntCliCommand commands[] = {
@@ -71,17 +79,19 @@ static const GntCliCommand commands[] = {
 	 "Stops, then starts the daemons", NULL},
 	{"start", start_daemons, 0, -1, GNT_CLI_OPT_NONE, NULL, "[-- <daemon-options>...]",
 	 "Starts the daemons",
-	 "Starts gantry-masterd under the root (arguments after \"--\" are passed to it, e.g. "
-	 "-- --max-running-jobs 4) and returns once it is ready; if it fails to start, its "
-	 "error is printed and the exit code is 1. A daemon already running is left alone. "
+	 "Starts gantry-noded, then (on the master, where the cluster config is) "
+	 "gantry-masterd under the root (arguments after \"--\" are passed to masterd, e.g. "
+	 "-- --max-running-jobs 4), and returns once they are ready; if one fails to start, "
+	 "its error is printed and the exit code is 1. A daemon already running is left alone. "
 	 "The program is looked for in $GANTRY_DAEMON_DIR, next to this program, in "
 	 "../daemons (the build tree), then in the installed sbindir."},
 	{"status", daemons_status, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
 	 "Shows whether the daemons run",
-	 "Prints \"gantry-masterd: running (pid N)\" and exits 0, or \"gantry-masterd: "
-	 "stopped\" and exits 3 (LSB)."},
+	 "Prints \"DAEMON: running (pid N)\" or \"DAEMON: stopped\" for each daemon of this "
+	 "node and exits 0 when all run, 3 (LSB) when one is stopped."},
 	{"stop", stop_daemons, 0, 0, GNT_CLI_OPT_NONE, NULL, "", "Stops the daemons",
-	 "Sends SIGTERM and waits up to 30 seconds, then sends SIGKILL. Not running is fine."},
+	 "Stops gantry-masterd, then gantry-noded: SIGTERM, up to 30 seconds, then SIGKILL. "
+	 "Not running is fine."},
 	{NULL},
 };
 

@@ -157,3 +157,86 @@ gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s,
 	}
 	return TRUE;
 }
+
+static gchar *
+noded_listen_file(const GntPaths *paths)
+{
+	return g_build_filename(gnt_paths_get_data_dir(paths), "noded-listen", NULL);
+}
+
+gchar *
+gnt_cli_dup_noded_listen(const GntPaths *paths)
+{
+	g_autofree gchar *file = noded_listen_file(paths);
+	g_autofree gchar *text = NULL;
+
+	if (!g_file_get_contents(file, &text, NULL, NULL))
+		return NULL;
+	g_strstrip(text);
+	return text[0] != '\0' ? g_steal_pointer(&text) : NULL;
+}
+
+gboolean
+gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **error)
+{
+	g_autofree gchar *file = noded_listen_file(paths);
+	g_autofree gchar *text = g_strconcat(listen, "\n", NULL);
+
+	if (!g_file_set_contents(file, text, -1, error)) {
+		gnt_error_convert(error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+GPtrArray *
+gnt_cli_node_daemons(const GntPaths *paths)
+{
+	GPtrArray *daemons = g_ptr_array_new();
+
+	g_ptr_array_add(daemons, GNT_CLI_NODED);
+	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS))
+		g_ptr_array_add(daemons, GNT_CLI_MASTERD);
+	return daemons;
+}
+
+gboolean
+gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
+			   GPtrArray **already_running, GError **error)
+{
+	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(paths);
+	g_autofree gchar *listen = gnt_cli_dup_noded_listen(paths);
+	gchar *noded_args[] = {"--listen", listen, NULL};
+
+	if (already_running != NULL)
+		*already_running = g_ptr_array_new();
+	for (guint i = 0; i < daemons->len; i++) {
+		const gchar *daemon = g_ptr_array_index(daemons, i);
+		gchar **args = g_strcmp0(daemon, GNT_CLI_NODED) == 0
+				       ? (listen != NULL ? noded_args : NULL)
+				       : masterd_args;
+		gboolean running = FALSE;
+		if (!gnt_cli_daemon_start(paths, daemon, args, &running, error))
+			return FALSE;
+		if (running && already_running != NULL)
+			g_ptr_array_add(*already_running, (gpointer)daemon);
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error)
+{
+	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(paths);
+
+	/* masterd may be stopped even where config.db is gone already */
+	if (!gnt_cli_daemon_stop(paths, GNT_CLI_MASTERD, timeout_s, error))
+		return FALSE;
+	for (guint i = daemons->len; i > 0; i--) {
+		const gchar *daemon = g_ptr_array_index(daemons, i - 1);
+		if (g_strcmp0(daemon, GNT_CLI_MASTERD) != 0 &&
+		    !gnt_cli_daemon_stop(paths, daemon, timeout_s, error))
+			return FALSE;
+	}
+	return TRUE;
+}

@@ -8,12 +8,36 @@ G_BEGIN_DECLS
 
 /*
  * Starting and stopping a node's daemons, for gantry-daemons and
- * gnt-cluster init/destroy (Ganeti's daemon-util). Only gantry-masterd for
- * now. The pid file's fcntl() lock, not its content, tells whether a daemon
- * runs, so a stale file after kill -9 is harmless.
+ * gnt-cluster init/destroy (Ganeti's daemon-util): gantry-noded on every
+ * node, gantry-masterd on the master (the node holding config.db). The pid
+ * file's fcntl() lock, not its content, tells whether a daemon runs, so a
+ * stale file after kill -9 is harmless.
  */
-
 #define GNT_CLI_MASTERD "gantry-masterd"
+#define GNT_CLI_NODED	"gantry-noded"
+
+/* The daemons this node runs, in start order (stop goes backwards):
+ * gantry-noded, then gantry-masterd where there is a cluster config.
+ * (transfer container) */
+GPtrArray *
+gnt_cli_node_daemons(const GntPaths *paths);
+
+/* Where gantry-noded listens, as given at init or join ("ADDR:PORT", kept
+ * in <data>/noded-listen), or NULL for its default. (transfer full) */
+gchar *
+gnt_cli_dup_noded_listen(const GntPaths *paths);
+gboolean
+gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **error);
+
+/* Starts every daemon of gnt_cli_node_daemons() not yet running, giving
+ * @masterd_args (may be NULL) to gantry-masterd; @already_running (may be
+ * NULL) gets the names of those left alone. */
+gboolean
+gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
+			   GPtrArray **already_running, GError **error);
+/* Stops them, masterd first. */
+gboolean
+gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error);
 
 /* Where the daemon programs are: $GANTRY_DAEMON_DIR, else the directory of
  * this program, else ../daemons next to it (the build tree), else the

@@ -7,11 +7,15 @@
 #include "gnt-cli.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
+#include "gnt-rpc-protocol.h"
+#include "gnt-tls.h"
 
 /* How long destroy waits for the daemons to stop before killing them. */
 #define STOP_TIMEOUT_S 30
 
 static gchar *opt_master_netdev;
+static gchar *opt_primary_ip;
+static gint opt_noded_port = GNT_RPC_DEFAULT_PORT;
 static gboolean opt_yes_do_it;
 
 /* ---- init ---- */
@@ -21,10 +25,90 @@ static const GOptionEntry init_entries[] = {
 	 "Specify the node interface on which the master IP address will be added (accepted "
 	 "for compatibility; ignored)",
 	 "NETDEV"},
+	{"primary-ip", 0, 0, G_OPTION_ARG_STRING, &opt_primary_ip,
+	 "The master node's address other nodes reach it on (default: this host's name's "
+	 "address, else 127.0.0.1)",
+	 "ADDRESS"},
+	{"noded-port", 0, 0, G_OPTION_ARG_INT, &opt_noded_port,
+	 "The port gantry-noded listens on (default 1811; 0 picks a free one, for several "
+	 "clusters on one machine)",
+	 "PORT"},
 	{NULL},
 };
 
 static gboolean remove_cluster_state(const GntPaths *paths, GError **error);
+
+/* This host's address: its name's first IPv4 address, else loopback. */
+static gchar *
+init_dup_primary_ip(void)
+{
+	g_autoptr(GResolver) resolver = g_resolver_get_default();
+	g_autolist(GInetAddress) addresses =
+		g_resolver_lookup_by_name(resolver, g_get_host_name(), NULL, NULL);
+
+	for (GList *l = addresses; l != NULL; l = l->next) {
+		if (g_inet_address_get_family(l->data) == G_SOCKET_FAMILY_IPV4 &&
+		    !g_inet_address_get_is_loopback(l->data))
+			return g_inet_address_to_string(l->data);
+	}
+	return g_strdup("127.0.0.1");
+}
+
+/* A free TCP port for --noded-port 0 (taken by noded moments later). */
+static guint
+init_pick_free_port(GError **error)
+{
+	g_autoptr(GSocket) socket =
+		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+	g_autoptr(GInetAddress) any = g_inet_address_new_any(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(any, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	if (socket == NULL || !g_socket_bind(socket, address, FALSE, error))
+		return 0;
+	bound = g_socket_get_local_address(socket, error);
+	return bound != NULL ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound)) : 0;
+}
+
+/* The master as a node of its cluster: certificates, its record, where
+ * its gantry-noded listens. */
+static gboolean
+init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
+{
+	g_autofree gchar *cluster = gnt_config_dup_cluster_name(config);
+	g_autofree gchar *master = gnt_config_dup_master_node(config);
+	g_autofree gchar *ip = opt_primary_ip != NULL ? g_strdup(opt_primary_ip) : init_dup_primary_ip();
+	g_autofree gchar *listen = NULL;
+	g_autoptr(JsonObject) node = json_object_new();
+	const gchar *addresses[] = {ip, NULL};
+	guint port = (guint)opt_noded_port;
+
+	if (opt_noded_port < 0 || opt_noded_port > 65535) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "--noded-port must be from 0 to 65535, not %d", opt_noded_port);
+		return FALSE;
+	}
+	if (port == 0 && (port = init_pick_free_port(error)) == 0)
+		return FALSE;
+	if (!gnt_tls_init_cluster(paths, cluster, master, addresses, error))
+		return FALSE;
+	json_object_set_string_member(node, "name", master);
+	json_object_set_string_member(node, "primary_ip", ip);
+	json_object_set_string_member(node, "secondary_ip", ip);
+	json_object_set_int_member(node, "rpc_port", port);
+	json_object_set_boolean_member(node, "master_candidate", TRUE);
+	json_object_set_boolean_member(node, "master_capable", TRUE);
+	json_object_set_boolean_member(node, "vm_capable", TRUE);
+	json_object_set_boolean_member(node, "offline", FALSE);
+	json_object_set_boolean_member(node, "drained", FALSE);
+	json_object_set_string_member(node, "group", "default");
+	json_object_set_object_member(node, "ndparams", json_object_new());
+	json_object_set_array_member(node, "tags", json_array_new());
+	if (!gnt_config_add_object(config, GNT_OBJECT_NODE, node, error))
+		return FALSE;
+	listen = g_strdup_printf("0.0.0.0:%u", port);
+	return gnt_cli_set_noded_listen(paths, listen, error);
+}
 
 static gint
 init_cluster(GntCli *cli, gchar **args)
@@ -51,8 +135,15 @@ init_cluster(GntCli *cli, gchar **args)
 			g_printerr("gnt-cluster: %s\n", cleanup_error->message);
 		return gnt_cli_fail(cli, error);
 	}
+	if (!init_master_node(paths, config, &error)) {
+		g_autoptr(GError) cleanup_error = NULL;
+		g_clear_object(&config);
+		if (!remove_cluster_state(paths, &cleanup_error))
+			g_printerr("gnt-cluster: %s\n", cleanup_error->message);
+		return gnt_cli_fail(cli, error);
+	}
 	g_clear_object(&config); /* masterd owns the database from now on */
-	if (!gnt_cli_daemon_start(paths, GNT_CLI_MASTERD, NULL, NULL, &error)) {
+	if (!gnt_cli_node_daemons_start(paths, NULL, NULL, &error)) {
 		/* a cluster without its master is of no use: leave nothing behind */
 		g_autoptr(GError) cleanup_error = NULL;
 		if (!remove_cluster_state(paths, &cleanup_error))
@@ -144,7 +235,7 @@ destroy_cluster(GntCli *cli, gchar **args)
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
 		return gnt_cli_fail(cli, error);
 	/* the opcode found nothing against it: stop the daemons, remove the state */
-	if (!gnt_cli_daemon_stop(paths, GNT_CLI_MASTERD, STOP_TIMEOUT_S, &error) ||
+	if (!gnt_cli_node_daemons_stop(paths, STOP_TIMEOUT_S, &error) ||
 	    !remove_cluster_state(paths, &error))
 		return gnt_cli_fail(cli, error);
 	return 0;

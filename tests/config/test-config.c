@@ -296,6 +296,7 @@ static const gchar *const info_keys[] = {
 	"hidden_os", "blacklisted_os", "install_image", "instance_communication_network",
 	"zeroing_image", "compression_tools", "enabled_user_shutdown", "enabled_data_collectors",
 	"data_collector_interval", "modify_ssh_setup", "ssh_key_type", "ssh_key_bits",
+	"os_search_path", /* Gantry: where OS definitions are looked for */
 };
 
 static void

@@ -29,7 +29,7 @@ def check(cond, what):
 
 def main(root):
     env = dict(os.environ, GANTRY_ROOT=root)
-    subprocess.run([GNT_CLUSTER, "init", "cluster.example.com"], env=env, check=True)
+    subprocess.run([GNT_CLUSTER, "init", "--noded-port", "0", "cluster.example.com"], env=env, check=True)
     try:
         run_checks(os.path.join(root, "run/gantry/socket/gantry-master"))
     finally:

@@ -1,0 +1,143 @@
+/*
+ * What every instance unit needs: the instance and its node from the
+ * config, and the "instance spec" a node is sent (doc/node-rpc.md): the
+ * record, its filled hypervisor and backend parameters, where its disks
+ * live, where OS definitions are looked for.
+ */
+#include "gnt-lu-instance-spec.h"
+
+#include "gnt-error.h"
+#include "gnt-hv-params.h"
+#include "gnt-json.h"
+
+/* Ganeti's backend parameters and what an instance gets without them. */
+static const struct {
+	const gchar *name;
+	gint64 fallback;
+} be_defaults[] = {
+	{"maxmem", 128}, {"minmem", 128}, {"vcpus", 1}, {"spindle_use", 1},
+};
+
+JsonObject *
+gnt_lu_dup_node(GntConfig *config, const gchar *uuid_or_name, GError **error)
+{
+	return gnt_config_dup_object(config, GNT_OBJECT_NODE, uuid_or_name, error);
+}
+
+gboolean
+gnt_lu_check_node_online(JsonObject *node, GError **error)
+{
+	const gchar *name = json_object_get_string_member(node, "name");
+
+	if (json_object_has_member(node, "offline") &&
+	    json_object_get_boolean_member(node, "offline")) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "node '%s' is offline", name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The cluster's hvparams for @hv overlaid with the instance's own. */
+static JsonObject *
+fill_hvparams(JsonObject *cluster_info, JsonObject *instance, GError **error)
+{
+	const gchar *hv = json_object_get_string_member(instance, "hypervisor");
+	JsonObject *cluster_hvp = json_object_get_object_member(cluster_info, "hvparams");
+	JsonObject *cluster_own = cluster_hvp != NULL && json_object_has_member(cluster_hvp, hv)
+					  ? json_object_get_object_member(cluster_hvp, hv)
+					  : NULL;
+	JsonObject *own = json_object_has_member(instance, "hvparams")
+				  ? json_object_get_object_member(instance, "hvparams")
+				  : NULL;
+	g_autoptr(GHashTable) cluster_table = NULL;
+	g_autoptr(GHashTable) own_table = NULL;
+	g_autoptr(GHashTable) filled = NULL;
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	if (cluster_own != NULL) {
+		cluster_table = gnt_hv_params_from_json(hv, cluster_own, error);
+		if (cluster_table == NULL) {
+			g_prefix_error(error, "the cluster's %s parameters: ", hv);
+			return NULL;
+		}
+	}
+	if (own != NULL) {
+		own_table = gnt_hv_params_from_json(hv, own, error);
+		if (own_table == NULL)
+			return NULL;
+	}
+	filled = gnt_hv_params_fill(hv, cluster_table, own_table, error);
+	if (filled == NULL)
+		return NULL;
+	gnt_hv_params_to_json(hv, filled, builder);
+	root = json_builder_get_root(builder);
+	return json_object_ref(json_node_get_object(root));
+}
+
+/* The cluster's "default" beparams overlaid with the instance's own. */
+static JsonObject *
+fill_beparams(JsonObject *cluster_info, JsonObject *instance)
+{
+	JsonObject *cluster_bep = json_object_get_object_member(cluster_info, "beparams");
+	JsonObject *defaults = cluster_bep != NULL && json_object_has_member(cluster_bep, "default")
+				       ? json_object_get_object_member(cluster_bep, "default")
+				       : NULL;
+	JsonObject *own = json_object_has_member(instance, "beparams")
+				  ? json_object_get_object_member(instance, "beparams")
+				  : NULL;
+	JsonObject *filled = defaults != NULL ? gnt_json_object_deep_copy(defaults) : json_object_new();
+
+	for (guint i = 0; i < G_N_ELEMENTS(be_defaults); i++) {
+		if (!json_object_has_member(filled, be_defaults[i].name))
+			json_object_set_int_member(filled, be_defaults[i].name,
+						   be_defaults[i].fallback);
+	}
+	if (own != NULL) {
+		JsonObjectIter iter;
+		const gchar *key;
+		JsonNode *value;
+		json_object_iter_init_ordered(&iter, own);
+		while (json_object_iter_next_ordered(&iter, &key, &value))
+			json_object_set_member(filled, key, gnt_json_node_deep_copy(value));
+	}
+	return filled;
+}
+
+JsonObject *
+gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error)
+{
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
+	g_autoptr(JsonObject) hvparams = fill_hvparams(info, instance, error);
+	JsonObject *spec;
+	JsonObject *storage;
+	JsonObject *os;
+
+	if (hvparams == NULL) {
+		g_prefix_error(error, "instance '%s': ", json_object_get_string_member(instance, "name"));
+		return NULL;
+	}
+	spec = json_object_new();
+	json_object_set_object_member(spec, "instance", gnt_json_object_deep_copy(instance));
+	json_object_set_object_member(spec, "hvparams", g_steal_pointer(&hvparams));
+	json_object_set_object_member(spec, "beparams", fill_beparams(info, instance));
+	storage = json_object_new();
+	json_object_set_member(storage, "volume_group_name",
+			       gnt_json_node_deep_copy(json_object_get_member(info, "volume_group_name")));
+	json_object_set_member(storage, "file_storage_dir",
+			       gnt_json_node_deep_copy(json_object_get_member(info, "file_storage_dir")));
+	json_object_set_object_member(spec, "storage", storage);
+	os = json_object_new();
+	json_object_set_member(os, "search_path",
+			       gnt_json_node_deep_copy(json_object_get_member(info, "os_search_path")));
+	json_object_set_object_member(spec, "os", os);
+	return spec;
+}
+
+gint64
+gnt_lu_spec_get_be_int(JsonObject *spec, const gchar *name)
+{
+	JsonObject *be = json_object_get_object_member(spec, "beparams");
+
+	return json_object_has_member(be, name) ? json_object_get_int_member(be, name) : 0;
+}

@@ -1,0 +1,888 @@
+/*
+ * The instance units: create (with a rollback of everything it made when a
+ * step fails), remove, startup, shutdown, reboot, console, query data.
+ * They change the config and call the instance's node (rpc/gnt-node-calls.h);
+ * the node does the hypervisor, disk and OS-script work.
+ */
+#include "gnt-config.h"
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-lu-instance-spec.h"
+#include "gnt-lu.h"
+#include "gnt-node-calls.h"
+#include "gnt-size.h"
+
+#define INSTANCE_START_PAUSED_FALSE FALSE
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+static GntConfig *
+lu_config(GntLu *lu)
+{
+	return gnt_lu_get_env(lu)->config;
+}
+
+static GntRpcClient *
+lu_rpc(GntLu *lu, GError **error)
+{
+	GntRpcClient *rpc = gnt_lu_get_env(lu)->rpc;
+
+	if (rpc == NULL)
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "this master daemon cannot reach nodes (no cluster certificates)");
+	return rpc;
+}
+
+/* The instance the opcode names. (transfer full) */
+static JsonObject *
+lu_dup_instance(GntLu *lu, GError **error)
+{
+	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
+
+	return gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, error);
+}
+
+/* Locks the instance (by its full name when it exists) exclusively. */
+static void
+lu_lock_instance(GntLu *lu, GntLockSet *locks)
+{
+	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
+	g_autoptr(JsonObject) instance =
+		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, NULL);
+	g_autoptr(JsonObject) node = NULL;
+
+	if (instance == NULL) {
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE, name, GNT_LOCK_EXCLUSIVE);
+		return;
+	}
+	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
+			 json_object_get_string_member(instance, "name"), GNT_LOCK_EXCLUSIVE);
+	node = gnt_lu_dup_node(lu_config(lu), json_object_get_string_member(instance, "primary_node"),
+			       NULL);
+	if (node != NULL)
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, json_object_get_string_member(node, "name"),
+				 GNT_LOCK_SHARED);
+}
+
+/* The instance, its node (online) and the spec the node is sent. */
+typedef struct {
+	JsonObject *instance;
+	JsonObject *node;
+	JsonObject *spec;
+} InstanceCtx;
+
+static void
+instance_ctx_free(InstanceCtx *ctx)
+{
+	g_clear_pointer(&ctx->instance, json_object_unref);
+	g_clear_pointer(&ctx->node, json_object_unref);
+	g_clear_pointer(&ctx->spec, json_object_unref);
+	g_free(ctx);
+}
+
+/* Loads the instance, its node and its spec for the unit's later phases
+ * (check_prereq runs under the locks, so they stay valid for exec). */
+static gboolean
+instance_ctx_load(GntLu *lu, gboolean need_online, GError **error)
+{
+	InstanceCtx *ctx = g_new0(InstanceCtx, 1);
+
+	gnt_lu_set_data(lu, ctx, (GDestroyNotify)instance_ctx_free);
+	ctx->instance = lu_dup_instance(lu, error);
+	if (ctx->instance == NULL)
+		return FALSE;
+	ctx->node = gnt_lu_dup_node(lu_config(lu),
+				    json_object_get_string_member(ctx->instance, "primary_node"), error);
+	if (ctx->node == NULL) {
+		g_prefix_error(error, "instance '%s': its primary node: ",
+			       json_object_get_string_member(ctx->instance, "name"));
+		return FALSE;
+	}
+	if (need_online && !gnt_lu_check_node_online(ctx->node, error))
+		return FALSE;
+	ctx->spec = gnt_lu_instance_spec_new(lu_config(lu), ctx->instance, error);
+	return ctx->spec != NULL;
+}
+
+static const gchar *
+instance_name(InstanceCtx *ctx)
+{
+	return json_object_get_string_member(ctx->instance, "name");
+}
+
+/* Stores a new admin state (unless the opcode says not to remember). */
+static gboolean
+instance_set_admin_state(GntLu *lu, JsonObject *instance, const gchar *state, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(JsonObject) current = NULL;
+
+	if (gnt_opcode_get_bool(op, "no_remember", FALSE))
+		return TRUE;
+	current = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
+					json_object_get_string_member(instance, "uuid"), error);
+	if (current == NULL)
+		return FALSE;
+	json_object_set_string_member(current, "admin_state", state);
+	json_object_set_string_member(current, "admin_state_source",
+				      gnt_opcode_get_string(op, "admin_state_source") != NULL
+					      ? gnt_opcode_get_string(op, "admin_state_source")
+					      : "admin");
+	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
+}
+
+/* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
+
+static const gchar *const nic_modes[] = {"bridged", "routed", "openvswitch", NULL};
+
+/* Ganeti's disk dicts: size (MiB, or a string with a unit), mode, name. */
+static JsonArray *
+create_parse_disks(JsonArray *given, GError **error)
+{
+	g_autoptr(JsonArray) disks = json_array_new();
+
+	for (guint i = 0; i < json_array_get_length(given); i++) {
+		JsonNode *node = json_array_get_element(given, i);
+		JsonObject *in;
+		JsonObject *disk;
+		JsonNode *size;
+		guint64 mib = 0;
+		const gchar *mode = "rw";
+
+		if (!JSON_NODE_HOLDS_OBJECT(node)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "disk %u must be an object", i);
+			return NULL;
+		}
+		in = json_node_get_object(node);
+		size = json_object_get_member(in, "size");
+		if (size != NULL && gnt_json_node_is_int(size) && json_node_get_int(size) > 0) {
+			mib = (guint64)json_node_get_int(size);
+		} else if (size != NULL && JSON_NODE_HOLDS_VALUE(size) &&
+			   json_node_get_value_type(size) == G_TYPE_STRING) {
+			if (!gnt_size_parse(json_node_get_string(size), &mib, error)) {
+				g_prefix_error(error, "disk %u: ", i);
+				return NULL;
+			}
+		} else {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk %u: 'size' is missing or not a positive size", i);
+			return NULL;
+		}
+		if (json_object_has_member(in, "mode")) {
+			mode = json_object_get_string_member(in, "mode");
+			if (g_strcmp0(mode, "rw") != 0 && g_strcmp0(mode, "ro") != 0) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "disk %u: mode must be 'rw' or 'ro'", i);
+				return NULL;
+			}
+		}
+		disk = json_object_new();
+		json_object_set_string_member(disk, "uuid", g_uuid_string_random());
+		json_object_set_int_member(disk, "size", (gint64)mib);
+		json_object_set_string_member(disk, "mode", mode);
+		json_object_set_member(disk, "name",
+				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
+		{
+			g_autofree gchar *iv_name = g_strdup_printf("disk/%u", i);
+			json_object_set_string_member(disk, "iv_name", iv_name);
+		}
+		if (json_object_has_member(in, "format"))
+			json_object_set_member(disk, "format",
+					       gnt_json_node_deep_copy(json_object_get_member(in, "format")));
+		json_array_add_object_element(disks, disk);
+	}
+	return g_steal_pointer(&disks);
+}
+
+static gboolean
+mac_is_valid(const gchar *mac)
+{
+	g_autoptr(GRegex) re = g_regex_new("^([0-9a-f]{2}:){5}[0-9a-f]{2}$", G_REGEX_CASELESS, 0, NULL);
+
+	return mac != NULL && g_regex_match(re, mac, 0, NULL);
+}
+
+/* Ganeti's nic dicts: mac ("generate"), ip, mode, link, name. MACs are
+ * generated later (they must be unique in the cluster). */
+static JsonArray *
+create_parse_nics(JsonArray *given, GError **error)
+{
+	g_autoptr(JsonArray) nics = json_array_new();
+
+	for (guint i = 0; i < json_array_get_length(given); i++) {
+		JsonNode *node = json_array_get_element(given, i);
+		JsonObject *in;
+		JsonObject *nic;
+		JsonObject *nicparams;
+		const gchar *mac = NULL;
+
+		if (!JSON_NODE_HOLDS_OBJECT(node)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "nic %u must be an object", i);
+			return NULL;
+		}
+		in = json_node_get_object(node);
+		if (json_object_has_member(in, "mac"))
+			mac = json_object_get_string_member(in, "mac");
+		if (mac != NULL && g_strcmp0(mac, "generate") != 0 && g_strcmp0(mac, "auto") != 0 &&
+		    !mac_is_valid(mac)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "nic %u: '%s' is not a valid MAC address", i, mac);
+			return NULL;
+		}
+		nicparams = json_object_new();
+		if (json_object_has_member(in, "mode")) {
+			const gchar *mode = json_object_get_string_member(in, "mode");
+			if (!g_strv_contains(nic_modes, mode != NULL ? mode : "")) {
+				json_object_unref(nicparams);
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "nic %u: mode must be bridged, routed or openvswitch", i);
+				return NULL;
+			}
+			json_object_set_string_member(nicparams, "mode", mode);
+		}
+		if (json_object_has_member(in, "link"))
+			json_object_set_member(nicparams, "link",
+					       gnt_json_node_deep_copy(json_object_get_member(in, "link")));
+		nic = json_object_new();
+		json_object_set_string_member(nic, "uuid", g_uuid_string_random());
+		json_object_set_member(nic, "name",
+				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
+		json_object_set_string_member(nic, "mac",
+					      mac != NULL && mac_is_valid(mac) ? mac : "generate");
+		json_object_set_member(nic, "ip", gnt_json_node_deep_copy(json_object_get_member(in, "ip")));
+		json_object_set_object_member(nic, "nicparams", nicparams);
+		json_object_set_member(nic, "network", gnt_json_node_new_null());
+		json_array_add_object_element(nics, nic);
+	}
+	return g_steal_pointer(&nics);
+}
+
+/* Ganeti's -B values: memory (sets maxmem and minmem), maxmem, minmem,
+ * vcpus, ...; sizes may carry a unit. */
+static JsonObject *
+create_parse_beparams(JsonObject *given, GError **error)
+{
+	static const gchar *const sizes[] = {"memory", "maxmem", "minmem", NULL};
+	static const gchar *const counts[] = {"vcpus", "spindle_use", NULL};
+	static const gchar *const flags[] = {"auto_balance", "always_failover", NULL};
+	g_autoptr(JsonObject) out = json_object_new();
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	json_object_iter_init_ordered(&iter, given);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		if (g_strv_contains(sizes, key)) {
+			guint64 mib = 0;
+			if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
+				mib = (guint64)json_node_get_int(value);
+			} else if (!JSON_NODE_HOLDS_VALUE(value) ||
+				   json_node_get_value_type(value) != G_TYPE_STRING ||
+				   !gnt_size_parse(json_node_get_string(value), &mib, error)) {
+				if (error != NULL && *error == NULL)
+					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+						    "backend parameter '%s' must be a size", key);
+				else
+					g_prefix_error(error, "backend parameter '%s': ", key);
+				return NULL;
+			}
+			if (g_strcmp0(key, "memory") == 0) {
+				json_object_set_int_member(out, "maxmem", (gint64)mib);
+				json_object_set_int_member(out, "minmem", (gint64)mib);
+			} else {
+				json_object_set_int_member(out, key, (gint64)mib);
+			}
+		} else if (g_strv_contains(counts, key)) {
+			gint64 n = 0;
+			if (gnt_json_node_is_int(value))
+				n = json_node_get_int(value);
+			else if (JSON_NODE_HOLDS_VALUE(value) &&
+				 json_node_get_value_type(value) == G_TYPE_STRING)
+				g_ascii_string_to_signed(json_node_get_string(value), 10, 1, 1024, &n,
+							 NULL);
+			if (n < 1 || n > 1024) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "backend parameter '%s' must be a number from 1 to 1024", key);
+				return NULL;
+			}
+			json_object_set_int_member(out, key, n);
+		} else if (g_strv_contains(flags, key)) {
+			json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+		} else {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "unknown backend parameter '%s'", key);
+			return NULL;
+		}
+	}
+	return g_steal_pointer(&out);
+}
+
+static gboolean
+create_check_args(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(JsonArray) disks = NULL;
+	g_autoptr(JsonArray) nics = NULL;
+	g_autoptr(JsonObject) be = NULL;
+
+	if (g_strcmp0(gnt_opcode_get_string(op, "mode"), "create") != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance creation mode '%s' is not supported yet",
+			    gnt_opcode_get_string(op, "mode"));
+		return FALSE;
+	}
+	if (!gnt_config_check_name(gnt_opcode_get_string(op, "instance_name"), "instance name",
+				   error))
+		return FALSE;
+	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
+	nics = create_parse_nics(json_node_get_array(gnt_opcode_get_param(op, "nics")), error);
+	be = disks != NULL && nics != NULL
+		     ? create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
+					     error)
+		     : NULL;
+	if (be == NULL)
+		return FALSE;
+	if (!gnt_opcode_get_bool(op, "no_install", FALSE) && gnt_opcode_get_string(op, "os_type") == NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "No guest OS or OS image specified");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The node the instance goes to: -n, else the master. */
+static gchar *
+create_dup_node_name(GntLu *lu)
+{
+	const gchar *pnode = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "pnode");
+
+	return pnode != NULL ? g_strdup(pnode) : gnt_config_dup_master_node(lu_config(lu));
+}
+
+static void
+create_declare_locks(GntLu *lu, GntLockSet *locks)
+{
+	g_autofree gchar *node_name = create_dup_node_name(lu);
+	g_autoptr(JsonObject) node = gnt_lu_dup_node(lu_config(lu), node_name, NULL);
+
+	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
+			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name"),
+			 GNT_LOCK_EXCLUSIVE);
+	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
+			 node != NULL ? json_object_get_string_member(node, "name") : node_name,
+			 GNT_LOCK_EXCLUSIVE);
+}
+
+static gboolean
+string_array_contains(JsonArray *arr, const gchar *value)
+{
+	for (guint i = 0; arr != NULL && i < json_array_get_length(arr); i++) {
+		if (g_strcmp0(json_array_get_string_element(arr, i), value) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+static gchar *
+string_array_join(JsonArray *arr)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	for (guint i = 0; arr != NULL && i < json_array_get_length(arr); i++)
+		g_string_append_printf(out, "%s%s", i ? ", " : "", json_array_get_string_element(arr, i));
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* A MAC under the cluster's prefix that no instance uses yet. */
+static gchar *
+create_generate_mac(GntLu *lu, const gchar *prefix, GHashTable *taken)
+{
+	for (guint tries = 0; tries < 1000; tries++) {
+		gchar *mac = g_strdup_printf("%s:%02x:%02x:%02x", prefix, g_random_int_range(0, 256),
+					     g_random_int_range(0, 256), g_random_int_range(0, 256));
+		if (!g_hash_table_contains(taken, mac))
+			return mac;
+		g_free(mac);
+	}
+	return NULL;
+}
+
+static gboolean
+collect_macs_cb(JsonObject *record, gpointer user_data)
+{
+	JsonArray *nics = json_object_has_member(record, "nics")
+				  ? json_object_get_array_member(record, "nics")
+				  : NULL;
+
+	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
+		JsonObject *nic = json_array_get_object_element(nics, i);
+		if (json_object_has_member(nic, "mac"))
+			g_hash_table_add(user_data, g_strdup(json_object_get_string_member(nic, "mac")));
+	}
+	return TRUE;
+}
+
+/* The new instance's record, everything checked against the cluster. */
+static JsonObject *
+create_build_record(GntLu *lu, JsonObject *node, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+	g_autoptr(JsonObject) record = json_object_new();
+	g_autoptr(GHashTable) macs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	JsonArray *enabled_hv = json_object_get_array_member(info, "enabled_hypervisors");
+	JsonArray *enabled_dt = json_object_get_array_member(info, "enabled_disk_templates");
+	const gchar *hv = gnt_opcode_get_string(op, "hypervisor");
+	const gchar *template = gnt_opcode_get_string(op, "disk_template");
+	JsonArray *disks;
+	JsonArray *nics;
+	JsonNode *osparams_private = gnt_opcode_get_param(op, "osparams_private");
+
+	if (hv == NULL)
+		hv = json_object_get_string_member(info, "default_hypervisor");
+	if (!string_array_contains(enabled_hv, hv)) {
+		g_autofree gchar *list = string_array_join(enabled_hv);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "hypervisor '%s' is not enabled in the cluster (enabled: %s)", hv, list);
+		return NULL;
+	}
+	if (template == NULL)
+		template = json_array_get_length(enabled_dt) > 0
+				   ? json_array_get_string_element(enabled_dt, 0)
+				   : "diskless";
+	if (!string_array_contains(enabled_dt, template)) {
+		g_autofree gchar *list = string_array_join(enabled_dt);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "disk template '%s' is not enabled in the cluster (enabled: %s)", template,
+			    list);
+		return NULL;
+	}
+	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
+	if (disks == NULL)
+		return NULL;
+	if (g_strcmp0(template, "diskless") == 0 && json_array_get_length(disks) > 0) {
+		json_array_unref(disks);
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "a diskless instance cannot have disks");
+		return NULL;
+	}
+	if (g_strcmp0(template, "diskless") != 0 && json_array_get_length(disks) == 0) {
+		json_array_unref(disks);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "disk template '%s' needs at least one disk", template);
+		return NULL;
+	}
+	nics = create_parse_nics(json_node_get_array(gnt_opcode_get_param(op, "nics")), error);
+	if (nics == NULL) {
+		json_array_unref(disks);
+		return NULL;
+	}
+	gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb, macs);
+	for (guint i = 0; i < json_array_get_length(nics); i++) {
+		JsonObject *nic = json_array_get_object_element(nics, i);
+		const gchar *mac = json_object_get_string_member(nic, "mac");
+		if (g_strcmp0(mac, "generate") == 0) {
+			g_autofree gchar *fresh = create_generate_mac(
+				lu, json_object_get_string_member(info, "mac_prefix"), macs);
+			json_object_set_string_member(nic, "mac", fresh);
+			mac = json_object_get_string_member(nic, "mac");
+		} else if (g_hash_table_contains(macs, mac)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
+				    "MAC address '%s' is already in use", mac);
+			json_array_unref(disks);
+			json_array_unref(nics);
+			return NULL;
+		}
+		g_hash_table_add(macs, g_strdup(mac));
+	}
+	json_object_set_string_member(record, "name", gnt_opcode_get_string(op, "instance_name"));
+	json_object_set_string_member(record, "primary_node", json_object_get_string_member(node, "uuid"));
+	json_object_set_member(record, "os", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "os_type")));
+	json_object_set_string_member(record, "hypervisor", hv);
+	json_object_set_member(record, "hvparams",
+			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "hvparams")));
+	json_object_set_object_member(record, "beparams",
+				      create_parse_beparams(json_node_get_object(
+								    gnt_opcode_get_param(op, "beparams")),
+							    NULL));
+	json_object_set_member(record, "osparams",
+			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "osparams")));
+	json_object_set_member(record, "osparams_private",
+			       osparams_private != NULL && !JSON_NODE_HOLDS_NULL(osparams_private)
+				       ? gnt_json_node_deep_copy(osparams_private)
+				       : gnt_json_node_new_object(json_object_new()));
+	json_object_set_string_member(record, "admin_state", "down");
+	json_object_set_string_member(record, "admin_state_source", "admin");
+	json_object_set_string_member(record, "disk_template", template);
+	json_object_set_array_member(record, "disks", disks);
+	json_object_set_array_member(record, "nics", nics);
+	json_object_set_member(record, "tags", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "tags")));
+	json_object_set_member(record, "network_port", gnt_json_node_new_null());
+	json_object_set_boolean_member(record, "disks_active", FALSE);
+	return g_steal_pointer(&record);
+}
+
+/* What create's check_prereq settles for its exec. */
+typedef struct {
+	JsonObject *node;
+	JsonObject *record;
+} CreateCtx;
+
+static void
+create_ctx_free(CreateCtx *ctx)
+{
+	g_clear_pointer(&ctx->node, json_object_unref);
+	g_clear_pointer(&ctx->record, json_object_unref);
+	g_free(ctx);
+}
+
+static gboolean
+create_check_prereq(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *name = gnt_opcode_get_string(op, "instance_name");
+	g_autofree gchar *node_name = create_dup_node_name(lu);
+	g_autoptr(JsonObject) existing = NULL;
+	g_autoptr(JsonObject) node = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(GError) lookup_error = NULL;
+
+	existing = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, &lookup_error);
+	if (existing != NULL &&
+	    g_strcmp0(json_object_get_string_member(existing, "name"), name) == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
+			    "Instance '%s' is already in the cluster", name);
+		return FALSE;
+	}
+	node = gnt_lu_dup_node(lu_config(lu), node_name, error);
+	if (node == NULL || !gnt_lu_check_node_online(node, error))
+		return FALSE;
+	if (json_object_has_member(node, "drained") &&
+	    json_object_get_boolean_member(node, "drained")) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "node '%s' is drained: it takes no new instances", node_name);
+		return FALSE;
+	}
+	record = create_build_record(lu, node, error);
+	if (record == NULL)
+		return FALSE;
+	/* checks the hypervisor parameters against the hypervisor's table */
+	spec = gnt_lu_instance_spec_new(lu_config(lu), record, error);
+	if (spec == NULL)
+		return FALSE;
+	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
+		GntRpcClient *rpc = lu_rpc(lu, error);
+		g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+		g_autoptr(JsonObject) params = gnt_json_object_deep_copy(
+			json_node_get_object(gnt_opcode_get_param(op, "osparams")));
+		g_auto(GStrv) search_path = NULL;
+		JsonArray *path = json_object_get_array_member(info, "os_search_path");
+		JsonNode *private_params = gnt_opcode_get_param(op, "osparams_private");
+
+		if (rpc == NULL)
+			return FALSE;
+		search_path = g_new0(gchar *, json_array_get_length(path) + 1);
+		for (guint i = 0; i < json_array_get_length(path); i++)
+			search_path[i] = g_strdup(json_array_get_string_element(path, i));
+		if (private_params != NULL && JSON_NODE_HOLDS_OBJECT(private_params)) {
+			JsonObjectIter iter;
+			const gchar *key;
+			JsonNode *value;
+			json_object_iter_init_ordered(&iter, json_node_get_object(private_params));
+			while (json_object_iter_next_ordered(&iter, &key, &value))
+				json_object_set_member(params, key, gnt_json_node_deep_copy(value));
+		}
+		if (!gnt_node_call_os_validate(rpc, node, (const gchar *const *)search_path,
+					       gnt_opcode_get_string(op, "os_type"), params,
+					       gnt_opcode_get_bool(op, "force_variant", FALSE), error))
+			return FALSE;
+	}
+	{
+		CreateCtx *ctx = g_new0(CreateCtx, 1);
+		ctx->node = g_steal_pointer(&node);
+		ctx->record = g_steal_pointer(&record);
+		gnt_lu_set_data(lu, ctx, (GDestroyNotify)create_ctx_free);
+	}
+	return TRUE;
+}
+
+/* Undoes what a failed create made, newest first; never fails. */
+static void
+create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
+		 gboolean disks_made)
+{
+	JsonObject *record = json_object_get_object_member(spec, "instance");
+	const gchar *uuid = json_object_get_string_member(record, "uuid");
+	g_autoptr(GError) error = NULL;
+
+	if (disks_made && !gnt_node_call_blockdev_remove(rpc, node, spec, &error)) {
+		gnt_lu_feedback(lu, "WARNING: could not remove the disks made: %s", error->message);
+		g_clear_error(&error);
+	}
+	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, &error))
+		gnt_lu_feedback(lu, "WARNING: could not remove the instance from the config: %s",
+				error->message);
+}
+
+static JsonNode *
+create_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	CreateCtx *ctx = gnt_lu_get_data(lu);
+	JsonObject *node = ctx->node;
+	JsonObject *record = ctx->record;
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	g_autoptr(JsonObject) stored = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	gboolean start = gnt_opcode_get_bool(op, "start", TRUE);
+	JsonArray *result;
+
+	if (rpc == NULL)
+		return NULL;
+	if (gnt_opcode_get_bool(op, "no_install", FALSE) && start) {
+		gnt_lu_feedback(lu, "No-installation mode selected, disabling startup");
+		start = FALSE;
+	}
+	gnt_lu_feedback(lu, "adding instance %s to cluster config",
+			json_object_get_string_member(record, "name"));
+	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_INSTANCE, record, error))
+		return NULL;
+	stored = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
+				       json_object_get_string_member(record, "name"), error);
+	spec = stored != NULL ? gnt_lu_instance_spec_new(lu_config(lu), stored, error) : NULL;
+	if (spec == NULL)
+		return NULL;
+
+	gnt_lu_feedback(lu, "* creating instance disks...");
+	if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
+		create_roll_back(lu, rpc, node, spec, FALSE);
+		return NULL;
+	}
+	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
+		JsonNode *secret_node = NULL;
+		g_autoptr(JsonObject) secret = NULL;
+		const GntSecret *secret_text = gnt_opcode_get_secret(op, "osparams_secret");
+
+		if (secret_text != NULL) {
+			g_autoptr(GError) parse_error = NULL;
+			secret_node = gnt_json_parse(gnt_secret_get(secret_text), -1, &parse_error);
+			if (secret_node != NULL && JSON_NODE_HOLDS_OBJECT(secret_node))
+				secret = json_object_ref(json_node_get_object(secret_node));
+			g_clear_pointer(&secret_node, json_node_unref);
+		}
+		gnt_lu_feedback(lu, "* running the instance OS create scripts...");
+		if (!gnt_node_call_os_create(rpc, node, spec, secret,
+					     (guint)gnt_opcode_get_int(op, "debug_level", 0), error)) {
+			create_roll_back(lu, rpc, node, spec, TRUE);
+			return NULL;
+		}
+	}
+	if (start) {
+		gnt_lu_feedback(lu, "* starting instance...");
+		if (!gnt_node_call_instance_start(rpc, node, spec, FALSE, error)) {
+			create_roll_back(lu, rpc, node, spec, TRUE);
+			return NULL;
+		}
+		if (!instance_set_admin_state(lu, stored, "up", error))
+			return NULL;
+	}
+	result = json_array_new();
+	json_array_add_string_element(result, json_object_get_string_member(node, "name"));
+	return gnt_json_node_new_array(result);
+}
+
+const GntLuClass gnt_lu_instance_create = {
+	.check_args = create_check_args,
+	.declare_locks = create_declare_locks,
+	.check_prereq = create_check_prereq,
+	.exec = create_exec,
+};
+
+/* ---- OP_INSTANCE_REMOVE ------------------------------------------------------ */
+
+static gboolean
+remove_check_prereq(GntLu *lu, GError **error)
+{
+	gboolean ignore = gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_failures", FALSE);
+
+	return instance_ctx_load(lu, !ignore, error);
+}
+
+static JsonNode *
+remove_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	gboolean ignore = gnt_opcode_get_bool(op, "ignore_failures", FALSE);
+	guint timeout = (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120);
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	gboolean forced = FALSE;
+	g_autoptr(GError) step_error = NULL;
+
+	if (rpc == NULL)
+		return NULL;
+	gnt_lu_feedback(lu, "Shutting down instance %s on node %s", instance_name(ctx),
+			json_object_get_string_member(ctx->node, "name"));
+	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &step_error) &&
+	    !g_error_matches(step_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+		if (!ignore) {
+			g_propagate_error(error, g_steal_pointer(&step_error));
+			return NULL;
+		}
+		gnt_lu_feedback(lu, "WARNING: could not shut the instance down: %s", step_error->message);
+	}
+	g_clear_error(&step_error);
+	gnt_lu_feedback(lu, "Removing block devices for instance %s", instance_name(ctx));
+	if (!gnt_node_call_blockdev_remove(rpc, ctx->node, ctx->spec, &step_error)) {
+		if (!ignore) {
+			g_propagate_error(error, g_steal_pointer(&step_error));
+			return NULL;
+		}
+		gnt_lu_feedback(lu, "WARNING: could not remove the disks: %s", step_error->message);
+	}
+	gnt_lu_feedback(lu, "Removing instance %s out of cluster config", instance_name(ctx));
+	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE,
+				      json_object_get_string_member(ctx->instance, "uuid"), error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+const GntLuClass gnt_lu_instance_remove = {
+	.declare_locks = lu_lock_instance,
+	.check_prereq = remove_check_prereq,
+	.exec = remove_exec,
+};
+
+/* ---- OP_INSTANCE_STARTUP, _SHUTDOWN, _REBOOT ------------------------------------ */
+
+static gboolean
+online_instance_check_prereq(GntLu *lu, GError **error)
+{
+	InstanceCtx *ctx;
+
+	if (!instance_ctx_load(lu, TRUE, error))
+		return FALSE;
+	ctx = gnt_lu_get_data(lu);
+	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "offline") == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' is marked offline", instance_name(ctx));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static JsonNode *
+startup_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	g_autoptr(GError) start_error = NULL;
+
+	if (rpc == NULL)
+		return NULL;
+	if (!gnt_node_call_instance_start(rpc, ctx->node, ctx->spec,
+					  gnt_opcode_get_bool(op, "startup_paused", FALSE),
+					  &start_error)) {
+		/* already running is what was asked for */
+		if (!g_error_matches(start_error, GNT_ERROR, GNT_ERROR_EXISTS)) {
+			g_propagate_error(error, g_steal_pointer(&start_error));
+			return NULL;
+		}
+		gnt_lu_feedback(lu, "Instance %s is already running", instance_name(ctx));
+	}
+	if (!instance_set_admin_state(lu, ctx->instance, "up", error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+const GntLuClass gnt_lu_instance_startup = {
+	.declare_locks = lu_lock_instance,
+	.check_prereq = online_instance_check_prereq,
+	.exec = startup_exec,
+};
+
+static JsonNode *
+shutdown_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	guint timeout = (guint)gnt_opcode_get_number(op, "timeout", 120);
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	g_autoptr(GError) stop_error = NULL;
+	gboolean forced = FALSE;
+
+	if (rpc == NULL)
+		return NULL;
+	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &stop_error)) {
+		if (!g_error_matches(stop_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+			g_propagate_error(error, g_steal_pointer(&stop_error));
+			return NULL;
+		}
+		gnt_lu_feedback(lu, "Instance %s is not running", instance_name(ctx));
+	} else if (forced) {
+		gnt_lu_feedback(lu, "Instance %s did not shut down within %u seconds: destroyed",
+				instance_name(ctx), timeout);
+	}
+	if (!instance_set_admin_state(lu, ctx->instance, "down", error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+const GntLuClass gnt_lu_instance_shutdown = {
+	.declare_locks = lu_lock_instance,
+	.check_prereq = online_instance_check_prereq,
+	.exec = shutdown_exec,
+};
+
+static JsonNode *
+reboot_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+
+	if (rpc == NULL)
+		return NULL;
+	if (!gnt_node_call_instance_reboot(rpc, ctx->node, ctx->spec,
+					   gnt_opcode_get_string(op, "reboot_type"),
+					   (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120),
+					   error))
+		return NULL;
+	if (!instance_set_admin_state(lu, ctx->instance, "up", error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+const GntLuClass gnt_lu_instance_reboot = {
+	.declare_locks = lu_lock_instance,
+	.check_prereq = online_instance_check_prereq,
+	.exec = reboot_exec,
+};
+
+/* ---- OP_INSTANCE_CONSOLE -------------------------------------------------------- */
+
+/* Ganeti's console answer: the instance and how to reach its console; the
+ * command runs on the master, lines are the serial log's first ones. */
+static JsonNode *
+console_exec(GntLu *lu, GError **error)
+{
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	g_autoptr(JsonObject) console = NULL;
+
+	if (rpc == NULL)
+		return NULL;
+	console = gnt_node_call_instance_console(rpc, ctx->node, ctx->spec, 50, error);
+	if (console == NULL)
+		return NULL;
+	json_object_set_string_member(console, "instance", instance_name(ctx));
+	json_object_set_string_member(console, "node", json_object_get_string_member(ctx->node, "name"));
+	return gnt_json_node_new_object(g_steal_pointer(&console));
+}
+
+const GntLuClass gnt_lu_instance_console = {
+	.check_prereq = online_instance_check_prereq,
+	.exec = console_exec,
+};
