@@ -70,7 +70,9 @@ fill_hvparams(JsonObject *cluster_info, JsonObject *instance, GError **error)
 	filled = gnt_hv_params_fill(hv, cluster_table, own_table, error);
 	if (filled == NULL)
 		return NULL;
+	json_builder_begin_object(builder);
 	gnt_hv_params_to_json(hv, filled, builder);
+	json_builder_end_object(builder);
 	root = json_builder_get_root(builder);
 	return json_object_ref(json_node_get_object(root));
 }

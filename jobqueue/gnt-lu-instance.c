@@ -422,6 +422,29 @@ collect_macs_cb(JsonObject *record, gpointer user_data)
 	return TRUE;
 }
 
+/* Each NIC's mode and link: its own, else the cluster's defaults. */
+static void
+create_fill_nicparams(JsonArray *nics, JsonObject *cluster_nicparams)
+{
+	JsonObject *defaults = cluster_nicparams != NULL &&
+				       json_object_has_member(cluster_nicparams, "default")
+				       ? json_object_get_object_member(cluster_nicparams, "default")
+				       : NULL;
+	static const gchar *const keys[] = {"mode", "link"};
+
+	for (guint i = 0; defaults != NULL && i < json_array_get_length(nics); i++) {
+		JsonObject *params = json_object_get_object_member(
+			json_array_get_object_element(nics, i), "nicparams");
+		for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+			if (!json_object_has_member(params, keys[k]) &&
+			    json_object_has_member(defaults, keys[k]))
+				json_object_set_member(params, keys[k],
+						       gnt_json_node_deep_copy(json_object_get_member(
+							       defaults, keys[k])));
+		}
+	}
+}
+
 /* The new instance's record, everything checked against the cluster. */
 static JsonObject *
 create_build_record(GntLu *lu, JsonObject *node, GError **error)
@@ -477,6 +500,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 		json_array_unref(disks);
 		return NULL;
 	}
+	create_fill_nicparams(nics, json_object_get_object_member(info, "nicparams"));
 	gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb, macs);
 	for (guint i = 0; i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);

@@ -525,6 +525,19 @@ typedef enum {
 	OP_ABANDONED /* the master is stopping: leave the job as it is */
 } OpOutcome;
 
+/* A unit that failed without saying why is a bug in the unit: the job
+ * still fails cleanly, the master stays up. */
+static void
+queue_ensure_error(GError **error, const GntLu *lu, const gchar *phase)
+{
+	if (*error != NULL)
+		return;
+	g_warning("job %" G_GUINT64_FORMAT ": the unit's %s failed without an error", gnt_job_get_id(lu->job),
+		  phase);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "internal error in %s (see the master's log)",
+		    phase);
+}
+
 /* Worker: opcode @i ended; after a failure the later ones fail too. */
 static void
 queue_end_op(GntQueue *self, QueueEntry *entry, guint i, JsonNode *result, gboolean failed)
@@ -558,6 +571,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	g_mutex_unlock(&self->mutex);
 
 	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
+		queue_ensure_error(&error, &lu, "argument check");
 		result = encode_prereq_error(error);
 		gnt_lu_set_data(&lu, NULL, NULL);
 		queue_end_op(self, entry, i, result, TRUE);
@@ -593,11 +607,14 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	    !gnt_committer_wait(self->committer, seq, &error)) {
 		result = encode_exception("OpExecError", error->message, NULL);
 	} else if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
+		queue_ensure_error(&error, &lu, "prerequisite check");
 		result = encode_prereq_error(error);
 	} else if (!gnt_opcode_get_bool(op->input, "dry_run", FALSE)) {
 		result = lu_class->exec(&lu, &error);
-		if (result == NULL)
+		if (result == NULL) {
+			queue_ensure_error(&error, &lu, "execution");
 			result = encode_exception("OpExecError", error->message, NULL);
+		}
 	}
 	gnt_lock_manager_release(self->locks, locks);
 	gnt_lu_set_data(&lu, NULL, NULL);
