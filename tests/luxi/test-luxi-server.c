@@ -625,14 +625,14 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	assert_call_fails(client, "QueryTags", "[\"bogus\", \"\"]", NULL, GNT_ERROR_INVALID,
 			  "Failed to parse request: QueryTags: unknown tag kind 'bogus'");
 	assert_error_args(client, NULL); /* a plain string */
-	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], null]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "querying the resource 'instance' is not supported yet");
+	assert_call_fails(client, "Query", "[\"group\", [\"name\"], null]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "querying the resource 'group' is not supported yet");
 	assert_call_fails(client, "QueryFields", "[\"os\", null]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "resource 'os' cannot be queried over LUXI");
 	assert_call_fails(client, "PickupJob", "[1]", "GenericError", GNT_ERROR_FAULT,
 			  "Luxi call 'PickupJob' is for internal use only");
-	assert_call_fails(client, "QueryInstances", "[[], [\"name\"], false]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "LUXI method 'QueryInstances' is not supported yet");
+	assert_call_fails(client, "QueryGroups", "[[], [\"name\"], false]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "LUXI method 'QueryGroups' is not supported yet");
 	assert_call(client, "ChangeJobPriority", "[7, -10]", "[false,\"Job 7 not found\"]");
 }
 
@@ -1026,6 +1026,116 @@ raise_fd_limit(void)
 	}
 }
 
+/* ---- the instance and node resources ---- */
+
+static void
+add_object(ServerFx *fx, GntObjectKind kind, const gchar *json)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = parse(json);
+
+	g_assert_true(gnt_config_add_object(fx->root.config, kind, json_node_get_object(node),
+					    &error));
+	g_assert_no_error(error);
+}
+
+static void
+add_objects(ServerFx *fx)
+{
+	add_object(fx, GNT_OBJECT_NODE,
+		   "{\"uuid\": \"n-1\", \"name\": \"node1.example.com\", \"primary_ip\": \"192.0.2.1\","
+		   " \"master_candidate\": true, \"group\": \"default\"}");
+	add_object(fx, GNT_OBJECT_NODE,
+		   "{\"uuid\": \"n-2\", \"name\": \"node2.example.com\", \"primary_ip\": \"192.0.2.2\","
+		   " \"offline\": true, \"group\": \"default\"}");
+	add_object(fx, GNT_OBJECT_INSTANCE,
+		   "{\"name\": \"inst1.example.com\", \"primary_node\": \"n-1\", \"os\": \"noop\","
+		   " \"hypervisor\": \"fake\", \"admin_state\": \"up\", \"disk_template\": \"diskless\","
+		   " \"beparams\": {\"maxmem\": 256}, \"osparams_private\": {\"pw\": \"hunter2\"}}");
+	add_object(fx, GNT_OBJECT_INSTANCE,
+		   "{\"name\": \"inst2.example.com\", \"primary_node\": \"n-2\", \"os\": \"noop\","
+		   " \"hypervisor\": \"fake\", \"admin_state\": \"down\", \"disk_template\": \"diskless\"}");
+}
+
+static void
+test_query_objects(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+	g_autoptr(JsonNode) fields = NULL;
+
+	add_objects(fx);
+	assert_call(client, "Query", "[\"instance\", [\"name\", \"pnode\", \"status\", \"be/memory\"], null]",
+		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Instance\",\"kind\":\"text\","
+		    "\"doc\":\"Instance name\"},{\"name\":\"pnode\",\"title\":\"Primary_node\","
+		    "\"kind\":\"text\",\"doc\":\"Primary node\"},{\"name\":\"status\",\"title\":\"Status\","
+		    "\"kind\":\"text\",\"doc\":\"Instance status; \\\"running\\\" if instance is set to be"
+		    " running and actually is, \\\"ADMIN_down\\\" if instance is stopped and is not running,"
+		    " \\\"ERROR_wrongnode\\\" if instance running, but not on its designated primary node,"
+		    " \\\"ERROR_up\\\" if instance should be stopped, but is actually running,"
+		    " \\\"ERROR_down\\\" if instance should run, but doesn't, \\\"ERROR_nodedown\\\" if"
+		    " instance's primary node is down, \\\"ERROR_nodeoffline\\\" if instance's primary node"
+		    " is marked offline, \\\"ADMIN_offline\\\" if instance is offline and does not use"
+		    " dynamic, \\\"USER_down\\\" if the user shutdown the instance resources\"},"
+		    "{\"name\":\"be/memory\",\"title\":\"ConfigMaxMem\",\"kind\":\"unit\","
+		    "\"doc\":\"The \\\"maxmem\\\" backend parameter\"}],"
+		    "\"data\":[[[0,\"inst1.example.com\"],[0,\"node1.example.com\"],[2,null],[0,256]],"
+		    "[[0,\"inst2.example.com\"],[0,\"node2.example.com\"],[0,\"ERROR_nodeoffline\"],"
+		    "[0,128]]]}");
+	/* the CLI's name filter, with a short name; unknown fields are cells */
+	assert_call(client, "Query",
+		    "[\"node\", [\"name\", \"role\", \"pinst_list\", \"mfree\", \"x\"],"
+		    " [\"|\", [\"=\", \"name\", \"node2\"]]]",
+		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Node\",\"kind\":\"text\",\"doc\":\"Node name\"},"
+		    "{\"name\":\"role\",\"title\":\"Role\",\"kind\":\"text\",\"doc\":\"Node role; \\\"M\\\" for"
+		    " master, \\\"C\\\" for master candidate, \\\"R\\\" for regular, \\\"D\\\" for drained,"
+		    " \\\"O\\\" for offline\"},{\"name\":\"pinst_list\",\"title\":\"PriInstances\","
+		    "\"kind\":\"other\",\"doc\":\"List of instances with this node as primary\"},"
+		    "{\"name\":\"mfree\",\"title\":\"MFree\",\"kind\":\"unit\","
+		    "\"doc\":\"Memory available for instance allocations\"},{\"name\":\"x\",\"title\":\"x\","
+		    "\"kind\":\"unknown\",\"doc\":\"Unknown field 'x'\"}],"
+		    "\"data\":[[[0,\"node2.example.com\"],[0,\"O\"],[0,[\"inst2.example.com\"]],[4,null],"
+		    "[1,null]]]}");
+	assert_call(client, "QueryInstances", "[[\"inst2\", \"inst1\"], [\"name\", \"admin_up\"], false]",
+		    "[[\"inst2.example.com\",false],[\"inst1.example.com\",true]]");
+	assert_call(client, "QueryInstances", "[[], [\"custom_osparams\"], false]",
+		    "[[{\"pw\":\"<redacted>\"}],[{}]]");
+	assert_call(client, "QueryNodes", "[null, [\"name\", \"master\", \"pinst_cnt\"], false]",
+		    "[[\"node1.example.com\",true,1],[\"node2.example.com\",false,1]]");
+	fields = call_ok(client, "QueryFields", "[\"instance\", null]");
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
+				 json_node_get_object(fields), "fields")),
+			 ==, 292);
+	assert_call(client, "QueryFields", "[\"node\", [\"pip\"]]",
+		    "{\"fields\":[{\"name\":\"pip\",\"title\":\"PrimaryIP\",\"kind\":\"text\","
+		    "\"doc\":\"Primary IP address\"}]}");
+}
+
+static void
+test_query_objects_errors(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+
+	add_objects(fx);
+	assert_call_fails(client, "QueryInstances", "[[\"nope\"], [\"name\"], false]",
+			  "OpPrereqError", GNT_ERROR_NOT_FOUND, "Instance name 'nope' not found");
+	assert_error_args(client, "[\"Instance name 'nope' not found\",\"unknown_entity\"]");
+	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], [\"==\", \"name\", \"nope\"]]",
+			  "OpPrereqError", GNT_ERROR_NOT_FOUND, "Instance name 'nope' not found");
+	assert_call_fails(client, "QueryNodes", "[[], [\"name\"], true]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "Sync queries are not allowed");
+	assert_error_args(client, "[\"Sync queries are not allowed\",\"wrong_input\"]");
+	assert_call_fails(client, "QueryNodes", "[[], [\"name\", \"a\", \"b\"], false]",
+			  "OpPrereqError", GNT_ERROR_INVALID, "Unknown output fields selected: a, b");
+	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], [\"~\", \"name\"]]",
+			  "OpPrereqError", GNT_ERROR_INVALID, "unknown filter operator '~'");
+	assert_call_fails(client, "QueryInstances", "[[], \"name\", false]", NULL, GNT_ERROR_INVALID,
+			  "Failed to parse request: QueryInstances: argument 2 ('fields') must be a "
+			  "list of strings, not string");
+	/* the server still serves */
+	assert_call(client, "QueryInstances", "[[\"inst1\"], [\"name\"], false]",
+		    "[[\"inst1.example.com\"]]");
+}
+
 #define ADD(path, func) g_test_add(path, ServerFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -1041,6 +1151,8 @@ main(int argc, char **argv)
 	ADD("/luxi/server/drain", test_drain);
 	ADD("/luxi/server/submit-many", test_submit_many);
 	ADD("/luxi/server/cluster-methods", test_cluster_methods);
+	ADD("/luxi/server/query-objects", test_query_objects);
+	ADD("/luxi/server/query-objects-errors", test_query_objects_errors);
 	ADD("/luxi/server/bad/arguments", test_bad_arguments);
 	ADD("/luxi/server/bad/opcodes", test_bad_opcodes);
 	ADD("/luxi/server/bad/malformed-json", test_malformed_json);

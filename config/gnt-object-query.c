@@ -1,0 +1,2062 @@
+/*
+ * The "instance" and "node" query resources, after Ganeti's query.py:
+ * field names, titles, kinds and docs are Ganeti's. Rows are built while
+ * gnt_config_foreach_object() holds the config locked, from the borrowed
+ * records: getters copy what they return (gnt_json_node_deep_copy(), as
+ * json-glib's reference counts are not atomic) and never call back into
+ * the config. What a row needs from other records (node names, instance
+ * lists, the cluster's defaults) is collected first, in a QueryContext.
+ */
+#include "gnt-object-query.h"
+
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-query.h"
+
+#define MAX_DISKS 16 /* Ganeti's constants.MAX_DISKS */
+#define MAX_NICS  8  /* constants.MAX_NICS */
+
+/* ------------------------------------------------------------------ */
+/* Live data */
+
+typedef struct {
+	JsonObject *info; /* NULL: the node could not be asked */
+} LiveNode;
+
+struct _GntLiveData {
+	GHashTable *nodes; /* node UUID or name -> LiveNode */
+};
+
+static void
+live_node_free(gpointer data)
+{
+	LiveNode *node = data;
+
+	g_clear_pointer(&node->info, json_object_unref);
+	g_free(node);
+}
+
+GntLiveData *
+gnt_live_data_new(void)
+{
+	GntLiveData *self = g_new0(GntLiveData, 1);
+
+	self->nodes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, live_node_free);
+	return self;
+}
+
+void
+gnt_live_data_free(GntLiveData *self)
+{
+	if (self == NULL)
+		return;
+	g_hash_table_unref(self->nodes);
+	g_free(self);
+}
+
+void
+gnt_live_data_set_node(GntLiveData *self, const gchar *node, JsonObject *info)
+{
+	LiveNode *entry;
+
+	g_return_if_fail(self != NULL && node != NULL && info != NULL);
+
+	entry = g_new0(LiveNode, 1);
+	entry->info = gnt_json_object_deep_copy(info);
+	g_hash_table_replace(self->nodes, g_strdup(node), entry);
+}
+
+void
+gnt_live_data_set_node_failed(GntLiveData *self, const gchar *node)
+{
+	g_return_if_fail(self != NULL && node != NULL);
+
+	g_hash_table_replace(self->nodes, g_strdup(node), g_new0(LiveNode, 1));
+}
+
+/* ------------------------------------------------------------------ */
+/* Names */
+
+gint
+gnt_object_name_compare(const gchar *a, const gchar *b)
+{
+	/* runs of digits compare as numbers and sort before other text, the
+	 * rest byte by byte (Ganeti's NiceSort / Haskell's niceSort) */
+	while (*a != '\0' && *b != '\0') {
+		gboolean digit_a = g_ascii_isdigit(*a);
+		gboolean digit_b = g_ascii_isdigit(*b);
+
+		if (digit_a && digit_b) {
+			const gchar *end_a;
+			const gchar *end_b;
+			gsize len_a;
+			gsize len_b;
+			gint cmp;
+
+			while (*a == '0' && g_ascii_isdigit(a[1]))
+				a++;
+			while (*b == '0' && g_ascii_isdigit(b[1]))
+				b++;
+			for (end_a = a; g_ascii_isdigit(*end_a); end_a++)
+				;
+			for (end_b = b; g_ascii_isdigit(*end_b); end_b++)
+				;
+			len_a = (gsize)(end_a - a);
+			len_b = (gsize)(end_b - b);
+			if (len_a != len_b)
+				return len_a < len_b ? -1 : 1;
+			cmp = strncmp(a, b, len_a);
+			if (cmp != 0)
+				return cmp;
+			a = end_a;
+			b = end_b;
+			continue;
+		}
+		if (digit_a != digit_b)
+			return digit_a ? -1 : 1;
+		if (*a != *b)
+			return (guchar)*a < (guchar)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (*a != '\0') - (*b != '\0');
+}
+
+/* ------------------------------------------------------------------ */
+/* What rows are computed from */
+
+/* A node as instance rows see it. */
+typedef struct {
+	gchar *uuid;
+	gchar *name;
+	gchar *group;
+	gboolean offline;
+	gboolean vm_capable;
+	LiveNode *live; /* borrowed from the GntLiveData; NULL: not asked */
+} NodeInfo;
+
+static void
+node_info_free(gpointer data)
+{
+	NodeInfo *info = data;
+
+	g_free(info->uuid);
+	g_free(info->name);
+	g_free(info->group);
+	g_free(info);
+}
+
+typedef struct {
+	GntObjectKind kind;
+	GntCluster *cluster;
+	GntLiveData *live;	  /* borrowed; NULL: not collected */
+	GHashTable *nodes;	  /* uuid -> NodeInfo */
+	GHashTable *running_on;	  /* instance name -> GPtrArray of node UUIDs (borrowed) */
+	GHashTable *primaries;	  /* node uuid -> GPtrArray of instance names */
+	GHashTable *secondaries;  /* node uuid -> GPtrArray of instance names */
+	JsonObject *empty;	  /* stands in for a missing dictionary */
+} QueryContext;
+
+static void
+query_context_free(QueryContext *ctx)
+{
+	g_clear_pointer(&ctx->cluster, gnt_cluster_free);
+	g_clear_pointer(&ctx->nodes, g_hash_table_unref);
+	g_clear_pointer(&ctx->running_on, g_hash_table_unref);
+	g_clear_pointer(&ctx->primaries, g_hash_table_unref);
+	g_clear_pointer(&ctx->secondaries, g_hash_table_unref);
+	g_clear_pointer(&ctx->empty, json_object_unref);
+	g_free(ctx);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(QueryContext, query_context_free)
+
+/* ---- reading borrowed records (nothing here warns on a wrong type) ---- */
+
+static const gchar *
+rec_string(JsonObject *rec, const gchar *key)
+{
+	const gchar *value = NULL;
+
+	return gnt_json_get_string(rec, key, &value, NULL) ? value : NULL;
+}
+
+static gboolean
+rec_bool(JsonObject *rec, const gchar *key, gboolean fallback)
+{
+	gboolean value = fallback;
+
+	return gnt_json_get_bool(rec, key, &value, NULL) ? value : fallback;
+}
+
+/* The dictionary @key of @rec, or @ctx's empty one. (transfer none) */
+static JsonObject *
+rec_object(const QueryContext *ctx, JsonObject *rec, const gchar *key)
+{
+	JsonObject *value = NULL;
+
+	return rec != NULL && gnt_json_get_object(rec, key, &value, NULL) ? value : ctx->empty;
+}
+
+static JsonArray *
+rec_array(JsonObject *rec, const gchar *key)
+{
+	JsonArray *value = NULL;
+
+	return gnt_json_get_array(rec, key, &value, NULL) ? value : NULL;
+}
+
+static guint
+rec_array_length(JsonObject *rec, const gchar *key)
+{
+	JsonArray *array = rec_array(rec, key);
+
+	return array != NULL ? json_array_get_length(array) : 0;
+}
+
+/* Element @index of the list @key when it is an object, else NULL. */
+static JsonObject *
+rec_array_object(JsonObject *rec, const gchar *key, guint index)
+{
+	JsonArray *array = rec_array(rec, key);
+	JsonNode *node;
+
+	if (array == NULL || index >= json_array_get_length(array))
+		return NULL;
+	node = json_array_get_element(array, index);
+	return JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+}
+
+/* A copy of member @key; NULL (no status change) when missing. */
+static JsonNode *
+rec_member_copy(JsonObject *rec, const gchar *key)
+{
+	JsonNode *node = rec != NULL ? json_object_get_member(rec, key) : NULL;
+
+	return node != NULL ? gnt_json_node_deep_copy(node) : NULL;
+}
+
+/* Member @key, copied; RS_UNAVAIL when missing or null. */
+static JsonNode *
+member_or_unavail(JsonObject *rec, const gchar *key, GntQueryStatus *status)
+{
+	JsonNode *node = rec != NULL ? json_object_get_member(rec, key) : NULL;
+
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node)) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return gnt_json_node_deep_copy(node);
+}
+
+/* Member @key, copied; null when missing. */
+static JsonNode *
+member_or_null(JsonObject *rec, const gchar *key)
+{
+	JsonNode *node = rec_member_copy(rec, key);
+
+	return node != NULL ? node : gnt_json_node_new_null();
+}
+
+/* Overlays the members of @over onto @out (copies). */
+static void
+object_overlay(JsonObject *out, JsonObject *over)
+{
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (over == NULL)
+		return;
+	json_object_iter_init(&iter, over);
+	while (json_object_iter_next(&iter, &key, &value))
+		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+}
+
+/* The cluster setting @key (a dictionary), or the empty one. */
+static JsonObject *
+cluster_setting(const QueryContext *ctx, const gchar *key)
+{
+	return rec_object(ctx, ctx->cluster->settings, key);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instances */
+
+static const NodeInfo *
+ctx_node(const QueryContext *ctx, const gchar *uuid)
+{
+	return uuid != NULL ? g_hash_table_lookup(ctx->nodes, uuid) : NULL;
+}
+
+static const NodeInfo *
+inst_pnode(const QueryContext *ctx, JsonObject *inst)
+{
+	return ctx_node(ctx, rec_string(inst, "primary_node"));
+}
+
+static JsonNode *
+get_inst_pnode(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const NodeInfo *node = inst_pnode(user_data, (JsonObject *)item);
+
+	/* Ganeti: the name, or None for a node not in the config */
+	return node != NULL ? gnt_json_node_new_string(node->name) : gnt_json_node_new_null();
+}
+
+static JsonNode *
+get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const NodeInfo *node = inst_pnode(user_data, (JsonObject *)item);
+
+	if (node == NULL || node->group == NULL) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return gnt_json_node_new_string(node->group);
+}
+
+static JsonNode *
+get_inst_snodes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonArray *uuids = rec_array((JsonObject *)item, "secondary_nodes");
+	JsonArray *names = json_array_new();
+
+	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
+		JsonNode *uuid = json_array_get_element(uuids, i);
+		const NodeInfo *node =
+			json_node_get_value_type(uuid) == G_TYPE_STRING
+				? ctx_node(user_data, json_node_get_string(uuid))
+				: NULL;
+
+		if (node != NULL)
+			json_array_add_string_element(names, node->name);
+		else
+			json_array_add_null_element(names);
+	}
+	return gnt_json_node_new_array(names);
+}
+
+static const gchar *
+inst_admin_state(JsonObject *inst)
+{
+	const gchar *state = rec_string(inst, "admin_state");
+
+	return state != NULL ? state : "down";
+}
+
+static JsonNode *
+get_inst_admin_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_string(inst_admin_state((JsonObject *)item));
+}
+
+static JsonNode *
+get_inst_admin_up(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_bool(g_strcmp0(inst_admin_state((JsonObject *)item), "up") == 0);
+}
+
+static JsonNode *
+get_inst_admin_state_source(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const gchar *source = rec_string((JsonObject *)item, "admin_state_source");
+
+	return gnt_json_node_new_string(source != NULL ? source : "admin");
+}
+
+static JsonNode *
+get_inst_disks_active(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, "disks_active", FALSE));
+}
+
+/* Fields that copy a member of the record as it is. */
+static JsonNode *
+get_rec_tags(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonNode *tags = rec_member_copy((JsonObject *)item, "tags");
+
+	return tags != NULL ? tags : gnt_json_node_new_array(json_array_new());
+}
+
+/* Fields showing member @key as stored; RS_UNAVAIL when it is not set. */
+#define MEMBER_GETTER(func, key)                                                                 \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+	{                                                                                          \
+		return member_or_unavail((JsonObject *)item, key, status);                         \
+	}
+MEMBER_GETTER(get_rec_name, "name")
+MEMBER_GETTER(get_rec_uuid, "uuid")
+MEMBER_GETTER(get_rec_serial_no, "serial_no")
+MEMBER_GETTER(get_rec_ctime, "ctime")
+MEMBER_GETTER(get_rec_mtime, "mtime")
+MEMBER_GETTER(get_inst_os, "os")
+MEMBER_GETTER(get_inst_hypervisor, "hypervisor")
+MEMBER_GETTER(get_inst_disk_template, "disk_template")
+MEMBER_GETTER(get_node_pip, "primary_ip")
+MEMBER_GETTER(get_node_sip, "secondary_ip")
+#undef MEMBER_GETTER
+
+/* Depending on the hypervisor the port can be null (Ganeti). */
+static JsonNode *
+get_inst_network_port(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return member_or_null((JsonObject *)item, "network_port");
+}
+
+/* Fields Gantry has no data for yet (no node groups, networks or console
+ * information): RS_UNAVAIL, as Ganeti answers for a missing item. */
+static JsonNode *
+get_unavail(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	*status = GNT_QUERY_STATUS_UNAVAIL;
+	return NULL;
+}
+
+static JsonNode *
+get_inst_forthcoming(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, "forthcoming", FALSE));
+}
+
+/* A list with one element per secondary node: its group name, or null
+ * (@group_uuid: always null, there are no group UUIDs yet). */
+static JsonNode *
+snodes_groups(gconstpointer item, gpointer user_data, gboolean group_uuid)
+{
+	JsonArray *uuids = rec_array((JsonObject *)item, "secondary_nodes");
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
+		JsonNode *uuid = json_array_get_element(uuids, i);
+		const NodeInfo *node =
+			json_node_get_value_type(uuid) == G_TYPE_STRING
+				? ctx_node(user_data, json_node_get_string(uuid))
+				: NULL;
+
+		if (node != NULL && node->group != NULL && !group_uuid)
+			json_array_add_string_element(out, node->group);
+		else
+			json_array_add_null_element(out);
+	}
+	return gnt_json_node_new_array(out);
+}
+
+static JsonNode *
+get_inst_snodes_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return snodes_groups(item, user_data, FALSE);
+}
+
+static JsonNode *
+get_inst_snodes_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return snodes_groups(item, user_data, TRUE);
+}
+
+/* nic.networks.names: null for each NIC (no networks yet). */
+static JsonNode *
+get_inst_nic_network_names(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; i < rec_array_length((JsonObject *)item, "nics"); i++)
+		json_array_add_null_element(out);
+	return gnt_json_node_new_array(out);
+}
+
+/* ---- live state ---- */
+
+/* The node-info answer of @node; NULL with RS_NODATA when there is none. */
+static JsonObject *
+node_live_info(const NodeInfo *node, GntQueryStatus *status)
+{
+	if (node == NULL || node->live == NULL || node->live->info == NULL) {
+		*status = GNT_QUERY_STATUS_NODATA;
+		return NULL;
+	}
+	return node->live->info;
+}
+
+/* What the primary node of @inst reports about it: NULL when it does not
+ * run there. *@bad: the node is offline or could not be asked (Ganeti's
+ * bad_nodes), or nothing was collected. */
+static JsonObject *
+inst_live(const QueryContext *ctx, JsonObject *inst, gboolean *bad)
+{
+	const NodeInfo *node = inst_pnode(ctx, inst);
+	GntQueryStatus status = GNT_QUERY_STATUS_NORMAL;
+	JsonObject *info;
+	JsonObject *instances = NULL;
+	JsonObject *live = NULL;
+	const gchar *name = rec_string(inst, "name");
+
+	*bad = TRUE;
+	if (node == NULL || node->offline)
+		return NULL;
+	info = node_live_info(node, &status);
+	if (info == NULL)
+		return NULL;
+	*bad = FALSE;
+	if (name == NULL || !gnt_json_get_object(info, "instances", &instances, NULL) ||
+	    !gnt_json_get_object(instances, name, &live, NULL))
+		return NULL;
+	return live;
+}
+
+static JsonNode *
+get_inst_oper_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	gboolean bad = TRUE;
+	JsonObject *live = inst_live(user_data, (JsonObject *)item, &bad);
+
+	if (bad) {
+		/* not RS_OFFLINE: that would describe the instance (Ganeti) */
+		*status = GNT_QUERY_STATUS_NODATA;
+		return NULL;
+	}
+	return gnt_json_node_new_bool(live != NULL && json_object_get_size(live) > 0);
+}
+
+static JsonNode *
+inst_live_value(gconstpointer item, gpointer user_data, GntQueryStatus *status,
+		const gchar *key)
+{
+	gboolean bad = TRUE;
+	JsonObject *live = inst_live(user_data, (JsonObject *)item, &bad);
+
+	if (bad) {
+		*status = GNT_QUERY_STATUS_NODATA;
+		return NULL;
+	}
+	return member_or_unavail(live, key, status);
+}
+
+static JsonNode *
+get_inst_oper_ram(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return inst_live_value(item, user_data, status, "memory");
+}
+
+static JsonNode *
+get_inst_oper_vcpus(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return inst_live_value(item, user_data, status, "vcpus");
+}
+
+/* Whether @inst runs on a node other than its primary (Ganeti's
+ * wrongnode_inst). */
+static gboolean
+inst_runs_elsewhere(const QueryContext *ctx, JsonObject *inst)
+{
+	const gchar *pnode = rec_string(inst, "primary_node");
+	const gchar *name = rec_string(inst, "name");
+	GPtrArray *nodes = name != NULL && ctx->running_on != NULL
+				   ? g_hash_table_lookup(ctx->running_on, name)
+				   : NULL;
+
+	for (guint i = 0; nodes != NULL && i < nodes->len; i++) {
+		if (g_strcmp0(g_ptr_array_index(nodes, i), pnode) != 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The instance's hvparams filled from the cluster's (skip_globals): a new
+ * object. */
+static JsonObject *inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
+
+/* Ganeti's _GetLiveInstStatus. */
+static const gchar *
+inst_live_status(const QueryContext *ctx, JsonObject *inst, JsonObject *live)
+{
+	gboolean up = g_strcmp0(inst_admin_state(inst), "up") == 0;
+	const gchar *state = rec_string(live, "state");
+
+	if (inst_runs_elsewhere(ctx, inst))
+		return "ERROR_wrongnode";
+	if (g_strcmp0(state, "shutdown") == 0) {
+		gboolean allow_userdown = FALSE;
+
+		if (up && rec_bool(ctx->cluster->settings, "enabled_user_shutdown", FALSE)) {
+			g_autoptr(JsonObject) hvparams = inst_filled_hvparams(ctx, inst);
+
+			allow_userdown = g_strcmp0(rec_string(inst, "hypervisor"), "kvm") != 0 ||
+					 rec_bool(hvparams, "user_shutdown", FALSE);
+		}
+		if (up)
+			return allow_userdown ? "USER_down" : "ERROR_down";
+		return "ADMIN_down";
+	}
+	return up ? "running" : "ERROR_up";
+}
+
+/* Ganeti's _GetDeadInstStatus. */
+static const gchar *
+inst_dead_status(JsonObject *inst)
+{
+	const gchar *admin_state = inst_admin_state(inst);
+
+	if (g_strcmp0(admin_state, "up") == 0)
+		return "ERROR_down";
+	if (g_strcmp0(admin_state, "down") == 0)
+		return g_strcmp0(rec_string(inst, "admin_state_source"), "user") == 0 ? "USER_down"
+											 : "ADMIN_down";
+	return "ADMIN_offline";
+}
+
+static JsonNode *
+get_inst_status(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const QueryContext *ctx = user_data;
+	JsonObject *inst = (JsonObject *)item;
+	const NodeInfo *node = inst_pnode(ctx, inst);
+	gboolean bad = TRUE;
+	JsonObject *live;
+
+	if (node != NULL && node->offline)
+		return gnt_json_node_new_string("ERROR_nodeoffline");
+	if (node != NULL && node->live != NULL && node->live->info == NULL)
+		return gnt_json_node_new_string("ERROR_nodedown");
+	live = inst_live(ctx, inst, &bad);
+	if (bad) {
+		/* nothing collected from that node (or no such node) */
+		*status = GNT_QUERY_STATUS_NODATA;
+		return NULL;
+	}
+	if (live != NULL && json_object_get_size(live) > 0)
+		return gnt_json_node_new_string(inst_live_status(ctx, inst, live));
+	return gnt_json_node_new_string(inst_dead_status(inst));
+}
+
+/* ---- parameters ---- */
+
+/* Ganeti's HVC_GLOBALS: cluster-wide, left out of an instance's values. */
+static const gchar *const hv_globals[] = {
+	"migration_bandwidth", "migration_mode", "migration_port", "xen_cmd", NULL,
+};
+
+static JsonObject *
+inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst)
+{
+	const gchar *hv = rec_string(inst, "hypervisor");
+	const gchar *os = rec_string(inst, "os");
+	JsonObject *out = json_object_new();
+
+	if (hv != NULL) {
+		JsonObject *os_hvp = os != NULL ? rec_object(ctx, cluster_setting(ctx, "os_hvp"), os)
+						: ctx->empty;
+
+		object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
+		object_overlay(out, rec_object(ctx, os_hvp, hv));
+	}
+	object_overlay(out, rec_object(ctx, inst, "hvparams"));
+	for (guint i = 0; hv_globals[i] != NULL; i++)
+		json_object_remove_member(out, hv_globals[i]);
+	return out;
+}
+
+static JsonObject *
+inst_filled_beparams(const QueryContext *ctx, JsonObject *inst)
+{
+	JsonObject *out = json_object_new();
+
+	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
+	object_overlay(out, rec_object(ctx, inst, "beparams"));
+	return out;
+}
+
+/* Private OS parameters show as "<redacted>", never their value. */
+static void
+overlay_redacted(JsonObject *out, JsonObject *private_params)
+{
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	json_object_iter_init(&iter, private_params);
+	while (json_object_iter_next(&iter, &key, &value))
+		json_object_set_string_member(out, key, "<redacted>");
+}
+
+/* SimpleFillOS: the cluster's values for the OS, then for OS+variant, then
+ * the instance's (private ones redacted). */
+static JsonObject *
+inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
+{
+	const gchar *os = rec_string(inst, "os");
+	JsonObject *cluster_os = cluster_setting(ctx, "osparams");
+	JsonObject *out = json_object_new();
+
+	if (os != NULL) {
+		g_autofree gchar *base = g_strndup(os, strcspn(os, "+"));
+
+		object_overlay(out, rec_object(ctx, cluster_os, base));
+		if (g_strcmp0(base, os) != 0)
+			object_overlay(out, rec_object(ctx, cluster_os, os));
+	}
+	object_overlay(out, rec_object(ctx, inst, "osparams"));
+	overlay_redacted(out, rec_object(ctx, inst, "osparams_private"));
+	return out;
+}
+
+static JsonNode *
+get_inst_hvparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_object(inst_filled_hvparams(user_data, (JsonObject *)item));
+}
+
+static JsonNode *
+get_inst_beparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_object(inst_filled_beparams(user_data, (JsonObject *)item));
+}
+
+static JsonNode *
+get_inst_osparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_object(inst_filled_osparams(user_data, (JsonObject *)item));
+}
+
+static JsonNode *
+custom_params(gconstpointer item, gpointer user_data, const gchar *key)
+{
+	return gnt_json_node_new_object(
+		gnt_json_object_deep_copy(rec_object(user_data, (JsonObject *)item, key)));
+}
+
+static JsonNode *
+get_inst_custom_hvparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return custom_params(item, user_data, "hvparams");
+}
+
+static JsonNode *
+get_inst_custom_beparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return custom_params(item, user_data, "beparams");
+}
+
+static JsonNode *
+get_inst_custom_osparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonNode *node = custom_params(item, user_data, "osparams");
+
+	overlay_redacted(json_node_get_object(node),
+			 rec_object(user_data, (JsonObject *)item, "osparams_private"));
+	return node;
+}
+
+static JsonNode *
+get_inst_custom_nicparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonObject *inst = (JsonObject *)item;
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; i < rec_array_length(inst, "nics"); i++) {
+		JsonObject *nic = rec_array_object(inst, "nics", i);
+
+		json_array_add_object_element(
+			out, gnt_json_object_deep_copy(rec_object(user_data, nic, "nicparams")));
+	}
+	return gnt_json_node_new_array(out);
+}
+
+/* hv/NAME: the filled value; RS_UNAVAIL when the hypervisor has no such
+ * parameter. */
+static JsonNode *
+hv_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+{
+	g_autoptr(JsonObject) params = inst_filled_hvparams(user_data, (JsonObject *)item);
+
+	return member_or_unavail(params, name, status);
+}
+
+/* be/NAME: the filled value, null if unset (Ganeti). */
+static JsonNode *
+be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+{
+	const QueryContext *ctx = user_data;
+	JsonObject *inst = (JsonObject *)item;
+	JsonNode *own = json_object_get_member(rec_object(ctx, inst, "beparams"), name);
+	JsonNode *def = json_object_get_member(
+		rec_object(ctx, cluster_setting(ctx, "beparams"), "default"), name);
+
+	if (own != NULL)
+		return gnt_json_node_deep_copy(own);
+	return def != NULL ? gnt_json_node_deep_copy(def) : gnt_json_node_new_null();
+}
+
+/* Ganeti's HVS_PARAMETER_TYPES without HVC_GLOBALS: name, title (NULL:
+ * "hv/NAME") and kind (strings are "other" in Ganeti, as they may be
+ * empty). */
+#define HV_PARAMS(X)                                                                               \
+	X(acpi, "ACPI", BOOL)                                                                      \
+	X(blockdev_prefix, NULL, OTHER)                                                            \
+	X(boot_order, "Boot_order", OTHER)                                                         \
+	X(bootloader_args, NULL, OTHER)                                                            \
+	X(bootloader_path, NULL, OTHER)                                                            \
+	X(cdrom2_image_path, NULL, OTHER)                                                          \
+	X(cdrom_disk_type, NULL, OTHER)                                                            \
+	X(cdrom_image_path, "CDROM_image_path", OTHER)                                             \
+	X(cpu_cap, NULL, NUMBER)                                                                   \
+	X(cpu_cores, NULL, NUMBER)                                                                 \
+	X(cpu_mask, NULL, OTHER)                                                                   \
+	X(cpu_sockets, NULL, NUMBER)                                                               \
+	X(cpu_threads, NULL, NUMBER)                                                               \
+	X(cpu_type, "cpu_type", OTHER)                                                             \
+	X(cpu_weight, NULL, NUMBER)                                                                \
+	X(cpuid, NULL, OTHER)                                                                      \
+	X(device_model, NULL, OTHER)                                                               \
+	X(devices, NULL, OTHER)                                                                    \
+	X(disk_aio, NULL, OTHER)                                                                   \
+	X(disk_cache, NULL, OTHER)                                                                 \
+	X(disk_discard, NULL, OTHER)                                                               \
+	X(disk_type, "Disk_type", OTHER)                                                           \
+	X(drop_capabilities, NULL, OTHER)                                                          \
+	X(extra_cgroups, NULL, OTHER)                                                              \
+	X(extra_config, NULL, OTHER)                                                               \
+	X(floppy_image_path, NULL, OTHER)                                                          \
+	X(init_script, NULL, OTHER)                                                                \
+	X(initrd_path, "Initrd_path", OTHER)                                                       \
+	X(kernel_args, NULL, OTHER)                                                                \
+	X(kernel_path, "Kernel_path", OTHER)                                                       \
+	X(keymap, NULL, OTHER)                                                                     \
+	X(kvm_extra, NULL, OTHER)                                                                  \
+	X(kvm_flag, NULL, OTHER)                                                                   \
+	X(kvm_path, NULL, OTHER)                                                                   \
+	X(kvm_pci_reservations, NULL, NUMBER)                                                      \
+	X(machine_version, NULL, OTHER)                                                            \
+	X(mem_path, NULL, OTHER)                                                                   \
+	X(migration_caps, NULL, OTHER)                                                             \
+	X(migration_downtime, NULL, NUMBER)                                                        \
+	X(nic_type, "NIC_type", OTHER)                                                             \
+	X(num_ttys, NULL, NUMBER)                                                                  \
+	X(pae, "PAE", BOOL)                                                                        \
+	X(pci_pass, "pci_pass", OTHER)                                                             \
+	X(reboot_behavior, NULL, OTHER)                                                            \
+	X(root_path, NULL, OTHER)                                                                  \
+	X(scsi_controller_type, NULL, OTHER)                                                       \
+	X(security_domain, NULL, OTHER)                                                            \
+	X(security_model, NULL, OTHER)                                                             \
+	X(serial_console, NULL, BOOL)                                                              \
+	X(serial_speed, NULL, NUMBER)                                                              \
+	X(soundhw, NULL, OTHER)                                                                    \
+	X(spice_bind, NULL, OTHER)                                                                 \
+	X(spice_image_compression, NULL, OTHER)                                                    \
+	X(spice_ip_version, NULL, NUMBER)                                                          \
+	X(spice_jpeg_wan_compression, NULL, OTHER)                                                 \
+	X(spice_password_file, NULL, OTHER)                                                        \
+	X(spice_playback_compression, NULL, BOOL)                                                  \
+	X(spice_streaming_video, NULL, OTHER)                                                      \
+	X(spice_tls_ciphers, NULL, OTHER)                                                          \
+	X(spice_use_tls, NULL, BOOL)                                                               \
+	X(spice_use_vdagent, NULL, BOOL)                                                           \
+	X(spice_zlib_glz_wan_compression, NULL, OTHER)                                             \
+	X(startup_timeout, NULL, NUMBER)                                                           \
+	X(usb_devices, NULL, OTHER)                                                                \
+	X(usb_mouse, NULL, OTHER)                                                                  \
+	X(use_bootloader, NULL, BOOL)                                                              \
+	X(use_chroot, NULL, BOOL)                                                                  \
+	X(use_guest_agent, NULL, BOOL)                                                             \
+	X(use_localtime, NULL, BOOL)                                                               \
+	X(user_shutdown, NULL, BOOL)                                                               \
+	X(vga, NULL, OTHER)                                                                        \
+	X(vhost_net, NULL, BOOL)                                                                   \
+	X(vif_script, NULL, OTHER)                                                                 \
+	X(vif_type, NULL, OTHER)                                                                   \
+	X(viridian, NULL, BOOL)                                                                    \
+	X(virtio_net_queues, NULL, NUMBER)                                                         \
+	X(vnc_bind_address, "VNC_bind_address", OTHER)                                             \
+	X(vnc_password_file, NULL, OTHER)                                                          \
+	X(vnc_tls, NULL, BOOL)                                                                     \
+	X(vnc_x509_path, NULL, OTHER)                                                              \
+	X(vnc_x509_verify, NULL, BOOL)                                                             \
+	X(vnet_hdr, NULL, BOOL)
+
+/* Ganeti's BES_PARAMETER_TYPES and BES_PARAMETER_TITLES. */
+#define BE_PARAMS(X)                                                                               \
+	X(always_failover, NULL, BOOL)                                                             \
+	X(auto_balance, "Auto_balance", BOOL)                                                      \
+	X(maxmem, "ConfigMaxMem", UNIT)                                                            \
+	X(minmem, "ConfigMinMem", UNIT)                                                            \
+	X(spindle_use, NULL, NUMBER)                                                               \
+	X(vcpus, "ConfigVCPUs", NUMBER)
+
+#define PARAM_GETTER(prefix, helper, name)                                                       \
+	static JsonNode *get_##prefix##_##name(gconstpointer item, gpointer user_data,           \
+					       GntQueryStatus *status)                           \
+	{                                                                                          \
+		return helper(item, user_data, status, #name);                                     \
+	}
+#define HV_GETTER(name, title, kind) PARAM_GETTER(hv, hv_param, name)
+#define BE_GETTER(name, title, kind) PARAM_GETTER(be, be_param, name)
+HV_PARAMS(HV_GETTER)
+BE_PARAMS(BE_GETTER)
+#undef HV_GETTER
+#undef BE_GETTER
+#undef PARAM_GETTER
+
+typedef struct {
+	const gchar *name;
+	const gchar *title; /* NULL: PREFIX/NAME */
+	GntQueryKind kind;
+	GntQueryGetFunc get;
+} ParamField;
+
+#define HV_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_hv_##name},
+#define BE_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_be_##name},
+static const ParamField hv_fields[] = {HV_PARAMS(HV_ROW)};
+static const ParamField be_fields[] = {BE_PARAMS(BE_ROW)};
+#undef HV_ROW
+#undef BE_ROW
+
+/* ---- disks ---- */
+
+static guint64
+disk_usage_of(JsonObject *inst)
+{
+	const gchar *template = rec_string(inst, "disk_template");
+	guint64 total = 0;
+
+	/* ComputeDiskSize: diskless 0, drbd adds 128 MiB of metadata per disk */
+	if (template == NULL || g_strcmp0(template, "diskless") == 0)
+		return 0;
+	for (guint i = 0; i < rec_array_length(inst, "disks"); i++) {
+		JsonObject *disk = rec_array_object(inst, "disks", i);
+		gint64 size = 0;
+
+		if (disk != NULL && gnt_json_get_int(disk, "size", &size, NULL) && size > 0)
+			total += (guint64)size;
+		if (g_strcmp0(template, "drbd") == 0)
+			total += 128;
+	}
+	return total;
+}
+
+static JsonNode *
+get_inst_disk_usage(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_int((gint64)disk_usage_of((JsonObject *)item));
+}
+
+static JsonNode *
+get_inst_disk_count(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_int(rec_array_length((JsonObject *)item, "disks"));
+}
+
+static JsonNode *
+get_inst_nic_count(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_int(rec_array_length((JsonObject *)item, "nics"));
+}
+
+/* A list with member @key of each element of the list @list_key (null when
+ * missing). */
+static JsonNode *
+per_element(JsonObject *inst, const gchar *list_key, const gchar *key)
+{
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; i < rec_array_length(inst, list_key); i++)
+		json_array_add_element(out, member_or_null(rec_array_object(inst, list_key, i), key));
+	return gnt_json_node_new_array(out);
+}
+
+#define LIST_GETTER(func, list_key, key)                                                         \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+	{                                                                                          \
+		return per_element((JsonObject *)item, list_key, key);                             \
+	}
+LIST_GETTER(get_inst_disk_sizes, "disks", "size")
+LIST_GETTER(get_inst_disk_spindles, "disks", "spindles")
+LIST_GETTER(get_inst_disk_names, "disks", "name")
+LIST_GETTER(get_inst_disk_uuids, "disks", "uuid")
+LIST_GETTER(get_inst_nic_macs, "nics", "mac")
+LIST_GETTER(get_inst_nic_ips, "nics", "ip")
+LIST_GETTER(get_inst_nic_names, "nics", "name")
+LIST_GETTER(get_inst_nic_uuids, "nics", "uuid")
+LIST_GETTER(get_inst_nic_networks, "nics", "network")
+#undef LIST_GETTER
+
+/* disk.ATTR/N: member @key of disk @index; RS_UNAVAIL when there is no such
+ * disk or the member is unset. */
+static JsonNode *
+disk_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint index,
+	   const gchar *key)
+{
+	JsonObject *disk = rec_array_object((JsonObject *)item, "disks", index);
+
+	return member_or_unavail(disk, key, status);
+}
+
+/* ---- NICs ---- */
+
+/* The NIC's nicparams filled from the cluster's defaults: a new object. */
+static JsonObject *
+nic_filled_params(const QueryContext *ctx, JsonObject *nic)
+{
+	JsonObject *out = json_object_new();
+
+	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
+	object_overlay(out, rec_object(ctx, nic, "nicparams"));
+	return out;
+}
+
+/* The filled nicparams of each NIC: member @key, or null when the mode is
+ * not @mode (if @mode is not NULL). */
+static JsonNode *
+per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key,
+	      const gchar *const *modes)
+{
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; i < rec_array_length(inst, "nics"); i++) {
+		g_autoptr(JsonObject) params =
+			nic_filled_params(ctx, rec_array_object(inst, "nics", i));
+		const gchar *mode = rec_string(params, "mode");
+
+		if (modes != NULL && !g_strv_contains(modes, mode != NULL ? mode : ""))
+			json_array_add_null_element(out);
+		else
+			json_array_add_element(out, member_or_null(params, key));
+	}
+	return gnt_json_node_new_array(out);
+}
+
+static const gchar *const bridged_modes[] = {"bridged", NULL};
+static const gchar *const vlan_modes[] = {"bridged", "openvswitch", NULL};
+static const gchar *const ovs_modes[] = {"openvswitch", NULL};
+
+static JsonNode *
+get_inst_nic_modes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return per_nic_param(user_data, (JsonObject *)item, "mode", NULL);
+}
+
+static JsonNode *
+get_inst_nic_links(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return per_nic_param(user_data, (JsonObject *)item, "link", NULL);
+}
+
+static JsonNode *
+get_inst_nic_vlans(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return per_nic_param(user_data, (JsonObject *)item, "vlan", vlan_modes);
+}
+
+static JsonNode *
+get_inst_nic_bridges(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return per_nic_param(user_data, (JsonObject *)item, "link", bridged_modes);
+}
+
+/* nic.ATTR/N. @key: a member of the NIC, or "mode", "link", "bridge",
+ * "vlan" for its filled parameters. */
+static JsonNode *
+nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint index,
+	  const gchar *key)
+{
+	JsonObject *nic = rec_array_object((JsonObject *)item, "nics", index);
+	g_autoptr(JsonObject) params = NULL;
+	const gchar *mode;
+
+	if (nic == NULL) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	if (strcmp(key, "network_name") == 0) {
+		/* no networks yet: a NIC's network has no name to show */
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	if (strcmp(key, "mode") != 0 && strcmp(key, "link") != 0 && strcmp(key, "bridge") != 0 &&
+	    strcmp(key, "vlan") != 0)
+		return strcmp(key, "mac") == 0 ? member_or_null(nic, key)
+					       : member_or_unavail(nic, key, status);
+	params = nic_filled_params(user_data, nic);
+	mode = rec_string(params, "mode");
+	if (strcmp(key, "bridge") == 0) {
+		if (g_strcmp0(mode, "bridged") != 0) {
+			*status = GNT_QUERY_STATUS_UNAVAIL;
+			return NULL;
+		}
+		key = "link";
+	} else if (strcmp(key, "vlan") == 0 && !g_strv_contains(ovs_modes, mode ? mode : "")) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return member_or_null(params, key);
+}
+
+/* Getters for the numbered fields: get_PREFIX_N for N below 8 or 16. */
+#define SEQ8(X, ...)                                                                              \
+	X(0, __VA_ARGS__)                                                                          \
+	X(1, __VA_ARGS__)                                                                          \
+	X(2, __VA_ARGS__)                                                                          \
+	X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)
+#define SEQ16(X, ...)                                                                             \
+	SEQ8(X, __VA_ARGS__)                                                                       \
+	X(8, __VA_ARGS__)                                                                          \
+	X(9, __VA_ARGS__)                                                                          \
+	X(10, __VA_ARGS__)                                                                         \
+	X(11, __VA_ARGS__) X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
+#define INDEXED_GETTER(i, prefix, helper, key)                                                   \
+	static JsonNode *get_##prefix##_##i(gconstpointer item, gpointer user_data,              \
+					    GntQueryStatus *status)                              \
+	{                                                                                          \
+		return helper(item, user_data, status, i, key);                                    \
+	}
+#define INDEXED_REF(i, prefix, helper, key) get_##prefix##_##i,
+#define INDEXED(seq, prefix, helper, key)                                                        \
+	seq(INDEXED_GETTER, prefix, helper, key) static const GntQueryGetFunc prefix##_getters[] = { \
+		seq(INDEXED_REF, prefix, helper, key)};
+
+INDEXED(SEQ16, disk_size, disk_field, "size")
+INDEXED(SEQ16, disk_spindles, disk_field, "spindles")
+INDEXED(SEQ16, disk_name, disk_field, "name")
+INDEXED(SEQ16, disk_uuid, disk_field, "uuid")
+INDEXED(SEQ8, nic_ip, nic_field, "ip")
+INDEXED(SEQ8, nic_mac, nic_field, "mac")
+INDEXED(SEQ8, nic_name, nic_field, "name")
+INDEXED(SEQ8, nic_uuid, nic_field, "uuid")
+INDEXED(SEQ8, nic_mode, nic_field, "mode")
+INDEXED(SEQ8, nic_link, nic_field, "link")
+INDEXED(SEQ8, nic_bridge, nic_field, "bridge")
+INDEXED(SEQ8, nic_vlan, nic_field, "vlan")
+INDEXED(SEQ8, nic_network, nic_field, "network")
+INDEXED(SEQ8, nic_network_name, nic_field, "network_name")
+#undef INDEXED
+#undef INDEXED_REF
+#undef INDEXED_GETTER
+
+G_STATIC_ASSERT(G_N_ELEMENTS(disk_size_getters) == MAX_DISKS);
+G_STATIC_ASSERT(G_N_ELEMENTS(nic_ip_getters) == MAX_NICS);
+
+/* A numbered field: NAME/N with the title TITLE/N and the doc
+ * "DOC_HEAD <ordinal> DOC_TAIL". */
+typedef struct {
+	const gchar *name;
+	const gchar *title;
+	GntQueryKind kind;
+	const gchar *doc_head;
+	const gchar *doc_tail;
+	const GntQueryGetFunc *getters;
+	guint count;
+} IndexedField;
+
+#define DISK_ROW(name, title, kind, head, tail, getters)                                         \
+	{name, title, GNT_QUERY_KIND_##kind, head, tail, getters, MAX_DISKS}
+#define NIC_ROW(name, title, kind, head, getters)                                                \
+	{name, title, GNT_QUERY_KIND_##kind, head, "network interface", getters, MAX_NICS}
+static const IndexedField indexed_fields[] = {
+	NIC_ROW("nic.ip", "NicIP", TEXT, "IP address of", nic_ip_getters),
+	NIC_ROW("nic.mac", "NicMAC", TEXT, "MAC address of", nic_mac_getters),
+	NIC_ROW("nic.name", "NicName", TEXT, "Name address of", nic_name_getters),
+	NIC_ROW("nic.uuid", "NicUUID", TEXT, "UUID address of", nic_uuid_getters),
+	NIC_ROW("nic.mode", "NicMode", TEXT, "Mode of", nic_mode_getters),
+	NIC_ROW("nic.link", "NicLink", TEXT, "Link of", nic_link_getters),
+	NIC_ROW("nic.bridge", "NicBridge", TEXT, "Bridge of", nic_bridge_getters),
+	NIC_ROW("nic.vlan", "NicVLAN", TEXT, "VLAN of", nic_vlan_getters),
+	NIC_ROW("nic.network", "NicNetwork", TEXT, "Network of", nic_network_getters),
+	NIC_ROW("nic.network.name", "NicNetworkName", TEXT, "Network name of",
+		nic_network_name_getters),
+	DISK_ROW("disk.size", "Disk", UNIT, "Disk size of", "disk", disk_size_getters),
+	DISK_ROW("disk.spindles", "DiskSpindles", NUMBER, "Spindles of", "disk",
+		 disk_spindles_getters),
+	DISK_ROW("disk.name", "DiskName", TEXT, "Name of", "disk", disk_name_getters),
+	DISK_ROW("disk.uuid", "DiskUUID", TEXT, "UUID of", "disk", disk_uuid_getters),
+};
+#undef DISK_ROW
+#undef NIC_ROW
+
+#define STATUS_DOC                                                                                 \
+	"Instance status; \"running\" if instance is set to be running and actually is,"          \
+	" \"ADMIN_down\" if instance is stopped and is not running, \"ERROR_wrongnode\" if"       \
+	" instance running, but not on its designated primary node, \"ERROR_up\" if instance"     \
+	" should be stopped, but is actually running, \"ERROR_down\" if instance should run,"     \
+	" but doesn't, \"ERROR_nodedown\" if instance's primary node is down,"                    \
+	" \"ERROR_nodeoffline\" if instance's primary node is marked offline, \"ADMIN_offline\""  \
+	" if instance is offline and does not use dynamic, \"USER_down\" if the user shutdown"     \
+	" the instance resources"
+#define SERIAL_DOC(what) what " object serial number, incremented on each modification"
+
+#define F(name, title, kind, doc, get)                                                           \
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get}
+#define F_HOSTNAME(name, title, kind, doc, get)                                                  \
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get}
+
+static const GntQueryField instance_static_fields[] = {
+	F_HOSTNAME("pnode", "Primary_node", TEXT, "Primary node", get_inst_pnode),
+	F("pnode.group", "PrimaryNodeGroup", TEXT, "Primary node's group", get_inst_pnode_group),
+	F("pnode.group.uuid", "PrimaryNodeGroupUUID", TEXT, "Primary node's group UUID",
+	  get_unavail),
+	F("snodes", "Secondary_Nodes", OTHER,
+	  "Secondary nodes; usually this will just be one node", get_inst_snodes),
+	F("snodes.group", "SecondaryNodesGroups", OTHER, "Node groups of secondary nodes",
+	  get_inst_snodes_group),
+	F("snodes.group.uuid", "SecondaryNodesGroupsUUID", OTHER,
+	  "Node group UUIDs of secondary nodes", get_inst_snodes_group_uuid),
+	F("admin_state", "InstanceState", TEXT, "Desired state of the instance",
+	  get_inst_admin_state),
+	F("admin_up", "Autostart", BOOL, "Desired state of the instance", get_inst_admin_up),
+	F("admin_state_source", "InstanceStateSource", TEXT,
+	  "Who last changed the desired state of the instance", get_inst_admin_state_source),
+	F("disks_active", "DisksActive", BOOL, "Desired state of the instance disks",
+	  get_inst_disks_active),
+	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
+	F("console", "Console", OTHER, "Instance console information", get_unavail),
+	F("forthcoming", "Forthcoming", BOOL, "Whether the Instance is forthcoming",
+	  get_inst_forthcoming),
+	F("disk_template", "Disk_template", TEXT, "Instance disk template",
+	  get_inst_disk_template),
+	F("hypervisor", "Hypervisor", TEXT, "Hypervisor name", get_inst_hypervisor),
+	F_HOSTNAME("name", "Instance", TEXT, "Instance name", get_rec_name),
+	F("network_port", "Network_port", OTHER,
+	  "Instance network port if available (e.g. for VNC console)", get_inst_network_port),
+	F("os", "OS", TEXT, "Operating system", get_inst_os),
+	F("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Instance"), get_rec_serial_no),
+	F("uuid", "UUID", TEXT, "Instance UUID", get_rec_uuid),
+	F("oper_state", "Running", BOOL, "Actual state of instance", get_inst_oper_state),
+	F("oper_ram", "Memory", UNIT, "Actual memory usage as seen by hypervisor",
+	  get_inst_oper_ram),
+	F("oper_vcpus", "VCPUs", NUMBER, "Actual number of VCPUs as seen by hypervisor",
+	  get_inst_oper_vcpus),
+	F("status", "Status", TEXT, STATUS_DOC, get_inst_status),
+	F("nic.count", "NICs", NUMBER, "Number of network interfaces", get_inst_nic_count),
+	F("nic.macs", "NIC_MACs", OTHER, "List containing each network interface's MAC address",
+	  get_inst_nic_macs),
+	F("nic.ips", "NIC_IPs", OTHER, "List containing each network interface's IP address",
+	  get_inst_nic_ips),
+	F("nic.names", "NIC_Names", OTHER, "List containing each network interface's name",
+	  get_inst_nic_names),
+	F("nic.uuids", "NIC_UUIDs", OTHER, "List containing each network interface's UUID",
+	  get_inst_nic_uuids),
+	F("nic.modes", "NIC_modes", OTHER, "List containing each network interface's mode",
+	  get_inst_nic_modes),
+	F("nic.links", "NIC_links", OTHER, "List containing each network interface's link",
+	  get_inst_nic_links),
+	F("nic.vlans", "NIC_VLANs", OTHER, "List containing each network interface's VLAN",
+	  get_inst_nic_vlans),
+	F("nic.bridges", "NIC_bridges", OTHER, "List containing each network interface's bridge",
+	  get_inst_nic_bridges),
+	F("nic.networks", "NIC_networks", OTHER, "List containing each interface's network",
+	  get_inst_nic_networks),
+	F("nic.networks.names", "NIC_networks_names", OTHER,
+	  "List containing each interface's network", get_inst_nic_network_names),
+	F("hvparams", "HypervisorParameters", OTHER, "Hypervisor parameters (merged)",
+	  get_inst_hvparams),
+	F("beparams", "BackendParameters", OTHER, "Backend parameters (merged)",
+	  get_inst_beparams),
+	F("osparams", "OpSysParameters", OTHER, "Operating system parameters (merged)",
+	  get_inst_osparams),
+	F("custom_hvparams", "CustomHypervisorParameters", OTHER, "Custom hypervisor parameters",
+	  get_inst_custom_hvparams),
+	F("custom_beparams", "CustomBackendParameters", OTHER, "Custom backend parameters",
+	  get_inst_custom_beparams),
+	F("custom_osparams", "CustomOpSysParameters", OTHER,
+	  "Custom operating system parameters", get_inst_custom_osparams),
+	F("custom_nicparams", "CustomNicParameters", OTHER, "Custom network interface parameters",
+	  get_inst_custom_nicparams),
+	F("disk_usage", "DiskUsage", UNIT,
+	  "Total disk space used by instance on each of its nodes; this is not the disk size"
+	  " visible to the instance, but the usage on the node",
+	  get_inst_disk_usage),
+	F("disk.count", "Disks", NUMBER, "Number of disks", get_inst_disk_count),
+	F("disk.sizes", "Disk_sizes", OTHER, "List of disk sizes", get_inst_disk_sizes),
+	F("disk.spindles", "Disk_spindles", OTHER, "List of disk spindles",
+	  get_inst_disk_spindles),
+	F("disk.names", "Disk_names", OTHER, "List of disk names", get_inst_disk_names),
+	F("disk.uuids", "Disk_UUIDs", OTHER, "List of disk UUIDs", get_inst_disk_uuids),
+	F("ctime", "CTime", TIMESTAMP, "Creation timestamp", get_rec_ctime),
+	F("mtime", "MTime", TIMESTAMP, "Modification timestamp", get_rec_mtime),
+};
+
+/* Ganeti's aliases: a copy of the target's definition under another name. */
+static const struct {
+	const gchar *alias;
+	const gchar *target;
+} instance_aliases[] = {
+	{"vcpus", "be/vcpus"},	      {"be/memory", "be/maxmem"},  {"sda_size", "disk.size/0"},
+	{"sdb_size", "disk.size/1"},  {"ip", "nic.ip/0"},	   {"mac", "nic.mac/0"},
+	{"bridge", "nic.bridge/0"},   {"nic_mode", "nic.mode/0"}, {"nic_link", "nic.link/0"},
+	{"nic_network", "nic.network/0"},
+};
+
+static const gchar *const instance_live_fields[] = {
+	"status", "oper_state", "oper_ram", "oper_vcpus", NULL,
+};
+
+/* ------------------------------------------------------------------ */
+/* Nodes */
+
+static JsonNode *
+get_node_master(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const QueryContext *ctx = user_data;
+	JsonObject *node = (JsonObject *)item;
+	const gchar *master = ctx->cluster->master_node;
+
+	return gnt_json_node_new_bool(master != NULL &&
+				      (g_strcmp0(rec_string(node, "name"), master) == 0 ||
+				       g_strcmp0(rec_string(node, "uuid"), master) == 0));
+}
+
+static JsonNode *
+get_node_role(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	JsonObject *node = (JsonObject *)item;
+	g_autoptr(JsonNode) master = get_node_master(item, user_data, status);
+	const gchar *role = "R";
+
+	if (json_node_get_boolean(master))
+		role = "M";
+	else if (rec_bool(node, "master_candidate", FALSE))
+		role = "C";
+	else if (rec_bool(node, "drained", FALSE))
+		role = "D";
+	else if (rec_bool(node, "offline", FALSE))
+		role = "O";
+	return gnt_json_node_new_string(role);
+}
+
+static JsonNode *
+get_node_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return member_or_unavail((JsonObject *)item, "group", status);
+}
+
+static JsonNode *
+get_node_powered(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	/* no out-of-band management: Ganeti answers RS_UNAVAIL then */
+	*status = GNT_QUERY_STATUS_UNAVAIL;
+	return NULL;
+}
+
+static JsonNode *
+get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	const QueryContext *ctx = user_data;
+	JsonObject *out = json_object_new();
+
+	object_overlay(out, cluster_setting(ctx, "ndparams"));
+	object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
+	return gnt_json_node_new_object(out);
+}
+
+/* ndp/NAME: the filled value, null if unset (Ganeti). */
+static JsonNode *
+nd_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+{
+	g_autoptr(JsonNode) params = get_node_ndparams(item, user_data, status);
+
+	return member_or_null(json_node_get_object(params), name);
+}
+
+/* Ganeti's NDS_PARAMETER_TYPES and NDS_PARAMETER_TITLES. */
+#define ND_PARAMS(X)                                                                               \
+	X(cpu_speed, NULL, FLOAT)                                                                  \
+	X(exclusive_storage, "ExclusiveStorage", BOOL)                                             \
+	X(oob_program, "OutOfBandProgram", OTHER)                                                  \
+	X(ovs, "OpenvSwitch", BOOL)                                                                \
+	X(ovs_link, "OpenvSwitchLink", OTHER)                                                      \
+	X(ovs_name, "OpenvSwitchName", OTHER)                                                      \
+	X(spindle_count, "SpindleCount", NUMBER)                                                   \
+	X(ssh_port, NULL, NUMBER)
+
+#define ND_GETTER(name, title, kind)                                                             \
+	static JsonNode *get_nd_##name(gconstpointer item, gpointer user_data,                   \
+				       GntQueryStatus *status)                                   \
+	{                                                                                          \
+		return nd_param(item, user_data, status, #name);                                   \
+	}
+ND_PARAMS(ND_GETTER)
+#undef ND_GETTER
+
+#define ND_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_nd_##name},
+static const ParamField nd_fields[] = {ND_PARAMS(ND_ROW)};
+#undef ND_ROW
+
+static JsonNode *
+get_node_custom_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return custom_params(item, user_data, "ndparams");
+}
+
+static gboolean
+node_bool(gconstpointer item, const gchar *key, gboolean fallback)
+{
+	return rec_bool((JsonObject *)item, key, fallback);
+}
+
+#define BOOL_GETTER(func, key, fallback)                                                         \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+	{                                                                                          \
+		return gnt_json_node_new_bool(node_bool(item, key, fallback));                     \
+	}
+BOOL_GETTER(get_node_drained, "drained", FALSE)
+BOOL_GETTER(get_node_master_candidate, "master_candidate", FALSE)
+BOOL_GETTER(get_node_master_capable, "master_capable", TRUE)
+BOOL_GETTER(get_node_offline, "offline", FALSE)
+BOOL_GETTER(get_node_vm_capable, "vm_capable", TRUE)
+#undef BOOL_GETTER
+
+/* The instance names of @map for the node @item, natural order. */
+static GPtrArray *
+node_instances(GHashTable *map, gconstpointer item)
+{
+	const gchar *uuid = rec_string((JsonObject *)item, "uuid");
+
+	return map != NULL && uuid != NULL ? g_hash_table_lookup(map, uuid) : NULL;
+}
+
+static JsonNode *
+instance_count(GHashTable *map, gconstpointer item)
+{
+	GPtrArray *names = node_instances(map, item);
+
+	return gnt_json_node_new_int(names != NULL ? names->len : 0);
+}
+
+static JsonNode *
+instance_list(GHashTable *map, gconstpointer item)
+{
+	GPtrArray *names = node_instances(map, item);
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; names != NULL && i < names->len; i++)
+		json_array_add_string_element(out, g_ptr_array_index(names, i));
+	return gnt_json_node_new_array(out);
+}
+
+static JsonNode *
+get_node_pinst_cnt(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_count(((const QueryContext *)user_data)->primaries, item);
+}
+
+static JsonNode *
+get_node_pinst_list(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_list(((const QueryContext *)user_data)->primaries, item);
+}
+
+static JsonNode *
+get_node_sinst_cnt(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_count(((const QueryContext *)user_data)->secondaries, item);
+}
+
+static JsonNode *
+get_node_sinst_list(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_list(((const QueryContext *)user_data)->secondaries, item);
+}
+
+/* Ganeti's _GetLiveNodeField: offline nodes RS_OFFLINE, nodes that host
+ * no instances RS_UNAVAIL, nodes not asked or not answering RS_NODATA,
+ * then the value (numbers must be integers) or RS_UNAVAIL. */
+static JsonNode *
+node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status,
+		const gchar *key, gboolean numeric)
+{
+	const QueryContext *ctx = user_data;
+	JsonObject *rec = (JsonObject *)item;
+	const gchar *uuid = rec_string(rec, "uuid");
+	const NodeInfo *node = ctx_node(ctx, uuid);
+	JsonObject *info;
+	JsonNode *value;
+	gdouble number = 0;
+
+	if (rec_bool(rec, "offline", FALSE)) {
+		*status = GNT_QUERY_STATUS_OFFLINE;
+		return NULL;
+	}
+	if (!rec_bool(rec, "vm_capable", TRUE)) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	info = node_live_info(node, status);
+	if (info == NULL)
+		return NULL;
+	value = json_object_get_member(info, key);
+	if (value == NULL || JSON_NODE_HOLDS_NULL(value)) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	if (!numeric)
+		return gnt_json_node_deep_copy(value);
+	if (!gnt_json_node_get_number(value, key, &number, NULL)) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return gnt_json_node_new_int((gint64)number);
+}
+
+#define LIVE_GETTER(field, key, numeric)                                                         \
+	static JsonNode *get_node_##field(gconstpointer item, gpointer user_data,                \
+					  GntQueryStatus *status)                                \
+	{                                                                                          \
+		return node_live_field(item, user_data, status, key, numeric);                     \
+	}
+LIVE_GETTER(bootid, "bootid", FALSE)
+LIVE_GETTER(cnodes, "cpu_nodes", TRUE)
+LIVE_GETTER(cnos, "cpu_dom0", TRUE)
+LIVE_GETTER(csockets, "cpu_sockets", TRUE)
+LIVE_GETTER(ctotal, "cpu_total", TRUE)
+LIVE_GETTER(dfree, "storage_free", TRUE)
+LIVE_GETTER(dtotal, "storage_size", TRUE)
+LIVE_GETTER(spfree, "spindles_free", TRUE)
+LIVE_GETTER(sptotal, "spindles_total", TRUE)
+LIVE_GETTER(mfree, "memory_free", TRUE)
+LIVE_GETTER(mnode, "memory_dom0", TRUE)
+LIVE_GETTER(mtotal, "memory_total", TRUE)
+#undef LIVE_GETTER
+
+#define ROLE_DOC                                                                                   \
+	"Node role; \"M\" for master, \"C\" for master candidate, \"R\" for regular, \"D\" for"   \
+	" drained, \"O\" for offline"
+
+static const GntQueryField node_static_fields[] = {
+	F("pip", "PrimaryIP", TEXT, "Primary IP address", get_node_pip),
+	F("sip", "SecondaryIP", TEXT, "Secondary IP address", get_node_sip),
+	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
+	F("master", "IsMaster", BOOL, "Whether node is master", get_node_master),
+	F("group", "Group", TEXT, "Node group", get_node_group),
+	F("group.uuid", "GroupUUID", TEXT, "UUID of node group", get_unavail),
+	F("powered", "Powered", BOOL, "Whether node is thought to be powered on",
+	  get_node_powered),
+	F("ndparams", "NodeParameters", OTHER, "Merged node parameters", get_node_ndparams),
+	F("custom_ndparams", "CustomNodeParameters", OTHER, "Custom node parameters",
+	  get_node_custom_ndparams),
+	F("hv_state", "HypervisorState", OTHER, "Hypervisor state", get_unavail),
+	F("disk_state", "DiskState", OTHER, "Disk state", get_unavail),
+	F("role", "Role", TEXT, ROLE_DOC, get_node_role),
+	F("pinst_cnt", "Pinst", NUMBER, "Number of instances with this node as primary",
+	  get_node_pinst_cnt),
+	F("pinst_list", "PriInstances", OTHER, "List of instances with this node as primary",
+	  get_node_pinst_list),
+	F("sinst_cnt", "Sinst", NUMBER, "Number of instances with this node as secondary",
+	  get_node_sinst_cnt),
+	F("sinst_list", "SecInstances", OTHER, "List of instances with this node as secondary",
+	  get_node_sinst_list),
+	F("drained", "Drained", BOOL, "Whether node is drained", get_node_drained),
+	F("master_candidate", "MasterC", BOOL, "Whether node is a master candidate",
+	  get_node_master_candidate),
+	F("master_capable", "MasterCapable", BOOL, "Whether node can become a master candidate",
+	  get_node_master_capable),
+	F_HOSTNAME("name", "Node", TEXT, "Node name", get_rec_name),
+	F("offline", "Offline", BOOL, "Whether node is marked offline", get_node_offline),
+	F("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Node"), get_rec_serial_no),
+	F("uuid", "UUID", TEXT, "Node UUID", get_rec_uuid),
+	F("vm_capable", "VMCapable", BOOL, "Whether node can host instances",
+	  get_node_vm_capable),
+	F("bootid", "BootID", TEXT,
+	  "Random UUID renewed for each system reboot, can be used for detecting reboots by"
+	  " tracking changes",
+	  get_node_bootid),
+	F("cnodes", "CNodes", NUMBER, "Number of NUMA domains on node (if exported by hypervisor)",
+	  get_node_cnodes),
+	F("cnos", "CNOs", NUMBER, "Number of logical processors used by the node OS (dom0 for Xen)",
+	  get_node_cnos),
+	F("csockets", "CSockets", NUMBER,
+	  "Number of physical CPU sockets (if exported by hypervisor)", get_node_csockets),
+	F("ctotal", "CTotal", NUMBER, "Number of logical processors", get_node_ctotal),
+	F("dfree", "DFree", UNIT, "Available storage space in storage unit", get_node_dfree),
+	F("dtotal", "DTotal", UNIT,
+	  "Total storage space in storage unit used for instance disk allocation",
+	  get_node_dtotal),
+	F("spfree", "SpFree", NUMBER, "Available spindles in volume group (exclusive storage only)",
+	  get_node_spfree),
+	F("sptotal", "SpTotal", NUMBER,
+	  "Total spindles in volume group (exclusive storage only)", get_node_sptotal),
+	F("mfree", "MFree", UNIT, "Memory available for instance allocations", get_node_mfree),
+	F("mnode", "MNode", UNIT, "Amount of memory used by node (dom0 for Xen)", get_node_mnode),
+	F("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine",
+	  get_node_mtotal),
+	F("ctime", "CTime", TIMESTAMP, "Creation timestamp", get_rec_ctime),
+	F("mtime", "MTime", TIMESTAMP, "Modification timestamp", get_rec_mtime),
+};
+#undef F
+#undef F_HOSTNAME
+
+static const gchar *const node_live_fields[] = {
+	"mtotal", "mnode", "mfree", "dtotal", "dfree", "sptotal",
+	"spfree", "ctotal", "cnodes", "cnos", "csockets", "bootid", NULL,
+};
+
+/* ------------------------------------------------------------------ */
+/* The tables, built once, in natural name order as Ganeti lists them */
+
+static gint
+field_compare(gconstpointer a, gconstpointer b)
+{
+	return gnt_object_name_compare(((const GntQueryField *)a)->name,
+				       ((const GntQueryField *)b)->name);
+}
+
+/* utils.FormatOrdinal */
+static const gchar *
+ordinal_suffix(guint value)
+{
+	if (value > 10 && value < 20)
+		return "th";
+	switch (value % 10) {
+	case 1:
+		return "st";
+	case 2:
+		return "nd";
+	case 3:
+		return "rd";
+	default:
+		return "th";
+	}
+}
+
+/* The strings of the built tables live as long as the process. */
+static void
+add_param_fields(GArray *fields, const ParamField *params, guint n, const gchar *prefix,
+		 const gchar *what)
+{
+	for (guint i = 0; i < n; i++) {
+		GntQueryField field = {
+			g_strconcat(prefix, "/", params[i].name, NULL),
+			params[i].title,
+			params[i].kind,
+			GNT_QUERY_FLAG_NONE,
+			g_strdup_printf("The \"%s\" %s parameter", params[i].name, what),
+			params[i].get,
+		};
+
+		if (field.title == NULL)
+			field.title = field.name;
+		g_array_append_val(fields, field);
+	}
+}
+
+static void
+add_indexed_fields(GArray *fields)
+{
+	for (guint f = 0; f < G_N_ELEMENTS(indexed_fields); f++) {
+		const IndexedField *def = &indexed_fields[f];
+
+		for (guint i = 0; i < def->count; i++) {
+			GntQueryField field = {
+				g_strdup_printf("%s/%u", def->name, i),
+				g_strdup_printf("%s/%u", def->title, i),
+				def->kind,
+				GNT_QUERY_FLAG_NONE,
+				g_strdup_printf("%s %u%s %s", def->doc_head, i + 1,
+						ordinal_suffix(i + 1), def->doc_tail),
+				def->getters[i],
+			};
+			g_array_append_val(fields, field);
+		}
+	}
+}
+
+static const GntQueryField *
+find_field(GArray *fields, const gchar *name)
+{
+	for (guint i = 0; i < fields->len; i++) {
+		if (strcmp(g_array_index(fields, GntQueryField, i).name, name) == 0)
+			return &g_array_index(fields, GntQueryField, i);
+	}
+	return NULL;
+}
+
+static const GntQueryField *
+build_instance_table(void)
+{
+	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
+
+	g_array_append_vals(fields, instance_static_fields, G_N_ELEMENTS(instance_static_fields));
+	add_param_fields(fields, hv_fields, G_N_ELEMENTS(hv_fields), "hv", "hypervisor");
+	add_param_fields(fields, be_fields, G_N_ELEMENTS(be_fields), "be", "backend");
+	add_indexed_fields(fields);
+	for (guint i = 0; i < G_N_ELEMENTS(instance_aliases); i++) {
+		const GntQueryField *target = find_field(fields, instance_aliases[i].target);
+		GntQueryField alias;
+
+		g_assert(target != NULL);
+		alias = *target;
+		alias.name = instance_aliases[i].alias;
+		g_array_append_val(fields, alias);
+	}
+	g_array_sort(fields, field_compare);
+	/* the zero-terminated array ends with {NULL} */
+	return (const GntQueryField *)(gpointer)g_array_free(fields, FALSE);
+}
+
+static const GntQueryField *
+build_node_table(void)
+{
+	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
+
+	g_array_append_vals(fields, node_static_fields, G_N_ELEMENTS(node_static_fields));
+	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node");
+	g_array_sort(fields, field_compare);
+	return (const GntQueryField *)(gpointer)g_array_free(fields, FALSE);
+}
+
+static const GntQueryField *
+object_table(GntObjectKind kind)
+{
+	static const GntQueryField *tables[GNT_OBJECT_LAST];
+	static gsize initialized = 0;
+
+	if (g_once_init_enter(&initialized)) {
+		tables[GNT_OBJECT_INSTANCE] = build_instance_table();
+		tables[GNT_OBJECT_NODE] = build_node_table();
+		g_once_init_leave(&initialized, 1);
+	}
+	return tables[kind];
+}
+
+static const gchar *const *
+live_fields(GntObjectKind kind)
+{
+	return kind == GNT_OBJECT_INSTANCE ? instance_live_fields : node_live_fields;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries */
+
+JsonNode *
+gnt_object_query_fields(GntObjectKind kind, JsonArray *fields, GError **error)
+{
+	g_return_val_if_fail(kind < GNT_OBJECT_LAST, NULL);
+
+	return gnt_query_fields_response(object_table(kind), fields, error);
+}
+
+static gboolean
+query_uses_live_data(GntQuery *query, GntObjectKind kind)
+{
+	const gchar *const *names = live_fields(kind);
+
+	for (guint i = 0; names[i] != NULL; i++) {
+		if (gnt_query_uses_field(query, names[i]))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+gboolean
+gnt_object_query_needs_live_data(GntObjectKind kind, JsonArray *fields, JsonNode *filter,
+				 gboolean *needed, GError **error)
+{
+	g_autoptr(GntQuery) query = NULL;
+
+	g_return_val_if_fail(kind < GNT_OBJECT_LAST && needed != NULL, FALSE);
+
+	query = gnt_query_new(object_table(kind), fields, filter, error);
+	if (query == NULL)
+		return FALSE;
+	*needed = query_uses_live_data(query, kind);
+	return TRUE;
+}
+
+static gboolean
+collect_node_cb(JsonObject *rec, gpointer user_data)
+{
+	QueryContext *ctx = user_data;
+	NodeInfo *info = g_new0(NodeInfo, 1);
+
+	info->uuid = g_strdup(rec_string(rec, "uuid"));
+	info->name = g_strdup(rec_string(rec, "name"));
+	info->group = g_strdup(rec_string(rec, "group"));
+	info->offline = rec_bool(rec, "offline", FALSE);
+	info->vm_capable = rec_bool(rec, "vm_capable", TRUE);
+	if (info->uuid == NULL || info->name == NULL) {
+		node_info_free(info);
+		return TRUE;
+	}
+	if (ctx->live != NULL) {
+		info->live = g_hash_table_lookup(ctx->live->nodes, info->uuid);
+		if (info->live == NULL)
+			info->live = g_hash_table_lookup(ctx->live->nodes, info->name);
+	}
+	g_hash_table_replace(ctx->nodes, info->uuid, info);
+	return TRUE;
+}
+
+static void
+name_list_add(GHashTable *map, const gchar *node_uuid, const gchar *name)
+{
+	GPtrArray *names = g_hash_table_lookup(map, node_uuid);
+
+	if (names == NULL) {
+		names = g_ptr_array_new_with_free_func(g_free);
+		g_hash_table_insert(map, g_strdup(node_uuid), names);
+	}
+	g_ptr_array_add(names, g_strdup(name));
+}
+
+static gboolean
+collect_instance_nodes_cb(JsonObject *rec, gpointer user_data)
+{
+	QueryContext *ctx = user_data;
+	const gchar *name = rec_string(rec, "name");
+	const gchar *pnode = rec_string(rec, "primary_node");
+	JsonArray *snodes = rec_array(rec, "secondary_nodes");
+
+	if (name == NULL)
+		return TRUE;
+	if (pnode != NULL)
+		name_list_add(ctx->primaries, pnode, name);
+	for (guint i = 0; snodes != NULL && i < json_array_get_length(snodes); i++) {
+		JsonNode *uuid = json_array_get_element(snodes, i);
+
+		if (json_node_get_value_type(uuid) == G_TYPE_STRING)
+			name_list_add(ctx->secondaries, json_node_get_string(uuid), name);
+	}
+	return TRUE;
+}
+
+static gint
+name_ptr_compare(gconstpointer a, gconstpointer b)
+{
+	return gnt_object_name_compare(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* Which nodes report each instance running: for ERROR_wrongnode. */
+static void
+collect_running_on(QueryContext *ctx)
+{
+	GHashTableIter iter;
+	NodeInfo *node;
+
+	ctx->running_on =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+	g_hash_table_iter_init(&iter, ctx->nodes);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&node)) {
+		JsonObject *instances = NULL;
+		JsonObjectIter members;
+		const gchar *name;
+		JsonNode *value;
+
+		if (node->offline || node->live == NULL || node->live->info == NULL ||
+		    !gnt_json_get_object(node->live->info, "instances", &instances, NULL))
+			continue;
+		json_object_iter_init(&members, instances);
+		while (json_object_iter_next(&members, &name, &value)) {
+			GPtrArray *nodes = g_hash_table_lookup(ctx->running_on, name);
+
+			if (!JSON_NODE_HOLDS_OBJECT(value) ||
+			    json_object_get_size(json_node_get_object(value)) == 0)
+				continue;
+			if (nodes == NULL) {
+				nodes = g_ptr_array_new();
+				/* the key is owned by the live data, which outlives ctx */
+				g_hash_table_insert(ctx->running_on, (gpointer)name, nodes);
+			}
+			g_ptr_array_add(nodes, node->uuid);
+		}
+	}
+}
+
+static QueryContext *
+query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiveData *live)
+{
+	QueryContext *ctx = g_new0(QueryContext, 1);
+
+	ctx->kind = kind;
+	ctx->live = live;
+	ctx->cluster = gnt_config_dup_cluster(config);
+	ctx->empty = json_object_new();
+	ctx->nodes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, node_info_free);
+	gnt_config_foreach_object(config, GNT_OBJECT_NODE, collect_node_cb, ctx);
+	if (kind == GNT_OBJECT_NODE &&
+	    (gnt_query_uses_field(query, "pinst_cnt") || gnt_query_uses_field(query, "pinst_list") ||
+	     gnt_query_uses_field(query, "sinst_cnt") || gnt_query_uses_field(query, "sinst_list"))) {
+		GHashTableIter iter;
+		GPtrArray *names;
+
+		ctx->primaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						       (GDestroyNotify)g_ptr_array_unref);
+		ctx->secondaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+							 (GDestroyNotify)g_ptr_array_unref);
+		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_instance_nodes_cb,
+					  ctx);
+		g_hash_table_iter_init(&iter, ctx->primaries);
+		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&names))
+			g_ptr_array_sort(names, name_ptr_compare);
+		g_hash_table_iter_init(&iter, ctx->secondaries);
+		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&names))
+			g_ptr_array_sort(names, name_ptr_compare);
+	}
+	if (kind == GNT_OBJECT_INSTANCE && live != NULL && gnt_query_uses_field(query, "status"))
+		collect_running_on(ctx);
+	return ctx;
+}
+
+/* A built row and the name it sorts by. */
+typedef struct {
+	gchar *name;
+	JsonArray *row;
+} Row;
+
+typedef struct {
+	GntQuery *query;
+	QueryContext *ctx;
+	gboolean bare;
+	GArray *rows; /* Row */
+	gboolean sorted; /* the rows came in natural order so far */
+} Collector;
+
+static void
+row_clear(gpointer data)
+{
+	Row *row = data;
+
+	g_free(row->name);
+	if (row->row != NULL)
+		json_array_unref(row->row);
+}
+
+static void
+collector_add(Collector *collector, JsonObject *rec)
+{
+	Row row;
+
+	if (!gnt_query_matches(collector->query, rec, collector->ctx))
+		return;
+	row.name = g_strdup(rec_string(rec, "name"));
+	row.row = collector->bare ? gnt_query_build_values(collector->query, rec, collector->ctx)
+				  : gnt_query_build_row(collector->query, rec, collector->ctx);
+	if (collector->rows->len > 0 &&
+	    gnt_object_name_compare(g_array_index(collector->rows, Row, collector->rows->len - 1).name,
+				    row.name) > 0)
+		collector->sorted = FALSE;
+	g_array_append_val(collector->rows, row);
+}
+
+static gboolean
+collect_cb(JsonObject *rec, gpointer user_data)
+{
+	collector_add(user_data, rec);
+	return TRUE;
+}
+
+static gint
+row_compare(gconstpointer a, gconstpointer b)
+{
+	return gnt_object_name_compare(((const Row *)a)->name, ((const Row *)b)->name);
+}
+
+/* "Instance", "Node" */
+static const gchar *
+kind_title(GntObjectKind kind)
+{
+	return kind == GNT_OBJECT_INSTANCE ? "Instance" : "Node";
+}
+
+/* Looks the named items up (names or short names), in order, without
+ * duplicates. */
+static gboolean
+collect_names(GntConfig *config, GntObjectKind kind, Collector *collector, JsonArray *names,
+	      GError **error)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; i < json_array_get_length(names); i++) {
+		JsonNode *node = json_array_get_element(names, i);
+		g_autoptr(GError) error_local = NULL;
+		g_autoptr(JsonObject) rec = NULL;
+		g_autofree gchar *text = NULL;
+
+		if (json_node_get_value_type(node) == G_TYPE_STRING)
+			rec = gnt_config_dup_object(config, kind, json_node_get_string(node),
+						    &error_local);
+		if (rec == NULL) {
+			text = json_node_get_value_type(node) == G_TYPE_STRING
+				       ? g_strdup(json_node_get_string(node))
+				       : gnt_json_to_string(node);
+			if (error_local != NULL &&
+			    !g_error_matches(error_local, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+				g_propagate_error(error, g_steal_pointer(&error_local));
+				return FALSE;
+			}
+			g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "%s name '%s' not found",
+				    kind_title(kind), text);
+			return FALSE;
+		}
+		if (!g_hash_table_add(seen, g_strdup(rec_string(rec, "uuid"))))
+			continue;
+		collector_add(collector, rec);
+	}
+	return TRUE;
+}
+
+/* The rows of @query over the items of @kind (or the named ones). */
+static JsonArray *
+run_query(GntConfig *config, GntObjectKind kind, GntQuery *query, JsonArray *names,
+	  gboolean bare, GntLiveData *live, GError **error)
+{
+	g_autoptr(QueryContext) ctx = query_context_new(config, kind, query, live);
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
+	Collector collector = {query, ctx, bare, rows, TRUE};
+	JsonArray *out;
+
+	g_array_set_clear_func(rows, row_clear);
+	if (names != NULL) {
+		if (!collect_names(config, kind, &collector, names, error))
+			return NULL;
+	} else {
+		gnt_config_foreach_object(config, kind, collect_cb, &collector);
+		if (!collector.sorted)
+			g_array_sort(rows, row_compare);
+	}
+	out = json_array_sized_new(rows->len);
+	for (guint i = 0; i < rows->len; i++) {
+		Row *row = &g_array_index(rows, Row, i);
+
+		json_array_add_array_element(out, g_steal_pointer(&row->row));
+	}
+	return out;
+}
+
+JsonNode *
+gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonNode *filter,
+		 GntLiveData *live, GError **error)
+{
+	g_autoptr(GntQuery) query = NULL;
+	g_autoptr(JsonArray) names = NULL;
+	JsonArray *rows;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, NULL);
+
+	query = gnt_query_new(object_table(kind), fields, filter, error);
+	if (query == NULL)
+		return NULL;
+	names = gnt_query_dup_name_hint(query, "name");
+	rows = run_query(config, kind, query, names, FALSE, live, error);
+	if (rows == NULL)
+		return NULL;
+	return gnt_query_build_response(query, rows);
+}
+
+JsonNode *
+gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names,
+			JsonArray *fields, GntLiveData *live, GError **error)
+{
+	g_autoptr(GntQuery) query = NULL;
+	JsonArray *rows;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, NULL);
+
+	query = gnt_query_new(object_table(kind), fields, NULL, error);
+	if (query == NULL || !gnt_query_check_known_fields(query, error))
+		return NULL;
+	if (names != NULL && json_array_get_length(names) == 0)
+		names = NULL;
+	rows = run_query(config, kind, query, names, TRUE, live, error);
+	return rows != NULL ? gnt_json_node_new_array(rows) : NULL;
+}
