@@ -80,28 +80,39 @@ instance_ctx_free(InstanceCtx *ctx)
 	g_free(ctx);
 }
 
-/* Loads the instance, its node and its spec for the unit's later phases
- * (check_prereq runs under the locks, so they stay valid for exec). */
-static gboolean
-instance_ctx_load(GntLu *lu, gboolean need_online, GError **error)
-{
-	InstanceCtx *ctx = g_new0(InstanceCtx, 1);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(InstanceCtx, instance_ctx_free)
 
-	gnt_lu_set_data(lu, ctx, (GDestroyNotify)instance_ctx_free);
+/* The instance the opcode names, its node and its spec. (transfer full) */
+static InstanceCtx *
+instance_ctx_new(GntLu *lu, gboolean need_online, GError **error)
+{
+	g_autoptr(InstanceCtx) ctx = g_new0(InstanceCtx, 1);
+
 	ctx->instance = lu_dup_instance(lu, error);
 	if (ctx->instance == NULL)
-		return FALSE;
+		return NULL;
 	ctx->node = gnt_lu_dup_node(lu_config(lu),
 				    json_object_get_string_member(ctx->instance, "primary_node"), error);
 	if (ctx->node == NULL) {
 		g_prefix_error(error, "instance '%s': its primary node: ",
 			       json_object_get_string_member(ctx->instance, "name"));
-		return FALSE;
+		return NULL;
 	}
 	if (need_online && !gnt_lu_check_node_online(ctx->node, error))
-		return FALSE;
+		return NULL;
 	ctx->spec = gnt_lu_instance_spec_new(lu_config(lu), ctx->instance, error);
-	return ctx->spec != NULL;
+	return ctx->spec != NULL ? g_steal_pointer(&ctx) : NULL;
+}
+
+/* Loads the context for the unit's later phases (check_prereq runs under
+ * the locks, so it stays valid for exec). */
+static gboolean
+instance_ctx_load(GntLu *lu, gboolean need_online, GError **error)
+{
+	InstanceCtx *ctx = instance_ctx_new(lu, need_online, error);
+
+	gnt_lu_set_data(lu, ctx, (GDestroyNotify)instance_ctx_free);
+	return ctx != NULL;
 }
 
 static const gchar *
@@ -909,4 +920,306 @@ console_exec(GntLu *lu, GError **error)
 const GntLuClass gnt_lu_instance_console = {
 	.check_prereq = online_instance_check_prereq,
 	.exec = console_exec,
+};
+
+/* ---- OP_INSTANCE_RENAME ---------------------------------------------------------- */
+
+static void
+rename_declare_locks(GntLu *lu, GntLockSet *locks)
+{
+	lu_lock_instance(lu, locks);
+	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
+			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name"), GNT_LOCK_EXCLUSIVE);
+}
+
+/* Ganeti renames only a stopped instance, to a name nobody has. */
+static gboolean
+rename_check_prereq(GntLu *lu, GError **error)
+{
+	const gchar *new_name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name");
+	g_autoptr(JsonObject) taken = NULL;
+	InstanceCtx *ctx;
+
+	if (!gnt_config_check_name(new_name, "new instance name", error) ||
+	    !instance_ctx_load(lu, TRUE, error))
+		return FALSE;
+	ctx = gnt_lu_get_data(lu);
+	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' is running: shut it down before renaming it",
+			    instance_name(ctx));
+		return FALSE;
+	}
+	taken = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, new_name, NULL);
+	if (taken != NULL && g_strcmp0(json_object_get_string_member(taken, "name"), new_name) == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
+			    "Instance '%s' is already in the cluster", new_name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static JsonNode *
+rename_exec(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *new_name = gnt_opcode_get_string(op, "new_name");
+	InstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = lu_rpc(lu, error);
+	g_autofree gchar *old_name = NULL;
+	g_autoptr(JsonObject) renamed = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(GError) os_error = NULL;
+
+	if (rpc == NULL)
+		return NULL;
+	old_name = g_strdup(instance_name(ctx));
+	renamed = gnt_json_object_deep_copy(ctx->instance);
+	json_object_set_string_member(renamed, "name", new_name);
+	spec = gnt_lu_instance_spec_new(lu_config(lu), renamed, error);
+	if (spec == NULL)
+		return NULL;
+	/* the disks first: file disks live in a directory named after it */
+	if (!gnt_node_call_blockdev_rename(rpc, ctx->node, spec, old_name, error))
+		return NULL;
+	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, renamed, error)) {
+		g_autoptr(GError) undo_error = NULL;
+		if (!gnt_node_call_blockdev_rename(rpc, ctx->node, ctx->spec, new_name, &undo_error))
+			gnt_lu_feedback(lu, "WARNING: could not move the disks back: %s",
+					undo_error->message);
+		return NULL;
+	}
+	/* Ganeti runs the OS rename script last; its failure is reported, the
+	 * rename stands */
+	if (json_object_get_member(renamed, "os") != NULL &&
+	    !JSON_NODE_HOLDS_NULL(json_object_get_member(renamed, "os")) &&
+	    !gnt_node_call_os_rename(rpc, ctx->node, spec, old_name,
+				     (guint)gnt_opcode_get_int(op, "debug_level", 0), &os_error))
+		gnt_lu_feedback(lu, "WARNING: the OS rename script failed: %s", os_error->message);
+	return gnt_json_node_new_string(new_name);
+}
+
+const GntLuClass gnt_lu_instance_rename = {
+	.declare_locks = rename_declare_locks,
+	.check_prereq = rename_check_prereq,
+	.exec = rename_exec,
+};
+
+/* ---- OP_INSTANCE_SET_PARAMS -------------------------------------------------------- */
+
+/* Ganeti's modification lists: [[op, index, params], ...]; only "add" of
+ * disks is supported for now. Returns the disks to add (transfer full). */
+static JsonArray *
+set_params_parse_disk_mods(JsonArray *mods, GError **error)
+{
+	g_autoptr(JsonArray) to_add = json_array_new();
+
+	for (guint i = 0; i < json_array_get_length(mods); i++) {
+		JsonNode *mod = json_array_get_element(mods, i);
+		JsonArray *triple;
+		const gchar *action;
+		g_autoptr(JsonArray) one = NULL;
+		g_autoptr(JsonArray) parsed = NULL;
+
+		if (!JSON_NODE_HOLDS_ARRAY(mod) || json_array_get_length(json_node_get_array(mod)) != 3 ||
+		    !JSON_NODE_HOLDS_OBJECT(json_array_get_element(json_node_get_array(mod), 2))) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk modification %u must be [action, index, parameters]", i);
+			return NULL;
+		}
+		triple = json_node_get_array(mod);
+		action = json_array_get_string_element(triple, 0);
+		if (g_strcmp0(action, "add") != 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk modification '%s' is not supported yet (only 'add')",
+				    action != NULL ? action : "?");
+			return NULL;
+		}
+		one = json_array_new();
+		json_array_add_element(one, gnt_json_node_deep_copy(json_array_get_element(triple, 2)));
+		parsed = create_parse_disks(one, error);
+		if (parsed == NULL) {
+			g_prefix_error(error, "disk modification %u: ", i);
+			return NULL;
+		}
+		json_array_add_element(to_add, gnt_json_node_deep_copy(json_array_get_element(parsed, 0)));
+	}
+	return g_steal_pointer(&to_add);
+}
+
+/* Overlays @changes on the record's @member object. */
+static void
+merge_into_member(JsonObject *record, const gchar *member, JsonObject *changes)
+{
+	JsonObject *target;
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (!json_object_has_member(record, member) ||
+	    !JSON_NODE_HOLDS_OBJECT(json_object_get_member(record, member)))
+		json_object_set_object_member(record, member, json_object_new());
+	target = json_object_get_object_member(record, member);
+	json_object_iter_init_ordered(&iter, changes);
+	while (json_object_iter_next_ordered(&iter, &key, &value))
+		json_object_set_member(target, key, gnt_json_node_deep_copy(value));
+}
+
+/* What check_prereq settles: the record as it will be, and its spec. */
+typedef struct {
+	InstanceCtx *current;
+	JsonObject *updated;
+	JsonObject *spec;
+	guint n_old_disks;
+} SetParamsCtx;
+
+static void
+set_params_ctx_free(SetParamsCtx *ctx)
+{
+	g_clear_pointer(&ctx->current, instance_ctx_free);
+	g_clear_pointer(&ctx->updated, json_object_unref);
+	g_clear_pointer(&ctx->spec, json_object_unref);
+	g_free(ctx);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SetParamsCtx, set_params_ctx_free)
+
+static gboolean
+set_params_check_args(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	JsonArray *nics = json_node_get_array(gnt_opcode_get_param(op, "nics"));
+	g_autoptr(JsonArray) disks = NULL;
+	g_autoptr(JsonObject) be = NULL;
+
+	if (json_array_get_length(nics) > 0) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "NIC modifications are not supported yet");
+		return FALSE;
+	}
+	if (gnt_opcode_get_string(op, "disk_template") != NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "changing the disk template is not supported yet");
+		return FALSE;
+	}
+	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
+	if (disks == NULL)
+		return FALSE;
+	be = create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), error);
+	return be != NULL;
+}
+
+/* Applies the opcode's changes to a copy of @instance. */
+static JsonObject *
+set_params_apply(GntLu *lu, JsonObject *instance, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(JsonObject) updated = gnt_json_object_deep_copy(instance);
+	g_autoptr(JsonObject) be =
+		create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), error);
+	g_autoptr(JsonArray) new_disks =
+		set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
+	JsonNode *offline = gnt_opcode_get_param(op, "offline");
+	JsonNode *osparams_private = gnt_opcode_get_param(op, "osparams_private");
+	const gchar *os_name = gnt_opcode_get_string(op, "os_name");
+	const gchar *name = json_object_get_string_member(instance, "name");
+	JsonArray *disks;
+
+	if (be == NULL || new_disks == NULL)
+		return NULL;
+	merge_into_member(updated, "beparams", be);
+	merge_into_member(updated, "hvparams", json_node_get_object(gnt_opcode_get_param(op, "hvparams")));
+	merge_into_member(updated, "osparams", json_node_get_object(gnt_opcode_get_param(op, "osparams")));
+	if (osparams_private != NULL && JSON_NODE_HOLDS_OBJECT(osparams_private))
+		merge_into_member(updated, "osparams_private", json_node_get_object(osparams_private));
+	if (os_name != NULL)
+		json_object_set_string_member(updated, "os", os_name);
+	if (offline != NULL && !JSON_NODE_HOLDS_NULL(offline)) {
+		gboolean off = json_node_get_boolean(offline);
+		if (off && g_strcmp0(json_object_get_string_member(updated, "admin_state"), "up") == 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+				    "instance '%s' is running: shut it down before marking it offline",
+				    name);
+			return NULL;
+		}
+		json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
+	}
+	disks = json_object_get_array_member(updated, "disks");
+	if (json_array_get_length(new_disks) > 0 &&
+	    g_strcmp0(json_object_get_string_member(updated, "disk_template"), "diskless") == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' is diskless: it cannot take disks", name);
+		return NULL;
+	}
+	for (guint i = 0; i < json_array_get_length(new_disks); i++) {
+		JsonObject *disk = gnt_json_object_deep_copy(json_array_get_object_element(new_disks, i));
+		g_autofree gchar *iv_name = g_strdup_printf("disk/%u", json_array_get_length(disks));
+		json_object_set_string_member(disk, "iv_name", iv_name);
+		json_array_add_object_element(disks, disk);
+	}
+	return g_steal_pointer(&updated);
+}
+
+static gboolean
+set_params_check_prereq(GntLu *lu, GError **error)
+{
+	g_autoptr(SetParamsCtx) ctx = g_new0(SetParamsCtx, 1);
+
+	ctx->current = instance_ctx_new(lu, TRUE, error);
+	if (ctx->current == NULL)
+		return FALSE;
+	ctx->n_old_disks = json_array_get_length(
+		json_object_get_array_member(ctx->current->instance, "disks"));
+	ctx->updated = set_params_apply(lu, ctx->current->instance, error);
+	/* the result must still be something its hypervisor takes */
+	ctx->spec = ctx->updated != NULL ? gnt_lu_instance_spec_new(lu_config(lu), ctx->updated, error)
+					 : NULL;
+	if (ctx->spec == NULL)
+		return FALSE;
+	gnt_lu_set_data(lu, g_steal_pointer(&ctx), (GDestroyNotify)set_params_ctx_free);
+	return TRUE;
+}
+
+static JsonNode *
+set_params_exec(GntLu *lu, GError **error)
+{
+	SetParamsCtx *ctx = gnt_lu_get_data(lu);
+	JsonArray *disks = json_object_get_array_member(ctx->updated, "disks");
+	guint n_disks = json_array_get_length(disks);
+	GntRpcClient *rpc = NULL;
+
+	if (n_disks > ctx->n_old_disks && (rpc = lu_rpc(lu, error)) == NULL)
+		return NULL;
+	for (guint i = ctx->n_old_disks; i < n_disks; i++) {
+		gnt_lu_feedback(lu, "* adding disk/%u", i);
+		if (!gnt_node_call_blockdev_add(rpc, ctx->current->node, ctx->spec, i, error)) {
+			/* the job fails and changes nothing else, but the disks made
+			 * so far stay in the record, so none is left unknown */
+			if (i > ctx->n_old_disks) {
+				g_autoptr(JsonObject) partial =
+					gnt_json_object_deep_copy(ctx->current->instance);
+				JsonArray *made = json_object_get_array_member(partial, "disks");
+				g_autoptr(GError) save_error = NULL;
+				for (guint k = ctx->n_old_disks; k < i; k++)
+					json_array_add_element(made, gnt_json_node_deep_copy(
+									     json_array_get_element(disks, k)));
+				if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, partial,
+							      &save_error))
+					gnt_lu_feedback(lu, "WARNING: %s", save_error->message);
+			}
+			return NULL;
+		}
+	}
+	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, ctx->updated, error))
+		return NULL;
+	if (g_strcmp0(json_object_get_string_member(ctx->updated, "admin_state"), "up") == 0)
+		gnt_lu_feedback(lu, "The changes take effect when the instance is next started");
+	return gnt_json_node_new_array(json_array_new());
+}
+
+const GntLuClass gnt_lu_instance_set_params = {
+	.check_args = set_params_check_args,
+	.declare_locks = lu_lock_instance,
+	.check_prereq = set_params_check_prereq,
+	.exec = set_params_exec,
 };

@@ -58,5 +58,7 @@ extern const GntLuClass gnt_lu_instance_startup;
 extern const GntLuClass gnt_lu_instance_shutdown;
 extern const GntLuClass gnt_lu_instance_reboot;
 extern const GntLuClass gnt_lu_instance_console;
+extern const GntLuClass gnt_lu_instance_rename;
+extern const GntLuClass gnt_lu_instance_set_params;
 
 G_END_DECLS

@@ -93,6 +93,47 @@ static const GntParamDef instance_reboot_params[] = {
 	{NULL},
 };
 
+static const GntParamDef instance_rename_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"new_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"name_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+static const GntParamDef instance_set_params_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"nics", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"disks", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"runtime_mem", GNT_PARAM_TYPE_NUMBER, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
+	{"ext_params", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "loop|blktap|blktap2"},
+	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"pnode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"pnode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"remote_node", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"remote_node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"os_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
+	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"offline", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"hotplug", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"hotplug_if_possible", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"instance_communication", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
 static const GntParamDef instance_console_params[] = {
 	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
 	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -121,6 +162,14 @@ static const GntOpDef op_instance_reboot = {
 	"OP_INSTANCE_REBOOT", "instance_name", instance_reboot_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_reboot,
 };
+static const GntOpDef op_instance_rename = {
+	"OP_INSTANCE_RENAME", NULL, instance_rename_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_rename,
+};
+static const GntOpDef op_instance_set_params = {
+	"OP_INSTANCE_SET_PARAMS", "instance_name", instance_set_params_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_set_params,
+};
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_console = {
 	"OP_INSTANCE_CONSOLE", "instance_name", instance_console_params, GNT_LOCK_SHARED,
@@ -132,6 +181,8 @@ const GntOpDef *const gnt_op_defs_instance[] = {
 	&op_instance_create,
 	&op_instance_reboot,
 	&op_instance_remove,
+	&op_instance_rename,
+	&op_instance_set_params,
 	&op_instance_shutdown,
 	&op_instance_startup,
 	NULL,
