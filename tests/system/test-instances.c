@@ -1,0 +1,271 @@
+/*
+ * Instance units through the whole stack: gnt-cluster init, masterd and
+ * noded on a temporary root, opcodes over LUXI, the fake hypervisor, file
+ * disks and Debian's ganeti-os-noop. Checks what the config and the disk
+ * directory hold after each step, failures included.
+ */
+#include "gnt-test-util.h"
+
+#include "gnt-json.h"
+#include "gnt-luxi-client.h"
+
+typedef struct {
+	gchar *dir;
+	GntPaths *paths;
+	GntLuxiClient *client;
+} InstFx;
+
+static void
+run_tool(InstFx *fx, const gchar *env_name, const gchar *const *args)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", fx->dir, TRUE);
+	gint status = -1;
+
+	g_ptr_array_add(argv, (gpointer)g_getenv(env_name));
+	for (guint i = 0; args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)args[i]);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
+				   &err, &status, NULL));
+	if (status != 0)
+		g_printerr("%s: %s%s\n", (const gchar *)argv->pdata[0], out, err);
+	g_assert_cmpint(status, ==, 0);
+}
+
+static void
+inst_set_up(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *init[] = {"init", "--noded-port", "0", "cluster.example.com", NULL};
+
+	if (!g_file_test("/usr/share/ganeti/os/noop/create", G_FILE_TEST_IS_EXECUTABLE)) {
+		g_test_skip("Debian's ganeti-os-noop is not installed (scripts/install-deps)");
+		return;
+	}
+	fx->dir = g_dir_make_tmp("gnt-inst-XXXXXX", &error);
+	g_assert_no_error(error);
+	fx->paths = gnt_paths_new(fx->dir);
+	run_tool(fx, "GNT_TEST_GNT_CLUSTER", init);
+	fx->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->paths), &error);
+	g_assert_no_error(error);
+}
+
+static void
+inst_tear_down(InstFx *fx, gconstpointer data)
+{
+	const gchar *destroy[] = {"destroy", "--yes-do-it", NULL};
+	g_autofree gchar *cmd = NULL;
+
+	if (fx->dir == NULL)
+		return;
+	g_clear_object(&fx->client);
+	run_tool(fx, "GNT_TEST_GNT_CLUSTER", destroy);
+	cmd = g_strdup_printf("rm -rf '%s'", fx->dir);
+	g_assert_cmpint(system(cmd), ==, 0);
+	gnt_paths_free(fx->paths);
+	g_free(fx->dir);
+}
+
+/* Submits one opcode (JSON text) and waits for the job; returns its
+ * [status, opresult] (transfer full). */
+static JsonArray *
+run_op(InstFx *fx, const gchar *op_json)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) op = gnt_json_parse(op_json, -1, &error);
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) fields = json_array_new();
+	g_autofree gchar *args = NULL;
+	guint64 id = 0;
+
+	g_assert_no_error(error);
+	json_array_add_element(ops, json_node_ref(op));
+	g_assert_true(gnt_luxi_client_submit_job(fx->client, ops, &id, &error));
+	g_assert_no_error(error);
+	json_array_add_string_element(fields, "status");
+	for (;;) {
+		g_autoptr(JsonNode) res = gnt_luxi_client_wait_for_job_change(fx->client, id, fields,
+									       NULL, -1, 30, &error);
+		g_assert_no_error(error);
+		if (JSON_NODE_HOLDS_ARRAY(res)) {
+			const gchar *st = json_array_get_string_element(
+				json_array_get_array_element(json_node_get_array(res), 0), 0);
+			if (g_strcmp0(st, "success") == 0 || g_strcmp0(st, "error") == 0 ||
+			    g_strcmp0(st, "canceled") == 0)
+				break;
+		}
+	}
+	args = g_strdup_printf("[[%" G_GUINT64_FORMAT "], [\"status\", \"opresult\"]]", id);
+	{
+		g_autoptr(JsonNode) argn = gnt_json_parse(args, -1, NULL);
+		g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryJobs", argn, &error);
+		g_assert_no_error(error);
+		return json_array_ref(json_array_get_array_element(json_node_get_array(rows), 0));
+	}
+}
+
+static void
+assert_job_ok(JsonArray *row)
+{
+	g_autoptr(JsonNode) node = gnt_json_node_new_array(json_array_ref(row));
+	g_autofree gchar *text = gnt_json_to_string(node);
+
+	if (g_strcmp0(json_array_get_string_element(row, 0), "success") != 0)
+		g_error("job failed: %s", text);
+}
+
+/* The job failed with @klass and a message containing @needle. */
+static void
+assert_job_failed(JsonArray *row, const gchar *klass, const gchar *needle)
+{
+	JsonArray *exc = json_array_get_array_element(json_array_get_array_element(row, 1), 0);
+	const gchar *message =
+		json_array_get_string_element(json_array_get_array_element(exc, 1), 0);
+
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	g_assert_cmpstr(json_array_get_string_element(exc, 0), ==, klass);
+	if (strstr(message, needle) == NULL)
+		g_error("expected '%s' in '%s'", needle, message);
+}
+
+/* Rows of QueryInstances [name, admin_state, disk.sizes]. (transfer full) */
+static JsonArray *
+instances(InstFx *fx)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) args =
+		gnt_json_parse("[[], [\"name\", \"admin_state\", \"disk.sizes\"], false]", -1, NULL);
+	g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryInstances", args, &error);
+
+	g_assert_no_error(error);
+	return json_array_ref(json_node_get_array(rows));
+}
+
+/* How many files lie under the cluster's file storage directory. */
+static guint
+count_disk_files(InstFx *fx, const gchar *sub)
+{
+	g_autofree gchar *dir = g_build_filename(fx->dir, "srv", "gantry", "file-storage", sub, NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	guint n = 0;
+
+	while (d != NULL && g_dir_read_name(d) != NULL)
+		n++;
+	return n;
+}
+
+#define CREATE(name, extra)                                                                       \
+	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" name "\", \"mode\": \"create\"," \
+	" \"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [{}],"              \
+	" \"os_type\": \"noop\", \"hypervisor\": \"fake\"" extra "}"
+
+static void
+test_lifecycle(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) modified = NULL;
+	g_autoptr(JsonArray) renamed = NULL;
+	g_autoptr(JsonArray) removed = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	g_autoptr(JsonArray) rows = NULL;
+	JsonArray *row;
+
+	if (fx->dir == NULL)
+		return;
+	created = run_op(fx, CREATE("web1.example.com", ""));
+	assert_job_ok(created);
+	rows = instances(fx);
+	row = json_array_get_array_element(rows, 0);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "web1.example.com");
+	g_assert_cmpstr(json_array_get_string_element(row, 1), ==, "up");
+	g_assert_cmpuint(count_disk_files(fx, "web1.example.com"), ==, 1);
+
+	modified = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"web1\","
+			      " \"disks\": [[\"add\", -1, {\"size\": \"32M\"}]]}");
+	assert_job_ok(modified);
+	g_assert_cmpuint(count_disk_files(fx, "web1.example.com"), ==, 2);
+
+	stopped = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"web1\"}");
+	assert_job_ok(stopped);
+	renamed = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_RENAME\", \"instance_name\": \"web1\","
+			     " \"new_name\": \"web9.example.com\"}");
+	assert_job_ok(renamed);
+	g_assert_cmpuint(count_disk_files(fx, "web1.example.com"), ==, 0);
+	g_assert_cmpuint(count_disk_files(fx, "web9.example.com"), ==, 2);
+	g_clear_pointer(&rows, json_array_unref);
+	rows = instances(fx);
+	row = json_array_get_array_element(rows, 0);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "web9.example.com");
+	g_assert_cmpstr(json_array_get_string_element(row, 1), ==, "down");
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(row, 2), 1), ==, 32);
+
+	removed = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_REMOVE\", \"instance_name\": \"web9\"}");
+	assert_job_ok(removed);
+	g_clear_pointer(&rows, json_array_unref);
+	rows = instances(fx);
+	g_assert_cmpuint(json_array_get_length(rows), ==, 0);
+	g_assert_cmpuint(count_disk_files(fx, ""), ==, 0);
+}
+
+/* Bad input is refused before anything is made; a step failing on the
+ * node undoes what came before. */
+static void
+test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
+{
+	static const struct {
+		const gchar *op;
+		const gchar *klass;
+		const gchar *needle;
+	} cases[] = {
+		{CREATE("a.example.com", ", \"os_type\": \"nosuchos\""), "OpPrereqError", "nosuchos"},
+		{"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"b.example.com\","
+		 " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": \"1Q\"}],"
+		 " \"nics\": [], \"os_type\": \"noop\"}",
+		 "OpPrereqError", "invalid size '1Q'"},
+		{CREATE("c.example.com", ", \"hvparams\": {\"bogus\": 1}"), "OpPrereqError", "bogus"},
+		{"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"d.example.com\","
+		 " \"mode\": \"create\", \"disk_template\": \"plain\", \"disks\": [{\"size\": 64}],"
+		 " \"nics\": [], \"os_type\": \"noop\"}",
+		 "OpPrereqError", "disk template 'plain' is not enabled"},
+		{CREATE("e.example.com", ", \"pnode\": \"nosuchnode\""), "OpPrereqError", "nosuchnode"},
+		{CREATE("f.example.com", ", \"hypervisor\": \"kvm\""), "OpPrereqError",
+		 "hypervisor 'kvm' is not enabled"},
+		/* refused by the node (no space): the record made first is gone again */
+		{"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"g.example.com\","
+		 " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": \"900T\"}],"
+		 " \"nics\": [], \"os_type\": \"noop\", \"hypervisor\": \"fake\"}",
+		 "OpExecError", "free"},
+	};
+	g_autoptr(JsonArray) first = NULL;
+	g_autoptr(JsonArray) again = NULL;
+	g_autoptr(JsonArray) rows = NULL;
+
+	if (fx->dir == NULL)
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(JsonArray) row = run_op(fx, cases[i].op);
+		assert_job_failed(row, cases[i].klass, cases[i].needle);
+	}
+	rows = instances(fx);
+	g_assert_cmpuint(json_array_get_length(rows), ==, 0);
+	g_assert_cmpuint(count_disk_files(fx, ""), ==, 0);
+
+	first = run_op(fx, CREATE("h.example.com", ", \"start\": false"));
+	assert_job_ok(first);
+	again = run_op(fx, CREATE("h.example.com", ", \"start\": false"));
+	assert_job_failed(again, "OpPrereqError", "is already in the cluster");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/system/instances/lifecycle", InstFx, NULL, inst_set_up, test_lifecycle,
+		   inst_tear_down);
+	g_test_add("/system/instances/refusals-leave-nothing", InstFx, NULL, inst_set_up,
+		   test_refusals_leave_nothing, inst_tear_down);
+	return g_test_run();
+}
