@@ -890,6 +890,20 @@ db_update_cluster(sqlite3 *db, gpointer cluster, GError **error)
 	return db_write_cluster(db, cluster, FALSE, error);
 }
 
+/* Commits @cluster (a changed copy of the current record) as the next
+ * version, with the mutex held. */
+static gboolean
+config_commit_cluster_locked(GntConfig *self, GntCluster *cluster, GError **error)
+{
+	cluster->serial_no = self->cluster->serial_no + 1;
+	cluster->mtime = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
+	if (!gnt_config_db_transaction(self->db, db_update_cluster, cluster, error))
+		return FALSE;
+	gnt_cluster_free(self->cluster);
+	self->cluster = cluster;
+	return TRUE;
+}
+
 /* Commits a new value of one setting, with the mutex held: a copy of the
  * record with the new value, a bumped serial_no and mtime, becomes the
  * current one once committed. */
@@ -903,12 +917,9 @@ config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *val
 		return FALSE;
 	cluster = gnt_cluster_copy(self->cluster);
 	json_object_set_member(cluster->settings, setting->key, gnt_json_node_deep_copy(value));
-	cluster->serial_no++;
-	cluster->mtime = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
-	if (!gnt_config_db_transaction(self->db, db_update_cluster, cluster, error))
+	if (!config_commit_cluster_locked(self, cluster, error))
 		return FALSE;
-	gnt_cluster_free(self->cluster);
-	self->cluster = g_steal_pointer(&cluster);
+	cluster = NULL; /* now the current record */
 	return TRUE;
 }
 
@@ -933,4 +944,391 @@ gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError
 	g_autoptr(JsonNode) value = gnt_json_node_new_int(max_running_jobs);
 
 	return config_set_setting(self, "max_running_jobs", value, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* Changing cluster settings (gnt-cluster init and modify) */
+
+static const gchar *const os_search_path_default[] = {GNT_CONFIG_OS_SEARCH_PATH_DEFAULT, NULL};
+/* the templates Gantry has storage for (storage/) */
+static const gchar *const supported_disk_templates[] = {"diskless", "file", "plain", NULL};
+static const gchar *const ganeti_disk_templates[] = {
+	"diskless", "file", "plain", "sharedfile", "blockdev", "rbd", "ext", "gluster", "drbd", NULL,
+};
+static const gchar *const nic_modes[] = {"bridged", "routed", "openvswitch", NULL};
+
+static gboolean
+check_absolute_dir(const gchar *key, const gchar *dir, GError **error)
+{
+	g_auto(GStrv) parts = NULL;
+
+	if (dir == NULL || !g_path_is_absolute(dir)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' must be an absolute directory, not '%s'", key, dir != NULL ? dir : "");
+		return FALSE;
+	}
+	parts = g_strsplit(dir, "/", -1);
+	for (guint i = 0; parts[i] != NULL; i++) {
+		if (g_strcmp0(parts[i], "..") == 0 || g_strcmp0(parts[i], ".") == 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'%s' must be a normalised directory (no '.' or '..'), not '%s'",
+				    key, dir);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* @dir without repeated or trailing slashes. (transfer full) */
+static gchar *
+normalise_dir(const gchar *dir)
+{
+	g_auto(GStrv) parts = g_strsplit(dir, "/", -1);
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	for (guint i = 0; parts[i] != NULL; i++) {
+		if (parts[i][0] != '\0')
+			g_string_append_printf(out, "/%s", parts[i]);
+	}
+	if (out->len == 0)
+		g_string_append_c(out, '/');
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+static gboolean
+string_list_contains(JsonArray *list, const gchar *value)
+{
+	for (guint i = 0; i < json_array_get_length(list); i++) {
+		if (g_strcmp0(json_array_get_string_element(list, i), value) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The user's directories (absolute, normalised, once each), then
+ * Ganeti's four. (transfer full) */
+static JsonNode *
+normalise_os_search_path(JsonArray *given, GError **error)
+{
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; i < json_array_get_length(given); i++) {
+		const gchar *dir = json_array_get_string_element(given, i);
+		g_autofree gchar *normal = NULL;
+
+		if (!check_absolute_dir("os_search_path", dir, error)) {
+			json_array_unref(out);
+			return NULL;
+		}
+		normal = normalise_dir(dir);
+		if (!g_strv_contains(os_search_path_default, normal) &&
+		    !string_list_contains(out, normal))
+			json_array_add_string_element(out, normal);
+	}
+	for (guint i = 0; os_search_path_default[i] != NULL; i++)
+		json_array_add_string_element(out, os_search_path_default[i]);
+	return gnt_json_node_new_array(out);
+}
+
+static gboolean
+check_string_list(const gchar *key, JsonArray *list, const gchar *const *allowed,
+		  const gchar *const *known, gboolean allow_empty, GError **error)
+{
+	if (!allow_empty && json_array_get_length(list) == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must not be empty", key);
+		return FALSE;
+	}
+	for (guint i = 0; i < json_array_get_length(list); i++) {
+		const gchar *value = json_array_get_string_element(list, i);
+
+		for (guint j = 0; j < i; j++) {
+			if (g_strcmp0(json_array_get_string_element(list, j), value) == 0) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "'%s' names '%s' twice", key, value);
+				return FALSE;
+			}
+		}
+		if (allowed != NULL && !g_strv_contains(allowed, value)) {
+			g_autofree gchar *list_text = g_strjoinv(", ", (gchar **)allowed);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    known != NULL && g_strv_contains(known, value)
+					    ? "disk template '%s' is not supported by Gantry (%s: %s)"
+					    : "unknown disk template '%s' (%s: %s)",
+				    value, key, list_text);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Ganeti's volume group names: letters, digits, '+', '_', '.', '-', not
+ * starting with '-', at most 128 characters. */
+static gboolean
+check_vg_name(const gchar *vg, GError **error)
+{
+	gsize len = strlen(vg);
+
+	if (len == 0 || len > 128 || vg[0] == '-' || g_strcmp0(vg, ".") == 0 ||
+	    g_strcmp0(vg, "..") == 0 ||
+	    strspn(vg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-") != len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid volume group name '%s'", vg);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+check_mac_prefix(const gchar *prefix, GError **error)
+{
+	gboolean ok = strlen(prefix) == 8;
+
+	for (guint i = 0; ok && i < 8; i++)
+		ok = i % 3 == 2 ? prefix[i] == ':' : g_ascii_isxdigit(prefix[i]) && !g_ascii_isupper(prefix[i]);
+	if (!ok)
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "Invalid MAC address prefix '%s': expected three lower-case hex octets, "
+			    "as in 'aa:00:00'",
+			    prefix);
+	return ok;
+}
+
+/* The "default" group of beparams: Ganeti's names and types. */
+static gboolean
+check_beparams(JsonNode *value, GError **error)
+{
+	static const gchar *const ints[] = {"maxmem", "minmem", "vcpus", "spindle_use", NULL};
+	static const gchar *const bools[] = {"auto_balance", "always_failover", NULL};
+	JsonObject *groups = json_node_get_object(value);
+	JsonObjectIter iter;
+	const gchar *group;
+	JsonNode *params;
+
+	json_object_iter_init_ordered(&iter, groups);
+	while (json_object_iter_next_ordered(&iter, &group, &params)) {
+		JsonObjectIter param_iter;
+		const gchar *key;
+		JsonNode *param;
+		gint64 maxmem = G_MAXINT64;
+		gint64 minmem = 0;
+
+		if (!JSON_NODE_HOLDS_OBJECT(params)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'beparams' group '%s' must be a dictionary", group);
+			return FALSE;
+		}
+		json_object_iter_init_ordered(&param_iter, json_node_get_object(params));
+		while (json_object_iter_next_ordered(&param_iter, &key, &param)) {
+			if (g_strv_contains(ints, key)) {
+				gint64 n = 0;
+				if (!gnt_json_node_is_int(param) || (n = json_node_get_int(param)) < 0 ||
+				    (n == 0 && g_strcmp0(key, "spindle_use") != 0)) {
+					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+						    "backend parameter '%s' must be a positive integer",
+						    key);
+					return FALSE;
+				}
+				if (g_strcmp0(key, "maxmem") == 0)
+					maxmem = n;
+				else if (g_strcmp0(key, "minmem") == 0)
+					minmem = n;
+			} else if (g_strv_contains(bools, key)) {
+				if (!JSON_NODE_HOLDS_VALUE(param) ||
+				    json_node_get_value_type(param) != G_TYPE_BOOLEAN) {
+					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+						    "backend parameter '%s' must be a boolean", key);
+					return FALSE;
+				}
+			} else {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "unknown backend parameter '%s'", key);
+				return FALSE;
+			}
+		}
+		if (minmem > maxmem) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "backend parameters: minmem (%" G_GINT64_FORMAT
+				    ") is larger than maxmem (%" G_GINT64_FORMAT ")",
+				    minmem, maxmem);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+check_nicparams(JsonNode *value, GError **error)
+{
+	JsonObjectIter iter;
+	const gchar *group;
+	JsonNode *params;
+
+	json_object_iter_init_ordered(&iter, json_node_get_object(value));
+	while (json_object_iter_next_ordered(&iter, &group, &params)) {
+		JsonObjectIter param_iter;
+		const gchar *key;
+		JsonNode *param;
+
+		if (!JSON_NODE_HOLDS_OBJECT(params)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'nicparams' group '%s' must be a dictionary", group);
+			return FALSE;
+		}
+		json_object_iter_init_ordered(&param_iter, json_node_get_object(params));
+		while (json_object_iter_next_ordered(&param_iter, &key, &param)) {
+			const gchar *text = NULL;
+			g_autofree gchar *what = g_strdup_printf("NIC parameter '%s'", key);
+
+			if (g_strcmp0(key, "mode") != 0 && g_strcmp0(key, "link") != 0 &&
+			    g_strcmp0(key, "vlan") != 0) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "unknown NIC parameter '%s'", key);
+				return FALSE;
+			}
+			if (!gnt_json_node_get_string(param, what, &text, error))
+				return FALSE;
+			if (g_strcmp0(key, "mode") == 0 && !g_strv_contains(nic_modes, text)) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "Invalid NIC mode '%s': expected bridged, routed or "
+					    "openvswitch",
+					    text);
+				return FALSE;
+			}
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+check_hvparams(JsonNode *value, GError **error)
+{
+	JsonObjectIter iter;
+	const gchar *hv;
+	JsonNode *params;
+
+	json_object_iter_init_ordered(&iter, json_node_get_object(value));
+	while (json_object_iter_next_ordered(&iter, &hv, &params)) {
+		if (!JSON_NODE_HOLDS_OBJECT(params)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'hvparams' of '%s' must be a dictionary", hv);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Checks (and normalises) the new @value of @setting. (transfer full) */
+static JsonNode *
+setting_prepare(const Setting *setting, JsonNode *value, GError **error)
+{
+	const gchar *key = setting->key;
+
+	if (!setting_check(setting, value, error))
+		return NULL;
+	if (g_strcmp0(key, "os_search_path") == 0)
+		return normalise_os_search_path(json_node_get_array(value), error);
+	if (g_strcmp0(key, "file_storage_dir") == 0 || g_strcmp0(key, "shared_file_storage_dir") == 0 ||
+	    g_strcmp0(key, "gluster_storage_dir") == 0) {
+		g_autofree gchar *normal = NULL;
+
+		if (!check_absolute_dir(key, json_node_get_string(value), error))
+			return NULL;
+		normal = normalise_dir(json_node_get_string(value));
+		return gnt_json_node_new_string(normal);
+	}
+	if ((g_strcmp0(key, "enabled_disk_templates") == 0 &&
+	     !check_string_list(key, json_node_get_array(value), supported_disk_templates,
+				ganeti_disk_templates, FALSE, error)) ||
+	    (g_strcmp0(key, "enabled_hypervisors") == 0 &&
+	     !check_string_list(key, json_node_get_array(value), NULL, NULL, FALSE, error)) ||
+	    (g_strcmp0(key, "volume_group_name") == 0 && !JSON_NODE_HOLDS_NULL(value) &&
+	     !check_vg_name(json_node_get_string(value), error)) ||
+	    (g_strcmp0(key, "mac_prefix") == 0 && !check_mac_prefix(json_node_get_string(value), error)) ||
+	    (g_strcmp0(key, "beparams") == 0 && !check_beparams(value, error)) ||
+	    (g_strcmp0(key, "nicparams") == 0 && !check_nicparams(value, error)) ||
+	    (g_strcmp0(key, "hvparams") == 0 && !check_hvparams(value, error)))
+		return NULL;
+	return gnt_json_node_deep_copy(value);
+}
+
+gboolean
+gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error)
+{
+	g_autoptr(JsonObject) merged = NULL;
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+	JsonArray *templates = NULL;
+	JsonNode *vg;
+
+	g_return_val_if_fail(self != NULL, FALSE);
+	g_return_val_if_fail(changes != NULL, FALSE);
+
+	merged = gnt_json_object_deep_copy(self->settings);
+	json_object_iter_init_ordered(&iter, changes);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		const Setting *setting = setting_lookup(key);
+		JsonNode *prepared;
+
+		if (setting == NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown cluster setting '%s'",
+				    key);
+			return FALSE;
+		}
+		prepared = setting_prepare(setting, value, error);
+		if (prepared == NULL)
+			return FALSE;
+		json_object_set_member(merged, key, prepared);
+	}
+	/* what the settings say together */
+	if (!gnt_json_get_array(merged, "enabled_disk_templates", &templates, error))
+		return FALSE;
+	vg = json_object_get_member(merged, "volume_group_name");
+	if (string_list_contains(templates, "plain") && (vg == NULL || JSON_NODE_HOLDS_NULL(vg))) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Please specify a volume group when enabling lvm-based "
+				    "disk-templates.");
+		return FALSE;
+	}
+	json_object_unref(self->settings);
+	self->settings = g_steal_pointer(&merged);
+	return TRUE;
+}
+
+gboolean
+gnt_config_set_cluster_settings(GntConfig *self, JsonObject *changes, GError **error)
+{
+	g_autoptr(GntCluster) cluster = NULL;
+	gboolean ok = FALSE;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self), FALSE);
+	g_return_val_if_fail(changes != NULL, FALSE);
+
+	g_mutex_lock(&self->mutex);
+	cluster = gnt_cluster_copy(self->cluster);
+	if (gnt_cluster_apply_settings(cluster, changes, error))
+		ok = config_commit_cluster_locked(self, cluster, error);
+	if (ok)
+		cluster = NULL; /* now the current record */
+	g_mutex_unlock(&self->mutex);
+	return ok;
+}
+
+gboolean
+gnt_config_set_cluster_tags(GntConfig *self, const gchar *const *tags, GError **error)
+{
+	g_autoptr(GntCluster) cluster = NULL;
+	gboolean ok;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(self), FALSE);
+	g_return_val_if_fail(tags != NULL, FALSE);
+
+	g_mutex_lock(&self->mutex);
+	cluster = gnt_cluster_copy(self->cluster);
+	g_strfreev(cluster->tags);
+	cluster->tags = g_strdupv((gchar **)tags);
+	ok = config_commit_cluster_locked(self, cluster, error);
+	if (ok)
+		cluster = NULL;
+	g_mutex_unlock(&self->mutex);
+	return ok;
 }

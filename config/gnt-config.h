@@ -115,6 +115,32 @@ gboolean
 gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError **error);
 
 /*
+ * Cluster settings as gnt-cluster init and modify change them. @changes
+ * maps setting keys (those of the record: "enabled_hypervisors",
+ * "volume_group_name", "hvparams", ...) to their complete new values. Each
+ * is checked against its type and what the config knows of it:
+ * enabled_disk_templates only Gantry's (diskless, file, plain) and never
+ * empty, enabled_hypervisors not empty and without repeats, storage
+ * directories absolute and normalised, mac_prefix "xx:xx:xx" in lower-case
+ * hex, a volume group name that LVM accepts, beparams and nicparams
+ * defaults by name and type, the OS search path of absolute directories,
+ * which always ends with Ganeti's four (GNT_CONFIG_OS_SEARCH_PATH_DEFAULT:
+ * they are moved to the end when given, appended when not), and "plain"
+ * enabled only with a volume group. Hypervisor names and their parameters
+ * are the caller's to check (hypervisor/ lies above config/). Everything
+ * is one committed change, or nothing: GNT_ERROR_INVALID naming the setting.
+ */
+#define GNT_CONFIG_OS_SEARCH_PATH_DEFAULT                                                   \
+	"/srv/ganeti/os", "/usr/local/lib/ganeti/os", "/usr/lib/ganeti/os", "/usr/share/ganeti/os"
+gboolean
+gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error);
+gboolean
+gnt_config_set_cluster_settings(GntConfig *self, JsonObject *changes, GError **error);
+/* Replaces the cluster's tags (the caller validated them). */
+gboolean
+gnt_config_set_cluster_tags(GntConfig *self, const gchar *const *tags, GError **error);
+
+/*
  * Nodes and instances: JSON records with Ganeti's keys, each carrying
  * uuid, name, serial_no, ctime and mtime. The config caches them all in
  * memory (listing 10,000 instances reads no disk); every change is one

@@ -122,6 +122,7 @@ master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
 	gnt_queue_set_max_running(self->queue, (guint)max_running);
 	gnt_queue_set_auto_archive(self->queue, (guint)opts->auto_archive_age);
 	self->server = gnt_luxi_server_new(self->queue, self->config);
+	gnt_luxi_server_set_rpc(self->server, self->env.rpc);
 	if (!gnt_luxi_server_listen(self->server, gnt_paths_get_luxi_socket(paths), error))
 		return FALSE;
 	gnt_queue_start(self->queue);

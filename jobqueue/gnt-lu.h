@@ -52,6 +52,13 @@ gnt_lu_sleep(GntLu *self, gdouble seconds);
 extern const GntLuClass gnt_lu_test_delay;
 extern const GntLuClass gnt_lu_test_dummy;
 extern const GntLuClass gnt_lu_cluster_destroy;
+extern const GntLuClass gnt_lu_cluster_set_params;
+extern const GntLuClass gnt_lu_node_add;
+extern const GntLuClass gnt_lu_node_remove;
+extern const GntLuClass gnt_lu_node_set_params;
+extern const GntLuClass gnt_lu_tags_set;
+extern const GntLuClass gnt_lu_tags_del;
+extern const GntLuClass gnt_lu_os_diagnose;
 extern const GntLuClass gnt_lu_instance_create;
 extern const GntLuClass gnt_lu_instance_remove;
 extern const GntLuClass gnt_lu_instance_startup;
@@ -60,5 +67,20 @@ extern const GntLuClass gnt_lu_instance_reboot;
 extern const GntLuClass gnt_lu_instance_console;
 extern const GntLuClass gnt_lu_instance_rename;
 extern const GntLuClass gnt_lu_instance_set_params;
+
+/*
+ * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has
+ * them; null or missing leaves a setting alone) as the complete new values
+ * of the settings they change, for gnt_config_set_cluster_settings(): -H
+ * and -B merged into the current ones, hypervisor names and parameters
+ * checked against hypervisor/, every setting checked by the config, disk
+ * templates in use kept, and a volume group that is to be used looked for
+ * on the master node (through @rpc; on this host when @rpc is NULL, as for
+ * gnt-cluster init before the daemons start). GNT_ERROR_INVALID naming the
+ * setting, GNT_ERROR_ENVIRONMENT naming the node. (transfer full)
+ */
+JsonObject *
+gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonObject *params,
+				    GError **error);
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include "gnt-job-query.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
+#include "gnt-node-calls.h"
 #include "gnt-object-query.h"
 
 #define MAX_ARGS 5
@@ -42,6 +43,7 @@ struct _GntLuxiCall {
 	gint ref_count;
 	GntQueue *queue;
 	GntConfig *config;
+	GntRpcClient *rpc; /* NULL: no live data */
 	GntLuxiReplyFunc func;
 	gpointer user_data;
 	const MethodDef *def;
@@ -98,7 +100,17 @@ gnt_luxi_call_unref(GntLuxiCall *self)
 	call_clear_state(self);
 	g_object_unref(self->queue);
 	g_clear_object(&self->config);
+	g_clear_object(&self->rpc);
 	g_free(self);
+}
+
+void
+gnt_luxi_call_set_rpc(GntLuxiCall *self, GntRpcClient *rpc)
+{
+	g_return_if_fail(self != NULL);
+	g_return_if_fail(rpc == NULL || GNT_IS_RPC_CLIENT(rpc));
+
+	g_set_object(&self->rpc, rpc);
 }
 
 gboolean
@@ -808,41 +820,434 @@ resource_kind(Resource resource)
 	return resource == RESOURCE_NODE ? GNT_OBJECT_NODE : GNT_OBJECT_INSTANCE;
 }
 
-/*
- * The nodes' live state for a query that reads it (instance status,
- * oper_ram, node mfree...: gnt_object_query_needs_live_data()), or NULL.
- * Nothing collects it yet: until the node-info RPC is wired in here, live
- * cells answer RS_NODATA. Ganeti asks the nodes only when a live field is
- * selected or filtered on; so must the collector.
- */
-static GntLiveData *
-collect_live_data(GntLuxiCall *call, GntObjectKind kind, JsonArray *fields, JsonNode *filter)
+/* ---- live data ---- */
+
+/* How long a query waits for each node (per step: connect, handshake,
+ * answer), and how many nodes it asks at once. */
+#define LIVE_TIMEOUT_S	   5
+#define LIVE_MAX_PARALLEL 16
+
+/* One node asked in a worker thread; the records are the probe's own. */
+typedef struct {
+	JsonObject *node;	 /* its config record */
+	gchar **hypervisors;	 /* what to ask about */
+	JsonObject *answer;	 /* for gnt_live_data_set_node(); NULL: failed */
+} NodeProbe;
+
+static void
+node_probe_free(gpointer data)
 {
-	return NULL;
+	NodeProbe *probe = data;
+
+	json_object_unref(probe->node);
+	g_strfreev(probe->hypervisors);
+	g_clear_pointer(&probe->answer, json_object_unref);
+	g_free(probe);
+}
+
+/* What the worker thread needs; everything is copied out of the config
+ * in the main thread first. */
+typedef struct {
+	GntRpcClient *rpc;
+	GntObjectKind kind;
+	JsonObject *storage;	    /* node_info's storage argument */
+	gchar *storage_type;	    /* the report behind storage_*: "lvm-vg", "file", NULL */
+	GPtrArray *probes;	    /* NodeProbe */
+} LiveRequest;
+
+static void
+live_request_free(gpointer data)
+{
+	LiveRequest *request = data;
+
+	g_object_unref(request->rpc);
+	json_object_unref(request->storage);
+	g_free(request->storage_type);
+	g_ptr_array_unref(request->probes);
+	g_free(request);
+}
+
+/* node_info's answer as GntLiveData wants it (doc/query.md). */
+static JsonObject *
+live_node_info(JsonObject *answer, const gchar *storage_type)
+{
+	JsonObject *info = json_object_new();
+	JsonArray *reports = NULL;
+	gint64 total = 0;
+	gint64 free_mib = 0;
+	gint64 cpus = 0;
+
+	if (gnt_json_get_int(answer, "memory_total", &total, NULL) &&
+	    gnt_json_get_int(answer, "memory_free", &free_mib, NULL)) {
+		json_object_set_int_member(info, "memory_total", total);
+		json_object_set_int_member(info, "memory_free", free_mib);
+		/* Ganeti reads /proc/meminfo's Active: the memory in use */
+		json_object_set_int_member(info, "memory_dom0", MAX(total - free_mib, 0));
+	}
+	if (gnt_json_get_int(answer, "cpu_count", &cpus, NULL)) {
+		json_object_set_int_member(info, "cpu_total", cpus);
+		json_object_set_int_member(info, "cpu_dom0", cpus);
+		json_object_set_int_member(info, "cpu_nodes", 1);
+	}
+	if (json_object_has_member(answer, "bootid"))
+		json_object_set_member(info, "bootid",
+				       json_node_copy(json_object_get_member(answer, "bootid")));
+	if (storage_type == NULL) {
+		/* a default template without space reporting: Ganeti shows 0 */
+		json_object_set_int_member(info, "storage_size", 0);
+		json_object_set_int_member(info, "storage_free", 0);
+	} else if (gnt_json_get_array(answer, "storage", &reports, NULL)) {
+		for (guint i = 0; i < json_array_get_length(reports); i++) {
+			JsonNode *element = json_array_get_element(reports, i);
+			JsonObject *report = JSON_NODE_HOLDS_OBJECT(element)
+						     ? json_node_get_object(element)
+						     : NULL;
+			const gchar *type = NULL;
+			gint64 size = 0;
+			gint64 avail = 0;
+
+			/* one that could not be read stays unavailable */
+			if (report == NULL || json_object_has_member(report, "error") ||
+			    !gnt_json_get_string(report, "type", &type, NULL) ||
+			    g_strcmp0(type, storage_type) != 0 ||
+			    !gnt_json_get_int(report, "storage_size", &size, NULL) ||
+			    !gnt_json_get_int(report, "storage_free", &avail, NULL))
+				continue;
+			json_object_set_int_member(info, "storage_size", size);
+			json_object_set_int_member(info, "storage_free", avail);
+			break;
+		}
+	}
+	return info;
+}
+
+/* instance_list's answer as GntLiveData's "instances": a guest that shut
+ * itself off is "shutdown", as Ganeti's hypervisors say. */
+static JsonObject *
+live_instances(JsonObject *answer)
+{
+	JsonObject *info = json_object_new();
+	JsonObject *instances = json_object_new();
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *value;
+
+	json_object_iter_init(&iter, answer);
+	while (json_object_iter_next(&iter, &name, &value)) {
+		JsonObject *live;
+		const gchar *state = NULL;
+
+		if (!JSON_NODE_HOLDS_OBJECT(value))
+			continue;
+		live = gnt_json_object_deep_copy(json_node_get_object(value));
+		if (gnt_json_get_string(live, "state", &state, NULL) &&
+		    g_strcmp0(state, "shutoff") == 0)
+			json_object_set_string_member(live, "state", "shutdown");
+		json_object_set_object_member(instances, name, live);
+	}
+	json_object_set_object_member(info, "instances", instances);
+	return info;
+}
+
+/* GThreadPool function: asks one node. */
+static void
+live_probe_node(gpointer data, gpointer user_data)
+{
+	NodeProbe *probe = data;
+	LiveRequest *request = user_data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) result = NULL;
+	JsonArray *hypervisors = json_array_new();
+
+	for (guint i = 0; probe->hypervisors[i] != NULL; i++)
+		json_array_add_string_element(hypervisors, probe->hypervisors[i]);
+	json_array_add_array_element(args, hypervisors);
+	if (request->kind == GNT_OBJECT_NODE) {
+		json_array_add_object_element(args, json_object_ref(request->storage));
+		result = gnt_node_call(request->rpc, probe->node, "node_info", args,
+				       LIVE_TIMEOUT_S, &error);
+	} else {
+		result = gnt_node_call(request->rpc, probe->node, "instance_list", args,
+				       LIVE_TIMEOUT_S, &error);
+	}
+	if (result != NULL && !JSON_NODE_HOLDS_OBJECT(result))
+		g_set_error(&error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "node '%s' answered a %s, not an object",
+			    json_object_get_string_member(probe->node, "name"),
+			    gnt_json_node_type_name(result));
+	if (error != NULL) {
+		/* a node that is down is a query's answer, not the daemon's problem */
+		g_debug("live data: %s", error->message);
+		return;
+	}
+	probe->answer = request->kind == GNT_OBJECT_NODE
+				? live_node_info(json_node_get_object(result), request->storage_type)
+				: live_instances(json_node_get_object(result));
+}
+
+/* GTask thread: asks every node, at most LIVE_MAX_PARALLEL at once. */
+static void
+live_collect_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+	LiveRequest *request = task_data;
+	GThreadPool *pool = g_thread_pool_new(live_probe_node, request,
+					      MIN(request->probes->len, LIVE_MAX_PARALLEL),
+					      FALSE, NULL);
+
+	for (guint i = 0; i < request->probes->len; i++)
+		g_thread_pool_push(pool, g_ptr_array_index(request->probes, i), NULL);
+	g_thread_pool_free(pool, FALSE, TRUE); /* waits for every probe */
+	g_task_return_boolean(task, TRUE);
+}
+
+static gboolean
+node_is_askable(JsonObject *node)
+{
+	gboolean offline = FALSE;
+	gboolean vm_capable = TRUE;
+
+	/* the query engine knows offline nodes from the config */
+	gnt_json_get_bool(node, "offline", &offline, NULL);
+	gnt_json_get_bool(node, "vm_capable", &vm_capable, NULL);
+	return !offline && vm_capable;
+}
+
+/* The hypervisors of each node's primary instances: node UUID -> GHashTable
+ * set of names. */
+static gboolean
+collect_hypervisors_cb(JsonObject *record, gpointer user_data)
+{
+	GHashTable *by_node = user_data;
+	const gchar *node = NULL;
+	const gchar *hv = NULL;
+	GHashTable *set;
+
+	if (!gnt_json_get_string(record, "primary_node", &node, NULL) ||
+	    !gnt_json_get_string(record, "hypervisor", &hv, NULL))
+		return TRUE;
+	set = g_hash_table_lookup(by_node, node);
+	if (set == NULL) {
+		set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		g_hash_table_insert(by_node, g_strdup(node), set);
+	}
+	g_hash_table_add(set, g_strdup(hv));
+	return TRUE;
+}
+
+static gchar **
+strv_from_set(GHashTable *set)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, set);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		g_ptr_array_add(names, g_strdup(key));
+	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+	g_ptr_array_add(names, NULL);
+	return (gchar **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+}
+
+static gchar **
+strv_from_json(JsonArray *array)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+
+	for (guint i = 0; array != NULL && i < json_array_get_length(array); i++) {
+		JsonNode *element = json_array_get_element(array, i);
+
+		if (json_node_get_value_type(element) == G_TYPE_STRING)
+			g_ptr_array_add(names, g_strdup(json_node_get_string(element)));
+	}
+	g_ptr_array_add(names, NULL);
+	return (gchar **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+}
+
+/* The nodes to ask and what to ask them: for instances, the nodes that are
+ * primary of one, about their instances' hypervisors; for nodes, every
+ * node, about the enabled hypervisors and the default template's storage.
+ * Offline nodes and nodes that run no instances are left out. */
+static LiveRequest *
+live_request_new(GntLuxiCall *call, GntObjectKind kind)
+{
+	LiveRequest *request = g_new0(LiveRequest, 1);
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(call->config);
+	g_autoptr(GPtrArray) nodes = gnt_config_dup_objects(call->config, GNT_OBJECT_NODE);
+	g_autoptr(GHashTable) by_node = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+	g_auto(GStrv) enabled = NULL;
+	JsonArray *list = NULL;
+	const gchar *template = NULL;
+	JsonNode *vg = json_object_get_member(info, "volume_group_name");
+	JsonNode *dir = json_object_get_member(info, "file_storage_dir");
+
+	request->rpc = g_object_ref(call->rpc);
+	request->kind = kind;
+	request->probes = g_ptr_array_new_with_free_func(node_probe_free);
+	request->storage = json_object_new();
+	json_object_set_member(request->storage, "volume_group_name",
+			       vg != NULL ? json_node_copy(vg) : json_node_new(JSON_NODE_NULL));
+	json_object_set_member(request->storage, "file_storage_dir",
+			       dir != NULL ? json_node_copy(dir) : json_node_new(JSON_NODE_NULL));
+	if (gnt_json_get_array(info, "enabled_disk_templates", &list, NULL) &&
+	    json_array_get_length(list) > 0)
+		template = json_array_get_string_element(list, 0);
+	if (g_strcmp0(template, "plain") == 0)
+		request->storage_type = g_strdup("lvm-vg");
+	else if (g_strcmp0(template, "file") == 0)
+		request->storage_type = g_strdup("file");
+	list = NULL;
+	gnt_json_get_array(info, "enabled_hypervisors", &list, NULL);
+	enabled = strv_from_json(list);
+	if (kind == GNT_OBJECT_INSTANCE)
+		gnt_config_foreach_object(call->config, GNT_OBJECT_INSTANCE, collect_hypervisors_cb,
+					  by_node);
+	for (guint i = 0; i < nodes->len; i++) {
+		JsonObject *node = g_ptr_array_index(nodes, i);
+		GHashTable *hypervisors = g_hash_table_lookup(
+			by_node, json_object_get_string_member(node, "uuid"));
+		NodeProbe *probe;
+
+		if (!node_is_askable(node) || (kind == GNT_OBJECT_INSTANCE && hypervisors == NULL))
+			continue;
+		probe = g_new0(NodeProbe, 1);
+		probe->node = json_object_ref(node);
+		probe->hypervisors = hypervisors != NULL ? strv_from_set(hypervisors)
+							 : g_strdupv(enabled);
+		g_ptr_array_add(request->probes, probe);
+	}
+	return request;
+}
+
+static GntLiveData *
+live_request_to_data(LiveRequest *request)
+{
+	GntLiveData *live = gnt_live_data_new();
+
+	for (guint i = 0; i < request->probes->len; i++) {
+		NodeProbe *probe = g_ptr_array_index(request->probes, i);
+		const gchar *uuid = json_object_get_string_member(probe->node, "uuid");
+
+		if (probe->answer != NULL)
+			gnt_live_data_set_node(live, uuid, probe->answer);
+		else
+			gnt_live_data_set_node_failed(live, uuid);
+	}
+	return live;
+}
+
+/* A query of instances or nodes, kept while the nodes are asked. */
+typedef struct {
+	GntObjectKind kind;
+	JsonArray *fields;
+	JsonNode *filter; /* Query; NULL: none */
+	JsonArray *names; /* QueryInstances, QueryNodes; NULL: Query */
+	gboolean classic;
+} ObjectQuery;
+
+static void
+object_query_free(gpointer data)
+{
+	ObjectQuery *query = data;
+
+	json_array_unref(query->fields);
+	g_clear_pointer(&query->filter, json_node_unref);
+	g_clear_pointer(&query->names, json_array_unref);
+	g_free(query);
+}
+
+static void
+object_query_answer(GntLuxiCall *call, ObjectQuery *query, GntLiveData *live)
+{
+	g_autoptr(GError) error = NULL;
+	JsonNode *result;
+
+	if (query->classic)
+		result = gnt_object_query_values(call->config, query->kind, query->names,
+						 query->fields, live, &error);
+	else
+		result = gnt_object_query(call->config, query->kind, query->fields, query->filter,
+					  live, &error);
+	call_return_result(call, result, error);
+}
+
+static void
+live_collected(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GntLuxiCall) call = user_data;
+	g_autoptr(GntLiveData) live = NULL;
+
+	/* the client went away meanwhile: nobody to answer */
+	if (call->done)
+		return;
+	live = live_request_to_data(g_task_get_task_data(G_TASK(res)));
+	object_query_answer(call, call->state, live);
+}
+
+/*
+ * Answers @query (transfer full), asking the nodes first when it reads
+ * live fields (gnt_object_query_needs_live_data(), as Ganeti asks only
+ * then) and masterd can reach them. The nodes are asked from worker
+ * threads: the main loop goes on serving while they answer or time out.
+ */
+static void
+object_query_run(GntLuxiCall *call, ObjectQuery *query)
+{
+	g_autoptr(GTask) task = NULL;
+	LiveRequest *request;
+	gboolean needed = FALSE;
+
+	call->state = query;
+	call->state_free = object_query_free;
+	/* a bad field list or filter fails in the query itself */
+	if (call->rpc == NULL ||
+	    !gnt_object_query_needs_live_data(query->kind, query->fields, query->filter, &needed,
+					      NULL) ||
+	    !needed) {
+		object_query_answer(call, query, NULL);
+		return;
+	}
+	request = live_request_new(call, query->kind);
+	if (request->probes->len == 0) {
+		/* nobody to ask (no instances, or every node offline) */
+		g_autoptr(GntLiveData) live = live_request_to_data(request);
+
+		live_request_free(request);
+		object_query_answer(call, query, live);
+		return;
+	}
+	task = g_task_new(NULL, NULL, live_collected, gnt_luxi_call_ref(call));
+	g_task_set_source_tag(task, object_query_run);
+	g_task_set_task_data(task, request, live_request_free);
+	g_task_run_in_thread(task, live_collect_thread);
 }
 
 static void
 method_query(GntLuxiCall *call, JsonArray *args)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntLiveData) live = NULL;
 	JsonNode *filter = arg_node(args, 2);
 	JsonArray *fields = arg_array(args, 1);
 	Resource resource = RESOURCE_JOB;
-	JsonNode *result;
+	ObjectQuery *query;
 
 	if (!check_resource(call, json_array_get_string_element(args, 0), &resource))
 		return;
 	if (JSON_NODE_HOLDS_NULL(filter))
 		filter = NULL;
 	if (resource == RESOURCE_JOB) {
-		result = gnt_job_query(call->queue, fields, filter, &error);
-	} else {
-		live = collect_live_data(call, resource_kind(resource), fields, filter);
-		result = gnt_object_query(call->config, resource_kind(resource), fields, filter, live,
-					  &error);
+		JsonNode *result = gnt_job_query(call->queue, fields, filter, &error);
+
+		call_return_result(call, result, error);
+		return;
 	}
-	call_return_result(call, result, error);
+	query = g_new0(ObjectQuery, 1);
+	query->kind = resource_kind(resource);
+	query->fields = json_array_ref(fields);
+	query->filter = filter != NULL ? json_node_copy(filter) : NULL;
+	object_query_run(call, query);
 }
 
 static void
@@ -866,9 +1271,8 @@ static void
 query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntLiveData) live = NULL;
-	JsonArray *fields = arg_array(args, 1);
-	JsonNode *result;
+	JsonNode *names = arg_node(args, 0);
+	ObjectQuery *query;
 
 	if (json_node_get_boolean(arg_node(args, 2))) {
 		/* luxid answers every query from its config, without locks */
@@ -879,10 +1283,13 @@ query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
 	}
 	if (!call_need_config(call))
 		return;
-	live = collect_live_data(call, kind, fields, NULL);
-	result = gnt_object_query_values(call->config, kind, arg_array(args, 0), fields, live,
-					 &error);
-	call_return_result(call, result, error);
+	query = g_new0(ObjectQuery, 1);
+	query->kind = kind;
+	query->classic = TRUE;
+	query->fields = json_array_ref(arg_array(args, 1));
+	query->names = JSON_NODE_HOLDS_ARRAY(names) ? json_array_ref(json_node_get_array(names))
+						    : NULL;
+	object_query_run(call, query);
 }
 
 static void
@@ -901,20 +1308,36 @@ static const gchar *const tag_kinds[] = {
 	"cluster", "node", "instance", "nodegroup", "network", NULL,
 };
 
+/* The "tags" of @record (a cluster info or an object record) as a new list. */
+static JsonNode *
+dup_tags(JsonObject *record)
+{
+	JsonNode *tags = json_object_get_member(record, "tags");
+
+	if (tags == NULL || !JSON_NODE_HOLDS_ARRAY(tags))
+		return gnt_json_node_new_array(json_array_new());
+	return json_node_copy(tags);
+}
+
+/* QueryTags(kind, name): the cluster's tags, or those of the node or
+ * instance @name names (short names too); an unknown one is an
+ * OpPrereqError unknown_entity. */
 static void
 method_query_tags(GntLuxiCall *call, JsonArray *args)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) info = NULL;
+	g_autoptr(JsonObject) record = NULL;
 	const gchar *kind = json_array_get_string_element(args, 0);
-	JsonNode *tags;
+	JsonNode *name = arg_node(args, 1);
+	GntObjectKind object_kind;
 
 	if (!g_strv_contains(tag_kinds, kind)) {
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID, "unknown tag kind '%s'", kind);
 		call_return_request_error(call, error);
 		return;
 	}
-	if (g_strcmp0(kind, "cluster") != 0) {
+	if (g_strcmp0(kind, "cluster") != 0 && g_strcmp0(kind, "node") != 0 &&
+	    g_strcmp0(kind, "instance") != 0) {
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
 				    "querying the tags of a %s is not supported yet", kind);
 		call_return_error(call, NULL, error);
@@ -922,12 +1345,25 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 	}
 	if (!call_need_config(call))
 		return;
-	info = gnt_config_dup_cluster_info(call->config);
-	tags = json_object_get_member(info, "tags");
-	if (tags == NULL || !JSON_NODE_HOLDS_ARRAY(tags))
-		call_return(call, gnt_json_node_new_array(json_array_new()));
-	else
-		call_return(call, json_node_copy(tags));
+	if (g_strcmp0(kind, "cluster") == 0) {
+		record = gnt_config_dup_cluster_info(call->config);
+		call_return(call, dup_tags(record));
+		return;
+	}
+	if (name == NULL || JSON_NODE_HOLDS_NULL(name)) {
+		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
+				    "the tags of a %s need its name", kind);
+		call_return_error(call, NULL, error);
+		return;
+	}
+	object_kind = g_strcmp0(kind, "node") == 0 ? GNT_OBJECT_NODE : GNT_OBJECT_INSTANCE;
+	record = gnt_config_dup_object(call->config, object_kind, json_node_get_string(name),
+				       &error);
+	if (record == NULL) {
+		call_return_error(call, NULL, error);
+		return;
+	}
+	call_return(call, dup_tags(record));
 }
 
 /* Methods Ganeti has that Gantry does not serve yet. */

@@ -2,6 +2,7 @@
 
 #include "gnt-config.h"
 #include "gnt-queue.h"
+#include "gnt-rpc-client.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,11 @@ GntLuxiCall *
 gnt_luxi_call_ref(GntLuxiCall *self);
 void
 gnt_luxi_call_unref(GntLuxiCall *self);
+
+/* The node RPC client live-data queries use (referenced; NULL: none, live
+ * cells answer RS_NODATA). Call before gnt_luxi_call_dispatch(). */
+void
+gnt_luxi_call_set_rpc(GntLuxiCall *self, GntRpcClient *rpc);
 
 /*
  * Runs @method with @args (transfer none). An unknown method, a wrong

@@ -25,6 +25,7 @@ struct _GntLuxiServer {
 	GObject parent_instance;
 	GntQueue *queue;
 	GntConfig *config;
+	GntRpcClient *rpc; /* NULL: queries get no live data */
 	GSocketService *service;
 	gchar *socket_path; /* set while listening */
 	GHashTable *conns;  /* Conn, each holding one reference */
@@ -221,6 +222,7 @@ conn_process(Conn *conn)
 		g_debug("connection %u: %s", conn->id, method);
 		conn->call = gnt_luxi_call_new(conn->server->queue, conn->server->config, conn_reply,
 					       conn);
+		gnt_luxi_call_set_rpc(conn->call, conn->server->rpc);
 		gnt_luxi_call_dispatch(conn->call, method, args);
 	}
 	conn_update_source(conn);
@@ -321,6 +323,7 @@ gnt_luxi_server_dispose(GObject *object)
 	g_clear_object(&self->service);
 	g_clear_object(&self->queue);
 	g_clear_object(&self->config);
+	g_clear_object(&self->rpc);
 	G_OBJECT_CLASS(gnt_luxi_server_parent_class)->dispose(object);
 }
 
@@ -364,6 +367,15 @@ gnt_luxi_server_new(GntQueue *queue, GntConfig *config)
 	self->queue = g_object_ref(queue);
 	self->config = config != NULL ? g_object_ref(config) : NULL;
 	return self;
+}
+
+void
+gnt_luxi_server_set_rpc(GntLuxiServer *self, GntRpcClient *rpc)
+{
+	g_return_if_fail(GNT_IS_LUXI_SERVER(self));
+	g_return_if_fail(rpc == NULL || GNT_IS_RPC_CLIENT(rpc));
+
+	g_set_object(&self->rpc, rpc);
 }
 
 void

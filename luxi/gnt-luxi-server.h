@@ -4,6 +4,7 @@
 
 #include "gnt-config.h"
 #include "gnt-queue.h"
+#include "gnt-rpc-client.h"
 
 G_BEGIN_DECLS
 
@@ -39,6 +40,12 @@ gnt_luxi_server_listen(GntLuxiServer *self, const gchar *socket_path, GError **e
  * pending answers are dropped and WaitForJobChange watches removed. */
 void
 gnt_luxi_server_stop(GntLuxiServer *self);
+
+/* The master's node RPC client (referenced; NULL: none), with which queries
+ * of live fields (instance status, node memory, ...) ask the nodes; without
+ * one those cells answer RS_NODATA. Set before listening. */
+void
+gnt_luxi_server_set_rpc(GntLuxiServer *self, GntRpcClient *rpc);
 
 /* The largest request accepted, in bytes (default 64 MiB). A longer one is
  * answered "Failed to parse request: LUXI message exceeds the limit of N

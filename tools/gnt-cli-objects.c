@@ -1,5 +1,8 @@
 #include "gnt-cli-objects.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "gnt-json.h"
 
 JsonNode *
@@ -121,4 +124,297 @@ gnt_cli_row_value(JsonArray *row, guint index)
 	    json_array_get_int_element(pair, 0) != 0)
 		return NULL;
 	return json_array_get_element(pair, 1);
+}
+
+/* ---- option values ---- */
+
+/* utils.UnescapeAndSplit(@text, ","): an odd run of backslashes before a
+ * comma escapes it; then every "\x" becomes "x". (transfer full) */
+static GStrv
+unescape_and_split(const gchar *text)
+{
+	g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+	g_autofree gchar *pending = NULL;
+
+	for (guint i = 0; parts[i] != NULL; i++) {
+		gchar *element = pending != NULL ? g_strconcat(pending, ",", parts[i], NULL)
+						 : g_strdup(parts[i]);
+		gsize len = strlen(element);
+		gsize n_backslashes = 0;
+
+		g_clear_pointer(&pending, g_free);
+		while (n_backslashes < len && element[len - 1 - n_backslashes] == '\\')
+			n_backslashes++;
+		if (n_backslashes % 2 == 1 && parts[i + 1] != NULL) {
+			element[len - 1] = '\0'; /* the escaping backslash */
+			pending = element;
+			continue;
+		}
+		g_ptr_array_add(out, element);
+	}
+	for (guint i = 0; i < out->len; i++) {
+		gchar *element = g_ptr_array_index(out, i);
+		gchar *to = element;
+
+		for (const gchar *from = element; *from != '\0'; from++) {
+			if (*from == '\\' && from[1] != '\0')
+				from++;
+			*to++ = *from;
+		}
+		*to = '\0';
+	}
+	g_ptr_array_add(out, NULL);
+	return (GStrv)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+JsonObject *
+gnt_cli_parse_keyval(const gchar *option, const gchar *text, GError **error)
+{
+	g_autoptr(JsonObject) params = json_object_new();
+	g_auto(GStrv) elements = NULL;
+
+	if (text == NULL || text[0] == '\0')
+		return g_steal_pointer(&params);
+	elements = unescape_and_split(text);
+	for (guint i = 0; elements[i] != NULL; i++) {
+		const gchar *element = elements[i];
+		const gchar *equals = strchr(element, '=');
+		g_autofree gchar *key = NULL;
+		JsonNode *value;
+
+		if (equals != NULL) {
+			key = g_strndup(element, (gsize)(equals - element));
+			value = gnt_json_node_new_string(equals + 1);
+		} else if (g_str_has_prefix(element, "no_")) {
+			key = g_strdup(element + 3);
+			value = gnt_json_node_new_bool(FALSE);
+		} else if (g_str_has_prefix(element, "-")) {
+			key = g_strdup(element + 1);
+			value = gnt_json_node_new_null();
+		} else {
+			key = g_strdup(element);
+			value = gnt_json_node_new_bool(TRUE);
+		}
+		if (json_object_has_member(params, key)) {
+			json_node_unref(value);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Duplicate key '%s' in option %s", key, option);
+			return NULL;
+		}
+		json_object_set_member(params, key, value);
+	}
+	return g_steal_pointer(&params);
+}
+
+gboolean
+gnt_cli_parse_ident_keyval(const gchar *option, const gchar *text, gchar **ident,
+			   JsonObject **params, GError **error)
+{
+	const gchar *colon = strchr(text, ':');
+	g_autofree gchar *name = colon != NULL ? g_strndup(text, (gsize)(colon - text))
+					       : g_strdup(text);
+	const gchar *rest = colon != NULL ? colon + 1 : "";
+	gboolean removal = g_str_has_prefix(name, "no_") ||
+			   (g_str_has_prefix(name, "-") && !g_ascii_isdigit(name[1]));
+
+	if (removal) {
+		if (rest[0] != '\0') {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Cannot pass options when removing parameter groups: %s", text);
+			return FALSE;
+		}
+		*ident = g_strdup(name + (name[0] == '-' ? 1 : 3));
+		*params = NULL;
+		return TRUE;
+	}
+	*params = gnt_cli_parse_keyval(option, rest, error);
+	if (*params == NULL)
+		return FALSE;
+	*ident = g_steal_pointer(&name);
+	return TRUE;
+}
+
+/* ---- many jobs ---- */
+
+typedef struct {
+	gchar *name;
+	JsonObject *op;
+	gboolean submitted;
+	guint64 job_id;
+	gchar *failure; /* why it was not submitted */
+} ExecutorJob;
+
+static void
+executor_job_free(gpointer data)
+{
+	ExecutorJob *job = data;
+
+	g_free(job->name);
+	json_object_unref(job->op);
+	g_free(job->failure);
+	g_free(job);
+}
+
+struct _GntCliJobExecutor {
+	GntCli *cli;
+	gboolean verbose;
+	GPtrArray *jobs; /* ExecutorJob */
+};
+
+GntCliJobExecutor *
+gnt_cli_job_executor_new(GntCli *cli, gboolean verbose)
+{
+	GntCliJobExecutor *self = g_new0(GntCliJobExecutor, 1);
+
+	self->cli = cli;
+	self->verbose = verbose;
+	self->jobs = g_ptr_array_new_with_free_func(executor_job_free);
+	return self;
+}
+
+void
+gnt_cli_job_executor_free(GntCliJobExecutor *self)
+{
+	if (self == NULL)
+		return;
+	g_ptr_array_unref(self->jobs);
+	g_free(self);
+}
+
+void
+gnt_cli_job_executor_queue(GntCliJobExecutor *self, const gchar *name, JsonObject *op)
+{
+	ExecutorJob *job = g_new0(ExecutorJob, 1);
+
+	gnt_cli_apply_opcode_options(self->cli, op);
+	job->name = g_strdup(name);
+	job->op = op;
+	g_ptr_array_add(self->jobs, job);
+}
+
+/* SubmitManyJobs of one job per queued opcode: [[ok, id or reason], ...]. */
+static gboolean
+executor_submit(GntCliJobExecutor *self, GError **error)
+{
+	g_autoptr(JsonArray) args = json_array_new();
+	JsonArray *jobs = json_array_new();
+	g_autoptr(JsonNode) result = NULL;
+	JsonArray *answers;
+
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+		JsonArray *ops = json_array_new();
+
+		json_array_add_object_element(ops, json_object_ref(job->op));
+		json_array_add_array_element(jobs, ops);
+	}
+	json_array_add_array_element(args, jobs);
+	result = gnt_cli_call_array(self->cli, "SubmitManyJobs", g_steal_pointer(&args), error);
+	if (result == NULL)
+		return FALSE;
+	answers = JSON_NODE_HOLDS_ARRAY(result) ? json_node_get_array(result) : NULL;
+	if (answers == NULL || json_array_get_length(answers) != self->jobs->len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "SubmitManyJobs answered a %s, not one [status, id] per job",
+			    gnt_json_node_type_name(result));
+		return FALSE;
+	}
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+		JsonNode *answer = json_array_get_element(answers, i);
+		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(answer) ? json_node_get_array(answer) : NULL;
+		JsonNode *ok = pair != NULL && json_array_get_length(pair) == 2
+				       ? json_array_get_element(pair, 0)
+				       : NULL;
+		gint64 id = 0;
+
+		job->submitted = ok != NULL && json_node_get_value_type(ok) == G_TYPE_BOOLEAN &&
+				 json_node_get_boolean(ok) &&
+				 gnt_json_node_get_int(json_array_get_element(pair, 1), "a job ID",
+						       &id, NULL);
+		job->job_id = (guint64)id;
+		if (!job->submitted)
+			job->failure = pair != NULL && json_array_get_length(pair) == 2
+					       ? gnt_cli_py_str(json_array_get_element(pair, 1))
+					       : gnt_cli_py_str(answer);
+	}
+	return TRUE;
+}
+
+/* GetResults: waits for each submitted job in turn. */
+static gboolean
+executor_wait(GntCliJobExecutor *self)
+{
+	g_autoptr(GString) submitted = g_string_new(NULL);
+	gboolean all_ok = TRUE;
+
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+
+		if (job->submitted)
+			g_string_append_printf(submitted, "%s%" G_GUINT64_FORMAT,
+					       submitted->len > 0 ? ", " : "", job->job_id);
+	}
+	if (self->verbose && submitted->len > 0)
+		g_print("Submitted jobs %s\n", submitted->str);
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+
+		if (!job->submitted) {
+			g_printerr("Failed to submit job for %s: %s\n", job->name, job->failure);
+			all_ok = FALSE;
+		}
+	}
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonArray) results = NULL;
+		g_autofree gchar *text = NULL;
+		gint exit_code;
+
+		if (!job->submitted)
+			continue;
+		g_print("Waiting for job %" G_GUINT64_FORMAT " for %s ...\n", job->job_id, job->name);
+		fflush(stdout);
+		results = gnt_cli_poll_job(self->cli, job->job_id, GNT_CLI_POLL_STDIO, &error);
+		if (results != NULL)
+			continue;
+		all_ok = FALSE;
+		fflush(stdout);
+		if (g_strcmp0(gnt_cli_get_exception_class(self->cli), "JobLost") == 0) {
+			g_printerr("Job %" G_GUINT64_FORMAT " for %s has been archived, cannot check "
+				   "its result\n",
+				   job->job_id, job->name);
+			continue;
+		}
+		text = gnt_cli_format_error(self->cli, error, &exit_code);
+		g_printerr("Job %" G_GUINT64_FORMAT " for %s has failed: %s\n", job->job_id,
+			   job->name, text);
+	}
+	return all_ok;
+}
+
+gboolean
+gnt_cli_job_executor_run(GntCliJobExecutor *self, gboolean *all_ok, GError **error)
+{
+	*all_ok = FALSE;
+	if (!executor_submit(self, error))
+		return FALSE;
+	if (!gnt_cli_get_options(self->cli)->submit_only) {
+		*all_ok = executor_wait(self);
+		return TRUE;
+	}
+	*all_ok = TRUE;
+	for (guint i = 0; i < self->jobs->len; i++) {
+		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
+
+		if (job->submitted) {
+			g_print("%" G_GUINT64_FORMAT ": %s\n", job->job_id, job->name);
+		} else {
+			g_printerr("Failure for %s: %s\n", job->name, job->failure);
+			*all_ok = FALSE;
+		}
+	}
+	return TRUE;
 }

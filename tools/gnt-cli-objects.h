@@ -41,4 +41,54 @@ gnt_cli_format_params(JsonNode *custom, JsonNode *actual);
 JsonNode *
 gnt_cli_row_value(JsonArray *row, guint index);
 
+/* ---- option values ---- */
+
+/*
+ * Ganeti's "key=val,key=val" option values (cli_opts._SplitKeyVal with its
+ * prefixes): "k=v" gives the string v, a bare "k" true, "no_k" false and
+ * "-k" null; "\," is a comma inside a value. Fails with GNT_ERROR_INVALID
+ * naming @option for a duplicate key. NULL or "" give an empty object.
+ * (transfer full)
+ */
+JsonObject *
+gnt_cli_parse_keyval(const gchar *option, const gchar *text, GError **error);
+
+/*
+ * "ident:key=val,..." (_SplitIdentKeyVal): *@ident and the parameters; for
+ * "no_ident" and "-ident" (a removal) *@params is NULL, and passing
+ * parameters with a removal fails. (transfer full: both)
+ */
+gboolean
+gnt_cli_parse_ident_keyval(const gchar *option, const gchar *text, gchar **ident,
+			   JsonObject **params, GError **error);
+
+/* ---- many jobs ---- */
+
+/*
+ * Ganeti's JobExecutor: jobs queued under a name (an instance's), submitted
+ * together with SubmitManyJobs, then waited for one by one, each job's log
+ * printed; or, with --submit, "ID: name" printed per job.
+ */
+typedef struct _GntCliJobExecutor GntCliJobExecutor;
+
+/* @verbose: print "Submitted jobs 3, 4" before waiting (Ganeti does when
+ * several items were selected). */
+GntCliJobExecutor *
+gnt_cli_job_executor_new(GntCli *cli, gboolean verbose);
+void
+gnt_cli_job_executor_free(GntCliJobExecutor *self);
+/* Queues one job of @op (transfer full), the common options applied. */
+void
+gnt_cli_job_executor_queue(GntCliJobExecutor *self, const gchar *name, JsonObject *op);
+/*
+ * WaitOrShow(wait = not --submit): submits the queued jobs, then waits for
+ * each, reporting failures on stderr ("Job 5 for inst1 has failed: ...").
+ * Returns FALSE only when submitting failed; *@all_ok says whether every
+ * job was submitted and succeeded.
+ */
+gboolean
+gnt_cli_job_executor_run(GntCliJobExecutor *self, gboolean *all_ok, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntCliJobExecutor, gnt_cli_job_executor_free)
+
 G_END_DECLS

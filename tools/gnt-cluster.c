@@ -2,11 +2,14 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gnt-cli-daemons.h"
+#include "gnt-cli-tags.h"
 #include "gnt-cli.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
+#include "gnt-lu.h"
 #include "gnt-rpc-protocol.h"
 #include "gnt-tls.h"
 
@@ -17,6 +20,234 @@ static gchar *opt_master_netdev;
 static gchar *opt_primary_ip;
 static gint opt_noded_port = GNT_RPC_DEFAULT_PORT;
 static gboolean opt_yes_do_it;
+
+/* ---- cluster settings: init and modify ---- */
+
+static gchar *opt_enabled_hypervisors;
+static gchar *opt_enabled_disk_templates;
+static gchar *opt_vg_name;
+static gchar *opt_file_storage_dir;
+static gchar **opt_hvparams;
+static gchar *opt_beparams;
+static gchar *opt_nicparams;
+static gchar *opt_os_search_path;
+static gchar *opt_mac_prefix;
+static gint opt_max_running_jobs = -1;
+static gint opt_max_tracked_jobs = -1;
+static gint opt_candidate_pool_size = -1;
+static gboolean opt_force;
+
+/* The options init and modify share (Ganeti's names), each one a member
+ * of OP_CLUSTER_SET_PARAMS. */
+#define SETTINGS_ENTRIES                                                                    \
+	{"enabled-hypervisors", 0, 0, G_OPTION_ARG_STRING, &opt_enabled_hypervisors,       \
+	 "Comma-separated list of hypervisors (fake, kvm)", "HYPERVISORS"},                \
+	{"enabled-disk-templates", 0, 0, G_OPTION_ARG_STRING, &opt_enabled_disk_templates, \
+	 "Comma-separated list of disk templates (diskless, file, plain)", "TEMPLATES"},   \
+	{"vg-name", 0, 0, G_OPTION_ARG_STRING, &opt_vg_name,                               \
+	 "The volume group of the plain disk template (\"\" disables LVM)", "VG"},         \
+	{"file-storage-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_file_storage_dir,           \
+	 "The absolute directory for file disks", "DIR"},                                  \
+	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING_ARRAY, &opt_hvparams,        \
+	 "Hypervisor parameters, repeatable", "HV:k=v,..."},                               \
+	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,                 \
+	 "Default backend parameters", "k=v,..."},                                         \
+	{"nic-parameters", 'N', 0, G_OPTION_ARG_STRING, &opt_nicparams,                    \
+	 "Default NIC parameters (mode, link, vlan)", "k=v,..."},                          \
+	{"os-search-path", 0, 0, G_OPTION_ARG_STRING, &opt_os_search_path,                 \
+	 "Comma-separated directories looked in for OS definitions, before Ganeti's four " \
+	 "(which always end the path)",                                                    \
+	 "DIRS"},                                                                          \
+	{"mac-prefix", 0, 0, G_OPTION_ARG_STRING, &opt_mac_prefix,                         \
+	 "Three-octet MAC prefix of the instances' NICs", "PREFIX"},                       \
+	{"max-running-jobs", 0, 0, G_OPTION_ARG_INT, &opt_max_running_jobs,                \
+	 "The maximal number of jobs running simultaneously", "N"},                        \
+	{"max-tracked-jobs", 0, 0, G_OPTION_ARG_INT, &opt_max_tracked_jobs,                \
+	 "The maximal number of jobs tracked by the scheduler", "N"},                      \
+	{"candidate-pool-size", 'C', 0, G_OPTION_ARG_INT, &opt_candidate_pool_size,        \
+	 "Set the candidate pool size", "SIZE"}
+
+/* Ganeti's "k=v,k2=v2": "no_k" is false, a bare "k" true. (transfer full) */
+static JsonObject *
+parse_key_values(GntCli *cli, const gchar *option, const gchar *text, GError **error)
+{
+	g_autoptr(JsonObject) out = json_object_new();
+	g_auto(GStrv) items = g_strsplit(text, ",", -1);
+
+	for (guint i = 0; items[i] != NULL; i++) {
+		const gchar *item = items[i];
+		const gchar *eq = strchr(item, '=');
+
+		if (item[0] == '\0')
+			continue;
+		if (eq != NULL) {
+			g_autofree gchar *key = g_strndup(item, (gsize)(eq - item));
+			if (key[0] == '\0') {
+				gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+							 "Invalid %s value '%s': empty key", option, item);
+				return NULL;
+			}
+			json_object_set_string_member(out, key, eq + 1);
+		} else if (g_str_has_prefix(item, "no_")) {
+			json_object_set_boolean_member(out, item + 3, FALSE);
+		} else {
+			json_object_set_boolean_member(out, item, TRUE);
+		}
+	}
+	return g_steal_pointer(&out);
+}
+
+static JsonArray *
+split_list(const gchar *text)
+{
+	g_auto(GStrv) items = g_strsplit(text, ",", -1);
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; items[i] != NULL; i++) {
+		g_strstrip(items[i]);
+		if (items[i][0] != '\0')
+			json_array_add_string_element(out, items[i]);
+	}
+	return out;
+}
+
+/* The options given, as OP_CLUSTER_SET_PARAMS members; *@any says whether
+ * there was one. (transfer full) */
+static JsonObject *
+settings_params(GntCli *cli, gboolean *any, GError **error)
+{
+	g_autoptr(JsonObject) params = json_object_new();
+	const struct {
+		const gchar *name;
+		gint value;
+	} ints[] = {
+		{"max_running_jobs", opt_max_running_jobs},
+		{"max_tracked_jobs", opt_max_tracked_jobs},
+		{"candidate_pool_size", opt_candidate_pool_size},
+	};
+
+	if (opt_enabled_hypervisors != NULL)
+		json_object_set_array_member(params, "enabled_hypervisors",
+					     split_list(opt_enabled_hypervisors));
+	if (opt_enabled_disk_templates != NULL)
+		json_object_set_array_member(params, "enabled_disk_templates",
+					     split_list(opt_enabled_disk_templates));
+	if (opt_vg_name != NULL)
+		json_object_set_string_member(params, "vg_name", opt_vg_name);
+	if (opt_file_storage_dir != NULL)
+		json_object_set_string_member(params, "file_storage_dir", opt_file_storage_dir);
+	if (opt_os_search_path != NULL)
+		json_object_set_array_member(params, "os_search_path", split_list(opt_os_search_path));
+	if (opt_mac_prefix != NULL)
+		json_object_set_string_member(params, "mac_prefix", opt_mac_prefix);
+	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
+		if (ints[i].value != -1)
+			json_object_set_int_member(params, ints[i].name, ints[i].value);
+	}
+	if (opt_hvparams != NULL) {
+		JsonObject *hvparams = json_object_new();
+
+		json_object_set_object_member(params, "hvparams", hvparams);
+		for (guint i = 0; opt_hvparams[i] != NULL; i++) {
+			const gchar *colon = strchr(opt_hvparams[i], ':');
+			g_autofree gchar *hv = colon != NULL
+						       ? g_strndup(opt_hvparams[i],
+								   (gsize)(colon - opt_hvparams[i]))
+						       : g_strdup(opt_hvparams[i]);
+			JsonObject *values = colon != NULL ? parse_key_values(cli, "-H", colon + 1, error)
+							   : json_object_new();
+
+			if (values == NULL)
+				return NULL;
+			json_object_set_object_member(hvparams, hv, values);
+		}
+	}
+	for (guint i = 0; i < 2; i++) {
+		const gchar *text = i == 0 ? opt_beparams : opt_nicparams;
+		JsonObject *values;
+
+		if (text == NULL)
+			continue;
+		values = parse_key_values(cli, i == 0 ? "-B" : "-N", text, error);
+		if (values == NULL)
+			return NULL;
+		json_object_set_object_member(params, i == 0 ? "beparams" : "nicparams", values);
+	}
+	*any = json_object_get_size(params) > 0;
+	return g_steal_pointer(&params);
+}
+
+/* init: the settings written into the new config before the daemons run
+ * (the volume group looked for on this host). */
+static gboolean
+init_settings(GntCli *cli, GntConfig *config, GError **error)
+{
+	gboolean any = FALSE;
+	g_autoptr(JsonObject) params = settings_params(cli, &any, error);
+	g_autoptr(JsonObject) changes = NULL;
+
+	if (params == NULL)
+		return FALSE;
+	if (!any)
+		return TRUE;
+	changes = gnt_lu_cluster_settings_from_params(config, NULL, params, error);
+	return changes != NULL && gnt_config_set_cluster_settings(config, changes, error);
+}
+
+static const GOptionEntry modify_entries[] = {
+	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
+	SETTINGS_ENTRIES,
+	{NULL},
+};
+
+static gint
+modify_cluster(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) ops = json_array_new();
+	gboolean any = FALSE;
+	g_autoptr(JsonObject) params = settings_params(cli, &any, &error);
+	JsonObject *op;
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (params == NULL)
+		return gnt_cli_fail(cli, error);
+	if (!any) {
+		g_printerr("Please give at least one of the parameters.\n");
+		return 1;
+	}
+	op = gnt_cli_new_opcode(cli, "OP_CLUSTER_SET_PARAMS");
+	json_array_add_object_element(ops, op);
+	json_object_set_boolean_member(op, "force", opt_force);
+	json_object_iter_init_ordered(&iter, params);
+	while (json_object_iter_next_ordered(&iter, &key, &value))
+		json_object_set_member(op, key, json_node_copy(value));
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
+		return gnt_cli_fail(cli, error);
+	return 0;
+}
+
+/* ---- tags ---- */
+
+static gint
+list_cluster_tags(GntCli *cli, gchar **args)
+{
+	return gnt_cli_list_tags(cli, "cluster", NULL);
+}
+
+static gint
+add_cluster_tags(GntCli *cli, gchar **args)
+{
+	return gnt_cli_change_tags(cli, TRUE, "cluster", NULL, args);
+}
+
+static gint
+remove_cluster_tags(GntCli *cli, gchar **args)
+{
+	return gnt_cli_change_tags(cli, FALSE, "cluster", NULL, args);
+}
 
 /* ---- init ---- */
 
@@ -33,6 +264,7 @@ static const GOptionEntry init_entries[] = {
 	 "The port gantry-noded listens on (default 1811; 0 picks a free one, for several "
 	 "clusters on one machine)",
 	 "PORT"},
+	SETTINGS_ENTRIES,
 	{NULL},
 };
 
@@ -135,7 +367,7 @@ init_cluster(GntCli *cli, gchar **args)
 			g_printerr("gnt-cluster: %s\n", cleanup_error->message);
 		return gnt_cli_fail(cli, error);
 	}
-	if (!init_master_node(paths, config, &error)) {
+	if (!init_settings(cli, config, &error) || !init_master_node(paths, config, &error)) {
 		g_autoptr(GError) cleanup_error = NULL;
 		g_clear_object(&config);
 		if (!remove_cluster_state(paths, &cleanup_error))
@@ -631,6 +863,8 @@ show_cluster_version(GntCli *cli, gchar **args)
 }
 
 static const GntCliCommand commands[] = {
+	{"add-tags", add_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
+	 gnt_cli_tags_entries, "<tag>...", "Add tags to the cluster", NULL},
 	{"destroy", destroy_cluster, 0, 0, GNT_CLI_OPT_NONE, destroy_entries, "",
 	 "Destroy cluster",
 	 "Submits OP_CLUSTER_DESTROY and waits for it; if it succeeds, stops the daemons and "
@@ -641,8 +875,20 @@ static const GntCliCommand commands[] = {
 	{"init", init_cluster, 1, 1, GNT_CLI_OPT_NONE, init_entries, "<cluster-name>",
 	 "Initialises a new cluster configuration",
 	 "Creates the directories under the root and config.db with this host as the master "
-	 "node, then starts the daemons (as \"gantry-daemons start\" does). Refuses if there "
-	 "is a cluster under the root already."},
+	 "node, writes the cluster settings given (checked as \"modify\" checks them, the "
+	 "volume group looked for on this host), then starts the daemons (as \"gantry-daemons "
+	 "start\" does). Refuses if there is a cluster under the root already, and leaves "
+	 "nothing behind when it fails."},
+	{"list-tags", list_cluster_tags, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
+	 "List the tags of the cluster", NULL},
+	{"modify", modify_cluster, 0, 0,
+	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
+	 "[<opts>...]", "Alters the parameters of the cluster",
+	 "Submits OP_CLUSTER_SET_PARAMS: -H and -B are merged into the current defaults; a "
+	 "volume group to be used must exist on the master node; disk templates in use can "
+	 "not be disabled. --os-search-path DIRS puts DIRS before Ganeti's four directories."},
+	{"remove-tags", remove_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
+	 gnt_cli_tags_entries, "<tag>...", "Remove tags from the cluster", NULL},
 	{"version", show_cluster_version, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
 	 "Shows the cluster version", NULL},
 	{NULL},

@@ -618,9 +618,9 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(obj, "name"), ==, "cluster.example.com");
 	g_assert_true(json_object_has_member(obj, "software_version"));
 	assert_call(client, "QueryTags", "[\"cluster\", \"\"]", "[]");
-	assert_call_fails(client, "QueryTags", "[\"node\", \"node1\"]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "querying the tags of a node is not supported yet");
-	assert_error_args(client, "[\"querying the tags of a node is not supported yet\","
+	assert_call_fails(client, "QueryTags", "[\"nodegroup\", \"default\"]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "querying the tags of a nodegroup is not supported yet");
+	assert_error_args(client, "[\"querying the tags of a nodegroup is not supported yet\","
 				  "\"wrong_input\"]");
 	assert_call_fails(client, "QueryTags", "[\"bogus\", \"\"]", NULL, GNT_ERROR_INVALID,
 			  "Failed to parse request: QueryTags: unknown tag kind 'bogus'");
@@ -1136,6 +1136,335 @@ test_query_objects_errors(ServerFx *fx, gconstpointer data)
 		    "[[\"inst1.example.com\"]]");
 }
 
+/* ---- live data and tags: nodes answering over real TLS ---- */
+
+#include "gnt-rpc-node.h"
+#include "gnt-tls.h"
+
+/* libsoup's own per-connection leak in its server (see tests/rpc/lsan.supp),
+		    * for the node served in this process under -Db_sanitize=address. */
+const char *__lsan_default_suppressions(void);
+const char *
+__lsan_default_suppressions(void)
+{
+	return "leak:libsoup-3.0.so\nleak:libgiognutls.so\n";
+}
+
+/* A gantry-noded's procedures (fake hypervisor) served in the LUXI
+		    * server's own main context, and the master's client reaching it. */
+typedef struct {
+	ServerFx *fx;
+	GntRpcNode *node;
+	GntRpcServer *server;
+	GntRpcClient *client;
+	guint port;
+	gboolean done;
+} LiveNode;
+
+static gboolean
+live_node_start_cb(gpointer data)
+{
+	LiveNode *live = data;
+	g_autoptr(GError) error = NULL;
+
+	live->server = gnt_rpc_server_new_from_paths(live->fx->root.paths, &error);
+	g_assert_no_error(error);
+	gnt_rpc_node_add_procedures(live->server, live->fx->root.paths);
+	gnt_rpc_node_add_instance_procedures(live->server, live->node);
+	g_assert_true(gnt_rpc_server_listen(live->server, "127.0.0.1", 0, &error));
+	g_assert_no_error(error);
+	live->port = gnt_rpc_server_get_port(live->server);
+	gnt_luxi_server_set_rpc(live->fx->server, live->client);
+	g_mutex_lock(&live->fx->lock);
+	live->done = TRUE;
+	g_cond_signal(&live->fx->cond);
+	g_mutex_unlock(&live->fx->lock);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean
+live_node_stop_cb(gpointer data)
+{
+	LiveNode *live = data;
+
+	gnt_rpc_server_stop(live->server);
+	g_clear_object(&live->server);
+	gnt_luxi_server_set_rpc(live->fx->server, NULL);
+	g_mutex_lock(&live->fx->lock);
+	live->done = TRUE;
+	g_cond_signal(&live->fx->cond);
+	g_mutex_unlock(&live->fx->lock);
+	return G_SOURCE_REMOVE;
+}
+
+/* Runs @func(@live) in the server thread and waits for it. */
+static void
+live_node_invoke(LiveNode *live, GSourceFunc func)
+{
+	live->done = FALSE;
+	g_main_context_invoke(live->fx->context, func, live);
+	g_mutex_lock(&live->fx->lock);
+	while (!live->done)
+		g_cond_wait(&live->fx->cond, &live->fx->lock);
+	g_mutex_unlock(&live->fx->lock);
+}
+
+/* The cluster's certificates for node1.example.com, its node procedures,
+		    * and the master's client given to the LUXI server and to the jobs. */
+static void
+live_node_start(LiveNode *live, ServerFx *fx)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *addresses[] = {"127.0.0.1", NULL};
+	GntRpcNodeOptions options = {.hv_prefix = "gnt-luxi-test-"};
+
+	live->fx = fx;
+	g_assert_true(gnt_tls_init_cluster(fx->root.paths, "cluster.example.com",
+					   "node1.example.com", addresses, &error));
+	g_assert_no_error(error);
+	live->node = gnt_rpc_node_new(fx->root.paths, &options, &error);
+	g_assert_no_error(error);
+	live->client = gnt_rpc_client_new_from_paths(fx->root.paths, &error);
+	g_assert_no_error(error);
+	fx->env.rpc = live->client;
+	live_node_invoke(live, live_node_start_cb);
+}
+
+static void
+live_node_stop(LiveNode *live)
+{
+	live_node_invoke(live, live_node_stop_cb);
+	live->fx->env.rpc = NULL;
+	g_clear_object(&live->client);
+	g_clear_pointer(&live->node, gnt_rpc_node_free);
+}
+
+/* A loopback port nothing listens on (bound, then closed). */
+static guint
+closed_port(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, &error);
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	g_assert_true(g_socket_bind(socket, address, FALSE, &error));
+	bound = g_socket_get_local_address(socket, &error);
+	g_assert_no_error(error);
+	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+}
+
+static void
+add_live_node(ServerFx *fx, const gchar *uuid, const gchar *name, guint port, gboolean offline)
+{
+	g_autofree gchar *json = g_strdup_printf(
+		"{\"uuid\": \"%s\", \"name\": \"%s\", \"primary_ip\": \"127.0.0.1\","
+		" \"rpc_port\": %u, \"offline\": %s, \"group\": \"default\", \"tags\": [\"t-%s\"]}",
+		uuid, name, port, offline ? "true" : "false", uuid);
+
+	add_object(fx, GNT_OBJECT_NODE, json);
+}
+
+static void
+add_live_instance(ServerFx *fx, const gchar *name, const gchar *node, const gchar *admin_state)
+{
+	g_autofree gchar *json =
+		g_strdup_printf("{\"name\": \"%s\", \"primary_node\": \"%s\", \"os\": \"noop\", "
+				"\"hypervisor\": \"fake\","
+				" \"admin_state\": \"%s\", \"disk_template\": \"diskless\", "
+				"\"disks\": [], \"nics\": [],"
+				" \"beparams\": {\"maxmem\": 256}, \"tags\": [\"web\", \"prod\"]}",
+				name, node, admin_state);
+
+	add_object(fx, GNT_OBJECT_INSTANCE, json);
+}
+
+static void
+run_job_ok(GntLuxiClient *client, const gchar *ops)
+{
+	g_autofree gchar *status = wait_job(client, submit(client, ops), NULL);
+
+	g_assert_cmpstr(status, ==, "success");
+}
+
+static void
+test_query_live(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+	g_autoptr(JsonNode) nodes = NULL;
+	g_autofree gchar *nodes_text = NULL;
+	LiveNode live = {NULL};
+
+	live_node_start(&live, fx);
+	add_live_node(fx, "n-1", "node1.example.com", live.port, FALSE);
+	add_live_node(fx, "n-2", "node2.example.com", closed_port(), TRUE);
+	add_live_node(fx, "n-3", "node3.example.com", closed_port(), FALSE);
+	add_live_instance(fx, "inst1.example.com", "n-1", "up");
+	add_live_instance(fx, "inst2.example.com", "n-2", "up");
+	add_live_instance(fx, "inst3.example.com", "n-3", "up");
+	add_live_instance(fx, "inst4.example.com", "n-1", "down");
+
+	/* nothing runs yet: an instance meant to be up is down */
+	assert_call(client, "Query",
+		    "[\"instance\", [\"name\", \"status\", \"oper_ram\"], [\"|\","
+		    " [\"=\", \"name\", \"inst1\"], [\"=\", \"name\", \"inst4\"]]]",
+		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Instance\","
+		    "\"kind\":\"text\",\"doc\":\"Instance name\"},"
+		    "{\"name\":\"status\",\"title\":\"Status\",\"kind\":\"text\","
+		    "\"doc\":\"Instance status; \\\"running\\\" if instance is set to be"
+		    " running and actually is, \\\"ADMIN_down\\\" if instance is stopped"
+		    " and is not running, \\\"ERROR_wrongnode\\\" if instance running, but"
+		    " not on its designated primary node, \\\"ERROR_up\\\" if instance"
+		    " should be stopped, but is actually running, \\\"ERROR_down\\\" if"
+		    " instance should run, but doesn't, \\\"ERROR_nodedown\\\" if"
+		    " instance's primary node is down, \\\"ERROR_nodeoffline\\\" if"
+		    " instance's primary node is marked offline, \\\"ADMIN_offline\\\" if"
+		    " instance is offline and does not use dynamic, \\\"USER_down\\\" if"
+		    " the user shutdown the instance resources\"},"
+		    "{\"name\":\"oper_ram\",\"title\":\"Memory\",\"kind\":\"unit\","
+		    "\"doc\":\"Actual memory usage as seen by hypervisor\"}],"
+		    "\"data\":[[[0,\"inst1.example.com\"],[0,\"ERROR_down\"],[3,null]],"
+		    "[[0,\"inst4.example.com\"],[0,\"ADMIN_down\"],[3,null]]]}");
+	/* started through a job on the node: running, with its memory */
+	run_job_ok(client, "[{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"inst1\"}]");
+	assert_call(client, "QueryInstances",
+		    "[[], [\"name\", \"status\", \"oper_state\", \"oper_ram\"], false]",
+		    "[[\"inst1.example.com\",\"running\",true,256],"
+		    "[\"inst2.example.com\",\"ERROR_nodeoffline\",null,null],"
+		    "[\"inst3.example.com\",\"ERROR_nodedown\",null,null],"
+		    "[\"inst4.example.com\",\"ADMIN_down\",false,null]]");
+	/* the nodes' own figures; offline: RS_OFFLINE, unreachable: RS_NODATA */
+	nodes = call_ok(client, "Query",
+			"[\"node\", [\"name\", \"mtotal\", \"mfree\", \"mnode\", \"ctotal\","
+			" \"bootid\", \"dtotal\", \"dfree\"], null]");
+	nodes_text =
+		gnt_json_to_string(json_object_get_member(json_node_get_object(nodes), "data"));
+	g_assert_true(g_str_has_prefix(nodes_text, "[[[0,\"node1.example.com\"],[0,"));
+	g_assert_nonnull(strstr(nodes_text, "[[0,\"node2.example.com\"],[4,null],[4,null],[4,null],"
+					    "[4,null],[4,null],[4,null],[4,null]]"));
+	g_assert_nonnull(strstr(nodes_text, "[[0,\"node3.example.com\"],[2,null],[2,null],[2,null],"
+					    "[2,null],[2,null],[2,null],[2,null]]"));
+	{
+		JsonArray *row = json_array_get_array_element(
+			json_object_get_array_member(json_node_get_object(nodes), "data"), 0);
+
+		for (guint i = 1; i < json_array_get_length(row); i++)
+			g_assert_cmpint(
+				json_array_get_int_element(json_array_get_array_element(row, i), 0),
+				==, 0);
+	}
+	run_job_ok(client, "[{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"inst1\","
+			   " \"timeout\": 5}]");
+	assert_call(client, "QueryInstances", "[[\"inst1\"], [\"status\"], false]",
+		    "[[\"ADMIN_down\"]]");
+	live_node_stop(&live);
+}
+
+typedef struct {
+	ServerFx *fx;
+	gchar *answer;
+} SlowQuery;
+
+static gpointer
+slow_query_thread(gpointer data)
+{
+	SlowQuery *query = data;
+	g_autoptr(GntLuxiClient) client = fx_client(query->fx);
+	g_autoptr(JsonNode) result =
+		call_ok(client, "QueryInstances", "[[\"inst5\"], [\"name\", \"status\"], false]");
+
+	query->answer = gnt_json_to_string(result);
+	return NULL;
+}
+
+/* A node that takes the connection but never answers: the query waits
+ * for it (5 s) in a worker thread while the server goes on serving. */
+static void
+test_query_live_unresponsive(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+	g_autoptr(GSocket) silent = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, &error);
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autoptr(JsonNode) info = NULL;
+	SlowQuery query = {fx, NULL};
+	LiveNode live = {NULL};
+	GThread *thread;
+	gint64 start;
+
+	live_node_start(&live, fx);
+	/* listening, never accepting: the kernel completes the connection and
+	 * the TLS handshake waits */
+	g_assert_true(g_socket_bind(silent, address, FALSE, &error));
+	g_assert_true(g_socket_listen(silent, &error));
+	bound = g_socket_get_local_address(silent, &error);
+	g_assert_no_error(error);
+	add_live_node(fx, "n-5", "node5.example.com",
+		      g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound)), FALSE);
+	add_live_instance(fx, "inst5.example.com", "n-5", "up");
+
+	start = g_get_monotonic_time();
+	thread = g_thread_new("slow-query", slow_query_thread, &query);
+	fx_wait_counts(fx, 2, 0);
+	info = call_ok(client, "QueryClusterInfo", "[]");
+	g_assert_nonnull(info);
+	g_assert_cmpint(g_get_monotonic_time() - start, <, 3 * G_USEC_PER_SEC);
+	g_thread_join(thread);
+	g_assert_cmpstr(query.answer, ==, "[[\"inst5.example.com\",\"ERROR_nodedown\"]]");
+	g_assert_cmpint(g_get_monotonic_time() - start, >=, 4 * G_USEC_PER_SEC);
+	g_free(query.answer);
+	live_node_stop(&live);
+}
+
+/* The client goes away while the nodes are asked: the answer is dropped. */
+static void
+test_query_live_client_gone(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+	g_autoptr(GSocket) raw = NULL;
+	LiveNode live = {NULL};
+	const gchar request[] =
+		"{\"method\": \"QueryInstances\", \"args\": [[], [\"status\"], false]}\3";
+
+	live_node_start(&live, fx);
+	add_live_node(fx, "n-1", "node1.example.com", live.port, FALSE);
+	add_live_instance(fx, "inst1.example.com", "n-1", "down");
+	raw = raw_connect(fx);
+	raw_send(raw, request, sizeof(request) - 1);
+	g_clear_object(&raw);
+	fx_wait_counts(fx, 1, 0);
+	assert_call(client, "QueryInstances", "[[], [\"status\"], false]", "[[\"ADMIN_down\"]]");
+	live_node_stop(&live);
+}
+
+static void
+test_query_tags(ServerFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLuxiClient) client = fx_client(fx);
+
+	add_live_node(fx, "n-1", "node1.example.com", 1811, FALSE);
+	add_live_instance(fx, "inst1.example.com", "n-1", "up");
+	add_object(fx, GNT_OBJECT_INSTANCE,
+		   "{\"name\": \"bare.example.com\", \"primary_node\": \"n-1\","
+		   " \"hypervisor\": \"fake\", \"disk_template\": \"diskless\"}");
+	assert_call(client, "QueryTags", "[\"node\", \"node1\"]", "[\"t-n-1\"]");
+	assert_call(client, "QueryTags", "[\"instance\", \"inst1.example.com\"]",
+		    "[\"web\",\"prod\"]");
+	assert_call(client, "QueryTags", "[\"instance\", \"bare\"]", "[]");
+	assert_call_fails(client, "QueryTags", "[\"instance\", \"nope\"]", "OpPrereqError",
+			  GNT_ERROR_NOT_FOUND, "instance 'nope' does not exist");
+	assert_error_args(client, "[\"instance 'nope' does not exist\",\"unknown_entity\"]");
+	assert_call_fails(client, "QueryTags", "[\"node\", \"node9\"]", "OpPrereqError",
+			  GNT_ERROR_NOT_FOUND, "node 'node9' does not exist");
+	assert_call_fails(client, "QueryTags", "[\"node\", null]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "the tags of a node need its name");
+}
+
 #define ADD(path, func) g_test_add(path, ServerFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -1153,6 +1482,10 @@ main(int argc, char **argv)
 	ADD("/luxi/server/cluster-methods", test_cluster_methods);
 	ADD("/luxi/server/query-objects", test_query_objects);
 	ADD("/luxi/server/query-objects-errors", test_query_objects_errors);
+	ADD("/luxi/server/query-live", test_query_live);
+	ADD("/luxi/server/query-live-unresponsive", test_query_live_unresponsive);
+	ADD("/luxi/server/query-live-client-gone", test_query_live_client_gone);
+	ADD("/luxi/server/query-tags", test_query_tags);
 	ADD("/luxi/server/bad/arguments", test_bad_arguments);
 	ADD("/luxi/server/bad/opcodes", test_bad_opcodes);
 	ADD("/luxi/server/bad/malformed-json", test_malformed_json);

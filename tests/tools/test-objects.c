@@ -156,12 +156,13 @@ test_instance_list(ObjFx *fx, gconstpointer data)
 	g_autoptr(Run) missing = INSTANCE(fx, "list", "web1", "nope");
 	g_autoptr(Run) unknown = INSTANCE(fx, "list", "--no-headers", "-o", "name,bogus", "web1");
 
-	/* live data is not collected yet: "?" (RS_NODATA), as Ganeti shows it */
+	/* node1 (192.0.2.1, TEST-NET) cannot be asked: ERROR_nodedown, its live
+	 * cells "?" (RS_NODATA), as Ganeti shows them */
 	expect(plain, 0,
 	       "Instance          Hypervisor OS      Primary_node      Status            Memory\n"
-	       "web1.example.com  fake       noop    node1.example.com ?                      ?\n"
+	       "web1.example.com  fake       noop    node1.example.com ERROR_nodedown         ?\n"
 	       "web10.example.com fake       noop+v1 node2.example.com ERROR_nodeoffline      ?\n");
-	expect(chosen, 0, "web1.example.com|web,prod|1536|aa:00:00:00:00:01|512|?\n");
+	expect(chosen, 0, "web1.example.com|web,prod|1536|aa:00:00:00:00:01|512|ERROR_nodedown\n");
 	expect(appended, 0,
 	       "Instance          Hypervisor OS      Primary_node      Status            Memory "
 	       "InstanceState\n"

@@ -1,0 +1,350 @@
+/*
+ * gnt-instance add, startup, shutdown, reboot, console and remove as an
+ * operator runs them: a one-node cluster (gnt-cluster init, masterd and
+ * noded) on a temporary root, the fake hypervisor, file disks and Debian's
+ * ganeti-os-noop (found through the cluster's default OS search path).
+ * Every command runs without a controlling terminal, so questions are
+ * answered "no".
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "gnt-paths.h"
+
+#define NOOP_OS "/usr/share/ganeti/os/noop"
+
+typedef struct {
+	gchar *root;
+	gchar *file_storage; /* the cluster's file storage directory */
+} InstFx;
+
+typedef struct {
+	gint status;
+	gchar *out;
+	gchar *err;
+} Run;
+
+static void
+run_free(Run *self)
+{
+	g_free(self->out);
+	g_free(self->err);
+	g_free(self);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Run, run_free)
+
+/* In the child: no controlling terminal, so gnt_cli_ask_user() says no. */
+static void
+detach_terminal(gpointer data)
+{
+	setsid();
+}
+
+/* Runs the program named by $@env_var with @args under the fixture's root. */
+static Run *
+run_tool(InstFx *fx, const gchar *env_var, const gchar *const *args)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_auto(GStrv) envp = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", fx->root, TRUE);
+	g_autoptr(GError) error = NULL;
+	Run *run = g_new0(Run, 1);
+	gint wait_status = 0;
+
+	g_ptr_array_add(argv, (gpointer)g_getenv(env_var));
+	g_assert_nonnull(argv->pdata[0]);
+	for (guint i = 0; args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)args[i]);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, envp, G_SPAWN_DEFAULT,
+				   detach_terminal, NULL, &run->out, &run->err, &wait_status,
+				   &error));
+	g_assert_no_error(error);
+	run->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+	if (g_test_verbose())
+		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
+	return run;
+}
+
+#define RUN(fx, tool, ...) run_tool(fx, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+#define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
+#define JOB(fx, ...)	   RUN(fx, "GNT_TEST_GNT_JOB", __VA_ARGS__)
+#define DAEMONS(fx, ...)   RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
+
+static void
+expect(Run *run, gint status, const gchar *out)
+{
+	if (run->status != status)
+		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
+	g_assert_cmpint(run->status, ==, status);
+	if (out != NULL)
+		g_assert_cmpstr(run->out, ==, out);
+}
+
+static void
+assert_has(const gchar *text, const gchar *needle)
+{
+	if (strstr(text, needle) == NULL) {
+		g_printerr("expected '%s' in:\n%s\n", needle, text);
+		g_assert_not_reached();
+	}
+}
+
+/* Whether the file storage directory holds anything. */
+static gboolean
+file_storage_is_empty(InstFx *fx)
+{
+	g_autoptr(GDir) dir = g_dir_open(fx->file_storage, 0, NULL);
+
+	return dir == NULL || g_dir_read_name(dir) == NULL;
+}
+
+static void
+fx_set_up(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Run) init = NULL;
+
+	fx->root = g_dir_make_tmp("gti-XXXXXX", &error);
+	g_assert_no_error(error);
+	fx->file_storage = g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
+	/* noded on a free port: tests run side by side */
+	init = RUN(fx, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port", "0", "test.example.com");
+	expect(init, 0, NULL);
+}
+
+static void
+fx_tear_down(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) stop = DAEMONS(fx, "stop");
+	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->root);
+
+	expect(stop, 0, NULL);
+	g_assert_cmpint(system(cmd), ==, 0);
+	g_free(fx->root);
+	g_free(fx->file_storage);
+}
+
+static gboolean
+skip_without_noop(void)
+{
+	if (g_file_test(NOOP_OS "/create", G_FILE_TEST_IS_EXECUTABLE))
+		return FALSE;
+	g_test_skip("no " NOOP_OS " (install ganeti-os-noop)");
+	return TRUE;
+}
+
+static void
+expect_status(InstFx *fx, const gchar *expected)
+{
+	g_autoptr(Run) list = INSTANCE(fx, "list", "--no-headers", "-o", "name,status");
+
+	expect(list, 0, expected);
+}
+
+static void
+test_lifecycle(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) add = NULL;
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) nodes = NULL;
+	g_autoptr(Run) shutdown = NULL;
+	g_autoptr(Run) startup = NULL;
+	g_autoptr(Run) reboot = NULL;
+	g_autoptr(Run) console = NULL;
+	g_autoptr(Run) show_cmd = NULL;
+	g_autoptr(Run) asked = NULL;
+	g_autoptr(Run) removed = NULL;
+	g_autofree gchar *disk_dir = NULL;
+
+	if (skip_without_noop())
+		return;
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=64M", "-o", "noop", "-B",
+		       "memory=256M", "--tags", "web,prod", "inst1.example.com");
+	expect(add, 0, NULL);
+	assert_has(add->out, "adding instance inst1.example.com to cluster config\n");
+	assert_has(add->out, "* creating instance disks...\n");
+	assert_has(add->out, "* running the instance OS create scripts...\n");
+	assert_has(add->out, "* starting instance...\n");
+	disk_dir = g_build_filename(fx->file_storage, "inst1.example.com", NULL);
+	g_assert_true(g_file_test(disk_dir, G_FILE_TEST_IS_DIR));
+
+	/* live data: the node says it runs */
+	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o",
+			"name,status,oper_ram,disk.sizes,tags,nic.modes");
+	expect(list, 0, "inst1.example.com|running|256|64|web,prod|bridged\n");
+	nodes = NODE(fx, "list", "--no-headers", "--separator=|", "-o",
+		     "pinst_cnt,mtotal,mfree,dtotal,dfree");
+	expect(nodes, 0, NULL);
+	g_assert_true(g_str_has_prefix(nodes->out, "1|"));
+	g_assert_null(strchr(nodes->out, '?'));
+
+	shutdown = INSTANCE(fx, "shutdown", "--timeout", "10", "inst1");
+	expect(shutdown, 0, "Waiting for job 2 for inst1.example.com ...\n");
+	expect_status(fx, "inst1.example.com ADMIN_down\n");
+	startup = INSTANCE(fx, "startup", "inst1");
+	expect(startup, 0, NULL);
+	expect_status(fx, "inst1.example.com running\n");
+	reboot = INSTANCE(fx, "reboot", "-t", "hard", "inst1.example.com");
+	expect(reboot, 0, NULL);
+	expect_status(fx, "inst1.example.com running\n");
+
+	/* no terminal: the console log's lines */
+	console = INSTANCE(fx, "console", "inst1");
+	expect(console, 0, "gantry fake hypervisor: instance 'inst1.example.com' started\n");
+	show_cmd = INSTANCE(fx, "console", "--show-cmd", "inst1");
+	expect(show_cmd, 0, "Instance inst1 has no interactive console\n");
+
+	/* without -f the question, answered "no" without a terminal */
+	asked = INSTANCE(fx, "remove", "inst1");
+	expect(asked, 1, "");
+	expect_status(fx, "inst1.example.com running\n");
+	removed = INSTANCE(fx, "remove", "-f", "--shutdown-timeout", "10", "inst1");
+	expect(removed, 0, NULL);
+	assert_has(removed->out, "Removing instance inst1.example.com out of cluster config\n");
+	expect_status(fx, "");
+	g_assert_false(g_file_test(disk_dir, G_FILE_TEST_EXISTS));
+}
+
+/* add with @args (NULL-terminated) and the name "bad1": refused, naming
+ * @culprit, and nothing made. */
+static void
+expect_refused(InstFx *fx, const gchar *culprit, ...)
+{
+	g_autoptr(GPtrArray) args = g_ptr_array_new();
+	g_autoptr(Run) add = NULL;
+	va_list ap;
+
+	g_ptr_array_add(args, (gpointer) "add");
+	va_start(ap, culprit);
+	for (const gchar *arg = va_arg(ap, const gchar *); arg != NULL;
+	     arg = va_arg(ap, const gchar *))
+		g_ptr_array_add(args, (gpointer)arg);
+	va_end(ap);
+	g_ptr_array_add(args, (gpointer) "bad1.example.com");
+	g_ptr_array_add(args, NULL);
+	add = run_tool(fx, "GNT_TEST_GNT_INSTANCE", (const gchar *const *)args->pdata);
+	expect(add, 1, NULL);
+	assert_has(add->err, "Failure: prerequisites not met for this operation:\n");
+	assert_has(add->err, culprit);
+	g_assert_null(strstr(add->out, "adding instance"));
+	g_assert_true(file_storage_is_empty(fx));
+}
+
+static void
+test_refusals(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) first = NULL;
+	g_autoptr(Run) again = NULL;
+	g_autoptr(Run) list = NULL;
+
+	if (skip_without_noop())
+		return;
+	expect_refused(fx, "Directory for OS nonexistent-os not found in search path", "-t", "file",
+		       "--disk", "0:size=64M", "-o", "nonexistent-os", NULL);
+	expect_refused(fx, "Invalid disk size for disk 0: invalid size '64Q'", "-t", "file",
+		       "--disk", "0:size=64Q", "-o", "noop", NULL);
+	expect_refused(fx, "Invalid disk size for disk 0: invalid size 'lots'", "-t", "file", "-s",
+		       "lots", "-o", "noop", NULL);
+	expect_refused(fx, "unknown hypervisor parameter 'no_such_param'", "-t", "file", "--disk",
+		       "0:size=64M", "-o", "noop", "-H", "fake:no_such_param=1", NULL);
+	expect_refused(fx, "unknown hypervisor 'xen'", "-t", "file", "--disk", "0:size=64M", "-o",
+		       "noop", "-H", "xen", NULL);
+	expect_refused(fx, "Unknown disk template 'floppy'", "-t", "floppy", "--disk", "0:size=64M",
+		       "-o", "noop", NULL);
+	expect_refused(fx, "disk template 'plain' is not enabled", "-t", "plain", "--disk",
+		       "0:size=64M", "-o", "noop", NULL);
+	expect_refused(fx, "node 'node9.example.com' does not exist", "-t", "file", "--disk",
+		       "0:size=64M", "-o", "noop", "-n", "node9.example.com", NULL);
+	expect_refused(fx, "Unknown parameter 'colour' for disk 0", "-t", "file", "--disk",
+		       "0:size=64M,colour=red", "-o", "noop", NULL);
+	expect_refused(fx, "No disk information specified", "-t", "file", "-o", "noop", NULL);
+	expect_refused(fx, "Diskless instance but disk information passed", "-t", "diskless",
+		       "--disk", "0:size=64M", "-o", "noop", NULL);
+
+	/* a name in use: the second add is refused and the first stays */
+	first = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "--no-nics", "--no-start",
+			 "bad1.example.com");
+	expect(first, 0, NULL);
+	again = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=64M", "-o", "noop",
+			 "bad1.example.com");
+	expect(again, 1, NULL);
+	assert_has(again->err, "Instance 'bad1.example.com' is already in the cluster");
+	g_assert_true(file_storage_is_empty(fx));
+	list = INSTANCE(fx, "list", "--no-headers", "-o", "name,disk_template,status");
+	expect(list, 0, "bad1.example.com diskless ADMIN_down\n");
+}
+
+static void
+test_submit(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) submitted = NULL;
+	g_autoptr(Run) printed = NULL;
+	g_autoptr(Run) waited = NULL;
+	g_autofree gchar *job_id = NULL;
+
+	if (skip_without_noop())
+		return;
+	submitted = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "--no-start", "--submit",
+			     "sub1.example.com");
+	expect(submitted, 0, "");
+	g_assert_cmpstr(submitted->err, ==, "JobID: 1\n");
+	printed = INSTANCE(fx, "add", "-t", "file", "-s", "32M", "-o", "noop", "--submit",
+			   "--print-jobid", "sub2.example.com");
+	expect(printed, 0, "2\n");
+	job_id = g_strstrip(g_strdup(printed->out));
+	waited = JOB(fx, "wait", job_id);
+	expect(waited, 0, NULL);
+	expect_status(fx, "sub1.example.com ADMIN_down\nsub2.example.com running\n");
+}
+
+static void
+test_many(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) a = NULL;
+	g_autoptr(Run) b = NULL;
+	g_autoptr(Run) asked = NULL;
+	g_autoptr(Run) forced = NULL;
+	g_autoptr(Run) started = NULL;
+	g_autoptr(Run) unknown = NULL;
+	g_autoptr(Run) remove_two = NULL;
+
+	if (skip_without_noop())
+		return;
+	a = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "m1.example.com");
+	b = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "m2.example.com");
+	expect(a, 0, NULL);
+	expect(b, 0, NULL);
+	/* several instances: confirmation, "no" without a terminal */
+	asked = INSTANCE(fx, "shutdown", "m1", "m2");
+	expect(asked, 1, "");
+	expect_status(fx, "m1.example.com running\nm2.example.com running\n");
+	forced = INSTANCE(fx, "shutdown", "--force-multiple", "m1", "m2");
+	expect(forced, 0,
+	       "Submitted jobs 3, 4\n"
+	       "Waiting for job 3 for m1.example.com ...\n"
+	       "Waiting for job 4 for m2.example.com ...\n");
+	expect_status(fx, "m1.example.com ADMIN_down\nm2.example.com ADMIN_down\n");
+	started = INSTANCE(fx, "startup", "--force-multiple", "--submit", "m2", "m1");
+	expect(started, 0, "5: m2.example.com\n6: m1.example.com\n");
+	unknown = INSTANCE(fx, "startup", "m1", "nope");
+	expect(unknown, 1, "");
+	assert_has(unknown->err, "Instance name 'nope' not found");
+	/* remove takes one instance, as in Ganeti */
+	remove_two = INSTANCE(fx, "remove", "-f", "m1", "m2");
+	g_assert_cmpint(remove_two->status, !=, 0);
+}
+
+#define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	ADD("/tools/instances/lifecycle", test_lifecycle);
+	ADD("/tools/instances/refusals", test_refusals);
+	ADD("/tools/instances/submit", test_submit);
+	ADD("/tools/instances/many", test_many);
+	return g_test_run();
+}

@@ -1,0 +1,636 @@
+/*
+ * Cluster settings, nodes, tags and OS definitions as an operator uses
+ * them: a cluster on a temporary root (`gnt-cluster init --noded-port 0`),
+ * the real daemons and commands, and for the node tests a second node: a
+ * gantry-noded on its own root at 127.0.0.2 that joins with the token
+ * `gnt-node add` prints.
+ */
+#include <gio/gio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "gnt-json.h"
+
+typedef struct {
+	gchar *root;
+	gchar *node_root; /* the second node's, once made */
+} NodesFx;
+
+typedef struct {
+	gint status;
+	gchar *out;
+	gchar *err;
+} Run;
+
+static void
+run_free(Run *self)
+{
+	g_free(self->out);
+	g_free(self->err);
+	g_free(self);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Run, run_free)
+
+/* Runs the program named by $@env_var with @args under @root. */
+static Run *
+run_in(const gchar *root, const gchar *env_var, const gchar *const *args)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_auto(GStrv) envp = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", root, TRUE);
+	g_autoptr(GError) error = NULL;
+	Run *run = g_new0(Run, 1);
+	gint wait_status = 0;
+
+	g_ptr_array_add(argv, (gpointer)g_getenv(env_var));
+	g_assert_nonnull(argv->pdata[0]);
+	for (guint i = 0; args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)args[i]);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+				   &run->out, &run->err, &wait_status, &error));
+	g_assert_no_error(error);
+	run->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+	if (g_test_verbose())
+		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
+	return run;
+}
+
+#define RUN(fx, tool, ...) run_in((fx)->root, tool, (const gchar *const[]){__VA_ARGS__, NULL})
+#define CLUSTER(fx, ...)   RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
+#define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
+#define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define OS(fx, ...)	   RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
+#define DEBUG(fx, ...)	   RUN(fx, "GNT_TEST_GNT_DEBUG", __VA_ARGS__)
+
+static void
+assert_has(const gchar *text, const gchar *needle)
+{
+	if (strstr(text, needle) == NULL) {
+		g_printerr("expected '%s' in:\n%s\n", needle, text);
+		g_assert_not_reached();
+	}
+}
+
+static void
+assert_lacks(const gchar *text, const gchar *needle)
+{
+	if (strstr(text, needle) != NULL) {
+		g_printerr("did not expect '%s' in:\n%s\n", needle, text);
+		g_assert_not_reached();
+	}
+}
+
+/* Expects exit status @status; unless NULL, @needle in stdout+stderr. */
+static void
+expect(Run *run, gint status, const gchar *needle)
+{
+	g_autofree gchar *both = g_strconcat(run->out, run->err, NULL);
+
+	if (run->status != status)
+		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
+	g_assert_cmpint(run->status, ==, status);
+	if (needle != NULL)
+		assert_has(both, needle);
+}
+
+#define EXPECT(status, needle, run_expr)                                                        \
+	do {                                                                                    \
+		g_autoptr(Run) r_ = (run_expr);                                                 \
+		expect(r_, status, needle);                                                     \
+	} while (0)
+
+static void
+fx_set_up_empty(NodesFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+
+	fx->root = g_dir_make_tmp("gn-XXXXXX", &error);
+	g_assert_no_error(error);
+}
+
+static void
+fx_set_up(NodesFx *fx, gconstpointer data)
+{
+	fx_set_up_empty(fx, data);
+	EXPECT(0, NULL,
+	       CLUSTER(fx, "init", "--noded-port", "0", "--primary-ip", "127.0.0.1",
+		       "test.example.com"));
+}
+
+static void
+remove_tree(const gchar *dir)
+{
+	const gchar *rm[] = {"rm", "-rf", dir, NULL};
+	gint status = -1;
+
+	g_assert_true(g_spawn_sync(NULL, (gchar **)rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+				   NULL, &status, NULL));
+	g_assert_cmpint(status, ==, 0);
+}
+
+static void
+fx_tear_down(NodesFx *fx, gconstpointer data)
+{
+	if (fx->node_root != NULL) {
+		g_autoptr(Run) stop = run_in(fx->node_root, "GNT_TEST_GANTRY_DAEMONS",
+					     (const gchar *const[]){"stop", NULL});
+		g_assert_cmpint(stop->status, ==, 0);
+		remove_tree(fx->node_root);
+		g_free(fx->node_root);
+	}
+	{
+		g_autoptr(Run) stop = RUN(fx, "GNT_TEST_GANTRY_DAEMONS", "stop");
+		g_assert_cmpint(stop->status, ==, 0);
+	}
+	remove_tree(fx->root);
+	g_free(fx->root);
+}
+
+/* ---- cluster settings ---- */
+
+static void
+test_init_settings(NodesFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) info = NULL;
+
+	EXPECT(0, NULL,
+	       CLUSTER(fx, "init", "--noded-port", "0", "--primary-ip", "127.0.0.1",
+		       "--enabled-hypervisors", "kvm,fake", "-H", "kvm:accel=tcg,kernel_path=",
+		       "-B", "memory=256M,vcpus=2", "--os-search-path", "/opt/os,/usr/share/ganeti/os",
+		       "--mac-prefix", "AA:BB:CC", "--max-running-jobs", "7", "--file-storage-dir",
+		       "/srv//disks/", "test.example.com"));
+	info = CLUSTER(fx, "info");
+	expect(info, 0, "Default hypervisor: kvm\n");
+	assert_has(info->out, "Enabled hypervisors: kvm, fake\n");
+	assert_has(info->out, "  kvm: \n    accel: tcg\n");
+	assert_has(info->out, "    maxmem: 256\n    minmem: 256\n");
+	assert_has(info->out, "    vcpus: 2\n");
+	assert_has(info->out, "mac prefix: aa:bb:cc\n");
+	assert_has(info->out, "jobs running simultaneously: 7\n");
+	assert_has(info->out, "file storage path: /srv/disks\n");
+	/* Ganeti's four directories end the path, whatever was given */
+	assert_has(info->out, "OS search path: /opt/os, /srv/ganeti/os, /usr/local/lib/ganeti/os, "
+			      "/usr/lib/ganeti/os, /usr/share/ganeti/os\n");
+}
+
+/* A refused init leaves nothing behind: a second one works. */
+static void
+test_init_bad_settings(NodesFx *fx, gconstpointer data)
+{
+	EXPECT(1, "unknown hypervisor 'xen-pvm'",
+	       CLUSTER(fx, "init", "--noded-port", "0", "--enabled-hypervisors", "xen-pvm",
+		       "test.example.com"));
+	EXPECT(1, "'file_storage_dir' must be an absolute directory",
+	       CLUSTER(fx, "init", "--noded-port", "0", "--file-storage-dir", "disks",
+		       "test.example.com"));
+	EXPECT(1, "Please specify a volume group",
+	       CLUSTER(fx, "init", "--noded-port", "0", "--enabled-disk-templates", "plain",
+		       "test.example.com"));
+	EXPECT(1, "volume group 'gnt-test-no-such-vg'",
+	       CLUSTER(fx, "init", "--noded-port", "0", "--enabled-disk-templates", "plain",
+		       "--vg-name", "gnt-test-no-such-vg", "test.example.com"));
+	EXPECT(0, NULL, CLUSTER(fx, "init", "--noded-port", "0", "test.example.com"));
+}
+
+static void
+test_modify(NodesFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) info = NULL;
+
+	EXPECT(0, NULL,
+	       CLUSTER(fx, "modify", "--enabled-hypervisors", "fake,kvm", "-H", "kvm:accel=tcg"));
+	/* -H merges into what is there */
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "-H", "kvm:kernel_path=/boot/vmlinuz"));
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "-B", "maxmem=1G", "--max-running-jobs", "3"));
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", "/srv/gantry/os"));
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "-N", "link=br1", "--mac-prefix", "02:00:01"));
+	info = CLUSTER(fx, "info");
+	expect(info, 0, "    accel: tcg\n");
+	assert_has(info->out, "    kernel_path: /boot/vmlinuz\n");
+	assert_has(info->out, "    maxmem: 1024\n");
+	assert_has(info->out, "    minmem: 128\n");
+	assert_has(info->out, "jobs running simultaneously: 3\n");
+	assert_has(info->out, "OS search path: /srv/gantry/os, /srv/ganeti/os, ");
+	assert_has(info->out, "    link: br1\n");
+	assert_has(info->out, "mac prefix: 02:00:01\n");
+}
+
+static void
+test_modify_bad(NodesFx *fx, gconstpointer data)
+{
+	EXPECT(1, "Please give at least one of the parameters.", CLUSTER(fx, "modify"));
+	EXPECT(1, "unknown hypervisor 'xen-hvm'",
+	       CLUSTER(fx, "modify", "--enabled-hypervisors", "fake,xen-hvm"));
+	EXPECT(1, "unknown hypervisor 'lxc'", CLUSTER(fx, "modify", "-H", "lxc:foo=1"));
+	EXPECT(1, "unknown hypervisor parameter 'nope'", CLUSTER(fx, "modify", "-H", "kvm:nope=1"));
+	EXPECT(1, "'enabled_hypervisors' must not be empty",
+	       CLUSTER(fx, "modify", "--enabled-hypervisors", ","));
+	EXPECT(1, "unknown disk template 'floppy'",
+	       CLUSTER(fx, "modify", "--enabled-disk-templates", "file,floppy"));
+	EXPECT(1, "disk template 'drbd' is not supported",
+	       CLUSTER(fx, "modify", "--enabled-disk-templates", "drbd"));
+	EXPECT(1, "Please specify a volume group",
+	       CLUSTER(fx, "modify", "--enabled-disk-templates", "plain"));
+	EXPECT(1, "volume group 'gnt-test-no-such-vg'",
+	       CLUSTER(fx, "modify", "--enabled-disk-templates", "plain,file", "--vg-name",
+		       "gnt-test-no-such-vg"));
+	EXPECT(1, "must be an absolute directory",
+	       CLUSTER(fx, "modify", "--file-storage-dir", "../x"));
+	EXPECT(1, "must be an absolute directory",
+	       CLUSTER(fx, "modify", "--os-search-path", "/ok,relative"));
+	EXPECT(1, "Invalid MAC address prefix 'aa:bb'", CLUSTER(fx, "modify", "--mac-prefix", "aa:bb"));
+	EXPECT(1, "'max_running_jobs' must be at least 1",
+	       CLUSTER(fx, "modify", "--max-running-jobs", "0"));
+	EXPECT(1, "unknown backend parameter 'colour'", CLUSTER(fx, "modify", "-B", "colour=red"));
+	EXPECT(1, "backend parameter 'maxmem' must be a size",
+	       CLUSTER(fx, "modify", "-B", "maxmem=lots"));
+	EXPECT(1, "Invalid NIC mode 'tunnel'", CLUSTER(fx, "modify", "-N", "mode=tunnel"));
+	/* nothing of a refused change was stored */
+	{
+		g_autoptr(Run) info = CLUSTER(fx, "info");
+		expect(info, 0, "Enabled hypervisors: fake\n");
+		assert_has(info->out, "enabled disk templates: file, diskless\n");
+	}
+}
+
+/* ---- tags ---- */
+
+static void
+test_tags(NodesFx *fx, gconstpointer data)
+{
+	g_autofree gchar *long_tag = g_strnfill(129, 'x');
+	g_autofree gchar *max_tag = g_strnfill(128, 'y');
+	g_autofree gchar *tags_file = g_build_filename(fx->root, "tags.txt", NULL);
+	g_autofree gchar *job_file = g_build_filename(fx->root, "job.json", NULL);
+	g_autofree gchar *node = NULL;
+
+	EXPECT(0, NULL, CLUSTER(fx, "add-tags", "b.tag", "a:tag", "c+/*@-_tag"));
+	EXPECT(0, NULL, CLUSTER(fx, "add-tags", max_tag));
+	{
+		g_autoptr(Run) r = CLUSTER(fx, "list-tags");
+		g_autofree gchar *want = g_strdup_printf("a:tag\nb.tag\nc+/*@-_tag\n%s\n", max_tag);
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, want);
+	}
+	EXPECT(0, NULL, CLUSTER(fx, "remove-tags", "b.tag", max_tag));
+	g_assert_true(g_file_set_contents(tags_file, "from-file\n  spaced  \n", -1, NULL));
+	EXPECT(0, NULL, CLUSTER(fx, "add-tags", "--from", tags_file));
+	{
+		g_autoptr(Run) r = CLUSTER(fx, "list-tags");
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, "a:tag\nc+/*@-_tag\nfrom-file\nspaced\n");
+	}
+	/* Ganeti's tag rules, each naming the culprit */
+	EXPECT(1, "Tag contains invalid characters: 'bad tag'", CLUSTER(fx, "add-tags", "bad tag"));
+	EXPECT(1, "Tag contains invalid characters: 'caf\\303\\251'",
+	       CLUSTER(fx, "add-tags", "ok", "caf\xc3\xa9"));
+	EXPECT(1, "Tag too long (>128 characters)", CLUSTER(fx, "add-tags", long_tag));
+	EXPECT(1, "Tags cannot be empty", CLUSTER(fx, "add-tags", ""));
+	EXPECT(1, "Tag(s) 'nope', 'zz' not found", CLUSTER(fx, "remove-tags", "zz", "a:tag", "nope"));
+	EXPECT(1, "No tags to be added", CLUSTER(fx, "add-tags"));
+	{
+		/* a refused change changes nothing ("ok" was not added, "a:tag" stays) */
+		g_autoptr(Run) r = CLUSTER(fx, "list-tags");
+		g_assert_cmpstr(r->out, ==, "a:tag\nc+/*@-_tag\nfrom-file\nspaced\n");
+	}
+
+	/* nodes: the master; unknown ones are named */
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
+		expect(r, 0, NULL);
+		node = g_strstrip(g_strdup(r->out));
+	}
+	EXPECT(0, NULL, NODE(fx, "add-tags", node, "role:master", "rack:1"));
+	{
+		g_autoptr(Run) r = NODE(fx, "list-tags", node);
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, "rack:1\nrole:master\n");
+	}
+	EXPECT(0, NULL, NODE(fx, "remove-tags", node, "rack:1"));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "tags");
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, "role:master\n");
+	}
+	EXPECT(1, "'nope.example.com'", NODE(fx, "add-tags", "nope.example.com", "x"));
+	EXPECT(1, "'nope.example.com'", NODE(fx, "list-tags", "nope.example.com"));
+	EXPECT(1, "Tag contains invalid characters", NODE(fx, "add-tags", node, "a,b"));
+
+	/* instances, through the opcode (gnt-instance has its own commands) */
+	EXPECT(0, NULL,
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "web1"));
+	g_assert_true(g_file_set_contents(
+		job_file,
+		"[{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"instance\", \"name\": \"web1\","
+		" \"tags\": [\"tier:web\", \"env:test\"]}]",
+		-1, NULL));
+	EXPECT(0, NULL, DEBUG(fx, "submit-job", job_file));
+	{
+		g_autoptr(Run) r = INSTANCE(fx, "list", "--no-headers", "-o", "tags", "web1");
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, "env:test,tier:web\n");
+	}
+	g_assert_true(g_file_set_contents(
+		job_file,
+		"[{\"OP_ID\": \"OP_TAGS_DEL\", \"kind\": \"instance\", \"name\": \"web2\","
+		" \"tags\": [\"env:test\"]}]",
+		-1, NULL));
+	/* gnt-debug submit-job reports a failed job, and exits 0 as Ganeti's does */
+	EXPECT(0, "instance 'web2' does not exist", DEBUG(fx, "submit-job", job_file));
+	g_assert_true(g_file_set_contents(
+		job_file,
+		"[{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"network\", \"name\": \"net1\","
+		" \"tags\": [\"x\"]}]",
+		-1, NULL));
+	EXPECT(0, "tags of a network are not supported", DEBUG(fx, "submit-job", job_file));
+}
+
+/* ---- OS definitions ---- */
+
+static void
+test_os(NodesFx *fx, gconstpointer data)
+{
+	const gchar *os_dir = g_getenv("GNT_TEST_OS_DIR");
+	g_autofree gchar *search = g_strdup_printf("%s,/nonexistent/os", os_dir);
+	g_autofree gchar *sample = g_strdup_printf("(path: %s/sample)", os_dir);
+
+	g_assert_nonnull(os_dir);
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", search));
+	{
+		g_autoptr(Run) r = OS(fx, "list");
+		expect(r, 0, "Name\n");
+		assert_has(r->out, "\nsample+default\nsample+minimal\n");
+		assert_has(r->out, "\napi10\n");
+		/* invalid ones are not listed */
+		assert_lacks(r->out, "no-create");
+		assert_lacks(r->out, "missing-script");
+	}
+	{
+		g_autoptr(Run) r = OS(fx, "list", "--no-headers");
+		expect(r, 0, NULL);
+		g_assert_false(g_str_has_prefix(r->out, "Name"));
+	}
+	{
+		g_autoptr(Run) r = OS(fx, "diagnose");
+		/* some OS is invalid: exit 1, as Ganeti's */
+		expect(r, 1, "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
+		assert_has(r->out, sample);
+		assert_has(r->out, "[API versions: 20, 15, 10] [variants: default, minimal] "
+				   "[parameters: filesystem, root-size, behaviour, secret.token]");
+		assert_has(r->out, "OS: no-create [global status: invalid]\n");
+		assert_has(r->out, ", status: invalid - ");
+	}
+	{
+		g_autoptr(Run) r = OS(fx, "info", "sample");
+		expect(r, 0, "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
+			     "  - API versions:\n    - 10\n    - 15\n    - 20\n"
+			     "  - variants:\n    - default\n    - minimal\n  - parameters:\n");
+		assert_has(r->out, "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
+		assert_lacks(r->out, "api10:");
+	}
+}
+
+/* ---- nodes ---- */
+
+/* A free port on 127.0.0.2 for the second node's noded. */
+static guint
+free_port(void)
+{
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, NULL);
+	g_autoptr(GInetAddress) address = g_inet_address_new_from_string("127.0.0.2");
+	g_autoptr(GSocketAddress) any = g_inet_socket_address_new(address, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	g_assert_nonnull(socket);
+	g_assert_true(g_socket_bind(socket, any, FALSE, NULL));
+	bound = g_socket_get_local_address(socket, NULL);
+	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+}
+
+/* The join token in gnt-node add's output. (transfer full) */
+static gchar *
+find_token(const gchar *out)
+{
+	const gchar *start = strstr(out, "GNTJ1.");
+	gsize len = 0;
+
+	g_assert_nonnull(start);
+	while (g_ascii_isalnum(start[len]) || strchr("._-=", start[len]) != NULL)
+		len++;
+	return g_strndup(start, len);
+}
+
+/* Starts the second node's gantry-noded with --join @token. */
+static Run *
+join_node(NodesFx *fx, const gchar *token, const gchar *listen)
+{
+	return run_in(fx->node_root, "GNT_TEST_NODED",
+		      (const gchar *const[]){"--join", token, "--address", "127.0.0.2", "--listen",
+					     listen, NULL});
+}
+
+#define NODE2 "node2.example.com"
+
+/* Adds node2 in two steps: the token, the join, gnt-node add again. */
+static void
+add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
+{
+	g_autoptr(Run) first = NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port,
+				    "--join-timeout", "0", NODE2);
+	g_autofree gchar *token = NULL;
+	g_autoptr(GError) error = NULL;
+
+	expect(first, 0, "Node " NODE2 " has not joined the cluster yet");
+	assert_has(first->out, " --address 127.0.0.2 --listen 0.0.0.0:");
+	assert_has(first->out, "Run \"gnt-node add " NODE2 "\" again once it has joined.\n");
+	token = find_token(first->out);
+	fx->node_root = g_dir_make_tmp("gn2-XXXXXX", &error);
+	g_assert_no_error(error);
+	EXPECT(0, NULL, join_node(fx, token, listen));
+	/* the token is used up */
+	{
+		g_autofree gchar *other = g_build_filename(fx->node_root, "other", NULL);
+		g_autoptr(Run) again = run_in(other, "GNT_TEST_NODED",
+					      (const gchar *const[]){"--join", token, "--listen",
+								     "127.0.0.2:0", NULL});
+		expect(again, 1, "was already used");
+		remove_tree(other);
+	}
+	EXPECT(0, "Adding node " NODE2 " (127.0.0.2, port ",
+	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+}
+
+static void
+test_node_add_remove(NodesFx *fx, gconstpointer data)
+{
+	g_autofree gchar *port = g_strdup_printf("%u", free_port());
+	g_autofree gchar *listen = g_strdup_printf("127.0.0.2:%s", port);
+	g_autofree gchar *os_dir = g_strdup_printf("%s", g_getenv("GNT_TEST_OS_DIR"));
+
+	add_node2(fx, port, listen);
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name,pip,offline,drained",
+					NODE2);
+		expect(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, NODE2 " 127.0.0.2 N N\n");
+	}
+	EXPECT(1, "Node " NODE2 " already in the cluster (as " NODE2 ") - please retry with '--readd'",
+	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+	/* readd: the node answers, its flags are reset */
+	EXPECT(0, "Modified node " NODE2 "\n - drained -> True\n",
+	       NODE(fx, "modify", "--drained", "yes", NODE2));
+	EXPECT(0, "Readding a node",
+	       NODE(fx, "add", "--readd", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "drained", NODE2);
+		g_assert_cmpstr(r->out, ==, "N\n");
+	}
+
+	/* both nodes answer OP_OS_DIAGNOSE */
+	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", os_dir));
+	{
+		g_autoptr(Run) r = OS(fx, "diagnose");
+		expect(r, 1, "  Node: " NODE2 ", status: valid (path: ");
+	}
+
+	/* an instance on the node: it can not go while the instance is there */
+	EXPECT(0, NULL,
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
+			"web1"));
+	EXPECT(0, NULL,
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
+			"web2"));
+	EXPECT(1, "Instances web1, web2 are still running on the node", NODE(fx, "remove", NODE2));
+
+	/* offline: not contacted; drained: no new instances */
+	EXPECT(0, "Modified node " NODE2 "\n - offline -> True\n",
+	       NODE(fx, "modify", "--offline", "yes", NODE2));
+	EXPECT(1, "node '" NODE2 "' is offline", INSTANCE(fx, "startup", "web1"));
+	EXPECT(1, "node '" NODE2 "' is offline",
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
+			"web3"));
+	{
+		/* an offline node is left out of OS diagnose */
+		g_autoptr(Run) r = OS(fx, "diagnose");
+		assert_lacks(r->out, NODE2);
+	}
+	EXPECT(0, " - offline -> False\n", NODE(fx, "modify", "--offline", "no", "--force", NODE2));
+	EXPECT(0, NULL, INSTANCE(fx, "startup", "web1"));
+	EXPECT(0, " - drained -> True\n", NODE(fx, "modify", "--drained", "yes", NODE2));
+	EXPECT(1, "node '" NODE2 "' is drained",
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
+			"web3"));
+	EXPECT(0, NULL, INSTANCE(fx, "shutdown", "web1"));
+	EXPECT(0, " - drained -> False\n", NODE(fx, "modify", "--drained", "no", NODE2));
+
+	EXPECT(0, NULL, INSTANCE(fx, "remove", "-f", "web1"));
+	EXPECT(1, "Instance web2 is still running on the node, please remove first",
+	       NODE(fx, "remove", NODE2));
+	EXPECT(0, NULL, INSTANCE(fx, "remove", "-f", "web2"));
+	EXPECT(0, "Removing node " NODE2, NODE(fx, "remove", NODE2));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
+		expect(r, 0, NULL);
+		assert_lacks(r->out, NODE2);
+	}
+	/* it keeps its certificate: adding it again needs no token */
+	EXPECT(0, "Adding node " NODE2,
+	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+}
+
+/* gnt-node add without --join-timeout 0 waits for the join, then adds. */
+static void
+test_node_add_wait(NodesFx *fx, gconstpointer data)
+{
+	g_autofree gchar *port = g_strdup_printf("%u", free_port());
+	g_autofree gchar *listen = g_strdup_printf("127.0.0.2:%s", port);
+	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
+	g_autoptr(GSubprocess) add = NULL;
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = NULL;
+	g_autofree gchar *rest = NULL;
+
+	g_subprocess_launcher_setenv(launcher, "GANTRY_ROOT", fx->root, TRUE);
+	add = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_GNT_NODE"), "add",
+					  "--primary-ip", "127.0.0.2", "--noded-port", port,
+					  "--join-timeout", "60", NODE2, NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(add));
+	while (token == NULL) {
+		g_autofree gchar *line = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+		g_assert_no_error(error);
+		g_assert_nonnull(line); /* NULL: it ended without a token */
+		if (strstr(line, "GNTJ1.") != NULL)
+			token = find_token(line);
+	}
+	fx->node_root = g_dir_make_tmp("gn2-XXXXXX", &error);
+	g_assert_no_error(error);
+	EXPECT(0, NULL, join_node(fx, token, listen));
+	g_assert_true(g_subprocess_wait(add, NULL, &error));
+	g_assert_no_error(error);
+	rest = g_data_input_stream_read_upto(out, "", 0, NULL, NULL, &error);
+	if (g_subprocess_get_exit_status(add) != 0)
+		g_printerr("%s\n", rest);
+	g_assert_cmpint(g_subprocess_get_exit_status(add), ==, 0);
+	assert_has(rest, "Adding node " NODE2);
+}
+
+static void
+test_node_bad(NodesFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) list = NODE(fx, "list", "--no-headers", "-o", "name");
+	g_autofree gchar *master = g_strstrip(g_strdup(list->out));
+	g_autofree gchar *port = g_strdup_printf("%u", free_port());
+
+	EXPECT(1, "'nope.example.com'", NODE(fx, "remove", "nope.example.com"));
+	EXPECT(1, "'nope.example.com'", NODE(fx, "modify", "--offline", "yes", "nope.example.com"));
+	EXPECT(1, "Node is the master node, failover to another node is required",
+	       NODE(fx, "remove", master));
+	EXPECT(1, "The master role can be changed only via master-failover",
+	       NODE(fx, "modify", "--drained", "yes", master));
+	EXPECT(1, "Please give at least one of the parameters.", NODE(fx, "modify", master));
+	EXPECT(1, "Invalid boolean value 'maybe' for --offline",
+	       NODE(fx, "modify", "--offline", "maybe", master));
+	EXPECT(1, "Can't set the node into more than one state at the same time",
+	       NODE(fx, "modify", "--offline", "yes", "--drained", "yes", "nope.example.com"));
+	EXPECT(1, "Node nope.example.com not in the cluster - please retry without '--readd'",
+	       NODE(fx, "add", "--readd", "--primary-ip", "127.0.0.3", "nope.example.com"));
+	EXPECT(1, "primary IP '300.1.1.1' is not a valid IP address",
+	       NODE(fx, "add", "--primary-ip", "300.1.1.1", "nope.example.com"));
+	EXPECT(1, "invalid node name 'bad_name!'",
+	       NODE(fx, "add", "--primary-ip", "127.0.0.3", "--noded-port", port,
+		    "--join-timeout", "1", "bad_name!"));
+	/* nothing answers there: the wait ends naming the node */
+	EXPECT(1, "node 'nope.example.com' has not joined within 1 seconds",
+	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port,
+		    "--join-timeout", "1", "nope.example.com"));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
+		g_assert_cmpstr(r->out, ==, list->out);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/nodes/settings/init", NodesFx, NULL, fx_set_up_empty, test_init_settings,
+		   fx_tear_down);
+	g_test_add("/nodes/settings/init-bad", NodesFx, NULL, fx_set_up_empty,
+		   test_init_bad_settings, fx_tear_down);
+	g_test_add("/nodes/settings/modify", NodesFx, NULL, fx_set_up, test_modify, fx_tear_down);
+	g_test_add("/nodes/settings/modify-bad", NodesFx, NULL, fx_set_up, test_modify_bad,
+		   fx_tear_down);
+	g_test_add("/nodes/tags", NodesFx, NULL, fx_set_up, test_tags, fx_tear_down);
+	g_test_add("/nodes/os", NodesFx, NULL, fx_set_up, test_os, fx_tear_down);
+	g_test_add("/nodes/node/add-remove", NodesFx, NULL, fx_set_up, test_node_add_remove,
+		   fx_tear_down);
+	g_test_add("/nodes/node/add-wait", NodesFx, NULL, fx_set_up, test_node_add_wait,
+		   fx_tear_down);
+	g_test_add("/nodes/node/bad", NodesFx, NULL, fx_set_up, test_node_bad, fx_tear_down);
+	return g_test_run();
+}
