@@ -159,6 +159,7 @@ create_parse_disks(JsonArray *given, GError **error)
 		JsonNode *size;
 		guint64 mib = 0;
 		const gchar *mode = "rw";
+		g_autofree gchar *uuid = g_uuid_string_random();
 
 		if (!JSON_NODE_HOLDS_OBJECT(node)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "disk %u must be an object", i);
@@ -188,7 +189,7 @@ create_parse_disks(JsonArray *given, GError **error)
 			}
 		}
 		disk = json_object_new();
-		json_object_set_string_member(disk, "uuid", g_uuid_string_random());
+		json_object_set_string_member(disk, "uuid", uuid);
 		json_object_set_int_member(disk, "size", (gint64)mib);
 		json_object_set_string_member(disk, "mode", mode);
 		json_object_set_member(disk, "name",
@@ -226,6 +227,7 @@ create_parse_nics(JsonArray *given, GError **error)
 		JsonObject *nic;
 		JsonObject *nicparams;
 		const gchar *mac = NULL;
+		g_autofree gchar *uuid = g_uuid_string_random();
 
 		if (!JSON_NODE_HOLDS_OBJECT(node)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "nic %u must be an object", i);
@@ -255,7 +257,7 @@ create_parse_nics(JsonArray *given, GError **error)
 			json_object_set_member(nicparams, "link",
 					       gnt_json_node_deep_copy(json_object_get_member(in, "link")));
 		nic = json_object_new();
-		json_object_set_string_member(nic, "uuid", g_uuid_string_random());
+		json_object_set_string_member(nic, "uuid", uuid);
 		json_object_set_member(nic, "name",
 				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
 		json_object_set_string_member(nic, "mac",
@@ -379,9 +381,12 @@ create_declare_locks(GntLu *lu, GntLockSet *locks)
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
 			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name"),
 			 GNT_LOCK_EXCLUSIVE);
+	/* shared: creates on one node run side by side; the node checks its
+	 * free space when it makes the disks, and a create that then fails
+	 * undoes itself */
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
 			 node != NULL ? json_object_get_string_member(node, "name") : node_name,
-			 GNT_LOCK_EXCLUSIVE);
+			 GNT_LOCK_SHARED);
 }
 
 static gboolean

@@ -1,0 +1,233 @@
+/*
+ * Instance benchmarks: a real cluster (gnt-cluster init, masterd, noded)
+ * on a temporary root, driven over LUXI. Prints its figures; asserts nothing.
+ *
+ *   bench-instances --gnt-cluster PATH [--parallel N] [--total N]
+ */
+#include <signal.h>
+#include <unistd.h>
+
+#include "gnt-json.h"
+#include "gnt-luxi-client.h"
+#include "gnt-paths.h"
+
+typedef struct {
+	gchar *dir;
+	GntPaths *paths;
+	gchar *gnt_cluster;
+	GntLuxiClient *client;
+} Bench;
+
+static void
+die(GError *error, const gchar *what)
+{
+	if (error != NULL) {
+		g_printerr("bench-instances: %s: %s\n", what, error->message);
+		exit(1);
+	}
+}
+
+static void
+run_cluster_tool(Bench *b, const gchar *a1, const gchar *a2, const gchar *a3, const gchar *a4)
+{
+	const gchar *argv[] = {b->gnt_cluster, a1, a2, a3, a4, NULL};
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", b->dir, TRUE);
+	g_autoptr(GError) error = NULL;
+	gint status = -1;
+
+	if (!g_spawn_sync(NULL, (gchar **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+			  &status, &error) ||
+	    status != 0) {
+		g_printerr("bench-instances: gnt-cluster %s failed\n", a1);
+		exit(1);
+	}
+}
+
+static JsonNode *
+call(Bench *b, const gchar *method, JsonNode *args)
+{
+	g_autoptr(GError) error = NULL;
+	JsonNode *res = gnt_luxi_client_call(b->client, method, args, &error);
+
+	die(res == NULL ? error : NULL, method);
+	json_node_unref(args);
+	return res;
+}
+
+static JsonNode *
+parse(const gchar *text)
+{
+	return gnt_json_parse(text, -1, NULL);
+}
+
+/* Submits @n creates (diskless, no install, no start, fake) in one
+ * SubmitManyJobs; returns the job IDs. */
+static GArray *
+submit_creates(Bench *b, guint first, guint n)
+{
+	GString *text = g_string_new("[[");
+	g_autoptr(JsonNode) res = NULL;
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+	for (guint i = 0; i < n; i++)
+		g_string_append_printf(text,
+				       "%s[{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
+				       " \"inst%05u.example.com\", \"mode\": \"create\","
+				       " \"disk_template\": \"diskless\", \"disks\": [], \"nics\": [],"
+				       " \"no_install\": true, \"start\": false, \"hypervisor\": \"fake\"}]",
+				       i ? "," : "", first + i);
+	g_string_append(text, "]]");
+	res = call(b, "SubmitManyJobs", parse(text->str));
+	g_string_free(text, TRUE);
+	for (guint i = 0; i < json_array_get_length(json_node_get_array(res)); i++) {
+		guint64 id = (guint64)json_array_get_int_element(
+			json_array_get_array_element(json_node_get_array(res), i), 1);
+		g_array_append_val(ids, id);
+	}
+	return ids;
+}
+
+/* Waits until every job of @ids is final; returns how many succeeded. */
+static guint
+wait_jobs(Bench *b, GArray *ids)
+{
+	guint ok = 0;
+
+	for (guint i = 0; i < ids->len; i++) {
+		guint64 id = g_array_index(ids, guint64, i);
+		for (;;) {
+			g_autoptr(GError) error = NULL;
+			g_autoptr(JsonArray) fields = json_array_new();
+			g_autoptr(JsonNode) res = NULL;
+			const gchar *st;
+			json_array_add_string_element(fields, "status");
+			res = gnt_luxi_client_wait_for_job_change(b->client, id, fields, NULL, -1, 60,
+								  &error);
+			die(res == NULL ? error : NULL, "WaitForJobChange");
+			if (!JSON_NODE_HOLDS_ARRAY(res))
+				continue;
+			st = json_array_get_string_element(
+				json_array_get_array_element(json_node_get_array(res), 0), 0);
+			if (g_strcmp0(st, "success") == 0) {
+				ok++;
+				break;
+			}
+			if (g_strcmp0(st, "error") == 0 || g_strcmp0(st, "canceled") == 0)
+				break;
+		}
+	}
+	return ok;
+}
+
+static gint64
+rss_kib(const gchar *daemon, Bench *b)
+{
+	g_autofree gchar *pid_file = gnt_paths_dup_pid_file(b->paths, daemon);
+	g_autofree gchar *pid = NULL;
+	g_autofree gchar *status_path = NULL;
+	g_autofree gchar *status = NULL;
+	const gchar *line;
+
+	if (!g_file_get_contents(pid_file, &pid, NULL, NULL))
+		return -1;
+	g_strstrip(pid);
+	status_path = g_strdup_printf("/proc/%s/status", pid);
+	if (!g_file_get_contents(status_path, &status, NULL, NULL))
+		return -1;
+	line = strstr(status, "VmRSS:");
+	return line ? g_ascii_strtoll(line + 6, NULL, 10) : -1;
+}
+
+static gdouble
+time_ms(gint64 since)
+{
+	return (g_get_monotonic_time() - since) / 1000.0;
+}
+
+int
+main(int argc, char **argv)
+{
+	gint parallel = 1000, total = 10000;
+	g_autofree gchar *gnt_cluster = g_strdup(g_getenv("GNT_GNT_CLUSTER"));
+	g_autofree gchar *gnt_instance = NULL;
+	GOptionEntry entries[] = {
+		{"gnt-cluster", 0, 0, G_OPTION_ARG_FILENAME, &gnt_cluster, "gnt-cluster to run", "PATH"},
+		{"gnt-instance", 0, 0, G_OPTION_ARG_FILENAME, &gnt_instance, "gnt-instance to time", "PATH"},
+		{"parallel", 0, 0, G_OPTION_ARG_INT, &parallel, "Instances added as parallel jobs (1000)", "N"},
+		{"total", 0, 0, G_OPTION_ARG_INT, &total, "Instances for the list figures (10000)", "N"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) ctx = g_option_context_new("- instance benchmarks");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GArray) ids = NULL;
+	Bench b = {0};
+	gint64 t0;
+	guint ok;
+	gdouble secs;
+
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &error) || gnt_cluster == NULL) {
+		g_printerr("bench-instances: %s\n", error ? error->message : "--gnt-cluster is required");
+		return 2;
+	}
+	b.gnt_cluster = gnt_cluster;
+	b.dir = g_dir_make_tmp("gnt-bi-XXXXXX", &error);
+	die(error, "temporary root");
+	b.paths = gnt_paths_new(b.dir);
+	run_cluster_tool(&b, "init", "--noded-port", "0", "bench.example.com");
+	b.client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(b.paths), &error);
+	die(error, "connecting");
+	gnt_luxi_client_set_timeout(b.client, 600);
+	g_print("machine: %u CPUs; cluster under %s\n", g_get_num_processors(), b.dir);
+	g_print("idle RSS: masterd %.1f MiB, noded %.1f MiB\n", rss_kib("gantry-masterd", &b) / 1024.0,
+		rss_kib("gantry-noded", &b) / 1024.0);
+
+	t0 = g_get_monotonic_time();
+	ids = submit_creates(&b, 0, (guint)parallel);
+	ok = wait_jobs(&b, ids);
+	secs = time_ms(t0) / 1000.0;
+	g_print("add: %u instances (fake, diskless, --no-install, --no-start) as parallel jobs:\n"
+		"  %u succeeded in %.2f s, %.0f instances/s\n",
+		(guint)parallel, ok, secs, ok / secs);
+
+	for (guint done = (guint)parallel; done < (guint)total;) {
+		guint batch = MIN(2000, (guint)total - done);
+		g_autoptr(GArray) more = submit_creates(&b, done, batch);
+		wait_jobs(&b, more);
+		done += batch;
+	}
+	{
+		g_autoptr(JsonNode) res = NULL;
+		gint64 t = g_get_monotonic_time();
+		res = call(&b, "Query",
+			   parse("[\"instance\", [\"name\", \"os\", \"pnode\", \"status\", \"oper_ram\"],"
+				 " null]"));
+		g_print("LUXI Query of all %u instances (Ganeti's list fields, live status): %.1f ms\n",
+			json_array_get_length(json_object_get_array_member(json_node_get_object(res), "data")),
+			time_ms(t));
+	}
+	if (gnt_instance != NULL) {
+		const gchar *largv[] = {gnt_instance, "list", NULL};
+		g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", b.dir, TRUE);
+		g_autofree gchar *out = NULL;
+		gint64 t = g_get_monotonic_time();
+		gint status = -1;
+		g_spawn_sync(NULL, (gchar **)largv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL,
+			     &status, NULL);
+		g_print("gnt-instance list of all instances: %.1f ms (exit %d)\n", time_ms(t), status);
+	}
+	g_usleep(3 * G_USEC_PER_SEC); /* the queue trims its memory once idle */
+	g_print("RSS with %d instances: masterd %.1f MiB + noded %.1f MiB\n", total,
+		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+
+	g_clear_object(&b.client);
+	run_cluster_tool(&b, "destroy", "--yes-do-it", NULL, NULL);
+	{
+		g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", b.dir);
+		if (system(cmd) != 0)
+			g_printerr("bench-instances: could not remove '%s'\n", b.dir);
+	}
+	gnt_paths_free(b.paths);
+	g_free(b.dir);
+	return 0;
+}
