@@ -168,6 +168,21 @@ queue_fx_record(QueueFx *fx, guint64 id)
 	return record;
 }
 
+/* Runs the main loop until job @id shows @status (within 30 s). */
+static inline void
+queue_fx_wait_status(QueueFx *fx, guint64 id, const gchar *status)
+{
+	gint64 deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+
+	for (;;) {
+		g_autofree gchar *now = queue_fx_status(fx, id, NULL);
+		if (g_strcmp0(now, status) == 0)
+			return;
+		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+		queue_fx_iterate();
+	}
+}
+
 /* Runs the main loop until job @id reaches a final status; returns it. */
 static inline gchar *
 queue_fx_wait_final(QueueFx *fx, guint64 id)

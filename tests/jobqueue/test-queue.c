@@ -185,8 +185,9 @@ test_cancel(QueueFx *fx, gconstpointer data)
 	JsonObject *op;
 
 	gnt_queue_set_max_running(fx->queue, 1);
-	a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 1}", NULL));
+	a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 2}", NULL));
 	b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	queue_fx_wait_status(fx, a, "running");
 	cancel_cb_result(fx, b, &ok, &msg_queued);
 	g_assert_true(ok);
 	g_assert_cmpstr(msg_queued, ==, "Job 2 canceled");
@@ -212,22 +213,15 @@ static void
 test_cancel_waiting_for_locks(QueueFx *fx, gconstpointer data)
 {
 	guint64 a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
-						     "{\"duration\": 1, \"no_locks\": false}", NULL));
+						     "{\"duration\": 3, \"no_locks\": false}", NULL));
 	guint64 b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
 						     "{\"duration\": 0, \"no_locks\": false}", NULL));
-	gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
 	gboolean ok = FALSE;
 	g_autofree gchar *message = NULL;
 	g_autofree gchar *b_final = NULL;
 	g_autofree gchar *a_final = NULL;
 
-	for (;;) {
-		g_autofree gchar *status = queue_fx_status(fx, b, NULL);
-		if (g_strcmp0(status, "waiting") == 0)
-			break;
-		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
-		queue_fx_iterate();
-	}
+	queue_fx_wait_status(fx, b, "waiting");
 	cancel_cb_result(fx, b, &ok, &message);
 	g_assert_true(ok);
 	g_assert_cmpstr(message, ==, "Job 2 will be canceled");
