@@ -1,0 +1,469 @@
+/*
+ * End to end: a real Debian system installed with Debian's own
+ * ganeti-instance-debootstrap OS definition onto a file disk, through
+ * every part of Gantry (LUXI job, masterd, the node daemon's RPC, the OS
+ * interface, file storage), then booted under libvirt (qemu TCG) with the
+ * Debian cloud kernel and its initrd from /boot until systemd offers a
+ * login prompt on the serial console.
+ *
+ * The OS definition is configured the way it is meant to be: a variant
+ * file in /etc/ganeti/instance-debootstrap/variants/ (written for this run
+ * and removed after it) sets the machine's own apt mirror and suite, and
+ * the partition style. Without device-mapper (kpartx), as on our CI
+ * machines, the filesystem goes straight onto the disk
+ * (PARTITION_STYLE=none, root=/dev/vda); with it, Debian's default msdos
+ * layout (root=/dev/vda1). $GNT_E2E_PARTITION_STYLE forces one.
+ *
+ * Skipped, saying exactly what is missing, when libvirtd does not answer,
+ * a package or loop devices are missing, or the mirror cannot be reached.
+ */
+#include "gnt-test-cluster.h"
+
+#include <libsoup/soup.h>
+
+#define INSTANCE "deb1.example.com"
+#define VARIANTS_DIR "/etc/ganeti/instance-debootstrap/variants"
+#define OS_DIR "/usr/share/ganeti/os/debootstrap"
+/* debootstrap from the mirror took 1 min 46 s here; allow for a slow one */
+#define INSTALL_TIMEOUT_S 1200
+#define LOGIN_TIMEOUT_S 420
+/* the installed system does not power off on the ACPI button: the guest has
+ * no modules for the host's kernel (button.ko) and no logind (no dbus) */
+#define SHUTDOWN_TIMEOUT_S 10
+
+typedef struct {
+	GntTestCluster cluster;
+	gchar *initrd; /* in cluster.boot_dir */
+	gchar *mirror;
+	gchar *suite;
+	gchar *partition_style;
+	gchar *variant;
+	gchar *variant_file;
+	GSubprocess *reaper; /* removes the variant file should the test abort */
+	gchar *skip;
+} E2eFx;
+
+/* This machine's Debian codename (VERSION_CODENAME of /etc/os-release). */
+static gchar *
+dup_codename(void)
+{
+	g_autofree gchar *text = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	if (!g_file_get_contents("/etc/os-release", &text, NULL, NULL))
+		return NULL;
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (g_str_has_prefix(lines[i], "VERSION_CODENAME="))
+			return g_strdup(g_strstrip(lines[i] + strlen("VERSION_CODENAME=")));
+	}
+	return NULL;
+}
+
+static gboolean
+is_http_uri(const gchar *uri)
+{
+	return g_str_has_prefix(uri, "http://") || g_str_has_prefix(uri, "https://");
+}
+
+/* The first "deb URI SUITE ..." line (one-line style) for @suite. */
+static gchar *
+mirror_from_list(const gchar *text, const gchar *suite)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		g_autofree gchar *line = g_strstrip(g_strdup(lines[i]));
+		g_auto(GStrv) words = NULL;
+		guint w = 1;
+
+		if (!g_str_has_prefix(line, "deb ") && !g_str_has_prefix(line, "deb\t"))
+			continue;
+		words = g_strsplit_set(line, " \t", -1);
+		while (words[w] != NULL && words[w][0] == '\0')
+			w++;
+		if (words[w] != NULL && words[w][0] == '[') { /* [arch=... signed-by=...] */
+			while (words[w] != NULL && !g_str_has_suffix(words[w], "]"))
+				w++;
+			if (words[w] != NULL)
+				w++;
+		}
+		while (words[w] != NULL && words[w][0] == '\0')
+			w++;
+		if (words[w] == NULL || !is_http_uri(words[w]))
+			continue;
+		for (guint s = w + 1; words[s] != NULL; s++) {
+			if (words[s][0] == '\0')
+				continue;
+			if (g_strcmp0(words[s], suite) == 0)
+				return g_strdup(words[w]);
+			break; /* the suite is the word after the URI */
+		}
+	}
+	return NULL;
+}
+
+/* The first deb822 stanza ("Types: deb", "URIs:", "Suites:") for @suite. */
+static gchar *
+mirror_from_sources(const gchar *text, const gchar *suite)
+{
+	g_auto(GStrv) stanzas = g_regex_split_simple("\\n\\s*\\n", text, 0, 0);
+
+	for (guint i = 0; stanzas[i] != NULL; i++) {
+		g_auto(GStrv) lines = g_strsplit(stanzas[i], "\n", -1);
+		g_auto(GStrv) types = NULL;
+		g_auto(GStrv) uris = NULL;
+		g_auto(GStrv) suites = NULL;
+		gboolean enabled = TRUE;
+
+		for (guint l = 0; lines[l] != NULL; l++) {
+			gchar *colon = strchr(lines[l], ':');
+			g_autofree gchar *key = NULL;
+			GStrv *slot = NULL;
+
+			if (lines[l][0] == '#' || colon == NULL)
+				continue;
+			key = g_ascii_strdown(lines[l], colon - lines[l]);
+			if (g_strcmp0(key, "types") == 0)
+				slot = &types;
+			else if (g_strcmp0(key, "uris") == 0)
+				slot = &uris;
+			else if (g_strcmp0(key, "suites") == 0)
+				slot = &suites;
+			else if (g_strcmp0(key, "enabled") == 0)
+				enabled = g_ascii_strcasecmp(g_strstrip(colon + 1), "no") != 0;
+			if (slot != NULL) {
+				g_strfreev(*slot);
+				*slot = g_regex_split_simple("\\s+", g_strstrip(colon + 1), 0, 0);
+			}
+		}
+		if (enabled && types != NULL && g_strv_contains((const gchar *const *)types, "deb") &&
+		    suites != NULL && g_strv_contains((const gchar *const *)suites, suite) &&
+		    uris != NULL && uris[0] != NULL && is_http_uri(uris[0]))
+			return g_strdup(uris[0]);
+	}
+	return NULL;
+}
+
+/* The mirror apt uses here for @suite: /etc/apt/sources.list, then
+ * sources.list.d/ (*.list and *.sources, in name order). */
+static gchar *
+find_apt_mirror(const gchar *suite)
+{
+	g_autofree gchar *text = NULL;
+	g_autoptr(GDir) dir = g_dir_open("/etc/apt/sources.list.d", 0, NULL);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	const gchar *entry;
+
+	if (g_file_get_contents("/etc/apt/sources.list", &text, NULL, NULL)) {
+		gchar *found = mirror_from_list(text, suite);
+		if (found != NULL)
+			return found;
+	}
+	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL)
+		g_ptr_array_add(names, g_strdup(entry));
+	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+	for (guint i = 0; i < names->len; i++) {
+		const gchar *name = names->pdata[i];
+		g_autofree gchar *path = g_build_filename("/etc/apt/sources.list.d", name, NULL);
+		g_autofree gchar *content = NULL;
+		gchar *found = NULL;
+
+		if (!g_file_get_contents(path, &content, NULL, NULL))
+			continue;
+		if (g_str_has_suffix(name, ".list"))
+			found = mirror_from_list(content, suite);
+		else if (g_str_has_suffix(name, ".sources"))
+			found = mirror_from_sources(content, suite);
+		if (found != NULL)
+			return found;
+	}
+	return NULL;
+}
+
+/* Whether the mirror serves @suite: HEAD of dists/SUITE/Release, direct
+ * (the OS scripts run with a clean environment: no proxy either). */
+static gboolean
+mirror_reachable(const gchar *mirror, const gchar *suite, GError **error)
+{
+	g_autoptr(SoupSession) session =
+		soup_session_new_with_options("proxy-resolver", NULL, "timeout", 30, NULL);
+	g_autofree gchar *uri = g_strdup_printf("%s%sdists/%s/Release", mirror,
+						g_str_has_suffix(mirror, "/") ? "" : "/", suite);
+	g_autoptr(SoupMessage) msg = soup_message_new("HEAD", uri);
+	g_autoptr(GInputStream) body = NULL;
+
+	if (msg == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' is not a URI", uri);
+		return FALSE;
+	}
+	body = soup_session_send(session, msg, NULL, error);
+	if (body == NULL) {
+		g_prefix_error(error, "%s: ", uri);
+		return FALSE;
+	}
+	if (soup_message_get_status(msg) != SOUP_STATUS_OK) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "%s: HTTP %u %s", uri,
+			    soup_message_get_status(msg), soup_message_get_reason_phrase(msg));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+command_succeeds(const gchar *const *argv)
+{
+	g_autoptr(GSubprocess) proc = g_subprocess_newv(
+		argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL);
+
+	return proc != NULL && g_subprocess_wait_check(proc, NULL, NULL);
+}
+
+/* Why the test cannot run here, or NULL; fills the fixture's mirror,
+ * suite and partition style. */
+static gchar *
+e2e_dup_missing(E2eFx *fx, const gchar *kernel, const gchar *initrd)
+{
+	const gchar *losetup[] = {"losetup", "-f", NULL};
+	const gchar *dmsetup[] = {"dmsetup", "version", NULL};
+	g_autoptr(GError) error = NULL;
+	gchar *missing = gnt_test_dup_libvirt_missing();
+
+	if (missing != NULL)
+		return missing;
+	if (kernel == NULL || !g_file_test(initrd, G_FILE_TEST_IS_REGULAR))
+		return g_strdup("no /boot/vmlinuz-*-cloud-amd64 with its /boot/initrd.img-* "
+				"(install linux-image-cloud-amd64)");
+	if (!g_file_test(OS_DIR "/create", G_FILE_TEST_IS_EXECUTABLE))
+		return g_strdup("no " OS_DIR " (install ganeti-instance-debootstrap)");
+	if (!g_file_test("/usr/sbin/debootstrap", G_FILE_TEST_IS_EXECUTABLE))
+		return g_strdup("no /usr/sbin/debootstrap (install debootstrap)");
+	if (!g_file_test(VARIANTS_DIR, G_FILE_TEST_IS_DIR) || access(VARIANTS_DIR, W_OK) != 0)
+		return g_strdup("cannot write a variant into " VARIANTS_DIR " (run as root)");
+	if (!command_succeeds(losetup))
+		return g_strdup("no free loop device ('losetup -f' fails): the OS definition "
+				"losetup's file disks");
+	fx->suite = dup_codename();
+	if (fx->suite == NULL)
+		return g_strdup("no VERSION_CODENAME in /etc/os-release: which Debian is this?");
+	fx->mirror = find_apt_mirror(fx->suite);
+	if (fx->mirror == NULL)
+		return g_strdup_printf("no http(s) apt source for suite '%s' in /etc/apt/sources.list "
+				       "or /etc/apt/sources.list.d",
+				       fx->suite);
+	if (!mirror_reachable(fx->mirror, fx->suite, &error))
+		return g_strdup_printf("the apt mirror is not reachable: %s", error->message);
+	if (g_getenv("GNT_E2E_PARTITION_STYLE") != NULL)
+		fx->partition_style = g_strdup(g_getenv("GNT_E2E_PARTITION_STYLE"));
+	else
+		/* kpartx maps the msdos partition through device-mapper */
+		fx->partition_style = g_strdup(command_succeeds(dmsetup) ? "msdos" : "none");
+	return NULL;
+}
+
+/* The variant's configuration, sourced by the definition's common.sh
+ * after /etc/default/ganeti-instance-debootstrap. */
+static void
+e2e_write_variant(E2eFx *fx)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *cache = g_getenv("GNT_E2E_DEBOOTSTRAP_CACHE");
+	g_autofree gchar *cache_dir = NULL;
+	g_autofree gchar *conf = NULL;
+	g_autofree gchar *reap = NULL;
+
+	/* a private, empty cache directory: every run installs from the mirror
+	 * (the definition's own cache would skip debootstrap on a second run);
+	 * $GNT_E2E_DEBOOTSTRAP_CACHE names a directory to reuse instead */
+	cache_dir = cache != NULL ? g_strdup(cache)
+				  : g_build_filename(fx->cluster.boot_dir, "cache", NULL);
+	conf = g_strdup_printf("# written by Gantry's e2e test (tests/e2e/test-debootstrap.c)\n"
+			       "MIRROR=\"%s\"\n"
+			       "SUITE=\"%s\"\n"
+			       "PARTITION_STYLE=\"%s\"\n"
+			       "CACHE_DIR=\"%s\"\n"
+			       "GENERATE_CACHE=\"%s\"\n"
+			       "CLEAN_CACHE=\"\"\n",
+			       fx->mirror, fx->suite, fx->partition_style, cache_dir,
+			       cache != NULL ? "yes" : "no");
+	fx->variant = g_strdup_printf("gantry-e2e-%d", (gint)getpid());
+	fx->variant_file = g_strdup_printf(VARIANTS_DIR "/%s.conf", fx->variant);
+	reap = g_strdup_printf("rm -f '%s'", fx->variant_file);
+	fx->reaper = gnt_test_reaper_new(reap);
+	g_assert_true(g_file_set_contents(fx->variant_file, conf, -1, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(g_chmod(fx->variant_file, 0644), ==, 0);
+	g_test_message("variant %s: %s", fx->variant_file, conf);
+}
+
+static void
+e2e_set_up(E2eFx *fx, gconstpointer data)
+{
+	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
+	g_autofree gchar *initrd = NULL;
+	g_autofree gchar *name = g_strdup_printf("e2e%d.example.com", (gint)getpid());
+
+	if (kernel != NULL) {
+		g_autofree gchar *base = g_path_get_basename(kernel);
+		initrd = g_strconcat("/boot/initrd.img-", base + strlen("vmlinuz-"), NULL);
+	}
+	fx->skip = e2e_dup_missing(fx, kernel, initrd);
+	if (fx->skip != NULL)
+		return;
+	gnt_test_cluster_init_kvm(&fx->cluster, name, kernel);
+	fx->initrd = g_build_filename(fx->cluster.boot_dir, "initrd.img", NULL);
+	gnt_test_install_0644(initrd, fx->initrd);
+	e2e_write_variant(fx);
+}
+
+static void
+e2e_tear_down(E2eFx *fx, gconstpointer data)
+{
+	gnt_test_cluster_clear(&fx->cluster);
+	if (fx->variant_file != NULL)
+		g_unlink(fx->variant_file);
+	gnt_test_reaper_finish(&fx->reaper);
+	g_free(fx->initrd);
+	g_free(fx->mirror);
+	g_free(fx->suite);
+	g_free(fx->partition_style);
+	g_free(fx->variant);
+	g_free(fx->variant_file);
+	g_free(fx->skip);
+}
+
+/* The OS log's last lines, for a failed install. */
+static void
+print_os_logs(GntTestCluster *cluster)
+{
+	g_autofree gchar *dir = g_build_filename(cluster->root, "var", "log", "gantry", "os", NULL);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+	gnt_test_cluster_list_files(dir, files);
+	for (guint i = 0; i < files->len; i++) {
+		g_autofree gchar *text = NULL;
+
+		if (g_file_get_contents(files->pdata[i], &text, NULL, NULL))
+			g_test_message("%s:\n%s", (const gchar *)files->pdata[i],
+				       strlen(text) > 4000 ? text + strlen(text) - 4000 : text);
+	}
+}
+
+/* A file of the installed root filesystem, read from the disk image
+ * without mounting it (debugfs); NULL when that cannot be done. */
+static gchar *
+read_guest_file(const gchar *image, const gchar *path)
+{
+	g_autofree gchar *request = g_strdup_printf("cat %s", path);
+	const gchar *argv[] = {"debugfs", "-R", request, image, NULL};
+	g_autoptr(GSubprocess) proc =
+		g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+				  NULL);
+	gchar *out = NULL;
+
+	if (proc == NULL || !g_subprocess_communicate_utf8(proc, NULL, NULL, &out, NULL, NULL))
+		return NULL;
+	return out;
+}
+
+static void
+test_install_and_boot(E2eFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *storage = NULL;
+	g_autofree gchar *stop_text = NULL;
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) started = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	gboolean partitioned;
+	gint64 t0, t;
+	gdouble login_s;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	partitioned = g_strcmp0(fx->partition_style, "none") != 0;
+	g_test_message("mirror %s, suite %s, partition style %s", fx->mirror, fx->suite,
+		       fx->partition_style);
+
+	/* install only: the disk is looked at before the first boot */
+	create = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" INSTANCE "\","
+		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": \"1G\"}], \"nics\": [],"
+		" \"os_type\": \"debootstrap+%s\", \"force_variant\": true,"
+		" \"osparams\": {\"filesystem\": \"ext4\"}, \"beparams\": {\"memory\": 512},"
+		" \"hvparams\": {\"accel\": \"tcg\", \"kernel_path\": \"%s\", \"initrd_path\": \"%s\","
+		" \"root_path\": \"%s\", \"kernel_args\": \"ro console=ttyS0\"},"
+		" \"start\": false}",
+		fx->variant, cluster->kernel, fx->initrd, partitioned ? "/dev/vda1" : "/dev/vda");
+	t0 = g_get_monotonic_time();
+	created = gnt_test_cluster_run_op(cluster, create, INSTALL_TIMEOUT_S);
+	if (g_strcmp0(json_array_get_string_element(created, 0), "success") != 0)
+		print_os_logs(cluster);
+	gnt_test_cluster_assert_success(created);
+	g_test_message("install (1 GiB file disk, debootstrap from %s) took %.1f s", fx->mirror,
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+
+	storage = gnt_test_cluster_dup_file_storage_dir(cluster);
+	gnt_test_cluster_list_files(storage, files);
+	g_assert_cmpuint(files->len, ==, 1);
+	if (!partitioned) {
+		g_autofree gchar *hostname = read_guest_file(files->pdata[0], "/etc/hostname");
+		g_autofree gchar *version = read_guest_file(files->pdata[0], "/etc/debian_version");
+
+		/* the definition wrote the instance's name; debootstrap a Debian */
+		g_assert_nonnull(hostname);
+		g_assert_cmpstr(g_strstrip(hostname), ==, INSTANCE);
+		g_assert_nonnull(version);
+		g_test_message("installed Debian %s", g_strstrip(version));
+	}
+
+	started = gnt_test_cluster_run_op(
+		cluster, "{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"" INSTANCE "\"}",
+		300);
+	gnt_test_cluster_assert_success(started);
+	login_s = gnt_test_cluster_wait_console(cluster, INSTANCE, "login:", LOGIN_TIMEOUT_S);
+	g_test_message("login prompt on the serial console %.1f s after the start", login_s);
+	if (login_s < 0) {
+		g_autofree gchar *log = g_build_filename(cluster->root, "var", "log", "gantry",
+							 "console", INSTANCE ".log", NULL);
+		g_autofree gchar *text = NULL;
+
+		if (g_file_get_contents(log, &text, NULL, NULL))
+			g_test_message("the serial console's log:\n%s",
+				       strlen(text) > 6000 ? text + strlen(text) - 6000 : text);
+	}
+	g_assert_cmpfloat(login_s, >=, 0);
+
+	/* ACPI first, then the destroy (see SHUTDOWN_TIMEOUT_S) */
+	t = g_get_monotonic_time();
+	{
+		g_autofree gchar *op = g_strdup_printf(
+			"{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"" INSTANCE "\","
+			" \"timeout\": %d}",
+			SHUTDOWN_TIMEOUT_S);
+		stopped = gnt_test_cluster_run_op(cluster, op, SHUTDOWN_TIMEOUT_S + 120);
+	}
+	gnt_test_cluster_assert_success(stopped);
+	stop_text = gnt_test_cluster_row_to_string(stopped);
+	g_test_message("shutdown took %.1f s (%s)", (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC,
+		       strstr(stop_text, "destroyed") != NULL ? "ACPI ignored: destroyed"
+							      : "the guest powered off");
+	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
+
+	gnt_test_cluster_remove_instance(cluster, INSTANCE, files->pdata[0]);
+	g_test_message("whole test %.1f s", (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/e2e/debootstrap/install-and-boot", E2eFx, NULL, e2e_set_up,
+		   test_install_and_boot, e2e_tear_down);
+	return g_test_run();
+}

@@ -1,0 +1,178 @@
+/*
+ * Instances on the kvm hypervisor through the whole stack: gnt-cluster
+ * init's daemons, LUXI jobs, the node daemon's mutual-TLS RPC, file disks,
+ * Debian's ganeti-os-noop, and a real VM under qemu (TCG) through
+ * libvirtd at qemu:///system (scripts/libvirt-up starts it). The guest is
+ * the Debian cloud kernel with a busybox initramfs that prints a marker on
+ * ttyS0 and ignores the power button. Skipped, saying why, only when
+ * libvirtd does not answer or the kernel, busybox or ganeti-os-noop are
+ * missing.
+ */
+#include "gnt-test-cluster.h"
+
+#define MARKER "GANTRY-KVM-SYSTEM: the instance is up"
+#define INSTANCE "kvm1.example.com"
+#define BOOT_TIMEOUT_S 120
+#define JOB_TIMEOUT_S 180
+
+typedef struct {
+	GntTestCluster cluster;
+	gchar *initrd; /* in cluster.boot_dir */
+	gchar *skip;
+} KvmFx;
+
+static void
+kvm_set_up(KvmFx *fx, gconstpointer data)
+{
+	g_autofree gchar *source = gnt_test_find_cloud_kernel();
+	g_autofree gchar *script = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "hypervisor",
+						    "make-test-initramfs", NULL);
+	g_autofree gchar *name = g_strdup_printf("kvm%d.example.com", (gint)getpid());
+
+	fx->skip = gnt_test_dup_libvirt_missing();
+	if (fx->skip != NULL)
+		return;
+	if (source == NULL || !g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE)) {
+		fx->skip = g_strdup("no /boot/vmlinuz-*-cloud-amd64 or /bin/busybox (install "
+				    "linux-image-cloud-amd64 busybox-static)");
+		return;
+	}
+	if (!g_file_test("/usr/share/ganeti/os/noop/create", G_FILE_TEST_IS_EXECUTABLE)) {
+		fx->skip = g_strdup("no /usr/share/ganeti/os/noop (install ganeti-os-noop)");
+		return;
+	}
+	gnt_test_cluster_init_kvm(&fx->cluster, name, source);
+	fx->initrd = g_build_filename(fx->cluster.boot_dir, "initrd.cpio.gz", NULL);
+	{
+		const gchar *argv[] = {script, fx->initrd, MARKER, NULL};
+
+		gnt_test_run_checked(argv);
+	}
+}
+
+static void
+kvm_tear_down(KvmFx *fx, gconstpointer data)
+{
+	gnt_test_cluster_clear(&fx->cluster);
+	g_free(fx->initrd);
+	g_free(fx->skip);
+}
+
+/* OP_INSTANCE_CREATE of a started kvm instance with one 64 MiB file disk,
+ * no NIC, the noop OS, booting @kernel. */
+static gchar *
+create_op(const gchar *name, const gchar *kernel, const gchar *initrd)
+{
+	return g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\", \"mode\": \"create\","
+		" \"hypervisor\": \"kvm\", \"disk_template\": \"file\", \"disks\": [{\"size\": 64}],"
+		" \"nics\": [], \"os_type\": \"noop\", \"beparams\": {\"memory\": 256},"
+		" \"hvparams\": {\"accel\": \"tcg\", \"kernel_path\": \"%s\","
+		" \"initrd_path\": \"%s\", \"kernel_args\": \"console=ttyS0\"}}",
+		name, kernel, initrd);
+}
+
+static guint
+count_files(GntTestCluster *cluster)
+{
+	g_autofree gchar *dir = gnt_test_cluster_dup_file_storage_dir(cluster);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+	gnt_test_cluster_list_files(dir, files);
+	for (guint i = 0; i < files->len; i++)
+		g_test_message("file disk: %s", (const gchar *)files->pdata[i]);
+	return files->len;
+}
+
+static void
+test_lifecycle(KvmFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *disk_dir = NULL;
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	GStatBuf st;
+	g_autofree gchar *stop_text = NULL;
+	gint64 t0, t;
+	gdouble boot_s;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	create = create_op(INSTANCE, cluster->kernel, fx->initrd);
+	t0 = g_get_monotonic_time();
+	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(created);
+	g_test_message("create (disk, OS noop, start) took %.2f s",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+	g_assert_cmpuint(gnt_test_cluster_count_instances(cluster, INSTANCE), ==, 1);
+
+	/* one 64 MiB file disk under the cluster's file storage directory */
+	disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
+	gnt_test_cluster_list_files(disk_dir, files);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_assert_cmpint(g_stat(files->pdata[0], &st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, 64 * 1024 * 1024);
+
+	boot_s = gnt_test_cluster_wait_console(cluster, INSTANCE, MARKER, BOOT_TIMEOUT_S);
+	g_test_message("marker in OP_INSTANCE_CONSOLE's lines after %.2f s", boot_s);
+	g_assert_cmpfloat(boot_s, >=, 0);
+
+	/* the tiny init ignores ACPI: the 3 s timeout ends in a destroy */
+	t = g_get_monotonic_time();
+	stopped = gnt_test_cluster_run_op(
+		cluster,
+		"{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"" INSTANCE "\","
+		" \"timeout\": 3}",
+		JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(stopped);
+	g_test_message("shutdown took %.2f s", (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC);
+	stop_text = gnt_test_cluster_row_to_string(stopped);
+	g_assert_nonnull(strstr(stop_text, "did not shut down within 3 seconds: destroyed"));
+	g_assert_cmpuint(g_get_monotonic_time() - t, >=, 3 * G_USEC_PER_SEC);
+	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
+
+	gnt_test_cluster_remove_instance(cluster, INSTANCE, files->pdata[0]);
+	g_assert_cmpuint(count_files(cluster), ==, 0);
+	g_test_message("whole lifecycle %.2f s", (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+}
+
+static void
+test_missing_kernel(KvmFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	g_autofree gchar *missing = NULL;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *text = NULL;
+	g_autoptr(JsonArray) row = NULL;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	missing = g_build_filename(cluster->boot_dir, "no-such-vmlinuz", NULL);
+	create = create_op("kvm2.example.com", missing, fx->initrd);
+	row = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+	text = gnt_test_cluster_row_to_string(row);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	/* the message names the instance's culprit: the kernel it could not boot */
+	g_assert_nonnull(strstr(text, "no-such-vmlinuz"));
+	/* nothing left behind: no record, no disk file, no domain */
+	g_assert_cmpuint(gnt_test_cluster_count_instances(cluster, "kvm2.example.com"), ==, 0);
+	g_assert_cmpuint(count_files(cluster), ==, 0);
+	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/system/instances-kvm/lifecycle", KvmFx, NULL, kvm_set_up, test_lifecycle,
+		   kvm_tear_down);
+	g_test_add("/system/instances-kvm/missing-kernel", KvmFx, NULL, kvm_set_up,
+		   test_missing_kernel, kvm_tear_down);
+	return g_test_run();
+}
