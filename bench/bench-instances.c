@@ -2,7 +2,8 @@
  * Instance benchmarks: a real cluster (gnt-cluster init, masterd, noded)
  * on a temporary root, driven over LUXI. Prints its figures; asserts nothing.
  *
- *   bench-instances --gnt-cluster PATH [--parallel N] [--total N]
+ *   bench-instances --gnt-cluster PATH [--gnt-instance PATH] [--parallel N] [--total N]
+ *                   [--keep]
  */
 #include <signal.h>
 #include <unistd.h>
@@ -87,7 +88,9 @@ submit_creates(Bench *b, guint first, guint n)
 	return ids;
 }
 
-/* Waits until every job of @ids is final; returns how many succeeded. */
+/* Waits until every job of @ids is final; returns how many succeeded. Each
+ * wait passes what it saw last (status, log serial), as Ganeti's clients do,
+ * so masterd answers on a change and not at once (no busy polling). */
 static guint
 wait_jobs(Bench *b, GArray *ids)
 {
@@ -95,19 +98,31 @@ wait_jobs(Bench *b, GArray *ids)
 
 	for (guint i = 0; i < ids->len; i++) {
 		guint64 id = g_array_index(ids, guint64, i);
+		g_autoptr(JsonNode) prev_info = json_node_new(JSON_NODE_NULL);
+		gint64 prev_serial = -1;
+
 		for (;;) {
 			g_autoptr(GError) error = NULL;
 			g_autoptr(JsonArray) fields = json_array_new();
 			g_autoptr(JsonNode) res = NULL;
+			JsonArray *pair;
+			JsonArray *log;
 			const gchar *st;
+
 			json_array_add_string_element(fields, "status");
-			res = gnt_luxi_client_wait_for_job_change(b->client, id, fields, NULL, -1, 60,
-								  &error);
+			res = gnt_luxi_client_wait_for_job_change(b->client, id, fields, prev_info,
+								  prev_serial, 60, &error);
 			die(res == NULL ? error : NULL, "WaitForJobChange");
 			if (!JSON_NODE_HOLDS_ARRAY(res))
 				continue;
-			st = json_array_get_string_element(
-				json_array_get_array_element(json_node_get_array(res), 0), 0);
+			pair = json_node_get_array(res);
+			log = json_array_get_array_element(pair, 1);
+			for (guint e = 0; e < json_array_get_length(log); e++)
+				prev_serial = MAX(prev_serial, json_array_get_int_element(
+								       json_array_get_array_element(log, e), 0));
+			json_node_unref(prev_info);
+			prev_info = json_node_copy(json_array_get_element(pair, 0));
+			st = json_array_get_string_element(json_node_get_array(prev_info), 0);
 			if (g_strcmp0(st, "success") == 0) {
 				ok++;
 				break;
@@ -148,6 +163,7 @@ int
 main(int argc, char **argv)
 {
 	gint parallel = 1000, total = 10000;
+	gboolean keep = FALSE;
 	g_autofree gchar *gnt_cluster = g_strdup(g_getenv("GNT_GNT_CLUSTER"));
 	g_autofree gchar *gnt_instance = NULL;
 	GOptionEntry entries[] = {
@@ -155,6 +171,7 @@ main(int argc, char **argv)
 		{"gnt-instance", 0, 0, G_OPTION_ARG_FILENAME, &gnt_instance, "gnt-instance to time", "PATH"},
 		{"parallel", 0, 0, G_OPTION_ARG_INT, &parallel, "Instances added as parallel jobs (1000)", "N"},
 		{"total", 0, 0, G_OPTION_ARG_INT, &total, "Instances for the list figures (10000)", "N"},
+		{"keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Leave the cluster running (to profile it)", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("- instance benchmarks");
@@ -221,6 +238,12 @@ main(int argc, char **argv)
 		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
 
 	g_clear_object(&b.client);
+	if (keep) {
+		g_print("left running: GANTRY_ROOT=%s\n", b.dir);
+		gnt_paths_free(b.paths);
+		g_free(b.dir);
+		return 0;
+	}
 	run_cluster_tool(&b, "destroy", "--yes-do-it", NULL, NULL);
 	{
 		g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", b.dir);

@@ -144,24 +144,6 @@ objects_cache(GntConfig *self, GntObjectKind kind)
 	return self->objects[kind];
 }
 
-typedef struct {
-	const gchar *prefix; /* "inst1." */
-	const gchar *match;
-	guint n_matches;
-} PrefixSearch;
-
-static gboolean
-prefix_search_cb(gpointer key, gpointer value, gpointer user_data)
-{
-	PrefixSearch *search = user_data;
-
-	if (!g_str_has_prefix(key, search->prefix))
-		return g_strcmp0(key, search->prefix) > 0; /* sorted: past the range */
-	search->match = value;
-	search->n_matches++;
-	return FALSE;
-}
-
 /* The record for @name, or NULL with the error set. Mutex held. */
 static JsonObject *
 objects_lookup_locked(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error)
@@ -173,15 +155,21 @@ objects_lookup_locked(GntConfig *self, GntObjectKind kind, const gchar *name, GE
 	if (uuid == NULL && g_hash_table_contains(cache->by_uuid, name))
 		uuid = name;
 	if (uuid == NULL) {
+		/* names are sorted: the matches of "inst1." start at its lower
+		 * bound, so this is O(log n) and not a walk over every name */
 		g_autofree gchar *prefix = g_strconcat(name, ".", NULL);
-		PrefixSearch search = {prefix, NULL, 0};
-		g_tree_foreach(cache->by_name, prefix_search_cb, &search);
-		if (search.n_matches > 1) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s name '%s' has multiple matches", kind_names[kind], name);
-			return NULL;
+		GTreeNode *first = g_tree_lower_bound(cache->by_name, prefix);
+		GTreeNode *second = first != NULL ? g_tree_node_next(first) : NULL;
+
+		if (first != NULL && g_str_has_prefix(g_tree_node_key(first), prefix)) {
+			if (second != NULL && g_str_has_prefix(g_tree_node_key(second), prefix)) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "%s name '%s' has multiple matches", kind_names[kind],
+					    name);
+				return NULL;
+			}
+			uuid = g_tree_node_value(first);
 		}
-		uuid = search.match;
 	}
 	record = uuid != NULL ? g_hash_table_lookup(cache->by_uuid, uuid) : NULL;
 	if (record == NULL)

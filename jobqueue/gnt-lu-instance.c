@@ -517,7 +517,9 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 		return NULL;
 	}
 	create_fill_nicparams(nics, json_object_get_object_member(info, "nicparams"));
-	gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb, macs);
+	/* every instance's MACs: only a create with NICs needs them */
+	if (json_array_get_length(nics) > 0)
+		gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb, macs);
 	for (guint i = 0; i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);
 		const gchar *mac = json_object_get_string_member(nic, "mac");
@@ -676,6 +678,7 @@ create_exec(GntLu *lu, GError **error)
 	g_autoptr(JsonObject) stored = NULL;
 	g_autoptr(JsonObject) spec = NULL;
 	gboolean start = gnt_opcode_get_bool(op, "start", TRUE);
+	gboolean has_disks = json_array_get_length(json_object_get_array_member(record, "disks")) > 0;
 	JsonArray *result;
 
 	if (rpc == NULL)
@@ -694,10 +697,13 @@ create_exec(GntLu *lu, GError **error)
 	if (spec == NULL)
 		return NULL;
 
-	gnt_lu_feedback(lu, "* creating instance disks...");
-	if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
-		create_roll_back(lu, rpc, node, spec, FALSE);
-		return NULL;
+	/* diskless: nothing to make, so no call to the node */
+	if (has_disks) {
+		gnt_lu_feedback(lu, "* creating instance disks...");
+		if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
+			create_roll_back(lu, rpc, node, spec, FALSE);
+			return NULL;
+		}
 	}
 	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
 		JsonNode *secret_node = NULL;
@@ -714,14 +720,14 @@ create_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "* running the instance OS create scripts...");
 		if (!gnt_node_call_os_create(rpc, node, spec, secret,
 					     (guint)gnt_opcode_get_int(op, "debug_level", 0), error)) {
-			create_roll_back(lu, rpc, node, spec, TRUE);
+			create_roll_back(lu, rpc, node, spec, has_disks);
 			return NULL;
 		}
 	}
 	if (start) {
 		gnt_lu_feedback(lu, "* starting instance...");
 		if (!gnt_node_call_instance_start(rpc, node, spec, FALSE, error)) {
-			create_roll_back(lu, rpc, node, spec, TRUE);
+			create_roll_back(lu, rpc, node, spec, has_disks);
 			return NULL;
 		}
 		if (!instance_set_admin_state(lu, stored, "up", error))

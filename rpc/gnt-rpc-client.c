@@ -12,7 +12,36 @@ struct _GntRpcClient {
 	GObject parent_instance;
 	GTlsCertificate *ca;
 	GTlsCertificate *certificate;
+	guint serial; /* this client in the session caches' keys; never reused */
 };
+
+/*
+ * Sessions kept between calls: one per (thread, client, node name, address,
+ * port, timeout), because a libsoup session is used from one thread at a
+ * time and its I/O timeout is fixed once it has connected. Each has its own
+ * TLS database, which checks that node, so a kept connection is always one
+ * whose handshake checked the node. A session whose call failed is dropped;
+ * one idle for GNT_RPC_CLIENT_MAX_IDLE_S is dropped on the thread's next call
+ * (libsoup also refuses to reuse its connection by then), and a thread's
+ * sessions go when it ends.
+ */
+typedef struct {
+	SoupSession *session;
+	GntTlsPeerDatabase *database;
+	gint64 last_used; /* monotonic */
+} CachedSession;
+
+static void
+cached_session_free(CachedSession *cached)
+{
+	soup_session_abort(cached->session);
+	g_object_unref(cached->session);
+	g_object_unref(cached->database);
+	g_free(cached);
+}
+
+static GPrivate session_cache = G_PRIVATE_INIT((GDestroyNotify)g_hash_table_unref);
+static guint client_serial; /* atomic */
 
 G_DEFINE_TYPE(GntRpcClient, gnt_rpc_client, G_TYPE_OBJECT)
 
@@ -35,6 +64,7 @@ gnt_rpc_client_class_init(GntRpcClientClass *klass)
 static void
 gnt_rpc_client_init(GntRpcClient *self)
 {
+	self->serial = (guint)g_atomic_int_add(&client_serial, 1);
 }
 
 GntRpcClient *
@@ -114,13 +144,22 @@ encode_args(JsonArray *args)
 	return gnt_json_to_string(node);
 }
 
-JsonNode *
-gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
-			   const gchar *node_name, const gchar *address, guint port,
-			   const gchar *procedure, JsonArray *args, guint timeout_s,
-			   GError **error)
+static SoupSession *
+session_new(GTlsDatabase *database, guint timeout_s)
 {
-	g_autoptr(SoupSession) session = NULL;
+	return soup_session_new_with_options("proxy-resolver", NULL, "tls-database", database,
+					     "timeout", timeout_s, "idle-timeout",
+					     GNT_RPC_CLIENT_MAX_IDLE_S, "user-agent",
+					     "gantry-masterd/" GNT_VERSION, NULL);
+}
+
+/* One call on @session, whose TLS database is @database; @broken says
+ * whether no answer came (refused, timed out, TLS, connection lost). */
+static JsonNode *
+call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *certificate,
+		const gchar *node_name, const gchar *address, guint port, const gchar *procedure,
+		JsonArray *args, guint timeout_s, gboolean *broken, GError **error)
+{
 	g_autoptr(SoupMessage) msg = NULL;
 	g_autoptr(GBytes) request = NULL;
 	g_autoptr(GBytes) answer = NULL;
@@ -133,10 +172,6 @@ gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 	gsize len = 0;
 	guint status;
 
-	g_return_val_if_fail(G_IS_TLS_DATABASE(database), NULL);
-	g_return_val_if_fail(node_name != NULL && address != NULL && procedure != NULL, NULL);
-	if (timeout_s == 0)
-		timeout_s = GNT_RPC_DEFAULT_TIMEOUT_S;
 	uri = g_uri_join(G_URI_FLAGS_NONE, "https", NULL, address, (gint)port, path, NULL, NULL);
 	msg = soup_message_new(SOUP_METHOD_PUT, uri);
 	if (msg == NULL) {
@@ -144,9 +179,6 @@ gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 			       "'%s' is not a valid URI", uri);
 		return NULL;
 	}
-	session = soup_session_new_with_options("proxy-resolver", NULL, "tls-database", database,
-						"timeout", timeout_s, "user-agent",
-						"gantry-masterd/" GNT_VERSION, NULL);
 	body = encode_args(args);
 	len = strlen(body);
 	request = g_bytes_new_take(g_steal_pointer(&body), len);
@@ -154,7 +186,7 @@ gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 	if (certificate != NULL)
 		soup_message_set_tls_client_certificate(msg, certificate);
 	answer = soup_session_send_and_read(session, msg, NULL, &local_error);
-	soup_session_abort(session);
+	*broken = answer == NULL;
 	if (answer == NULL) {
 		g_autofree gchar *reason = describe_send_error(local_error, database, timeout_s);
 		set_node_error(error, GNT_ERROR_ENVIRONMENT, node_name, address, port, "%s", reason);
@@ -180,14 +212,78 @@ gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 }
 
 JsonNode *
+gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
+			   const gchar *node_name, const gchar *address, guint port,
+			   const gchar *procedure, JsonArray *args, guint timeout_s,
+			   GError **error)
+{
+	g_autoptr(SoupSession) session = NULL;
+	gboolean broken = FALSE;
+	JsonNode *result;
+
+	g_return_val_if_fail(G_IS_TLS_DATABASE(database), NULL);
+	g_return_val_if_fail(node_name != NULL && address != NULL && procedure != NULL, NULL);
+	if (timeout_s == 0)
+		timeout_s = GNT_RPC_DEFAULT_TIMEOUT_S;
+	session = session_new(database, timeout_s);
+	result = call_on_session(session, database, certificate, node_name, address, port,
+				 procedure, args, timeout_s, &broken, error);
+	soup_session_abort(session);
+	return result;
+}
+
+/* This thread's session cache, without the sessions idle for too long. */
+static GHashTable *
+thread_sessions(void)
+{
+	GHashTable *sessions = g_private_get(&session_cache);
+	gint64 oldest = g_get_monotonic_time() - GNT_RPC_CLIENT_MAX_IDLE_S * G_USEC_PER_SEC;
+	GHashTableIter iter;
+	CachedSession *cached;
+
+	if (sessions == NULL) {
+		sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)cached_session_free);
+		g_private_set(&session_cache, sessions);
+	}
+	g_hash_table_iter_init(&iter, sessions);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&cached)) {
+		if (cached->last_used < oldest)
+			g_hash_table_iter_remove(&iter);
+	}
+	return sessions;
+}
+
+JsonNode *
 gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *address, guint port,
 		    const gchar *procedure, JsonArray *args, guint timeout_s, GError **error)
 {
-	g_autoptr(GntTlsPeerDatabase) database = NULL;
+	GHashTable *sessions;
+	g_autofree gchar *key = NULL;
+	CachedSession *cached;
+	gboolean broken = FALSE;
+	JsonNode *result;
 
 	g_return_val_if_fail(GNT_IS_RPC_CLIENT(self), NULL);
-	g_return_val_if_fail(node_name != NULL, NULL);
-	database = gnt_tls_peer_database_new(self->ca, NULL, GNT_TLS_ROLE_NODE, node_name);
-	return gnt_rpc_call_with_database(G_TLS_DATABASE(database), self->certificate, node_name,
-					  address, port, procedure, args, timeout_s, error);
+	g_return_val_if_fail(node_name != NULL && address != NULL && procedure != NULL, NULL);
+	if (timeout_s == 0)
+		timeout_s = GNT_RPC_DEFAULT_TIMEOUT_S;
+	sessions = thread_sessions();
+	key = g_strdup_printf("%u\n%s\n%s\n%u\n%u", self->serial, node_name, address, port,
+			      timeout_s);
+	cached = g_hash_table_lookup(sessions, key);
+	if (cached == NULL) {
+		cached = g_new0(CachedSession, 1);
+		cached->database = gnt_tls_peer_database_new(self->ca, NULL, GNT_TLS_ROLE_NODE,
+							     node_name);
+		cached->session = session_new(G_TLS_DATABASE(cached->database), timeout_s);
+		g_hash_table_insert(sessions, g_strdup(key), cached);
+	}
+	result = call_on_session(cached->session, G_TLS_DATABASE(cached->database),
+				 self->certificate, node_name, address, port, procedure, args,
+				 timeout_s, &broken, error);
+	cached->last_used = g_get_monotonic_time();
+	if (broken) /* refused, timed out, a failed handshake: start afresh next time */
+		g_hash_table_remove(sessions, key);
+	return result;
 }

@@ -10,12 +10,12 @@ G_BEGIN_DECLS
 
 /*
  * The master side of node RPC (doc/node-rpc.md). Calls block, and may be
- * made from any number of threads at once (job workers): each call uses its
- * own SoupSession, made and dropped in the calling thread, because a libsoup
- * 3 session belongs to the thread that uses it. So each call also does its
- * own TLS handshake, in which the node's certificate is checked (chain to the
- * cluster CA, CN the node's name) before the request, which may carry
- * secrets, is written.
+ * made from any number of threads at once (job workers). A libsoup 3 session
+ * is used by one thread at a time, so each thread keeps its own sessions,
+ * one per node (and timeout), and reuses their connections across calls for
+ * up to GNT_RPC_CLIENT_MAX_IDLE_S of idleness. A connection's TLS handshake
+ * checks the node's certificate (chain to the cluster CA, CN the node's
+ * name) before any request, which may carry secrets, is written on it.
  */
 
 #define GNT_TYPE_RPC_CLIENT (gnt_rpc_client_get_type())

@@ -22,6 +22,12 @@ G_BEGIN_DECLS
 #define GNT_RPC_PROTOCOL_VERSION 1
 #define GNT_RPC_MAX_BODY_SIZE	 (16 * 1024 * 1024)
 #define GNT_RPC_CONTENT_TYPE	 "application/json"
+/* Connections are kept open between calls: the node closes one idle for
+ * GNT_RPC_KEEP_ALIVE_S, and the master reuses one only while it has been
+ * idle for less than GNT_RPC_CLIENT_MAX_IDLE_S, well below, so that the node
+ * never closes a connection the master is about to send on. */
+#define GNT_RPC_KEEP_ALIVE_S	  60
+#define GNT_RPC_CLIENT_MAX_IDLE_S 30
 
 /* The success body for @result (not taken). (transfer full) */
 gchar *

@@ -18,6 +18,11 @@ struct _GntRpcServer {
 	guint port;
 	gchar *uri;
 	guint n_running; /* touched in the server's context only */
+	GMainContext *context;
+	GHashTable *connections; /* GSocket -> RpcConnection, server's context only */
+	GSource *sweep;		 /* closes idle connections while there are any */
+	guint keep_alive_s;  /* atomic */
+	guint n_connections; /* atomic: the size of @connections */
 };
 
 G_DEFINE_TYPE(GntRpcServer, gnt_rpc_server, G_TYPE_OBJECT)
@@ -41,6 +46,25 @@ typedef struct {
 	gchar *answer;
 } RpcCall;
 
+/* A client connection, known from its first request on; closed by the
+ * sweep once idle for keep_alive_s. */
+typedef struct {
+	GSocket *socket;
+	gboolean busy; /* a request is being read, run or answered */
+	gint64 idle_since;
+	/* what the handshake presented: libsoup 3.2 gives it to the first
+	 * message of a connection only */
+	GTlsCertificate *peer_certificate;
+} RpcConnection;
+
+static void
+rpc_connection_free(RpcConnection *conn)
+{
+	g_object_unref(conn->socket);
+	g_clear_object(&conn->peer_certificate);
+	g_free(conn);
+}
+
 static void
 rpc_call_free(RpcCall *call)
 {
@@ -57,9 +81,6 @@ respond(SoupServerMessage *msg, guint status, gchar *answer /* taken */)
 {
 	gsize len = strlen(answer);
 
-	/* one call per connection: each client call is its own session */
-	soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection",
-				     "close");
 	soup_server_message_set_status(msg, status, NULL);
 	soup_server_message_set_response(msg, GNT_RPC_CONTENT_TYPE, SOUP_MEMORY_TAKE, answer, len);
 }
@@ -136,6 +157,23 @@ call_gone_cb(SoupServerMessage *msg, gpointer user_data)
 	call->gone = TRUE;
 }
 
+/* The certificate the client of @msg presented in its connection's
+ * handshake, or NULL. */
+static GTlsCertificate *
+peer_certificate_of(GntRpcServer *self, SoupServerMessage *msg)
+{
+	GTlsCertificate *cert = soup_server_message_get_tls_peer_certificate(msg);
+	GSocket *socket = soup_server_message_get_socket(msg);
+	RpcConnection *conn =
+		socket != NULL ? g_hash_table_lookup(self->connections, socket) : NULL;
+
+	if (conn == NULL)
+		return cert;
+	if (cert != NULL && conn->peer_certificate == NULL)
+		conn->peer_certificate = g_object_ref(cert);
+	return cert != NULL ? cert : conn->peer_certificate;
+}
+
 /* Whether the client is the cluster's master; answers 403 if not. */
 static gboolean
 check_client(GntRpcServer *self, SoupServerMessage *msg, const gchar *path)
@@ -143,8 +181,8 @@ check_client(GntRpcServer *self, SoupServerMessage *msg, const gchar *path)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *message = NULL;
 
-	if (gnt_tls_verify_peer(self->ca, soup_server_message_get_tls_peer_certificate(msg),
-				GNT_TLS_ROLE_MASTER, self->master_cn, &error))
+	if (gnt_tls_verify_peer(self->ca, peer_certificate_of(self, msg), GNT_TLS_ROLE_MASTER,
+				self->master_cn, &error))
 		return TRUE;
 	g_warning("refused '%s' from %s: client certificate: %s", path,
 		  soup_server_message_get_remote_host(msg), error->message);
@@ -209,12 +247,86 @@ handle_request(SoupServer *soup, SoupServerMessage *msg, const gchar *path, GHas
 	g_task_run_in_thread(task, rpc_call_run);
 }
 
+/* Shuts down the connections idle for keep_alive_s: libsoup then sees the
+ * end of the stream and drops them. (shutdown, not close: libsoup still
+ * polls the descriptor.) */
+static gboolean
+sweep_cb(gpointer user_data)
+{
+	GntRpcServer *self = GNT_RPC_SERVER(user_data);
+	gint64 now = g_get_monotonic_time();
+	guint keep_alive_s = (guint)g_atomic_int_get(&self->keep_alive_s);
+	GHashTableIter iter;
+	RpcConnection *conn;
+
+	g_hash_table_iter_init(&iter, self->connections);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&conn)) {
+		if (conn->busy || now - conn->idle_since < (gint64)keep_alive_s * G_USEC_PER_SEC)
+			continue;
+		g_debug("closing a connection idle for %u s", keep_alive_s);
+		g_socket_shutdown(conn->socket, TRUE, TRUE, NULL); /* gone already: fine */
+		g_hash_table_iter_remove(&iter);
+	}
+	g_atomic_int_set(&self->n_connections, g_hash_table_size(self->connections));
+	if (g_hash_table_size(self->connections) > 0)
+		return G_SOURCE_CONTINUE;
+	g_clear_pointer(&self->sweep, g_source_unref);
+	return G_SOURCE_REMOVE;
+}
+
+/* The connection @msg arrived on, tracked from now on; NULL when libsoup
+ * does not say. */
+static RpcConnection *
+connection_of(GntRpcServer *self, SoupServerMessage *msg)
+{
+	GSocket *socket = soup_server_message_get_socket(msg);
+	RpcConnection *conn;
+
+	if (socket == NULL)
+		return NULL;
+	conn = g_hash_table_lookup(self->connections, socket);
+	if (conn != NULL)
+		return conn;
+	conn = g_new0(RpcConnection, 1);
+	conn->socket = g_object_ref(socket);
+	conn->idle_since = g_get_monotonic_time();
+	g_hash_table_insert(self->connections, socket, conn);
+	g_atomic_int_set(&self->n_connections, g_hash_table_size(self->connections));
+	if (self->sweep == NULL) {
+		/* a few connections (one per master thread): a look each second is cheap */
+		self->sweep = g_timeout_source_new_seconds(1);
+		g_source_set_callback(self->sweep, sweep_cb, self, NULL);
+		g_source_set_name(self->sweep, "gnt-rpc-server idle connections");
+		g_source_attach(self->sweep, self->context);
+	}
+	return conn;
+}
+
+/* A request ended (answered, or its client went): idle from now on. */
+static void
+request_done_cb(SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
+{
+	GSocket *socket = soup_server_message_get_socket(msg);
+	RpcConnection *conn = socket != NULL ? g_hash_table_lookup(
+						       GNT_RPC_SERVER(user_data)->connections, socket)
+					     : NULL;
+
+	if (conn != NULL) {
+		conn->busy = FALSE;
+		conn->idle_since = g_get_monotonic_time();
+	}
+}
+
 /* Refuses an announced body that is too large before reading it. */
 static void
 got_headers_cb(SoupServerMessage *msg, gpointer user_data)
 {
 	GntRpcServer *self = GNT_RPC_SERVER(user_data);
 	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
+	RpcConnection *conn = connection_of(self, msg);
+
+	if (conn != NULL)
+		conn->busy = TRUE;
 
 	if (soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH &&
 	    (gsize)soup_message_headers_get_content_length(headers) > self->max_body_size) {
@@ -236,9 +348,17 @@ accept_certificate_cb(SoupServerMessage *msg, GTlsCertificate *cert,
 	return TRUE;
 }
 
+/* Also right after a request on a kept-alive connection: the next one may
+ * never come, so the connection counts as idle until its headers arrive. */
 static void
 request_started_cb(SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
+	RpcConnection *conn = connection_of(GNT_RPC_SERVER(user_data), msg);
+
+	if (conn != NULL) {
+		conn->busy = FALSE;
+		conn->idle_since = g_get_monotonic_time();
+	}
 	g_signal_connect_object(msg, "got-headers", G_CALLBACK(got_headers_cb), user_data, 0);
 	g_signal_connect(msg, "accept-certificate", G_CALLBACK(accept_certificate_cb), NULL);
 }
@@ -251,6 +371,10 @@ gnt_rpc_server_dispose(GObject *object)
 	if (self->soup != NULL)
 		soup_server_disconnect(self->soup);
 	g_clear_object(&self->soup);
+	if (self->sweep != NULL)
+		g_source_destroy(self->sweep);
+	g_clear_pointer(&self->sweep, g_source_unref);
+	g_hash_table_remove_all(self->connections);
 	G_OBJECT_CLASS(gnt_rpc_server_parent_class)->dispose(object);
 }
 
@@ -263,6 +387,8 @@ gnt_rpc_server_finalize(GObject *object)
 	g_free(self->master_cn);
 	g_free(self->uri);
 	g_hash_table_unref(self->procedures);
+	g_hash_table_unref(self->connections);
+	g_main_context_unref(self->context);
 	G_OBJECT_CLASS(gnt_rpc_server_parent_class)->finalize(object);
 }
 
@@ -280,6 +406,10 @@ gnt_rpc_server_init(GntRpcServer *self)
 {
 	self->procedures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	self->max_body_size = GNT_RPC_MAX_BODY_SIZE;
+	self->context = g_main_context_ref_thread_default();
+	self->connections = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						  (GDestroyNotify)rpc_connection_free);
+	self->keep_alive_s = GNT_RPC_KEEP_ALIVE_S;
 }
 
 GntRpcServer *
@@ -306,6 +436,10 @@ gnt_rpc_server_new(GTlsCertificate *certificate, GTlsCertificate *ca, GError **e
 	soup_server_set_tls_auth_mode(self->soup, G_TLS_AUTHENTICATION_REQUESTED);
 	soup_server_add_handler(self->soup, NULL, handle_request, self, NULL);
 	g_signal_connect_object(self->soup, "request-started", G_CALLBACK(request_started_cb), self,
+				0);
+	g_signal_connect_object(self->soup, "request-finished", G_CALLBACK(request_done_cb), self,
+				0);
+	g_signal_connect_object(self->soup, "request-aborted", G_CALLBACK(request_done_cb), self,
 				0);
 	return g_steal_pointer(&self);
 }
@@ -349,6 +483,20 @@ gnt_rpc_server_set_max_body_size(GntRpcServer *self, gsize max_bytes)
 {
 	g_return_if_fail(GNT_IS_RPC_SERVER(self));
 	self->max_body_size = max_bytes;
+}
+
+void
+gnt_rpc_server_set_keep_alive(GntRpcServer *self, guint seconds)
+{
+	g_return_if_fail(GNT_IS_RPC_SERVER(self));
+	g_atomic_int_set(&self->keep_alive_s, MAX(1, seconds));
+}
+
+guint
+gnt_rpc_server_get_n_connections(GntRpcServer *self)
+{
+	g_return_val_if_fail(GNT_IS_RPC_SERVER(self), 0);
+	return (guint)g_atomic_int_get(&self->n_connections);
 }
 
 gboolean

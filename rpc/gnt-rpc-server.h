@@ -15,6 +15,7 @@ G_BEGIN_DECLS
  * (anything else: 403, and a log line saying who and why). Each call runs in
  * a worker thread, so a slow procedure never holds up another; the server
  * itself lives in the thread-default main context it was created in.
+ * Connections are kept alive between calls, and closed once idle.
  */
 
 /*
@@ -77,6 +78,15 @@ gnt_rpc_server_get_port(GntRpcServer *self);
  * the server's context once they return). */
 guint
 gnt_rpc_server_get_n_running(GntRpcServer *self);
+/* Connections stay open between calls; one idle for @seconds (default
+ * GNT_RPC_KEEP_ALIVE_S, at least 1) is closed by the server, within a
+ * second. A connection counts as idle from its accept until its first
+ * request's headers, and after each answer. Thread-safe. */
+void
+gnt_rpc_server_set_keep_alive(GntRpcServer *self, guint seconds);
+/* Connections the server holds open (busy or idle); thread-safe. */
+guint
+gnt_rpc_server_get_n_connections(GntRpcServer *self);
 /* Stops listening and closes the connections; running procedures finish
  * but their answers are dropped. */
 void

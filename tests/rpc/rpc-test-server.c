@@ -62,6 +62,7 @@ test_server_thread(gpointer data)
 	g_assert_true(gnt_rpc_server_listen(server, "127.0.0.1", 0, &error));
 	g_assert_no_error(error);
 	g_mutex_lock(&srv->lock);
+	srv->server = server;
 	srv->port = gnt_rpc_server_get_port(server);
 	g_cond_broadcast(&srv->cond);
 	g_mutex_unlock(&srv->lock);
@@ -70,6 +71,9 @@ test_server_thread(gpointer data)
 	gnt_rpc_server_stop(server);
 	while (gnt_rpc_server_get_n_running(server) > 0) /* released procedures finish */
 		g_main_context_iteration(srv->context, TRUE);
+	g_mutex_lock(&srv->lock);
+	srv->server = NULL;
+	g_mutex_unlock(&srv->lock);
 	g_clear_object(&server);
 	g_main_context_pop_thread_default(srv->context);
 	return NULL;

@@ -4,6 +4,7 @@
 
 #include "gnt-paths.h"
 #include "gnt-rpc-node.h"
+#include "gnt-rpc-server.h"
 
 G_BEGIN_DECLS
 
@@ -15,6 +16,7 @@ typedef struct {
 	GntRpcNode *rpc_node; /* NULL: no instance procedures */
 	gboolean join_endpoint;
 	gsize max_body_size;
+	GntRpcServer *server; /* while running */
 	GThread *thread;
 	GMainContext *context;
 	GMainLoop *loop;

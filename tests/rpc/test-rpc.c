@@ -253,6 +253,65 @@ test_timeout(RpcFx *fx, gconstpointer data)
 }
 
 static gpointer
+version_call_thread(gpointer data)
+{
+	TestServer *srv = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntRpcClient) client = NULL;
+	g_autoptr(JsonNode) result = NULL;
+
+	client = gnt_rpc_client_new_from_paths(srv->paths, &error);
+	g_assert_no_error(error);
+	result = gnt_rpc_client_call(client, "node1", "127.0.0.1", srv->port, "version", NULL, 10,
+				     &error);
+	g_assert_no_error(error);
+	return NULL;
+}
+
+/* Waits up to 10 s for the server to hold @n connections. */
+static void
+assert_n_connections(TestServer *srv, guint n)
+{
+	for (guint i = 0; i < 100 && gnt_rpc_server_get_n_connections(srv->server) != n; i++)
+		g_usleep(G_USEC_PER_SEC / 10);
+	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, n);
+}
+
+/* Calls from one thread share a connection, each thread has its own, the
+ * server closes idle ones, and the next call connects again; a kept
+ * connection does not let a call through to a node of another name. */
+static void
+test_keep_alive(RpcFx *fx, gconstpointer data)
+{
+	TestServer *srv = test_server_start(fx->paths, FALSE, 0);
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < 3; i++) {
+		g_autoptr(JsonNode) result = gnt_rpc_client_call(
+			fx->client, "node1", "127.0.0.1", srv->port, "version", NULL, 10, &error);
+		g_assert_no_error(error);
+	}
+	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 1);
+	g_thread_join(g_thread_new("other-caller", version_call_thread, srv));
+	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 2);
+
+	g_assert_null(gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", srv->port, "version",
+					  NULL, 10, &error));
+	assert_error_has(error, "certificate refused: certificate CN 'node1' is not 'node2'");
+	g_clear_error(&error);
+
+	gnt_rpc_server_set_keep_alive(srv->server, 1);
+	assert_n_connections(srv, 0); /* idle for a second: closed */
+	{
+		g_autoptr(JsonNode) result = gnt_rpc_client_call(
+			fx->client, "node1", "127.0.0.1", srv->port, "version", NULL, 10, &error);
+		g_assert_no_error(error);
+	}
+	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 1);
+	test_server_free(srv);
+}
+
+static gpointer
 blocked_call_thread(gpointer data)
 {
 	RpcFx *fx = data;
@@ -496,6 +555,8 @@ main(int argc, char **argv)
 		   rpc_tear_down);
 	g_test_add("/rpc/client/refused", RpcFx, NULL, rpc_set_up, test_refused, rpc_tear_down);
 	g_test_add("/rpc/client/timeout", RpcFx, NULL, rpc_set_up, test_timeout, rpc_tear_down);
+	g_test_add("/rpc/client/keep-alive", RpcFx, NULL, rpc_set_up, test_keep_alive,
+		   rpc_tear_down);
 	g_test_add("/rpc/join/flow", RpcFx, NULL, rpc_set_up, test_join, rpc_tear_down);
 	g_test_add("/rpc/join/expired", RpcFx, NULL, rpc_set_up, test_join_expired, rpc_tear_down);
 	g_test_add("/rpc/join/refused", RpcFx, NULL, rpc_set_up, test_join_refused, rpc_tear_down);
