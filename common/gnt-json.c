@@ -304,6 +304,8 @@ gnt_json_node_get_string(JsonNode *node, const gchar *what, const gchar **out, G
 	return TRUE;
 }
 
+/* The typed getters below format nothing unless they fail: a query reads
+ * every record's members through them. */
 static JsonNode *
 member_or_error(JsonObject *obj, const gchar *key, GError **error)
 {
@@ -314,13 +316,26 @@ member_or_error(JsonObject *obj, const gchar *key, GError **error)
 	return node;
 }
 
+/* FALSE with "'key' must be a string, not list" */
+static gboolean
+member_type_error(JsonNode *node, const gchar *key, const gchar *wanted, GError **error)
+{
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be %s, not %s", key, wanted,
+		    gnt_json_node_type_name(node));
+	return FALSE;
+}
+
 gboolean
 gnt_json_get_string(JsonObject *obj, const gchar *key, const gchar **out, GError **error)
 {
-	g_autofree gchar *what = g_strdup_printf("'%s'", key);
 	JsonNode *node = member_or_error(obj, key, error);
 
-	return node != NULL && gnt_json_node_get_string(node, what, out, error);
+	if (node == NULL)
+		return FALSE;
+	if (!node_holds_value_type(node, G_TYPE_STRING))
+		return member_type_error(node, key, "a string", error);
+	*out = json_node_get_string(node);
+	return TRUE;
 }
 
 gboolean
@@ -337,19 +352,27 @@ gnt_json_dup_string(JsonObject *obj, const gchar *key, gchar **out, GError **err
 gboolean
 gnt_json_get_int(JsonObject *obj, const gchar *key, gint64 *out, GError **error)
 {
-	g_autofree gchar *what = g_strdup_printf("'%s'", key);
 	JsonNode *node = member_or_error(obj, key, error);
 
-	return node != NULL && gnt_json_node_get_int(node, what, out, error);
+	if (node == NULL)
+		return FALSE;
+	if (!gnt_json_node_is_int(node))
+		return member_type_error(node, key, "an integer", error);
+	*out = json_node_get_int(node);
+	return TRUE;
 }
 
 gboolean
 gnt_json_get_double(JsonObject *obj, const gchar *key, gdouble *out, GError **error)
 {
-	g_autofree gchar *what = g_strdup_printf("'%s'", key);
 	JsonNode *node = member_or_error(obj, key, error);
 
-	return node != NULL && gnt_json_node_get_number(node, what, out, error);
+	if (node == NULL)
+		return FALSE;
+	if (!gnt_json_node_is_number(node))
+		return member_type_error(node, key, "a number", error);
+	*out = json_node_get_double(node); /* json-glib converts integers */
+	return TRUE;
 }
 
 gboolean
@@ -359,11 +382,8 @@ gnt_json_get_bool(JsonObject *obj, const gchar *key, gboolean *out, GError **err
 
 	if (node == NULL)
 		return FALSE;
-	if (!node_holds_value_type(node, G_TYPE_BOOLEAN)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be a boolean, not %s", key,
-			    gnt_json_node_type_name(node));
-		return FALSE;
-	}
+	if (!node_holds_value_type(node, G_TYPE_BOOLEAN))
+		return member_type_error(node, key, "a boolean", error);
 	*out = json_node_get_boolean(node);
 	return TRUE;
 }
@@ -375,11 +395,8 @@ gnt_json_get_array(JsonObject *obj, const gchar *key, JsonArray **out, GError **
 
 	if (node == NULL)
 		return FALSE;
-	if (!JSON_NODE_HOLDS_ARRAY(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be a list, not %s", key,
-			    gnt_json_node_type_name(node));
-		return FALSE;
-	}
+	if (!JSON_NODE_HOLDS_ARRAY(node))
+		return member_type_error(node, key, "a list", error);
 	*out = json_node_get_array(node);
 	return TRUE;
 }
@@ -391,11 +408,8 @@ gnt_json_get_object(JsonObject *obj, const gchar *key, JsonObject **out, GError 
 
 	if (node == NULL)
 		return FALSE;
-	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be an object, not %s", key,
-			    gnt_json_node_type_name(node));
-		return FALSE;
-	}
+	if (!JSON_NODE_HOLDS_OBJECT(node))
+		return member_type_error(node, key, "an object", error);
 	*out = json_node_get_object(node);
 	return TRUE;
 }

@@ -149,12 +149,59 @@ test_schema_1_upgraded(void)
 	gnt_test_root_clear(&root);
 }
 
+/* The cache shares its records' empty {} and []: what it hands out is still
+ * the caller's to change, and changing it changes no other record. */
+static void
+test_shared_empties(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) first = NULL;
+	g_autoptr(JsonObject) second = NULL;
+	g_autoptr(JsonObject) again = NULL;
+	g_autoptr(GntConfig) reopened = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"a.example.com\", \"hvparams\": {}, \"tags\": [],"
+	    " \"nics\": [{\"nicparams\": {}}]}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"b.example.com\", \"hvparams\": {}, \"tags\": []}");
+	first = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "a", &error);
+	g_assert_no_error(error);
+	json_object_set_string_member(json_object_get_object_member(first, "hvparams"), "x", "1");
+	json_array_add_string_element(json_object_get_array_member(first, "tags"), "t");
+	json_object_set_string_member(
+		json_array_get_object_element(json_object_get_array_member(first, "nics"), 0),
+		"mode", "bridged");
+	g_assert_true(gnt_config_update_object(root.config, GNT_OBJECT_INSTANCE, first, &error));
+	g_assert_no_error(error);
+
+	second = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "b", &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(second, "hvparams")),
+			 ==, 0);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(second, "tags")), ==,
+			 0);
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	again = gnt_config_dup_object(reopened, GNT_OBJECT_INSTANCE, "a", &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(again, "hvparams"), "x"),
+			==, "1");
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(again, "tags")), ==, 1);
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/config/objects/add-lookup-persist", test_add_lookup_persist);
 	g_test_add_func("/config/objects/names", test_names);
+	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
 	return g_test_run();
