@@ -1,5 +1,7 @@
 #include "gnt-daemon.h"
 
+#include "gnt-log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib-unix.h>
@@ -411,4 +413,39 @@ gnt_daemon_use_system_malloc(char **argv)
 	g_setenv("G_SLICE", "always-malloc", TRUE);
 	execv("/proc/self/exe", argv);
 	/* still running: slices it is, at some memory cost */
+}
+
+static gboolean
+daemon_stop_cb(gpointer user_data)
+{
+	g_message("stop signal received; shutting down");
+	g_main_loop_quit(user_data);
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+daemon_reopen_log_cb(gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!gnt_log_reopen(&error))
+		g_warning("%s", error->message);
+	else
+		g_info("log file reopened");
+	return G_SOURCE_CONTINUE;
+}
+
+void
+gnt_daemon_run(GntDaemon *self, GMainLoop *loop)
+{
+	guint sighup;
+
+	g_return_if_fail(self != NULL && loop != NULL);
+
+	gnt_daemon_add_stop_handler(self, daemon_stop_cb, loop);
+	sighup = g_unix_signal_add(SIGHUP, daemon_reopen_log_cb, NULL);
+	gnt_daemon_notify_ready(self);
+	g_main_loop_run(loop);
+	gnt_daemon_notify_stopping(self);
+	g_source_remove(sighup);
 }

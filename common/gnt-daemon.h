@@ -93,6 +93,13 @@ gnt_daemon_get_running_pid(const gchar *pid_file, pid_t *pid, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDaemon, gnt_daemon_free)
 
+/* Runs @loop until SIGTERM or SIGINT: tells whoever started the daemon
+ * (and systemd) that it is ready, reopens the log on SIGHUP (logrotate),
+ * and tells systemd it is stopping on the way out. @loop must outlive
+ * @self: the stop handler keeps a pointer to it. */
+void
+gnt_daemon_run(GntDaemon *self, GMainLoop *loop);
+
 /* GLib before 2.76 hands out small blocks from its slice allocator, which
  * keeps every page it ever used: one burst of jobs would stay resident for
  * the daemon's life. GLib reads G_SLICE once, before main() runs, so this

@@ -195,27 +195,6 @@ prepare(const GntPaths *paths, const MasterdOptions *opts, GError **error)
 	return gnt_log_setup(MASTERD_NAME, log_file, opts->verbose, opts->debug, error);
 }
 
-static gboolean
-stop_cb(gpointer user_data)
-{
-	g_message("stop signal received; shutting down");
-	g_main_loop_quit(user_data);
-	return G_SOURCE_CONTINUE;
-}
-
-/* SIGHUP: logrotate moved the log file away. */
-static gboolean
-reopen_log_cb(gpointer user_data)
-{
-	g_autoptr(GError) error = NULL;
-
-	if (!gnt_log_reopen(&error))
-		g_warning("%s", error->message);
-	else
-		g_info("log file reopened");
-	return G_SOURCE_CONTINUE;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -254,12 +233,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	loop = g_main_loop_new(NULL, FALSE);
-	gnt_daemon_add_stop_handler(daemon, stop_cb, loop);
-	g_unix_signal_add(SIGHUP, reopen_log_cb, NULL);
-	gnt_daemon_notify_ready(daemon);
-	g_main_loop_run(loop);
-
-	gnt_daemon_notify_stopping(daemon);
+	gnt_daemon_run(daemon, loop);
 	master_clear(&master);
 	g_message("stopped");
 	return EXIT_SUCCESS;
