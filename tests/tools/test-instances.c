@@ -11,6 +11,8 @@
 
 #include "gnt-paths.h"
 
+#include "tools-test.h"
+
 #define NOOP_OS "/usr/share/ganeti/os/noop"
 
 typedef struct {
@@ -18,78 +20,10 @@ typedef struct {
 	gchar *file_storage; /* the cluster's file storage directory */
 } InstFx;
 
-typedef struct {
-	gint status;
-	gchar *out;
-	gchar *err;
-} Run;
-
-static void
-run_free(Run *self)
-{
-	g_free(self->out);
-	g_free(self->err);
-	g_free(self);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(Run, run_free)
-
-/* In the child: no controlling terminal, so gnt_cli_ask_user() says no. */
-static void
-detach_terminal(gpointer data)
-{
-	setsid();
-}
-
-/* Runs the program named by $@env_var with @args under the fixture's root. */
-static Run *
-run_tool(InstFx *fx, const gchar *env_var, const gchar *const *args)
-{
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	g_auto(GStrv) envp = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", fx->root, TRUE);
-	g_autoptr(GError) error = NULL;
-	Run *run = g_new0(Run, 1);
-	gint wait_status = 0;
-
-	g_ptr_array_add(argv, (gpointer)g_getenv(env_var));
-	g_assert_nonnull(argv->pdata[0]);
-	for (guint i = 0; args[i] != NULL; i++)
-		g_ptr_array_add(argv, (gpointer)args[i]);
-	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, envp, G_SPAWN_DEFAULT,
-				   detach_terminal, NULL, &run->out, &run->err, &wait_status,
-				   &error));
-	g_assert_no_error(error);
-	run->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
-	if (g_test_verbose())
-		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
-	return run;
-}
-
-#define RUN(fx, tool, ...) run_tool(fx, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 #define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
 #define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
 #define JOB(fx, ...)	   RUN(fx, "GNT_TEST_GNT_JOB", __VA_ARGS__)
 #define DAEMONS(fx, ...)   RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
-
-static void
-expect(Run *run, gint status, const gchar *out)
-{
-	if (run->status != status)
-		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
-	g_assert_cmpint(run->status, ==, status);
-	if (out != NULL)
-		g_assert_cmpstr(run->out, ==, out);
-}
-
-static void
-assert_has(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL) {
-		g_printerr("expected '%s' in:\n%s\n", needle, text);
-		g_assert_not_reached();
-	}
-}
 
 /* Whether the file storage directory holds anything. */
 static gboolean
@@ -224,7 +158,7 @@ expect_refused(InstFx *fx, const gchar *culprit, ...)
 	va_end(ap);
 	g_ptr_array_add(args, (gpointer) "bad1.example.com");
 	g_ptr_array_add(args, NULL);
-	add = run_tool(fx, "GNT_TEST_GNT_INSTANCE", (const gchar *const *)args->pdata);
+	add = run_in(fx->root, "GNT_TEST_GNT_INSTANCE", (const gchar *const *)args->pdata);
 	expect(add, 1, NULL);
 	assert_has(add->err, "Failure: prerequisites not met for this operation:\n");
 	assert_has(add->err, culprit);

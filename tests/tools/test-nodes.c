@@ -10,67 +10,18 @@
 #include <sys/wait.h>
 
 #include "gnt-json.h"
+#include "tools-test.h"
 
 typedef struct {
 	gchar *root;
 	gchar *node_root; /* the second node's, once made */
 } NodesFx;
 
-typedef struct {
-	gint status;
-	gchar *out;
-	gchar *err;
-} Run;
-
-static void
-run_free(Run *self)
-{
-	g_free(self->out);
-	g_free(self->err);
-	g_free(self);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(Run, run_free)
-
-/* Runs the program named by $@env_var with @args under @root. */
-static Run *
-run_in(const gchar *root, const gchar *env_var, const gchar *const *args)
-{
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	g_auto(GStrv) envp = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", root, TRUE);
-	g_autoptr(GError) error = NULL;
-	Run *run = g_new0(Run, 1);
-	gint wait_status = 0;
-
-	g_ptr_array_add(argv, (gpointer)g_getenv(env_var));
-	g_assert_nonnull(argv->pdata[0]);
-	for (guint i = 0; args[i] != NULL; i++)
-		g_ptr_array_add(argv, (gpointer)args[i]);
-	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-				   &run->out, &run->err, &wait_status, &error));
-	g_assert_no_error(error);
-	run->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
-	if (g_test_verbose())
-		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
-	return run;
-}
-
-#define RUN(fx, tool, ...) run_in((fx)->root, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 #define CLUSTER(fx, ...)   RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
 #define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
 #define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
 #define OS(fx, ...)	   RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
 #define DEBUG(fx, ...)	   RUN(fx, "GNT_TEST_GNT_DEBUG", __VA_ARGS__)
-
-static void
-assert_has(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL) {
-		g_printerr("expected '%s' in:\n%s\n", needle, text);
-		g_assert_not_reached();
-	}
-}
 
 static void
 assert_lacks(const gchar *text, const gchar *needle)
@@ -83,7 +34,7 @@ assert_lacks(const gchar *text, const gchar *needle)
 
 /* Expects exit status @status; unless NULL, @needle in stdout+stderr. */
 static void
-expect(Run *run, gint status, const gchar *needle)
+expect_has(Run *run, gint status, const gchar *needle)
 {
 	g_autofree gchar *both = g_strconcat(run->out, run->err, NULL);
 
@@ -97,7 +48,7 @@ expect(Run *run, gint status, const gchar *needle)
 #define EXPECT(status, needle, run_expr)                                                        \
 	do {                                                                                    \
 		g_autoptr(Run) r_ = (run_expr);                                                 \
-		expect(r_, status, needle);                                                     \
+		expect_has(r_, status, needle);                                                 \
 	} while (0)
 
 static void
@@ -161,7 +112,7 @@ test_init_settings(NodesFx *fx, gconstpointer data)
 		       "--mac-prefix", "AA:BB:CC", "--max-running-jobs", "7", "--file-storage-dir",
 		       "/srv//disks/", "test.example.com"));
 	info = CLUSTER(fx, "info");
-	expect(info, 0, "Default hypervisor: kvm\n");
+	expect_has(info, 0, "Default hypervisor: kvm\n");
 	assert_has(info->out, "Enabled hypervisors: kvm, fake\n");
 	assert_has(info->out, "  kvm: \n    accel: tcg\n");
 	assert_has(info->out, "    maxmem: 256\n    minmem: 256\n");
@@ -206,7 +157,7 @@ test_modify(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", "/srv/gantry/os"));
 	EXPECT(0, NULL, CLUSTER(fx, "modify", "-N", "link=br1", "--mac-prefix", "02:00:01"));
 	info = CLUSTER(fx, "info");
-	expect(info, 0, "    accel: tcg\n");
+	expect_has(info, 0, "    accel: tcg\n");
 	assert_has(info->out, "    kernel_path: /boot/vmlinuz\n");
 	assert_has(info->out, "    maxmem: 1024\n");
 	assert_has(info->out, "    minmem: 128\n");
@@ -249,7 +200,7 @@ test_modify_bad(NodesFx *fx, gconstpointer data)
 	/* nothing of a refused change was stored */
 	{
 		g_autoptr(Run) info = CLUSTER(fx, "info");
-		expect(info, 0, "Enabled hypervisors: fake\n");
+		expect_has(info, 0, "Enabled hypervisors: fake\n");
 		assert_has(info->out, "enabled disk templates: file, diskless\n");
 	}
 }
@@ -270,7 +221,7 @@ test_tags(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = CLUSTER(fx, "list-tags");
 		g_autofree gchar *want = g_strdup_printf("a:tag\nb.tag\nc+/*@-_tag\n%s\n", max_tag);
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, want);
 	}
 	EXPECT(0, NULL, CLUSTER(fx, "remove-tags", "b.tag", max_tag));
@@ -278,7 +229,7 @@ test_tags(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, CLUSTER(fx, "add-tags", "--from", tags_file));
 	{
 		g_autoptr(Run) r = CLUSTER(fx, "list-tags");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, "a:tag\nc+/*@-_tag\nfrom-file\nspaced\n");
 	}
 	/* Ganeti's tag rules, each naming the culprit */
@@ -298,19 +249,19 @@ test_tags(NodesFx *fx, gconstpointer data)
 	/* nodes: the master; unknown ones are named */
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		node = g_strstrip(g_strdup(r->out));
 	}
 	EXPECT(0, NULL, NODE(fx, "add-tags", node, "role:master", "rack:1"));
 	{
 		g_autoptr(Run) r = NODE(fx, "list-tags", node);
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, "rack:1\nrole:master\n");
 	}
 	EXPECT(0, NULL, NODE(fx, "remove-tags", node, "rack:1"));
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "tags");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, "role:master\n");
 	}
 	EXPECT(1, "'nope.example.com'", NODE(fx, "add-tags", "nope.example.com", "x"));
@@ -328,7 +279,7 @@ test_tags(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, DEBUG(fx, "submit-job", job_file));
 	{
 		g_autoptr(Run) r = INSTANCE(fx, "list", "--no-headers", "-o", "tags", "web1");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, "env:test,tier:web\n");
 	}
 	g_assert_true(g_file_set_contents(
@@ -359,7 +310,7 @@ test_os(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", search));
 	{
 		g_autoptr(Run) r = OS(fx, "list");
-		expect(r, 0, "Name\n");
+		expect_has(r, 0, "Name\n");
 		assert_has(r->out, "\nsample+default\nsample+minimal\n");
 		assert_has(r->out, "\napi10\n");
 		/* invalid ones are not listed */
@@ -368,13 +319,13 @@ test_os(NodesFx *fx, gconstpointer data)
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "list", "--no-headers");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_false(g_str_has_prefix(r->out, "Name"));
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "diagnose");
 		/* some OS is invalid: exit 1, as Ganeti's */
-		expect(r, 1, "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
+		expect_has(r, 1, "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
 		assert_has(r->out, sample);
 		assert_has(r->out, "[API versions: 20, 15, 10] [variants: default, minimal] "
 				   "[parameters: filesystem, root-size, behaviour, secret.token]");
@@ -383,7 +334,7 @@ test_os(NodesFx *fx, gconstpointer data)
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "info", "sample");
-		expect(r, 0, "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
+		expect_has(r, 0, "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
 			     "  - API versions:\n    - 10\n    - 15\n    - 20\n"
 			     "  - variants:\n    - default\n    - minimal\n  - parameters:\n");
 		assert_has(r->out, "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
@@ -442,7 +393,7 @@ add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
 	g_autofree gchar *token = NULL;
 	g_autoptr(GError) error = NULL;
 
-	expect(first, 0, "Node " NODE2 " has not joined the cluster yet");
+	expect_has(first, 0, "Node " NODE2 " has not joined the cluster yet");
 	assert_has(first->out, " --address 127.0.0.2 --listen 0.0.0.0:");
 	assert_has(first->out, "Run \"gnt-node add " NODE2 "\" again once it has joined.\n");
 	token = find_token(first->out);
@@ -455,7 +406,7 @@ add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
 		g_autoptr(Run) again = run_in(other, "GNT_TEST_NODED",
 					      (const gchar *const[]){"--join", token, "--listen",
 								     "127.0.0.2:0", NULL});
-		expect(again, 1, "was already used");
+		expect_has(again, 1, "was already used");
 		remove_tree(other);
 	}
 	EXPECT(0, "Adding node " NODE2 " (127.0.0.2, port ",
@@ -473,7 +424,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name,pip,offline,drained",
 					NODE2);
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, NODE2 " 127.0.0.2 N N\n");
 	}
 	EXPECT(1, "Node " NODE2 " already in the cluster (as " NODE2 ") - please retry with '--readd'",
@@ -492,7 +443,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, CLUSTER(fx, "modify", "--os-search-path", os_dir));
 	{
 		g_autoptr(Run) r = OS(fx, "diagnose");
-		expect(r, 1, "  Node: " NODE2 ", status: valid (path: ");
+		expect_has(r, 1, "  Node: " NODE2 ", status: valid (path: ");
 	}
 
 	/* an instance on the node: it can not go while the instance is there */
@@ -532,7 +483,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	EXPECT(0, "Removing node " NODE2, NODE(fx, "remove", NODE2));
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
-		expect(r, 0, NULL);
+		expect_has(r, 0, NULL);
 		assert_lacks(r->out, NODE2);
 	}
 	/* it keeps its certificate: adding it again needs no token */
