@@ -449,3 +449,26 @@ gnt_daemon_run(GntDaemon *self, GMainLoop *loop)
 	gnt_daemon_notify_stopping(self);
 	g_source_remove(sighup);
 }
+
+gboolean
+gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground,
+		   gboolean verbose, gboolean debug, GError **error)
+{
+	g_autofree gchar *log_file = NULL;
+
+	if (!gnt_paths_ensure_dirs(paths, error))
+		return FALSE;
+	if (!foreground)
+		log_file = gnt_paths_dup_log_file(paths, name);
+	return gnt_log_setup(name, log_file, verbose, debug, error);
+}
+
+void
+gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GError *error)
+{
+	gnt_daemon_notify_failed(self, error);
+	if (foreground)
+		g_printerr("%s: %s\n", self->name, error->message);
+	else
+		g_warning("start-up failed: %s", error->message);
+}

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <glib.h>
+
+#include "gnt-paths.h"
 #include <sys/types.h>
 
 G_BEGIN_DECLS
@@ -92,6 +94,17 @@ gboolean
 gnt_daemon_get_running_pid(const gchar *pid_file, pid_t *pid, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDaemon, gnt_daemon_free)
+
+/* Creates the root's directories and sets up logging: to
+ * <root>/var/log/gantry/@name.log when detaching, else to stderr. */
+gboolean
+gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground,
+		   gboolean verbose, gboolean debug, GError **error);
+
+/* Tells whoever started the daemon why start-up failed, and says it where
+ * an operator sees it: stderr in the foreground, else the log. */
+void
+gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GError *error);
 
 /* Runs @loop until SIGTERM or SIGINT: tells whoever started the daemon
  * (and systemd) that it is ready, reopens the log on SIGHUP (logrotate),

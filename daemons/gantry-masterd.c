@@ -182,17 +182,12 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 static gboolean
 prepare(const GntPaths *paths, const MasterdOptions *opts, GError **error)
 {
-	g_autofree gchar *log_file = NULL;
-
 	if (!g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
 		set_no_cluster_error(paths, error);
 		return FALSE;
 	}
-	if (!gnt_paths_ensure_dirs(paths, error))
-		return FALSE;
-	if (!opts->foreground)
-		log_file = gnt_paths_dup_log_file(paths, MASTERD_NAME);
-	return gnt_log_setup(MASTERD_NAME, log_file, opts->verbose, opts->debug, error);
+	return gnt_daemon_prepare(paths, MASTERD_NAME, opts->foreground, opts->verbose,
+				  opts->debug, error);
 }
 
 int
@@ -225,11 +220,7 @@ main(int argc, char **argv)
 		return EXIT_SUCCESS; /* the detached daemon is ready */
 
 	if (!master_start(&master, daemon, paths, &opts, &error)) {
-		gnt_daemon_notify_failed(daemon, error);
-		if (opts.foreground)
-			g_printerr("%s: %s\n", MASTERD_NAME, error->message);
-		else
-			g_warning("start-up failed: %s", error->message);
+		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
 		return EXIT_FAILURE;
 	}
 	loop = g_main_loop_new(NULL, FALSE);

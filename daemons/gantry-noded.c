@@ -188,19 +188,6 @@ parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 	return TRUE;
 }
 
-/* Creates the directories and sets up the log, before detaching. */
-static gboolean
-prepare(const GntPaths *paths, const NodedOptions *opts, GError **error)
-{
-	g_autofree gchar *log_file = NULL;
-
-	if (!gnt_paths_ensure_dirs(paths, error))
-		return FALSE;
-	if (!opts->foreground)
-		log_file = gnt_paths_dup_log_file(paths, NODED_NAME);
-	return gnt_log_setup(NODED_NAME, log_file, opts->verbose, opts->debug, error);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -222,7 +209,8 @@ main(int argc, char **argv)
 	paths = gnt_paths_new(opts.root);
 	pid_file = gnt_paths_dup_pid_file(paths, NODED_NAME);
 	daemon = gnt_daemon_new(NODED_NAME, pid_file);
-	if (!prepare(paths, &opts, &error) ||
+	if (!gnt_daemon_prepare(paths, NODED_NAME, opts.foreground, opts.verbose, opts.debug,
+				&error) ||
 	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
 		g_printerr("%s: %s\n", NODED_NAME, error->message);
 		return EXIT_FAILURE;
@@ -232,11 +220,7 @@ main(int argc, char **argv)
 
 	loop = g_main_loop_new(NULL, FALSE);
 	if (!node_start(&node, daemon, paths, &opts, &error)) {
-		gnt_daemon_notify_failed(daemon, error);
-		if (opts.foreground)
-			g_printerr("%s: %s\n", NODED_NAME, error->message);
-		else
-			g_warning("start-up failed: %s", error->message);
+		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
 		return EXIT_FAILURE;
 	}
 	gnt_daemon_run(daemon, loop);
