@@ -139,7 +139,7 @@ fake_start(GntHypervisor *hv, const GntHvInstance *inst, GHashTable *hvparams, g
 	   GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autofree gchar *path = state_path(self, inst->name);
 	g_autoptr(GntHvInfo) info = NULL;
 
@@ -170,7 +170,7 @@ fake_shutdown(GntHypervisor *hv, const gchar *name, guint timeout_s, gboolean *f
 	      GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 
 	*forced = FALSE; /* a fake guest always obeys the power button */
 	return remove_state(self, name, error);
@@ -180,7 +180,7 @@ static gboolean
 fake_destroy(GntHypervisor *hv, const gchar *name, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 
 	return remove_state(self, name, error);
 }
@@ -189,7 +189,7 @@ static gboolean
 fake_reboot_soft(GntHypervisor *hv, const gchar *name, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autoptr(GntHvInfo) info = read_state(self, name, NULL, error);
 
 	return info != NULL;
@@ -199,7 +199,7 @@ static gboolean
 fake_resume(GntHypervisor *hv, const gchar *name, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autoptr(JsonObject) obj = NULL;
 	g_autoptr(GntHvInfo) info = read_state(self, name, &obj, error);
 	const gchar *uuid = NULL;
@@ -229,7 +229,7 @@ static GntHvInfo *
 fake_get_info(GntHypervisor *hv, const gchar *name, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 
 	return read_state(self, name, NULL, error);
 }
@@ -238,7 +238,7 @@ static GPtrArray *
 fake_list(GntHypervisor *hv, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GDir) dir = g_dir_open(self->dir, 0, error);
 	const gchar *entry;
@@ -262,7 +262,7 @@ static GntHvConsole *
 fake_get_console(GntHypervisor *hv, const gchar *name, GError **error)
 {
 	GntHvFake *self = GNT_HV_FAKE(hv);
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autoptr(JsonObject) obj = NULL;
 	g_autoptr(GntHvInfo) info = read_state(self, name, &obj, error);
 	g_autoptr(GntHvConsole) console = NULL;

@@ -95,7 +95,7 @@ last_error_is(gint virt_code)
 static virConnectPtr
 get_conn(GntHvKvm *self, GError **error)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 
 	if (self->conn != NULL && virConnectIsAlive(self->conn) != 1) {
 		g_debug("connection to '%s' lost, reconnecting", self->uri);

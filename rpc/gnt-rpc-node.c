@@ -164,7 +164,7 @@ gnt_rpc_node_free(GntRpcNode *self)
 GntHypervisor *
 gnt_rpc_node_get_hypervisor(GntRpcNode *self, const gchar *name, GError **error)
 {
-	g_autoptr(GMutexLocker) locker = NULL;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
 	GntHypervisor *hv;
 
 	g_return_val_if_fail(self != NULL, NULL);

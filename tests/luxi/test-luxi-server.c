@@ -75,8 +75,6 @@ server_thread(gpointer data)
 static void
 fx_set_up(ServerFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
-
 	gnt_test_root_init(&fx->root, "node1.example.com");
 	fx->env.config = fx->root.config;
 	fx->env.paths = fx->root.paths;

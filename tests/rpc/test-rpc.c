@@ -290,6 +290,7 @@ test_keep_alive(RpcFx *fx, gconstpointer data)
 		g_autoptr(JsonNode) result = gnt_rpc_client_call(
 			fx->client, "node1", "127.0.0.1", srv->port, "version", NULL, 10, &error);
 		g_assert_no_error(error);
+		g_assert_nonnull(result);
 	}
 	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 1);
 	g_thread_join(g_thread_new("other-caller", version_call_thread, srv));
@@ -306,6 +307,7 @@ test_keep_alive(RpcFx *fx, gconstpointer data)
 		g_autoptr(JsonNode) result = gnt_rpc_client_call(
 			fx->client, "node1", "127.0.0.1", srv->port, "version", NULL, 10, &error);
 		g_assert_no_error(error);
+		g_assert_nonnull(result);
 	}
 	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 1);
 	test_server_free(srv);
@@ -333,6 +335,7 @@ test_concurrent(RpcFx *fx, gconstpointer data)
 	for (guint i = 0; i < 4; i++) {
 		g_autoptr(JsonNode) result = call(fx, "node1", "version", 10, &error);
 		g_assert_no_error(error);
+		g_assert_nonnull(result);
 	}
 	test_server_release(fx->server);
 	blocked = g_thread_join(thread);

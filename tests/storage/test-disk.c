@@ -163,8 +163,8 @@ static void
 file_tear_down(FileFx *fx, gconstpointer data)
 {
 	const gchar *argv[] = {"rm", "-rf", fx->dir, NULL};
-	g_autofree gchar *out = run_ok(argv);
 
+	g_free(run_ok(argv));
 	g_clear_pointer(&fx->store, gnt_disk_store_free);
 	g_free(fx->dir);
 	g_free(fx->storage);
