@@ -67,6 +67,7 @@ extern const GntLuClass gnt_lu_instance_reboot;
 extern const GntLuClass gnt_lu_instance_console;
 extern const GntLuClass gnt_lu_instance_rename;
 extern const GntLuClass gnt_lu_instance_set_params;
+extern const GntLuClass gnt_lu_instance_query_data;
 
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has

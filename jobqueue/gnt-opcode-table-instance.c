@@ -140,6 +140,13 @@ static const GntParamDef instance_console_params[] = {
 	{NULL},
 };
 
+static const GntParamDef instance_query_data_params[] = {
+	{"instances", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"static", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"use_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
 /* Units that change an instance hold the cluster lock shared; the
  * instance and node locks they declare keep them apart. */
 static const GntOpDef op_instance_create = {
@@ -176,9 +183,16 @@ static const GntOpDef op_instance_console = {
 	&gnt_lu_instance_console, TRUE,
 };
 
+/* reads only: runs again harmlessly */
+static const GntOpDef op_instance_query_data = {
+	"OP_INSTANCE_QUERY_DATA", NULL, instance_query_data_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_query_data, TRUE,
+};
+
 const GntOpDef *const gnt_op_defs_instance[] = {
 	&op_instance_console,
 	&op_instance_create,
+	&op_instance_query_data,
 	&op_instance_reboot,
 	&op_instance_remove,
 	&op_instance_rename,

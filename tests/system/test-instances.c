@@ -210,6 +210,66 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	g_assert_cmpuint(count_disk_files(fx, ""), ==, 0);
 }
 
+/* OP_INSTANCE_QUERY_DATA (RAPI's /info): the record, filled parameters,
+ * and the run state asked of the node; unknown names refused. */
+static void
+test_query_data(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) running = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	g_autoptr(JsonArray) static_only = NULL;
+	g_autoptr(JsonArray) unknown = NULL;
+	JsonObject *info;
+	JsonObject *disk;
+
+	if (fx->dir == NULL)
+		return;
+	created = run_op(fx, CREATE("db1.example.com", ", \"beparams\": {\"vcpus\": 2},"
+				    " \"osparams_private\": {\"pw\": \"s3cr3t-pw\"}"));
+	assert_job_ok(created);
+
+	running = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"db1\"]}");
+	assert_job_ok(running);
+	info = json_object_get_object_member(
+		json_array_get_object_element(json_array_get_array_element(running, 1), 0),
+		"db1.example.com");
+	g_assert_nonnull(info);
+	g_assert_cmpstr(json_object_get_string_member(info, "config_state"), ==, "up");
+	g_assert_cmpstr(json_object_get_string_member(info, "run_state"), ==, "up");
+	g_assert_cmpstr(json_object_get_string_member(info, "os"), ==, "noop");
+	g_assert_cmpstr(json_object_get_string_member(info, "hypervisor"), ==, "fake");
+	g_assert_cmpint(json_object_get_int_member(
+				json_object_get_object_member(info, "be_instance"), "vcpus"),
+			==, 2);
+	/* filled from the cluster's defaults */
+	g_assert_true(json_object_has_member(json_object_get_object_member(info, "be_actual"),
+					     "maxmem"));
+	disk = json_array_get_object_element(json_object_get_array_member(info, "disks"), 0);
+	g_assert_cmpstr(json_object_get_string_member(disk, "iv_name"), ==, "disk/0");
+	g_assert_cmpint(json_object_get_int_member(disk, "size"), ==, 64);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(info, "nics")), ==, 1);
+	{
+		g_autoptr(JsonNode) node = gnt_json_node_new_array(json_array_ref(running));
+		g_autofree gchar *text = gnt_json_to_string(node);
+
+		g_assert_null(strstr(text, "s3cr3t-pw"));
+	}
+
+	stopped = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"db1\"}");
+	assert_job_ok(stopped);
+	static_only = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"static\": true}");
+	assert_job_ok(static_only);
+	info = json_object_get_object_member(
+		json_array_get_object_element(json_array_get_array_element(static_only, 1), 0),
+		"db1.example.com");
+	g_assert_cmpstr(json_object_get_string_member(info, "config_state"), ==, "down");
+	g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(info, "run_state")));
+
+	unknown = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"nope\"]}");
+	assert_job_failed(unknown, "OpPrereqError", "nope");
+}
+
 /* Bad input is refused before anything is made; a step failing on the
  * node undoes what came before. */
 static void
@@ -264,6 +324,8 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/system/instances/lifecycle", InstFx, NULL, inst_set_up, test_lifecycle,
+		   inst_tear_down);
+	g_test_add("/system/instances/query-data", InstFx, NULL, inst_set_up, test_query_data,
 		   inst_tear_down);
 	g_test_add("/system/instances/refusals-leave-nothing", InstFx, NULL, inst_set_up,
 		   test_refusals_leave_nothing, inst_tear_down);
