@@ -52,6 +52,18 @@ static const GntParamDef instance_create_params[] = {
 	{NULL},
 };
 
+/* Ganeti 3.0's OpInstanceReinstall: null OS parameters keep the stored ones */
+static const GntParamDef instance_reinstall_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"os_type", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
+	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
+	{NULL},
+};
+
 static const GntParamDef instance_remove_params[] = {
 	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
 	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -153,6 +165,10 @@ static const GntOpDef op_instance_create = {
 	"OP_INSTANCE_CREATE", "instance_name", instance_create_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_create,
 };
+static const GntOpDef op_instance_reinstall = {
+	"OP_INSTANCE_REINSTALL", "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_reinstall,
+};
 static const GntOpDef op_instance_remove = {
 	"OP_INSTANCE_REMOVE", "instance_name", instance_remove_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_remove,
@@ -194,6 +210,7 @@ const GntOpDef *const gnt_op_defs_instance[] = {
 	&op_instance_create,
 	&op_instance_query_data,
 	&op_instance_reboot,
+	&op_instance_reinstall,
 	&op_instance_remove,
 	&op_instance_rename,
 	&op_instance_set_params,
