@@ -15,9 +15,19 @@ G_BEGIN_DECLS
 #define GNT_JSON_MAX_NESTING 128
 
 /* Parses @len bytes (-1: NUL-terminated) of UTF-8 JSON nesting at most
- * GNT_JSON_MAX_NESTING levels. (transfer full) */
+ * GNT_JSON_MAX_NESTING levels into the tree json-glib's parser builds, with
+ * json-glib's leniencies (it is the fallback for anything that is not
+ * strict JSON) and error messages that quote nothing. (transfer full) */
 JsonNode *
 gnt_json_parse(const gchar *data, gssize len, GError **error);
+/* The same for data that is only read, such as a large answer: equal
+ * short values (scalars, and flat lists of them like a Query answer's
+ * [status, value] cells) may be one node, referenced from each place
+ * (their parent is any of them), which saves most of the allocations of a
+ * large answer's tree. Never change a list or a scalar of it in place;
+ * objects are each their own. (transfer full) */
+JsonNode *
+gnt_json_parse_readonly(const gchar *data, gssize len, GError **error);
 
 /* Whether @data nests at most @max_depth arrays/objects deep (strings are
  * skipped); GNT_ERROR_INVALID otherwise. */
@@ -30,6 +40,16 @@ gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **e
  * written as null. (transfer full) */
 gchar *
 gnt_json_to_string(JsonNode *node);
+
+/* Appends what gnt_json_to_string() returns for @node (NULL: null). */
+void
+gnt_json_append(GString *out, JsonNode *node);
+/* Appends @str as a JSON string, as gnt_json_to_string() writes strings. */
+void
+gnt_json_append_string(GString *out, const gchar *str);
+/* Appends @value as a JSON integer. */
+void
+gnt_json_append_int(GString *out, gint64 value);
 
 /* A double as JSON text that reads back as the same value, with a ".0" when
  * it would otherwise look like an integer ("3.0", "1e+17", "0.1"). */

@@ -59,12 +59,20 @@ gnt_live_data_free(GntLiveData *self)
 void
 gnt_live_data_set_node(GntLiveData *self, const gchar *node, JsonObject *info)
 {
+	g_return_if_fail(self != NULL && node != NULL && info != NULL);
+
+	gnt_live_data_take_node(self, node, gnt_json_object_deep_copy(info));
+}
+
+void
+gnt_live_data_take_node(GntLiveData *self, const gchar *node, JsonObject *info)
+{
 	LiveNode *entry;
 
 	g_return_if_fail(self != NULL && node != NULL && info != NULL);
 
 	entry = g_new0(LiveNode, 1);
-	entry->info = gnt_json_object_deep_copy(info);
+	entry->info = info;
 	g_hash_table_replace(self->nodes, g_strdup(node), entry);
 }
 
@@ -135,6 +143,7 @@ typedef struct {
 	gboolean offline;
 	gboolean vm_capable;
 	LiveNode *live; /* borrowed from the GntLiveData; NULL: not asked */
+	JsonObject *live_instances; /* its answer's "instances" (borrowed), or NULL */
 } NodeInfo;
 
 static void
@@ -148,9 +157,20 @@ node_info_free(gpointer data)
 	g_free(info);
 }
 
+/* What an instance row's fields share, worked out once per row. */
+typedef struct {
+	JsonObject *inst;	/* the record it is for; NULL: nothing yet */
+	const gchar *name;	/* borrowed from the record, as the rest */
+	const gchar *pnode_uuid;
+	const NodeInfo *pnode;	/* NULL: not in the config */
+	JsonObject *live;	/* what the primary reports about it; NULL: not running there */
+	gboolean bad;		/* the primary is offline, failed or was not asked */
+} InstRow;
+
 typedef struct {
 	GntObjectKind kind;
 	GntCluster *cluster;
+	InstRow row;
 	GntLiveData *live;	  /* borrowed; NULL: not collected */
 	GHashTable *nodes;	  /* uuid -> NodeInfo */
 	GHashTable *running_on;	  /* instance name -> GPtrArray of node UUIDs (borrowed) */
@@ -238,9 +258,9 @@ rec_member_copy(JsonObject *rec, const gchar *key)
 	return node != NULL ? gnt_json_node_deep_copy(node) : NULL;
 }
 
-/* Member @key, copied; RS_UNAVAIL when missing or null. */
+/* Member @key (borrowed); RS_UNAVAIL when missing or null. */
 static JsonNode *
-member_or_unavail(JsonObject *rec, const gchar *key, GntQueryStatus *status)
+member_peek(JsonObject *rec, const gchar *key, GntQueryStatus *status)
 {
 	JsonNode *node = rec != NULL ? json_object_get_member(rec, key) : NULL;
 
@@ -248,8 +268,57 @@ member_or_unavail(JsonObject *rec, const gchar *key, GntQueryStatus *status)
 		*status = GNT_QUERY_STATUS_UNAVAIL;
 		return NULL;
 	}
-	return gnt_json_node_deep_copy(node);
+	return node;
 }
+
+/* Member @key, copied; RS_UNAVAIL when missing or null. */
+static JsonNode *
+member_or_unavail(JsonObject *rec, const gchar *key, GntQueryStatus *status)
+{
+	JsonNode *node = member_peek(rec, key, status);
+
+	return node != NULL ? gnt_json_node_deep_copy(node) : NULL;
+}
+
+/*
+ * The fields a listing shows get a write function too (GntQueryWriteFunc),
+ * made with get from one function, so that both answer the same:
+ * PEEK_FIELD(stem) from peek_stem(), which returns the value borrowed (or
+ * NULL with a status), TEXT_FIELD(stem) from text_stem(), which returns a
+ * string (borrowed; NULL: null; or sets a status).
+ */
+#define PEEK_FIELD(stem)                                                                         \
+	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                      \
+				    GntQueryStatus *status)                                      \
+	{                                                                                          \
+		JsonNode *value = peek_##stem(item, user_data, status);                            \
+		return value != NULL ? gnt_json_node_deep_copy(value) : NULL;                      \
+	}                                                                                          \
+	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,           \
+				 GntQueryStatus *status)                                         \
+	{                                                                                          \
+		JsonNode *value = peek_##stem(item, user_data, status);                            \
+		if (value != NULL)                                                                 \
+			gnt_json_append(out, value);                                               \
+	}
+#define TEXT_FIELD(stem)                                                                         \
+	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                      \
+				    GntQueryStatus *status)                                      \
+	{                                                                                          \
+		const gchar *text = text_##stem(item, user_data, status);                          \
+		return *status == GNT_QUERY_STATUS_NORMAL ? gnt_json_node_new_string(text) : NULL; \
+	}                                                                                          \
+	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,           \
+				 GntQueryStatus *status)                                         \
+	{                                                                                          \
+		const gchar *text = text_##stem(item, user_data, status);                          \
+		if (*status != GNT_QUERY_STATUS_NORMAL)                                            \
+			return;                                                                    \
+		if (text != NULL)                                                                  \
+			gnt_json_append_string(out, text);                                         \
+		else                                                                               \
+			g_string_append(out, "null");                                              \
+	}
 
 /* Member @key, copied; null when missing. */
 static JsonNode *
@@ -291,20 +360,56 @@ ctx_node(const QueryContext *ctx, const gchar *uuid)
 	return uuid != NULL ? g_hash_table_lookup(ctx->nodes, uuid) : NULL;
 }
 
-static const NodeInfo *
-inst_pnode(const QueryContext *ctx, JsonObject *inst)
+/* The node-info answer of @node; NULL with RS_NODATA when there is none. */
+static JsonObject *
+node_live_info(const NodeInfo *node, GntQueryStatus *status)
 {
-	return ctx_node(ctx, rec_string(inst, "primary_node"));
+	if (node == NULL || node->live == NULL || node->live->info == NULL) {
+		*status = GNT_QUERY_STATUS_NODATA;
+		return NULL;
+	}
+	return node->live->info;
 }
 
-static JsonNode *
-get_inst_pnode(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+/* What the fields of @inst's row share, worked out by the first one that
+ * asks and kept until another record comes (the collector forgets it
+ * before each record). */
+static const InstRow *
+inst_row(QueryContext *ctx, JsonObject *inst)
+{
+	InstRow *row = &ctx->row;
+
+	if (row->inst == inst)
+		return row;
+	row->inst = inst;
+	row->name = rec_string(inst, "name");
+	row->pnode_uuid = rec_string(inst, "primary_node");
+	row->pnode = ctx_node(ctx, row->pnode_uuid);
+	row->live = NULL;
+	/* Ganeti's bad_nodes: offline, could not be asked, or not asked */
+	row->bad = row->pnode == NULL || row->pnode->offline || row->pnode->live == NULL ||
+		   row->pnode->live->info == NULL;
+	if (!row->bad && row->name != NULL && row->pnode->live_instances != NULL &&
+	    !gnt_json_get_object(row->pnode->live_instances, row->name, &row->live, NULL))
+		row->live = NULL;
+	return row;
+}
+
+static const NodeInfo *
+inst_pnode(QueryContext *ctx, JsonObject *inst)
+{
+	return inst_row(ctx, inst)->pnode;
+}
+
+/* Ganeti: the name, or None for a node not in the config. */
+static const gchar *
+text_inst_pnode(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	const NodeInfo *node = inst_pnode(user_data, (JsonObject *)item);
 
-	/* Ganeti: the name, or None for a node not in the config */
-	return node != NULL ? gnt_json_node_new_string(node->name) : gnt_json_node_new_null();
+	return node != NULL ? node->name : NULL;
 }
+TEXT_FIELD(inst_pnode)
 
 static JsonNode *
 get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
@@ -347,11 +452,12 @@ inst_admin_state(JsonObject *inst)
 	return state != NULL ? state : "down";
 }
 
-static JsonNode *
-get_inst_admin_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+static const gchar *
+text_inst_admin_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_string(inst_admin_state((JsonObject *)item));
+	return inst_admin_state((JsonObject *)item);
 }
+TEXT_FIELD(inst_admin_state)
 
 static JsonNode *
 get_inst_admin_up(gconstpointer item, gpointer user_data, GntQueryStatus *status)
@@ -383,22 +489,24 @@ get_rec_tags(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 }
 
 /* Fields showing member @key as stored; RS_UNAVAIL when it is not set. */
-#define MEMBER_GETTER(func, key)                                                                 \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+#define MEMBER_FIELD(stem, key)                                                                  \
+	static JsonNode *peek_##stem(gconstpointer item, gpointer user_data,                     \
+				     GntQueryStatus *status)                                     \
 	{                                                                                          \
-		return member_or_unavail((JsonObject *)item, key, status);                         \
-	}
-MEMBER_GETTER(get_rec_name, "name")
-MEMBER_GETTER(get_rec_uuid, "uuid")
-MEMBER_GETTER(get_rec_serial_no, "serial_no")
-MEMBER_GETTER(get_rec_ctime, "ctime")
-MEMBER_GETTER(get_rec_mtime, "mtime")
-MEMBER_GETTER(get_inst_os, "os")
-MEMBER_GETTER(get_inst_hypervisor, "hypervisor")
-MEMBER_GETTER(get_inst_disk_template, "disk_template")
-MEMBER_GETTER(get_node_pip, "primary_ip")
-MEMBER_GETTER(get_node_sip, "secondary_ip")
-#undef MEMBER_GETTER
+		return member_peek((JsonObject *)item, key, status);                               \
+	}                                                                                          \
+	PEEK_FIELD(stem)
+MEMBER_FIELD(rec_name, "name")
+MEMBER_FIELD(rec_uuid, "uuid")
+MEMBER_FIELD(rec_serial_no, "serial_no")
+MEMBER_FIELD(rec_ctime, "ctime")
+MEMBER_FIELD(rec_mtime, "mtime")
+MEMBER_FIELD(inst_os, "os")
+MEMBER_FIELD(inst_hypervisor, "hypervisor")
+MEMBER_FIELD(inst_disk_template, "disk_template")
+MEMBER_FIELD(node_pip, "primary_ip")
+MEMBER_FIELD(node_sip, "secondary_ip")
+#undef MEMBER_FIELD
 
 /* Depending on the hypervisor the port can be null (Ganeti). */
 static JsonNode *
@@ -470,96 +578,66 @@ get_inst_nic_network_names(gconstpointer item, gpointer user_data, GntQueryStatu
 
 /* ---- live state ---- */
 
-/* The node-info answer of @node; NULL with RS_NODATA when there is none. */
-static JsonObject *
-node_live_info(const NodeInfo *node, GntQueryStatus *status)
-{
-	if (node == NULL || node->live == NULL || node->live->info == NULL) {
-		*status = GNT_QUERY_STATUS_NODATA;
-		return NULL;
-	}
-	return node->live->info;
-}
-
-/* What the primary node of @inst reports about it: NULL when it does not
- * run there. *@bad: the node is offline or could not be asked (Ganeti's
- * bad_nodes), or nothing was collected. */
-static JsonObject *
-inst_live(const QueryContext *ctx, JsonObject *inst, gboolean *bad)
-{
-	const NodeInfo *node = inst_pnode(ctx, inst);
-	GntQueryStatus status = GNT_QUERY_STATUS_NORMAL;
-	JsonObject *info;
-	JsonObject *instances = NULL;
-	JsonObject *live = NULL;
-	const gchar *name = rec_string(inst, "name");
-
-	*bad = TRUE;
-	if (node == NULL || node->offline)
-		return NULL;
-	info = node_live_info(node, &status);
-	if (info == NULL)
-		return NULL;
-	*bad = FALSE;
-	if (name == NULL || !gnt_json_get_object(info, "instances", &instances, NULL) ||
-	    !gnt_json_get_object(instances, name, &live, NULL))
-		return NULL;
-	return live;
-}
-
 static JsonNode *
 get_inst_oper_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	gboolean bad = TRUE;
-	JsonObject *live = inst_live(user_data, (JsonObject *)item, &bad);
+	const InstRow *row = inst_row(user_data, (JsonObject *)item);
 
-	if (bad) {
+	if (row->bad) {
 		/* not RS_OFFLINE: that would describe the instance (Ganeti) */
 		*status = GNT_QUERY_STATUS_NODATA;
 		return NULL;
 	}
-	return gnt_json_node_new_bool(live != NULL && json_object_get_size(live) > 0);
+	return gnt_json_node_new_bool(row->live != NULL && json_object_get_size(row->live) > 0);
 }
 
+/* Member @key of what the primary reports about the instance (borrowed);
+ * RS_NODATA without a report from it, RS_UNAVAIL when the member is not
+ * there (or it does not run there). */
 static JsonNode *
-inst_live_value(gconstpointer item, gpointer user_data, GntQueryStatus *status,
-		const gchar *key)
+inst_live_member(gconstpointer item, gpointer user_data, GntQueryStatus *status,
+		 const gchar *key)
 {
-	gboolean bad = TRUE;
-	JsonObject *live = inst_live(user_data, (JsonObject *)item, &bad);
+	const InstRow *row = inst_row(user_data, (JsonObject *)item);
+	JsonNode *node;
 
-	if (bad) {
+	if (row->bad) {
 		*status = GNT_QUERY_STATUS_NODATA;
 		return NULL;
 	}
-	return member_or_unavail(live, key, status);
+	node = row->live != NULL ? json_object_get_member(row->live, key) : NULL;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node)) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return node;
 }
 
 static JsonNode *
-get_inst_oper_ram(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+peek_inst_oper_ram(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return inst_live_value(item, user_data, status, "memory");
+	return inst_live_member(item, user_data, status, "memory");
 }
 
 static JsonNode *
-get_inst_oper_vcpus(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+peek_inst_oper_vcpus(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return inst_live_value(item, user_data, status, "vcpus");
+	return inst_live_member(item, user_data, status, "vcpus");
 }
+PEEK_FIELD(inst_oper_ram)
+PEEK_FIELD(inst_oper_vcpus)
 
-/* Whether @inst runs on a node other than its primary (Ganeti's
- * wrongnode_inst). */
+/* Whether the instance of @row runs on a node other than its primary
+ * (Ganeti's wrongnode_inst). */
 static gboolean
-inst_runs_elsewhere(const QueryContext *ctx, JsonObject *inst)
+inst_runs_elsewhere(const QueryContext *ctx, const InstRow *row)
 {
-	const gchar *pnode = rec_string(inst, "primary_node");
-	const gchar *name = rec_string(inst, "name");
-	GPtrArray *nodes = name != NULL && ctx->running_on != NULL
-				   ? g_hash_table_lookup(ctx->running_on, name)
+	GPtrArray *nodes = row->name != NULL && ctx->running_on != NULL
+				   ? g_hash_table_lookup(ctx->running_on, row->name)
 				   : NULL;
 
 	for (guint i = 0; nodes != NULL && i < nodes->len; i++) {
-		if (g_strcmp0(g_ptr_array_index(nodes, i), pnode) != 0)
+		if (g_strcmp0(g_ptr_array_index(nodes, i), row->pnode_uuid) != 0)
 			return TRUE;
 	}
 	return FALSE;
@@ -571,12 +649,13 @@ static JsonObject *inst_filled_hvparams(const QueryContext *ctx, JsonObject *ins
 
 /* Ganeti's _GetLiveInstStatus. */
 static const gchar *
-inst_live_status(const QueryContext *ctx, JsonObject *inst, JsonObject *live)
+inst_live_status(const QueryContext *ctx, const InstRow *row)
 {
+	JsonObject *inst = row->inst;
 	gboolean up = g_strcmp0(inst_admin_state(inst), "up") == 0;
-	const gchar *state = rec_string(live, "state");
+	const gchar *state = rec_string(row->live, "state");
 
-	if (inst_runs_elsewhere(ctx, inst))
+	if (inst_runs_elsewhere(ctx, row))
 		return "ERROR_wrongnode";
 	if (g_strcmp0(state, "shutdown") == 0) {
 		gboolean allow_userdown = FALSE;
@@ -608,29 +687,26 @@ inst_dead_status(JsonObject *inst)
 	return "ADMIN_offline";
 }
 
-static JsonNode *
-get_inst_status(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+static const gchar *
+text_inst_status(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	const QueryContext *ctx = user_data;
-	JsonObject *inst = (JsonObject *)item;
-	const NodeInfo *node = inst_pnode(ctx, inst);
-	gboolean bad = TRUE;
-	JsonObject *live;
+	const InstRow *row = inst_row(user_data, (JsonObject *)item);
+	const NodeInfo *node = row->pnode;
 
 	if (node != NULL && node->offline)
-		return gnt_json_node_new_string("ERROR_nodeoffline");
+		return "ERROR_nodeoffline";
 	if (node != NULL && node->live != NULL && node->live->info == NULL)
-		return gnt_json_node_new_string("ERROR_nodedown");
-	live = inst_live(ctx, inst, &bad);
-	if (bad) {
+		return "ERROR_nodedown";
+	if (row->bad) {
 		/* nothing collected from that node (or no such node) */
 		*status = GNT_QUERY_STATUS_NODATA;
 		return NULL;
 	}
-	if (live != NULL && json_object_get_size(live) > 0)
-		return gnt_json_node_new_string(inst_live_status(ctx, inst, live));
-	return gnt_json_node_new_string(inst_dead_status(inst));
+	if (row->live != NULL && json_object_get_size(row->live) > 0)
+		return inst_live_status(user_data, row);
+	return inst_dead_status(row->inst);
 }
+TEXT_FIELD(inst_status)
 
 /* ---- parameters ---- */
 
@@ -1187,12 +1263,17 @@ static const IndexedField indexed_fields[] = {
 #define SERIAL_DOC(what) what " object serial number, incremented on each modification"
 
 #define F(name, title, kind, doc, get)                                                           \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get}
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get, NULL}
 #define F_HOSTNAME(name, title, kind, doc, get)                                                  \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get}
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get, NULL}
+/* with a write function: get_STEM and write_STEM */
+#define FW(name, title, kind, doc, stem)                                                         \
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get_##stem, write_##stem}
+#define FW_HOSTNAME(name, title, kind, doc, stem)                                                \
+	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get_##stem, write_##stem}
 
 static const GntQueryField instance_static_fields[] = {
-	F_HOSTNAME("pnode", "Primary_node", TEXT, "Primary node", get_inst_pnode),
+	FW_HOSTNAME("pnode", "Primary_node", TEXT, "Primary node", inst_pnode),
 	F("pnode.group", "PrimaryNodeGroup", TEXT, "Primary node's group", get_inst_pnode_group),
 	F("pnode.group.uuid", "PrimaryNodeGroupUUID", TEXT, "Primary node's group UUID",
 	  get_unavail),
@@ -1202,8 +1283,8 @@ static const GntQueryField instance_static_fields[] = {
 	  get_inst_snodes_group),
 	F("snodes.group.uuid", "SecondaryNodesGroupsUUID", OTHER,
 	  "Node group UUIDs of secondary nodes", get_inst_snodes_group_uuid),
-	F("admin_state", "InstanceState", TEXT, "Desired state of the instance",
-	  get_inst_admin_state),
+	FW("admin_state", "InstanceState", TEXT, "Desired state of the instance",
+	  inst_admin_state),
 	F("admin_up", "Autostart", BOOL, "Desired state of the instance", get_inst_admin_up),
 	F("admin_state_source", "InstanceStateSource", TEXT,
 	  "Who last changed the desired state of the instance", get_inst_admin_state_source),
@@ -1213,21 +1294,21 @@ static const GntQueryField instance_static_fields[] = {
 	F("console", "Console", OTHER, "Instance console information", get_unavail),
 	F("forthcoming", "Forthcoming", BOOL, "Whether the Instance is forthcoming",
 	  get_inst_forthcoming),
-	F("disk_template", "Disk_template", TEXT, "Instance disk template",
-	  get_inst_disk_template),
-	F("hypervisor", "Hypervisor", TEXT, "Hypervisor name", get_inst_hypervisor),
-	F_HOSTNAME("name", "Instance", TEXT, "Instance name", get_rec_name),
+	FW("disk_template", "Disk_template", TEXT, "Instance disk template",
+	  inst_disk_template),
+	FW("hypervisor", "Hypervisor", TEXT, "Hypervisor name", inst_hypervisor),
+	FW_HOSTNAME("name", "Instance", TEXT, "Instance name", rec_name),
 	F("network_port", "Network_port", OTHER,
 	  "Instance network port if available (e.g. for VNC console)", get_inst_network_port),
-	F("os", "OS", TEXT, "Operating system", get_inst_os),
-	F("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Instance"), get_rec_serial_no),
-	F("uuid", "UUID", TEXT, "Instance UUID", get_rec_uuid),
+	FW("os", "OS", TEXT, "Operating system", inst_os),
+	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Instance"), rec_serial_no),
+	FW("uuid", "UUID", TEXT, "Instance UUID", rec_uuid),
 	F("oper_state", "Running", BOOL, "Actual state of instance", get_inst_oper_state),
-	F("oper_ram", "Memory", UNIT, "Actual memory usage as seen by hypervisor",
-	  get_inst_oper_ram),
-	F("oper_vcpus", "VCPUs", NUMBER, "Actual number of VCPUs as seen by hypervisor",
-	  get_inst_oper_vcpus),
-	F("status", "Status", TEXT, STATUS_DOC, get_inst_status),
+	FW("oper_ram", "Memory", UNIT, "Actual memory usage as seen by hypervisor",
+	  inst_oper_ram),
+	FW("oper_vcpus", "VCPUs", NUMBER, "Actual number of VCPUs as seen by hypervisor",
+	  inst_oper_vcpus),
+	FW("status", "Status", TEXT, STATUS_DOC, inst_status),
 	F("nic.count", "NICs", NUMBER, "Number of network interfaces", get_inst_nic_count),
 	F("nic.macs", "NIC_MACs", OTHER, "List containing each network interface's MAC address",
 	  get_inst_nic_macs),
@@ -1273,8 +1354,8 @@ static const GntQueryField instance_static_fields[] = {
 	  get_inst_disk_spindles),
 	F("disk.names", "Disk_names", OTHER, "List of disk names", get_inst_disk_names),
 	F("disk.uuids", "Disk_UUIDs", OTHER, "List of disk UUIDs", get_inst_disk_uuids),
-	F("ctime", "CTime", TIMESTAMP, "Creation timestamp", get_rec_ctime),
-	F("mtime", "MTime", TIMESTAMP, "Modification timestamp", get_rec_mtime),
+	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
+	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
 
 /* Ganeti's aliases: a copy of the target's definition under another name. */
@@ -1524,8 +1605,8 @@ LIVE_GETTER(mtotal, "memory_total", TRUE)
 	" drained, \"O\" for offline"
 
 static const GntQueryField node_static_fields[] = {
-	F("pip", "PrimaryIP", TEXT, "Primary IP address", get_node_pip),
-	F("sip", "SecondaryIP", TEXT, "Secondary IP address", get_node_sip),
+	FW("pip", "PrimaryIP", TEXT, "Primary IP address", node_pip),
+	FW("sip", "SecondaryIP", TEXT, "Secondary IP address", node_sip),
 	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
 	F("master", "IsMaster", BOOL, "Whether node is master", get_node_master),
 	F("group", "Group", TEXT, "Node group", get_node_group),
@@ -1551,10 +1632,10 @@ static const GntQueryField node_static_fields[] = {
 	  get_node_master_candidate),
 	F("master_capable", "MasterCapable", BOOL, "Whether node can become a master candidate",
 	  get_node_master_capable),
-	F_HOSTNAME("name", "Node", TEXT, "Node name", get_rec_name),
+	FW_HOSTNAME("name", "Node", TEXT, "Node name", rec_name),
 	F("offline", "Offline", BOOL, "Whether node is marked offline", get_node_offline),
-	F("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Node"), get_rec_serial_no),
-	F("uuid", "UUID", TEXT, "Node UUID", get_rec_uuid),
+	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Node"), rec_serial_no),
+	FW("uuid", "UUID", TEXT, "Node UUID", rec_uuid),
 	F("vm_capable", "VMCapable", BOOL, "Whether node can host instances",
 	  get_node_vm_capable),
 	F("bootid", "BootID", TEXT,
@@ -1580,11 +1661,13 @@ static const GntQueryField node_static_fields[] = {
 	F("mnode", "MNode", UNIT, "Amount of memory used by node (dom0 for Xen)", get_node_mnode),
 	F("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine",
 	  get_node_mtotal),
-	F("ctime", "CTime", TIMESTAMP, "Creation timestamp", get_rec_ctime),
-	F("mtime", "MTime", TIMESTAMP, "Modification timestamp", get_rec_mtime),
+	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
+	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
 #undef F
 #undef F_HOSTNAME
+#undef FW
+#undef FW_HOSTNAME
 
 static const gchar *const node_live_fields[] = {
 	"mtotal", "mnode", "mfree", "dtotal", "dfree", "sptotal",
@@ -1782,6 +1865,10 @@ collect_node_cb(JsonObject *rec, gpointer user_data)
 		info->live = g_hash_table_lookup(ctx->live->nodes, info->uuid);
 		if (info->live == NULL)
 			info->live = g_hash_table_lookup(ctx->live->nodes, info->name);
+		if (info->live != NULL && info->live->info != NULL &&
+		    !gnt_json_get_object(info->live->info, "instances", &info->live_instances,
+					 NULL))
+			info->live_instances = NULL;
 	}
 	g_hash_table_replace(ctx->nodes, info->uuid, info);
 	return TRUE;
@@ -1897,17 +1984,21 @@ query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiv
 	return ctx;
 }
 
-/* A built row and the name it sorts by. */
+/* A row and the name it sorts by: built (a JsonArray) or written (a
+ * stretch of the collector's text). */
 typedef struct {
 	gchar *name;
 	JsonArray *row;
+	gsize start;
+	gsize len;
 } Row;
 
 typedef struct {
 	GntQuery *query;
 	QueryContext *ctx;
-	gboolean bare;
-	GArray *rows; /* Row */
+	gboolean bare;	 /* bare values (the classic calls), not [status, value] */
+	GString *text;	 /* NULL: build rows; else write them here, "," before each */
+	GArray *rows;	 /* Row */
 	gboolean sorted; /* the rows came in natural order so far */
 } Collector;
 
@@ -1924,13 +2015,27 @@ row_clear(gpointer data)
 static void
 collector_add(Collector *collector, JsonObject *rec)
 {
-	Row row;
+	GntQuery *query = collector->query;
+	Row row = {NULL, NULL, 0, 0};
 
-	if (!gnt_query_matches(collector->query, rec, collector->ctx))
+	/* what the last record's fields shared is not this one's */
+	collector->ctx->row.inst = NULL;
+	if (!gnt_query_matches(query, rec, collector->ctx))
 		return;
 	row.name = g_strdup(rec_string(rec, "name"));
-	row.row = collector->bare ? gnt_query_build_values(collector->query, rec, collector->ctx)
-				  : gnt_query_build_row(collector->query, rec, collector->ctx);
+	if (collector->text != NULL) {
+		if (collector->rows->len > 0)
+			g_string_append_c(collector->text, ',');
+		row.start = collector->text->len;
+		if (collector->bare)
+			gnt_query_write_values(query, rec, collector->ctx, collector->text);
+		else
+			gnt_query_write_row(query, rec, collector->ctx, collector->text);
+		row.len = collector->text->len - row.start;
+	} else {
+		row.row = collector->bare ? gnt_query_build_values(query, rec, collector->ctx)
+					  : gnt_query_build_row(query, rec, collector->ctx);
+	}
 	if (collector->rows->len > 0 &&
 	    gnt_object_name_compare(g_array_index(collector->rows, Row, collector->rows->len - 1).name,
 				    row.name) > 0)
@@ -1995,33 +2100,74 @@ collect_names(GntConfig *config, GntObjectKind kind, Collector *collector, JsonA
 	return TRUE;
 }
 
-/* The rows of @query over the items of @kind (or the named ones). */
-static JsonArray *
+/* Collects the rows of @query over the items of @kind (or the named
+ * ones), in Ganeti's order. */
+static gboolean
 run_query(GntConfig *config, GntObjectKind kind, GntQuery *query, JsonArray *names,
-	  gboolean bare, GntLiveData *live, GError **error)
+	  Collector *collector, GntLiveData *live, GError **error)
 {
 	g_autoptr(QueryContext) ctx = query_context_new(config, kind, query, live);
-	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
-	Collector collector = {query, ctx, bare, rows, TRUE};
-	JsonArray *out;
+	gboolean ok = TRUE;
 
-	g_array_set_clear_func(rows, row_clear);
+	collector->query = query;
+	collector->ctx = ctx;
+	collector->rows = g_array_new(FALSE, FALSE, sizeof(Row));
+	collector->sorted = TRUE;
+	g_array_set_clear_func(collector->rows, row_clear);
 	if (names != NULL) {
-		if (!collect_names(config, kind, &collector, names, error))
-			return NULL;
+		/* in the order asked for */
+		ok = collect_names(config, kind, collector, names, error);
 	} else {
-		gnt_config_foreach_object(config, kind, collect_cb, &collector);
-		if (!collector.sorted)
-			g_array_sort(rows, row_compare);
+		gnt_config_foreach_object(config, kind, collect_cb, collector);
+		if (!collector->sorted)
+			g_array_sort(collector->rows, row_compare);
 	}
-	out = json_array_sized_new(rows->len);
-	for (guint i = 0; i < rows->len; i++) {
-		Row *row = &g_array_index(rows, Row, i);
+	collector->ctx = NULL;
+	return ok;
+}
+
+/* The built rows as one list. (transfer full) */
+static JsonArray *
+collector_steal_array(Collector *collector)
+{
+	JsonArray *out = json_array_sized_new(collector->rows->len);
+
+	for (guint i = 0; i < collector->rows->len; i++) {
+		Row *row = &g_array_index(collector->rows, Row, i);
 
 		json_array_add_array_element(out, g_steal_pointer(&row->row));
 	}
 	return out;
 }
+
+/* Puts the rows written to collector->text since @start in the order of
+ * collector->rows (they were written in the order they came). */
+static void
+collector_order_text(Collector *collector, gsize start)
+{
+	GString *text = collector->text;
+	g_autofree gchar *written = NULL;
+
+	if (collector->sorted || collector->rows->len == 0)
+		return; /* the common case: they came in order */
+	written = g_strndup(text->str, text->len);
+	g_string_truncate(text, start);
+	for (guint i = 0; i < collector->rows->len; i++) {
+		Row *row = &g_array_index(collector->rows, Row, i);
+
+		if (i > 0)
+			g_string_append_c(text, ',');
+		g_string_append_len(text, written + row->start, row->len);
+	}
+}
+
+static void
+collector_clear(Collector *collector)
+{
+	g_clear_pointer(&collector->rows, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Collector, collector_clear)
 
 JsonNode *
 gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonNode *filter,
@@ -2029,7 +2175,7 @@ gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonN
 {
 	g_autoptr(GntQuery) query = NULL;
 	g_autoptr(JsonArray) names = NULL;
-	JsonArray *rows;
+	g_auto(Collector) collector = {0};
 
 	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, NULL);
 
@@ -2037,10 +2183,51 @@ gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonN
 	if (query == NULL)
 		return NULL;
 	names = gnt_query_dup_name_hint(query, "name");
-	rows = run_query(config, kind, query, names, FALSE, live, error);
-	if (rows == NULL)
+	if (!run_query(config, kind, query, names, &collector, live, error))
 		return NULL;
-	return gnt_query_build_response(query, rows);
+	return gnt_query_build_response(query, collector_steal_array(&collector));
+}
+
+gboolean
+gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields,
+		       JsonNode *filter, GntLiveData *live, GString *out, GError **error)
+{
+	g_autoptr(GntQuery) query = NULL;
+	g_autoptr(JsonArray) names = NULL;
+	g_auto(Collector) collector = {0};
+	gsize mark = out->len;
+	gsize start;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, FALSE);
+	g_return_val_if_fail(out != NULL, FALSE);
+
+	query = gnt_query_new(object_table(kind), fields, filter, error);
+	if (query == NULL)
+		return FALSE;
+	names = gnt_query_dup_name_hint(query, "name");
+	gnt_query_write_response_start(query, out);
+	start = out->len;
+	collector.text = out;
+	if (!run_query(config, kind, query, names, &collector, live, error)) {
+		g_string_truncate(out, mark);
+		return FALSE;
+	}
+	collector_order_text(&collector, start);
+	gnt_query_write_response_end(query, out);
+	return TRUE;
+}
+
+/* The query of the classic calls; NULL names for none. */
+static GntQuery *
+values_query(GntObjectKind kind, JsonArray **names, JsonArray *fields, GError **error)
+{
+	g_autoptr(GntQuery) query = gnt_query_new(object_table(kind), fields, NULL, error);
+
+	if (query == NULL || !gnt_query_check_known_fields(query, error))
+		return NULL;
+	if (*names != NULL && json_array_get_length(*names) == 0)
+		*names = NULL;
+	return g_steal_pointer(&query);
 }
 
 JsonNode *
@@ -2048,15 +2235,39 @@ gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names,
 			JsonArray *fields, GntLiveData *live, GError **error)
 {
 	g_autoptr(GntQuery) query = NULL;
-	JsonArray *rows;
+	g_auto(Collector) collector = {0};
 
 	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, NULL);
 
-	query = gnt_query_new(object_table(kind), fields, NULL, error);
-	if (query == NULL || !gnt_query_check_known_fields(query, error))
+	query = values_query(kind, &names, fields, error);
+	collector.bare = TRUE;
+	if (query == NULL || !run_query(config, kind, query, names, &collector, live, error))
 		return NULL;
-	if (names != NULL && json_array_get_length(names) == 0)
-		names = NULL;
-	rows = run_query(config, kind, query, names, TRUE, live, error);
-	return rows != NULL ? gnt_json_node_new_array(rows) : NULL;
+	return gnt_json_node_new_array(collector_steal_array(&collector));
+}
+
+gboolean
+gnt_object_query_values_write(GntConfig *config, GntObjectKind kind, JsonArray *names,
+			      JsonArray *fields, GntLiveData *live, GString *out, GError **error)
+{
+	g_autoptr(GntQuery) query = NULL;
+	g_auto(Collector) collector = {0};
+	gsize mark = out->len;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config) && kind < GNT_OBJECT_LAST, FALSE);
+	g_return_val_if_fail(out != NULL, FALSE);
+
+	query = values_query(kind, &names, fields, error);
+	if (query == NULL)
+		return FALSE;
+	collector.bare = TRUE;
+	collector.text = out;
+	g_string_append_c(out, '[');
+	if (!run_query(config, kind, query, names, &collector, live, error)) {
+		g_string_truncate(out, mark);
+		return FALSE;
+	}
+	collector_order_text(&collector, mark + 1);
+	g_string_append_c(out, ']');
+	return TRUE;
 }

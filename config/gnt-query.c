@@ -756,3 +756,86 @@ gnt_query_build_response(GntQuery *self, JsonArray *rows)
 	json_object_set_array_member(json_node_get_object(response), "data", rows);
 	return response;
 }
+
+/* Appends the value of @column for @item, as a [status, value] pair when
+ * @pair, else bare (null unless the status is normal). */
+static void
+write_cell(const Column *column, gconstpointer item, gpointer user_data, GString *out,
+	   gboolean pair)
+{
+	const GntQueryField *field = column->field;
+	GntQueryStatus status = GNT_QUERY_STATUS_UNKNOWN;
+	g_autoptr(JsonNode) value = NULL;
+
+	if (field != NULL && field->write != NULL) {
+		gsize mark = out->len;
+
+		/* most cells are normal: write as if, undo if not */
+		if (pair)
+			g_string_append_len(out, "[0,", 3);
+		status = GNT_QUERY_STATUS_NORMAL;
+		field->write(item, user_data, out, &status);
+		if (status == GNT_QUERY_STATUS_NORMAL && out->len == mark + (pair ? 3 : 0)) {
+			/* as field_get() treats a getter answering nothing */
+			g_critical("query field '%s' wrote no value", field->name);
+			status = GNT_QUERY_STATUS_UNAVAIL;
+		}
+		if (status == GNT_QUERY_STATUS_NORMAL) {
+			if (pair)
+				g_string_append_c(out, ']');
+			return;
+		}
+		g_string_truncate(out, mark);
+	} else if (field != NULL) {
+		value = field_get(field, item, user_data, &status);
+	}
+	if (pair) {
+		g_string_append_c(out, '[');
+		gnt_json_append_int(out, status);
+		g_string_append_c(out, ',');
+	}
+	gnt_json_append(out, value);
+	if (pair)
+		g_string_append_c(out, ']');
+}
+
+static void
+write_cells(GntQuery *self, gconstpointer item, gpointer user_data, GString *out, gboolean pair)
+{
+	g_string_append_c(out, '[');
+	for (guint i = 0; i < self->columns->len; i++) {
+		if (i > 0)
+			g_string_append_c(out, ',');
+		write_cell(&g_array_index(self->columns, Column, i), item, user_data, out, pair);
+	}
+	g_string_append_c(out, ']');
+}
+
+void
+gnt_query_write_row(GntQuery *self, gconstpointer item, gpointer user_data, GString *out)
+{
+	write_cells(self, item, user_data, out, TRUE);
+}
+
+void
+gnt_query_write_values(GntQuery *self, gconstpointer item, gpointer user_data, GString *out)
+{
+	write_cells(self, item, user_data, out, FALSE);
+}
+
+void
+gnt_query_write_response_start(GntQuery *self, GString *out)
+{
+	g_autoptr(JsonNode) definitions =
+		gnt_json_node_new_array(columns_definitions(self->columns));
+
+	g_string_append(out, "{\"fields\":");
+	gnt_json_append(out, definitions);
+	g_string_append(out, ",\"data\":[");
+}
+
+void
+gnt_query_write_response_end(GntQuery *self, GString *out)
+{
+	g_string_append(out, "]}");
+}

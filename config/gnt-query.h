@@ -56,6 +56,16 @@ typedef enum {
 typedef JsonNode *(*GntQueryGetFunc)(gconstpointer item, gpointer user_data,
 				     GntQueryStatus *status);
 
+/*
+ * Optional, for the fields every listing shows: appends the JSON text of
+ * the value get() would return to @out, or appends nothing and sets
+ * *@status (GNT_QUERY_STATUS_NORMAL on entry) to what get() would set. It
+ * lets a Query answer be written without building a node per cell; the
+ * text must be exactly gnt_json_to_string() of get()'s value.
+ */
+typedef void (*GntQueryWriteFunc)(gconstpointer item, gpointer user_data, GString *out,
+				  GntQueryStatus *status);
+
 /* One row of a resource's field table; a table ends with a row whose name
  * is NULL. Tables are static and outlive every query using them. */
 typedef struct {
@@ -65,6 +75,7 @@ typedef struct {
 	GntQueryFlags flags;
 	const gchar *doc;
 	GntQueryGetFunc get;
+	GntQueryWriteFunc write; /* NULL: get()'s value is serialized */
 } GntQueryField;
 
 const gchar *
@@ -140,6 +151,24 @@ gnt_query_build_values(GntQuery *self, gconstpointer item, gpointer user_data);
  * Takes ownership of @rows. (transfer full) */
 JsonNode *
 gnt_query_build_response(GntQuery *self, JsonArray *rows);
+
+/*
+ * The same as text, for answers too big to build as a tree first: each
+ * appends to @out exactly what gnt_json_to_string() gives for the node
+ * above (fields' write functions used where there are). A response is
+ * gnt_query_write_response_start(), the rows separated by ",", then
+ * gnt_query_write_response_end().
+ */
+void
+gnt_query_write_row(GntQuery *self, gconstpointer item, gpointer user_data, GString *out);
+void
+gnt_query_write_values(GntQuery *self, gconstpointer item, gpointer user_data, GString *out);
+/* {"fields":[...],"data":[ */
+void
+gnt_query_write_response_start(GntQuery *self, GString *out);
+/* ]} */
+void
+gnt_query_write_response_end(GntQuery *self, GString *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntQuery, gnt_query_free)
 

@@ -197,11 +197,13 @@ gnt_luxi_framer_is_overflowed(GntLuxiFramer *self)
 	return self->overflow;
 }
 
-/* Parses a message that must be a JSON object. (transfer full) */
+/* Parses a message that must be a JSON object; @readonly: with
+ * gnt_json_parse_readonly(). (transfer full) */
 static JsonObject *
-parse_object(const gchar *data, gsize len, GError **error)
+parse_object(const gchar *data, gsize len, gboolean readonly, GError **error)
 {
-	g_autoptr(JsonNode) root = gnt_json_parse(data, (gssize)len, error);
+	g_autoptr(JsonNode) root = readonly ? gnt_json_parse_readonly(data, (gssize)len, error)
+					    : gnt_json_parse(data, (gssize)len, error);
 
 	if (root == NULL)
 		return NULL;
@@ -224,7 +226,7 @@ gnt_luxi_parse_request(const gchar *data, gsize len, gchar **method, JsonArray *
 	g_return_val_if_fail(data != NULL || len == 0, FALSE);
 	g_return_val_if_fail(method != NULL && args != NULL, FALSE);
 
-	obj = parse_object(data != NULL ? data : "", len, error);
+	obj = parse_object(data != NULL ? data : "", len, FALSE, error);
 	if (obj == NULL) {
 		g_prefix_error(error, "parsing top-level JSON message: ");
 		return FALSE;
@@ -270,15 +272,36 @@ gnt_luxi_build_request(const gchar *method, JsonNode *args, gsize *len)
 	return build_message(obj, len);
 }
 
+GString *
+gnt_luxi_response_begin(gboolean success)
+{
+	GString *message = g_string_sized_new(256);
+
+	g_string_append(message, success ? "{\"success\":true,\"result\":"
+					 : "{\"success\":false,\"result\":");
+	return message;
+}
+
+gchar *
+gnt_luxi_response_finish(GString *message, gsize *len)
+{
+	g_return_val_if_fail(message != NULL, NULL);
+
+	g_string_append_c(message, '}');
+	g_string_append_c(message, GNT_LUXI_EOM);
+	if (len != NULL)
+		*len = message->len;
+	return g_string_free(message, FALSE);
+}
+
 gchar *
 gnt_luxi_build_response(gboolean success, JsonNode *result, gsize *len)
 {
-	g_autoptr(JsonObject) obj = json_object_new();
+	GString *message = gnt_luxi_response_begin(success);
 
-	json_object_set_boolean_member(obj, "success", success);
-	json_object_set_member(obj, "result",
-			       result != NULL ? json_node_copy(result) : gnt_json_node_new_null());
-	return build_message(obj, len);
+	/* the same text as the {"success", "result"} object serialized */
+	gnt_json_append(message, result);
+	return gnt_luxi_response_finish(message, len);
 }
 
 gboolean
@@ -291,7 +314,8 @@ gnt_luxi_parse_response(const gchar *data, gsize len, gboolean *success, JsonNod
 	g_return_val_if_fail(data != NULL || len == 0, FALSE);
 	g_return_val_if_fail(success != NULL && result != NULL, FALSE);
 
-	obj = parse_object(data != NULL ? data : "", len, error);
+	/* answers are only read, and can be large (a Query of every instance) */
+	obj = parse_object(data != NULL ? data : "", len, TRUE, error);
 	if (obj == NULL || !gnt_json_get_bool(obj, "success", success, error)) {
 		g_prefix_error(error, "parsing LUXI answer: ");
 		return FALSE;

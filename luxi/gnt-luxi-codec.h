@@ -85,7 +85,22 @@ gnt_luxi_build_request(const gchar *method, JsonNode *args, gsize *len);
 gchar *
 gnt_luxi_build_response(gboolean success, JsonNode *result, gsize *len);
 
-/* Parses an answer message. *@result is (transfer full). */
+/*
+ * An answer whose result is written as JSON text, for results too big to
+ * build as a tree first: gnt_luxi_response_begin() gives the envelope's
+ * start ({"success":...,"result":), the caller appends the result's text
+ * (gnt_json_append() and friends: control bytes escaped, so no 0x03), and
+ * gnt_luxi_response_finish() closes it, terminator included, as
+ * gnt_luxi_build_response() does. (transfer full: both)
+ */
+GString *
+gnt_luxi_response_begin(gboolean success);
+gchar *
+gnt_luxi_response_finish(GString *message, gsize *len);
+
+/* Parses an answer message. *@result is (transfer full), read with
+ * gnt_json_parse_readonly(): equal scalars in it may be one node, so never
+ * change one in place (json_node_set_*()). */
 gboolean
 gnt_luxi_parse_response(const gchar *data, gsize len, gboolean *success, JsonNode **result,
 			GError **error);

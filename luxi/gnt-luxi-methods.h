@@ -16,9 +16,9 @@ G_BEGIN_DECLS
 
 typedef struct _GntLuxiCall GntLuxiCall;
 
-/* The answer: @success and @result are the envelope's "success" and
- * "result". (transfer none: @result) */
-typedef void (*GntLuxiReplyFunc)(gboolean success, JsonNode *result, gpointer user_data);
+/* The answer: the whole message for the wire ({"success", "result"} and
+ * the terminator, gnt-luxi-codec.h), @len bytes. (transfer full: @message) */
+typedef void (*GntLuxiReplyFunc)(gchar *message, gsize len, gpointer user_data);
 
 /* The longest WaitForJobChange wait, in seconds (Ganeti's WFJC_TIMEOUT). */
 #define GNT_LUXI_WFJC_MAX_TIMEOUT 89

@@ -154,35 +154,38 @@ conn_write_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	conn_process(conn);
 }
 
-/* Starts writing one answer. (transfer none: @result) */
+/* Starts writing one answer, the whole message. (transfer full: @message) */
 static void
-conn_send(Conn *conn, gboolean success, JsonNode *result)
+conn_send(Conn *conn, gchar *message, gsize len)
 {
 	GOutputStream *output = g_io_stream_get_output_stream(G_IO_STREAM(conn->connection));
 
 	g_assert(conn->out == NULL);
-	conn->out = gnt_luxi_build_response(success, result, &conn->out_len);
+	conn->out = message;
+	conn->out_len = len;
 	g_output_stream_write_all_async(output, conn->out, conn->out_len, G_PRIORITY_DEFAULT,
 					conn->cancellable, conn_write_done, g_rc_box_acquire(conn));
 }
 
 static void
-conn_reply(gboolean success, JsonNode *result, gpointer user_data)
+conn_reply(gchar *message, gsize len, gpointer user_data)
 {
 	Conn *conn = user_data;
 
 	/* an aborted call never answers, so the connection is still open */
 	g_clear_pointer(&conn->call, gnt_luxi_call_unref);
-	conn_send(conn, success, result);
+	conn_send(conn, message, len);
 }
 
 static void
 conn_send_request_error(Conn *conn, const GError *error)
 {
 	g_autoptr(JsonNode) result = gnt_luxi_encode_request_error(error->message);
+	gsize len = 0;
+	gchar *message = gnt_luxi_build_response(FALSE, result, &len);
 
 	g_debug("connection %u: refusing a request: %s", conn->id, error->message);
-	conn_send(conn, FALSE, result);
+	conn_send(conn, message, len);
 }
 
 /* Starts the next buffered request if the previous one was answered. */

@@ -150,9 +150,25 @@ append_py_repr(GString *out, JsonNode *node)
 gchar *
 gnt_cli_py_str(JsonNode *node)
 {
-	GString *out = g_string_new(NULL);
+	GString *out;
 
-	if (node != NULL && JSON_NODE_HOLDS_VALUE(node))
+	/* a listing formats a cell or more per row: the common ones directly */
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return g_strdup("None");
+	if (JSON_NODE_HOLDS_VALUE(node)) {
+		switch (json_node_get_value_type(node)) {
+		case G_TYPE_STRING:
+			return g_strdup(json_node_get_string(node));
+		case G_TYPE_INT64:
+			return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(node));
+		case G_TYPE_BOOLEAN:
+			return g_strdup(json_node_get_boolean(node) ? "True" : "False");
+		default:
+			break;
+		}
+	}
+	out = g_string_new(NULL);
+	if (JSON_NODE_HOLDS_VALUE(node))
 		append_py_scalar(out, node, FALSE);
 	else
 		append_py_repr(out, node);
@@ -346,29 +362,36 @@ gnt_cli_parse_fields(const gchar *selected, const gchar *const *defaults)
 /* ---- tables ---- */
 
 static void
-append_padded(GString *line, const gchar *cell, glong width, gboolean align_right)
+append_blanks(GString *line, glong n)
 {
-	glong pad = width - g_utf8_strlen(cell, -1);
+	static const gchar blanks[] = "                                ";
 
-	if (align_right) {
-		for (glong i = 0; i < pad; i++)
-			g_string_append_c(line, ' ');
-	}
+	for (; n > 0; n -= (glong)sizeof(blanks) - 1)
+		g_string_append_len(line, blanks, MIN(n, (glong)sizeof(blanks) - 1));
+}
+
+static void
+append_padded(GString *line, const gchar *cell, glong length, glong width, gboolean align_right)
+{
+	glong pad = width - length;
+
+	if (align_right)
+		append_blanks(line, pad);
 	g_string_append(line, cell);
-	if (!align_right) {
-		for (glong i = 0; i < pad; i++)
-			g_string_append_c(line, ' ');
-	}
+	if (!align_right)
+		append_blanks(line, pad);
 }
 
 GPtrArray *
 gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *rows,
 		     gboolean header, const gchar *separator)
 {
-	GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) data = g_ptr_array_new(); /* borrowed GStrv rows */
+	GPtrArray *lines = g_ptr_array_new_full(rows->len + 1, g_free);
+	g_autoptr(GPtrArray) data = g_ptr_array_sized_new(rows->len + 1); /* borrowed GStrv rows */
 	g_autofree glong *width = g_new0(glong, MAX(n_columns, 1));
 	g_autofree gchar **titles = g_new0(gchar *, n_columns + 1);
+	g_autofree glong *lengths = NULL; /* of each cell, in characters */
+	gsize line_size = 1;
 
 	for (guint c = 0; c < n_columns; c++)
 		titles[c] = (gchar *)columns[c].title;
@@ -376,18 +399,28 @@ gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *ro
 		g_ptr_array_add(data, titles);
 	for (guint r = 0; r < rows->len; r++)
 		g_ptr_array_add(data, g_ptr_array_index(rows, r));
-	for (guint r = 0; r < data->len; r++) {
-		gchar **row = g_ptr_array_index(data, r);
+	if (separator == NULL) {
+		/* a listing may have 10,000 rows: measure each cell once */
+		lengths = g_new(glong, (gsize)data->len * n_columns + 1);
+		for (guint r = 0; r < data->len; r++) {
+			gchar **row = g_ptr_array_index(data, r);
 
+			for (guint c = 0; c < n_columns; c++) {
+				glong length = g_utf8_strlen(row[c], -1);
+
+				lengths[(gsize)r * n_columns + c] = length;
+				width[c] = MAX(width[c], length);
+			}
+		}
 		for (guint c = 0; c < n_columns; c++)
-			width[c] = MAX(width[c], g_utf8_strlen(row[c], -1));
+			line_size += (gsize)width[c] + 1;
+		if (n_columns > 0 && !columns[n_columns - 1].align_right)
+			width[n_columns - 1] = 0; /* no trailing blanks */
 	}
-	if (n_columns > 0 && !columns[n_columns - 1].align_right)
-		width[n_columns - 1] = 0; /* no trailing blanks */
 
 	for (guint r = 0; r < data->len; r++) {
 		gchar **row = g_ptr_array_index(data, r);
-		GString *line = g_string_new(NULL);
+		GString *line = g_string_sized_new(line_size);
 
 		for (guint c = 0; c < n_columns; c++) {
 			if (separator != NULL) {
@@ -398,7 +431,8 @@ gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *ro
 			}
 			if (c > 0)
 				g_string_append_c(line, ' ');
-			append_padded(line, row[c], width[c], columns[c].align_right);
+			append_padded(line, row[c], lengths[(gsize)r * n_columns + c], width[c],
+				      columns[c].align_right);
 		}
 		g_ptr_array_add(lines, g_string_free(line, FALSE));
 	}

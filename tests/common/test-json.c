@@ -1,6 +1,9 @@
 #include <math.h>
 
+#include <string.h>
+
 #include "gnt-error.h"
+#include "gnt-json-private.h"
 #include "gnt-json.h"
 #include "gnt-time.h"
 
@@ -181,6 +184,230 @@ test_deep_copy_shares_nothing(void)
 		      json_array_get_object_element(copy_list, 1));
 }
 
+/* The same tree: node and value types, values (doubles bit for bit),
+ * member order, and (@parents) each child's parent its container. */
+static gboolean
+same_tree(JsonNode *a, JsonNode *b, gboolean parents)
+{
+	if (json_node_get_node_type(a) != json_node_get_node_type(b))
+		return FALSE;
+	switch (json_node_get_node_type(a)) {
+	case JSON_NODE_NULL:
+		return TRUE;
+	case JSON_NODE_VALUE:
+		if (json_node_get_value_type(a) != json_node_get_value_type(b))
+			return FALSE;
+		switch (json_node_get_value_type(a)) {
+		case G_TYPE_INT64:
+			return json_node_get_int(a) == json_node_get_int(b);
+		case G_TYPE_BOOLEAN:
+			return json_node_get_boolean(a) == json_node_get_boolean(b);
+		case G_TYPE_STRING:
+			return strcmp(json_node_get_string(a), json_node_get_string(b)) == 0;
+		case G_TYPE_DOUBLE: {
+			gdouble x = json_node_get_double(a);
+			gdouble y = json_node_get_double(b);
+
+			return memcmp(&x, &y, sizeof(x)) == 0;
+		}
+		default:
+			return FALSE;
+		}
+	case JSON_NODE_ARRAY: {
+		JsonArray *x = json_node_get_array(a);
+		JsonArray *y = json_node_get_array(b);
+
+		if (json_array_get_length(x) != json_array_get_length(y))
+			return FALSE;
+		for (guint i = 0; i < json_array_get_length(x); i++) {
+			JsonNode *ea = json_array_get_element(x, i);
+			JsonNode *eb = json_array_get_element(y, i);
+
+			if (parents &&
+			    (json_node_get_parent(ea) != a || json_node_get_parent(eb) != b))
+				return FALSE;
+			if (!same_tree(ea, eb, parents))
+				return FALSE;
+		}
+		return TRUE;
+	}
+	case JSON_NODE_OBJECT: {
+		JsonObjectIter ia;
+		JsonObjectIter ib;
+		const gchar *ka;
+		const gchar *kb;
+		JsonNode *ma;
+		JsonNode *mb;
+
+		json_object_iter_init_ordered(&ia, json_node_get_object(a));
+		json_object_iter_init_ordered(&ib, json_node_get_object(b));
+		for (;;) {
+			gboolean more_a = json_object_iter_next_ordered(&ia, &ka, &ma);
+			gboolean more_b = json_object_iter_next_ordered(&ib, &kb, &mb);
+
+			if (more_a != more_b)
+				return FALSE;
+			if (!more_a)
+				return TRUE;
+			if (strcmp(ka, kb) != 0 || !same_tree(ma, mb, parents))
+				return FALSE;
+			if (parents &&
+			    (json_node_get_parent(ma) != a || json_node_get_parent(mb) != b))
+				return FALSE;
+		}
+	}
+	default:
+		return FALSE;
+	}
+}
+
+/* gnt_json_parse() (and the read-only variant) answer @text exactly as
+ * json-glib's parser does: the same tree or the same error. */
+static void
+assert_reads_like_json_glib(const gchar *text, gssize len)
+{
+	g_autoptr(GError) expected_error = NULL;
+	g_autoptr(JsonNode) expected = gnt_json_parse_json_glib(text, len, &expected_error);
+
+	for (guint readonly = 0; readonly < 2; readonly++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) got = readonly ? gnt_json_parse_readonly(text, len, &error)
+						   : gnt_json_parse(text, len, &error);
+
+		if (expected == NULL) {
+			g_assert_null(got);
+			g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+			g_assert_cmpstr(error->message, ==, expected_error->message);
+			continue;
+		}
+		g_assert_no_error(error);
+		g_assert_nonnull(got);
+		if (!same_tree(got, expected, !readonly)) {
+			g_autofree gchar *a = gnt_json_to_string(got);
+			g_autofree gchar *b = gnt_json_to_string(expected);
+
+			g_error("'%s' read as %s, json-glib reads %s", text, a, b);
+		}
+	}
+}
+
+/* The fast reader gives json-glib's tree for valid JSON and leaves the rest
+ * (and json-glib's leniencies and quirks) to json-glib. */
+static void
+test_reader_matches_json_glib(void)
+{
+	static const gchar *const texts[] = {
+		"5", "\"x\"", "true", "null", "[]", "{}", " [ 1 , 2 ] ", "\t{\"x\" : \r\n true}\n",
+		"[-0]", "[-0.0]", "[1E5]", "[1e-7]", "[1.0]", "[-1.5E+3]", "[123.456e10]",
+		"[2.2250738585072014e-308]", "[5e-324]", "[1.7976931348623157e308]",
+		"[123456789012345678]", "[-123456789012345678]", "[1234567890123456789]",
+		"[9223372036854775807]", "[-9223372036854775808]", "[9223372036854775808]",
+		"[99999999999999999999]", "[1e400]", "[1.5e-400]",
+		"{\"a\":1,\"a\":2}", "{\"a\":1,\"b\":2,\"a\":3}", "{\"\":1}",
+		"{\"a\":{\"b\":[{},[],{\"c\":null}]}}",
+		"[\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"]",
+		"[\"\\u00e9\\u20ac\\u0001\\u001f\\u007f\\u0080\"]",
+		"[\"\\uffff\\ufffe\\u00E9\"]", "[\"\\ud83d\\ude00\"]", "\"\\ud800\\udc00\"",
+		"[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]",
+		/* json-glib's leniencies and quirks: the same answer either way
+		 * (not "[1][2]": json-glib keeps the first and leaks the second,
+		 * which the valgrind setup would flag) */
+		"[1,]", "{\"a\":1,}", "[1 2]", "/* c */[1]", "// c\n[1]", "[01]", "[.5]", "[1.]",
+		"[+1]", "[- 1]", "[0x10]", "['a']", "{a:1}", "[\"\\x41\"]", "[\"a\nb\"]",
+		"[\"tab\there\"]", "[\"\x7f\"]", "[\"a\\u0000b\"]", "[\"\\ud800\"]",
+		"[\"\\udc00\"]",
+		"[\"\\ud83dx\"]", "[1] x", "", "  ", "\f[1]", "[1]\v", "[NaN]", "[True]",
+		"[tru]", "[nulll]", "[\"a\" \"b\"]", "{,}", "[,]", "{\"a\"}", "[-]", "[-a]", "[0e]",
+		"[1e+]", "[\"\\u12\"]", "[\"\\q\"]", "[\"abc", "[", "{", "\xff\xfe",
+	};
+	static const gchar alphabet[] = "{}[]\",:0123456789-+.eE \\utfnrlsa\x7f\x01";
+	static const gchar seed[] =
+		"{\"fields\":[{\"name\":\"name\",\"kind\":\"text\"}],\"data\":[[[0,\"a\\\"b\\\\c"
+		"\\u00e9\"],[2,null],[0,1.5e3],[0,-12],[0,true],[0,[1,2,{\"x\":\"y\"}]],"
+		"[0,\"fake\"],[0,\"fake\"],[0,\"fake\"]]]}";
+	g_autoptr(GRand) rand = g_rand_new_with_seed(3);
+
+	for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
+		assert_reads_like_json_glib(texts[i], -1);
+	assert_reads_like_json_glib("[1,\0002]", 6); /* a NUL byte */
+	assert_reads_like_json_glib(seed, -1);
+	/* and what a few random changes make of a typical answer */
+	for (guint i = 0; i < 20000; i++) {
+		g_autofree gchar *text = g_strdup(seed);
+		guint n = (guint)g_rand_int_range(rand, 1, 4);
+
+		for (guint m = 0; m < n; m++)
+			text[g_rand_int_range(rand, 0, sizeof(seed) - 1)] =
+				alphabet[g_rand_int_range(rand, 0, sizeof(alphabet) - 1)];
+		assert_reads_like_json_glib(text, -1);
+	}
+}
+
+/* A read-only answer shares a repeated short value from its second
+ * sighting on, and nothing else. */
+static void
+test_readonly_shares_repeated_values(void)
+{
+	g_autoptr(JsonNode) root = gnt_json_parse_readonly(
+		"{\"data\":[[[0,\"a\"],[0,\"fake\"]],[[0,\"b\"],[0,\"fake\"]],"
+		"[[0,\"c\"],[0,\"fake\"]],[[0,\"d\"],[0,\"fake\"]]],\"o\":{},\"p\":{}}",
+		-1, NULL);
+	JsonObject *obj = json_node_get_object(root);
+	JsonArray *data = json_object_get_array_member(obj, "data");
+	JsonNode *cells[4];
+	JsonNode *names[4];
+
+	for (guint i = 0; i < 4; i++) {
+		JsonArray *row = json_array_get_array_element(data, i);
+
+		names[i] = json_array_get_element(row, 0);
+		cells[i] = json_array_get_element(row, 1);
+	}
+	/* [0,"fake"] from the second on; each name's cell its own */
+	g_assert_true(cells[1] == cells[2] && cells[2] == cells[3]);
+	g_assert_true(cells[0] != cells[1]);
+	g_assert_true(names[0] != names[1] && names[1] != names[2] && names[2] != names[3]);
+	/* so is the 0 inside them */
+	g_assert_true(json_array_get_element(json_node_get_array(names[2]), 0) ==
+		      json_array_get_element(json_node_get_array(names[3]), 0));
+	/* objects never are */
+	g_assert_true(json_object_get_object_member(obj, "o") !=
+		      json_object_get_object_member(obj, "p"));
+}
+
+/* The append functions write what gnt_json_to_string() writes. */
+static void
+test_append(void)
+{
+	const gint64 ints[] = {0, -1, 7, G_MAXINT64, G_MININT64, 1000000};
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GString) controls = g_string_new("a\"b\\c/\x7f\xc3\xa9");
+
+	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
+		g_autoptr(JsonNode) node = gnt_json_node_new_int(ints[i]);
+		g_autofree gchar *text = gnt_json_to_string(node);
+
+		g_string_truncate(out, 0);
+		gnt_json_append_int(out, ints[i]);
+		g_assert_cmpstr(out->str, ==, text);
+	}
+	for (gchar c = 1; c < 0x20; c++)
+		g_string_append_c(controls, c);
+	{
+		g_autoptr(JsonNode) node = gnt_json_node_new_string(controls->str);
+		g_autofree gchar *text = gnt_json_to_string(node);
+
+		g_string_truncate(out, 0);
+		gnt_json_append_string(out, controls->str);
+		g_assert_cmpstr(out->str, ==, text);
+		g_assert_cmpstr(text, ==,
+				"\"a\\\"b\\\\c/\x7f\xc3\xa9\\u0001\\u0002\\u0003\\u0004\\u0005"
+				"\\u0006\\u0007\\u0008\\t\\n\\u000b\\u000c\\r\\u000e\\u000f"
+				"\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018"
+				"\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\"");
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -195,5 +422,9 @@ main(int argc, char **argv)
 	g_test_add_func("/json/parse-error-quotes-nothing", test_parse_error_quotes_nothing);
 	g_test_add_func("/json/nesting-limit", test_nesting_limit);
 	g_test_add_func("/json/deep-copy-shares-nothing", test_deep_copy_shares_nothing);
+	g_test_add_func("/json/reader-matches-json-glib", test_reader_matches_json_glib);
+	g_test_add_func("/json/readonly-shares-repeated-values",
+			test_readonly_shares_repeated_values);
+	g_test_add_func("/json/append", test_append);
 	return g_test_run();
 }

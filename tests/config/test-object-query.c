@@ -593,6 +593,129 @@ test_name_compare(void)
 	g_assert_cmpstr(joined, ==, "9 10 a b1 inst inst1 inst1b inst2 inst02a inst10");
 }
 
+/* ---- written answers ---- */
+
+/* @written (after "{prefix}") is @built serialized, or both failed alike
+ * and @written is untouched. */
+static void
+assert_same_answer(JsonNode *built, const GError *built_error, gboolean ok, GString *written,
+		   const GError *written_error)
+{
+	g_autofree gchar *expected = NULL;
+
+	g_assert_true(ok == (built != NULL));
+	if (built == NULL) {
+		g_assert_cmpstr(written->str, ==, "{prefix}");
+		g_assert_error(written_error, built_error->domain, built_error->code);
+		g_assert_cmpstr(written_error->message, ==, built_error->message);
+		return;
+	}
+	expected = gnt_json_to_string(built);
+	g_assert_cmpstr(written->str + strlen("{prefix}"), ==, expected);
+}
+
+/* gnt_object_query_write() and gnt_object_query_values_write() give the
+ * text of what gnt_object_query() and gnt_object_query_values() build, or
+ * fail the same way and leave the text alone; every field, so each write
+ * function against its get. The classic calls without a filter. */
+static void
+assert_written_same(QueryFx *fx, GntObjectKind kind, const gchar *filter_json, JsonArray *names,
+		    GntLiveData *live)
+{
+	g_autoptr(JsonNode) filter = filter_json != NULL ? test_json_parse(filter_json) : NULL;
+
+	if (filter_json == NULL) {
+		g_autoptr(GError) built_error = NULL;
+		g_autoptr(GError) written_error = NULL;
+		g_autoptr(GString) written = g_string_new("{prefix}");
+		g_autoptr(JsonNode) built = gnt_object_query_values(fx->root.config, kind, names,
+								    NULL, live, &built_error);
+		gboolean ok = gnt_object_query_values_write(fx->root.config, kind, names, NULL,
+							    live, written, &written_error);
+
+		assert_same_answer(built, built_error, ok, written, written_error);
+	}
+	if (names == NULL) {
+		g_autoptr(GError) built_error = NULL;
+		g_autoptr(GError) written_error = NULL;
+		g_autoptr(GString) written = g_string_new("{prefix}");
+		g_autoptr(JsonNode) built = gnt_object_query(fx->root.config, kind, NULL, filter,
+							     live, &built_error);
+		gboolean ok = gnt_object_query_write(fx->root.config, kind, NULL, filter, live,
+						     written, &written_error);
+
+		assert_same_answer(built, built_error, ok, written, written_error);
+	}
+}
+
+static void
+test_written_answers(QueryFx *fx, gconstpointer data)
+{
+	g_autoptr(GntLiveData) live = gnt_live_data_new();
+	g_autoptr(JsonNode) node1 = test_json_parse(
+		"{\"memory_total\": 4096, \"memory_dom0\": 512, \"memory_free\": 2048,"
+		" \"bootid\": \"b-1\", \"storage_size\": 10240, \"storage_free\": 512,"
+		" \"instances\": {\"web1.example.com\": {\"state\": \"running\", \"memory\": 512,"
+		" \"vcpus\": 2}, \"web10.example.com\": {\"state\": \"shutdown\", \"memory\": 128},"
+		" \"db2.example.com\": {\"state\": \"running\"}}}");
+	g_autoptr(JsonNode) node2 = test_json_parse(
+		"{\"instances\": {\"db2.example.com\": {\"state\": \"running\", \"memory\": 64}}}");
+	g_autoptr(JsonArray) names = FIELDS("web10", "db2.example.com", "web2");
+	g_autoptr(JsonArray) missing = FIELDS("web1", "ghost");
+
+	/* web2 sorts after web10 by bytes, before it by Ganeti's order: the
+	 * rows come from the config unsorted */
+	add_record(fx->root.config, GNT_OBJECT_INSTANCE,
+		   "{\"uuid\": \"i-web2\", \"name\": \"web2.example.com\","
+		   " \"primary_node\": \"" NODE2 "\", \"os\": \"noop\", \"hypervisor\": \"kvm\","
+		   " \"admin_state\": \"up\", \"disk_template\": \"diskless\","
+		   " \"hvparams\": {\"user_shutdown\": true}}");
+	for (guint with_live = 0; with_live < 2; with_live++) {
+		GntLiveData *l = with_live ? live : NULL;
+
+		for (guint k = 0; k < 2; k++) {
+			GntObjectKind kind = k == 0 ? GNT_OBJECT_INSTANCE : GNT_OBJECT_NODE;
+
+			assert_written_same(fx, kind, NULL, NULL, l);
+			assert_written_same(fx, kind, "[\"=~\", \"name\", \"(web|node)[12]\"]",
+					    NULL, l);
+			assert_written_same(fx, kind, "[\"!\", [\"?\", \"offline\"]]", NULL, l);
+		}
+		/* names in the order given; a missing one fails it all */
+		assert_written_same(fx, GNT_OBJECT_INSTANCE,
+				    "[\"|\", [\"=\", \"name\", \"web2\"],"
+				    " [\"=\", \"name\", \"db2\"], [\"=\", \"name\", \"web10\"]]",
+				    NULL, l);
+		assert_written_same(fx, GNT_OBJECT_INSTANCE, "[\"==\", \"name\", \"ghost\"]",
+				    NULL, l);
+		assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, names, l);
+		assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, missing, l);
+		/* a node that runs an instance of the other: ERROR_wrongnode */
+		gnt_live_data_set_node(live, NODE1, json_node_get_object(node1));
+		gnt_live_data_set_node(live, NODE2, json_node_get_object(node2));
+	}
+	/* what the comparisons above covered, by its looks */
+	{
+		g_autoptr(GString) written = g_string_new(NULL);
+		g_autoptr(JsonArray) fields = FIELDS("name", "status", "oper_ram");
+		g_autoptr(GError) error = NULL;
+
+		g_assert_true(gnt_object_query_write(fx->root.config, GNT_OBJECT_INSTANCE, fields,
+						     NULL, live, written, &error));
+		g_assert_no_error(error);
+		g_assert_nonnull(strstr(
+			written->str,
+			"\"data\":[[[0,\"db2.example.com\"],[0,\"ERROR_wrongnode\"],[0,64]],"
+			"[[0,\"off3.example.com\"],[0,\"ERROR_nodeoffline\"],[2,null]],"
+			"[[0,\"web1.example.com\"],[0,\"running\"],[0,512]],"
+			"[[0,\"web2.example.com\"],[0,\"ERROR_down\"],[3,null]],"
+			"[[0,\"web10.example.com\"],[0,\"ERROR_down\"],[0,128]]]}"));
+	}
+	gnt_live_data_set_node_failed(live, NODE2);
+	assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, NULL, live);
+	assert_written_same(fx, GNT_OBJECT_NODE, NULL, NULL, live);
+}
+
 /* ---- scale ---- */
 
 static gboolean
@@ -618,7 +741,9 @@ test_scale(QueryFx *fx, gconstpointer data)
 	gdouble all_ms;
 	gdouble hint_ms;
 	gdouble text_ms;
+	gdouble written_ms;
 	g_autofree gchar *text = NULL;
+	g_autoptr(GString) written = g_string_new(NULL);
 	guint counted = 0;
 
 	for (guint i = 0; i < n; i++) {
@@ -645,6 +770,11 @@ test_scale(QueryFx *fx, gconstpointer data)
 	text = gnt_json_to_string(result);
 	text_ms = (gdouble)(g_get_monotonic_time() - start) / 1000.0;
 	start = g_get_monotonic_time();
+	g_assert_true(gnt_object_query_write(fx->root.config, GNT_OBJECT_INSTANCE, fields, NULL,
+					     NULL, written, &error));
+	written_ms = (gdouble)(g_get_monotonic_time() - start) / 1000.0;
+	g_assert_cmpstr(written->str, ==, text);
+	start = g_get_monotonic_time();
 	one = gnt_object_query(fx->root.config, GNT_OBJECT_INSTANCE, fields, filter, NULL, &error);
 	hint_ms = (gdouble)(g_get_monotonic_time() - start) / 1000.0;
 	g_assert_no_error(error);
@@ -652,8 +782,8 @@ test_scale(QueryFx *fx, gconstpointer data)
 				 json_node_get_object(one), "data")),
 			 ==, 1);
 	g_test_message("Query of %u instances, 6 fields: %.1f ms, serialized (%zu bytes) in "
-		       "%.1f ms; by name: %.3f ms",
-		       n + 4, all_ms, strlen(text), text_ms, hint_ms);
+		       "%.1f ms; written as text directly: %.1f ms; by name: %.3f ms",
+		       n + 4, all_ms, strlen(text), text_ms, written_ms, hint_ms);
 }
 
 int
@@ -678,6 +808,7 @@ main(int argc, char **argv)
 	ADD("/object-query/node/basic", test_node_basic);
 	ADD("/object-query/node/live", test_node_live);
 	ADD("/object-query/node/filters", test_node_filters);
+	ADD("/object-query/written-answers", test_written_answers);
 	ADD("/object-query/scale", test_scale);
 #undef ADD
 	return g_test_run();

@@ -2,6 +2,7 @@
 
 #include "config-test-json.h"
 #include "gnt-error.h"
+#include "gnt-json.h"
 #include "gnt-query.h"
 
 /* A small resource to query: machines with a name, a size, a list of tags... */
@@ -85,8 +86,26 @@ get_load(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 	return gnt_json_node_new_int(GPOINTER_TO_INT(user_data));
 }
 
+/* Two fields also write their text directly, as a listing's fields do. */
+static void
+write_name(gconstpointer item, gpointer user_data, GString *out, GntQueryStatus *status)
+{
+	gnt_json_append_string(out, ((const Machine *)item)->name);
+}
+
+static void
+write_load(gconstpointer item, gpointer user_data, GString *out, GntQueryStatus *status)
+{
+	if (((const Machine *)item)->offline) {
+		*status = GNT_QUERY_STATUS_OFFLINE;
+		return;
+	}
+	gnt_json_append_int(out, GPOINTER_TO_INT(user_data));
+}
+
 static const GntQueryField machine_fields[] = {
-	{"name", "Name", GNT_QUERY_KIND_TEXT, GNT_QUERY_FLAG_HOSTNAME, "Machine name", get_name},
+	{"name", "Name", GNT_QUERY_KIND_TEXT, GNT_QUERY_FLAG_HOSTNAME, "Machine name", get_name,
+	 write_name},
 	{"size", "Size", GNT_QUERY_KIND_UNIT, GNT_QUERY_FLAG_NONE, "Disk size", get_size},
 	{"up", "Up", GNT_QUERY_KIND_BOOL, GNT_QUERY_FLAG_NONE, "Whether it runs", get_up},
 	{"tags", "Tags", GNT_QUERY_KIND_OTHER, GNT_QUERY_FLAG_NONE, "Tags", get_tags},
@@ -94,7 +113,8 @@ static const GntQueryField machine_fields[] = {
 	{"ctime", "CTime", GNT_QUERY_KIND_OTHER, GNT_QUERY_FLAG_SPLIT_TIMESTAMP, "Created",
 	 get_ctime},
 	{"id", "ID", GNT_QUERY_KIND_NUMBER, GNT_QUERY_FLAG_JOB_ID, "Job-like ID", get_id},
-	{"load", "Load", GNT_QUERY_KIND_NUMBER, GNT_QUERY_FLAG_NONE, "Live load", get_load},
+	{"load", "Load", GNT_QUERY_KIND_NUMBER, GNT_QUERY_FLAG_NONE, "Live load", get_load,
+	 write_load},
 	{NULL},
 };
 
@@ -472,6 +492,51 @@ test_job_id_hint(void)
 	g_assert_true(gnt_json_node_is_int(json_array_get_element(json_node_get_array(hint), 1)));
 }
 
+/* Rows written as text are the built rows serialized, whether a field
+ * writes itself or not, with unknown fields and abnormal statuses. */
+static void
+test_written_rows(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntQuery) query =
+		query_new("[\"name\", \"load\", \"nope\", \"tags\", \"ratio\", \"ctime\", \"up\"]",
+			  NULL, &error);
+	g_autoptr(JsonArray) rows = json_array_new();
+	g_autoptr(JsonNode) response = NULL;
+	g_autoptr(GString) written = g_string_new(NULL);
+	g_autofree gchar *expected = NULL;
+
+	g_assert_no_error(error);
+	gnt_query_write_response_start(query, written);
+	for (guint i = 0; i < G_N_ELEMENTS(machines); i++) {
+		g_autoptr(JsonArray) row =
+			gnt_query_build_row(query, &machines[i], GINT_TO_POINTER(3));
+		g_autoptr(JsonArray) values =
+			gnt_query_build_values(query, &machines[i], GINT_TO_POINTER(3));
+		g_autoptr(JsonNode) row_node = gnt_json_node_new_array(json_array_ref(row));
+		g_autoptr(JsonNode) values_node = gnt_json_node_new_array(json_array_ref(values));
+		g_autofree gchar *row_text = gnt_json_to_string(row_node);
+		g_autofree gchar *values_text = gnt_json_to_string(values_node);
+		g_autoptr(GString) text = g_string_new("x");
+
+		gnt_query_write_row(query, &machines[i], GINT_TO_POINTER(3), text);
+		g_assert_cmpstr(text->str + 1, ==, row_text); /* appended */
+		g_string_truncate(text, 0);
+		gnt_query_write_values(query, &machines[i], GINT_TO_POINTER(3), text);
+		g_assert_cmpstr(text->str, ==, values_text);
+		if (i > 0)
+			g_string_append_c(written, ',');
+		gnt_query_write_row(query, &machines[i], GINT_TO_POINTER(3), written);
+		json_array_add_array_element(rows, g_steal_pointer(&row));
+	}
+	gnt_query_write_response_end(query, written);
+	response = gnt_query_build_response(query, json_array_ref(rows));
+	expected = gnt_json_to_string(response);
+	g_assert_cmpstr(written->str, ==, expected);
+	/* gamma is offline: its load cell says so, written or built */
+	g_assert_nonnull(strstr(expected, "[[0,\"gamma.example.org\"],[4,null],[1,null],"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -484,6 +549,7 @@ main(int argc, char **argv)
 	g_test_add_func("/query/bad-regexp", test_bad_regexp);
 	g_test_add_func("/query/bad-field-list", test_bad_field_list);
 	g_test_add_func("/query/rows", test_rows);
+	g_test_add_func("/query/written-rows", test_written_rows);
 	g_test_add_func("/query/all-fields", test_all_fields);
 	g_test_add_func("/query/known-fields", test_known_fields);
 	g_test_add_func("/query/uses-field", test_uses_field);
