@@ -1,13 +1,12 @@
 #include "gnt-queue.h"
 
-#include <malloc.h>
-
 #include "gnt-committer.h"
 #include "gnt-error.h"
 #include "gnt-job-store.h"
 #include "gnt-job.h"
 #include "gnt-json.h"
 #include "gnt-locks.h"
+#include "gnt-memory.h"
 #include "gnt-lu.h"
 #include "gnt-opcode-private.h"
 
@@ -85,7 +84,6 @@ struct _GntQueue {
 	GHashTable *watches;	/* job id -> GPtrArray of Watch */
 	GHashTable *watch_jobs; /* watch id -> job id */
 	guint next_watch_id;
-	GSource *trim_source;
 	GSource *auto_archive_source;
 	guint auto_archive_age_s;
 };
@@ -248,30 +246,6 @@ queue_fire_watches(GntQueue *self, guint64 job_id)
 static void queue_evaluate_dependents(GntQueue *self);
 
 static gboolean
-queue_trim_cb(gpointer user_data)
-{
-	GntQueue *self = user_data;
-
-	g_clear_pointer(&self->trim_source, g_source_unref);
-	if (gnt_queue_get_n_unfinished(self) == 0)
-		malloc_trim(0);
-	return G_SOURCE_REMOVE;
-}
-
-/* A burst (thousands of jobs in one SubmitManyJobs) leaves megabytes that
- * malloc keeps for reuse; hand them back once the queue has been idle for
- * a moment, so an idle master stays small. */
-static void
-queue_schedule_trim(GntQueue *self)
-{
-	if (self->trim_source != NULL)
-		return;
-	self->trim_source = g_timeout_source_new_seconds(2);
-	g_source_set_callback(self->trim_source, queue_trim_cb, self, NULL);
-	g_source_attach(self->trim_source, self->context);
-}
-
-static gboolean
 queue_dispatch_notifications(gpointer user_data)
 {
 	GntQueue *self = user_data;
@@ -318,7 +292,9 @@ queue_dispatch_notifications(gpointer user_data)
 		g_free(g_array_index(failed, FailedRange, i).message);
 	if (any_finished) {
 		queue_evaluate_dependents(self);
-		queue_schedule_trim(self);
+		/* a burst (thousands of jobs in one SubmitManyJobs) leaves
+		 * megabytes that malloc keeps for reuse */
+		gnt_memory_trim_soon();
 	}
 	return G_SOURCE_REMOVE;
 }
@@ -819,10 +795,6 @@ gnt_queue_finalize(GObject *object)
 {
 	GntQueue *self = GNT_QUEUE(object);
 
-	if (self->trim_source != NULL) {
-		g_source_destroy(self->trim_source);
-		g_clear_pointer(&self->trim_source, g_source_unref);
-	}
 	gnt_queue_set_auto_archive(self, 0);
 	g_clear_pointer(&self->committer, gnt_committer_free);
 	g_clear_pointer(&self->locks, gnt_lock_manager_free);

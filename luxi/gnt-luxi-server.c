@@ -9,6 +9,7 @@
 #include "gnt-paths.h"
 #include "gnt-luxi-codec.h"
 #include "gnt-luxi-methods.h"
+#include "gnt-memory.h"
 #include "gnt-secret.h"
 
 #define SERVER_READ_CHUNK  65536
@@ -154,6 +155,8 @@ conn_write_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	conn_process(conn);
 }
 
+#define LARGE_ANSWER_BYTES (256 * 1024)
+
 /* Starts writing one answer, the whole message. (transfer full: @message) */
 static void
 conn_send(Conn *conn, gchar *message, gsize len)
@@ -174,6 +177,10 @@ conn_reply(gchar *message, gsize len, gpointer user_data)
 
 	/* an aborted call never answers, so the connection is still open */
 	g_clear_pointer(&conn->call, gnt_luxi_call_unref);
+	/* a large answer (a Query of thousands of rows) was built in
+	 * megabytes that malloc would keep */
+	if (len >= LARGE_ANSWER_BYTES)
+		gnt_memory_trim_soon();
 	conn_send(conn, message, len);
 }
 
