@@ -436,13 +436,22 @@ daemon_reopen_log_cb(gpointer user_data)
 }
 
 void
+gnt_daemon_catch_stop(GntDaemon *self, GMainLoop *loop)
+{
+	g_return_if_fail(self != NULL && loop != NULL);
+
+	gnt_daemon_add_stop_handler(self, daemon_stop_cb, loop);
+}
+
+void
 gnt_daemon_run(GntDaemon *self, GMainLoop *loop)
 {
 	guint sighup;
 
 	g_return_if_fail(self != NULL && loop != NULL);
 
-	gnt_daemon_add_stop_handler(self, daemon_stop_cb, loop);
+	if (self->signal_sources[0] == NULL)
+		gnt_daemon_catch_stop(self, loop);
 	sighup = g_unix_signal_add(SIGHUP, daemon_reopen_log_cb, NULL);
 	gnt_daemon_notify_ready(self);
 	g_main_loop_run(loop);

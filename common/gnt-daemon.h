@@ -16,9 +16,10 @@ G_BEGIN_DECLS
  *
  *	gnt_daemon_new()            (before any thread exists)
  *	gnt_daemon_detach()         (unless --foreground; returns in both processes)
- *	gnt_daemon_harden(), gnt_daemon_lock_pid_file(), its own set-up
- *	gnt_daemon_notify_ready()   or gnt_daemon_notify_failed() and exit 1
- *	gnt_daemon_add_stop_handler(), the main loop
+ *	gnt_daemon_harden(), gnt_daemon_lock_pid_file()
+ *	gnt_daemon_catch_stop(), then its own set-up (listening sockets)
+ *	gnt_daemon_run(): gnt_daemon_notify_ready() and the main loop
+ *	                            (or gnt_daemon_notify_failed() and exit 1)
  *	gnt_daemon_notify_stopping(), its own shut-down, gnt_daemon_free()
  */
 
@@ -106,7 +107,14 @@ gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground
 void
 gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GError *error);
 
-/* Runs @loop until SIGTERM or SIGINT: tells whoever started the daemon
+/* Makes SIGTERM and SIGINT quit @loop from now on, also when they come
+ * before it runs. Call before the daemon starts answering (listening
+ * sockets): a client that sees it ready may stop it at once, and the
+ * default action would kill it with its work half done. */
+void
+gnt_daemon_catch_stop(GntDaemon *self, GMainLoop *loop);
+
+/* Runs @loop until SIGTERM or SIGINT (gnt_daemon_catch_stop() unless done): tells whoever started the daemon
  * (and systemd) that it is ready, reopens the log on SIGHUP (logrotate),
  * and tells systemd it is stopping on the way out. @loop must outlive
  * @self: the stop handler keeps a pointer to it. */

@@ -502,8 +502,12 @@ db_open(const gchar *path, gboolean create, GError **error)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 10000);
+	/* every record is cached in memory (gnt-config-objects.c) and read
+	 * from there: SQLite's own page cache (2 MiB by default) would only
+	 * hold a second copy, so it gets 512 KiB for writes and start-up */
 	if (!gnt_config_db_exec(db, "PRAGMA journal_mode = WAL", error) ||
-	    !gnt_config_db_exec(db, "PRAGMA synchronous = FULL", error)) {
+	    !gnt_config_db_exec(db, "PRAGMA synchronous = FULL", error) ||
+	    !gnt_config_db_exec(db, "PRAGMA cache_size = -512", error)) {
 		sqlite3_close(db);
 		return NULL;
 	}

@@ -219,11 +219,12 @@ main(int argc, char **argv)
 	if (!is_daemon)
 		return EXIT_SUCCESS; /* the detached daemon is ready */
 
+	loop = g_main_loop_new(NULL, FALSE);
+	gnt_daemon_catch_stop(daemon, loop);
 	if (!master_start(&master, daemon, paths, &opts, &error)) {
 		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
 		return EXIT_FAILURE;
 	}
-	loop = g_main_loop_new(NULL, FALSE);
 	gnt_daemon_run(daemon, loop);
 	master_clear(&master);
 	g_message("stopped");

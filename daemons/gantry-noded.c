@@ -219,6 +219,7 @@ main(int argc, char **argv)
 		return EXIT_SUCCESS; /* the detached daemon is ready */
 
 	loop = g_main_loop_new(NULL, FALSE);
+	gnt_daemon_catch_stop(daemon, loop);
 	if (!node_start(&node, daemon, paths, &opts, &error)) {
 		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
 		return EXIT_FAILURE;

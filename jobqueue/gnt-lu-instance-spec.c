@@ -18,6 +18,17 @@ static const struct {
 	{"maxmem", 128}, {"minmem", 128}, {"vcpus", 1}, {"spindle_use", 1},
 };
 
+GntRpcClient *
+gnt_lu_get_rpc(GntLu *lu, GError **error)
+{
+	GntRpcClient *rpc = gnt_lu_get_env(lu)->rpc;
+
+	if (rpc == NULL)
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "this master daemon cannot reach nodes (no cluster certificates)");
+	return rpc;
+}
+
 JsonObject *
 gnt_lu_dup_node(GntConfig *config, const gchar *uuid_or_name, GError **error)
 {
@@ -35,6 +46,66 @@ gnt_lu_check_node_online(JsonObject *node, GError **error)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* The instance the opcode names. (transfer full) */
+static JsonObject *
+lu_dup_instance(GntLu *lu, GError **error)
+{
+	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
+
+	return gnt_config_dup_object(gnt_lu_get_env(lu)->config, GNT_OBJECT_INSTANCE, name, error);
+}
+
+void
+gnt_lu_lock_instance(GntLu *lu, GntLockSet *locks)
+{
+	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
+	g_autoptr(JsonObject) instance = lu_dup_instance(lu, NULL);
+	g_autoptr(JsonObject) node = NULL;
+
+	if (instance == NULL) {
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE, name, GNT_LOCK_EXCLUSIVE);
+		return;
+	}
+	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
+			 json_object_get_string_member(instance, "name"), GNT_LOCK_EXCLUSIVE);
+	node = gnt_lu_dup_node(gnt_lu_get_env(lu)->config,
+			       json_object_get_string_member(instance, "primary_node"), NULL);
+	if (node != NULL)
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, json_object_get_string_member(node, "name"),
+				 GNT_LOCK_SHARED);
+}
+
+void
+gnt_lu_instance_ctx_free(GntLuInstanceCtx *ctx)
+{
+	g_clear_pointer(&ctx->instance, json_object_unref);
+	g_clear_pointer(&ctx->node, json_object_unref);
+	g_clear_pointer(&ctx->spec, json_object_unref);
+	g_free(ctx);
+}
+
+GntLuInstanceCtx *
+gnt_lu_instance_ctx_new(GntLu *lu, gboolean need_online, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(lu)->config;
+	g_autoptr(GntLuInstanceCtx) ctx = g_new0(GntLuInstanceCtx, 1);
+
+	ctx->instance = lu_dup_instance(lu, error);
+	if (ctx->instance == NULL)
+		return NULL;
+	ctx->node = gnt_lu_dup_node(config, json_object_get_string_member(ctx->instance, "primary_node"),
+				    error);
+	if (ctx->node == NULL) {
+		g_prefix_error(error, "instance '%s': its primary node: ",
+			       json_object_get_string_member(ctx->instance, "name"));
+		return NULL;
+	}
+	if (need_online && !gnt_lu_check_node_online(ctx->node, error))
+		return NULL;
+	ctx->spec = gnt_lu_instance_spec_new(config, ctx->instance, error);
+	return ctx->spec != NULL ? g_steal_pointer(&ctx) : NULL;
 }
 
 /* The cluster's hvparams for @hv overlaid with the instance's own. */

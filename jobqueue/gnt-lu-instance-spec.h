@@ -3,8 +3,14 @@
 #include <json-glib/json-glib.h>
 
 #include "gnt-config.h"
+#include "gnt-lu.h"
 
 G_BEGIN_DECLS
+
+/* The node RPC client of the unit's master; GNT_ERROR_ENVIRONMENT when
+ * the master has none (no cluster certificates). (transfer none) */
+GntRpcClient *
+gnt_lu_get_rpc(GntLu *lu, GError **error);
 
 /* A node record by UUID or name. (transfer full) */
 JsonObject *
@@ -12,6 +18,26 @@ gnt_lu_dup_node(GntConfig *config, const gchar *uuid_or_name, GError **error);
 /* GNT_ERROR_WRONG_STATE "node 'x' is offline" for an offline node. */
 gboolean
 gnt_lu_check_node_online(JsonObject *node, GError **error);
+
+/* Locks the instance the opcode names (by its full name when it exists)
+ * exclusively, and its primary node shared. */
+void
+gnt_lu_lock_instance(GntLu *lu, GntLockSet *locks);
+
+/* The instance the opcode names, its primary node and the spec the node
+ * is sent. */
+typedef struct {
+	JsonObject *instance;
+	JsonObject *node;
+	JsonObject *spec;
+} GntLuInstanceCtx;
+
+/* Loads them; with @need_online the node must be online. (transfer full) */
+GntLuInstanceCtx *
+gnt_lu_instance_ctx_new(GntLu *lu, gboolean need_online, GError **error);
+void
+gnt_lu_instance_ctx_free(GntLuInstanceCtx *ctx);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntLuInstanceCtx, gnt_lu_instance_ctx_free)
 
 /* The spec a node is sent about @instance (doc/node-rpc.md): the record,
  * filled hvparams and beparams, storage places, the OS search path.

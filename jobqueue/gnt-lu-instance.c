@@ -1,12 +1,17 @@
 /*
  * The instance units: create (with a rollback of everything it made when a
- * step fails), remove, startup, shutdown, reboot, console, query data.
- * They change the config and call the instance's node (rpc/gnt-node-calls.h);
- * the node does the hypervisor, disk and OS-script work.
+ * step fails), remove, startup, shutdown, reboot, console, rename, modify
+ * (set_params) and reinstall. Create and reinstall share the install (its
+ * steps). They change the config and call the instance's node
+ * (rpc/gnt-node-calls.h); the node does the hypervisor, disk and OS-script
+ * work.
  */
+#include <string.h>
+
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-lu-backup.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
@@ -22,101 +27,19 @@ lu_config(GntLu *lu)
 	return gnt_lu_get_env(lu)->config;
 }
 
-static GntRpcClient *
-lu_rpc(GntLu *lu, GError **error)
-{
-	GntRpcClient *rpc = gnt_lu_get_env(lu)->rpc;
-
-	if (rpc == NULL)
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "this master daemon cannot reach nodes (no cluster certificates)");
-	return rpc;
-}
-
-/* The instance the opcode names. (transfer full) */
-static JsonObject *
-lu_dup_instance(GntLu *lu, GError **error)
-{
-	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
-
-	return gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, error);
-}
-
-/* Locks the instance (by its full name when it exists) exclusively. */
-static void
-lu_lock_instance(GntLu *lu, GntLockSet *locks)
-{
-	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
-	g_autoptr(JsonObject) instance =
-		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, NULL);
-	g_autoptr(JsonObject) node = NULL;
-
-	if (instance == NULL) {
-		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE, name, GNT_LOCK_EXCLUSIVE);
-		return;
-	}
-	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
-			 json_object_get_string_member(instance, "name"), GNT_LOCK_EXCLUSIVE);
-	node = gnt_lu_dup_node(lu_config(lu), json_object_get_string_member(instance, "primary_node"),
-			       NULL);
-	if (node != NULL)
-		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, json_object_get_string_member(node, "name"),
-				 GNT_LOCK_SHARED);
-}
-
-/* The instance, its node (online) and the spec the node is sent. */
-typedef struct {
-	JsonObject *instance;
-	JsonObject *node;
-	JsonObject *spec;
-} InstanceCtx;
-
-static void
-instance_ctx_free(InstanceCtx *ctx)
-{
-	g_clear_pointer(&ctx->instance, json_object_unref);
-	g_clear_pointer(&ctx->node, json_object_unref);
-	g_clear_pointer(&ctx->spec, json_object_unref);
-	g_free(ctx);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(InstanceCtx, instance_ctx_free)
-
-/* The instance the opcode names, its node and its spec. (transfer full) */
-static InstanceCtx *
-instance_ctx_new(GntLu *lu, gboolean need_online, GError **error)
-{
-	g_autoptr(InstanceCtx) ctx = g_new0(InstanceCtx, 1);
-
-	ctx->instance = lu_dup_instance(lu, error);
-	if (ctx->instance == NULL)
-		return NULL;
-	ctx->node = gnt_lu_dup_node(lu_config(lu),
-				    json_object_get_string_member(ctx->instance, "primary_node"), error);
-	if (ctx->node == NULL) {
-		g_prefix_error(error, "instance '%s': its primary node: ",
-			       json_object_get_string_member(ctx->instance, "name"));
-		return NULL;
-	}
-	if (need_online && !gnt_lu_check_node_online(ctx->node, error))
-		return NULL;
-	ctx->spec = gnt_lu_instance_spec_new(lu_config(lu), ctx->instance, error);
-	return ctx->spec != NULL ? g_steal_pointer(&ctx) : NULL;
-}
-
 /* Loads the context for the unit's later phases (check_prereq runs under
  * the locks, so it stays valid for exec). */
 static gboolean
 instance_ctx_load(GntLu *lu, gboolean need_online, GError **error)
 {
-	InstanceCtx *ctx = instance_ctx_new(lu, need_online, error);
+	GntLuInstanceCtx *ctx = gnt_lu_instance_ctx_new(lu, need_online, error);
 
-	gnt_lu_set_data(lu, ctx, (GDestroyNotify)instance_ctx_free);
+	gnt_lu_set_data(lu, ctx, (GDestroyNotify)gnt_lu_instance_ctx_free);
 	return ctx != NULL;
 }
 
 static const gchar *
-instance_name(InstanceCtx *ctx)
+instance_name(GntLuInstanceCtx *ctx)
 {
 	return json_object_get_string_member(ctx->instance, "name");
 }
@@ -140,6 +63,217 @@ instance_set_admin_state(GntLu *lu, JsonObject *instance, const gchar *state, GE
 					      ? gnt_opcode_get_string(op, "admin_state_source")
 					      : "admin");
 	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
+}
+
+/* ---- OS parameters, OS checks -------------------------------------------- */
+
+/* Ganeti's VALUE_DEFAULT: a parameter given as "default" goes back to the
+ * cluster's value (modify). */
+#define VALUE_DEFAULT "default"
+
+static gboolean
+is_value_default(JsonNode *value)
+{
+	return value != NULL && JSON_NODE_HOLDS_VALUE(value) &&
+	       json_node_get_value_type(value) == G_TYPE_STRING &&
+	       g_strcmp0(json_node_get_string(value), VALUE_DEFAULT) == 0;
+}
+
+/* The opcode's secret OS parameters ("osparams_secret") as an object, or
+ * NULL when none were given. Its values are only ever sent to the node.
+ * (transfer full) */
+static JsonObject *
+lu_dup_osparams_secret(GntLu *lu)
+{
+	const GntSecret *text = gnt_opcode_get_secret(gnt_lu_get_opcode(lu), "osparams_secret");
+	g_autoptr(JsonNode) node = NULL;
+
+	if (text == NULL)
+		return NULL;
+	node = gnt_json_parse(gnt_secret_get(text), -1, NULL);
+	return node != NULL && JSON_NODE_HOLDS_OBJECT(node) ? json_object_ref(json_node_get_object(node))
+							     : NULL;
+}
+
+/* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
+ * overlaid, a change to "default" or null removing the key. (transfer full) */
+static JsonObject *
+params_update(JsonObject *old, JsonObject *changes)
+{
+	JsonObject *out = old != NULL ? gnt_json_object_deep_copy(old) : json_object_new();
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (changes == NULL)
+		return out;
+	json_object_iter_init_ordered(&iter, changes);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		if (JSON_NODE_HOLDS_NULL(value) || is_value_default(value))
+			json_object_remove_member(out, key);
+		else
+			json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+	}
+	return out;
+}
+
+/* An object member of a record or an opcode parameter, NULL when it is
+ * missing or null. (transfer none) */
+static JsonObject *
+object_or_null(JsonNode *node)
+{
+	return node != NULL && JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+}
+
+static JsonObject *
+record_object(JsonObject *record, const gchar *member)
+{
+	return object_or_null(json_object_get_member(record, member));
+}
+
+/* A record's OS ("name+variant"), NULL when it has none. */
+static const gchar *
+record_os(JsonObject *record)
+{
+	JsonNode *os = json_object_get_member(record, "os");
+
+	return os != NULL && JSON_NODE_HOLDS_VALUE(os) && json_node_get_value_type(os) == G_TYPE_STRING
+		       ? json_node_get_string(os)
+		       : NULL;
+}
+
+/* Ganeti's CheckOSParams on @node: @os_name ("name+variant") exists and
+ * is valid there, its variant (unless force_variant), and the parameters
+ * of every category, merged, against its parameters.list and verify
+ * script. Each object may be NULL. */
+static gboolean
+lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
+	    JsonObject *osparams, JsonObject *osparams_private, JsonObject *osparams_secret,
+	    GError **error)
+{
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+	JsonArray *path = json_object_get_array_member(info, "os_search_path");
+	g_autoptr(GPtrArray) search_path = g_ptr_array_new();
+	g_autoptr(JsonObject) merged = params_update(osparams, NULL);
+	JsonObject *more[] = {osparams_private, osparams_secret};
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	for (guint i = 0; path != NULL && i < json_array_get_length(path); i++)
+		g_ptr_array_add(search_path, (gpointer)json_array_get_string_element(path, i));
+	g_ptr_array_add(search_path, NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(more); i++) {
+		if (more[i] == NULL)
+			continue;
+		json_object_iter_init_ordered(&iter, more[i]);
+		while (json_object_iter_next_ordered(&iter, &key, &value))
+			json_object_set_member(merged, key, gnt_json_node_deep_copy(value));
+	}
+	return gnt_node_call_os_validate(
+		rpc, node, (const gchar *const *)search_path->pdata, os_name, merged,
+		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
+}
+
+/* ---- the install, shared by create and reinstall ---------------------------- */
+
+/*
+ * What an install works on: the instance's node, the spec of the record as
+ * it is to be (its "os", "osparams" and "osparams_private" are what gets
+ * installed) and the secret parameters. Its steps run in the order of
+ * install_steps[], which lists them by priority, highest first (the
+ * architecture brief's numbers); a step with nothing to do is skipped. Only
+ * the OS scripts exist so far; disk images, personalisation and the rest of
+ * the pipeline join that table.
+ */
+typedef struct {
+	GntRpcClient *rpc;
+	JsonObject *node;
+	JsonObject *spec;
+	JsonObject *osparams_secret; /* nullable */
+	gboolean reinstall;	     /* onto the instance's existing disks */
+} Install;
+
+typedef struct {
+	const gchar *name;
+	guint priority;
+	gboolean (*needed)(const Install *install);
+	gboolean (*run)(GntLu *lu, const Install *install, GError **error);
+} InstallStep;
+
+static gboolean
+install_has_os(const Install *install)
+{
+	return record_os(json_object_get_object_member(install->spec, "instance")) != NULL;
+}
+
+/* A failed script's message carries the last lines of its log after the
+ * first line: they go to the job log, one entry each, and @error keeps the
+ * first line. */
+static void
+move_output_tail_to_job_log(GntLu *lu, GError *error)
+{
+	const gchar *newline = strchr(error->message, '\n');
+	g_autofree gchar *head = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	if (newline == NULL)
+		return;
+	lines = g_strsplit(newline + 1, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (lines[i][0] != '\0')
+			gnt_lu_feedback(lu, "%s", lines[i]);
+	}
+	head = g_strchomp(g_strndup(error->message, (gsize)(newline - error->message)));
+	if (g_str_has_suffix(head, ":"))
+		head[strlen(head) - 1] = '\0';
+	g_free(error->message);
+	error->message = g_strdup_printf("%s (shown in the job log)", head);
+}
+
+/* run_os_scripts: the OS definition's create script on the node, with
+ * INSTANCE_REINSTALL=1 for a reinstall (Ganeti's instance_os_add). */
+static gboolean
+install_run_os_scripts(GntLu *lu, const Install *install, GError **error)
+{
+	guint debug_level = (guint)gnt_opcode_get_int(gnt_lu_get_opcode(lu), "debug_level", 0);
+	gboolean ok;
+
+	gnt_lu_feedback(lu, "* running the instance OS create scripts...");
+	if (install->reinstall)
+		ok = gnt_node_call_os_reinstall(install->rpc, install->node, install->spec,
+						install->osparams_secret, debug_level, error);
+	else
+		ok = gnt_node_call_os_create(install->rpc, install->node, install->spec,
+					     install->osparams_secret, debug_level, error);
+	if (!ok && error != NULL && *error != NULL)
+		move_output_tail_to_job_log(lu, *error);
+	return ok;
+}
+
+static const InstallStep install_steps[] = {
+	{"run_os_scripts", 70, install_has_os, install_run_os_scripts},
+};
+
+/* Runs the install's steps; the first failure ends it (the caller undoes
+ * or keeps what is there). */
+static gboolean
+instance_install(GntLu *lu, const Install *install, GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(install_steps); i++) {
+		const InstallStep *step = &install_steps[i];
+
+		if (step->needed != NULL && !step->needed(install)) {
+			g_debug("job %" G_GUINT64_FORMAT ": install step %s (%u): nothing to do",
+				gnt_lu_get_job_id(lu), step->name, step->priority);
+			continue;
+		}
+		g_debug("job %" G_GUINT64_FORMAT ": install step %s (%u)", gnt_lu_get_job_id(lu),
+			step->name, step->priority);
+		if (!step->run(lu, install, error))
+			return FALSE;
+	}
+	return TRUE;
 }
 
 /* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
@@ -271,9 +405,10 @@ create_parse_nics(JsonArray *given, GError **error)
 }
 
 /* Ganeti's -B values: memory (sets maxmem and minmem), maxmem, minmem,
- * vcpus, ...; sizes may carry a unit. */
+ * vcpus, ...; sizes may carry a unit. With @allow_default, "default" is
+ * kept as it is (for params_update()). */
 static JsonObject *
-create_parse_beparams(JsonObject *given, GError **error)
+create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 {
 	static const gchar *const sizes[] = {"memory", "maxmem", "minmem", NULL};
 	static const gchar *const counts[] = {"vcpus", "spindle_use", NULL};
@@ -285,7 +420,17 @@ create_parse_beparams(JsonObject *given, GError **error)
 
 	json_object_iter_init_ordered(&iter, given);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		if (g_strv_contains(sizes, key)) {
+		gboolean known = g_strv_contains(sizes, key) || g_strv_contains(counts, key) ||
+				 g_strv_contains(flags, key);
+
+		if (known && allow_default && is_value_default(value)) {
+			if (g_strcmp0(key, "memory") == 0) {
+				json_object_set_string_member(out, "maxmem", VALUE_DEFAULT);
+				json_object_set_string_member(out, "minmem", VALUE_DEFAULT);
+			} else {
+				json_object_set_string_member(out, key, VALUE_DEFAULT);
+			}
+		} else if (g_strv_contains(sizes, key)) {
 			guint64 mib = 0;
 			if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
 				mib = (guint64)json_node_get_int(value);
@@ -338,7 +483,10 @@ create_check_args(GntLu *lu, GError **error)
 	g_autoptr(JsonArray) nics = NULL;
 	g_autoptr(JsonObject) be = NULL;
 
-	if (g_strcmp0(gnt_opcode_get_string(op, "mode"), "create") != 0) {
+	if (gnt_lu_backup_is_import(op)) {
+		if (!gnt_lu_backup_import_check_args(lu, error))
+			return FALSE;
+	} else if (g_strcmp0(gnt_opcode_get_string(op, "mode"), "create") != 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance creation mode '%s' is not supported yet",
 			    gnt_opcode_get_string(op, "mode"));
@@ -351,11 +499,12 @@ create_check_args(GntLu *lu, GError **error)
 	nics = create_parse_nics(json_node_get_array(gnt_opcode_get_param(op, "nics")), error);
 	be = disks != NULL && nics != NULL
 		     ? create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
-					     error)
+					     FALSE, error)
 		     : NULL;
 	if (be == NULL)
 		return FALSE;
-	if (!gnt_opcode_get_bool(op, "no_install", FALSE) && gnt_opcode_get_string(op, "os_type") == NULL) {
+	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE) &&
+	    gnt_opcode_get_string(op, "os_type") == NULL) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "No guest OS or OS image specified");
 		return FALSE;
@@ -546,7 +695,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	json_object_set_object_member(record, "beparams",
 				      create_parse_beparams(json_node_get_object(
 								    gnt_opcode_get_param(op, "beparams")),
-							    NULL));
+							    FALSE, NULL));
 	json_object_set_member(record, "osparams",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "osparams")));
 	json_object_set_member(record, "osparams_private",
@@ -590,6 +739,12 @@ create_check_prereq(GntLu *lu, GError **error)
 	g_autoptr(JsonObject) spec = NULL;
 	g_autoptr(GError) lookup_error = NULL;
 
+	/* an import: what the opcode leaves open comes from the export */
+	if (gnt_lu_backup_is_import(op)) {
+		if (!gnt_lu_backup_import_prepare(lu, error))
+			return FALSE;
+		op = gnt_lu_get_opcode(lu);
+	}
 	existing = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, &lookup_error);
 	if (existing != NULL &&
 	    g_strcmp0(json_object_get_string_member(existing, "name"), name) == 0) {
@@ -614,30 +769,13 @@ create_check_prereq(GntLu *lu, GError **error)
 	if (spec == NULL)
 		return FALSE;
 	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
-		GntRpcClient *rpc = lu_rpc(lu, error);
-		g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
-		g_autoptr(JsonObject) params = gnt_json_object_deep_copy(
-			json_node_get_object(gnt_opcode_get_param(op, "osparams")));
-		g_auto(GStrv) search_path = NULL;
-		JsonArray *path = json_object_get_array_member(info, "os_search_path");
-		JsonNode *private_params = gnt_opcode_get_param(op, "osparams_private");
+		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
 
-		if (rpc == NULL)
-			return FALSE;
-		search_path = g_new0(gchar *, json_array_get_length(path) + 1);
-		for (guint i = 0; i < json_array_get_length(path); i++)
-			search_path[i] = g_strdup(json_array_get_string_element(path, i));
-		if (private_params != NULL && JSON_NODE_HOLDS_OBJECT(private_params)) {
-			JsonObjectIter iter;
-			const gchar *key;
-			JsonNode *value;
-			json_object_iter_init_ordered(&iter, json_node_get_object(private_params));
-			while (json_object_iter_next_ordered(&iter, &key, &value))
-				json_object_set_member(params, key, gnt_json_node_deep_copy(value));
-		}
-		if (!gnt_node_call_os_validate(rpc, node, (const gchar *const *)search_path,
-					       gnt_opcode_get_string(op, "os_type"), params,
-					       gnt_opcode_get_bool(op, "force_variant", FALSE), error))
+		if (rpc == NULL ||
+		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
+				 record_object(record, "osparams"),
+				 record_object(record, "osparams_private"), secret, error))
 			return FALSE;
 	}
 	{
@@ -674,7 +812,7 @@ create_exec(GntLu *lu, GError **error)
 	CreateCtx *ctx = gnt_lu_get_data(lu);
 	JsonObject *node = ctx->node;
 	JsonObject *record = ctx->record;
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) stored = NULL;
 	g_autoptr(JsonObject) spec = NULL;
 	gboolean start = gnt_opcode_get_bool(op, "start", TRUE);
@@ -705,21 +843,16 @@ create_exec(GntLu *lu, GError **error)
 			return NULL;
 		}
 	}
-	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
-		JsonNode *secret_node = NULL;
-		g_autoptr(JsonObject) secret = NULL;
-		const GntSecret *secret_text = gnt_opcode_get_secret(op, "osparams_secret");
-
-		if (secret_text != NULL) {
-			g_autoptr(GError) parse_error = NULL;
-			secret_node = gnt_json_parse(gnt_secret_get(secret_text), -1, &parse_error);
-			if (secret_node != NULL && JSON_NODE_HOLDS_OBJECT(secret_node))
-				secret = json_object_ref(json_node_get_object(secret_node));
-			g_clear_pointer(&secret_node, json_node_unref);
+	if (gnt_lu_backup_is_import(op)) {
+		if (!gnt_lu_backup_import_exec(lu, rpc, node, spec, error)) {
+			create_roll_back(lu, rpc, node, spec, has_disks);
+			return NULL;
 		}
-		gnt_lu_feedback(lu, "* running the instance OS create scripts...");
-		if (!gnt_node_call_os_create(rpc, node, spec, secret,
-					     (guint)gnt_opcode_get_int(op, "debug_level", 0), error)) {
+	} else if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
+		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+		Install install = {rpc, node, spec, secret, FALSE};
+
+		if (!instance_install(lu, &install, error)) {
 			create_roll_back(lu, rpc, node, spec, has_disks);
 			return NULL;
 		}
@@ -761,8 +894,8 @@ remove_exec(GntLu *lu, GError **error)
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	gboolean ignore = gnt_opcode_get_bool(op, "ignore_failures", FALSE);
 	guint timeout = (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120);
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	gboolean forced = FALSE;
 	g_autoptr(GError) step_error = NULL;
 
@@ -795,7 +928,7 @@ remove_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_instance_remove = {
-	.declare_locks = lu_lock_instance,
+	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = remove_check_prereq,
 	.exec = remove_exec,
 };
@@ -805,7 +938,7 @@ const GntLuClass gnt_lu_instance_remove = {
 static gboolean
 online_instance_check_prereq(GntLu *lu, GError **error)
 {
-	InstanceCtx *ctx;
+	GntLuInstanceCtx *ctx;
 
 	if (!instance_ctx_load(lu, TRUE, error))
 		return FALSE;
@@ -822,8 +955,8 @@ static JsonNode *
 startup_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(GError) start_error = NULL;
 
 	if (rpc == NULL)
@@ -844,7 +977,7 @@ startup_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_instance_startup = {
-	.declare_locks = lu_lock_instance,
+	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = online_instance_check_prereq,
 	.exec = startup_exec,
 };
@@ -854,8 +987,8 @@ shutdown_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	guint timeout = (guint)gnt_opcode_get_number(op, "timeout", 120);
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(GError) stop_error = NULL;
 	gboolean forced = FALSE;
 
@@ -877,7 +1010,7 @@ shutdown_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_instance_shutdown = {
-	.declare_locks = lu_lock_instance,
+	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = online_instance_check_prereq,
 	.exec = shutdown_exec,
 };
@@ -886,8 +1019,8 @@ static JsonNode *
 reboot_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 
 	if (rpc == NULL)
 		return NULL;
@@ -902,7 +1035,7 @@ reboot_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_instance_reboot = {
-	.declare_locks = lu_lock_instance,
+	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = online_instance_check_prereq,
 	.exec = reboot_exec,
 };
@@ -914,8 +1047,8 @@ const GntLuClass gnt_lu_instance_reboot = {
 static JsonNode *
 console_exec(GntLu *lu, GError **error)
 {
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) console = NULL;
 
 	if (rpc == NULL)
@@ -938,7 +1071,7 @@ const GntLuClass gnt_lu_instance_console = {
 static void
 rename_declare_locks(GntLu *lu, GntLockSet *locks)
 {
-	lu_lock_instance(lu, locks);
+	gnt_lu_lock_instance(lu, locks);
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
 			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name"), GNT_LOCK_EXCLUSIVE);
 }
@@ -949,7 +1082,7 @@ rename_check_prereq(GntLu *lu, GError **error)
 {
 	const gchar *new_name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name");
 	g_autoptr(JsonObject) taken = NULL;
-	InstanceCtx *ctx;
+	GntLuInstanceCtx *ctx;
 
 	if (!gnt_config_check_name(new_name, "new instance name", error) ||
 	    !instance_ctx_load(lu, TRUE, error))
@@ -975,8 +1108,8 @@ rename_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *new_name = gnt_opcode_get_string(op, "new_name");
-	InstanceCtx *ctx = gnt_lu_get_data(lu);
-	GntRpcClient *rpc = lu_rpc(lu, error);
+	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autofree gchar *old_name = NULL;
 	g_autoptr(JsonObject) renamed = NULL;
 	g_autoptr(JsonObject) spec = NULL;
@@ -1018,17 +1151,35 @@ const GntLuClass gnt_lu_instance_rename = {
 
 /* ---- OP_INSTANCE_SET_PARAMS -------------------------------------------------------- */
 
-/* Ganeti's modification lists: [[op, index, params], ...]; only "add" of
- * disks is supported for now. Returns the disks to add (transfer full). */
+/* The index of a disk modification: an integer, or one written as a
+ * string (Ganeti's command line sends "1" for "--disk 1:add,..."). */
+static gboolean
+disk_mod_index(JsonNode *node, gint64 *index)
+{
+	if (gnt_json_node_is_int(node)) {
+		*index = json_node_get_int(node);
+		return TRUE;
+	}
+	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+	       json_node_get_value_type(node) == G_TYPE_STRING &&
+	       g_ascii_string_to_signed(json_node_get_string(node), 10, -1, G_MAXINT32, index, NULL);
+}
+
+/* Ganeti's modification lists: [[action, index, params], ...]. Only adding
+ * disks at the end is supported for now: index -1, or the number of disks
+ * before the addition (@n_disks; -1 when not known yet). Returns the disks
+ * to add (transfer full). */
 static JsonArray *
-set_params_parse_disk_mods(JsonArray *mods, GError **error)
+set_params_parse_disk_mods(JsonArray *mods, gint64 n_disks, GError **error)
 {
 	g_autoptr(JsonArray) to_add = json_array_new();
 
 	for (guint i = 0; i < json_array_get_length(mods); i++) {
 		JsonNode *mod = json_array_get_element(mods, i);
 		JsonArray *triple;
-		const gchar *action;
+		const gchar *action = NULL;
+		gint64 index = 0;
+		gint64 end = n_disks + (gint64)json_array_get_length(to_add);
 		g_autoptr(JsonArray) one = NULL;
 		g_autoptr(JsonArray) parsed = NULL;
 
@@ -1039,11 +1190,23 @@ set_params_parse_disk_mods(JsonArray *mods, GError **error)
 			return NULL;
 		}
 		triple = json_node_get_array(mod);
-		action = json_array_get_string_element(triple, 0);
+		gnt_json_node_get_string(json_array_get_element(triple, 0), "action", &action, NULL);
 		if (g_strcmp0(action, "add") != 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "disk modification '%s' is not supported yet (only 'add')",
 				    action != NULL ? action : "?");
+			return NULL;
+		}
+		if (!disk_mod_index(json_array_get_element(triple, 1), &index)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk modification %u: the index must be an integer", i);
+			return NULL;
+		}
+		if (n_disks >= 0 && index != -1 && index != end) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk modification %u: disks are added at the end (index -1 or "
+				    "%" G_GINT64_FORMAT "), not at index %" G_GINT64_FORMAT,
+				    i, end, index);
 			return NULL;
 		}
 		one = json_array_new();
@@ -1058,148 +1221,295 @@ set_params_parse_disk_mods(JsonArray *mods, GError **error)
 	return g_steal_pointer(&to_add);
 }
 
-/* Overlays @changes on the record's @member object. */
+/* An entry of the list of changes OP_INSTANCE_SET_PARAMS returns, Ganeti's
+ * [name, value]. @value: (transfer full) */
 static void
-merge_into_member(JsonObject *record, const gchar *member, JsonObject *changes)
+changes_add(JsonArray *changes, const gchar *name, JsonNode *value)
 {
-	JsonObject *target;
+	JsonArray *entry = json_array_new();
+
+	json_array_add_string_element(entry, name);
+	json_array_add_element(entry, value);
+	json_array_add_array_element(changes, entry);
+}
+
+/* "@prefix/key" entries for the members of @given (nullable); private
+ * values are shown as "<redacted>". */
+static void
+changes_add_params(JsonArray *changes, const gchar *prefix, JsonObject *given, gboolean private)
+{
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
 
-	if (!json_object_has_member(record, member) ||
-	    !JSON_NODE_HOLDS_OBJECT(json_object_get_member(record, member)))
-		json_object_set_object_member(record, member, json_object_new());
-	target = json_object_get_object_member(record, member);
-	json_object_iter_init_ordered(&iter, changes);
-	while (json_object_iter_next_ordered(&iter, &key, &value))
-		json_object_set_member(target, key, gnt_json_node_deep_copy(value));
+	if (given == NULL)
+		return;
+	json_object_iter_init_ordered(&iter, given);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		g_autofree gchar *name = g_strdup_printf("%s/%s", prefix, key);
+
+		changes_add(changes, name,
+			    private ? gnt_json_node_new_string(GNT_SECRET_REDACTED)
+				    : gnt_json_node_deep_copy(value));
+	}
 }
 
-/* What check_prereq settles: the record as it will be, and its spec. */
+/* Ganeti refuses a parameter given both public and private. */
+static gboolean
+check_no_repeated_params(JsonObject *osparams, JsonObject *osparams_private, GError **error)
+{
+	g_autoptr(GString) repeated = g_string_new(NULL);
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (osparams == NULL || osparams_private == NULL)
+		return TRUE;
+	json_object_iter_init_ordered(&iter, osparams);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		if (json_object_has_member(osparams_private, key))
+			g_string_append_printf(repeated, "%s%s", repeated->len > 0 ? ", " : "", key);
+	}
+	if (repeated->len == 0)
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "OS parameters repeated multiple times: %s",
+		    repeated->str);
+	return FALSE;
+}
+
+/* What check_prereq settles for a unit that changes an instance: the
+ * instance as stored (with its node and spec), the record as it is to be
+ * and its spec, and for set_params the changes to report. */
 typedef struct {
-	InstanceCtx *current;
+	GntLuInstanceCtx *current;
 	JsonObject *updated;
 	JsonObject *spec;
+	JsonArray *changes;
 	guint n_old_disks;
-} SetParamsCtx;
+} ChangeCtx;
 
 static void
-set_params_ctx_free(SetParamsCtx *ctx)
+change_ctx_free(ChangeCtx *ctx)
 {
-	g_clear_pointer(&ctx->current, instance_ctx_free);
+	g_clear_pointer(&ctx->current, gnt_lu_instance_ctx_free);
 	g_clear_pointer(&ctx->updated, json_object_unref);
 	g_clear_pointer(&ctx->spec, json_object_unref);
+	g_clear_pointer(&ctx->changes, json_array_unref);
 	g_free(ctx);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(SetParamsCtx, set_params_ctx_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ChangeCtx, change_ctx_free)
+
+/* The end of check_prereq for a unit that changes an instance: with
+ * @check_os, the OS of the record as it is to be and its parameters (and
+ * @osparams_secret, nullable) checked on the instance's node; its spec
+ * built (its hypervisor must still take it); @ctx (transfer full) kept for
+ * exec. */
+static gboolean
+change_ctx_settle(GntLu *lu, ChangeCtx *ctx, gboolean check_os, JsonObject *osparams_secret,
+		  GError **error)
+{
+	g_autoptr(ChangeCtx) owned = ctx;
+	const gchar *os = record_os(ctx->updated);
+
+	if (check_os && os != NULL) {
+		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+
+		if (rpc == NULL ||
+		    !lu_check_os(lu, rpc, ctx->current->node, os,
+				 record_object(ctx->updated, "osparams"),
+				 record_object(ctx->updated, "osparams_private"), osparams_secret,
+				 error))
+			return FALSE;
+	}
+	ctx->spec = gnt_lu_instance_spec_new(lu_config(lu), ctx->updated, error);
+	if (ctx->spec == NULL)
+		return FALSE;
+	gnt_lu_set_data(lu, g_steal_pointer(&owned), (GDestroyNotify)change_ctx_free);
+	return TRUE;
+}
+
+/* Whether a parameter carries a change: not null, not an empty dict or list. */
+static gboolean
+param_given(const GntOpcode *op, const gchar *name)
+{
+	JsonNode *value = gnt_opcode_get_param(op, name);
+
+	if (value == NULL || JSON_NODE_HOLDS_NULL(value))
+		return FALSE;
+	if (JSON_NODE_HOLDS_OBJECT(value))
+		return json_object_get_size(json_node_get_object(value)) > 0;
+	if (JSON_NODE_HOLDS_ARRAY(value))
+		return json_array_get_length(json_node_get_array(value)) > 0;
+	return TRUE;
+}
 
 static gboolean
 set_params_check_args(GntLu *lu, GError **error)
 {
+	static const struct {
+		const gchar *param;
+		const gchar *what;
+	} not_yet[] = {
+		{"nics", "NIC modifications are"},
+		{"disk_template", "changing the disk template is"},
+		{"runtime_mem", "changing the runtime memory is"},
+		{"pnode", "changing the primary node is"},
+		{"pnode_uuid", "changing the primary node is"},
+		{"instance_communication", "changing the instance communication is"},
+	};
+	static const gchar *const changing[] = {
+		"disks", "hvparams", "beparams", "os_name", "osparams", "osparams_private", "offline",
+		NULL,
+	};
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	JsonArray *nics = json_node_get_array(gnt_opcode_get_param(op, "nics"));
 	g_autoptr(JsonArray) disks = NULL;
 	g_autoptr(JsonObject) be = NULL;
+	gboolean any = FALSE;
 
-	if (json_array_get_length(nics) > 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "NIC modifications are not supported yet");
+	for (guint i = 0; i < G_N_ELEMENTS(not_yet); i++) {
+		if (param_given(op, not_yet[i].param)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s not supported yet",
+				    not_yet[i].what);
+			return FALSE;
+		}
+	}
+	for (guint i = 0; changing[i] != NULL; i++)
+		any = any || param_given(op, changing[i]);
+	if (!any) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "No changes submitted");
 		return FALSE;
 	}
-	if (gnt_opcode_get_string(op, "disk_template") != NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "changing the disk template is not supported yet");
-		return FALSE;
-	}
-	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
+	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), -1,
+					   error);
 	if (disks == NULL)
 		return FALSE;
-	be = create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), error);
-	return be != NULL;
+	be = create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
+				   error);
+	return be != NULL && check_no_repeated_params(
+				     object_or_null(gnt_opcode_get_param(op, "osparams")),
+				     object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
 }
 
-/* Applies the opcode's changes to a copy of @instance. */
+/* Ganeti's CAN_CHANGE_INSTANCE_OFFLINE: a running instance stays online. */
+static gboolean
+set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *changes,
+			 GError **error)
+{
+	const gchar *state = json_object_get_string_member(updated, "admin_state");
+	gboolean off;
+
+	if (offline == NULL || JSON_NODE_HOLDS_NULL(offline))
+		return TRUE;
+	off = json_node_get_boolean(offline);
+	if (g_strcmp0(state, "up") == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "Instance '%s' is marked to be up, can't change to %s",
+			    json_object_get_string_member(updated, "name"), off ? "offline" : "online");
+		return FALSE;
+	}
+	json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
+	changes_add(changes, "admin_state", gnt_json_node_new_string(off ? "offline" : "down"));
+	return TRUE;
+}
+
+/* Applies the opcode's changes to a copy of @instance, listing them in
+ * @changes in Ganeti's order. (transfer full) */
 static JsonObject *
-set_params_apply(GntLu *lu, JsonObject *instance, GError **error)
+set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *name = json_object_get_string_member(instance, "name");
+	JsonArray *disks = json_object_get_array_member(instance, "disks");
 	g_autoptr(JsonObject) updated = gnt_json_object_deep_copy(instance);
 	g_autoptr(JsonObject) be =
-		create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), error);
-	g_autoptr(JsonArray) new_disks =
-		set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
-	JsonNode *offline = gnt_opcode_get_param(op, "offline");
-	JsonNode *osparams_private = gnt_opcode_get_param(op, "osparams_private");
+		create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
+				      error);
+	g_autoptr(JsonArray) new_disks = NULL;
+	JsonObject *hv = object_or_null(gnt_opcode_get_param(op, "hvparams"));
+	JsonObject *os_public = object_or_null(gnt_opcode_get_param(op, "osparams"));
+	JsonObject *os_private = object_or_null(gnt_opcode_get_param(op, "osparams_private"));
 	const gchar *os_name = gnt_opcode_get_string(op, "os_name");
-	const gchar *name = json_object_get_string_member(instance, "name");
-	JsonArray *disks;
 
-	if (be == NULL || new_disks == NULL)
+	if (be == NULL)
 		return NULL;
-	merge_into_member(updated, "beparams", be);
-	merge_into_member(updated, "hvparams", json_node_get_object(gnt_opcode_get_param(op, "hvparams")));
-	merge_into_member(updated, "osparams", json_node_get_object(gnt_opcode_get_param(op, "osparams")));
-	if (osparams_private != NULL && JSON_NODE_HOLDS_OBJECT(osparams_private))
-		merge_into_member(updated, "osparams_private", json_node_get_object(osparams_private));
-	if (os_name != NULL)
-		json_object_set_string_member(updated, "os", os_name);
-	if (offline != NULL && !JSON_NODE_HOLDS_NULL(offline)) {
-		gboolean off = json_node_get_boolean(offline);
-		if (off && g_strcmp0(json_object_get_string_member(updated, "admin_state"), "up") == 0) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-				    "instance '%s' is running: shut it down before marking it offline",
-				    name);
-			return NULL;
-		}
-		json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
-	}
-	disks = json_object_get_array_member(updated, "disks");
+	new_disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")),
+					       json_array_get_length(disks), error);
+	if (new_disks == NULL)
+		return NULL;
 	if (json_array_get_length(new_disks) > 0 &&
 	    g_strcmp0(json_object_get_string_member(updated, "disk_template"), "diskless") == 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance '%s' is diskless: it cannot take disks", name);
 		return NULL;
 	}
+	disks = json_object_get_array_member(updated, "disks");
 	for (guint i = 0; i < json_array_get_length(new_disks); i++) {
 		JsonObject *disk = gnt_json_object_deep_copy(json_array_get_object_element(new_disks, i));
-		g_autofree gchar *iv_name = g_strdup_printf("disk/%u", json_array_get_length(disks));
+		guint index = json_array_get_length(disks);
+		g_autofree gchar *iv_name = g_strdup_printf("disk/%u", index);
+		g_autofree gchar *what = g_strdup_printf(
+			"add:size=%" G_GINT64_FORMAT ",mode=%s", json_object_get_int_member(disk, "size"),
+			json_object_get_string_member(disk, "mode"));
+
 		json_object_set_string_member(disk, "iv_name", iv_name);
 		json_array_add_object_element(disks, disk);
+		changes_add(changes, iv_name, gnt_json_node_new_string(what));
 	}
+	json_object_set_object_member(updated, "hvparams",
+				      params_update(record_object(instance, "hvparams"), hv));
+	changes_add_params(changes, "hv", hv, FALSE);
+	json_object_set_object_member(updated, "beparams",
+				      params_update(record_object(instance, "beparams"), be));
+	changes_add_params(changes, "be", be, FALSE);
+	/* Ganeti does not list the OS; the list says what changed */
+	if (os_name != NULL) {
+		json_object_set_string_member(updated, "os", os_name);
+		changes_add(changes, "os", gnt_json_node_new_string(os_name));
+	}
+	json_object_set_object_member(updated, "osparams",
+				      params_update(record_object(instance, "osparams"), os_public));
+	changes_add_params(changes, "os", os_public, FALSE);
+	json_object_set_object_member(
+		updated, "osparams_private",
+		params_update(record_object(instance, "osparams_private"), os_private));
+	changes_add_params(changes, "os_private", os_private, TRUE);
+	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes, error))
+		return NULL;
 	return g_steal_pointer(&updated);
 }
 
 static gboolean
 set_params_check_prereq(GntLu *lu, GError **error)
 {
-	g_autoptr(SetParamsCtx) ctx = g_new0(SetParamsCtx, 1);
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(ChangeCtx) ctx = g_new0(ChangeCtx, 1);
+	gboolean os_changes = gnt_opcode_get_string(op, "os_name") != NULL ||
+			      param_given(op, "osparams") || param_given(op, "osparams_private");
 
-	ctx->current = instance_ctx_new(lu, TRUE, error);
+	ctx->current = gnt_lu_instance_ctx_new(lu, TRUE, error);
 	if (ctx->current == NULL)
 		return FALSE;
 	ctx->n_old_disks = json_array_get_length(
 		json_object_get_array_member(ctx->current->instance, "disks"));
-	ctx->updated = set_params_apply(lu, ctx->current->instance, error);
-	/* the result must still be something its hypervisor takes */
-	ctx->spec = ctx->updated != NULL ? gnt_lu_instance_spec_new(lu_config(lu), ctx->updated, error)
-					 : NULL;
-	if (ctx->spec == NULL)
+	ctx->changes = json_array_new();
+	ctx->updated = set_params_apply(lu, ctx->current->instance, ctx->changes, error);
+	if (ctx->updated == NULL)
 		return FALSE;
-	gnt_lu_set_data(lu, g_steal_pointer(&ctx), (GDestroyNotify)set_params_ctx_free);
-	return TRUE;
+	/* the OS and its parameters as Ganeti checks them, unless forced */
+	return change_ctx_settle(lu, g_steal_pointer(&ctx),
+				 os_changes && !gnt_opcode_get_bool(op, "force", FALSE), NULL, error);
 }
 
 static JsonNode *
 set_params_exec(GntLu *lu, GError **error)
 {
-	SetParamsCtx *ctx = gnt_lu_get_data(lu);
+	ChangeCtx *ctx = gnt_lu_get_data(lu);
 	JsonArray *disks = json_object_get_array_member(ctx->updated, "disks");
 	guint n_disks = json_array_get_length(disks);
 	GntRpcClient *rpc = NULL;
 
-	if (n_disks > ctx->n_old_disks && (rpc = lu_rpc(lu, error)) == NULL)
+	if (n_disks > ctx->n_old_disks && (rpc = gnt_lu_get_rpc(lu, error)) == NULL)
 		return NULL;
 	for (guint i = ctx->n_old_disks; i < n_disks; i++) {
 		gnt_lu_feedback(lu, "* adding disk/%u", i);
@@ -1225,12 +1535,126 @@ set_params_exec(GntLu *lu, GError **error)
 		return NULL;
 	if (g_strcmp0(json_object_get_string_member(ctx->updated, "admin_state"), "up") == 0)
 		gnt_lu_feedback(lu, "The changes take effect when the instance is next started");
-	return gnt_json_node_new_array(json_array_new());
+	return gnt_json_node_new_array(json_array_ref(ctx->changes));
 }
 
 const GntLuClass gnt_lu_instance_set_params = {
 	.check_args = set_params_check_args,
-	.declare_locks = lu_lock_instance,
+	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = set_params_check_prereq,
 	.exec = set_params_exec,
+};
+
+/* ---- OP_INSTANCE_REINSTALL ---------------------------------------------------------- */
+
+/* Whether the instance's node runs it, whatever its record says (Ganeti's
+ * CheckInstanceState asks the node too). */
+static gboolean
+instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar *doing,
+			   GError **error)
+{
+	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
+				      NULL};
+	g_autoptr(JsonObject) running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors,
+								     error);
+	JsonObject *entry;
+	const gchar *state = NULL;
+
+	if (running == NULL)
+		return FALSE;
+	entry = record_object(running, instance_name(ctx));
+	if (entry != NULL)
+		gnt_json_get_string(entry, "state", &state, NULL);
+	if (entry != NULL && g_strcmp0(state, "shutoff") != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "Instance '%s' is running, %s",
+			    instance_name(ctx), doing);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Ganeti's LUInstanceReinstall: a stopped instance with disks; the OS
+ * given replaces the stored one, the parameters given are merged into the
+ * stored ones ("default" removes one), and the result is checked on the
+ * node as at create. */
+static gboolean
+reinstall_check_prereq(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	JsonObject *op_public = object_or_null(gnt_opcode_get_param(op, "osparams"));
+	JsonObject *op_private = object_or_null(gnt_opcode_get_param(op, "osparams_private"));
+	const gchar *os_type = gnt_opcode_get_string(op, "os_type");
+	g_autoptr(ChangeCtx) ctx = g_new0(ChangeCtx, 1);
+	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+	JsonObject *instance;
+	const gchar *state;
+
+	if (rpc == NULL)
+		return FALSE;
+	ctx->current = gnt_lu_instance_ctx_new(lu, TRUE, error);
+	if (ctx->current == NULL)
+		return FALSE;
+	instance = ctx->current->instance;
+	if (json_array_get_length(json_object_get_array_member(instance, "disks")) == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "Instance '%s' has no disks",
+			    instance_name(ctx->current));
+		return FALSE;
+	}
+	state = json_object_get_string_member(instance, "admin_state");
+	if (g_strcmp0(state, "down") != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "Instance '%s' is marked to be %s, cannot reinstall",
+			    instance_name(ctx->current), state);
+		return FALSE;
+	}
+	if (!instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
+	    !check_no_repeated_params(op_public, op_private, error))
+		return FALSE;
+	ctx->updated = gnt_json_object_deep_copy(instance);
+	if (os_type != NULL)
+		json_object_set_string_member(ctx->updated, "os", os_type);
+	json_object_set_object_member(ctx->updated, "osparams",
+				      params_update(record_object(instance, "osparams"), op_public));
+	json_object_set_object_member(
+		ctx->updated, "osparams_private",
+		params_update(record_object(instance, "osparams_private"), op_private));
+	return change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error);
+}
+
+/* The install onto the existing disks; the record (OS and its parameters)
+ * changes only when it succeeded. Secrets go to the node, never into it. */
+static JsonNode *
+reinstall_exec(GntLu *lu, GError **error)
+{
+	ChangeCtx *ctx = gnt_lu_get_data(lu);
+	const gchar *os_type = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "os_type");
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	Install install = {rpc, ctx->current->node, ctx->spec, secret, TRUE};
+
+	if (rpc == NULL)
+		return NULL;
+	if (!install_has_os(&install)) {
+		gnt_lu_feedback(lu, "No OS scripts or OS image specified or found in the instance's "
+				    "configuration, nothing to install");
+		return gnt_json_node_new_null();
+	}
+	if (os_type != NULL && g_strcmp0(record_os(ctx->current->instance), os_type) != 0)
+		gnt_lu_feedback(lu, "Changing OS scripts to '%s'...", os_type);
+	if (!instance_install(lu, &install, error)) {
+		gnt_lu_feedback(lu, "Instance %s keeps its previous OS and OS parameters; its disks "
+				    "hold what the failed install left",
+				instance_name(ctx->current));
+		return NULL;
+	}
+	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, ctx->updated, error))
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+const GntLuClass gnt_lu_instance_reinstall = {
+	.declare_locks = gnt_lu_lock_instance,
+	.check_prereq = reinstall_check_prereq,
+	.exec = reinstall_exec,
 };

@@ -53,16 +53,13 @@ check_ip(const gchar *ip, const gchar *what, GError **error)
 static gboolean
 node_check_version(GntLu *lu, JsonObject *node, GError **error)
 {
-	GntRpcClient *rpc = gnt_lu_get_env(lu)->rpc;
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonNode) answer = NULL;
 	JsonObject *version;
 	gint64 protocol = -1;
 
-	if (rpc == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "this master daemon cannot reach nodes (no cluster certificates)");
+	if (rpc == NULL)
 		return FALSE;
-	}
 	answer = gnt_node_call(rpc, node, "version", NULL, NODE_VERSION_TIMEOUT_S, error);
 	if (answer == NULL)
 		return FALSE;

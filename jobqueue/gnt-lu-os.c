@@ -13,6 +13,7 @@
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
 
@@ -303,13 +304,11 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	g_auto(GStrv) search_path = NULL;
 	JsonArray *path = json_object_get_array_member(info, "os_search_path");
 	DiagnoseNodes found = {nodes};
+	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	JsonArray *result;
 
-	if (env->rpc == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "this master daemon cannot reach nodes (no cluster certificates)");
+	if (rpc == NULL)
 		return NULL;
-	}
 	search_path = g_new0(gchar *, json_array_get_length(path) + 1);
 	for (guint i = 0; i < json_array_get_length(path); i++)
 		search_path[i] = g_strdup(json_array_get_string_element(path, i));
@@ -317,7 +316,7 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
 		g_autoptr(GError) node_error = NULL;
-		JsonArray *answer = gnt_node_call_os_diagnose(env->rpc, node,
+		JsonArray *answer = gnt_node_call_os_diagnose(rpc, node,
 							      (const gchar *const *)search_path,
 							      &node_error);
 		if (answer == NULL) {

@@ -27,6 +27,12 @@ typedef struct {
 
 const GntOpcode *
 gnt_lu_get_opcode(GntLu *self);
+/* Gives the unit's later phases @opcode (a ref is taken; NULL: back to the
+ * job's) in place of the one submitted, as Ganeti's units fill in self.op
+ * (an import takes its values from the export); the job keeps and shows
+ * the submitted one. Dropped when the opcode ends. */
+void
+gnt_lu_set_opcode(GntLu *self, GntOpcode *opcode);
 GntLuEnv *
 gnt_lu_get_env(GntLu *self);
 guint64
@@ -67,6 +73,11 @@ extern const GntLuClass gnt_lu_instance_reboot;
 extern const GntLuClass gnt_lu_instance_console;
 extern const GntLuClass gnt_lu_instance_rename;
 extern const GntLuClass gnt_lu_instance_set_params;
+extern const GntLuClass gnt_lu_instance_query_data;
+extern const GntLuClass gnt_lu_backup_export;
+extern const GntLuClass gnt_lu_backup_query;
+extern const GntLuClass gnt_lu_backup_remove;
+extern const GntLuClass gnt_lu_instance_reinstall;
 
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has

@@ -36,10 +36,12 @@ struct _GntOpDef {
 
 /* The table, one part per area, each NULL-terminated: the core opcodes
  * (gnt-opcode-table.c), instances (gnt-opcode-table-instance.c), nodes,
- * tags, OS and cluster settings (gnt-opcode-table-node.c). */
+ * tags, OS and cluster settings (gnt-opcode-table-node.c), exports
+ * (gnt-opcode-table-backup.c). */
 extern const GntOpDef *const gnt_op_defs_core[];
 extern const GntOpDef *const gnt_op_defs_instance[];
 extern const GntOpDef *const gnt_op_defs_node[];
+extern const GntOpDef *const gnt_op_defs_backup[];
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];

@@ -52,6 +52,18 @@ static const GntParamDef instance_create_params[] = {
 	{NULL},
 };
 
+/* Ganeti 3.0's OpInstanceReinstall: null OS parameters keep the stored ones */
+static const GntParamDef instance_reinstall_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"os_type", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
+	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
+	{NULL},
+};
+
 static const GntParamDef instance_remove_params[] = {
 	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
 	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -140,11 +152,22 @@ static const GntParamDef instance_console_params[] = {
 	{NULL},
 };
 
+static const GntParamDef instance_query_data_params[] = {
+	{"instances", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"static", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"use_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
 /* Units that change an instance hold the cluster lock shared; the
  * instance and node locks they declare keep them apart. */
 static const GntOpDef op_instance_create = {
 	"OP_INSTANCE_CREATE", "instance_name", instance_create_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_create,
+};
+static const GntOpDef op_instance_reinstall = {
+	"OP_INSTANCE_REINSTALL", "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_reinstall,
 };
 static const GntOpDef op_instance_remove = {
 	"OP_INSTANCE_REMOVE", "instance_name", instance_remove_params, GNT_LOCK_SHARED,
@@ -176,10 +199,18 @@ static const GntOpDef op_instance_console = {
 	&gnt_lu_instance_console, TRUE,
 };
 
+/* reads only: runs again harmlessly */
+static const GntOpDef op_instance_query_data = {
+	"OP_INSTANCE_QUERY_DATA", NULL, instance_query_data_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_query_data, TRUE,
+};
+
 const GntOpDef *const gnt_op_defs_instance[] = {
 	&op_instance_console,
 	&op_instance_create,
+	&op_instance_query_data,
 	&op_instance_reboot,
+	&op_instance_reinstall,
 	&op_instance_remove,
 	&op_instance_rename,
 	&op_instance_set_params,

@@ -195,5 +195,6 @@ const GntOpDef *const *const gnt_op_tables[] = {
 	gnt_op_defs_core,
 	gnt_op_defs_instance,
 	gnt_op_defs_node,
+	gnt_op_defs_backup,
 	NULL,
 };

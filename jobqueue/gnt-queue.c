@@ -98,6 +98,7 @@ struct _GntLu {
 	guint op_index;
 	gpointer data;
 	GDestroyNotify data_free;
+	GntOpcode *opcode; /* gnt_lu_set_opcode(); NULL: the job's */
 };
 
 static void queue_run_job(gpointer data, gpointer user_data);
@@ -553,6 +554,14 @@ queue_end_op(GntQueue *self, QueueEntry *entry, guint i, JsonNode *result, gbool
 	}
 }
 
+/* Worker: what a unit kept goes when its opcode ends. */
+static void
+queue_lu_clear(GntLu *lu)
+{
+	gnt_lu_set_data(lu, NULL, NULL);
+	gnt_lu_set_opcode(lu, NULL);
+}
+
 /* Worker: runs opcode @i of the job through its logical unit. */
 static OpOutcome
 queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
@@ -573,7 +582,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "argument check");
 		result = encode_prereq_error(error);
-		gnt_lu_set_data(&lu, NULL, NULL);
+		queue_lu_clear(&lu);
 		queue_end_op(self, entry, i, result, TRUE);
 		return OP_DONE;
 	}
@@ -584,7 +593,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_push_job_locked(self, entry->job);
 		g_mutex_unlock(&self->mutex);
 		if (!gnt_lock_manager_acquire(self->locks, locks, queue_lock_abort, abort_data, NULL)) {
-			gnt_lu_set_data(&lu, NULL, NULL);
+			queue_lu_clear(&lu);
 			return g_atomic_int_get(&entry->cancel) ? OP_CANCELED : OP_ABANDONED;
 		}
 	}
@@ -596,7 +605,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		/* canceled between taking the locks and starting: it never ran */
 		g_mutex_unlock(&self->mutex);
 		gnt_lock_manager_release(self->locks, locks);
-		gnt_lu_set_data(&lu, NULL, NULL);
+		queue_lu_clear(&lu);
 		return OP_CANCELED;
 	}
 	op->status = GNT_JOB_STATUS_RUNNING;
@@ -617,7 +626,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		}
 	}
 	gnt_lock_manager_release(self->locks, locks);
-	gnt_lu_set_data(&lu, NULL, NULL);
+	queue_lu_clear(&lu);
 	queue_end_op(self, entry, i, result, error != NULL);
 	return OP_DONE;
 }
@@ -674,7 +683,18 @@ queue_run_job(gpointer data, gpointer user_data)
 const GntOpcode *
 gnt_lu_get_opcode(GntLu *self)
 {
+	if (self->opcode != NULL)
+		return self->opcode;
 	return gnt_job_get_op(self->job, self->op_index)->input;
+}
+
+void
+gnt_lu_set_opcode(GntLu *self, GntOpcode *opcode)
+{
+	if (opcode != NULL)
+		gnt_opcode_ref(opcode);
+	g_clear_pointer(&self->opcode, gnt_opcode_unref);
+	self->opcode = opcode;
 }
 
 GntLuEnv *

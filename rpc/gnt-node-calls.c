@@ -239,16 +239,31 @@ gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
 	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
 }
 
-gboolean
-gnt_node_call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-			JsonObject *osparams_secret, guint debug_level, GError **error)
+static gboolean
+call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+	       JsonObject *osparams_secret, guint debug_level, gboolean reinstall, GError **error)
 {
 	g_autoptr(JsonArray) args = spec_args(spec);
 
 	add_object_or_null(args, osparams_secret);
 	json_array_add_int_element(args, debug_level);
+	json_array_add_boolean_element(args, reinstall);
 	return call_done(client, node, "os_create", args, GNT_NODE_CALL_OS_CREATE_TIMEOUT_S,
 			 error);
+}
+
+gboolean
+gnt_node_call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			JsonObject *osparams_secret, guint debug_level, GError **error)
+{
+	return call_os_create(client, node, spec, osparams_secret, debug_level, FALSE, error);
+}
+
+gboolean
+gnt_node_call_os_reinstall(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			   JsonObject *osparams_secret, guint debug_level, GError **error)
+{
+	return call_os_create(client, node, spec, osparams_secret, debug_level, TRUE, error);
 }
 
 gboolean

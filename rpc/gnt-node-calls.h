@@ -104,10 +104,15 @@ gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
 /* Runs the create script of the spec's instance's "os" with its "osparams"
  * and "osparams_private", and @osparams_secret (nullable), which only
  * travels over TLS into the script's environment, never into a log. A
- * failure's message carries the script's log tail. */
+ * failure's message carries the script's log tail after its first line. */
 gboolean
 gnt_node_call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			JsonObject *osparams_secret, guint debug_level, GError **error);
+/* The same for a reinstall onto the instance's existing disks: the script
+ * sees INSTANCE_REINSTALL=1 (Ganeti's instance_os_add with reinstall). */
+gboolean
+gnt_node_call_os_reinstall(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			   JsonObject *osparams_secret, guint debug_level, GError **error);
 /* Runs the rename script: OLD_INSTANCE_NAME @old_name, INSTANCE_NAME the
  * spec's. */
 gboolean
@@ -115,7 +120,8 @@ gnt_node_call_os_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec
 			const gchar *old_name, guint debug_level, GError **error);
 /* Ganeti's ValidateOS on the node: the OS exists and is valid, the variant
  * (unless @force_variant), and from API 20 the parameter names and the
- * verify script. @osparams: public and private merged (nullable). */
+ * verify script. @osparams: public, private and secret merged (nullable);
+ * the node treats them all as private. */
 gboolean
 gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
 			  const gchar *os_name, JsonObject *osparams, gboolean force_variant,

@@ -215,17 +215,36 @@ find_spec_os(GntRpcNodeSpec *spec, const gchar **os_name, GError **error)
 	return gnt_os_definition_find((const gchar *const *)search_path, *os_name, error);
 }
 
+GntOsEnv *
+gnt_rpc_node_spec_new_os_env(GntRpcNodeSpec *spec, guint debug_level, JsonObject *secrets,
+			     GntOsDefinition **os, GError **error)
+{
+	g_autoptr(GntOsDefinition) found = NULL;
+	GntOsEnv *env = NULL;
+	const gchar *os_name = NULL;
+
+	found = find_spec_os(spec, &os_name, error);
+	if (found != NULL)
+		env = env_from_spec(spec, found, os_name, debug_level, secrets, error);
+	if (env == NULL) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return NULL;
+	}
+	*os = g_steal_pointer(&found);
+	return env;
+}
+
 /* Runs @script for the spec of argument 0; @secrets and @old_name may be
- * NULL. */
+ * NULL; @reinstall sets INSTANCE_REINSTALL (create only). */
 static gboolean
 run_spec_script(GntRpcNode *node, JsonArray *args, GntOsScript script, guint debug_level,
-		JsonObject *secrets, const gchar *old_name, guint timeout_s, GError **error)
+		JsonObject *secrets, const gchar *old_name, gboolean reinstall, guint timeout_s,
+		GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
 	g_autoptr(GntOsDefinition) os = NULL;
 	g_autoptr(GntOsEnv) env = NULL;
 	g_autofree gchar *log_file = NULL;
-	const gchar *os_name = NULL;
 	GntOsRunOptions options = {
 		.log_dir = node->os_log_dir,
 		.timeout_s = timeout_s,
@@ -233,35 +252,40 @@ run_spec_script(GntRpcNode *node, JsonArray *args, GntOsScript script, guint deb
 
 	if (spec == NULL)
 		return FALSE;
-	os = find_spec_os(spec, &os_name, error);
-	env = os != NULL ? env_from_spec(spec, os, os_name, debug_level, secrets, error) : NULL;
-	if (env == NULL) {
-		g_prefix_error(error, "instance '%s': ", spec->name);
+	env = gnt_rpc_node_spec_new_os_env(spec, debug_level, secrets, &os, error);
+	if (env == NULL)
 		return FALSE;
-	}
 	if (old_name != NULL)
 		gnt_os_env_set_old_name(env, old_name);
+	gnt_os_env_set_reinstall(env, reinstall);
 	if (!gnt_os_script_run(os, script, env, &options, &log_file, error)) {
 		g_prefix_error(error, "instance '%s': ", spec->name);
 		return FALSE;
 	}
 	g_info("OS %s script of instance '%s' (%s) done, log in %s",
-	       gnt_os_script_to_string(script), spec->name, os_name, log_file);
+	       gnt_os_script_to_string(script), spec->name, gnt_os_env_get_os_name(env), log_file);
 	return TRUE;
 }
 
+/* Ganeti's instance_os_add: [spec, secrets, debug level, reinstall]; a
+ * master that predates reinstall sends the first three. */
 static JsonNode *
 os_create_procedure(JsonArray *args, gpointer user_data, GError **error)
 {
 	JsonObject *secrets = NULL;
 	guint debug_level = 0;
+	guint n_args = json_array_get_length(args) == 4 ? 4 : 3;
+	gboolean reinstall = FALSE;
 
-	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, secret OS parameters, debug level",
+	if (!gnt_rpc_node_check_n_args(args, n_args,
+				       "instance spec, secret OS parameters, debug level[, reinstall]",
 				       error) ||
 	    !gnt_rpc_node_arg_object(args, 1, "'osparams_secret'", TRUE, &secrets, error) ||
 	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
 				   error) ||
+	    (n_args == 4 && !gnt_rpc_node_arg_bool(args, 3, "'reinstall'", &reinstall, error)) ||
 	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_CREATE, debug_level, secrets, NULL,
+			     reinstall,
 			     GNT_NODE_CALL_OS_CREATE_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
 			     error))
 		return NULL;
@@ -279,7 +303,7 @@ os_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
 	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
 				   error) ||
 	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_RENAME, debug_level, NULL, old_name,
-			     GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
+			     FALSE, GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
 			     error))
 		return NULL;
 	return gnt_json_node_new_null();

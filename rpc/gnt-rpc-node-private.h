@@ -2,6 +2,7 @@
 
 #include "gnt-disk.h"
 #include "gnt-hypervisor.h"
+#include "gnt-os-env.h"
 #include "gnt-rpc-node.h"
 
 G_BEGIN_DECLS
@@ -82,10 +83,18 @@ gnt_rpc_node_arg_strv(JsonArray *args, guint index, const gchar *what, GError **
 GStrv
 gnt_rpc_node_strv_from_node(JsonNode *node, const gchar *what, GError **error);
 
-/* The procedure tables of gnt-rpc-node-{instance,storage,os}.c, all called
- * with the GntRpcNode as user data. */
+/* The spec's OS definition (*@os, transfer full) and the environment of
+ * its scripts for the spec's instance (gnt-rpc-node-os.c); failures name
+ * the instance. (transfer full) */
+GntOsEnv *
+gnt_rpc_node_spec_new_os_env(GntRpcNodeSpec *spec, guint debug_level, JsonObject *secrets,
+			     GntOsDefinition **os, GError **error);
+
+/* The procedure tables of gnt-rpc-node-{instance,storage,os,backup}.c, all
+ * called with the GntRpcNode as user data. */
 extern const GntRpcProcedure gnt_rpc_node_instance_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_storage_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_os_procedures[];
+extern const GntRpcProcedure gnt_rpc_node_backup_procedures[];
 
 G_END_DECLS

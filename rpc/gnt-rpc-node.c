@@ -193,6 +193,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_instance_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_storage_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_os_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_backup_procedures, node);
 }
 
 /* --- arguments --------------------------------------------------------- */

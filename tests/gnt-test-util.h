@@ -1,7 +1,7 @@
 #pragma once
 
 /* What tests across modules share: a cluster on a fresh temporary root,
- * and looking for bytes in files. */
+ * looking for bytes in files, and the kernel real VMs boot. */
 
 #include <string.h>
 
@@ -59,3 +59,31 @@ gnt_test_file_contains(const gchar *path, const gchar *needle)
 	}
 	return FALSE;
 }
+
+/* The newest /boot/vmlinuz-*-cloud-amd64 (version order, as sort -V), or
+ * NULL. (transfer full) */
+static inline gchar *
+gnt_test_find_cloud_kernel(void)
+{
+	g_autoptr(GDir) dir = g_dir_open("/boot", 0, NULL);
+	g_autofree gchar *best = NULL;
+	g_autofree gchar *best_key = NULL;
+	const gchar *entry;
+
+	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *key = NULL;
+
+		if (!g_str_has_prefix(entry, "vmlinuz-") || !g_str_has_suffix(entry, "-cloud-amd64"))
+			continue;
+		/* the file-name collation key orders the numbers in it by value */
+		key = g_utf8_collate_key_for_filename(entry, -1);
+		if (best_key == NULL || strcmp(key, best_key) > 0) {
+			g_free(best);
+			best = g_strdup(entry);
+			g_free(best_key);
+			best_key = g_steal_pointer(&key);
+		}
+	}
+	return best ? g_build_filename("/boot", best, NULL) : NULL;
+}
+

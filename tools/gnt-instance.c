@@ -4,10 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gnt-cli-create.h"
 #include "gnt-cli-objects.h"
-#include "gnt-hv-params.h"
 #include "gnt-json.h"
-#include "gnt-size.h"
 
 /* Ganeti's DEFAULT_SHUTDOWN_TIMEOUT, in seconds */
 #define DEFAULT_SHUTDOWN_TIMEOUT 120
@@ -335,413 +334,10 @@ show_instance_config(GntCli *cli, gchar **args)
 
 /* ---- add ---- */
 
-static gchar *opt_disk_template;
-static gchar **opt_disks;
-static gchar *opt_os_size;
-static gchar **opt_nets;
-static gboolean opt_no_nics;
-static gchar *opt_os;
-static gboolean opt_force_variant;
-static gchar *opt_osparams;
-static gchar *opt_osparams_private;
-static gchar *opt_osparams_secret;
-static gchar *opt_hypervisor;
-static gchar *opt_beparams;
-static gchar *opt_node;
-static gboolean opt_no_install;
-static gboolean opt_no_start;
-static gboolean opt_name_check = TRUE;
-static gboolean opt_ip_check = TRUE;
-static gchar *opt_tags;
-
-static const GOptionEntry add_entries[] = {
-	{"disk-template", 't', 0, G_OPTION_ARG_STRING, &opt_disk_template,
-	 "Custom disk setup (diskless, file, sharedfile, plain, blockdev, drbd, rbd, ext, "
-	 "gluster; the cluster's first enabled one when not given)",
-	 "TEMPL"},
-	{"disk", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_disks,
-	 "Disk parameters: N:size=SIZE[,mode=rw|ro][,name=NAME] (repeatable; sizes in MiB unless "
-	 "a unit is given: 512M, 10G)",
-	 "N:size=S,..."},
-	{"os-size", 's', 0, G_OPTION_ARG_STRING, &opt_os_size,
-	 "Enforces a single-disk configuration using the given disk size, in MiB unless a suffix "
-	 "is used",
-	 "SIZE"},
-	{"net", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_nets,
-	 "NIC parameters: N:mac=MAC,ip=IP,mode=MODE,link=LINK,name=NAME (repeatable; without "
-	 "--net or --no-nics one NIC with the cluster's defaults)",
-	 "N:key=val,..."},
-	{"no-nics", 0, 0, G_OPTION_ARG_NONE, &opt_no_nics,
-	 "Do not create any network cards for the instance", NULL},
-	{"os-type", 'o', 0, G_OPTION_ARG_STRING, &opt_os, "What OS to run", "OS[+VARIANT]"},
-	{"force-variant", 0, 0, G_OPTION_ARG_NONE, &opt_force_variant, "Force an unknown variant",
-	 NULL},
-	{"os-parameters", 'O', 0, G_OPTION_ARG_STRING, &opt_osparams, "OS parameters",
-	 "KEY=VAL,..."},
-	{"os-parameters-private", 0, 0, G_OPTION_ARG_STRING, &opt_osparams_private,
-	 "Private OS parameters (won't be logged)", "KEY=VAL,..."},
-	{"os-parameters-secret", 0, 0, G_OPTION_ARG_STRING, &opt_osparams_secret,
-	 "Secret OS parameters (won't be logged or saved; you must supply these for every "
-	 "operation.)",
-	 "KEY=VAL,..."},
-	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING, &opt_hypervisor,
-	 "Hypervisor and hypervisor options, in the format hypervisor:option=value,option=value,"
-	 "...",
-	 "HV:KEY=VAL,..."},
-	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,
-	 "Backend parameters (memory, maxmem, minmem, vcpus, auto_balance, always_failover, "
-	 "spindle_use)",
-	 "KEY=VAL,..."},
-	{"node", 'n', 0, G_OPTION_ARG_STRING, &opt_node,
-	 "Target node and optional secondary node", "PNODE[:SNODE]"},
-	{"no-install", 0, 0, G_OPTION_ARG_NONE, &opt_no_install,
-	 "Do not install the OS (will enable no-start)", NULL},
-	{"no-start", 0, 0, G_OPTION_ARG_NONE, &opt_no_start,
-	 "Don't start the instance after creation", NULL},
-	{"name-check", 0, 0, G_OPTION_ARG_NONE, &opt_name_check,
-	 "Check that the instance's name is resolvable (accepted; not checked)", NULL},
-	{"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &opt_name_check,
-	 "Don't check that the instance's name is resolvable", NULL},
-	{"ip-check", 0, 0, G_OPTION_ARG_NONE, &opt_ip_check,
-	 "Check that the instance's IP is alive (accepted; not checked)", NULL},
-	{"no-ip-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &opt_ip_check,
-	 "Don't check that the instance's IP is alive", NULL},
-	{"tags", 0, 0, G_OPTION_ARG_STRING, &opt_tags, "Comma-separated list of instance tags",
-	 "TAG,..."},
-	{NULL},
-};
-
-/* constants.DISK_TEMPLATES, the choices of -t */
-static const gchar *const disk_templates[] = {
-	"diskless", "file", "sharedfile", "plain", "blockdev", "drbd", "rbd", "ext", "gluster", NULL,
-};
-/* constants.IDISK_PARAMS and INIC_PARAMS */
-static const gchar *const disk_keys[] = {
-	"size", "spindles", "mode", "adopt", "vg", "metavg", "provider", "name", "access", NULL,
-};
-static const gchar *const nic_keys[] = {
-	"mac", "ip", "mode", "link", "network", "name", "vlan", "bridge", NULL,
-};
-/* constants.BES_PARAMETER_COMPAT's booleans */
-static const gchar *const be_flags[] = {"auto_balance", "always_failover", NULL};
-
-/* The index of an "N:..." option value; FALSE when N is not a number. */
-static gboolean
-parse_index(const gchar *ident, guint *index)
-{
-	guint64 value = 0;
-
-	if (!g_ascii_string_to_unsigned(ident, 10, 0, 1023, &value, NULL))
-		return FALSE;
-	*index = (guint)value;
-	return TRUE;
-}
-
-/* --disk or --net values as the opcode's list: one object per index, the
- * gaps empty (Ganeti's [{}] * max). @what: "disk" or "nic". */
-static JsonArray *
-parse_indexed(GntCli *cli, const gchar *option, const gchar *what, gchar **values,
-	      const gchar *const *keys, GError **error)
-{
-	g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
-	g_autoptr(JsonArray) list = json_array_new();
-
-	for (guint i = 0; values[i] != NULL; i++) {
-		g_autofree gchar *ident = NULL;
-		g_autoptr(JsonObject) params = NULL;
-		g_autoptr(GError) local = NULL;
-		JsonObjectIter iter;
-		const gchar *key;
-		JsonNode *value;
-		guint index = 0;
-
-		if (!gnt_cli_parse_ident_keyval(option, values[i], &ident, &params, &local)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
-			return NULL;
-		}
-		if (!parse_index(ident, &index)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Invalid %s index passed: '%s'",
-						 g_strcmp0(what, "nic") == 0 ? "NIC" : what, ident);
-			return NULL;
-		}
-		if (params == NULL) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Invalid %s/%u value: expected dict, got False",
-						 what, index);
-			return NULL;
-		}
-		json_object_iter_init(&iter, params);
-		while (json_object_iter_next(&iter, &key, &value)) {
-			if (!g_strv_contains(keys, key)) {
-				gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-							 "Unknown parameter '%s' for %s %u", key,
-							 what, index);
-				return NULL;
-			}
-		}
-		while (items->len <= index)
-			g_ptr_array_add(items, json_object_new());
-		json_object_unref(g_ptr_array_index(items, index));
-		g_ptr_array_index(items, index) = g_steal_pointer(&params);
-	}
-	for (guint i = 0; i < items->len; i++)
-		json_array_add_object_element(list, json_object_ref(g_ptr_array_index(items, i)));
-	return g_steal_pointer(&list);
-}
-
-/* Ganeti's disk checks of GenericInstanceCreate: a size (with a unit) each,
- * no adoption. */
-static gboolean
-check_disks(GntCli *cli, JsonArray *disks, GError **error)
-{
-	for (guint i = 0; i < json_array_get_length(disks); i++) {
-		JsonObject *disk = json_array_get_object_element(disks, i);
-		JsonNode *size = json_object_get_member(disk, "size");
-		g_autoptr(GError) local = NULL;
-		guint64 mib = 0;
-
-		if (json_object_has_member(disk, "adopt")) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Disk adoption is not supported (disk %u)", i);
-			return FALSE;
-		}
-		if (size == NULL) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Missing size or adoption source for disk %u", i);
-			return FALSE;
-		}
-		if (json_node_get_value_type(size) != G_TYPE_STRING ||
-		    !gnt_size_parse(json_node_get_string(size), &mib, &local)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Invalid disk size for disk %u: %s", i,
-						 local != NULL ? local->message
-							       : "a size needs a value");
-			return FALSE;
-		}
-		json_object_set_int_member(disk, "size", (gint64)mib);
-	}
-	return TRUE;
-}
-
-static gboolean
-parse_bool(const gchar *text, gboolean *out)
-{
-	static const gchar *const yes[] = {"true", "yes", "on", "1", NULL};
-	static const gchar *const no[] = {"false", "no", "off", "0", NULL};
-	g_autofree gchar *lower = g_ascii_strdown(text, -1);
-
-	*out = g_strv_contains(yes, lower);
-	return *out || g_strv_contains(no, lower);
-}
-
-/* -B as the opcode's beparams: the booleans as booleans (ForceDictType); the
- * master checks the rest. */
-static JsonObject *
-parse_beparams(GntCli *cli, const gchar *text, GError **error)
-{
-	g_autoptr(GError) local = NULL;
-	g_autoptr(JsonObject) params = gnt_cli_parse_keyval("-B", text, &local);
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
-
-	if (params == NULL) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
-		return NULL;
-	}
-	json_object_iter_init(&iter, params);
-	while (json_object_iter_next(&iter, &key, &value)) {
-		gboolean flag = FALSE;
-
-		if (!g_strv_contains(be_flags, key) || json_node_get_value_type(value) != G_TYPE_STRING)
-			continue;
-		if (!parse_bool(json_node_get_string(value), &flag)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "backend parameter '%s' must be a boolean, not '%s'",
-						 key, json_node_get_string(value));
-			return NULL;
-		}
-		json_node_set_boolean(value, flag);
-	}
-	return g_steal_pointer(&params);
-}
-
-/* A keyval option (-O, -H of startup, ...) as an object, failing as an
- * OpPrereqError. */
-static JsonObject *
-parse_keyval_option(GntCli *cli, const gchar *option, const gchar *text, GError **error)
-{
-	g_autoptr(GError) local = NULL;
-	JsonObject *params = gnt_cli_parse_keyval(option, text, &local);
-
-	if (params == NULL)
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
-	return params;
-}
-
-static void
-set_string_or_null(JsonObject *op, const gchar *key, const gchar *value)
-{
-	if (value != NULL)
-		json_object_set_string_member(op, key, value);
-	else
-		json_object_set_null_member(op, key);
-}
-
-/* The disks of GenericInstanceCreate: --disk or -s, none for diskless. */
-static JsonArray *
-add_disks(GntCli *cli, GError **error)
-{
-	gboolean has_disks = opt_disks != NULL && opt_disks[0] != NULL;
-	g_autoptr(JsonArray) disks = NULL;
-
-	if (g_strcmp0(opt_disk_template, "diskless") == 0) {
-		if (has_disks || opt_os_size != NULL) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Diskless instance but disk information passed");
-			return NULL;
-		}
-		return json_array_new();
-	}
-	if (!has_disks && opt_os_size == NULL) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "No disk information specified");
-		return NULL;
-	}
-	if (has_disks && opt_os_size != NULL) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "Please use either the '--disk' or '-s' option");
-		return NULL;
-	}
-	if (opt_os_size != NULL) {
-		JsonObject *disk = json_object_new();
-
-		json_object_set_string_member(disk, "size", opt_os_size);
-		disks = json_array_new();
-		json_array_add_object_element(disks, disk);
-	} else {
-		disks = parse_indexed(cli, "--disk", "disk", opt_disks, disk_keys, error);
-	}
-	if (disks == NULL || !check_disks(cli, disks, error))
-		return NULL;
-	return g_steal_pointer(&disks);
-}
-
-/* -H HV:k=v,...: the hypervisor (checked here, so that a typo is named
- * before anything is sent) and its parameters. */
-static gboolean
-add_hypervisor(GntCli *cli, JsonObject *op, GError **error)
-{
-	g_autoptr(GError) local = NULL;
-	g_autofree gchar *hv = NULL;
-	g_autoptr(JsonObject) hvparams = NULL;
-
-	if (opt_hypervisor == NULL) {
-		json_object_set_null_member(op, "hypervisor");
-		json_object_set_object_member(op, "hvparams", json_object_new());
-		return TRUE;
-	}
-	if (gnt_cli_parse_ident_keyval("-H", opt_hypervisor, &hv, &hvparams, &local) &&
-	    hvparams == NULL)
-		g_set_error(&local, GNT_ERROR, GNT_ERROR_INVALID,
-			    "Invalid hypervisor value '%s': expected HV[:key=val,...]",
-			    opt_hypervisor);
-	if (local != NULL || !gnt_hv_check_name(hv, &local)) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
-		return FALSE;
-	}
-	json_object_set_string_member(op, "hypervisor", hv);
-	json_object_set_object_member(op, "hvparams", g_steal_pointer(&hvparams));
-	return TRUE;
-}
-
-/* GenericInstanceCreate in create mode: OP_INSTANCE_CREATE. */
-static JsonObject *
-add_build_opcode(GntCli *cli, const gchar *name, GError **error)
-{
-	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, "OP_INSTANCE_CREATE");
-	g_autoptr(JsonArray) disks = NULL;
-	g_autoptr(JsonArray) nics = NULL;
-	JsonObject *params;
-	g_auto(GStrv) nodes = NULL;
-
-	if (opt_disk_template != NULL && !g_strv_contains(disk_templates, opt_disk_template)) {
-		g_autofree gchar *choices = g_strjoinv(", ", (gchar **)disk_templates);
-
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "Unknown disk template '%s' (choose from %s)",
-					 opt_disk_template, choices);
-		return NULL;
-	}
-	disks = add_disks(cli, error);
-	if (disks == NULL)
-		return NULL;
-	if (opt_nets != NULL && opt_nets[0] != NULL) {
-		nics = parse_indexed(cli, "--net", "nic", opt_nets, nic_keys, error);
-		if (nics == NULL)
-			return NULL;
-	} else {
-		nics = json_array_new();
-		if (!opt_no_nics) /* one NIC, all defaults */
-			json_array_add_object_element(nics, json_object_new());
-	}
-	json_object_set_string_member(op, "instance_name", name);
-	json_object_set_string_member(op, "mode", "create");
-	json_object_set_array_member(op, "disks", g_steal_pointer(&disks));
-	set_string_or_null(op, "disk_template", opt_disk_template);
-	json_object_set_array_member(op, "nics", g_steal_pointer(&nics));
-	if (opt_node != NULL) {
-		nodes = g_strsplit(opt_node, ":", 2);
-		json_object_set_string_member(op, "pnode", nodes[0]);
-		set_string_or_null(op, "snode", nodes[0] != NULL ? nodes[1] : NULL);
-	}
-	if (!add_hypervisor(cli, op, error))
-		return NULL;
-	if ((params = parse_beparams(cli, opt_beparams, error)) == NULL)
-		return NULL;
-	json_object_set_object_member(op, "beparams", params);
-	if ((params = parse_keyval_option(cli, "-O", opt_osparams, error)) == NULL)
-		return NULL;
-	json_object_set_object_member(op, "osparams", params);
-	if ((params = parse_keyval_option(cli, "--os-parameters-private", opt_osparams_private,
-					  error)) == NULL)
-		return NULL;
-	json_object_set_object_member(op, "osparams_private", params);
-	/* never printed: it travels in the opcode only */
-	if ((params = parse_keyval_option(cli, "--os-parameters-secret", opt_osparams_secret,
-					  error)) == NULL)
-		return NULL;
-	json_object_set_object_member(op, "osparams_secret", params);
-	set_string_or_null(op, "os_type", opt_os);
-	json_object_set_boolean_member(op, "force_variant", opt_force_variant);
-	json_object_set_boolean_member(op, "start", !opt_no_start);
-	json_object_set_boolean_member(op, "no_install", opt_no_install);
-	json_object_set_boolean_member(op, "name_check", opt_name_check);
-	json_object_set_boolean_member(op, "ip_check", opt_ip_check);
-	if (opt_tags != NULL) {
-		g_auto(GStrv) tags = g_strsplit(opt_tags, ",", -1);
-
-		json_object_set_array_member(op, "tags", gnt_cli_strv_to_json(tags));
-	} else {
-		json_object_set_array_member(op, "tags", json_array_new());
-	}
-	return g_steal_pointer(&op);
-}
-
 static gint
 add_instance(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	JsonObject *op = add_build_opcode(cli, args[0], &error);
-	g_autoptr(JsonArray) ops = json_array_new();
-
-	if (op == NULL)
-		return gnt_cli_fail(cli, error);
-	json_array_add_object_element(ops, op);
-	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
-		return gnt_cli_fail(cli, error);
-	return 0;
+	return gnt_cli_create_instance(cli, GNT_CLI_CREATE_MODE_CREATE, args[0]);
 }
 
 /* ---- remove ---- */
@@ -831,6 +427,7 @@ static gboolean opt_ignore_offline;
 static gboolean opt_no_remember;
 static gboolean opt_paused;
 static gchar *opt_hvparams;
+static gchar *opt_beparams;
 static gint opt_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
 static gchar *opt_reboot_type;
 static gboolean opt_ignore_secondaries;
@@ -897,12 +494,12 @@ startup_opcode(GntCli *cli, const gchar *name, GError **error)
 	json_object_set_boolean_member(op, "startup_paused", opt_paused);
 	/* only when given, as Ganeti */
 	if (opt_hvparams != NULL) {
-		if ((params = parse_keyval_option(cli, "-H", opt_hvparams, error)) == NULL)
+		if ((params = gnt_cli_parse_keyval_option(cli, "-H", opt_hvparams, error)) == NULL)
 			return NULL;
 		json_object_set_object_member(op, "hvparams", params);
 	}
 	if (opt_beparams != NULL) {
-		if ((params = parse_beparams(cli, opt_beparams, error)) == NULL)
+		if ((params = gnt_cli_parse_beparams(cli, opt_beparams, TRUE, error)) == NULL)
 			return NULL;
 		json_object_set_object_member(op, "beparams", params);
 	}
@@ -939,15 +536,17 @@ reboot_opcode(GntCli *cli, const gchar *name, GError **error)
 	return op;
 }
 
-/* ConfirmOperation for several instances; no terminal answers no. */
+/* ConfirmOperation for several instances, @extra (a line or "") before
+ * the question; no terminal answers no. */
 static gboolean
-confirm_many(gchar **names, const gchar *operation)
+confirm_many(gchar **names, const gchar *operation, const gchar *extra)
 {
 	guint count = g_strv_length(names);
 	g_autoptr(GString) question = g_string_new(NULL);
 
-	g_string_printf(question, "The %s will operate on %u instances.\nDo you want to continue?",
-			operation, count);
+	g_string_printf(question,
+			"The %s will operate on %u instances.\n%sDo you want to continue?",
+			operation, count, extra);
 	if (count <= 20) {
 		g_string_append(question, "\nAffected instances:");
 		for (guint i = 0; i < count; i++)
@@ -956,10 +555,15 @@ confirm_many(gchar **names, const gchar *operation)
 	return gnt_cli_ask_user(question->str);
 }
 
+/* Asks before an operation on @names; FALSE: do not run it. */
+typedef gboolean (*ManyOpsConfirmFunc)(gchar **names);
+
 /* GenericManyOps: the named instances (short names expanded), confirmed
- * when there are several, one job each, all submitted at once. */
+ * (by @confirm, or when there are several), one job each, all submitted at
+ * once. */
 static gint
-many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func)
+many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func,
+	 ManyOpsConfirmFunc confirm)
 {
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) names = NULL;
@@ -980,7 +584,8 @@ many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func)
 		return gnt_cli_fail(cli, error);
 	}
 	multi = names[1] != NULL;
-	if (multi && !opt_force_multi && !confirm_many(names, operation))
+	if (confirm != NULL ? !confirm(names)
+			    : multi && !opt_force_multi && !confirm_many(names, operation, ""))
 		return 1;
 	executor = gnt_cli_job_executor_new(cli, multi);
 	for (guint i = 0; names[i] != NULL; i++) {
@@ -998,13 +603,13 @@ many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func)
 static gint
 startup_instances(GntCli *cli, gchar **args)
 {
-	return many_ops(cli, args, "startup", startup_opcode);
+	return many_ops(cli, args, "startup", startup_opcode, NULL);
 }
 
 static gint
 shutdown_instances(GntCli *cli, gchar **args)
 {
-	return many_ops(cli, args, "shutdown", shutdown_opcode);
+	return many_ops(cli, args, "shutdown", shutdown_opcode, NULL);
 }
 
 static gint
@@ -1016,7 +621,334 @@ reboot_instances(GntCli *cli, gchar **args)
 			   gnt_cli_get_binary(cli), opt_reboot_type);
 		return GNT_CLI_EXIT_USAGE;
 	}
-	return many_ops(cli, args, "reboot", reboot_opcode);
+	return many_ops(cli, args, "reboot", reboot_opcode, NULL);
+}
+
+/* ---- reinstall ---- */
+
+static gchar *opt_os;
+static gboolean opt_force_variant;
+static gchar *opt_osparams;
+static gchar *opt_osparams_private;
+static gchar *opt_osparams_secret;
+
+static const GOptionEntry reinstall_entries[] = {
+	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
+	FORCE_MULTI_ENTRY,
+	{"os-type", 'o', 0, G_OPTION_ARG_STRING, &opt_os,
+	 "Install this OS instead of the instance's", "OS[+VARIANT]"},
+	GNT_CLI_FORCE_VARIANT_ENTRY(&opt_force_variant),
+	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
+	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
+	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
+	{NULL},
+};
+
+/* A keyval option given on the command line as an opcode member, null when
+ * it was not given. */
+static gboolean
+set_keyval_or_null(GntCli *cli, JsonObject *op, const gchar *key, const gchar *option,
+		   const gchar *text, GError **error)
+{
+	if (text != NULL)
+		return gnt_cli_set_keyval_option(cli, op, key, option, text, error);
+	json_object_set_null_member(op, key);
+	return TRUE;
+}
+
+static JsonObject *
+reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
+{
+	g_autoptr(JsonObject) op = json_object_new();
+
+	json_object_set_string_member(op, "OP_ID", "OP_INSTANCE_REINSTALL");
+	json_object_set_string_member(op, "instance_name", name);
+	gnt_cli_set_string_or_null(op, "os_type", opt_os);
+	json_object_set_boolean_member(op, "force_variant", opt_force_variant);
+	/* never printed: the secrets travel in the opcode only */
+	if (!set_keyval_or_null(cli, op, "osparams", "-O", opt_osparams, error) ||
+	    !set_keyval_or_null(cli, op, "osparams_private", "--os-parameters-private",
+				opt_osparams_private, error) ||
+	    !set_keyval_or_null(cli, op, "osparams_secret", "--os-parameters-secret",
+				opt_osparams_secret, error))
+		return NULL;
+	return g_steal_pointer(&op);
+}
+
+/* ReinstallInstance's confirmations: one instance needs -f (or
+ * --force-multiple), several --force-multiple; no terminal answers no. */
+static gboolean
+reinstall_confirm(gchar **names)
+{
+	g_autofree gchar *os_msg = opt_os != NULL
+					   ? g_strdup_printf("change the OS to '%s'", opt_os)
+					   : g_strdup("keep the same OS");
+	g_autofree gchar *text = NULL;
+
+	if (names[1] != NULL) {
+		if (opt_force_multi)
+			return TRUE;
+		text = g_strdup_printf("Note: this will remove *all* data for the below instances! "
+				       "It will %s.\n",
+				       os_msg);
+		return confirm_many(names, "reinstall", text);
+	}
+	if (opt_force || opt_force_multi)
+		return TRUE;
+	text = g_strdup_printf("This will reinstall the instance '%s' (and %s) which removes all "
+			       "data. Continue?",
+			       names[0], os_msg);
+	return gnt_cli_ask_user(text);
+}
+
+static gint
+reinstall_instances(GntCli *cli, gchar **args)
+{
+	return many_ops(cli, args, "reinstall", reinstall_opcode, reinstall_confirm);
+}
+
+/* ---- rename ---- */
+
+static gboolean opt_name_check = TRUE;
+static gboolean opt_ip_check = TRUE;
+
+static const GOptionEntry rename_entries[] = {
+	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Do not ask for confirmation", NULL},
+	GNT_CLI_NO_NAME_CHECK_ENTRY(&opt_name_check),
+	GNT_CLI_NO_IP_CHECK_ENTRY(&opt_ip_check),
+	{NULL},
+};
+
+/* RenameInstance: OP_INSTANCE_RENAME, then "Instance 'OLD' renamed to
+ * 'NEW'" with the name the master answered. */
+static gint
+rename_instance(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) results = NULL;
+	JsonObject *op;
+	JsonNode *new_name;
+
+	if (!opt_force && !opt_name_check) {
+		g_autofree gchar *question = g_strdup_printf(
+			"As you disabled the check of the DNS entry, please verify that '%s' is a "
+			"FQDN. Continue?",
+			args[1]);
+
+		if (!gnt_cli_ask_user(question))
+			return 1;
+	}
+	op = gnt_cli_new_opcode(cli, "OP_INSTANCE_RENAME");
+	json_object_set_string_member(op, "instance_name", args[0]);
+	json_object_set_string_member(op, "new_name", args[1]);
+	json_object_set_boolean_member(op, "name_check", opt_name_check);
+	json_object_set_boolean_member(op, "ip_check", opt_ip_check);
+	json_array_add_object_element(ops, op);
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
+		return gnt_cli_fail(cli, error);
+	new_name = results != NULL && json_array_get_length(results) > 0
+			   ? json_array_get_element(results, 0)
+			   : NULL;
+	if (new_name != NULL && json_node_get_value_type(new_name) == G_TYPE_STRING)
+		g_print("Instance '%s' renamed to '%s'\n", args[0], json_node_get_string(new_name));
+	return 0;
+}
+
+/* ---- modify ---- */
+
+static gchar **opt_disks;
+static gboolean opt_offline;
+static gboolean opt_online;
+
+static const GOptionEntry modify_entries[] = {
+	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,
+	 "Backend parameters (memory, maxmem, minmem, vcpus, auto_balance, always_failover, "
+	 "spindle_use; \"default\" goes back to the cluster's value)",
+	 "KEY=VAL,..."},
+	{"disk", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_disks,
+	 "Disk changes: add:size=SIZE[,mode=rw|ro][,name=NAME] adds a disk at the end, as does "
+	 "N:add,size=SIZE,... with N the number of disks (repeatable)",
+	 "add:size=S,..."},
+	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force,
+	 "Force the operation (skips the OS checks)", NULL},
+	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING, &opt_hvparams,
+	 "Change hypervisor parameters (\"default\" goes back to the cluster's value)",
+	 "KEY=VAL,..."},
+	{"os-type", 'o', 0, G_OPTION_ARG_STRING, &opt_os,
+	 "Change the instance's OS without reinstalling the instance", "OS[+VARIANT]"},
+	GNT_CLI_FORCE_VARIANT_ENTRY(&opt_force_variant),
+	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
+	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
+	{"offline", 0, 0, G_OPTION_ARG_NONE, &opt_offline,
+	 "Mark the instance as offline (it must be stopped)", NULL},
+	{"online", 0, 0, G_OPTION_ARG_NONE, &opt_online,
+	 "Mark the instance as online (and stopped)", NULL},
+	{NULL},
+};
+
+/* The --disk actions (constants.DDMS_VALUES_WITH_MODIFY); all but "add"
+ * are the master's to refuse for now. */
+static const gchar *const disk_actions[] = {"add", "attach", "remove", "detach", "modify", NULL};
+
+/* One --disk value of modify as [action, index, params]
+ * (_ConvertNicDiskModifications, _ParseDiskSizes): "add:size=S,..." (the
+ * legacy form: at the end, index -1), "N:add,size=S,...", "N:remove",
+ * "N:key=val" (a modification). (transfer full) */
+static JsonArray *
+modify_disk_mod(GntCli *cli, const gchar *value, GError **error)
+{
+	g_autoptr(GError) local = NULL;
+	g_autofree gchar *ident = NULL;
+	g_autoptr(JsonObject) params = NULL;
+	g_autoptr(JsonArray) mod = json_array_new();
+	g_autoptr(GString) actions = g_string_new(NULL);
+	g_autoptr(GList) keys = NULL;
+	const gchar *action = "modify";
+	guint index = 0;
+	guint count = 0;
+
+	if (!gnt_cli_parse_ident_keyval("--disk", value, &ident, &params, &local)) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
+		return NULL;
+	}
+	if (params == NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Invalid --disk value '%s': expected ACTION:key=val,... or "
+					 "N:ACTION,key=val,...",
+					 value);
+		return NULL;
+	}
+	if (g_strv_contains(disk_actions, ident)) {
+		action = ident;
+	} else {
+		for (guint i = 0; disk_actions[i] != NULL; i++) {
+			g_string_append_printf(actions, "%s%s", i > 0 ? ", " : "", disk_actions[i]);
+			if (json_object_has_member(params, disk_actions[i])) {
+				action = disk_actions[i];
+				json_object_remove_member(params, disk_actions[i]);
+				count++;
+			}
+		}
+		if (count > 1) {
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+						 "Cannot do more than one of the following operations "
+						 "at the same time: %s",
+						 actions->str);
+			return NULL;
+		}
+	}
+	if ((g_strcmp0(action, "remove") == 0 || g_strcmp0(action, "detach") == 0) &&
+	    json_object_get_size(params) > 0) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Not accepting parameters on removal/detach");
+		return NULL;
+	}
+	keys = json_object_get_members(params);
+	for (GList *l = keys; l != NULL; l = l->next) {
+		if (!g_strv_contains(gnt_cli_disk_keys, l->data)) {
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+						 "Unknown parameter '%s' for disk %s",
+						 (const gchar *)l->data, ident);
+			return NULL;
+		}
+	}
+	if (json_object_has_member(params, "size")) {
+		if (!gnt_cli_parse_disk_size(cli, params, ident, error))
+			return NULL;
+	} else if (g_strcmp0(action, "add") == 0) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Missing required parameter 'size'");
+		return NULL;
+	}
+	json_array_add_string_element(mod, action);
+	if (g_strv_contains(disk_actions, ident))
+		json_array_add_int_element(mod, -1);
+	else if (gnt_cli_parse_device_index(ident, &index))
+		json_array_add_int_element(mod, index);
+	else /* a disk's name or UUID */
+		json_array_add_string_element(mod, ident);
+	json_array_add_object_element(mod, g_steal_pointer(&params));
+	return g_steal_pointer(&mod);
+}
+
+/* SetInstanceParams: OP_INSTANCE_SET_PARAMS, then "Modified instance x"
+ * and the changes the master made. */
+static gint
+modify_instance(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) results = NULL;
+	g_autoptr(JsonObject) op = NULL;
+	JsonArray *disks = json_array_new();
+	JsonArray *changes;
+	JsonObject *params;
+
+	if (opt_beparams == NULL && opt_hvparams == NULL && opt_disks == NULL && opt_os == NULL &&
+	    opt_osparams == NULL && opt_osparams_private == NULL && !opt_offline && !opt_online) {
+		json_array_unref(disks);
+		g_printerr("Please give at least one of the parameters.\n");
+		return 1;
+	}
+	op = gnt_cli_new_opcode(cli, "OP_INSTANCE_SET_PARAMS");
+	json_object_set_string_member(op, "instance_name", args[0]);
+	json_object_set_array_member(op, "disks", disks);
+	for (guint i = 0; opt_disks != NULL && opt_disks[i] != NULL; i++) {
+		JsonArray *mod = modify_disk_mod(cli, opt_disks[i], &error);
+
+		if (mod == NULL)
+			return gnt_cli_fail(cli, error);
+		json_array_add_array_element(disks, mod);
+	}
+	if ((params = gnt_cli_parse_beparams(cli, opt_beparams, TRUE, &error)) == NULL)
+		return gnt_cli_fail(cli, error);
+	json_object_set_object_member(op, "beparams", params);
+	if ((params = gnt_cli_parse_keyval_option(cli, "-H", opt_hvparams, &error)) == NULL)
+		return gnt_cli_fail(cli, error);
+	gnt_cli_normalise_defaults(params);
+	json_object_set_object_member(op, "hvparams", params);
+	if (!gnt_cli_set_keyval_option(cli, op, "osparams", "-O", opt_osparams, &error) ||
+	    !set_keyval_or_null(cli, op, "osparams_private", "--os-parameters-private",
+				opt_osparams_private, &error))
+		return gnt_cli_fail(cli, error);
+	gnt_cli_set_string_or_null(op, "os_name", opt_os);
+	json_object_set_boolean_member(op, "force_variant", opt_force_variant);
+	json_object_set_boolean_member(op, "force", opt_force);
+	if (opt_offline || opt_online)
+		json_object_set_boolean_member(op, "offline", opt_offline);
+	else
+		json_object_set_null_member(op, "offline");
+	json_array_add_object_element(ops, g_steal_pointer(&op));
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
+		return gnt_cli_fail(cli, error);
+	changes = results != NULL && json_array_get_length(results) > 0 &&
+				  JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0))
+			  ? json_array_get_array_element(results, 0)
+			  : NULL;
+	if (changes == NULL || json_array_get_length(changes) == 0)
+		return 0;
+	g_print("Modified instance %s\n", args[0]);
+	for (guint i = 0; i < json_array_get_length(changes); i++) {
+		JsonNode *change = json_array_get_element(changes, i);
+		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(change) ? json_node_get_array(change) : NULL;
+		g_autofree gchar *param = NULL;
+		g_autofree gchar *value = NULL;
+
+		if (pair == NULL || json_array_get_length(pair) != 2)
+			continue;
+		param = gnt_cli_py_str(json_array_get_element(pair, 0));
+		value = gnt_cli_py_str(json_array_get_element(pair, 1));
+		g_print(" - %-5s -> %s\n", param, value);
+	}
+	g_print("Please don't forget that most parameters take effect only at the next (re)start "
+		"of the instance initiated by ganeti; restarting from within the instance will not "
+		"be enough.\n");
+	if (opt_hvparams != NULL)
+		g_print("Note that changing hypervisor parameters without performing a restart might "
+			"lead to a crash while performing a live migration. This will be addressed in "
+			"future Ganeti versions.\n");
+	return 0;
 }
 
 /* ---- console ---- */
@@ -1128,11 +1060,12 @@ console_instance(GntCli *cli, gchar **args)
 	return 0;
 }
 
-/* Commands in alphabetical order, as Ganeti lists them; rename, modify and
- * the tag commands join them here. */
+/* Commands in alphabetical order, as Ganeti lists them; the tag commands
+ * join them here. */
 static const GntCliCommand commands[] = {
 	{"add", add_instance, 1, 1, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN,
-	 add_entries, "[...] -t disk-type -n node[:secondary-node] -o os-type <instance-name>",
+	 gnt_cli_create_add_entries,
+	 "[...] -t disk-type -n node[:secondary-node] -o os-type <instance-name>",
 	 "Creates and adds a new instance to the cluster",
 	 "Without --disk or -s a disk template other than diskless needs disk information; "
 	 "without --net or --no-nics the instance gets one NIC with the cluster's defaults. "
@@ -1155,15 +1088,39 @@ static const GntCliCommand commands[] = {
 	 "unreachable node shows ERROR_nodedown. Exits 14 if a requested field is unknown."},
 	{"list-fields", list_instance_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
 	 "Lists all available fields for instances", NULL},
+	{"modify", modify_instance, 1, 1,
+	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
+	 "<instance-name>", "Alters the parameters of an instance",
+	 "Prints \"Modified instance NAME\" and each change (\" - be/maxmem -> 512\"; private "
+	 "OS parameters as <redacted>). -o and -O are checked against the OS definition on the "
+	 "instance's node unless -f is given. Of the disk changes only adding disks at the end is "
+	 "supported; NICs, the disk template and the primary node cannot be changed yet. Changes "
+	 "take effect at the instance's next start."},
 	{"reboot", reboot_instances, 0, -1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, reboot_entries,
 	 "<instance>", "Reboots an instance",
 	 "Several instances are rebooted by one job each, after a confirmation (or with "
 	 "--force-multiple)."},
+	{"reinstall", reinstall_instances, 0, -1,
+	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, reinstall_entries,
+	 "[-f] <instance>...", "Reinstall a stopped instance",
+	 "Runs the OS create script again on the instance's existing disks (it sees "
+	 "INSTANCE_REINSTALL=1). -o changes the OS; -O and --os-parameters-private are merged into "
+	 "the stored parameters (a value \"default\" removes one); secret parameters are not "
+	 "stored, so give them again at every reinstall. The instance's OS and parameters change "
+	 "only when the script succeeded. One instance needs -f, several --force-multiple, or a "
+	 "\"yes\" (without a terminal the answer is no)."},
 	{"remove", remove_instance, 1, 1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, remove_entries,
 	 "[-f] <instance-name>", "Shuts down the instance and removes it",
 	 "Without -f it asks for confirmation; without a terminal the answer is no."},
+	{"rename", rename_instance, 2, 2,
+	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, rename_entries,
+	 "<old-name> <new-name>", "Rename the instance",
+	 "The instance must be stopped and the new name unused. Gantry does not resolve names "
+	 "nor ping addresses: --no-name-check and --no-ip-check are sent for compatibility; "
+	 "--no-name-check asks to confirm that the new name is a FQDN unless -f is given. Prints "
+	 "\"Instance 'OLD' renamed to 'NEW'\"."},
 	{"show", show_instance_config, 0, -1, GNT_CLI_OPT_NONE, info_entries,
 	 "[-s] {--all | <instance-name>...}", "Alias of \"info\"", NULL},
 	{"shutdown", shutdown_instances, 0, -1,

@@ -402,24 +402,6 @@ gnt_test_cluster_wait_console(GntTestCluster *self, const gchar *instance, const
 	return -1;
 }
 
-/* The newest /boot/vmlinuz-*-cloud-amd64, or NULL. (transfer full) */
-static inline gchar *
-gnt_test_find_cloud_kernel(void)
-{
-	g_autoptr(GDir) dir = g_dir_open("/boot", 0, NULL);
-	g_autofree gchar *best = NULL;
-	const gchar *entry;
-
-	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
-		if (g_str_has_prefix(entry, "vmlinuz-") && g_str_has_suffix(entry, "-cloud-amd64") &&
-		    (best == NULL || strverscmp(entry, best) > 0)) {
-			g_free(best);
-			best = g_strdup(entry);
-		}
-	}
-	return best ? g_build_filename("/boot", best, NULL) : NULL;
-}
-
 /* Why the kvm hypervisor cannot be used here (libvirtd not answering at
  * qemu:///system), or NULL when it can. (transfer full) */
 static inline gchar *

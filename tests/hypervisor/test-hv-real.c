@@ -10,6 +10,7 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor.h"
+#include "gnt-test-util.h"
 
 #define MARKER "GANTRY-HV-TEST: the guest is up"
 #define BOOT_TIMEOUT_S 90
@@ -22,24 +23,6 @@ typedef struct {
 	GntHypervisor *hv;
 	gchar *skip;
 } RealFx;
-
-/* the newest /boot/vmlinuz-*-cloud-amd64, or NULL (transfer full) */
-static gchar *
-find_cloud_kernel(void)
-{
-	g_autoptr(GDir) dir = g_dir_open("/boot", 0, NULL);
-	g_autofree gchar *best = NULL;
-	const gchar *entry;
-
-	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
-		if (g_str_has_prefix(entry, "vmlinuz-") && g_str_has_suffix(entry, "-cloud-amd64") &&
-		    (best == NULL || strverscmp(entry, best) > 0)) {
-			g_free(best);
-			best = g_strdup(entry);
-		}
-	}
-	return best ? g_build_filename("/boot", best, NULL) : NULL;
-}
 
 static gboolean
 run_checked(const gchar *const *argv, GError **error)
@@ -54,7 +37,7 @@ real_set_up(RealFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) names = NULL;
-	g_autofree gchar *source = find_cloud_kernel();
+	g_autofree gchar *source = gnt_test_find_cloud_kernel();
 	g_autofree gchar *prefix = g_strdup_printf("gnt-test-%d-", (gint)getpid());
 	g_autofree gchar *script = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "hypervisor",
 						    "make-test-initramfs", NULL);

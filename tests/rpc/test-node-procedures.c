@@ -8,6 +8,7 @@
 
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-node-calls-backup.h"
 #include "gnt-node-calls.h"
 #include "gnt-rpc-node.h"
 #include "rpc-test-server.h"
@@ -609,6 +610,75 @@ test_kvm(NodeFx *fx, gconstpointer data)
 	g_assert_false(json_object_has_member(after, "vm1"));
 }
 
+/* An export as Ganeti writes config.ini (comments, "key: value", a value
+ * on two lines, upper-case keys) is read; unfinished exports and symbolic
+ * links are not exports (doc/backup.md). */
+static void
+test_export_info(NodeFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *base =
+		g_build_filename(gnt_paths_get_root(fx->paths), "srv", "gantry", "export", NULL);
+	g_autofree gchar *dir = g_build_filename(base, "old.example.com", NULL);
+	g_autofree gchar *config = g_build_filename(dir, "config.ini", NULL);
+	g_autofree gchar *unfinished = g_build_filename(base, "new.example.com.new", NULL);
+	g_autofree gchar *unfinished_config = g_build_filename(unfinished, "config.ini", NULL);
+	g_autofree gchar *link = g_build_filename(base, "link.example.com", NULL);
+	g_autoptr(JsonObject) info = NULL;
+	g_auto(GStrv) names = NULL;
+	JsonObject *sections;
+	JsonObject *instance;
+	gboolean removed = FALSE;
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	g_assert_cmpint(g_mkdir_with_parents(unfinished, 0700), ==, 0);
+	g_assert_true(g_file_set_contents(config,
+					  "# written by Ganeti\n[export]\nversion = 0\nos: noop\n"
+					  "\n[instance]\nName = old.example.com\ndisk0_dump = "
+					  "snap.disk0\n; a comment\ntags = a\n\tb\n[os]\n",
+					  -1, &error));
+	g_assert_true(g_file_set_contents(unfinished_config, "[export]\n", -1, &error));
+	g_assert_cmpint(symlink(dir, link), ==, 0);
+
+	info = gnt_node_call_export_info(fx->client, fx->node, "old.example.com", &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(info, "path"), ==, dir);
+	sections = json_object_get_object_member(info, "sections");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(sections, "export"), "os"),
+			==, "noop");
+	instance = json_object_get_object_member(sections, "instance");
+	g_assert_cmpstr(json_object_get_string_member(instance, "name"), ==, "old.example.com");
+	g_assert_cmpstr(json_object_get_string_member(instance, "disk0_dump"), ==, "snap.disk0");
+	g_assert_cmpstr(json_object_get_string_member(instance, "tags"), ==, "a\nb");
+	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(sections, "os")), ==, 0);
+
+	names = gnt_node_call_export_list(fx->client, fx->node, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(g_strv_length(names), ==, 1);
+	g_assert_cmpstr(names[0], ==, "old.example.com");
+	g_assert_null(gnt_node_call_export_info(fx->client, fx->node, "link.example.com", &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_clear_error(&error);
+	g_assert_null(gnt_node_call_export_info(fx->client, fx->node, dir + 1, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+
+	/* removing the link removes the link, not what it points to */
+	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "link.example.com",
+						  &removed, &error));
+	g_assert_no_error(error);
+	g_assert_true(removed);
+	g_assert_true(g_file_test(config, G_FILE_TEST_IS_REGULAR));
+	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "old.example.com",
+						  &removed, &error));
+	g_assert_true(removed);
+	g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
+	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "old.example.com",
+						  &removed, &error));
+	g_assert_false(removed);
+}
+
 /* gantry-noded as a process serves the procedures, on its own root. */
 static void
 test_noded(NodeFx *fx, gconstpointer data)
@@ -653,6 +723,8 @@ main(int argc, char **argv)
 	g_test_add("/rpc/node/os-rename", NodeFx, NULL, node_set_up, test_os_rename,
 		   node_tear_down);
 	g_test_add("/rpc/node/os-validate", NodeFx, NULL, node_set_up, test_os_validate,
+		   node_tear_down);
+	g_test_add("/rpc/node/export-info", NodeFx, NULL, node_set_up, test_export_info,
 		   node_tear_down);
 	g_test_add("/rpc/node/kvm", NodeFx, NULL, node_set_up, test_kvm, node_tear_down);
 	g_test_add("/rpc/noded/instances", NodeFx, NULL, node_set_up, test_noded, node_tear_down);

@@ -1,8 +1,10 @@
 /*
  * Instance units through the whole stack: gnt-cluster init, masterd and
  * noded on a temporary root, opcodes over LUXI, the fake hypervisor, file
- * disks and Debian's ganeti-os-noop. Checks what the config and the disk
- * directory hold after each step, failures included.
+ * disks, Debian's ganeti-os-noop and the test OS of tests/data/os-defs
+ * ("sample", first on the cluster's search path: its create script writes
+ * its environment onto disk 0). Checks what the config, the disks and the
+ * databases hold after each step, failures included.
  */
 #include "gnt-test-util.h"
 
@@ -39,7 +41,10 @@ static void
 inst_set_up(InstFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
-	const gchar *init[] = {"init", "--noded-port", "0", "cluster.example.com", NULL};
+	g_autofree gchar *os_defs =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs", NULL);
+	const gchar *init[] = {"init",		 "--noded-port", "0", "--os-search-path",
+			       os_defs,		 "cluster.example.com", NULL};
 
 	if (!g_file_test("/usr/share/ganeti/os/noop/create", G_FILE_TEST_IS_EXECUTABLE)) {
 		g_test_skip("Debian's ganeti-os-noop is not installed (scripts/install-deps)");
@@ -70,7 +75,7 @@ inst_tear_down(InstFx *fx, gconstpointer data)
 }
 
 /* Submits one opcode (JSON text) and waits for the job; returns its
- * [status, opresult] (transfer full). */
+ * [status, opresult, oplog] (transfer full). */
 static JsonArray *
 run_op(InstFx *fx, const gchar *op_json)
 {
@@ -98,7 +103,8 @@ run_op(InstFx *fx, const gchar *op_json)
 				break;
 		}
 	}
-	args = g_strdup_printf("[[%" G_GUINT64_FORMAT "], [\"status\", \"opresult\"]]", id);
+	args = g_strdup_printf("[[%" G_GUINT64_FORMAT "], [\"status\", \"opresult\", \"oplog\"]]",
+			       id);
 	{
 		g_autoptr(JsonNode) argn = gnt_json_parse(args, -1, NULL);
 		g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryJobs", argn, &error);
@@ -210,6 +216,66 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	g_assert_cmpuint(count_disk_files(fx, ""), ==, 0);
 }
 
+/* OP_INSTANCE_QUERY_DATA (RAPI's /info): the record, filled parameters,
+ * and the run state asked of the node; unknown names refused. */
+static void
+test_query_data(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) running = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	g_autoptr(JsonArray) static_only = NULL;
+	g_autoptr(JsonArray) unknown = NULL;
+	JsonObject *info;
+	JsonObject *disk;
+
+	if (fx->dir == NULL)
+		return;
+	created = run_op(fx, CREATE("db1.example.com", ", \"beparams\": {\"vcpus\": 2},"
+				    " \"osparams_private\": {\"pw\": \"s3cr3t-pw\"}"));
+	assert_job_ok(created);
+
+	running = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"db1\"]}");
+	assert_job_ok(running);
+	info = json_object_get_object_member(
+		json_array_get_object_element(json_array_get_array_element(running, 1), 0),
+		"db1.example.com");
+	g_assert_nonnull(info);
+	g_assert_cmpstr(json_object_get_string_member(info, "config_state"), ==, "up");
+	g_assert_cmpstr(json_object_get_string_member(info, "run_state"), ==, "up");
+	g_assert_cmpstr(json_object_get_string_member(info, "os"), ==, "noop");
+	g_assert_cmpstr(json_object_get_string_member(info, "hypervisor"), ==, "fake");
+	g_assert_cmpint(json_object_get_int_member(
+				json_object_get_object_member(info, "be_instance"), "vcpus"),
+			==, 2);
+	/* filled from the cluster's defaults */
+	g_assert_true(json_object_has_member(json_object_get_object_member(info, "be_actual"),
+					     "maxmem"));
+	disk = json_array_get_object_element(json_object_get_array_member(info, "disks"), 0);
+	g_assert_cmpstr(json_object_get_string_member(disk, "iv_name"), ==, "disk/0");
+	g_assert_cmpint(json_object_get_int_member(disk, "size"), ==, 64);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(info, "nics")), ==, 1);
+	{
+		g_autoptr(JsonNode) node = gnt_json_node_new_array(json_array_ref(running));
+		g_autofree gchar *text = gnt_json_to_string(node);
+
+		g_assert_null(strstr(text, "s3cr3t-pw"));
+	}
+
+	stopped = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"db1\"}");
+	assert_job_ok(stopped);
+	static_only = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"static\": true}");
+	assert_job_ok(static_only);
+	info = json_object_get_object_member(
+		json_array_get_object_element(json_array_get_array_element(static_only, 1), 0),
+		"db1.example.com");
+	g_assert_cmpstr(json_object_get_string_member(info, "config_state"), ==, "down");
+	g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(info, "run_state")));
+
+	unknown = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"nope\"]}");
+	assert_job_failed(unknown, "OpPrereqError", "nope");
+}
+
 /* Bad input is refused before anything is made; a step failing on the
  * node undoes what came before. */
 static void
@@ -259,13 +325,224 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 	assert_job_failed(again, "OpPrereqError", "is already in the cluster");
 }
 
+/* run_op() of a job that must succeed, or fail with @klass and @needle. */
+static void
+run_ok(InstFx *fx, const gchar *op_json)
+{
+	g_autoptr(JsonArray) row = run_op(fx, op_json);
+
+	assert_job_ok(row);
+}
+
+static void
+run_refused(InstFx *fx, const gchar *op_json, const gchar *klass, const gchar *needle)
+{
+	g_autoptr(JsonArray) row = run_op(fx, op_json);
+
+	assert_job_failed(row, klass, needle);
+}
+
+/* Whether the job's log (the oplog of run_op()'s row) has an entry
+ * containing @needle. */
+static gboolean
+job_log_has(JsonArray *row, const gchar *needle)
+{
+	JsonArray *per_op = json_array_get_array_element(row, 2);
+
+	for (guint o = 0; o < json_array_get_length(per_op); o++) {
+		JsonArray *entries = json_array_get_array_element(per_op, o);
+
+		for (guint e = 0; e < json_array_get_length(entries); e++) {
+			JsonArray *entry = json_array_get_array_element(entries, e);
+			const gchar *message = json_array_get_string_element(entry, 3);
+
+			if (message != NULL && strstr(message, needle) != NULL)
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/* The only file of an instance's file disk directory: disk 0. */
+static gchar *
+disk0_path(InstFx *fx, const gchar *instance)
+{
+	g_autofree gchar *dir =
+		g_build_filename(fx->dir, "srv", "gantry", "file-storage", instance, NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const gchar *name;
+
+	g_assert_nonnull(d);
+	name = g_dir_read_name(d);
+	g_assert_nonnull(name);
+	g_assert_null(g_dir_read_name(d));
+	return g_build_filename(dir, name, NULL);
+}
+
+/* The environment the sample OS's create script wrote onto disk 0: one
+ * "KEY=VALUE" per line. (transfer full) */
+static gchar *
+disk0_env(InstFx *fx, const gchar *instance)
+{
+	g_autofree gchar *path = disk0_path(fx, instance);
+	g_autoptr(GError) error = NULL;
+	gchar *text = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	g_assert_no_error(error);
+	return text;
+}
+
+static void
+assert_has_line(const gchar *text, const gchar *line)
+{
+	g_autofree gchar *needle = g_strdup_printf("\n%s\n", line);
+	g_autofree gchar *framed = g_strdup_printf("\n%s", text);
+
+	if (strstr(framed, needle) == NULL)
+		g_error("expected the line '%s' in:\n%s", line, text);
+}
+
+/* QueryInstances [os, custom_osparams, admin_state] of @name. (transfer full) */
+static JsonArray *
+instance_os(InstFx *fx, const gchar *name)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *text = g_strdup_printf(
+		"[[\"%s\"], [\"os\", \"custom_osparams\", \"admin_state\"], false]", name);
+	g_autoptr(JsonNode) args = gnt_json_parse(text, -1, NULL);
+	g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryInstances", args, &error);
+
+	g_assert_no_error(error);
+	return json_array_ref(json_array_get_array_element(json_node_get_array(rows), 0));
+}
+
+/* A value is in a database file, its WAL included. */
+static gboolean
+db_contains(const gchar *db, const gchar *needle)
+{
+	g_autofree gchar *wal = g_strconcat(db, "-wal", NULL);
+
+	return gnt_test_file_contains(db, needle) || gnt_test_file_contains(wal, needle);
+}
+
+#define REINSTALL(extra)                                                                          \
+	"{\"OP_ID\": \"OP_INSTANCE_REINSTALL\", \"instance_name\": \"re1\"" extra "}"
+
+/* Reinstall runs the OS create script again on the existing disks, with
+ * INSTANCE_REINSTALL=1; it is refused while the instance runs; the OS and
+ * parameters given replace the stored ones (private ones stored and shown
+ * redacted, secrets never stored); a failing script keeps the old record. */
+static void
+test_reinstall(InstFx *fx, gconstpointer data)
+{
+	const gchar *config_db;
+	const gchar *queue_db;
+	g_autoptr(JsonArray) reinstalled = NULL;
+	g_autoptr(JsonArray) failed = NULL;
+	g_autoptr(JsonArray) info = NULL;
+	g_autofree gchar *env = NULL;
+	g_autofree gchar *path = NULL;
+	JsonObject *osparams;
+
+	if (fx->dir == NULL)
+		return;
+	config_db = gnt_paths_get_config_db(fx->paths);
+	queue_db = gnt_paths_get_queue_db(fx->paths);
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"re1.example.com\","
+		    " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 16}],"
+		    " \"nics\": [], \"os_type\": \"sample+default\", \"hypervisor\": \"fake\","
+		    " \"start\": false, \"osparams\": {\"filesystem\": \"ext4\"},"
+		    " \"osparams_private\": {\"root-size\": \"private-R1\"},"
+		    " \"osparams_secret\": {\"secret.token\": \"secret-S1\"}}");
+	env = disk0_env(fx, "re1.example.com");
+	assert_has_line(env, "OSP_SECRET_TOKEN=secret-S1");
+	g_assert_null(strstr(env, "INSTANCE_REINSTALL"));
+	g_clear_pointer(&env, g_free);
+
+	/* refused while it runs: as recorded, and as the node sees it */
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"re1\"}");
+	run_refused(fx, REINSTALL(""), "OpPrereqError",
+		    "Instance 're1.example.com' is marked to be up, cannot reinstall");
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"re1\"}");
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"re1\","
+		   " \"no_remember\": true}");
+	run_refused(fx, REINSTALL(""), "OpPrereqError",
+		    "Instance 're1.example.com' is running, cannot reinstall");
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\": \"re1\"}");
+
+	/* the script runs again, on the same disk, with the new OS and values */
+	path = disk0_path(fx, "re1.example.com");
+	g_assert_true(g_file_set_contents(path, "overwritten\n", -1, NULL));
+	reinstalled = run_op(fx, REINSTALL(", \"os_type\": \"sample+minimal\","
+					   " \"osparams\": {\"filesystem\": \"ext3\"},"
+					   " \"osparams_private\": {\"root-size\": \"private-R2\"},"
+					   " \"osparams_secret\": {\"secret.token\": \"secret-S2\"}"));
+	assert_job_ok(reinstalled);
+	g_assert_true(job_log_has(reinstalled, "Changing OS scripts to 'sample+minimal'"));
+	env = disk0_env(fx, "re1.example.com");
+	assert_has_line(env, "INSTANCE_REINSTALL=1");
+	assert_has_line(env, "OS_VARIANT=minimal");
+	assert_has_line(env, "OSP_FILESYSTEM=ext3");
+	assert_has_line(env, "OSP_ROOT_SIZE=private-R2");
+	assert_has_line(env, "OSP_SECRET_TOKEN=secret-S2");
+	g_clear_pointer(&env, g_free);
+	info = instance_os(fx, "re1");
+	g_assert_cmpstr(json_array_get_string_element(info, 0), ==, "sample+minimal");
+	osparams = json_array_get_object_element(info, 1);
+	g_assert_cmpstr(json_object_get_string_member(osparams, "filesystem"), ==, "ext3");
+	g_assert_cmpstr(json_object_get_string_member(osparams, "root-size"), ==, "<redacted>");
+	g_assert_cmpstr(json_array_get_string_element(info, 2), ==, "down");
+	/* the private value is stored (a reinstall needs it), the secret nowhere */
+	g_assert_true(db_contains(config_db, "private-R2"));
+	g_assert_false(db_contains(config_db, "secret-S1"));
+	g_assert_false(db_contains(config_db, "secret-S2"));
+	g_assert_false(db_contains(queue_db, "secret-S1"));
+	g_assert_false(db_contains(queue_db, "secret-S2"));
+
+	/* without parameters: the stored ones again, and no secret */
+	run_ok(fx, REINSTALL(""));
+	env = disk0_env(fx, "re1.example.com");
+	assert_has_line(env, "INSTANCE_OS=sample+minimal");
+	assert_has_line(env, "OSP_FILESYSTEM=ext3");
+	assert_has_line(env, "OSP_ROOT_SIZE=private-R2");
+	g_assert_null(strstr(env, "OSP_SECRET_TOKEN"));
+	g_clear_pointer(&env, g_free);
+
+	/* a failing script: its output's tail in the job log, the record kept */
+	failed = run_op(fx, REINSTALL(", \"os_type\": \"sample+default\","
+				      " \"osparams\": {\"behaviour\": \"fail\"}"));
+	assert_job_failed(failed, "OpExecError", "OS create script failed (exited with exit code 3)");
+	g_assert_true(job_log_has(failed, "disk 0 is not usable"));
+	g_assert_true(job_log_has(failed, "progress line 30"));
+	g_assert_true(job_log_has(failed, "keeps its previous OS and OS parameters"));
+	g_clear_pointer(&info, json_array_unref);
+	info = instance_os(fx, "re1");
+	g_assert_cmpstr(json_array_get_string_element(info, 0), ==, "sample+minimal");
+	osparams = json_array_get_object_element(info, 1);
+	g_assert_false(json_object_has_member(osparams, "behaviour"));
+	g_assert_cmpstr(json_object_get_string_member(osparams, "filesystem"), ==, "ext3");
+
+	/* refused before anything runs, naming the culprit */
+	run_refused(fx, REINSTALL(", \"os_type\": \"nosuchos\""), "OpPrereqError", "nosuchos");
+	run_refused(fx, REINSTALL(", \"osparams\": {\"colour\": \"red\"}"), "OpPrereqError",
+		    "colour");
+	g_clear_pointer(&info, json_array_unref);
+	info = instance_os(fx, "re1");
+	g_assert_cmpstr(json_array_get_string_element(info, 0), ==, "sample+minimal");
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/system/instances/lifecycle", InstFx, NULL, inst_set_up, test_lifecycle,
 		   inst_tear_down);
+	g_test_add("/system/instances/query-data", InstFx, NULL, inst_set_up, test_query_data,
+		   inst_tear_down);
 	g_test_add("/system/instances/refusals-leave-nothing", InstFx, NULL, inst_set_up,
 		   test_refusals_leave_nothing, inst_tear_down);
+	g_test_add("/system/instances/reinstall", InstFx, NULL, inst_set_up, test_reinstall,
+		   inst_tear_down);
 	return g_test_run();
 }

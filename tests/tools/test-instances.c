@@ -1,6 +1,6 @@
 /*
- * gnt-instance add, startup, shutdown, reboot, console and remove as an
- * operator runs them: a one-node cluster (gnt-cluster init, masterd and
+ * gnt-instance add, startup, shutdown, reboot, console, remove, reinstall,
+ * rename and modify as an operator runs them: a one-node cluster (gnt-cluster init, masterd and
  * noded) on a temporary root, the fake hypervisor, file disks and Debian's
  * ganeti-os-noop (found through the cluster's default OS search path).
  * Every command runs without a controlling terminal, so questions are
@@ -210,13 +210,24 @@ test_refusals(InstFx *fx, gconstpointer data)
 	expect(list, 0, "bad1.example.com diskless ADMIN_down\n");
 }
 
+/* A command run with --submit --print-jobid succeeded; waits for its job,
+ * which must succeed too. */
+static void
+wait_for_printed_job(InstFx *fx, Run *submitted)
+{
+	g_autofree gchar *job_id = g_strstrip(g_strdup(submitted->out));
+	g_autoptr(Run) waited = NULL;
+
+	expect(submitted, 0, NULL);
+	waited = JOB(fx, "wait", job_id);
+	expect(waited, 0, NULL);
+}
+
 static void
 test_submit(InstFx *fx, gconstpointer data)
 {
 	g_autoptr(Run) submitted = NULL;
 	g_autoptr(Run) printed = NULL;
-	g_autoptr(Run) waited = NULL;
-	g_autofree gchar *job_id = NULL;
 
 	if (skip_without_noop())
 		return;
@@ -227,9 +238,7 @@ test_submit(InstFx *fx, gconstpointer data)
 	printed = INSTANCE(fx, "add", "-t", "file", "-s", "32M", "-o", "noop", "--submit",
 			   "--print-jobid", "sub2.example.com");
 	expect(printed, 0, "2\n");
-	job_id = g_strstrip(g_strdup(printed->out));
-	waited = JOB(fx, "wait", job_id);
-	expect(waited, 0, NULL);
+	wait_for_printed_job(fx, printed);
 	expect_status(fx, "sub1.example.com ADMIN_down\nsub2.example.com running\n");
 }
 
@@ -270,6 +279,220 @@ test_many(InstFx *fx, gconstpointer data)
 	g_assert_cmpint(remove_two->status, !=, 0);
 }
 
+/* Runs gnt-instance with @args and expects exit code 1 with @culprit in
+ * the error output. */
+#define EXPECT_FAILURE(fx, culprit, ...)                                                          \
+	G_STMT_START                                                                              \
+	{                                                                                         \
+		g_autoptr(Run) failed_ = INSTANCE(fx, __VA_ARGS__);                               \
+		expect(failed_, 1, NULL);                                                         \
+		assert_has(failed_->err, culprit);                                                \
+	}                                                                                         \
+	G_STMT_END
+
+static void
+test_reinstall(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) a = NULL;
+	g_autoptr(Run) b = NULL;
+	g_autoptr(Run) asked = NULL;
+	g_autoptr(Run) shutdown = NULL;
+	g_autoptr(Run) reinstalled = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) asked_many = NULL;
+	g_autoptr(Run) submitted = NULL;
+	g_autoptr(Run) waited = NULL;
+	g_autoptr(Run) waited_too = NULL;
+	g_autoptr(Run) jobs = NULL;
+	g_auto(GStrv) ids = NULL;
+
+	if (skip_without_noop())
+		return;
+	a = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop",
+		     "ri1.example.com");
+	b = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop", "--no-start",
+		     "ri2.example.com");
+	expect(a, 0, NULL);
+	expect(b, 0, NULL);
+
+	/* one instance without -f: the question, "no" without a terminal */
+	asked = INSTANCE(fx, "reinstall", "ri1");
+	expect(asked, 1, "");
+	EXPECT_FAILURE(fx, "Instance 'ri1.example.com' is marked to be up, cannot reinstall",
+		       "reinstall", "-f", "ri1");
+	EXPECT_FAILURE(fx, "Instance name 'nope' not found", "reinstall", "-f", "nope");
+	shutdown = INSTANCE(fx, "shutdown", "ri1");
+	expect(shutdown, 0, NULL);
+	EXPECT_FAILURE(fx, "Directory for OS nonexistent-os not found in search path", "reinstall",
+		       "-f", "-o", "nonexistent-os", "ri1");
+
+	reinstalled = INSTANCE(fx, "reinstall", "-f", "-O", "colour=blue",
+			       "--os-parameters-private", "motto=private-V",
+			       "--os-parameters-secret", "token=secret-V", "ri1");
+	expect(reinstalled, 0, NULL);
+	assert_has(reinstalled->out, "Waiting for job ");
+	assert_has(reinstalled->out, "* running the instance OS create scripts...\n");
+	info = INSTANCE(fx, "info", "ri1");
+	expect(info, 0, NULL);
+	assert_has(info->out, "  Operating system: noop\n");
+	assert_has(info->out, "    colour: blue\n");
+	assert_has(info->out, "    motto: <redacted>\n");
+	g_assert_null(strstr(info->out, "private-V"));
+	g_assert_null(strstr(info->out, "secret-V"));
+	g_assert_null(strstr(reinstalled->out, "secret-V"));
+
+	/* several: --force-multiple, or the question */
+	asked_many = INSTANCE(fx, "reinstall", "ri1", "ri2");
+	expect(asked_many, 1, "");
+	submitted = INSTANCE(fx, "reinstall", "--force-multiple", "--submit", "ri1", "ri2");
+	expect(submitted, 0, NULL);
+	g_assert_true(g_regex_match_simple("^[0-9]+: ri1.example.com\n[0-9]+: ri2.example.com\n$",
+					   submitted->out, 0, 0));
+	ids = g_strsplit_set(submitted->out, ":\n", -1);
+	waited = JOB(fx, "wait", ids[0]);
+	expect(waited, 0, NULL);
+	waited_too = JOB(fx, "wait", ids[2]);
+	expect(waited_too, 0, NULL);
+	jobs = JOB(fx, "list", "--no-headers", "--separator=|", "-o", "status,summary", ids[0],
+		   ids[2]);
+	expect(jobs, 0,
+	       "success|INSTANCE_REINSTALL(ri1.example.com)\n"
+	       "success|INSTANCE_REINSTALL(ri2.example.com)\n");
+	expect_status(fx, "ri1.example.com ADMIN_down\nri2.example.com ADMIN_down\n");
+}
+
+static void
+test_rename(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) a = NULL;
+	g_autoptr(Run) b = NULL;
+	g_autoptr(Run) asked = NULL;
+	g_autoptr(Run) renamed = NULL;
+	g_autoptr(Run) submitted = NULL;
+	g_autofree gchar *old_dir = g_build_filename(fx->file_storage, "rn1.example.com", NULL);
+	g_autofree gchar *new_dir = g_build_filename(fx->file_storage, "rn3.example.com", NULL);
+
+	if (skip_without_noop())
+		return;
+	a = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop", "--no-start",
+		     "rn1.example.com");
+	b = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "--no-start", "rn2.example.com");
+	expect(a, 0, NULL);
+	expect(b, 0, NULL);
+
+	EXPECT_FAILURE(fx, "Instance 'rn2.example.com' is already in the cluster", "rename", "rn1",
+		       "rn2.example.com");
+	EXPECT_FAILURE(fx, "instance 'nope' does not exist", "rename", "nope", "rn9.example.com");
+	EXPECT_FAILURE(fx, "'bad name!'", "rename", "rn1", "bad name!");
+	/* without the DNS check: the question, "no" without a terminal */
+	asked = INSTANCE(fx, "rename", "--no-name-check", "rn1", "rn3.example.com");
+	expect(asked, 1, "");
+	expect_status(fx, "rn1.example.com ADMIN_down\nrn2.example.com ADMIN_down\n");
+
+	renamed = INSTANCE(fx, "rename", "rn1", "rn3.example.com");
+	expect(renamed, 0, "Instance 'rn1' renamed to 'rn3.example.com'\n");
+	expect_status(fx, "rn2.example.com ADMIN_down\nrn3.example.com ADMIN_down\n");
+	g_assert_false(g_file_test(old_dir, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(new_dir, G_FILE_TEST_IS_DIR));
+
+	submitted = INSTANCE(fx, "rename", "-f", "--no-name-check", "--no-ip-check", "--submit",
+			     "--print-jobid", "rn3", "rn4.example.com");
+	wait_for_printed_job(fx, submitted);
+	expect_status(fx, "rn2.example.com ADMIN_down\nrn4.example.com ADMIN_down\n");
+}
+
+static void
+test_modify(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) add = NULL;
+	g_autoptr(Run) nothing = NULL;
+	g_autoptr(Run) modified = NULL;
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) at_end = NULL;
+	g_autoptr(Run) offline = NULL;
+	g_autoptr(Run) online = NULL;
+	g_autoptr(Run) reset = NULL;
+	g_autoptr(Run) submitted = NULL;
+
+	if (skip_without_noop())
+		return;
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop", "--no-start",
+		       "-B", "memory=128M", "md1.example.com");
+	expect(add, 0, NULL);
+
+	nothing = INSTANCE(fx, "modify", "md1");
+	expect(nothing, 1, "");
+	g_assert_cmpstr(nothing->err, ==, "Please give at least one of the parameters.\n");
+	EXPECT_FAILURE(fx, "backend parameter 'memory': invalid size 'lots'", "modify", "-B",
+		       "memory=lots", "md1");
+	EXPECT_FAILURE(fx, "unknown backend parameter 'colour'", "modify", "-B", "colour=red",
+		       "md1");
+	EXPECT_FAILURE(fx, "backend parameter 'auto_balance' must be a boolean, not 'maybe'",
+		       "modify", "-B", "auto_balance=maybe", "md1");
+	EXPECT_FAILURE(fx, "backend parameter 'vcpus' must be a number from 1 to 1024", "modify",
+		       "-B", "vcpus=0", "md1");
+	EXPECT_FAILURE(fx, "instance 'nope' does not exist", "modify", "-B", "memory=1G", "nope");
+	EXPECT_FAILURE(fx, "Missing required parameter 'size'", "modify", "--disk", "add", "md1");
+	EXPECT_FAILURE(fx, "Invalid disk size for disk add: invalid size '8Q'", "modify", "--disk",
+		       "add:size=8Q", "md1");
+	EXPECT_FAILURE(fx, "disk modification 'remove' is not supported yet", "modify", "--disk",
+		       "0:remove", "md1");
+	EXPECT_FAILURE(fx, "Directory for OS nonexistent-os not found in search path", "modify",
+		       "-o", "nonexistent-os", "md1");
+	EXPECT_FAILURE(fx, "unknown hypervisor parameter 'bogus'", "modify", "-H", "bogus=1", "md1");
+
+	modified = INSTANCE(fx, "modify", "-B", "memory=512M,vcpus=2", "-O", "colour=blue",
+			    "--os-parameters-private", "motto=private-V", "--disk", "add:size=16M",
+			    "md1");
+	expect(modified, 0, NULL);
+	assert_has(modified->out, "* adding disk/1\n");
+	assert_has(modified->out, "Modified instance md1\n"
+				  " - disk/1 -> add:size=16,mode=rw\n"
+				  " - be/maxmem -> 512\n"
+				  " - be/minmem -> 512\n"
+				  " - be/vcpus -> 2\n"
+				  " - os/colour -> blue\n"
+				  " - os_private/motto -> <redacted>\n"
+				  "Please don't forget that most parameters take effect only at the "
+				  "next (re)start of the instance initiated by ganeti; restarting from "
+				  "within the instance will not be enough.\n");
+	g_assert_null(strstr(modified->out, "private-V"));
+	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o",
+			"be/maxmem,be/vcpus,disk.sizes");
+	expect(list, 0, "512|2|32,16\n");
+	info = INSTANCE(fx, "info", "md1");
+	expect(info, 0, NULL);
+	assert_has(info->out, "    motto: <redacted>\n");
+	g_assert_null(strstr(info->out, "private-V"));
+
+	/* Ganeti's N:add form: only at the end here */
+	EXPECT_FAILURE(fx, "disks are added at the end (index -1 or 2), not at index 1", "modify",
+		       "--disk", "1:add,size=8M", "md1");
+	at_end = INSTANCE(fx, "modify", "--disk", "2:add,size=8M", "md1");
+	expect(at_end, 0, NULL);
+	assert_has(at_end->out, " - disk/2 -> add:size=8,mode=rw\n");
+
+	offline = INSTANCE(fx, "modify", "--offline", "md1");
+	expect(offline, 0, NULL);
+	assert_has(offline->out, " - admin_state -> offline\n");
+	expect_status(fx, "md1.example.com ADMIN_offline\n");
+	online = INSTANCE(fx, "modify", "--online", "md1");
+	expect(online, 0, NULL);
+	expect_status(fx, "md1.example.com ADMIN_down\n");
+
+	/* "default": back to the cluster's value */
+	reset = INSTANCE(fx, "modify", "-B", "vcpus=default", "md1");
+	expect(reset, 0, NULL);
+	assert_has(reset->out, " - be/vcpus -> default\n");
+	submitted = INSTANCE(fx, "modify", "--submit", "-B", "memory=256M", "md1");
+	expect(submitted, 0, "");
+	assert_has(submitted->err, "JobID: ");
+	g_clear_pointer(&list, run_free);
+	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o", "be/vcpus,disk.sizes");
+	expect(list, 0, "1|32,16,8\n");
+}
+
 #define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -280,5 +503,8 @@ main(int argc, char **argv)
 	ADD("/tools/instances/refusals", test_refusals);
 	ADD("/tools/instances/submit", test_submit);
 	ADD("/tools/instances/many", test_many);
+	ADD("/tools/instances/reinstall", test_reinstall);
+	ADD("/tools/instances/rename", test_rename);
+	ADD("/tools/instances/modify", test_modify);
 	return g_test_run();
 }

@@ -1,0 +1,854 @@
+/*
+ * noded's export and import procedures (Ganeti's local exports): the OS
+ * export script of an instance run once per disk, its dump written under
+ * <root>/srv/gantry/export/<instance>.new, then a config.ini describing the
+ * instance and the rename to <instance>; the import script run once per
+ * disk with a dump on its stdin; listing, describing and removing exports.
+ *
+ * Every path the master names is checked here: an export is one directory
+ * right below the export directory (no "..", no absolute path elsewhere, no
+ * symbolic link), a dump one plain file in it, opened without following
+ * links. Dumps are passed to the scripts as descriptors (/proc/self/fd/N),
+ * optionally through gzip.
+ */
+#define _GNU_SOURCE /* nftw */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-node-calls-backup.h"
+#include "gnt-os-script.h"
+#include "gnt-rpc-node-private.h"
+
+#define BACKUP_MAX_DEBUG_LEVEL 10
+#define BACKUP_SCRIPT_TIMEOUT_S                                                                  \
+	(GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
+#define BACKUP_CONFIG_FILE   "config.ini"
+#define BACKUP_NEW_SUFFIX    ".new"
+#define BACKUP_OLD_SUFFIX    ".old"
+/* Ganeti's constants.EXPORT_VERSION */
+#define BACKUP_EXPORT_VERSION 0
+/* a config.ini larger than this is not an export of ours or Ganeti's */
+#define BACKUP_CONFIG_MAX_BYTES (1024 * 1024)
+
+/* <root>/srv/gantry/export. (transfer full) */
+static gchar *
+export_dir(GntRpcNode *node)
+{
+	return g_build_filename(gnt_paths_get_root(node->paths), "srv", "gantry", "export", NULL);
+}
+
+static gboolean
+check_compress(const gchar *compress, GError **error)
+{
+	if (g_strcmp0(compress, "none") != 0 && g_strcmp0(compress, "gzip") != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "compression '%s' is not supported (none or gzip)", compress);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The file name of disk @index's dump. (transfer full) */
+static gchar *
+dump_name(guint index, const gchar *compress)
+{
+	return g_strdup_printf("disk%u.dump%s", index, g_strcmp0(compress, "gzip") == 0 ? ".gz" : "");
+}
+
+/*
+ * The export directory @path names: a name right below the export
+ * directory, or that directory's absolute path. GNT_ERROR_INVALID for
+ * anything else, GNT_ERROR_NOT_FOUND when it is not there, and for a
+ * symbolic link or a file. (transfer full)
+ */
+static gchar *
+resolve_export(GntRpcNode *node, const gchar *path, GError **error)
+{
+	g_autofree gchar *base = export_dir(node);
+	g_autofree gchar *dir = NULL;
+	const gchar *name = path;
+	GStatBuf st;
+
+	if (g_path_is_absolute(path)) {
+		gsize len = strlen(base);
+
+		if (strncmp(path, base, len) != 0 || path[len] != '/') {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "export path '%s' is outside the export directory '%s'", path,
+				    base);
+			return NULL;
+		}
+		name = path + len + 1;
+	}
+	if (strchr(name, '/') != NULL || !gnt_rpc_node_check_name(name, "export name", error)) {
+		if (error != NULL && *error == NULL)
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "export path '%s' must name one export right below '%s'", path,
+				    base);
+		return NULL;
+	}
+	dir = g_build_filename(base, name, NULL);
+	if (g_lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "no export '%s' in '%s'", name,
+			    base);
+		return NULL;
+	}
+	return g_steal_pointer(&dir);
+}
+
+/* A dump or description: never through a symbolic link; 0600. */
+static int
+open_nofollow(const gchar *path, int flags, GError **error)
+{
+	int fd = g_open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int errsv = errno;
+	g_autofree gchar *what = NULL;
+
+	if (fd >= 0)
+		return fd;
+	what = g_strdup_printf("opening '%s'", path);
+	gnt_error_set_errno(error, errsv, what);
+	return -1;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+	*fd = -1;
+}
+
+static int
+remove_entry_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* rm -r that never follows a link; a missing @path is fine. */
+static gboolean
+remove_tree(const gchar *path, GError **error)
+{
+	if (nftw(path, remove_entry_cb, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT) {
+		int errsv = errno;
+		g_autofree gchar *what = g_strdup_printf("removing '%s'", path);
+
+		gnt_error_set_errno(error, errsv, what);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+make_dir(const gchar *path, GError **error)
+{
+	if (g_mkdir_with_parents(path, 0700) != 0) {
+		int errsv = errno;
+		g_autofree gchar *what = g_strdup_printf("creating '%s'", path);
+
+		gnt_error_set_errno(error, errsv, what);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* ---- running the scripts, through gzip or not ------------------------- */
+
+/* gzip (-c, or -dc with @decompress) between @in_fd and @out_fd (both
+ * taken), its stderr kept for the error. (transfer full) */
+static GSubprocess *
+gzip_spawn(gboolean decompress, int in_fd, int out_fd, GError **error)
+{
+	g_autoptr(GSubprocessLauncher) launcher =
+		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	GSubprocess *proc;
+
+	g_subprocess_launcher_take_stdin_fd(launcher, in_fd);
+	g_subprocess_launcher_take_stdout_fd(launcher, out_fd);
+	proc = g_subprocess_launcher_spawn(launcher, error, "gzip", decompress ? "-dc" : "-c",
+					   NULL);
+	if (proc == NULL) {
+		gnt_error_convert(error);
+		g_prefix_error(error, "starting gzip: ");
+	}
+	/* the launcher's copies of the descriptors go with it, so that the
+	 * script alone holds its end of the pipe */
+	return proc;
+}
+
+/* Waits for gzip; FALSE (with its stderr) unless it exited with 0. */
+static gboolean
+gzip_wait(GSubprocess *proc, GError **error)
+{
+	g_autoptr(GBytes) err = NULL;
+	g_autofree gchar *text = NULL;
+
+	if (!g_subprocess_communicate(proc, NULL, NULL, NULL, &err, error)) {
+		gnt_error_convert(error);
+		g_prefix_error(error, "gzip: ");
+		return FALSE;
+	}
+	if (g_subprocess_get_if_exited(proc) && g_subprocess_get_exit_status(proc) == 0)
+		return TRUE;
+	text = g_strndup(g_bytes_get_data(err, NULL), g_bytes_get_size(err));
+	g_strstrip(text);
+	if (g_subprocess_get_if_exited(proc))
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "gzip failed (exited with exit code %d): %s",
+			    g_subprocess_get_exit_status(proc), text);
+	else
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "gzip failed (terminated by signal %d): %s",
+			    g_subprocess_get_term_sig(proc), text);
+	return FALSE;
+}
+
+/*
+ * Runs the export or import script of the spec's disk @index with @data_fd
+ * (the dump, not taken) as its stdout or stdin, through gzip when
+ * @compress says so.
+ */
+static gboolean
+run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guint index,
+		guint debug_level, int data_fd, const gchar *compress, GError **error)
+{
+	gboolean exporting = script == GNT_OS_SCRIPT_EXPORT;
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autoptr(GntOsEnv) env = NULL;
+	g_autoptr(GSubprocess) gzip = NULL;
+	g_autofree gchar *stream = NULL;
+	g_autofree gchar *log_file = NULL;
+	g_autoptr(GError) gzip_error = NULL;
+	GntOsRunOptions options = {
+		.log_dir = node->os_log_dir,
+		.timeout_s = BACKUP_SCRIPT_TIMEOUT_S,
+	};
+	int pipe_fds[2] = {-1, -1};
+	int script_fd = data_fd;
+	gboolean ok;
+
+	env = gnt_rpc_node_spec_new_os_env(spec, debug_level, NULL, &os, error);
+	if (env == NULL)
+		return FALSE;
+	gnt_os_env_set_disk_index(env, index);
+	if (g_strcmp0(compress, "gzip") == 0) {
+		int dup_fd = dup(data_fd);
+
+		if (dup_fd < 0 || !g_unix_open_pipe(pipe_fds, FD_CLOEXEC, error)) {
+			if (dup_fd < 0)
+				gnt_error_set_errno(error, errno, "duplicating the dump's descriptor");
+			else
+				(void)close(dup_fd);
+			return FALSE;
+		}
+		/* export: script | gzip -c > dump; import: gzip -dc < dump | script */
+		gzip = exporting ? gzip_spawn(FALSE, pipe_fds[0], dup_fd, error)
+				 : gzip_spawn(TRUE, dup_fd, pipe_fds[1], error);
+		script_fd = exporting ? pipe_fds[1] : pipe_fds[0];
+		if (exporting)
+			pipe_fds[0] = -1;
+		else
+			pipe_fds[1] = -1;
+		if (gzip == NULL) {
+			close_fd(&pipe_fds[0]);
+			close_fd(&pipe_fds[1]);
+			return FALSE;
+		}
+	}
+	stream = g_strdup_printf("/proc/self/fd/%d", script_fd);
+	if (exporting)
+		options.output_path = stream;
+	else
+		options.input_path = stream;
+	ok = gnt_os_script_run(os, script, env, &options, &log_file, error);
+	/* gzip sees the end of its input, or the script's reading end goes */
+	close_fd(&pipe_fds[0]);
+	close_fd(&pipe_fds[1]);
+	if (gzip != NULL && !gzip_wait(gzip, &gzip_error) && ok) {
+		g_propagate_error(error, g_steal_pointer(&gzip_error));
+		ok = FALSE;
+	}
+	if (!ok) {
+		g_prefix_error(error, "instance '%s' disk %u: ", spec->name, index);
+		return FALSE;
+	}
+	g_info("OS %s script of instance '%s' disk %u done, log in %s",
+	       gnt_os_script_to_string(script), spec->name, index, log_file);
+	return TRUE;
+}
+
+/* ---- config.ini: Python's ConfigParser format ------------------------- */
+
+/* str() of a JSON value, as Python prints it. (transfer full) */
+static gchar *
+ini_value(JsonNode *node)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return g_strdup("None");
+	if (JSON_NODE_HOLDS_VALUE(node)) {
+		switch (json_node_get_value_type(node)) {
+		case G_TYPE_BOOLEAN:
+			return g_strdup(json_node_get_boolean(node) ? "True" : "False");
+		case G_TYPE_INT64:
+			return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(node));
+		case G_TYPE_DOUBLE:
+			return gnt_json_format_double(json_node_get_double(node));
+		case G_TYPE_STRING:
+			return g_strdup(json_node_get_string(node));
+		default:
+			break;
+		}
+	}
+	return gnt_json_to_string(node);
+}
+
+/* "key = value", a value's newlines continued on tab-indented lines. */
+static void
+ini_add(GString *out, const gchar *key, const gchar *value)
+{
+	g_autofree gchar *lower = g_ascii_strdown(key, -1);
+
+	g_string_append_printf(out, "%s = ", lower);
+	for (const gchar *p = value; *p != '\0'; p++) {
+		g_string_append_c(out, *p);
+		if (*p == '\n')
+			g_string_append_c(out, '\t');
+	}
+	g_string_append_c(out, '\n');
+}
+
+static void
+ini_add_node(GString *out, const gchar *key, JsonNode *value)
+{
+	g_autofree gchar *text = ini_value(value);
+
+	ini_add(out, key, text);
+}
+
+static void
+ini_add_printf(GString *out, const gchar *key, const gchar *format, ...) G_GNUC_PRINTF(3, 4);
+
+static void
+ini_add_printf(GString *out, const gchar *key, const gchar *format, ...)
+{
+	g_autofree gchar *text = NULL;
+	va_list args;
+
+	va_start(args, format);
+	text = g_strdup_vprintf(format, args);
+	va_end(args);
+	ini_add(out, key, text);
+}
+
+/* A section of every member of the record's object @member. */
+static void
+ini_add_object_section(GString *out, const gchar *section, JsonObject *record, const gchar *member)
+{
+	JsonNode *node = json_object_get_member(record, member);
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	g_string_append_printf(out, "\n[%s]\n", section);
+	if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node))
+		return;
+	json_object_iter_init_ordered(&iter, json_node_get_object(node));
+	while (json_object_iter_next_ordered(&iter, &key, &value))
+		ini_add_node(out, key, value);
+}
+
+/* An array member of the record, or NULL. */
+static JsonArray *
+record_array(JsonObject *record, const gchar *member)
+{
+	JsonNode *node = json_object_get_member(record, member);
+
+	return node != NULL && JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+}
+
+static JsonNode *
+object_member(JsonObject *obj, const gchar *member)
+{
+	return obj != NULL ? json_object_get_member(obj, member) : NULL;
+}
+
+/* Ganeti's FinalizeExport layout for the spec's instance. (transfer full) */
+static gchar *
+ini_describe(GntRpcNodeSpec *spec, const gchar *compress)
+{
+	JsonObject *record = spec->instance;
+	JsonArray *tags = record_array(record, "tags");
+	JsonArray *nics = record_array(record, "nics");
+	g_autoptr(GString) out = g_string_new("[export]\n");
+	g_autoptr(GString) tag_list = g_string_new(NULL);
+
+	ini_add_printf(out, "version", "%d", BACKUP_EXPORT_VERSION);
+	ini_add_printf(out, "timestamp", "%" G_GINT64_FORMAT, g_get_real_time() / G_USEC_PER_SEC);
+	ini_add_node(out, "source", object_member(record, "primary_node"));
+	ini_add_node(out, "os", object_member(record, "os"));
+	ini_add(out, "compression", compress);
+
+	g_string_append(out, "\n[instance]\n");
+	ini_add(out, "name", spec->name);
+	ini_add_node(out, "maxmem", object_member(spec->beparams, "maxmem"));
+	ini_add_node(out, "minmem", object_member(spec->beparams, "minmem"));
+	/* deprecated, for older Ganeti versions, as Ganeti writes it */
+	ini_add_node(out, "memory", object_member(spec->beparams, "maxmem"));
+	ini_add_node(out, "vcpus", object_member(spec->beparams, "vcpus"));
+	ini_add_node(out, "disk_template", object_member(record, "disk_template"));
+	ini_add(out, "hypervisor", spec->hypervisor);
+	for (guint i = 0; tags != NULL && i < json_array_get_length(tags); i++) {
+		g_autofree gchar *tag = ini_value(json_array_get_element(tags, i));
+
+		g_string_append_printf(tag_list, "%s%s", i > 0 ? " " : "", tag);
+	}
+	ini_add(out, "tags", tag_list->str);
+	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
+		JsonNode *element = json_array_get_element(nics, i);
+		JsonObject *nic = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
+								 : NULL;
+		JsonNode *params_node = object_member(nic, "nicparams");
+		JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT(params_node)
+					     ? json_node_get_object(params_node)
+					     : NULL;
+		static const gchar *const nic_keys[] = {"mac", "ip", "network", "name"};
+		static const gchar *const param_keys[] = {"mode", "link"};
+
+		for (guint k = 0; k < G_N_ELEMENTS(nic_keys); k++) {
+			g_autofree gchar *key = g_strdup_printf("nic%u_%s", i, nic_keys[k]);
+
+			ini_add_node(out, key, object_member(nic, nic_keys[k]));
+		}
+		for (guint k = 0; k < G_N_ELEMENTS(param_keys); k++) {
+			g_autofree gchar *key = g_strdup_printf("nic%u_%s", i, param_keys[k]);
+
+			ini_add_node(out, key, object_member(params, param_keys[k]));
+		}
+	}
+	ini_add_printf(out, "nic_count", "%u", nics != NULL ? json_array_get_length(nics) : 0);
+	for (guint i = 0; i < spec->disks->len; i++) {
+		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
+		JsonObject *disk_record = g_ptr_array_index(spec->disk_records, i);
+		g_autofree gchar *ivname = g_strdup_printf("disk%u_ivname", i);
+		g_autofree gchar *dump = g_strdup_printf("disk%u_dump", i);
+		g_autofree gchar *size = g_strdup_printf("disk%u_size", i);
+		g_autofree gchar *name = g_strdup_printf("disk%u_name", i);
+		g_autofree gchar *file = dump_name(i, compress);
+
+		ini_add_node(out, ivname, object_member(disk_record, "iv_name"));
+		ini_add(out, dump, file);
+		ini_add_printf(out, size, "%" G_GUINT64_FORMAT, disk->size_mib);
+		ini_add_node(out, name, object_member(disk_record, "name"));
+		/* Gantry's own: a file disk's format, for the import */
+		if (object_member(disk_record, "format") != NULL) {
+			g_autofree gchar *format = g_strdup_printf("disk%u_format", i);
+
+			ini_add_node(out, format, object_member(disk_record, "format"));
+		}
+	}
+	ini_add_printf(out, "disk_count", "%u", spec->disks->len);
+	ini_add_object_section(out, "hypervisor", record, "hvparams");
+	ini_add_object_section(out, "backend", record, "beparams");
+	ini_add_object_section(out, "os", record, "osparams");
+	ini_add_object_section(out, "os_private", record, "osparams_private");
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/*
+ * Reads ConfigParser text: "[section]" lines, "key = value" or "key:
+ * value" (keys lower-cased, as Python does), comments starting with '#'
+ * or ';', values continued on indented lines. {section: {key: value}}.
+ * (transfer full)
+ */
+static JsonObject *
+ini_parse(const gchar *text, const gchar *file, GError **error)
+{
+	g_autoptr(JsonObject) sections = json_object_new();
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	JsonObject *section = NULL;
+	g_autofree gchar *last_key = NULL;
+
+	for (guint n = 0; lines[n] != NULL; n++) {
+		gchar *line = lines[n];
+		gsize len;
+		gchar *sep;
+		g_autofree gchar *key = NULL;
+
+		g_strchomp(line);
+		if (line[0] == '\0' || line[0] == '#' || line[0] == ';')
+			continue;
+		if ((line[0] == ' ' || line[0] == '\t') && section != NULL && last_key != NULL) {
+			const gchar *prev = json_object_get_string_member(section, last_key);
+			g_autofree gchar *joined = g_strconcat(prev, "\n", g_strchug(line), NULL);
+
+			json_object_set_string_member(section, last_key, joined);
+			continue;
+		}
+		len = strlen(line);
+		if (line[0] == '[' && line[len - 1] == ']') {
+			line[len - 1] = '\0';
+			if (!json_object_has_member(sections, line + 1))
+				json_object_set_object_member(sections, line + 1, json_object_new());
+			section = json_object_get_object_member(sections, line + 1);
+			g_clear_pointer(&last_key, g_free);
+			continue;
+		}
+		sep = strpbrk(line, "=:");
+		if (section == NULL || sep == NULL || sep == line) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'%s' line %u: neither a section nor 'key = value'", file, n + 1);
+			return NULL;
+		}
+		*sep = '\0';
+		key = g_ascii_strdown(g_strstrip(line), -1);
+		json_object_set_string_member(section, key, g_strstrip(sep + 1));
+		g_free(last_key);
+		last_key = g_steal_pointer(&key);
+	}
+	return g_steal_pointer(&sections);
+}
+
+/* ---- the procedures --------------------------------------------------- */
+
+/* The spec (argument 0) of an instance with an OS, and its disk @index
+ * (argument 1). */
+static GntRpcNodeSpec *
+parse_disk_args(JsonArray *args, guint *index, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
+
+	if (spec == NULL || !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXUINT16, index, error))
+		return NULL;
+	if (*index >= spec->disks->len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' has no disk %u (it has %u)", spec->name, *index,
+			    spec->disks->len);
+		return NULL;
+	}
+	return g_steal_pointer(&spec);
+}
+
+/* export_disk [spec, disk index, compress, debug level]: the export script
+ * of that disk into <export>/<instance>.new/disk<N>.dump[.gz].
+ * {"dump": file name} */
+static JsonNode *
+export_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autofree gchar *base = export_dir(node);
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *name = NULL;
+	g_autofree gchar *path = NULL;
+	const gchar *compress = NULL;
+	guint index = 0;
+	guint debug_level = 0;
+	int fd;
+	gboolean ok;
+	JsonObject *result;
+
+	if (!gnt_rpc_node_check_n_args(args, 4, "instance spec, disk index, compress, debug level",
+				       error) ||
+	    (spec = parse_disk_args(args, &index, error)) == NULL ||
+	    (compress = gnt_rpc_node_arg_string(args, 2, "'compress'", error)) == NULL ||
+	    !check_compress(compress, error) ||
+	    !gnt_rpc_node_arg_uint(args, 3, "'debug_level'", BACKUP_MAX_DEBUG_LEVEL, &debug_level,
+				   error))
+		return NULL;
+	dir = g_strconcat(base, "/", spec->name, BACKUP_NEW_SUFFIX, NULL);
+	name = dump_name(index, compress);
+	path = g_build_filename(dir, name, NULL);
+	if (!make_dir(dir, error))
+		return NULL;
+	(void)g_unlink(path);
+	fd = open_nofollow(path, O_WRONLY | O_CREAT | O_EXCL, error);
+	if (fd < 0)
+		return NULL;
+	ok = run_disk_script(node, spec, GNT_OS_SCRIPT_EXPORT, index, debug_level, fd, compress,
+			     error);
+	if (ok && fsync(fd) != 0) {
+		g_autofree gchar *what = g_strdup_printf("writing '%s'", path);
+
+		gnt_error_set_errno(error, errno, what);
+		ok = FALSE;
+	}
+	close_fd(&fd);
+	if (!ok)
+		return NULL;
+	result = json_object_new();
+	json_object_set_string_member(result, "dump", name);
+	return gnt_json_node_new_object(result);
+}
+
+/* Writes @text to @path (0600), synced. */
+static gboolean
+write_synced(const gchar *path, const gchar *text, GError **error)
+{
+	gsize len = strlen(text);
+	gsize done = 0;
+	int fd = open_nofollow(path, O_WRONLY | O_CREAT | O_TRUNC, error);
+
+	if (fd < 0)
+		return FALSE;
+	while (done < len) {
+		gssize n = write(fd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		done += (gsize)n;
+	}
+	if (done < len || fsync(fd) != 0) {
+		int errsv = errno;
+		g_autofree gchar *what = g_strdup_printf("writing '%s'", path);
+
+		close_fd(&fd);
+		gnt_error_set_errno(error, errsv, what);
+		return FALSE;
+	}
+	close_fd(&fd);
+	return TRUE;
+}
+
+static gboolean
+rename_checked(const gchar *from, const gchar *to, GError **error)
+{
+	if (g_rename(from, to) != 0) {
+		int errsv = errno;
+		g_autofree gchar *what = g_strdup_printf("renaming '%s' to '%s'", from, to);
+
+		gnt_error_set_errno(error, errsv, what);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* export_finalize [spec, compress]: config.ini into <instance>.new, which
+ * then replaces <instance> (an older export of it goes). null */
+static JsonNode *
+export_finalize_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autofree gchar *base = export_dir(node);
+	g_autofree gchar *final = NULL;
+	g_autofree gchar *fresh = NULL;
+	g_autofree gchar *old = NULL;
+	g_autofree gchar *config = NULL;
+	g_autofree gchar *text = NULL;
+	const gchar *compress = NULL;
+	gboolean had_old;
+
+	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, compress", error) ||
+	    (spec = gnt_rpc_node_spec_parse(args, 0, error)) == NULL ||
+	    (compress = gnt_rpc_node_arg_string(args, 1, "'compress'", error)) == NULL ||
+	    !check_compress(compress, error))
+		return NULL;
+	final = g_build_filename(base, spec->name, NULL);
+	fresh = g_strconcat(final, BACKUP_NEW_SUFFIX, NULL);
+	old = g_strconcat(final, BACKUP_OLD_SUFFIX, NULL);
+	config = g_build_filename(fresh, BACKUP_CONFIG_FILE, NULL);
+	text = ini_describe(spec, compress);
+	if (!make_dir(fresh, error) || !write_synced(config, text, error) ||
+	    !remove_tree(old, error))
+		return NULL;
+	had_old = g_file_test(final, G_FILE_TEST_EXISTS);
+	if (had_old && !rename_checked(final, old, error))
+		return NULL;
+	if (!rename_checked(fresh, final, error)) {
+		if (had_old)
+			(void)g_rename(old, final);
+		return NULL;
+	}
+	if (had_old && !remove_tree(old, error))
+		return NULL;
+	g_info("instance '%s' exported to '%s'", spec->name, final);
+	return gnt_json_node_new_null();
+}
+
+/* Whether @name in @base is a finished export: a directory (not a link)
+ * with a config.ini, not one being written. */
+static gboolean
+is_export(const gchar *base, const gchar *name)
+{
+	g_autofree gchar *dir = g_build_filename(base, name, NULL);
+	g_autofree gchar *config = g_build_filename(dir, BACKUP_CONFIG_FILE, NULL);
+	GStatBuf st;
+
+	if (name[0] == '.' || g_str_has_suffix(name, BACKUP_NEW_SUFFIX) ||
+	    g_str_has_suffix(name, BACKUP_OLD_SUFFIX))
+		return FALSE;
+	return g_lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && g_lstat(config, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* export_list []: the names of the finished exports, sorted. */
+static JsonNode *
+export_list_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autofree gchar *base = export_dir(user_data);
+	g_autoptr(GDir) dir = NULL;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) open_error = NULL;
+	JsonArray *result = json_array_new();
+	const gchar *name;
+
+	if (!gnt_rpc_node_check_n_args(args, 0, "none", error)) {
+		json_array_unref(result);
+		return NULL;
+	}
+	dir = g_dir_open(base, 0, &open_error);
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+		if (is_export(base, name))
+			g_ptr_array_add(names, g_strdup(name));
+	}
+	g_ptr_array_sort(names, compare_names);
+	for (guint i = 0; i < names->len; i++)
+		json_array_add_string_element(result, g_ptr_array_index(names, i));
+	return gnt_json_node_new_array(result);
+}
+
+/* export_info [path]: {"path": the export's directory, "sections": the
+ * config.ini as {section: {key: value}}}. */
+static JsonNode *
+export_info_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	const gchar *path = NULL;
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *config = NULL;
+	g_autofree gchar *text = NULL;
+	g_autoptr(JsonObject) sections = NULL;
+	gsize len = 0;
+	int fd;
+	JsonObject *result;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "export path", error) ||
+	    (path = gnt_rpc_node_arg_string(args, 0, "'path'", error)) == NULL ||
+	    (dir = resolve_export(user_data, path, error)) == NULL)
+		return NULL;
+	config = g_build_filename(dir, BACKUP_CONFIG_FILE, NULL);
+	fd = open_nofollow(config, O_RDONLY, error);
+	if (fd < 0) {
+		g_prefix_error(error, "export '%s' has no description: ", path);
+		return NULL;
+	}
+	text = g_malloc(BACKUP_CONFIG_MAX_BYTES + 1);
+	while (len < BACKUP_CONFIG_MAX_BYTES) {
+		gssize n = read(fd, text + len, BACKUP_CONFIG_MAX_BYTES - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (gsize)n;
+	}
+	close_fd(&fd);
+	text[len] = '\0';
+	if (len == BACKUP_CONFIG_MAX_BYTES || !g_utf8_validate(text, (gssize)len, NULL)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' is not an export description (too large or not text)", config);
+		return NULL;
+	}
+	sections = ini_parse(text, config, error);
+	if (sections == NULL)
+		return NULL;
+	if (!json_object_has_member(sections, "export") ||
+	    !json_object_has_member(sections, "instance")) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' lacks the [export] or [instance] section", config);
+		return NULL;
+	}
+	result = json_object_new();
+	json_object_set_string_member(result, "path", dir);
+	json_object_set_object_member(result, "sections", g_steal_pointer(&sections));
+	return gnt_json_node_new_object(result);
+}
+
+/* export_remove [name]: removes the export (or an unfinished
+ * "<name>.new"). true when there was one. */
+static JsonNode *
+export_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autofree gchar *base = export_dir(user_data);
+	g_autofree gchar *dir = NULL;
+	const gchar *name = NULL;
+	GStatBuf st;
+	gboolean there;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "export name", error) ||
+	    (name = gnt_rpc_node_arg_string(args, 0, "'name'", error)) == NULL ||
+	    !gnt_rpc_node_check_name(name, "export name", error))
+		return NULL;
+	dir = g_build_filename(base, name, NULL);
+	there = g_lstat(dir, &st) == 0;
+	if (there && !remove_tree(dir, error))
+		return NULL;
+	if (there)
+		g_info("export '%s' removed", dir);
+	return gnt_json_node_new_bool(there);
+}
+
+/* import_disk [spec, disk index, export path, dump file, compress, debug
+ * level]: the import script of that disk, the dump on its stdin. null */
+static JsonNode *
+import_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *path = NULL;
+	const gchar *src = NULL;
+	const gchar *dump = NULL;
+	const gchar *compress = NULL;
+	guint index = 0;
+	guint debug_level = 0;
+	int fd;
+	gboolean ok;
+
+	if (!gnt_rpc_node_check_n_args(args, 6, "instance spec, disk index, export path, dump, "
+						"compress, debug level", error) ||
+	    (spec = parse_disk_args(args, &index, error)) == NULL ||
+	    (src = gnt_rpc_node_arg_string(args, 2, "'src_path'", error)) == NULL ||
+	    (dump = gnt_rpc_node_arg_string(args, 3, "'dump'", error)) == NULL ||
+	    (compress = gnt_rpc_node_arg_string(args, 4, "'compress'", error)) == NULL ||
+	    !check_compress(compress, error) ||
+	    !gnt_rpc_node_arg_uint(args, 5, "'debug_level'", BACKUP_MAX_DEBUG_LEVEL, &debug_level,
+				   error) ||
+	    (dir = resolve_export(node, src, error)) == NULL ||
+	    !gnt_rpc_node_check_name(dump, "dump file name", error))
+		return NULL;
+	path = g_build_filename(dir, dump, NULL);
+	fd = open_nofollow(path, O_RDONLY, error);
+	if (fd < 0)
+		return NULL;
+	ok = run_disk_script(node, spec, GNT_OS_SCRIPT_IMPORT, index, debug_level, fd, compress,
+			     error);
+	close_fd(&fd);
+	return ok ? gnt_json_node_new_null() : NULL;
+}
+
+const GntRpcProcedure gnt_rpc_node_backup_procedures[] = {
+	{"export_disk", export_disk_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"export_finalize", export_finalize_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"export_list", export_list_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"export_info", export_info_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"export_remove", export_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"import_disk", import_disk_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};

@@ -1,0 +1,110 @@
+#pragma once
+
+#include "gnt-cli.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Ganeti's GenericInstanceCreate (lib/cli.py) for the commands that make an
+ * instance, gnt-instance add and gnt-backup import: their options
+ * (COMMON_CREATE_OPTS and each command's own) and the OP_INSTANCE_CREATE
+ * they make, checked as Ganeti's client checks before anything is sent.
+ * Also the option entries and values gnt-instance's other commands
+ * (reinstall, modify, rename, startup) share with add.
+ */
+
+typedef enum {
+	GNT_CLI_CREATE_MODE_CREATE, /* gnt-instance add */
+	GNT_CLI_CREATE_MODE_IMPORT, /* gnt-backup import */
+} GntCliCreateMode;
+
+/* The options of gnt-instance add and of gnt-backup import; both store
+ * into the same values, which gnt_cli_create_build_opcode() reads. */
+extern const GOptionEntry gnt_cli_create_add_entries[];
+extern const GOptionEntry gnt_cli_create_import_entries[];
+
+/*
+ * OP_INSTANCE_CREATE for @name from the options parsed into the entries of
+ * @mode, checked as GenericInstanceCreate does: disk template names, disk
+ * and NIC indexes and keys, sizes with units, the hypervisor, backend
+ * booleans (and an import's compression). Failures are recorded as
+ * OpPrereqError for gnt_cli_fail(). An import is not started, and the
+ * disks, NICs and tags it is not given are the export's; a creation needs
+ * disks and gets one NIC with the cluster's defaults unless --net or
+ * --no-nics. (transfer full)
+ */
+JsonObject *
+gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *name,
+			    GError **error);
+
+/* gnt-instance add and gnt-backup import: the opcode above for @name,
+ * submitted or sent as the command's options ask. The exit code, errors
+ * printed. */
+gint
+gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
+
+/* Entries of Ganeti's cli_opts that other commands share with add, each
+ * over the command's own @storage. */
+#define GNT_CLI_FORCE_VARIANT_ENTRY(storage)                                                     \
+	{"force-variant", 0, 0, G_OPTION_ARG_NONE, (storage), "Force an unknown variant", NULL}
+#define GNT_CLI_OSPARAMS_ENTRY(storage)                                                          \
+	{"os-parameters", 'O', 0, G_OPTION_ARG_STRING, (storage), "OS parameters", "KEY=VAL,..."}
+#define GNT_CLI_OSPARAMS_PRIVATE_ENTRY(storage)                                                  \
+	{"os-parameters-private", 0, 0, G_OPTION_ARG_STRING, (storage),                          \
+	 "Private OS parameters (won't be logged)", "KEY=VAL,..."}
+#define GNT_CLI_OSPARAMS_SECRET_ENTRY(storage)                                                   \
+	{"os-parameters-secret", 0, 0, G_OPTION_ARG_STRING, (storage),                           \
+	 "Secret OS parameters (won't be logged or saved; you must supply these for every "      \
+	 "operation.)",                                                                          \
+	 "KEY=VAL,..."}
+#define GNT_CLI_NO_NAME_CHECK_ENTRY(storage)                                                     \
+	{"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                \
+	 "Don't check that the instance's name is resolvable", NULL}
+#define GNT_CLI_NO_IP_CHECK_ENTRY(storage)                                                       \
+	{"no-ip-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                  \
+	 "Don't check that the instance's IP is alive", NULL}
+
+/* ---- option values; failures are OpPrereqErrors for gnt_cli_fail() ---- */
+
+/* A keyval option (-O, -H, ...) as an object; NULL @text gives an empty
+ * one. (transfer full) */
+JsonObject *
+gnt_cli_parse_keyval_option(GntCli *cli, const gchar *option, const gchar *text,
+			    GError **error);
+
+/* The keyval option @text as @op's @member (an empty object for NULL). */
+gboolean
+gnt_cli_set_keyval_option(GntCli *cli, JsonObject *op, const gchar *member, const gchar *option,
+			  const gchar *text, GError **error);
+
+/*
+ * -B as an opcode's beparams: auto_balance and always_failover as booleans
+ * (ForceDictType); the master checks the rest. With @allow_default (modify's
+ * allowed_values), "default" in any case is kept, as "default", for every
+ * key. (transfer full)
+ */
+JsonObject *
+gnt_cli_parse_beparams(GntCli *cli, const gchar *text, gboolean allow_default, GError **error);
+
+/* Every value "default" in any case (constants.VALUE_DEFAULT) as "default". */
+void
+gnt_cli_normalise_defaults(JsonObject *params);
+
+/* constants.IDISK_PARAMS: the keys a --disk value may have. */
+extern const gchar *const gnt_cli_disk_keys[];
+
+/* The index N of an "N:..." option value (0 to 1023); FALSE when N is not
+ * one. */
+gboolean
+gnt_cli_parse_device_index(const gchar *ident, guint *index);
+
+/* A disk's "size" (utils.ParseUnit: MiB unless a unit is given) as an
+ * integer, in place; @which names the disk in the message. */
+gboolean
+gnt_cli_parse_disk_size(GntCli *cli, JsonObject *disk, const gchar *which, GError **error);
+
+/* @member as the string @value, or null when @value is NULL. */
+void
+gnt_cli_set_string_or_null(JsonObject *op, const gchar *member, const gchar *value);
+
+G_END_DECLS
