@@ -6,12 +6,10 @@
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "gnt-daemon.h"
 #include "gnt-error.h"
-#include "gnt-log.h"
 #include "gnt-paths.h"
 #include "gnt-rapi-server.h"
 #include "gnt-tls.h"
@@ -83,8 +81,10 @@ typedef struct {
 } Rapi;
 
 static void
-rapi_clear(Rapi *self)
+rapi_clear(gpointer state)
 {
+	Rapi *self = state;
+
 	if (self->sighup != 0)
 		g_source_remove(self->sighup);
 	self->sighup = 0;
@@ -92,8 +92,6 @@ rapi_clear(Rapi *self)
 		gnt_rapi_server_stop(self->server);
 	g_clear_object(&self->server);
 }
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Rapi, rapi_clear)
 
 static gboolean
 reload_users_cb(gpointer user_data)
@@ -154,14 +152,15 @@ load_certificate(const GntPaths *paths, const RapiOptions *opts, GError **error)
 }
 
 static gboolean
-rapi_start(Rapi *self, GntDaemon *daemon, const GntPaths *paths, const RapiOptions *opts,
-	   GError **error)
+rapi_start(gpointer state, const GntPaths *paths, gconstpointer options, GError **error)
 {
+	Rapi *self = state;
+	const RapiOptions *opts = options;
 	g_autoptr(GTlsCertificate) certificate = NULL;
 	g_autoptr(GError) users_error = NULL;
 	g_autofree gchar *uri = NULL;
 	const gchar *users = opts->users != NULL ? opts->users : gnt_paths_get_rapi_users(paths);
-	GntRapiServerOptions options = {
+	GntRapiServerOptions server_options = {
 		.max_clients = (guint)opts->max_clients,
 		.n_workers = (guint)opts->workers,
 		.request_timeout_s = (guint)opts->request_timeout,
@@ -169,15 +168,13 @@ rapi_start(Rapi *self, GntDaemon *daemon, const GntPaths *paths, const RapiOptio
 		.require_authentication = opts->require_authentication,
 	};
 
-	if (!gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
-		return FALSE;
 	if (!opts->no_ssl) {
 		certificate = load_certificate(paths, opts, error);
 		if (certificate == NULL)
 			return FALSE;
 	}
 	self->server = gnt_rapi_server_new(gnt_rapi_routes(), gnt_paths_get_luxi_socket(paths),
-					   users, certificate, &options);
+					   users, certificate, &server_options);
 	if (!gnt_rapi_server_reload_users(self->server, &users_error))
 		g_warning("%s; starting without users", users_error->message);
 	if (!g_file_test(users, G_FILE_TEST_EXISTS))
@@ -245,18 +242,10 @@ parse_options(int *argc, char ***argv, RapiOptions *opts, GError **error)
 		 "Print the URI listened on once ready", NULL},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 
-	g_option_context_set_summary(context, "The Gantry remote API daemon.");
-	g_option_context_set_description(context, rapi_help);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!g_option_context_parse(context, argc, argv, error))
+	if (!gnt_daemon_parse_options(argc, argv, entries, "The Gantry remote API daemon.",
+				      rapi_help, error))
 		return FALSE;
-	if (*argc > 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-			    "unexpected argument '%s'", (*argv)[1]);
-		return FALSE;
-	}
 	if (!check_range("--port", opts->port, 0, 65535, error) ||
 	    !check_range("--max-clients", opts->max_clients, 1, 1000000, error) ||
 	    !check_range("--workers", opts->workers, 1, 1024, error) ||
@@ -283,39 +272,21 @@ main(int argc, char **argv)
 		.request_timeout = GNT_RAPI_DEFAULT_REQUEST_TIMEOUT,
 		.keep_alive_timeout = GNT_RAPI_DEFAULT_KEEP_ALIVE,
 	};
-	g_autoptr(GntPaths) paths = NULL;
-	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
-	g_autoptr(GntDaemon) daemon = NULL;
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *pid_file = NULL;
-	g_auto(Rapi) rapi = {0}; /* cleared first: the pid file goes last */
-	gboolean is_daemon = TRUE;
+	Rapi rapi = {0};
 
 	gnt_daemon_use_system_malloc(argv);
-	if (!parse_options(&argc, &argv, &opts, &error)) {
-		g_printerr("%s: %s\nTry '%s --help' for more information.\n", RAPI_NAME,
-			   error->message, RAPI_NAME);
-		return 2;
-	}
-	paths = gnt_paths_new(opts.root);
-	pid_file = gnt_paths_dup_pid_file(paths, RAPI_NAME);
-	daemon = gnt_daemon_new(RAPI_NAME, pid_file);
-	if (!gnt_daemon_prepare(paths, RAPI_NAME, opts.foreground, opts.verbose, opts.debug,
-				&error) ||
-	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
-		g_printerr("%s: %s\n", RAPI_NAME, error->message);
-		return EXIT_FAILURE;
-	}
-	if (!is_daemon)
-		return EXIT_SUCCESS; /* the detached daemon is ready */
-
-	loop = g_main_loop_new(NULL, FALSE);
-	if (!rapi_start(&rapi, daemon, paths, &opts, &error)) {
-		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
-		return EXIT_FAILURE;
-	}
-	gnt_daemon_run(daemon, loop);
-	rapi_clear(&rapi);
-	g_message("stopped");
-	return EXIT_SUCCESS;
+	if (!parse_options(&argc, &argv, &opts, &error))
+		return gnt_daemon_usage_error(RAPI_NAME, error);
+	return gnt_daemon_main(&(const GntDaemonSpec){
+		.name = RAPI_NAME,
+		.root = opts.root,
+		.foreground = opts.foreground,
+		.verbose = opts.verbose,
+		.debug = opts.debug,
+		.start = rapi_start,
+		.clear = rapi_clear,
+		.state = &rapi,
+		.options = &opts,
+	});
 }

@@ -13,11 +13,11 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-luxi-client.h"
+#include "gnt-net.h"
 #include "gnt-rapi-resources.h"
 #include "gnt-rapi-users.h"
 #include "gnt-secret.h"
 
-#define LISTEN_BACKLOG	   4096
 #define READ_CHUNK	   (16 * 1024)
 #define MAX_HEAD	   (64 * 1024) /* request line and headers */
 #define MAX_CHUNK_LINE	   1024
@@ -1698,39 +1698,11 @@ gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket,
 gboolean
 gnt_rapi_server_listen(GntRapiServer *self, const gchar *address, guint port, GError **error)
 {
-	g_autoptr(GInetAddress) inet = g_inet_address_new_from_string(address);
-	g_autoptr(GSocketAddress) socket_address = NULL;
-	g_autoptr(GSocketAddress) bound = NULL;
-	g_autoptr(GSocket) listener = NULL;
-	g_autofree gchar *host = NULL;
-
 	g_return_val_if_fail(GNT_IS_RAPI_SERVER(self) && self->listener == NULL, FALSE);
-	if (inet == NULL || port > G_MAXUINT16) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "cannot listen on '%s' port %u: not an IP address and port", address,
-			    port);
+	self->listener = gnt_net_listen(address, port, self->certificate != NULL ? "https" : "http",
+					&self->port, &self->uri, error);
+	if (self->listener == NULL)
 		return FALSE;
-	}
-	socket_address = g_inet_socket_address_new(inet, (guint16)port);
-	listener = g_socket_new(g_inet_address_get_family(inet), G_SOCKET_TYPE_STREAM,
-				G_SOCKET_PROTOCOL_TCP, error);
-	if (listener != NULL) {
-		g_socket_set_blocking(listener, FALSE);
-		g_socket_set_listen_backlog(listener, LISTEN_BACKLOG);
-	}
-	/* g_socket_bind() with allow_reuse sets SO_REUSEADDR */
-	if (listener == NULL || !g_socket_bind(listener, socket_address, TRUE, error) ||
-	    !g_socket_listen(listener, error) ||
-	    (bound = g_socket_get_local_address(listener, error)) == NULL) {
-		gnt_error_convert(error);
-		g_prefix_error(error, "listening on %s port %u: ", address, port);
-		return FALSE;
-	}
-	self->listener = g_steal_pointer(&listener);
-	self->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
-	host = g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(bound)));
-	self->uri = g_uri_join(G_URI_FLAGS_NONE, self->certificate != NULL ? "https" : "http", NULL,
-			       host, (gint)self->port, "/", NULL, NULL);
 	server_start_accept(self);
 	return TRUE;
 }

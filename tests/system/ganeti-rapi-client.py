@@ -88,8 +88,9 @@ def run_checks(env, port, cafile):
     check(node["name"] == info["master"] and node["role"] == "M"
           and node["master_candidate"] is True, "GetNodes(bulk): the master's fields")
 
-    # the client sends "__version__": 1 because the feature is listed
-    job = c.CreateInstance("create", "web1.example.com", "diskless", [], [], os="noop",
+    # the client sends "__version__": 1 because the feature is listed; a file
+    # disk, as a reinstall needs one
+    job = c.CreateInstance("create", "web1.example.com", "file", [{"size": 16}], [], os="noop",
                            hypervisor="fake", beparams={"maxmem": 128})
     check(isinstance(job, int), "CreateInstance answers an int job ID: %r" % job)
     check(c.WaitForJobCompletion(job, period=PERIOD), "the create job succeeds")
@@ -103,7 +104,7 @@ def run_checks(env, port, cafile):
 
     inst = c.GetInstance("web1.example.com")
     check(inst["name"] == "web1.example.com" and inst["os"] == "noop"
-          and inst["disk_template"] == "diskless" and inst["admin_state"] == "up"
+          and inst["disk_template"] == "file" and inst["admin_state"] == "up"
           and inst["status"] == "running", "GetInstance: running, status %r" % inst["status"])
     check(inst["beparams"]["maxmem"] == 128 and inst["beparams"]["memory"] == 128,
           "GetInstance: beparams with the old 'memory'")
@@ -122,19 +123,25 @@ def run_checks(env, port, cafile):
     check(c.GetInstance("web1.example.com")["status"] == "running",
           "after StartupInstance: running")
 
-    # one job: shutdown, reinstall, startup (needs OP_INSTANCE_REINSTALL in masterd)
-    try:
-        job = c.ReinstallInstance("web1.example.com", os="noop")
-    except rapi.GanetiApiError as err:
-        check(False, "ReinstallInstance: %s" % err)
-    else:
-        ops = [op["OP_ID"] for op in c.GetJobStatus(job)["ops"]]
-        check(ops == ["OP_INSTANCE_SHUTDOWN", "OP_INSTANCE_REINSTALL", "OP_INSTANCE_STARTUP"],
-              "ReinstallInstance submits shutdown, reinstall, startup: %r" % ops)
-        check(c.WaitForJobCompletion(job, period=PERIOD),
-              "ReinstallInstance's job succeeds: %r" % c.GetJobStatus(job)["opresult"])
-        check(c.GetInstance("web1.example.com")["status"] == "running",
-              "after ReinstallInstance: running again")
+    # a job of OP_INSTANCE_QUERY_DATA; its result holds the instance
+    job = c.GetInstanceInfo("web1.example.com", static=True)
+    check(c.WaitForJobCompletion(job, period=PERIOD), "GetInstanceInfo's job succeeds")
+    result = c.GetJobStatus(job)["opresult"][0]
+    check(list(result) == ["web1.example.com"]
+          and result["web1.example.com"]["os"] == "noop"
+          and result["web1.example.com"]["config_state"] == "up"
+          and result["web1.example.com"]["run_state"] is None,
+          "GetInstanceInfo(static=True): the instance, no live state")
+
+    # one job: shutdown, reinstall, startup
+    job = c.ReinstallInstance("web1.example.com", os="noop")
+    ops = [op["OP_ID"] for op in c.GetJobStatus(job)["ops"]]
+    check(ops == ["OP_INSTANCE_SHUTDOWN", "OP_INSTANCE_REINSTALL", "OP_INSTANCE_STARTUP"],
+          "ReinstallInstance submits shutdown, reinstall, startup: %r" % ops)
+    check(c.WaitForJobCompletion(job, period=PERIOD),
+          "ReinstallInstance's job succeeds: %r" % c.GetJobStatus(job)["opresult"])
+    check(c.GetInstance("web1.example.com")["status"] == "running",
+          "after ReinstallInstance: running again")
 
     # cancel a job queued behind one that holds the master node's lock
     hold = submit_delay(env, 2)
