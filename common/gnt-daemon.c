@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -480,4 +481,65 @@ gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GErr
 		g_printerr("%s: %s\n", self->name, error->message);
 	else
 		g_warning("start-up failed: %s", error->message);
+}
+
+gboolean
+gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries,
+			 const gchar *summary, const gchar *description, GError **error)
+{
+	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
+
+	g_option_context_set_summary(context, summary);
+	g_option_context_set_description(context, description);
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, argc, argv, error))
+		return FALSE;
+	if (*argc > 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+			    "unexpected argument '%s'", (*argv)[1]);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+int
+gnt_daemon_usage_error(const gchar *name, const GError *error)
+{
+	g_printerr("%s: %s\nTry '%s --help' for more information.\n", name, error->message, name);
+	return 2;
+}
+
+int
+gnt_daemon_main(const GntDaemonSpec *spec)
+{
+	g_autoptr(GntPaths) paths = gnt_paths_new(spec->root);
+	g_autofree gchar *pid_file = gnt_paths_dup_pid_file(paths, spec->name);
+	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
+	g_autoptr(GntDaemon) self = gnt_daemon_new(spec->name, pid_file);
+	g_autoptr(GError) error = NULL;
+	gboolean is_daemon = TRUE;
+
+	if ((spec->check != NULL && !spec->check(paths, spec->options, &error)) ||
+	    !gnt_daemon_prepare(paths, spec->name, spec->foreground, spec->verbose, spec->debug,
+				&error) ||
+	    (!spec->foreground && !gnt_daemon_detach(self, &is_daemon, &error))) {
+		g_printerr("%s: %s\n", spec->name, error->message);
+		return EXIT_FAILURE;
+	}
+	if (!is_daemon)
+		return EXIT_SUCCESS; /* the detached daemon is ready */
+
+	loop = g_main_loop_new(NULL, FALSE);
+	gnt_daemon_catch_stop(self, loop);
+	if (!gnt_daemon_harden(&error) || !gnt_daemon_lock_pid_file(self, &error) ||
+	    !spec->start(spec->state, paths, spec->options, &error)) {
+		gnt_daemon_report_start_failure(self, spec->foreground, error);
+		spec->clear(spec->state); /* the pid file goes last */
+		return EXIT_FAILURE;
+	}
+	gnt_daemon_run(self, loop);
+	spec->clear(spec->state);
+	/* the daemon's own words: its log domain is its name */
+	g_log(spec->name, G_LOG_LEVEL_MESSAGE, "stopped");
+	return EXIT_SUCCESS;
 }

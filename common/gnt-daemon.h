@@ -12,12 +12,13 @@ G_BEGIN_DECLS
  * detaching from the terminal, start-up reporting to whoever started it,
  * systemd's readiness protocol, process hardening and stop signals.
  *
- * A daemon's main() runs, in this order:
+ * A daemon's life runs, in this order (gnt_daemon_main() below does it all
+ * once the options are parsed):
  *
  *	gnt_daemon_new()            (before any thread exists)
  *	gnt_daemon_detach()         (unless --foreground; returns in both processes)
- *	gnt_daemon_harden(), gnt_daemon_lock_pid_file()
- *	gnt_daemon_catch_stop(), then its own set-up (listening sockets)
+ *	gnt_daemon_catch_stop(), gnt_daemon_harden(), gnt_daemon_lock_pid_file()
+ *	its own set-up (listening sockets)
  *	gnt_daemon_run(): gnt_daemon_notify_ready() and the main loop
  *	                            (or gnt_daemon_notify_failed() and exit 1)
  *	gnt_daemon_notify_stopping(), its own shut-down, gnt_daemon_free()
@@ -114,10 +115,11 @@ gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GErr
 void
 gnt_daemon_catch_stop(GntDaemon *self, GMainLoop *loop);
 
-/* Runs @loop until SIGTERM or SIGINT (gnt_daemon_catch_stop() unless done): tells whoever started the daemon
- * (and systemd) that it is ready, reopens the log on SIGHUP (logrotate),
- * and tells systemd it is stopping on the way out. @loop must outlive
- * @self: the stop handler keeps a pointer to it. */
+/* Runs @loop until SIGTERM or SIGINT (gnt_daemon_catch_stop() unless
+ * done): tells whoever started the daemon (and systemd) that it is ready,
+ * reopens the log on SIGHUP (logrotate), and tells systemd it is stopping
+ * on the way out. @loop must outlive @self: the stop handler keeps a
+ * pointer to it. */
 void
 gnt_daemon_run(GntDaemon *self, GMainLoop *loop);
 
@@ -129,5 +131,54 @@ gnt_daemon_run(GntDaemon *self, GMainLoop *loop);
  * nothing had to change or the re-exec failed. */
 void
 gnt_daemon_use_system_malloc(char **argv);
+
+/*
+ * What a daemon tells gnt_daemon_main(): its name and the options every
+ * daemon has, and its own parts. @state is what its start-up makes (a
+ * struct in main()), @options its parsed options; both are handed back.
+ */
+typedef struct {
+	const gchar *name; /* "gantry-masterd": messages, pid file, log file */
+	const gchar *root; /* --root; NULL: $GANTRY_ROOT, else / */
+	gboolean foreground;
+	gboolean verbose;
+	gboolean debug;
+	/* Optional: a reason not to start at all, found before anything is
+	 * created or detached (masterd: no cluster under the root). */
+	gboolean (*check)(const GntPaths *paths, gconstpointer options, GError **error);
+	/* The daemon's own start-up, in the daemon process, hardened, holding
+	 * the pid file and with SIGTERM and SIGINT already caught: ends with it
+	 * listening and logs that it started. */
+	gboolean (*start)(gpointer state, const GntPaths *paths, gconstpointer options,
+			  GError **error);
+	/* Its own shut-down, after the main loop or a failed start-up, before
+	 * the pid file is released; must cope with a half-made @state. */
+	void (*clear)(gpointer state);
+	gpointer state;
+	gconstpointer options;
+} GntDaemonSpec;
+
+/*
+ * A daemon's main() once its options are parsed: makes the root's
+ * directories and the log (stderr: "NAME: MESSAGE", exit 1, on failure),
+ * detaches unless foreground (the starting process exits 0 once the daemon
+ * is ready, 1 with its message if not), then in the daemon: catches stop
+ * signals, hardens, takes the pid file, @spec->start, runs until SIGTERM or
+ * SIGINT, @spec->clear, logs "stopped" (in the log domain @spec->name).
+ * Answers the exit code.
+ */
+int
+gnt_daemon_main(const GntDaemonSpec *spec);
+
+/* Parses a daemon's command line with @entries (--help shows @summary and
+ * @description); an argument that is not an option is refused. */
+gboolean
+gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries,
+			 const gchar *summary, const gchar *description, GError **error);
+
+/* A command line @name could not parse: prints "NAME: MESSAGE" and the hint
+ * to try --help on stderr, and answers 2, the exit code for it. */
+int
+gnt_daemon_usage_error(const gchar *name, const GError *error);
 
 G_END_DECLS

@@ -23,6 +23,9 @@ struct _GntPaths {
 	gchar *master_cert;
 	gchar *master_key;
 	gchar *join_tokens;
+	gchar *rapi_cert;
+	gchar *rapi_key;
+	gchar *rapi_users;
 };
 
 GntPaths *
@@ -50,6 +53,9 @@ gnt_paths_new(const gchar *root)
 	self->master_cert = g_build_filename(self->tls_dir, "master.pem", NULL);
 	self->master_key = g_build_filename(self->tls_dir, "master.key", NULL);
 	self->join_tokens = g_build_filename(self->tls_dir, "join-tokens.json", NULL);
+	self->rapi_cert = g_build_filename(self->tls_dir, "rapi.pem", NULL);
+	self->rapi_key = g_build_filename(self->tls_dir, "rapi.key", NULL);
+	self->rapi_users = g_build_filename(self->data_dir, "rapi", "users", NULL);
 	return self;
 }
 
@@ -74,6 +80,9 @@ gnt_paths_free(GntPaths *self)
 	g_free(self->master_cert);
 	g_free(self->master_key);
 	g_free(self->join_tokens);
+	g_free(self->rapi_cert);
+	g_free(self->rapi_key);
+	g_free(self->rapi_users);
 	g_free(self);
 }
 
@@ -165,6 +174,24 @@ const gchar *
 gnt_paths_get_join_tokens(const GntPaths *self)
 {
 	return self->join_tokens;
+}
+
+const gchar *
+gnt_paths_get_rapi_cert(const GntPaths *self)
+{
+	return self->rapi_cert;
+}
+
+const gchar *
+gnt_paths_get_rapi_key(const GntPaths *self)
+{
+	return self->rapi_key;
+}
+
+const gchar *
+gnt_paths_get_rapi_users(const GntPaths *self)
+{
+	return self->rapi_users;
 }
 
 gchar *

@@ -53,6 +53,14 @@ const gchar *
 gnt_paths_get_master_key(const GntPaths *self); /* <tls>/master.key */
 const gchar *
 gnt_paths_get_join_tokens(const GntPaths *self); /* <tls>/join-tokens.json */
+const gchar *
+gnt_paths_get_rapi_cert(const GntPaths *self); /* <tls>/rapi.pem: gantry-rapi's certificate */
+const gchar *
+gnt_paths_get_rapi_key(const GntPaths *self); /* <tls>/rapi.key */
+
+/* gantry-rapi's users file (doc/rapi.md): <data>/rapi/users */
+const gchar *
+gnt_paths_get_rapi_users(const GntPaths *self);
 
 /* <run>/<daemon>.pid and <log>/<daemon>.log. (transfer full) */
 gchar *

@@ -834,6 +834,29 @@ gnt_tls_peer_database_dup_failure(GntTlsPeerDatabase *self)
 	return failure;
 }
 
+/* gantry-rapi's certificate, issued by @ca (gnt_tls_issue_rapi_certificate()). */
+static gboolean
+ca_issue_rapi(GntTlsCa *ca, const GntPaths *paths, const gchar *node_name,
+	      const gchar *const *addresses, GError **error)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	const gchar *local[] = {"localhost", "127.0.0.1", "::1"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(local); i++) {
+		if (g_strcmp0(local[i], node_name) != 0)
+			g_ptr_array_add(names, (gpointer)local[i]);
+	}
+	for (guint i = 0; addresses != NULL && addresses[i] != NULL; i++)
+		g_ptr_array_add(names, (gpointer)addresses[i]);
+	g_ptr_array_add(names, NULL);
+	if (!gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, node_name, (const gchar *const *)names->pdata,
+			      gnt_paths_get_rapi_cert(paths), gnt_paths_get_rapi_key(paths), error)) {
+		g_prefix_error(error, "issuing the RAPI certificate: ");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 gboolean
 gnt_tls_init_cluster(const GntPaths *paths, const gchar *cluster, const gchar *node_name,
 		     const gchar *const *addresses, GError **error)
@@ -846,9 +869,25 @@ gnt_tls_init_cluster(const GntPaths *paths, const gchar *cluster, const gchar *n
 			      gnt_paths_get_node_cert(paths), gnt_paths_get_node_key(paths),
 			      error) ||
 	    !gnt_tls_ca_issue(ca, GNT_TLS_ROLE_MASTER, NULL, NULL, gnt_paths_get_master_cert(paths),
-			      gnt_paths_get_master_key(paths), error)) {
+			      gnt_paths_get_master_key(paths), error) ||
+	    !ca_issue_rapi(ca, paths, node_name, addresses, error)) {
 		g_prefix_error(error, "creating the TLS files of cluster '%s': ", cluster);
 		return FALSE;
 	}
 	return TRUE;
+}
+
+gboolean
+gnt_tls_issue_rapi_certificate(const GntPaths *paths, const gchar *node_name,
+			       const gchar *const *addresses, GError **error)
+{
+	g_autoptr(GntTlsCa) ca = NULL;
+
+	g_return_val_if_fail(node_name != NULL && node_name[0] != '\0', FALSE);
+	ca = gnt_tls_ca_load(gnt_paths_get_ca_cert(paths), gnt_paths_get_ca_key(paths), error);
+	if (ca == NULL) {
+		g_prefix_error(error, "issuing the RAPI certificate: ");
+		return FALSE;
+	}
+	return ca_issue_rapi(ca, paths, node_name, addresses, error);
 }

@@ -156,11 +156,23 @@ gnt_tls_peer_database_dup_failure(GntTlsPeerDatabase *self);
 /*
  * Creates the TLS files of a new cluster's master node under @paths'
  * TLS directory: the CA (ca.pem, ca.key), the node certificate of
- * @node_name with @addresses (node.pem, node.key) and the master role's
- * client certificate (master.pem, master.key). Existing files are replaced.
+ * @node_name with @addresses (node.pem, node.key), the master role's
+ * client certificate (master.pem, master.key) and gantry-rapi's
+ * (gnt_tls_issue_rapi_certificate()). Existing files are replaced.
  */
 gboolean
 gnt_tls_init_cluster(const GntPaths *paths, const gchar *cluster, const gchar *node_name,
 		     const gchar *const *addresses, GError **error);
+
+/*
+ * Issues gantry-rapi's HTTPS certificate (rapi.pem, rapi.key) with the
+ * cluster CA (ca.pem, ca.key, so on the master only): a TLS server
+ * certificate with CN @node_name and the SANs @node_name, "localhost",
+ * "127.0.0.1", "::1" and @addresses (may be NULL), so a client verifying
+ * with ca.pem accepts it under any of those names. Replaces existing files.
+ */
+gboolean
+gnt_tls_issue_rapi_certificate(const GntPaths *paths, const gchar *node_name,
+			       const gchar *const *addresses, GError **error);
 
 G_END_DECLS

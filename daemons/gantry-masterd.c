@@ -3,15 +3,11 @@
  * cluster model is config/, the job queue jobqueue/, the LUXI server luxi/,
  * and what every daemon does (pid file, detaching, systemd) common/gnt-daemon.
  */
-#include <glib-unix.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "gnt-config.h"
 #include "gnt-daemon.h"
 #include "gnt-error.h"
-#include "gnt-log.h"
 #include "gnt-lu-env.h"
 #include "gnt-luxi-server.h"
 #include "gnt-paths.h"
@@ -66,8 +62,10 @@ static const gchar masterd_help[] =
 	"There must be a cluster under the root: run gnt-cluster init first.";
 
 static void
-master_clear(Master *self)
+master_clear(gpointer state)
 {
+	Master *self = state;
+
 	if (self->server != NULL)
 		gnt_luxi_server_stop(self->server);
 	if (self->queue != NULL)
@@ -77,8 +75,6 @@ master_clear(Master *self)
 	g_clear_object(&self->env.rpc);
 	g_clear_object(&self->config);
 }
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Master, master_clear)
 
 /* GNT_ERROR_NOT_FOUND: the root holds no cluster (no config database). */
 static void
@@ -90,14 +86,13 @@ set_no_cluster_error(const GntPaths *paths, GError **error)
 }
 
 static gboolean
-master_start(Master *self, GntDaemon *daemon, const GntPaths *paths,
-	     const MasterdOptions *opts, GError **error)
+master_start(gpointer state, const GntPaths *paths, gconstpointer options, GError **error)
 {
+	Master *self = state;
+	const MasterdOptions *opts = options;
 	g_autoptr(GError) rpc_error = NULL;
 	gint64 max_running = opts->max_running_jobs;
 
-	if (!gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
-		return FALSE;
 	self->config = gnt_config_open(gnt_paths_get_config_db(paths), error);
 	if (self->config == NULL) {
 		if (g_error_matches(*error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
@@ -150,18 +145,10 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 		 "SECONDS"},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 
-	g_option_context_set_summary(context, "The Gantry master daemon.");
-	g_option_context_set_description(context, masterd_help);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!g_option_context_parse(context, argc, argv, error))
+	if (!gnt_daemon_parse_options(argc, argv, entries, "The Gantry master daemon.",
+				      masterd_help, error))
 		return FALSE;
-	if (*argc > 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-			    "unexpected argument '%s'", (*argv)[1]);
-		return FALSE;
-	}
 	if (opts->auto_archive_age < 0) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 			    "--auto-archive-age must be 0 or more seconds, not '%d'",
@@ -177,56 +164,36 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 	return TRUE;
 }
 
-/* Checks, before anything is created or detached, that there is a cluster
- * and the directories and log can be set up. */
+/* Before anything is created or detached: there must be a cluster. */
 static gboolean
-prepare(const GntPaths *paths, const MasterdOptions *opts, GError **error)
+check_cluster(const GntPaths *paths, gconstpointer options, GError **error)
 {
-	if (!g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
-		set_no_cluster_error(paths, error);
-		return FALSE;
-	}
-	return gnt_daemon_prepare(paths, MASTERD_NAME, opts->foreground, opts->verbose,
-				  opts->debug, error);
+	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS))
+		return TRUE;
+	set_no_cluster_error(paths, error);
+	return FALSE;
 }
 
 int
 main(int argc, char **argv)
 {
 	g_auto(MasterdOptions) opts = {.auto_archive_age = MASTERD_AUTO_ARCHIVE_AGE_S};
-	g_autoptr(GntPaths) paths = NULL;
-	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
-	g_autoptr(GntDaemon) daemon = NULL;
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *pid_file = NULL;
-	g_auto(Master) master = {0}; /* cleared first: the pid file goes last */
-	gboolean is_daemon = TRUE;
+	Master master = {0};
 
 	gnt_daemon_use_system_malloc(argv);
-	if (!parse_options(&argc, &argv, &opts, &error)) {
-		g_printerr("%s: %s\nTry '%s --help' for more information.\n", MASTERD_NAME,
-			   error->message, MASTERD_NAME);
-		return 2;
-	}
-	paths = gnt_paths_new(opts.root);
-	pid_file = gnt_paths_dup_pid_file(paths, MASTERD_NAME);
-	daemon = gnt_daemon_new(MASTERD_NAME, pid_file);
-	if (!prepare(paths, &opts, &error) ||
-	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
-		g_printerr("%s: %s\n", MASTERD_NAME, error->message);
-		return EXIT_FAILURE;
-	}
-	if (!is_daemon)
-		return EXIT_SUCCESS; /* the detached daemon is ready */
-
-	loop = g_main_loop_new(NULL, FALSE);
-	gnt_daemon_catch_stop(daemon, loop);
-	if (!master_start(&master, daemon, paths, &opts, &error)) {
-		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
-		return EXIT_FAILURE;
-	}
-	gnt_daemon_run(daemon, loop);
-	master_clear(&master);
-	g_message("stopped");
-	return EXIT_SUCCESS;
+	if (!parse_options(&argc, &argv, &opts, &error))
+		return gnt_daemon_usage_error(MASTERD_NAME, error);
+	return gnt_daemon_main(&(const GntDaemonSpec){
+		.name = MASTERD_NAME,
+		.root = opts.root,
+		.foreground = opts.foreground,
+		.verbose = opts.verbose,
+		.debug = opts.debug,
+		.check = check_cluster,
+		.start = master_start,
+		.clear = master_clear,
+		.state = &master,
+		.options = &opts,
+	});
 }

@@ -3,16 +3,12 @@
  * server, its procedures and the join protocol are rpc/, the TLS files
  * common/gnt-tls, and what every daemon does common/gnt-daemon.
  */
-#include <glib-unix.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "gnt-daemon.h"
 #include "gnt-error.h"
 #include "gnt-join.h"
-#include "gnt-log.h"
 #include "gnt-paths.h"
 #include "gnt-rpc-node.h"
 #include "gnt-rpc-server.h"
@@ -79,8 +75,10 @@ static const gchar noded_help[] =
 	"SIGTERM or SIGINT stop it.";
 
 static void
-node_clear(Node *self)
+node_clear(gpointer state)
 {
+	Node *self = state;
+
 	if (self->server != NULL) {
 		gnt_rpc_server_stop(self->server);
 		/* the procedures still running use rpc_node */
@@ -93,22 +91,22 @@ node_clear(Node *self)
 	g_clear_object(&self->server);
 	g_clear_pointer(&self->authority, gnt_join_authority_free);
 	g_clear_pointer(&self->rpc_node, gnt_rpc_node_free);
+	while (g_main_context_iteration(NULL, FALSE)) /* connections close in idle callbacks */
+		;
 }
 
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Node, node_clear)
-
 static gboolean
-node_start(Node *self, GntDaemon *daemon, const GntPaths *paths, const NodedOptions *opts,
-	   GError **error)
+node_start(gpointer state, const GntPaths *paths, gconstpointer options, GError **error)
 {
+	Node *self = state;
+	const NodedOptions *opts = options;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *uri = NULL;
 	guint port = 0;
 	const GntRpcNodeOptions rpc_options = {.libvirt_uri = opts->libvirt_uri};
 
 	if (!gnt_rpc_parse_listen_address(opts->listen, GNT_RPC_DEFAULT_PORT, &address, &port,
-					  error) ||
-	    !gnt_daemon_harden(error) || !gnt_daemon_lock_pid_file(daemon, error))
+					  error))
 		return FALSE;
 	if (opts->join != NULL &&
 	    !gnt_join_cluster(paths, opts->join, (const gchar *const *)opts->addresses,
@@ -171,18 +169,10 @@ parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 		 "URI"},
 		{NULL},
 	};
-	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 
-	g_option_context_set_summary(context, "The Gantry node daemon.");
-	g_option_context_set_description(context, noded_help);
-	g_option_context_add_main_entries(context, entries, NULL);
-	if (!g_option_context_parse(context, argc, argv, error))
+	if (!gnt_daemon_parse_options(argc, argv, entries, "The Gantry node daemon.",
+				      noded_help, error))
 		return FALSE;
-	if (*argc > 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-			    "unexpected argument '%s'", (*argv)[1]);
-		return FALSE;
-	}
 	if (opts->listen == NULL)
 		opts->listen = g_strdup("0.0.0.0:1811");
 	return TRUE;
@@ -192,42 +182,21 @@ int
 main(int argc, char **argv)
 {
 	g_auto(NodedOptions) opts = {0};
-	g_autoptr(GntPaths) paths = NULL;
-	g_autoptr(GMainLoop) loop = NULL; /* outlives the daemon's signal sources */
-	g_autoptr(GntDaemon) daemon = NULL;
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *pid_file = NULL;
-	g_auto(Node) node = {0}; /* cleared first: the pid file goes last */
-	gboolean is_daemon = TRUE;
+	Node node = {0};
 
 	gnt_daemon_use_system_malloc(argv);
-	if (!parse_options(&argc, &argv, &opts, &error)) {
-		g_printerr("%s: %s\nTry '%s --help' for more information.\n", NODED_NAME,
-			   error->message, NODED_NAME);
-		return 2;
-	}
-	paths = gnt_paths_new(opts.root);
-	pid_file = gnt_paths_dup_pid_file(paths, NODED_NAME);
-	daemon = gnt_daemon_new(NODED_NAME, pid_file);
-	if (!gnt_daemon_prepare(paths, NODED_NAME, opts.foreground, opts.verbose, opts.debug,
-				&error) ||
-	    (!opts.foreground && !gnt_daemon_detach(daemon, &is_daemon, &error))) {
-		g_printerr("%s: %s\n", NODED_NAME, error->message);
-		return EXIT_FAILURE;
-	}
-	if (!is_daemon)
-		return EXIT_SUCCESS; /* the detached daemon is ready */
-
-	loop = g_main_loop_new(NULL, FALSE);
-	gnt_daemon_catch_stop(daemon, loop);
-	if (!node_start(&node, daemon, paths, &opts, &error)) {
-		gnt_daemon_report_start_failure(daemon, opts.foreground, error);
-		return EXIT_FAILURE;
-	}
-	gnt_daemon_run(daemon, loop);
-	node_clear(&node);
-	while (g_main_context_iteration(NULL, FALSE)) /* connections close in idle callbacks */
-		;
-	g_message("stopped");
-	return EXIT_SUCCESS;
+	if (!parse_options(&argc, &argv, &opts, &error))
+		return gnt_daemon_usage_error(NODED_NAME, error);
+	return gnt_daemon_main(&(const GntDaemonSpec){
+		.name = NODED_NAME,
+		.root = opts.root,
+		.foreground = opts.foreground,
+		.verbose = opts.verbose,
+		.debug = opts.debug,
+		.start = node_start,
+		.clear = node_clear,
+		.state = &node,
+		.options = &opts,
+	});
 }

@@ -48,7 +48,11 @@ typedef struct {
 	/* The authenticated user, NULL for an anonymous request */
 	const gchar *user;
 	/* This worker thread's LUXI connection to masterd, connected and
-	 * reconnected by the server as needed (transfer none) */
+	 * reconnected by the server as needed (transfer none). Never NULL:
+	 * while masterd cannot be reached the server answers 502 without
+	 * calling the handler. After a transport failure (the client's error
+	 * class is one of GNT_LUXI_EXC_*) the server drops the connection
+	 * and, for a GET, runs the handler once more on a new one. */
 	GntLuxiClient *luxi;
 } GntRapiRequest;
 

@@ -6,6 +6,7 @@
 #include "gnt-build-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-net.h"
 #include "gnt-tls.h"
 
 struct _GntRpcServer {
@@ -502,40 +503,22 @@ gnt_rpc_server_get_n_connections(GntRpcServer *self)
 gboolean
 gnt_rpc_server_listen(GntRpcServer *self, const gchar *address, guint port, GError **error)
 {
-	g_autoptr(GInetAddress) inet = g_inet_address_new_from_string(address);
-	g_autoptr(GSocketAddress) socket_address = NULL;
-	g_autoptr(GSList) listeners = NULL;
+	g_autoptr(GSocket) listener = NULL;
+	g_autofree gchar *uri = NULL;
+	guint bound_port = 0;
 
 	g_return_val_if_fail(GNT_IS_RPC_SERVER(self), FALSE);
-	if (inet == NULL || port > G_MAXUINT16) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "cannot listen on '%s' port %u: not an IP address and port", address,
-			    port);
+	listener = gnt_net_listen(address, port, "https", &bound_port, &uri, error);
+	if (listener == NULL)
 		return FALSE;
-	}
-	socket_address = g_inet_socket_address_new(inet, (guint16)port);
-	if (!soup_server_listen(self->soup, socket_address, SOUP_SERVER_LISTEN_HTTPS, error)) {
+	if (!soup_server_listen_socket(self->soup, listener, SOUP_SERVER_LISTEN_HTTPS, error)) {
 		gnt_error_convert(error);
 		g_prefix_error(error, "listening on %s port %u: ", address, port);
 		return FALSE;
 	}
-	/* not soup_server_get_uris(): libsoup 3.2 leaks the address it reads */
-	listeners = soup_server_get_listeners(self->soup);
-	if (listeners != NULL && self->uri == NULL) {
-		g_autoptr(GSocketAddress) bound =
-			g_socket_get_local_address(listeners->data, error);
-		GInetAddress *bound_inet;
-		g_autofree gchar *host = NULL;
-
-		if (bound == NULL) {
-			gnt_error_convert(error);
-			return FALSE;
-		}
-		bound_inet = g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(bound));
-		host = g_inet_address_to_string(bound_inet);
-		self->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
-		self->uri = g_uri_join(G_URI_FLAGS_NONE, "https", NULL, host, (gint)self->port, "/",
-				       NULL, NULL);
+	if (self->uri == NULL) { /* the first address listened on */
+		self->port = bound_port;
+		self->uri = g_steal_pointer(&uri);
 	}
 	return TRUE;
 }

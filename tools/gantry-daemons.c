@@ -80,8 +80,9 @@ static const GntCliCommand commands[] = {
 	{"start", start_daemons, 0, -1, GNT_CLI_OPT_NONE, NULL, "[-- <daemon-options>...]",
 	 "Starts the daemons",
 	 "Starts gantry-noded, then (on the master, where the cluster config is) "
-	 "gantry-masterd under the root (arguments after \"--\" are passed to masterd, e.g. "
-	 "-- --max-running-jobs 4), and returns once they are ready; if one fails to start, "
+	 "gantry-masterd and gantry-rapi under the root (arguments after \"--\" are passed to "
+	 "masterd, e.g. -- --max-running-jobs 4; gantry-rapi listens on the port given at "
+	 "init), and returns once they are ready; if one fails to start, "
 	 "its error is printed and the exit code is 1. A daemon already running is left alone. "
 	 "The program is looked for in $GANTRY_DAEMON_DIR, next to this program, in "
 	 "../daemons (the build tree), then in the installed sbindir."},
@@ -90,7 +91,8 @@ static const GntCliCommand commands[] = {
 	 "Prints \"DAEMON: running (pid N)\" or \"DAEMON: stopped\" for each daemon of this "
 	 "node and exits 0 when all run, 3 (LSB) when one is stopped."},
 	{"stop", stop_daemons, 0, 0, GNT_CLI_OPT_NONE, NULL, "", "Stops the daemons",
-	 "Stops gantry-masterd, then gantry-noded: SIGTERM, up to 30 seconds, then SIGKILL. "
+	 "Stops gantry-rapi, gantry-masterd, then gantry-noded: SIGTERM, up to 30 seconds, "
+	 "then SIGKILL. "
 	 "Not running is fine."},
 	{NULL},
 };

@@ -158,16 +158,11 @@ gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s,
 	return TRUE;
 }
 
+/* A one-line setting kept in <data>/@name, or NULL. (transfer full) */
 static gchar *
-noded_listen_file(const GntPaths *paths)
+dup_setting(const GntPaths *paths, const gchar *name)
 {
-	return g_build_filename(gnt_paths_get_data_dir(paths), "noded-listen", NULL);
-}
-
-gchar *
-gnt_cli_dup_noded_listen(const GntPaths *paths)
-{
-	g_autofree gchar *file = noded_listen_file(paths);
+	g_autofree gchar *file = g_build_filename(gnt_paths_get_data_dir(paths), name, NULL);
 	g_autofree gchar *text = NULL;
 
 	if (!g_file_get_contents(file, &text, NULL, NULL))
@@ -176,11 +171,11 @@ gnt_cli_dup_noded_listen(const GntPaths *paths)
 	return text[0] != '\0' ? g_steal_pointer(&text) : NULL;
 }
 
-gboolean
-gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **error)
+static gboolean
+set_setting(const GntPaths *paths, const gchar *name, const gchar *value, GError **error)
 {
-	g_autofree gchar *file = noded_listen_file(paths);
-	g_autofree gchar *text = g_strconcat(listen, "\n", NULL);
+	g_autofree gchar *file = g_build_filename(gnt_paths_get_data_dir(paths), name, NULL);
+	g_autofree gchar *text = g_strconcat(value, "\n", NULL);
 
 	if (!g_file_set_contents(file, text, -1, error)) {
 		gnt_error_convert(error);
@@ -189,14 +184,42 @@ gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **er
 	return TRUE;
 }
 
+gchar *
+gnt_cli_dup_noded_listen(const GntPaths *paths)
+{
+	return dup_setting(paths, "noded-listen");
+}
+
+gboolean
+gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **error)
+{
+	return set_setting(paths, "noded-listen", listen, error);
+}
+
+gchar *
+gnt_cli_dup_rapi_port(const GntPaths *paths)
+{
+	return dup_setting(paths, "rapi-port");
+}
+
+gboolean
+gnt_cli_set_rapi_port(const GntPaths *paths, guint port, GError **error)
+{
+	g_autofree gchar *text = g_strdup_printf("%u", port);
+
+	return set_setting(paths, "rapi-port", text, error);
+}
+
 GPtrArray *
 gnt_cli_node_daemons(const GntPaths *paths)
 {
 	GPtrArray *daemons = g_ptr_array_new();
 
 	g_ptr_array_add(daemons, GNT_CLI_NODED);
-	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS))
+	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
 		g_ptr_array_add(daemons, GNT_CLI_MASTERD);
+		g_ptr_array_add(daemons, GNT_CLI_RAPI);
+	}
 	return daemons;
 }
 
@@ -206,16 +229,21 @@ gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
 {
 	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(paths);
 	g_autofree gchar *listen = gnt_cli_dup_noded_listen(paths);
+	g_autofree gchar *rapi_port = gnt_cli_dup_rapi_port(paths);
 	gchar *noded_args[] = {"--listen", listen, NULL};
+	gchar *rapi_args[] = {"--port", rapi_port, NULL};
 
 	if (already_running != NULL)
 		*already_running = g_ptr_array_new();
 	for (guint i = 0; i < daemons->len; i++) {
 		const gchar *daemon = g_ptr_array_index(daemons, i);
-		gchar **args = g_strcmp0(daemon, GNT_CLI_NODED) == 0
-				       ? (listen != NULL ? noded_args : NULL)
-				       : masterd_args;
+		gchar **args = masterd_args;
 		gboolean running = FALSE;
+
+		if (g_strcmp0(daemon, GNT_CLI_NODED) == 0)
+			args = listen != NULL ? noded_args : NULL;
+		else if (g_strcmp0(daemon, GNT_CLI_RAPI) == 0)
+			args = rapi_port != NULL ? rapi_args : NULL;
 		if (!gnt_cli_daemon_start(paths, daemon, args, &running, error))
 			return FALSE;
 		if (running && already_running != NULL)
@@ -229,12 +257,14 @@ gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error
 {
 	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(paths);
 
-	/* masterd may be stopped even where config.db is gone already */
-	if (!gnt_cli_daemon_stop(paths, GNT_CLI_MASTERD, timeout_s, error))
+	/* the master's daemons may be stopped even where config.db is gone
+	 * already; RAPI first, it speaks to masterd */
+	if (!gnt_cli_daemon_stop(paths, GNT_CLI_RAPI, timeout_s, error) ||
+	    !gnt_cli_daemon_stop(paths, GNT_CLI_MASTERD, timeout_s, error))
 		return FALSE;
 	for (guint i = daemons->len; i > 0; i--) {
 		const gchar *daemon = g_ptr_array_index(daemons, i - 1);
-		if (g_strcmp0(daemon, GNT_CLI_MASTERD) != 0 &&
+		if (g_strcmp0(daemon, GNT_CLI_MASTERD) != 0 && g_strcmp0(daemon, GNT_CLI_RAPI) != 0 &&
 		    !gnt_cli_daemon_stop(paths, daemon, timeout_s, error))
 			return FALSE;
 	}

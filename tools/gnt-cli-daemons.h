@@ -9,16 +9,18 @@ G_BEGIN_DECLS
 /*
  * Starting and stopping a node's daemons, for gantry-daemons and
  * gnt-cluster init/destroy (Ganeti's daemon-util): gantry-noded on every
- * node, gantry-masterd on the master (the node holding config.db). The pid
+ * node, gantry-masterd and gantry-rapi on the master (the node holding
+ * config.db). The pid
  * file's fcntl() lock, not its content, tells whether a daemon runs, so a
  * stale file after kill -9 is harmless.
  */
 #define GNT_CLI_MASTERD "gantry-masterd"
 #define GNT_CLI_NODED	"gantry-noded"
+#define GNT_CLI_RAPI	"gantry-rapi"
 
 /* The daemons this node runs, in start order (stop goes backwards):
- * gantry-noded, then gantry-masterd where there is a cluster config.
- * (transfer container) */
+ * gantry-noded, then gantry-masterd and gantry-rapi where there is a
+ * cluster config. (transfer container) */
 GPtrArray *
 gnt_cli_node_daemons(const GntPaths *paths);
 
@@ -29,13 +31,20 @@ gnt_cli_dup_noded_listen(const GntPaths *paths);
 gboolean
 gnt_cli_set_noded_listen(const GntPaths *paths, const gchar *listen, GError **error);
 
+/* The port gantry-rapi listens on, as given at init (kept in
+ * <data>/rapi-port), or NULL for its default, 5080. (transfer full) */
+gchar *
+gnt_cli_dup_rapi_port(const GntPaths *paths);
+gboolean
+gnt_cli_set_rapi_port(const GntPaths *paths, guint port, GError **error);
+
 /* Starts every daemon of gnt_cli_node_daemons() not yet running, giving
  * @masterd_args (may be NULL) to gantry-masterd; @already_running (may be
  * NULL) gets the names of those left alone. */
 gboolean
 gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
 			   GPtrArray **already_running, GError **error);
-/* Stops them, masterd first. */
+/* Stops them: gantry-rapi, gantry-masterd, then the rest. */
 gboolean
 gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error);
 

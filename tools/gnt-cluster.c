@@ -15,10 +15,13 @@
 
 /* How long destroy waits for the daemons to stop before killing them. */
 #define STOP_TIMEOUT_S 30
+/* gantry-rapi's default port (rapi/gnt-rapi-server.h; tools do not link it) */
+#define GNT_RAPI_PORT 5080
 
 static gchar *opt_master_netdev;
 static gchar *opt_primary_ip;
 static gint opt_noded_port = GNT_RPC_DEFAULT_PORT;
+static gint opt_rapi_port = -1; /* -1: 5080, or a free one with --noded-port 0 */
 static gboolean opt_yes_do_it;
 
 /* ---- cluster settings: init and modify ---- */
@@ -264,6 +267,10 @@ static const GOptionEntry init_entries[] = {
 	 "The port gantry-noded listens on (default 1811; 0 picks a free one, for several "
 	 "clusters on one machine)",
 	 "PORT"},
+	{"rapi-port", 0, 0, G_OPTION_ARG_INT, &opt_rapi_port,
+	 "The port gantry-rapi listens on (default 5080, or a free one with --noded-port 0; "
+	 "0 picks a free one)",
+	 "PORT"},
 	SETTINGS_ENTRIES,
 	{NULL},
 };
@@ -302,8 +309,26 @@ init_pick_free_port(GError **error)
 	return bound != NULL ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound)) : 0;
 }
 
+/* Where gantry-rapi listens: --rapi-port; without it 5080, or a free port
+ * when noded got one too (tests, several clusters on one machine). */
+static gboolean
+init_rapi_port(const GntPaths *paths, GError **error)
+{
+	guint port = opt_rapi_port < 0 ? (opt_noded_port == 0 ? 0 : GNT_RAPI_PORT)
+				       : (guint)opt_rapi_port;
+
+	if (opt_rapi_port < -1 || opt_rapi_port > 65535) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "--rapi-port must be from 0 to 65535, not %d", opt_rapi_port);
+		return FALSE;
+	}
+	if (port == 0 && (port = init_pick_free_port(error)) == 0)
+		return FALSE;
+	return gnt_cli_set_rapi_port(paths, port, error);
+}
+
 /* The master as a node of its cluster: certificates, its record, where
- * its gantry-noded listens. */
+ * its gantry-noded and gantry-rapi listen. */
 static gboolean
 init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
 {
@@ -339,7 +364,7 @@ init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
 	if (!gnt_config_add_object(config, GNT_OBJECT_NODE, node, error))
 		return FALSE;
 	listen = g_strdup_printf("0.0.0.0:%u", port);
-	return gnt_cli_set_noded_listen(paths, listen, error);
+	return gnt_cli_set_noded_listen(paths, listen, error) && init_rapi_port(paths, error);
 }
 
 static gint

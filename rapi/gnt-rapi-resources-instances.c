@@ -1,0 +1,436 @@
+/*
+ * /2/instances and /2/instances/{name}[/...]: rlib2's R_2_instances and
+ * R_2_instances_name_* (Ganeti 3.0). GETs are classic queries
+ * (QueryInstances, QueryTags); everything else submits one job and
+ * answers its ID.
+ */
+#include "gnt-rapi-resources-private.h"
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+
+/* rlib2.I_FIELDS */
+static const gchar *const instance_fields[] = {
+	"name", "admin_state", "os", "pnode", "snodes", "disk_template",
+	"nic.ips", "nic.macs", "nic.modes", "nic.uuids", "nic.names", "nic.links", "nic.networks",
+	"nic.networks.names", "nic.bridges", "network_port",
+	"disk.sizes", "disk.spindles", "disk_usage", "disk.uuids", "disk.names",
+	"beparams", "hvparams", "oper_state", "oper_ram", "oper_vcpus", "status",
+	"custom_hvparams", "custom_beparams", "custom_nicparams", "custom_osparams",
+	"ctime", "mtime", "uuid", "serial_no", "tags", NULL,
+};
+
+/* the request data version of POST /2/instances (rlib2._REQ_DATA_VERSION) */
+#define REQ_DATA_VERSION "__version__"
+
+static const GntRapiRename create_renames[] = {
+	{"os", "os_type"},
+	{"name", "instance_name"},
+	{NULL},
+};
+
+static const GntRapiRename modify_renames[] = {
+	{"custom_beparams", "beparams"},
+	{"custom_hvparams", "hvparams"},
+	{NULL},
+};
+
+/* ---- queries ---- */
+
+/* rlib2's _UpdateBeparams: "memory" is the old name of "maxmem". */
+static void
+add_memory_alias(JsonObject *instance)
+{
+	JsonNode *beparams = json_object_get_member(instance, "beparams");
+	JsonNode *maxmem;
+
+	if (beparams == NULL || !JSON_NODE_HOLDS_OBJECT(beparams))
+		return;
+	maxmem = json_object_get_member(json_node_get_object(beparams), "maxmem");
+	if (maxmem != NULL)
+		json_object_set_member(json_node_get_object(beparams), "memory",
+				       json_node_ref(maxmem));
+}
+
+JsonNode *
+gnt_rapi_get_instances(GntRapiRequest *request, GError **error)
+{
+	return gnt_rapi_list_objects(request, "QueryInstances", instance_fields, "/2/instances/",
+				     add_memory_alias, error);
+}
+
+JsonNode *
+gnt_rapi_get_instance(GntRapiRequest *request, GError **error)
+{
+	return gnt_rapi_get_object(request, "QueryInstances", "Instance", instance_fields,
+				   add_memory_alias, error);
+}
+
+/* ---- jobs of one opcode ---- */
+
+/* hvparams' usb_devices: spaces separate devices since Ganeti 2.8.4,
+ * commas before; rlib2 accepts both (_ConvertUsbDevices). The dict is
+ * copied: the body stays as the client sent it. */
+static void
+convert_usb_devices(JsonObject *op)
+{
+	JsonNode *hvparams = json_object_get_member(op, "hvparams");
+	JsonObject *copy;
+	const gchar *devices = NULL;
+	g_autofree gchar *converted = NULL;
+
+	if (hvparams == NULL || !JSON_NODE_HOLDS_OBJECT(hvparams) ||
+	    !gnt_json_get_string(json_node_get_object(hvparams), "usb_devices", &devices, NULL))
+		return;
+	converted = g_strdelimit(g_strdup(devices), " ", ',');
+	copy = gnt_json_object_deep_copy(json_node_get_object(hvparams));
+	json_object_set_string_member(copy, "usb_devices", converted);
+	json_object_set_object_member(op, "hvparams", copy);
+}
+
+/* A query flag that becomes a static parameter: ?dry-run=1 -> dry_run. */
+typedef struct {
+	const gchar *param;
+	const gchar *arg;
+} QueryFlag;
+
+/* One of rlib2's OpcodeResource methods: the opcode, whether the body's
+ * parameters go into it, and the flags of the query it takes. */
+typedef struct {
+	const gchar *op_id;
+	const gchar *resource; /* rlib2's name (R_2_...), for the reason trail */
+	gboolean with_body;    /* else the body is ignored, as in rlib2 */
+	const GntRapiRename *renames;
+	gboolean usb_devices; /* hvparams' usb_devices may be space-separated */
+	QueryFlag flags[4];   /* ended by a NULL param */
+} OpcodeResource;
+
+static const OpcodeResource instance_create = {
+	"OP_INSTANCE_CREATE", "instances", TRUE, create_renames, TRUE,
+	{{"dry_run", "dry-run"}},
+};
+static const OpcodeResource instance_remove = {
+	"OP_INSTANCE_REMOVE", "instances_name", TRUE, NULL, FALSE,
+	{{"dry_run", "dry-run"}},
+};
+static const OpcodeResource instance_query_data = {
+	"OP_INSTANCE_QUERY_DATA", "instances_name_info", FALSE, NULL, FALSE,
+	{{"static", "static"}},
+};
+static const OpcodeResource instance_startup = {
+	"OP_INSTANCE_STARTUP", "instances_name_startup", FALSE, NULL, FALSE,
+	{{"force", "force"}, {"dry_run", "dry-run"}, {"no_remember", "no_remember"}},
+};
+static const OpcodeResource instance_shutdown = {
+	"OP_INSTANCE_SHUTDOWN", "instances_name_shutdown", TRUE, NULL, FALSE,
+	{{"no_remember", "no_remember"}, {"dry_run", "dry-run"}},
+};
+static const OpcodeResource instance_reboot = {
+	"OP_INSTANCE_REBOOT", "instances_name_reboot", TRUE, NULL, FALSE,
+	{{"ignore_secondaries", "ignore_secondaries"}, {"dry_run", "dry-run"}},
+};
+static const OpcodeResource instance_modify = {
+	"OP_INSTANCE_SET_PARAMS", "instances_name_modify", TRUE, modify_renames, TRUE,
+	{{NULL}},
+};
+/* new_name, name_check and ip_check come in the body */
+static const OpcodeResource instance_rename = {
+	"OP_INSTANCE_RENAME", "instances_name_rename", TRUE, NULL, FALSE,
+	{{NULL}},
+};
+
+static JsonObject *
+statics_new(GntRapiRequest *request)
+{
+	JsonObject *statics = json_object_new();
+
+	json_object_set_string_member(statics, "instance_name", request->args[0]);
+	return statics;
+}
+
+/* Submits @res's opcode made of @body (when it takes one; NULL: the
+ * request's), @statics and the query's flags. */
+static JsonNode *
+submit_resource(GntRapiRequest *request, const OpcodeResource *res, JsonObject *body,
+		JsonObject *statics, GError **error)
+{
+	g_autoptr(JsonObject) op = NULL;
+	JsonArray *ops;
+
+	if (res->with_body && body == NULL &&
+	    !gnt_rapi_request_get_body_object(request, FALSE, &body, error))
+		return NULL;
+	for (guint i = 0; i < G_N_ELEMENTS(res->flags) && res->flags[i].param != NULL; i++) {
+		gboolean value = FALSE;
+
+		if (!gnt_rapi_request_get_flag(request, res->flags[i].arg, &value, error))
+			return NULL;
+		json_object_set_boolean_member(statics, res->flags[i].param, value);
+	}
+	op = gnt_rapi_opcode_new(request, res->op_id, res->resource, res->with_body ? body : NULL,
+				 res->renames, statics, error);
+	if (op == NULL)
+		return NULL;
+	if (res->usb_devices)
+		convert_usb_devices(op);
+	ops = json_array_new();
+	json_array_add_object_element(ops, g_steal_pointer(&op));
+	return gnt_rapi_submit_job(request, ops, error);
+}
+
+JsonNode *
+gnt_rapi_post_instances(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = json_object_new();
+	g_autoptr(JsonObject) data = NULL;
+	JsonObject *body = NULL;
+	JsonNode *version;
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *value;
+
+	if (!gnt_rapi_request_get_body_object(request, TRUE, &body, error))
+		return NULL;
+	version = json_object_get_member(body, REQ_DATA_VERSION);
+	if (version == NULL || (gnt_json_node_is_int(version) && json_node_get_int(version) == 0)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Instance creation request version 0 is no longer supported");
+		return NULL;
+	}
+	if (!gnt_json_node_is_int(version) || json_node_get_int(version) != 1) {
+		if (gnt_json_node_is_int(version))
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Unsupported request data version %" G_GINT64_FORMAT,
+				    json_node_get_int(version));
+		else
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Unsupported request data version: '%s' must be 1, not %s",
+				    REQ_DATA_VERSION, gnt_json_node_type_name(version));
+		return NULL;
+	}
+	data = json_object_new();
+	json_object_iter_init(&iter, body);
+	while (json_object_iter_next(&iter, &name, &value)) {
+		if (g_strcmp0(name, REQ_DATA_VERSION) != 0)
+			json_object_set_member(data, name, json_node_ref(value));
+	}
+	return submit_resource(request, &instance_create, data, statics, error);
+}
+
+JsonNode *
+gnt_rapi_delete_instance(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	json_object_set_boolean_member(statics, "ignore_failures", FALSE);
+	return submit_resource(request, &instance_remove, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_get_instance_info(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = json_object_new();
+	JsonArray *names = json_array_new();
+
+	json_array_add_string_element(names, request->args[0]);
+	json_object_set_array_member(statics, "instances", names);
+	return submit_resource(request, &instance_query_data, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_startup(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_startup, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_shutdown(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_shutdown, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_post_instance_reboot(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+	const gchar *type = gnt_rapi_request_get_query(request, "type");
+
+	/* constants.INSTANCE_REBOOT_HARD by default; masterd checks the value */
+	json_object_set_string_member(statics, "reboot_type", type != NULL ? type : "hard");
+	return submit_resource(request, &instance_reboot, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_modify(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_modify, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_rename, NULL, statics, error);
+}
+
+/* ---- reinstall: one job of shutdown, reinstall and startup ---- */
+
+/* The keys of a new-style reinstall body (rlib2's
+ * _ParseInstanceReinstallRequest reads only these). */
+static const gchar *const reinstall_keys[] = {"os", "start", "osparams", NULL};
+/* Query arguments that may come with a body: they are not reinstall's own. */
+static const gchar *const reinstall_common_args[] = {"reason", NULL};
+
+/* Whether @body holds reinstall parameters (Python's truth: {} is none). */
+static gboolean
+body_is_given(JsonNode *body)
+{
+	if (body == NULL || JSON_NODE_HOLDS_NULL(body))
+		return FALSE;
+	if (JSON_NODE_HOLDS_OBJECT(body))
+		return json_object_get_size(json_node_get_object(body)) > 0;
+	if (JSON_NODE_HOLDS_ARRAY(body))
+		return json_array_get_length(json_node_get_array(body)) > 0;
+	return TRUE;
+}
+
+/* The body form {os, start, osparams}, checked. */
+static gboolean
+reinstall_from_body(JsonNode *node, JsonNode **os, gboolean *start, JsonNode **osparams,
+		    GError **error)
+{
+	JsonObject *body;
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *value;
+
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "Invalid body contents, not a dictionary but %s",
+			    gnt_json_node_type_name(node));
+		return FALSE;
+	}
+	body = json_node_get_object(node);
+	json_object_iter_init(&iter, body);
+	while (json_object_iter_next(&iter, &name, &value)) {
+		if (!g_strv_contains(reinstall_keys, name)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Invalid body parameters: reinstall takes 'os', 'start' and "
+				    "'osparams', not '%s'",
+				    name);
+			return FALSE;
+		}
+	}
+	value = json_object_get_member(body, "os");
+	if (value != NULL && !JSON_NODE_HOLDS_NULL(value) &&
+	    (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_STRING)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'os' parameter must be a string, not %s",
+			    gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	*os = value;
+	value = json_object_get_member(body, "start");
+	if (value != NULL &&
+	    (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_BOOLEAN)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'start' parameter must be a boolean, not %s",
+			    gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	*start = value != NULL ? json_node_get_boolean(value) : TRUE;
+	value = json_object_get_member(body, "osparams");
+	if (value != NULL && !JSON_NODE_HOLDS_NULL(value) && !JSON_NODE_HOLDS_OBJECT(value)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'osparams' parameter must be an object, not %s",
+			    gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	*osparams = value;
+	return TRUE;
+}
+
+static gboolean
+add_op(GntRapiRequest *request, JsonArray *ops, const gchar *op_id, JsonObject *statics,
+       GError **error)
+{
+	JsonObject *op = gnt_rapi_opcode_new(request, op_id, "instances_name_reinstall", NULL,
+					     NULL, statics, error);
+
+	if (op == NULL)
+		return FALSE;
+	json_array_add_object_element(ops, op);
+	return TRUE;
+}
+
+JsonNode *
+gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) shutdown = statics_new(request);
+	g_autoptr(JsonObject) reinstall = statics_new(request);
+	g_autoptr(JsonObject) startup = statics_new(request);
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonNode) legacy_os = NULL;
+	JsonNode *os = NULL;
+	JsonNode *osparams = NULL;
+	gboolean start = TRUE;
+
+	if (body_is_given(request->body)) {
+		if (gnt_rapi_request_has_query(request, reinstall_common_args)) {
+			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "Can't combine query and body parameters");
+			return NULL;
+		}
+		if (!reinstall_from_body(request->body, &os, &start, &osparams, error))
+			return NULL;
+	} else {
+		/* the legacy form: ?os=NAME&nostartup=1 */
+		const gchar *name = gnt_rapi_request_get_query(request, "os");
+		gboolean nostartup = FALSE;
+
+		if (!gnt_rapi_request_get_flag(request, "nostartup", &nostartup, error))
+			return NULL;
+		if (name != NULL)
+			os = legacy_os = gnt_json_node_new_string(name);
+		start = !nostartup;
+	}
+
+	json_object_set_member(reinstall, "os_type",
+			       os != NULL ? json_node_ref(os) : gnt_json_node_new_null());
+	json_object_set_member(reinstall, "osparams",
+			       osparams != NULL ? json_node_ref(osparams)
+						: gnt_json_node_new_null());
+	json_object_set_boolean_member(startup, "force", FALSE);
+	if (!add_op(request, ops, "OP_INSTANCE_SHUTDOWN", shutdown, error) ||
+	    !add_op(request, ops, "OP_INSTANCE_REINSTALL", reinstall, error) ||
+	    (start && !add_op(request, ops, "OP_INSTANCE_STARTUP", startup, error)))
+		return NULL;
+	return gnt_rapi_submit_job(request, g_steal_pointer(&ops), error);
+}
+
+/* ---- tags ---- */
+
+JsonNode *
+gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error)
+{
+	return gnt_rapi_tags_get(request, "instance", request->args[0], error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error)
+{
+	return gnt_rapi_tags_change(request, "OP_TAGS_SET", "instance", request->args[0], error);
+}
+
+JsonNode *
+gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error)
+{
+	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "instance", request->args[0], error);
+}
