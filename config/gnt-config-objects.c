@@ -11,6 +11,7 @@
 
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-memory.h"
 
 static const gchar *const kind_names[] = {
 	[GNT_OBJECT_NODE] = "node",
@@ -184,6 +185,20 @@ cache_copy_object(GntObjectCache *cache, JsonObject *obj)
 	return copy;
 }
 
+/* Adds @record (the cache's copy) in place of any record of its UUID. */
+static void
+cache_insert(GntObjectCache *cache, JsonObject *record)
+{
+	const gchar *uuid = json_object_get_string_member(record, "uuid");
+	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
+
+	if (old != NULL)
+		g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
+	g_hash_table_replace(cache->by_uuid, g_strdup(uuid), record);
+	g_tree_insert(cache->by_name, (gpointer)json_object_get_string_member(record, "name"),
+		      record);
+}
+
 /*
  * The cache's copies are made on one thread of their own, so that glibc
  * gives them a malloc arena of their own. Made by the job workers, the
@@ -192,11 +207,13 @@ cache_copy_object(GntObjectCache *cache, JsonObject *obj)
  * could go back to the system (measured: 10,000 instances added by jobs,
  * about 19 MiB of the heap free but pinned, in 17,000 holes of 1-2 KiB).
  * Apart, the jobs' garbage frees whole pages, which malloc_trim() returns
- * (jobqueue/gnt-queue.c does when the queue goes idle).
+ * (gnt_memory_trim_soon()). The index entries (the UUID keys, the tree's
+ * nodes) are made there too, so they do not land in the holes of what the
+ * caller freed just before.
  */
 typedef struct {
 	GntObjectCache *cache;
-	GPtrArray *records; /* in: records to copy (taken); out: the copies */
+	GPtrArray *records; /* records to copy and add (taken) */
 	GMutex lock;
 	GCond cond;
 	gboolean done;
@@ -210,7 +227,7 @@ copy_task_run(gpointer data, G_GNUC_UNUSED gpointer user_data)
 	for (guint i = 0; i < task->records->len; i++) {
 		JsonObject *taken = g_ptr_array_index(task->records, i);
 
-		task->records->pdata[i] = cache_copy_object(task->cache, taken);
+		cache_insert(task->cache, cache_copy_object(task->cache, taken));
 		json_object_unref(taken);
 	}
 	g_mutex_lock(&task->lock);
@@ -227,10 +244,10 @@ copy_pool_new(G_GNUC_UNUSED gpointer data)
 	return g_thread_pool_new(copy_task_run, NULL, 1, TRUE, NULL);
 }
 
-/* Replaces each record of @records (taken) by the cache's copy of it,
- * made on the records' own thread. Mutex held. */
+/* Adds a copy of each record of @records (taken) to the cache, made on the
+ * records' own thread with the cache's index entries. Mutex held. */
 static void
-cache_copy_records(GntObjectCache *cache, GPtrArray *records)
+cache_add_records(GntObjectCache *cache, GPtrArray *records)
 {
 	static GOnce copy_pool_once = G_ONCE_INIT;
 	GThreadPool *pool = g_once(&copy_pool_once, copy_pool_new, NULL);
@@ -246,20 +263,6 @@ cache_copy_records(GntObjectCache *cache, GPtrArray *records)
 	g_mutex_unlock(&task.lock);
 }
 
-/* Adds @record (the cache's copy) in place of any record of its UUID. */
-static void
-cache_insert(GntObjectCache *cache, JsonObject *record)
-{
-	const gchar *uuid = json_object_get_string_member(record, "uuid");
-	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
-
-	if (old != NULL)
-		g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
-	g_hash_table_replace(cache->by_uuid, g_strdup(uuid), record);
-	g_tree_insert(cache->by_name, (gpointer)json_object_get_string_member(record, "name"),
-		      record);
-}
-
 /* Takes @taken; the cache keeps its own copy. */
 static void
 cache_put(GntObjectCache *cache, JsonObject *taken)
@@ -267,8 +270,7 @@ cache_put(GntObjectCache *cache, JsonObject *taken)
 	g_autoptr(GPtrArray) records = g_ptr_array_new();
 
 	g_ptr_array_add(records, taken);
-	cache_copy_records(cache, records);
-	cache_insert(cache, g_ptr_array_index(records, 0));
+	cache_add_records(cache, records);
 }
 
 static void
@@ -288,6 +290,9 @@ gnt_config_objects_clear(GntConfig *self)
 	for (guint k = 0; k < GNT_OBJECT_LAST; k++)
 		g_clear_pointer(&self->objects[k], cache_free);
 }
+
+/* records parsed, then copied into the cache in one trip to its thread */
+#define LOAD_BATCH 64
 
 static gboolean
 objects_load_kind(GntConfig *self, GntObjectKind kind, GError **error)
@@ -321,16 +326,22 @@ objects_load_kind(GntConfig *self, GntObjectKind kind, GError **error)
 		json_object_set_double_member(record, "ctime", sqlite3_column_double(stmt, 3));
 		json_object_set_double_member(record, "mtime", sqlite3_column_double(stmt, 4));
 		g_ptr_array_add(records, record);
+		/* a few at a time: the next ones are parsed into the memory
+		 * these leave, instead of all of them at once into a heap
+		 * that would stay as large (40 MiB for 10,000 instances) */
+		if (records->len == LOAD_BATCH) {
+			g_ptr_array_set_free_func(records, NULL);
+			cache_add_records(self->objects[kind], records);
+			g_ptr_array_set_size(records, 0);
+			g_ptr_array_set_free_func(records, (GDestroyNotify)json_object_unref);
+		}
 	}
 	if (rc != SQLITE_DONE) {
 		gnt_config_db_set_error(error, self->db, sql);
 		return FALSE;
 	}
-	/* one trip to the records' thread for all of them */
 	g_ptr_array_set_free_func(records, NULL);
-	cache_copy_records(self->objects[kind], records);
-	for (guint i = 0; i < records->len; i++)
-		cache_insert(self->objects[kind], g_ptr_array_index(records, i));
+	cache_add_records(self->objects[kind], records);
 	return TRUE;
 }
 
@@ -343,6 +354,9 @@ gnt_config_objects_load(GntConfig *self, GError **error)
 		if (!objects_load_kind(self, (GntObjectKind)k, error))
 			return FALSE;
 	}
+	/* the parsed records were copied and freed: give what pages can go
+	 * back to the system */
+	gnt_memory_trim_soon();
 	return TRUE;
 }
 
