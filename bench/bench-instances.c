@@ -34,10 +34,15 @@ die(GError *error, const gchar *what)
 	}
 }
 
+/* Runs @tool (gnt-cluster's path, or a program beside it) on the cluster. */
 static void
-run_cluster_tool(Bench *b, const gchar *a1, const gchar *a2, const gchar *a3, const gchar *a4)
+run_tool(Bench *b, const gchar *tool, const gchar *a1, const gchar *a2, const gchar *a3,
+	 const gchar *a4)
 {
-	const gchar *argv[] = {b->gnt_cluster, a1, a2, a3, a4, NULL};
+	g_autofree gchar *dir = g_path_get_dirname(b->gnt_cluster);
+	g_autofree gchar *program = tool == NULL ? g_strdup(b->gnt_cluster)
+						 : g_build_filename(dir, tool, NULL);
+	const gchar *argv[] = {program, a1, a2, a3, a4, NULL};
 	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", b->dir, TRUE);
 	g_autoptr(GError) error = NULL;
 	gint status = -1;
@@ -45,9 +50,15 @@ run_cluster_tool(Bench *b, const gchar *a1, const gchar *a2, const gchar *a3, co
 	if (!g_spawn_sync(NULL, (gchar **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
 			  &status, &error) ||
 	    status != 0) {
-		g_printerr("bench-instances: gnt-cluster %s failed\n", a1);
+		g_printerr("bench-instances: %s %s failed\n", program, a1);
 		exit(1);
 	}
+}
+
+static void
+run_cluster_tool(Bench *b, const gchar *a1, const gchar *a2, const gchar *a3, const gchar *a4)
+{
+	run_tool(b, NULL, a1, a2, a3, a4);
 }
 
 static JsonNode *
@@ -433,6 +444,19 @@ main(int argc, char **argv)
 		time_list(&b, gnt_instance, (guint)repeat);
 	g_usleep(3 * G_USEC_PER_SEC); /* the queue trims its memory once idle */
 	g_print("RSS with %d instances: masterd %.1f MiB + noded %.1f MiB\n", total,
+		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+	/* the same cluster in its steady state: daemons started on it, no
+	 * burst of adds behind them (one list, as an operator would) */
+	g_clear_object(&b.client);
+	run_tool(&b, "gantry-daemons", "stop", NULL, NULL, NULL);
+	run_tool(&b, "gantry-daemons", "start", NULL, NULL, NULL);
+	b.client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(b.paths), &error);
+	die(error, "connecting again");
+	gnt_luxi_client_set_timeout(b.client, 600);
+	if (gnt_instance != NULL)
+		time_list(&b, gnt_instance, 1);
+	g_usleep(3 * G_USEC_PER_SEC);
+	g_print("RSS restarted on them: masterd %.1f MiB + noded %.1f MiB\n",
 		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
 
 	g_clear_object(&b.client);
