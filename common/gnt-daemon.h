@@ -181,4 +181,15 @@ gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries,
 int
 gnt_daemon_usage_error(const gchar *name, const GError *error);
 
+/* The options every daemon takes, as GOptionEntry initialisers over
+ * @opts, a struct with the members root, foreground, debug and verbose;
+ * @debug_text says what --debug logs. */
+#define GNT_DAEMON_OPTION_ENTRIES(opts, debug_text)                                  \
+	{"root", 0, 0, G_OPTION_ARG_FILENAME, &(opts)->root,                         \
+	 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"}, \
+	{"foreground", 'f', 0, G_OPTION_ARG_NONE, &(opts)->foreground,               \
+	 "Don't detach; log to stderr", NULL},                                       \
+	{"debug", 'd', 0, G_OPTION_ARG_NONE, &(opts)->debug, debug_text, NULL},      \
+	{"verbose", 0, 0, G_OPTION_ARG_NONE, &(opts)->verbose, "Log informational messages", NULL}
+
 G_END_DECLS

@@ -130,13 +130,7 @@ static gboolean
 parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 {
 	const GOptionEntry entries[] = {
-		{"root", 0, 0, G_OPTION_ARG_FILENAME, &opts->root,
-		 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"},
-		{"foreground", 'f', 0, G_OPTION_ARG_NONE, &opts->foreground,
-		 "Don't detach; log to stderr", NULL},
-		{"debug", 'd', 0, G_OPTION_ARG_NONE, &opts->debug, "Log debug messages", NULL},
-		{"verbose", 0, 0, G_OPTION_ARG_NONE, &opts->verbose, "Log informational messages",
-		 NULL},
+		GNT_DAEMON_OPTION_ENTRIES(opts, "Log debug messages"),
 		{"max-running-jobs", 0, 0, G_OPTION_ARG_INT, &opts->max_running_jobs,
 		 "Run at most N jobs at once (default: the cluster's max_running_jobs, 20)", "N"},
 		{"auto-archive-age", 0, 0, G_OPTION_ARG_INT, &opts->auto_archive_age,

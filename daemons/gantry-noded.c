@@ -146,13 +146,7 @@ static gboolean
 parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 {
 	const GOptionEntry entries[] = {
-		{"root", 0, 0, G_OPTION_ARG_FILENAME, &opts->root,
-		 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"},
-		{"foreground", 'f', 0, G_OPTION_ARG_NONE, &opts->foreground,
-		 "Don't detach; log to stderr", NULL},
-		{"debug", 'd', 0, G_OPTION_ARG_NONE, &opts->debug, "Log debug messages", NULL},
-		{"verbose", 0, 0, G_OPTION_ARG_NONE, &opts->verbose, "Log informational messages",
-		 NULL},
+		GNT_DAEMON_OPTION_ENTRIES(opts, "Log debug messages"),
 		{"listen", 0, 0, G_OPTION_ARG_STRING, &opts->listen,
 		 "Listen on ADDRESS:PORT (default: 0.0.0.0:1811; port 0: any free port)",
 		 "ADDRESS:PORT"},

@@ -206,14 +206,7 @@ static gboolean
 parse_options(int *argc, char ***argv, RapiOptions *opts, GError **error)
 {
 	const GOptionEntry entries[] = {
-		{"root", 0, 0, G_OPTION_ARG_FILENAME, &opts->root,
-		 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"},
-		{"foreground", 'f', 0, G_OPTION_ARG_NONE, &opts->foreground,
-		 "Don't detach; log to stderr", NULL},
-		{"debug", 'd', 0, G_OPTION_ARG_NONE, &opts->debug,
-		 "Log debug messages (one line per request)", NULL},
-		{"verbose", 0, 0, G_OPTION_ARG_NONE, &opts->verbose, "Log informational messages",
-		 NULL},
+		GNT_DAEMON_OPTION_ENTRIES(opts, "Log debug messages (one line per request)"),
 		{"bind", 'b', 0, G_OPTION_ARG_STRING, &opts->bind,
 		 "Listen on ADDRESS, an IPv4 or IPv6 literal (default: " RAPI_DEFAULT_BIND ")",
 		 "ADDRESS"},
