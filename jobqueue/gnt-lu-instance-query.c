@@ -3,10 +3,12 @@
  * of instances that RAPI's /2/instances/NAME/info returns (as a job). One
  * entry per instance, keyed by name: its configuration, its parameters as
  * set on it and as filled from the cluster's defaults, and (unless
- * "static") whether it runs, asked of its primary node.
+ * "static") whether it runs, asked of its primary node; Gantry adds
+ * "install", the record's install parameters and last install's steps.
  */
 #include "gnt-config.h"
 #include "gnt-error.h"
+#include "gnt-install-steps.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
@@ -272,6 +274,9 @@ instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	json_object_set_member(entry, "os_actual", member_copy(instance, "osparams", TRUE));
 	for (guint i = 0; i < G_N_ELEMENTS(copied); i++)
 		json_object_set_member(entry, copied[i], member_copy(instance, copied[i], FALSE));
+	/* Gantry's: the install parameters and what the last install did
+	 * (doc/install.md); secret parameters by name only */
+	json_object_set_object_member(entry, "install", gnt_install_dup_shown(instance));
 	return g_steal_pointer(&entry);
 }
 

@@ -10,6 +10,7 @@
 
 #include "gnt-config.h"
 #include "gnt-error.h"
+#include "gnt-install-steps.h"
 #include "gnt-json.h"
 #include "gnt-lu-backup.h"
 #include "gnt-lu-instance-spec.h"
@@ -44,25 +45,47 @@ instance_name(GntLuInstanceCtx *ctx)
 	return json_object_get_string_member(ctx->instance, "name");
 }
 
-/* Stores a new admin state (unless the opcode says not to remember). */
+/* Replaces members of the stored instance @uuid by copies of @changes' in
+ * one update (the record is read again: an earlier update of this unit
+ * changed its serial number). */
 static gboolean
-instance_set_admin_state(GntLu *lu, JsonObject *instance, const gchar *state, GError **error)
+instance_store_members(GntLu *lu, const gchar *uuid, JsonObject *changes, GError **error)
 {
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	g_autoptr(JsonObject) current = NULL;
+	g_autoptr(JsonObject) current =
+		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
 
-	if (gnt_opcode_get_bool(op, "no_remember", FALSE))
-		return TRUE;
-	current = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
-					json_object_get_string_member(instance, "uuid"), error);
 	if (current == NULL)
 		return FALSE;
-	json_object_set_string_member(current, "admin_state", state);
-	json_object_set_string_member(current, "admin_state_source",
-				      gnt_opcode_get_string(op, "admin_state_source") != NULL
-					      ? gnt_opcode_get_string(op, "admin_state_source")
-					      : "admin");
+	json_object_iter_init_ordered(&iter, changes);
+	while (json_object_iter_next_ordered(&iter, &key, &value))
+		json_object_set_member(current, key, gnt_json_node_deep_copy(value));
 	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
+}
+
+/* Stores a new admin state (nullable; not when the opcode says not to
+ * remember) and a new install member (nullable), in one update. */
+static gboolean
+instance_store_state(GntLu *lu, JsonObject *instance, const gchar *state, JsonObject *install,
+		     GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *source = gnt_opcode_get_string(op, "admin_state_source");
+	g_autoptr(JsonObject) changes = json_object_new();
+
+	if (state != NULL && !gnt_opcode_get_bool(op, "no_remember", FALSE)) {
+		json_object_set_string_member(changes, "admin_state", state);
+		json_object_set_string_member(changes, "admin_state_source",
+					      source != NULL ? source : "admin");
+	}
+	if (install != NULL)
+		json_object_set_object_member(changes, "install", json_object_ref(install));
+	if (json_object_get_size(changes) == 0)
+		return TRUE;
+	return instance_store_members(lu, json_object_get_string_member(instance, "uuid"), changes,
+				      error);
 }
 
 /* ---- OS parameters, OS checks -------------------------------------------- */
@@ -142,6 +165,20 @@ record_os(JsonObject *record)
 		       : NULL;
 }
 
+/* The cluster's OS search path, NULL-terminated; the strings are @info's.
+ * (transfer container) */
+static GPtrArray *
+os_search_path(JsonObject *info)
+{
+	JsonArray *path = json_object_get_array_member(info, "os_search_path");
+	GPtrArray *search_path = g_ptr_array_new();
+
+	for (guint i = 0; path != NULL && i < json_array_get_length(path); i++)
+		g_ptr_array_add(search_path, (gpointer)json_array_get_string_element(path, i));
+	g_ptr_array_add(search_path, NULL);
+	return search_path;
+}
+
 /* Ganeti's CheckOSParams on @node: @os_name ("name+variant") exists and
  * is valid there, its variant (unless force_variant), and the parameters
  * of every category, merged, against its parameters.list and verify
@@ -152,17 +189,13 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 	    GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
-	JsonArray *path = json_object_get_array_member(info, "os_search_path");
-	g_autoptr(GPtrArray) search_path = g_ptr_array_new();
+	g_autoptr(GPtrArray) search_path = os_search_path(info);
 	g_autoptr(JsonObject) merged = params_update(osparams, NULL);
 	JsonObject *more[] = {osparams_private, osparams_secret};
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
 
-	for (guint i = 0; path != NULL && i < json_array_get_length(path); i++)
-		g_ptr_array_add(search_path, (gpointer)json_array_get_string_element(path, i));
-	g_ptr_array_add(search_path, NULL);
 	for (guint i = 0; i < G_N_ELEMENTS(more); i++) {
 		if (more[i] == NULL)
 			continue;
@@ -175,105 +208,47 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
 }
 
-/* ---- the install, shared by create and reinstall ---------------------------- */
-
-/*
- * What an install works on: the instance's node, the spec of the record as
- * it is to be (its "os", "osparams" and "osparams_private" are what gets
- * installed) and the secret parameters. Its steps run in the order of
- * install_steps[], which lists them by priority, highest first (the
- * architecture brief's numbers); a step with nothing to do is skipped. Only
- * the OS scripts exist so far; disk images, personalisation and the rest of
- * the pipeline join that table.
- */
-typedef struct {
-	GntRpcClient *rpc;
-	JsonObject *node;
-	JsonObject *spec;
-	JsonObject *osparams_secret; /* nullable */
-	gboolean reinstall;	     /* onto the instance's existing disks */
-} Install;
-
-typedef struct {
-	const gchar *name;
-	guint priority;
-	gboolean (*needed)(const Install *install);
-	gboolean (*run)(GntLu *lu, const Install *install, GError **error);
-} InstallStep;
-
-static gboolean
-install_has_os(const Install *install)
+/* The names @os_name's definition on @node declares in its
+ * parameters.list, or NULL when it declares none (no such OS, or one older
+ * than API 20, which takes no parameters). (transfer full) */
+static GHashTable *
+lu_dup_os_parameters(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
+		     GError **error)
 {
-	return record_os(json_object_get_object_member(install->spec, "instance")) != NULL;
-}
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+	g_autoptr(GPtrArray) search_path = os_search_path(info);
+	g_autofree gchar *name = g_strdup(os_name);
+	g_autoptr(JsonArray) found = NULL;
+	gchar *variant = strchr(name, '+');
 
-/* A failed script's message carries the last lines of its log after the
- * first line: they go to the job log, one entry each, and @error keeps the
- * first line. */
-static void
-move_output_tail_to_job_log(GntLu *lu, GError *error)
-{
-	const gchar *newline = strchr(error->message, '\n');
-	g_autofree gchar *head = NULL;
-	g_auto(GStrv) lines = NULL;
+	if (variant != NULL)
+		*variant = '\0';
+	found = gnt_node_call_os_diagnose(rpc, node, (const gchar *const *)search_path->pdata,
+					  error);
+	if (found == NULL)
+		return NULL;
+	for (guint i = 0; i < json_array_get_length(found); i++) {
+		JsonObject *os = json_array_get_object_element(found, i);
+		JsonArray *params = NULL;
+		GHashTable *names;
 
-	if (newline == NULL)
-		return;
-	lines = g_strsplit(newline + 1, "\n", -1);
-	for (guint i = 0; lines[i] != NULL; i++) {
-		if (lines[i][0] != '\0')
-			gnt_lu_feedback(lu, "%s", lines[i]);
-	}
-	head = g_strchomp(g_strndup(error->message, (gsize)(newline - error->message)));
-	if (g_str_has_suffix(head, ":"))
-		head[strlen(head) - 1] = '\0';
-	g_free(error->message);
-	error->message = g_strdup_printf("%s (shown in the job log)", head);
-}
-
-/* run_os_scripts: the OS definition's create script on the node, with
- * INSTANCE_REINSTALL=1 for a reinstall (Ganeti's instance_os_add). */
-static gboolean
-install_run_os_scripts(GntLu *lu, const Install *install, GError **error)
-{
-	guint debug_level = (guint)gnt_opcode_get_int(gnt_lu_get_opcode(lu), "debug_level", 0);
-	gboolean ok;
-
-	gnt_lu_feedback(lu, "* running the instance OS create scripts...");
-	if (install->reinstall)
-		ok = gnt_node_call_os_reinstall(install->rpc, install->node, install->spec,
-						install->osparams_secret, debug_level, error);
-	else
-		ok = gnt_node_call_os_create(install->rpc, install->node, install->spec,
-					     install->osparams_secret, debug_level, error);
-	if (!ok && error != NULL && *error != NULL)
-		move_output_tail_to_job_log(lu, *error);
-	return ok;
-}
-
-static const InstallStep install_steps[] = {
-	{"run_os_scripts", 70, install_has_os, install_run_os_scripts},
-};
-
-/* Runs the install's steps; the first failure ends it (the caller undoes
- * or keeps what is there). */
-static gboolean
-instance_install(GntLu *lu, const Install *install, GError **error)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(install_steps); i++) {
-		const InstallStep *step = &install_steps[i];
-
-		if (step->needed != NULL && !step->needed(install)) {
-			g_debug("job %" G_GUINT64_FORMAT ": install step %s (%u): nothing to do",
-				gnt_lu_get_job_id(lu), step->name, step->priority);
+		if (os == NULL || g_strcmp0(json_object_get_string_member(os, "name"), name) != 0)
 			continue;
+		if (!gnt_json_get_array(os, "parameters", &params, NULL) ||
+		    json_array_get_length(params) == 0)
+			return NULL;
+		names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		for (guint k = 0; k < json_array_get_length(params); k++) {
+			JsonNode *pair = json_array_get_element(params, k);
+			JsonArray *entry = JSON_NODE_HOLDS_ARRAY(pair) ? json_node_get_array(pair) : NULL;
+
+			if (entry != NULL && json_array_get_length(entry) > 0)
+				g_hash_table_add(names,
+						 g_strdup(json_array_get_string_element(entry, 0)));
 		}
-		g_debug("job %" G_GUINT64_FORMAT ": install step %s (%u)", gnt_lu_get_job_id(lu),
-			step->name, step->priority);
-		if (!step->run(lu, install, error))
-			return FALSE;
+		return names;
 	}
-	return TRUE;
+	return NULL;
 }
 
 /* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
@@ -475,6 +450,43 @@ create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 	return g_steal_pointer(&out);
 }
 
+/* A creation's install parameters (doc/install.md): an import or
+ * --no-install installs nothing; install hvparams are self_install's; an
+ * install needs an OS, a disk image or self_install. */
+static gboolean
+create_check_install_args(const GntOpcode *op, GError **error)
+{
+	gboolean import = gnt_lu_backup_is_import(op);
+	gboolean no_install = gnt_opcode_get_bool(op, "no_install", FALSE);
+	const gchar *mode = gnt_opcode_get_string(op, "install_mode");
+	const gchar *image = gnt_opcode_get_string(op, "os_image");
+	JsonObject *install_hv = object_or_null(gnt_opcode_get_param(op, "install_hvparams"));
+	gboolean has_image = image != NULL && image[0] != '\0';
+	gboolean has_hv = install_hv != NULL && json_object_get_size(install_hv) > 0;
+	gboolean self_install = g_strcmp0(mode, GNT_INSTALL_MODE_SELF_INSTALL) == 0;
+
+	if ((import || no_install) && (has_image || mode != NULL || has_hv)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s installs nothing: it takes no OS image, install mode or install "
+			    "hypervisor parameters",
+			    import ? "an import" : "--no-install");
+		return FALSE;
+	}
+	if (has_hv && !self_install) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "install hypervisor parameters are for install mode "
+				    "'self_install' (they are its first boot's)");
+		return FALSE;
+	}
+	if (!import && !no_install && !has_image && !self_install &&
+	    gnt_opcode_get_string(op, "os_type") == NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "No guest OS or OS image specified");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 create_check_args(GntLu *lu, GError **error)
 {
@@ -503,13 +515,7 @@ create_check_args(GntLu *lu, GError **error)
 		     : NULL;
 	if (be == NULL)
 		return FALSE;
-	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE) &&
-	    gnt_opcode_get_string(op, "os_type") == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "No guest OS or OS image specified");
-		return FALSE;
-	}
-	return TRUE;
+	return create_check_install_args(op, error);
 }
 
 /* The node the instance goes to: -n, else the master. */
@@ -710,6 +716,14 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	json_object_set_member(record, "tags", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "tags")));
 	json_object_set_member(record, "network_port", gnt_json_node_new_null());
 	json_object_set_boolean_member(record, "disks_active", FALSE);
+	/* what the install is to do; none for an import or --no-install */
+	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE))
+		json_object_set_object_member(
+			record, "install",
+			gnt_install_params_new(
+				gnt_opcode_get_string(op, "install_mode"),
+				gnt_opcode_get_string(op, "os_image"),
+				object_or_null(gnt_opcode_get_param(op, "install_hvparams"))));
 	return g_steal_pointer(&record);
 }
 
@@ -768,7 +782,8 @@ create_check_prereq(GntLu *lu, GError **error)
 	spec = gnt_lu_instance_spec_new(lu_config(lu), record, error);
 	if (spec == NULL)
 		return FALSE;
-	if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
+	if (!gnt_opcode_get_bool(op, "no_install", FALSE) &&
+	    gnt_opcode_get_string(op, "os_type") != NULL) {
 		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
 
@@ -776,6 +791,15 @@ create_check_prereq(GntLu *lu, GError **error)
 		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
 				 record_object(record, "osparams"),
 				 record_object(record, "osparams_private"), secret, error))
+			return FALSE;
+	}
+	/* what each install step cannot do is refused now, before anything
+	 * is made */
+	if (gnt_install_get(record) != NULL) {
+		g_autoptr(GntInstall) install =
+			gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
+
+		if (!gnt_install_check(install, error))
 			return FALSE;
 	}
 	{
@@ -805,6 +829,73 @@ create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spe
 				error->message);
 }
 
+/* An import or --no-install: the disks, then the import's streams; no
+ * install. */
+static gboolean
+create_exec_without_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *stored,
+			    gboolean start, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(lu_config(lu), stored, error);
+	gboolean has_disks = json_array_get_length(json_object_get_array_member(stored, "disks")) > 0;
+
+	if (spec == NULL)
+		return FALSE;
+	/* diskless: nothing to make, so no call to the node */
+	if (has_disks) {
+		gnt_lu_feedback(lu, "* creating instance disks...");
+		if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
+			create_roll_back(lu, rpc, node, spec, FALSE);
+			return FALSE;
+		}
+	}
+	if (gnt_lu_backup_is_import(op) && !gnt_lu_backup_import_exec(lu, rpc, node, spec, error)) {
+		create_roll_back(lu, rpc, node, spec, has_disks);
+		return FALSE;
+	}
+	if (start) {
+		gnt_lu_feedback(lu, "* starting instance...");
+		if (!gnt_node_call_instance_start(rpc, node, spec, FALSE, error)) {
+			create_roll_back(lu, rpc, node, spec, has_disks);
+			return FALSE;
+		}
+		if (!instance_store_state(lu, stored, "up", NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* The install's steps (gnt-install-steps.h): prepare makes the disks, ...,
+ * boot starts the instance. A failure removes everything made; success
+ * stores what the install did (and the admin state of a booted one). */
+static gboolean
+create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *stored,
+		    gboolean start, GError **error)
+{
+	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	g_autoptr(GntInstall) install =
+		gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
+	g_autoptr(JsonObject) state = NULL;
+
+	if (!gnt_install_run(install, rpc, error)) {
+		g_autoptr(GError) spec_error = NULL;
+		g_autoptr(JsonObject) spec =
+			gnt_lu_instance_spec_new(lu_config(lu), stored, &spec_error);
+
+		if (spec != NULL)
+			create_roll_back(lu, rpc, node, spec, gnt_install_made_disks(install));
+		else
+			gnt_lu_feedback(lu, "WARNING: could not undo the create: %s",
+					spec_error->message);
+		gnt_lu_feedback(lu, "Instance %s was not created: what the install made is removed",
+				json_object_get_string_member(stored, "name"));
+		return FALSE;
+	}
+	state = gnt_install_dup_state(install);
+	return instance_store_state(lu, stored, gnt_install_booted(install) ? "up" : NULL, state,
+				    error);
+}
+
 static JsonNode *
 create_exec(GntLu *lu, GError **error)
 {
@@ -814,9 +905,8 @@ create_exec(GntLu *lu, GError **error)
 	JsonObject *record = ctx->record;
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) stored = NULL;
-	g_autoptr(JsonObject) spec = NULL;
 	gboolean start = gnt_opcode_get_bool(op, "start", TRUE);
-	gboolean has_disks = json_array_get_length(json_object_get_array_member(record, "disks")) > 0;
+	gboolean ok;
 	JsonArray *result;
 
 	if (rpc == NULL)
@@ -831,41 +921,14 @@ create_exec(GntLu *lu, GError **error)
 		return NULL;
 	stored = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
 				       json_object_get_string_member(record, "name"), error);
-	spec = stored != NULL ? gnt_lu_instance_spec_new(lu_config(lu), stored, error) : NULL;
-	if (spec == NULL)
+	if (stored == NULL)
 		return NULL;
-
-	/* diskless: nothing to make, so no call to the node */
-	if (has_disks) {
-		gnt_lu_feedback(lu, "* creating instance disks...");
-		if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
-			create_roll_back(lu, rpc, node, spec, FALSE);
-			return NULL;
-		}
-	}
-	if (gnt_lu_backup_is_import(op)) {
-		if (!gnt_lu_backup_import_exec(lu, rpc, node, spec, error)) {
-			create_roll_back(lu, rpc, node, spec, has_disks);
-			return NULL;
-		}
-	} else if (!gnt_opcode_get_bool(op, "no_install", FALSE)) {
-		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
-		Install install = {rpc, node, spec, secret, FALSE};
-
-		if (!instance_install(lu, &install, error)) {
-			create_roll_back(lu, rpc, node, spec, has_disks);
-			return NULL;
-		}
-	}
-	if (start) {
-		gnt_lu_feedback(lu, "* starting instance...");
-		if (!gnt_node_call_instance_start(rpc, node, spec, FALSE, error)) {
-			create_roll_back(lu, rpc, node, spec, has_disks);
-			return NULL;
-		}
-		if (!instance_set_admin_state(lu, stored, "up", error))
-			return NULL;
-	}
+	if (gnt_install_get(stored) != NULL)
+		ok = create_exec_install(lu, rpc, node, stored, start, error);
+	else
+		ok = create_exec_without_install(lu, rpc, node, stored, start, error);
+	if (!ok)
+		return NULL;
 	result = json_array_new();
 	json_array_add_string_element(result, json_object_get_string_member(node, "name"));
 	return gnt_json_node_new_array(result);
@@ -951,6 +1014,53 @@ online_instance_check_prereq(GntLu *lu, GError **error)
 	return TRUE;
 }
 
+/* self_install (doc/install.md): a copy of @instance's install member in
+ * @state, for instance_store_state(). (transfer full) */
+static JsonObject *
+install_dup_with_state(JsonObject *instance, const gchar *state)
+{
+	JsonObject *install = gnt_json_object_deep_copy(gnt_install_get(instance));
+
+	json_object_set_string_member(install, "state", state);
+	return install;
+}
+
+/* Whether @instance's self_install had its first boot, which its first
+ * shutdown (or a start after the guest powered itself off) ends. */
+static gboolean
+install_is_booted(JsonObject *instance)
+{
+	return g_strcmp0(gnt_install_get_mode(instance), GNT_INSTALL_MODE_SELF_INSTALL) == 0 &&
+	       g_strcmp0(gnt_install_get_state(instance), GNT_INSTALL_STATE_BOOTED) == 0;
+}
+
+/* The first boot of a self_install is over: the record says so (@install,
+ * for instance_store_state()) and the job log too. (transfer full) */
+static JsonObject *
+install_end_first_boot(GntLu *lu, JsonObject *instance)
+{
+	gnt_lu_feedback(lu,
+			"self_install: the first boot of instance %s has ended; from now on it "
+			"runs with its own parameters",
+			json_object_get_string_member(instance, "name"));
+	return install_dup_with_state(instance, GNT_INSTALL_STATE_DONE);
+}
+
+/* The spec a start of @ctx's instance boots: its own (ctx->spec), or while
+ * its self_install is pending the one with the install hvparams, and
+ * *@first_boot TRUE. (transfer full) */
+static JsonObject *
+instance_boot_spec(GntLu *lu, GntLuInstanceCtx *ctx, gboolean *first_boot, GError **error)
+{
+	if (!gnt_install_is_first_boot_pending(ctx->instance)) {
+		*first_boot = FALSE;
+		return json_object_ref(ctx->spec);
+	}
+	return gnt_install_boot_spec_new(lu_config(lu), ctx->instance, first_boot, error);
+}
+
+/* A start: while a self_install is pending, with its install hvparams (its
+ * first boot); once it booted, a start after the guest stopped ends it. */
 static JsonNode *
 startup_exec(GntLu *lu, GError **error)
 {
@@ -958,10 +1068,29 @@ startup_exec(GntLu *lu, GError **error)
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(GError) start_error = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) install = NULL;
+	const gchar *install_state = gnt_install_get_state(ctx->instance);
+	gboolean first_boot = FALSE;
 
 	if (rpc == NULL)
 		return NULL;
-	if (!gnt_node_call_instance_start(rpc, ctx->node, ctx->spec,
+	spec = instance_boot_spec(lu, ctx, &first_boot, error);
+	if (spec == NULL)
+		return NULL;
+	if (g_strcmp0(install_state, GNT_INSTALL_STATE_FAILED) == 0 ||
+	    g_strcmp0(install_state, GNT_INSTALL_STATE_RUNNING) == 0)
+		gnt_lu_feedback(lu,
+				"WARNING: the last install of instance %s %s; its disks hold what it "
+				"left (gnt-instance info shows its steps)",
+				instance_name(ctx),
+				g_strcmp0(install_state, GNT_INSTALL_STATE_FAILED) == 0
+					? "failed"
+					: "did not finish");
+	if (first_boot)
+		gnt_lu_feedback(lu, "self_install: instance %s boots with its install parameters",
+				instance_name(ctx));
+	if (!gnt_node_call_instance_start(rpc, ctx->node, spec,
 					  gnt_opcode_get_bool(op, "startup_paused", FALSE),
 					  &start_error)) {
 		/* already running is what was asked for */
@@ -970,8 +1099,13 @@ startup_exec(GntLu *lu, GError **error)
 			return NULL;
 		}
 		gnt_lu_feedback(lu, "Instance %s is already running", instance_name(ctx));
+	} else if (first_boot) {
+		install = install_dup_with_state(ctx->instance, GNT_INSTALL_STATE_BOOTED);
+	} else if (install_is_booted(ctx->instance)) {
+		/* the guest stopped by itself: that was its first shutdown */
+		install = install_end_first_boot(lu, ctx->instance);
 	}
-	if (!instance_set_admin_state(lu, ctx->instance, "up", error))
+	if (!instance_store_state(lu, ctx->instance, "up", install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -990,6 +1124,7 @@ shutdown_exec(GntLu *lu, GError **error)
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(GError) stop_error = NULL;
+	g_autoptr(JsonObject) install = NULL;
 	gboolean forced = FALSE;
 
 	if (rpc == NULL)
@@ -1004,7 +1139,10 @@ shutdown_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "Instance %s did not shut down within %u seconds: destroyed",
 				instance_name(ctx), timeout);
 	}
-	if (!instance_set_admin_state(lu, ctx->instance, "down", error))
+	/* a self_install's first shutdown ends its first boot */
+	if (install_is_booted(ctx->instance))
+		install = install_end_first_boot(lu, ctx->instance);
+	if (!instance_store_state(lu, ctx->instance, "down", install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -1015,21 +1153,34 @@ const GntLuClass gnt_lu_instance_shutdown = {
 	.exec = shutdown_exec,
 };
 
+/* A hard or full reboot starts the instance again from its record: for a
+ * self_install that had its first boot, with its own parameters (the
+ * reboot ends the first boot); a soft one is the guest's own. */
 static JsonNode *
 reboot_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *type = gnt_opcode_get_string(op, "reboot_type");
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+	g_autoptr(JsonObject) install = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	gboolean first_boot = FALSE;
 
 	if (rpc == NULL)
 		return NULL;
-	if (!gnt_node_call_instance_reboot(rpc, ctx->node, ctx->spec,
-					   gnt_opcode_get_string(op, "reboot_type"),
+	spec = instance_boot_spec(lu, ctx, &first_boot, error);
+	if (spec == NULL)
+		return NULL;
+	if (!gnt_node_call_instance_reboot(rpc, ctx->node, spec, type,
 					   (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120),
 					   error))
 		return NULL;
-	if (!instance_set_admin_state(lu, ctx->instance, "up", error))
+	if (first_boot)
+		install = install_dup_with_state(ctx->instance, GNT_INSTALL_STATE_BOOTED);
+	else if (install_is_booted(ctx->instance) && g_strcmp0(type, "soft") != 0)
+		install = install_end_first_boot(lu, ctx->instance);
+	if (!instance_store_state(lu, ctx->instance, "up", install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -1359,7 +1510,8 @@ set_params_check_args(GntLu *lu, GError **error)
 		{"instance_communication", "changing the instance communication is"},
 	};
 	static const gchar *const changing[] = {
-		"disks", "hvparams", "beparams", "os_name", "osparams", "osparams_private", "offline",
+		"disks",   "hvparams", "beparams",	   "os_name",
+		"osparams", "osparams_private", "offline", "install_done",
 		NULL,
 	};
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
@@ -1378,6 +1530,12 @@ set_params_check_args(GntLu *lu, GError **error)
 		any = any || param_given(op, changing[i]);
 	if (!any) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "No changes submitted");
+		return FALSE;
+	}
+	if (param_given(op, "install_done") && !gnt_opcode_get_bool(op, "install_done", FALSE)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'install_done' can only be true: it ends a self_install's "
+				    "first boot");
 		return FALSE;
 	}
 	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), -1,
@@ -1410,6 +1568,31 @@ set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *chan
 	}
 	json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
 	changes_add(changes, "admin_state", gnt_json_node_new_string(off ? "offline" : "down"));
+	return TRUE;
+}
+
+/* --install-done: a self_install waiting for its first boot, or in it,
+ * is over; its next start uses its own parameters. */
+static gboolean
+set_params_apply_install_done(JsonObject *updated, gboolean done, JsonArray *changes,
+			      GError **error)
+{
+	const gchar *state = gnt_install_get_state(updated);
+
+	if (!done)
+		return TRUE;
+	if (g_strcmp0(gnt_install_get_mode(updated), GNT_INSTALL_MODE_SELF_INSTALL) != 0 ||
+	    (g_strcmp0(state, GNT_INSTALL_STATE_PENDING) != 0 &&
+	     g_strcmp0(state, GNT_INSTALL_STATE_BOOTED) != 0)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' has no self_install waiting for or in its first boot "
+			    "(install mode '%s', state '%s')",
+			    json_object_get_string_member(updated, "name"),
+			    gnt_install_get_mode(updated), state != NULL ? state : "none");
+		return FALSE;
+	}
+	gnt_install_set_state(updated, GNT_INSTALL_STATE_DONE);
+	changes_add(changes, "install", gnt_json_node_new_string(GNT_INSTALL_STATE_DONE));
 	return TRUE;
 }
 
@@ -1474,7 +1657,9 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 		updated, "osparams_private",
 		params_update(record_object(instance, "osparams_private"), os_private));
 	changes_add_params(changes, "os_private", os_private, TRUE);
-	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes, error))
+	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes, error) ||
+	    !set_params_apply_install_done(updated, gnt_opcode_get_bool(op, "install_done", FALSE),
+					   changes, error))
 		return NULL;
 	return g_steal_pointer(&updated);
 }
@@ -1573,10 +1758,85 @@ instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar
 	return TRUE;
 }
 
+/* The names in @names (a JSON list of strings) given neither as secret,
+ * public nor private parameter of the install as it is to be. (transfer
+ * full) */
+static GPtrArray *
+reinstall_missing_secrets(JsonArray *names, JsonObject *secret, JsonObject *updated)
+{
+	GPtrArray *missing = g_ptr_array_new();
+	JsonObject *given[] = {secret, record_object(updated, "osparams"),
+			       record_object(updated, "osparams_private")};
+
+	for (guint i = 0; names != NULL && i < json_array_get_length(names); i++) {
+		const gchar *name = json_array_get_string_element(names, i);
+		gboolean found = FALSE;
+
+		for (guint k = 0; name != NULL && k < G_N_ELEMENTS(given); k++)
+			found = found || (given[k] != NULL && json_object_has_member(given[k], name));
+		if (name != NULL && !found)
+			g_ptr_array_add(missing, (gpointer)name);
+	}
+	return missing;
+}
+
+/* The same OS, variants aside. */
+static gboolean
+os_same_name(const gchar *a, const gchar *b)
+{
+	gsize len_a = a != NULL ? strcspn(a, "+") : 0;
+	gsize len_b = b != NULL ? strcspn(b, "+") : 0;
+
+	return a != NULL && b != NULL && len_a == len_b && strncmp(a, b, len_a) == 0;
+}
+
+/*
+ * Secret parameters are never stored, so a reinstall needs them again
+ * (doc/install.md): those given at the last install (the record keeps
+ * their names) that the OS still declares in its parameters.list must be
+ * given again, as secret, public or private ones. Ganeti runs the script
+ * without them; Gantry refuses before anything changes. Another OS asks
+ * for its own.
+ */
+static gboolean
+reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, JsonObject *secret,
+			GError **error)
+{
+	JsonObject *last = gnt_install_get(ctx->current->instance);
+	JsonNode *names = last != NULL ? json_object_get_member(last, "secret_names") : NULL;
+	const gchar *os = record_os(ctx->updated);
+	g_autoptr(GPtrArray) missing = NULL;
+	g_autoptr(GHashTable) declared = NULL;
+	g_autoptr(GString) list = g_string_new(NULL);
+
+	if (names == NULL || !JSON_NODE_HOLDS_ARRAY(names) ||
+	    !os_same_name(record_os(ctx->current->instance), os))
+		return TRUE;
+	missing = reinstall_missing_secrets(json_node_get_array(names), secret, ctx->updated);
+	if (missing->len == 0)
+		return TRUE;
+	declared = lu_dup_os_parameters(lu, rpc, ctx->current->node, os, error);
+	if (declared == NULL)
+		return error == NULL || *error == NULL;
+	for (guint i = 0; i < missing->len; i++) {
+		if (g_hash_table_contains(declared, missing->pdata[i]))
+			g_string_append_printf(list, "%s'%s'", list->len > 0 ? ", " : "",
+					       (const gchar *)missing->pdata[i]);
+	}
+	if (list->len == 0)
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "instance '%s': the secret OS parameters %s were given at its last install and "
+		    "are never stored: give them again (--os-parameters-secret, or osparams_secret)",
+		    instance_name(ctx->current), list->str);
+	return FALSE;
+}
+
 /* Ganeti's LUInstanceReinstall: a stopped instance with disks; the OS
  * given replaces the stored one, the parameters given are merged into the
- * stored ones ("default" removes one), and the result is checked on the
- * node as at create. */
+ * stored ones ("default" removes one), the disk image given replaces the
+ * stored one, the secrets of the last install are given again, and the
+ * result is checked on the node as at create. */
 static gboolean
 reinstall_check_prereq(GntLu *lu, GError **error)
 {
@@ -1584,9 +1844,12 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	JsonObject *op_public = object_or_null(gnt_opcode_get_param(op, "osparams"));
 	JsonObject *op_private = object_or_null(gnt_opcode_get_param(op, "osparams_private"));
 	const gchar *os_type = gnt_opcode_get_string(op, "os_type");
+	const gchar *os_image = gnt_opcode_get_string(op, "os_image");
 	g_autoptr(ChangeCtx) ctx = g_new0(ChangeCtx, 1);
 	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	g_autoptr(GntInstall) install = NULL;
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
+	ChangeCtx *settled;
 	JsonObject *instance;
 	const gchar *state;
 
@@ -1619,36 +1882,80 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	json_object_set_object_member(
 		ctx->updated, "osparams_private",
 		params_update(record_object(instance, "osparams_private"), op_private));
-	return change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error);
+	/* the stored install parameters (none for an instance made with
+	 * --no-install: Gantry installs before its first boot) */
+	if (gnt_install_get(ctx->updated) == NULL)
+		json_object_set_object_member(ctx->updated, "install",
+					      gnt_install_params_new(NULL, NULL, NULL));
+	if (os_image != NULL) {
+		JsonObject *params = gnt_install_get(ctx->updated);
+
+		if (os_image[0] != '\0')
+			json_object_set_string_member(params, "os_image", os_image);
+		else
+			json_object_set_null_member(params, "os_image");
+	}
+	/* the OS and parameters first, then what the install needs */
+	if (!change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
+		return FALSE;
+	settled = gnt_lu_get_data(lu);
+	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,
+				  settled->updated, secret, FALSE);
+	return reinstall_check_secrets(lu, rpc, settled, secret, error) &&
+	       gnt_install_check(install, error);
 }
 
-/* The install onto the existing disks; the record (OS and its parameters)
- * changes only when it succeeded. Secrets go to the node, never into it. */
+/* The install onto the existing disks. The record's install says
+ * "running" while it runs, then what it did; the OS and its parameters
+ * change only when it succeeded. Secrets go to the node, never into it. */
 static JsonNode *
 reinstall_exec(GntLu *lu, GError **error)
 {
 	ChangeCtx *ctx = gnt_lu_get_data(lu);
 	const gchar *os_type = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "os_type");
+	const gchar *uuid = json_object_get_string_member(ctx->current->instance, "uuid");
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
-	Install install = {rpc, ctx->current->node, ctx->spec, secret, TRUE};
+	g_autoptr(GntInstall) install = NULL;
+	g_autoptr(JsonObject) changes = json_object_new();
+	static const gchar *const kept[] = {"os", "osparams", "osparams_private"};
 
 	if (rpc == NULL)
 		return NULL;
-	if (!install_has_os(&install)) {
+	if (record_os(ctx->updated) == NULL && gnt_install_get_os_image(ctx->updated) == NULL &&
+	    g_strcmp0(gnt_install_get_mode(ctx->updated), GNT_INSTALL_MODE_SELF_INSTALL) != 0) {
 		gnt_lu_feedback(lu, "No OS scripts or OS image specified or found in the instance's "
 				    "configuration, nothing to install");
 		return gnt_json_node_new_null();
 	}
 	if (os_type != NULL && g_strcmp0(record_os(ctx->current->instance), os_type) != 0)
 		gnt_lu_feedback(lu, "Changing OS scripts to '%s'...", os_type);
-	if (!instance_install(lu, &install, error)) {
-		gnt_lu_feedback(lu, "Instance %s keeps its previous OS and OS parameters; its disks "
-				    "hold what the failed install left",
+	json_object_set_object_member(changes, "install",
+				      install_dup_with_state(ctx->updated, GNT_INSTALL_STATE_RUNNING));
+	if (!instance_store_members(lu, uuid, changes, error))
+		return NULL;
+	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, ctx->current->node, ctx->updated,
+				  secret, FALSE);
+	if (!gnt_install_run(install, rpc, error)) {
+		g_autoptr(GError) store_error = NULL;
+
+		json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
+		if (!instance_store_members(lu, uuid, changes, &store_error))
+			gnt_lu_feedback(lu, "WARNING: could not record the failed install: %s",
+					store_error->message);
+		gnt_lu_feedback(lu,
+				"Instance %s stays stopped with its disks, which hold what the failed "
+				"install left; its OS and OS parameters are unchanged (gnt-instance "
+				"info shows the install's steps)",
 				instance_name(ctx->current));
 		return NULL;
 	}
-	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, ctx->updated, error))
+	for (guint i = 0; i < G_N_ELEMENTS(kept); i++)
+		json_object_set_member(changes, kept[i],
+				       gnt_json_node_deep_copy(json_object_get_member(ctx->updated,
+										      kept[i])));
+	json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
+	if (!instance_store_members(lu, uuid, changes, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }

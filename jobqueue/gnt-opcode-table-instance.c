@@ -49,6 +49,11 @@ static const GntParamDef instance_create_params[] = {
 	{"instance_communication", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"helper_startup_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"helper_shutdown_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* Gantry's install parameters (doc/install.md): a disk image for the
+	 * write_image step, and self_install's first-boot hvparams */
+	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "run|self_install"},
+	{"install_hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
@@ -61,6 +66,8 @@ static const GntParamDef instance_reinstall_params[] = {
 	{"osparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
 	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
+	/* Gantry's: replaces the stored disk image ("" removes it) */
+	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
@@ -143,6 +150,8 @@ static const GntParamDef instance_set_params_params[] = {
 	{"hotplug", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"hotplug_if_possible", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"instance_communication", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* Gantry's: ends a self_install's first boot by hand */
+	{"install_done", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 

@@ -282,9 +282,17 @@ gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error)
 
 /* ---- reinstall: one job of shutdown, reinstall and startup ---- */
 
-/* The keys of a new-style reinstall body (rlib2's
- * _ParseInstanceReinstallRequest reads only these). */
-static const gchar *const reinstall_keys[] = {"os", "start", "osparams", NULL};
+/* The keys of a new-style reinstall body: rlib2's
+ * _ParseInstanceReinstallRequest reads os, start and osparams; Gantry also
+ * takes the private and secret parameters and the disk image, which
+ * OP_INSTANCE_REINSTALL has (the secrets must be given at every
+ * reinstall). */
+static const gchar *const reinstall_keys[] = {
+	"os", "start", "osparams", "osparams_private", "osparams_secret", "os_image", NULL,
+};
+/* The body keys that go into OP_INSTANCE_REINSTALL as they are. */
+static const gchar *const reinstall_dicts[] = {"osparams", "osparams_private", "osparams_secret",
+					       NULL};
 /* Query arguments that may come with a body: they are not reinstall's own. */
 static const gchar *const reinstall_common_args[] = {"reason", NULL};
 
@@ -301,15 +309,35 @@ body_is_given(JsonNode *body)
 	return TRUE;
 }
 
-/* The body form {os, start, osparams}, checked. */
+/* A string member of the body (null allowed), or FALSE naming it. */
 static gboolean
-reinstall_from_body(JsonNode *node, JsonNode **os, gboolean *start, JsonNode **osparams,
-		    GError **error)
+body_string(JsonObject *body, const gchar *key, JsonNode **out, GError **error)
+{
+	JsonNode *value = json_object_get_member(body, key);
+
+	if (value != NULL && !JSON_NODE_HOLDS_NULL(value) &&
+	    (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_STRING)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' parameter must be a string, not %s", key,
+			    gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	*out = value;
+	return TRUE;
+}
+
+/* The body form {os, start, osparams, osparams_private, osparams_secret,
+ * os_image}, checked; the opcode's members set in @reinstall. Messages name
+ * keys, never values. */
+static gboolean
+reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GError **error)
 {
 	JsonObject *body;
 	JsonObjectIter iter;
 	const gchar *name;
 	JsonNode *value;
+	JsonNode *os = NULL;
+	JsonNode *image = NULL;
 
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -321,22 +349,16 @@ reinstall_from_body(JsonNode *node, JsonNode **os, gboolean *start, JsonNode **o
 	json_object_iter_init(&iter, body);
 	while (json_object_iter_next(&iter, &name, &value)) {
 		if (!g_strv_contains(reinstall_keys, name)) {
+			g_autofree gchar *known = g_strjoinv("', '", (gchar **)reinstall_keys);
+
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Invalid body parameters: reinstall takes 'os', 'start' and "
-				    "'osparams', not '%s'",
+				    "Invalid body parameters: reinstall takes '%s', not '%s'", known,
 				    name);
 			return FALSE;
 		}
 	}
-	value = json_object_get_member(body, "os");
-	if (value != NULL && !JSON_NODE_HOLDS_NULL(value) &&
-	    (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_STRING)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'os' parameter must be a string, not %s",
-			    gnt_json_node_type_name(value));
+	if (!body_string(body, "os", &os, error) || !body_string(body, "os_image", &image, error))
 		return FALSE;
-	}
-	*os = value;
 	value = json_object_get_member(body, "start");
 	if (value != NULL &&
 	    (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_BOOLEAN)) {
@@ -346,14 +368,23 @@ reinstall_from_body(JsonNode *node, JsonNode **os, gboolean *start, JsonNode **o
 		return FALSE;
 	}
 	*start = value != NULL ? json_node_get_boolean(value) : TRUE;
-	value = json_object_get_member(body, "osparams");
-	if (value != NULL && !JSON_NODE_HOLDS_NULL(value) && !JSON_NODE_HOLDS_OBJECT(value)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'osparams' parameter must be an object, not %s",
-			    gnt_json_node_type_name(value));
-		return FALSE;
+	for (guint i = 0; reinstall_dicts[i] != NULL; i++) {
+		value = json_object_get_member(body, reinstall_dicts[i]);
+		if (value != NULL && !JSON_NODE_HOLDS_NULL(value) && !JSON_NODE_HOLDS_OBJECT(value)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'%s' parameter must be an object, not %s", reinstall_dicts[i],
+				    gnt_json_node_type_name(value));
+			return FALSE;
+		}
+		/* shared, not copied: a secret exists once in this process */
+		json_object_set_member(reinstall, reinstall_dicts[i],
+				       value != NULL ? json_node_ref(value)
+						     : gnt_json_node_new_null());
 	}
-	*osparams = value;
+	json_object_set_member(reinstall, "os_type",
+			       os != NULL ? json_node_ref(os) : gnt_json_node_new_null());
+	if (image != NULL && !JSON_NODE_HOLDS_NULL(image))
+		json_object_set_member(reinstall, "os_image", json_node_ref(image));
 	return TRUE;
 }
 
@@ -377,9 +408,6 @@ gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error)
 	g_autoptr(JsonObject) reinstall = statics_new(request);
 	g_autoptr(JsonObject) startup = statics_new(request);
 	g_autoptr(JsonArray) ops = json_array_new();
-	g_autoptr(JsonNode) legacy_os = NULL;
-	JsonNode *os = NULL;
-	JsonNode *osparams = NULL;
 	gboolean start = TRUE;
 
 	if (body_is_given(request->body)) {
@@ -388,7 +416,7 @@ gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error)
 					    "Can't combine query and body parameters");
 			return NULL;
 		}
-		if (!reinstall_from_body(request->body, &os, &start, &osparams, error))
+		if (!reinstall_from_body(request->body, reinstall, &start, error))
 			return NULL;
 	} else {
 		/* the legacy form: ?os=NAME&nostartup=1 */
@@ -398,15 +426,12 @@ gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error)
 		if (!gnt_rapi_request_get_flag(request, "nostartup", &nostartup, error))
 			return NULL;
 		if (name != NULL)
-			os = legacy_os = gnt_json_node_new_string(name);
+			json_object_set_string_member(reinstall, "os_type", name);
+		else
+			json_object_set_null_member(reinstall, "os_type");
+		json_object_set_null_member(reinstall, "osparams");
 		start = !nostartup;
 	}
-
-	json_object_set_member(reinstall, "os_type",
-			       os != NULL ? json_node_ref(os) : gnt_json_node_new_null());
-	json_object_set_member(reinstall, "osparams",
-			       osparams != NULL ? json_node_ref(osparams)
-						: gnt_json_node_new_null());
 	json_object_set_boolean_member(startup, "force", FALSE);
 	if (!add_op(request, ops, "OP_INSTANCE_SHUTDOWN", shutdown, error) ||
 	    !add_op(request, ops, "OP_INSTANCE_REINSTALL", reinstall, error) ||

@@ -60,6 +60,44 @@ gnt_test_file_contains(const gchar *path, const gchar *needle)
 	return FALSE;
 }
 
+/* Whether a file named @name (no directory) may hold a value. */
+typedef gboolean (*GntTestNameFunc)(const gchar *name);
+
+/* Every regular file under @dir (recursively, symlinks skipped), every
+ * byte: none may hold a string of @nowhere (NULL-terminated), and one of
+ * @restricted (nullable) only a file whose name @may_hold accepts. Fails
+ * naming the value and the file; the number of files read. */
+static inline guint
+gnt_test_scan_tree(const gchar *dir, const gchar *const *nowhere, const gchar *const *restricted,
+		   GntTestNameFunc may_hold)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const gchar *name;
+	guint n_files = 0;
+
+	g_assert_nonnull(d);
+	while ((name = g_dir_read_name(d)) != NULL) {
+		g_autofree gchar *path = g_build_filename(dir, name, NULL);
+
+		if (g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+			continue;
+		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			n_files += gnt_test_scan_tree(path, nowhere, restricted, may_hold);
+			continue;
+		}
+		n_files++;
+		for (guint i = 0; nowhere[i] != NULL; i++) {
+			if (gnt_test_file_contains(path, nowhere[i]))
+				g_error("'%s' found in '%s'", nowhere[i], path);
+		}
+		for (guint i = 0; restricted != NULL && restricted[i] != NULL; i++) {
+			if (!may_hold(name) && gnt_test_file_contains(path, restricted[i]))
+				g_error("'%s' found in '%s'", restricted[i], path);
+		}
+	}
+	return n_files;
+}
+
 /* The newest /boot/vmlinuz-*-cloud-amd64 (version order, as sort -V), or
  * NULL. (transfer full) */
 static inline gchar *

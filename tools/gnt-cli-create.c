@@ -34,6 +34,9 @@ static gchar *opt_src_node;
 static gchar *opt_src_dir;
 static gchar *opt_compress;
 static gboolean opt_identify_defaults;
+static gchar *opt_os_image;
+static gchar *opt_install_mode;
+static gchar *opt_install_hvparams;
 
 /* The entries add and import share to the letter. */
 #define DISK_TEMPLATE_ENTRY                                                                      \
@@ -89,6 +92,16 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	GNT_CLI_NO_IP_CHECK_ENTRY(&opt_ip_check),
 	{"tags", 0, 0, G_OPTION_ARG_STRING, &opt_tags, "Comma-separated list of instance tags",
 	 "TAG,..."},
+	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
+	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
+	 "How the OS gets installed: run (default: the install steps before the first boot) or "
+	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
+	 "installer ISO, and installs itself)",
+	 "MODE"},
+	{"install-hvparams", 0, 0, G_OPTION_ARG_STRING, &opt_install_hvparams,
+	 "self_install's hypervisor parameters for the first boot only, over the instance's "
+	 "(kvm: cdrom_image_path=/srv/iso/x.iso,boot_order=cdrom,kernel_path=)",
+	 "KEY=VAL,..."},
 	{NULL},
 };
 
@@ -462,6 +475,9 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 		json_object_set_boolean_member(op, "force_variant", opt_force_variant);
 		json_object_set_boolean_member(op, "start", !opt_no_start);
 		json_object_set_boolean_member(op, "no_install", opt_no_install);
+		/* Gantry's install parameters, only when given */
+		if (opt_os_image != NULL)
+			json_object_set_string_member(op, "os_image", opt_os_image);
 		break;
 	case GNT_CLI_CREATE_MODE_IMPORT:
 		json_object_set_string_member(op, "mode", "import");
@@ -475,6 +491,28 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 		json_object_set_boolean_member(op, "identify_defaults", opt_identify_defaults);
 		break;
 	}
+}
+
+/* --install-mode (checked here: "self" is short for "self_install") and
+ * --install-hvparams, only when given. */
+static gboolean
+build_install_params(GntCli *cli, JsonObject *op, GError **error)
+{
+	static const gchar *const modes[] = {"run", "self_install", NULL};
+	const gchar *mode = g_strcmp0(opt_install_mode, "self") == 0 ? "self_install"
+								       : opt_install_mode;
+
+	if (mode != NULL && !g_strv_contains(modes, mode)) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Unknown install mode '%s' (choose from run, self_install)",
+					 opt_install_mode);
+		return FALSE;
+	}
+	if (mode != NULL)
+		json_object_set_string_member(op, "install_mode", mode);
+	return opt_install_hvparams == NULL ||
+	       gnt_cli_set_keyval_option(cli, op, "install_hvparams", "--install-hvparams",
+					 opt_install_hvparams, error);
 }
 
 JsonObject *
@@ -535,6 +573,8 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 		json_object_set_array_member(op, "tags", json_array_new());
 	}
 	build_mode_params(op, mode);
+	if (mode == GNT_CLI_CREATE_MODE_CREATE && !build_install_params(cli, op, error))
+		return NULL;
 	return g_steal_pointer(&op);
 }
 

@@ -57,6 +57,10 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 	 "Secret OS parameters (won't be logged or saved; you must supply these for every "      \
 	 "operation.)",                                                                          \
 	 "KEY=VAL,..."}
+#define GNT_CLI_OS_IMAGE_ENTRY(storage)                                                          \
+	{"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                       \
+	 "A disk image for disk 0 (the write_image install step; not supported yet)",            \
+	 "PATH|URL"}
 #define GNT_CLI_NO_NAME_CHECK_ENTRY(storage)                                                     \
 	{"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                \
 	 "Don't check that the instance's name is resolvable", NULL}

@@ -244,9 +244,127 @@ disks_info(JsonNode **values)
 	return disks;
 }
 
-/* _FormatInstanceInfo */
+/* A string member, or @fallback. */
+static const gchar *
+member_string(JsonObject *obj, const gchar *key, const gchar *fallback)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	return node != NULL && json_node_get_value_type(node) == G_TYPE_STRING
+		       ? json_node_get_string(node)
+		       : fallback;
+}
+
+/* What an install state means, for the reader. */
+static const gchar *
+install_state_text(const gchar *state)
+{
+	static const struct {
+		const gchar *state;
+		const gchar *text;
+	} texts[] = {
+		{"done", "done"},
+		{"failed", "failed: the instance keeps the disks as the install left them"},
+		{"running", "running (or interrupted by a master restart)"},
+		{"pending", "pending: the next start boots with the install hypervisor parameters"},
+		{"booted", "first boot: its first shutdown ends the install"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+		if (g_strcmp0(texts[i].state, state) == 0)
+			return texts[i].text;
+	}
+	return state != NULL ? state : "none yet";
+}
+
+/* One step of the last install: "prepare (100): ok in 0.012s". */
 static GntCliInfo *
-instance_info(JsonNode **values)
+install_step_info(JsonObject *step)
+{
+	JsonNode *priority = json_object_get_member(step, "priority");
+	JsonNode *duration = json_object_get_member(step, "duration");
+	const gchar *detail = member_string(step, "detail", NULL);
+	g_autoptr(GString) text = g_string_new(NULL);
+
+	g_string_append_printf(text, "%s (%" G_GINT64_FORMAT "): %s",
+			       member_string(step, "name", "?"),
+			       priority != NULL && gnt_json_node_is_int(priority)
+				       ? json_node_get_int(priority)
+				       : (gint64)0,
+			       member_string(step, "result", "?"));
+	if (duration != NULL && gnt_json_node_is_number(duration))
+		g_string_append_printf(text, " in %.3fs", json_node_get_double(duration));
+	if (detail != NULL)
+		g_string_append_printf(text, ", %s", detail);
+	return gnt_cli_info_new_text(text->str);
+}
+
+/* Gantry's install section: the install parameters, the state, and the
+ * steps of the last install (doc/install.md). */
+static GntCliInfo *
+install_info(JsonObject *install)
+{
+	GntCliInfo *info = gnt_cli_info_new_dict();
+	JsonNode *hvparams = json_object_get_member(install, "hvparams");
+	JsonNode *names = json_object_get_member(install, "secret_names");
+	JsonNode *end = json_object_get_member(install, "end_time");
+	JsonNode *steps = json_object_get_member(install, "steps");
+	const gchar *mode = member_string(install, "mode", "run");
+
+	gnt_cli_info_add_text(info, "mode", mode);
+	gnt_cli_info_add_text(info, "state",
+			      install_state_text(member_string(install, "state", NULL)));
+	gnt_cli_info_add_text(info, "OS image", member_string(install, "os_image", "none"));
+	if (g_strcmp0(mode, "self_install") == 0)
+		gnt_cli_info_add(info, "install hypervisor parameters", NULL,
+				 gnt_cli_info_new_json(hvparams));
+	if (names != NULL && JSON_NODE_HOLDS_ARRAY(names) &&
+	    json_array_get_length(json_node_get_array(names)) > 0) {
+		JsonArray *list = json_node_get_array(names);
+		g_autoptr(GString) text = g_string_new(NULL);
+
+		for (guint i = 0; i < json_array_get_length(list); i++)
+			g_string_append_printf(text, "%s%s", i > 0 ? ", " : "",
+					       json_array_get_string_element(list, i));
+		gnt_cli_info_add_text(info, "secret parameters (give them again to reinstall)",
+				      text->str);
+	}
+	if (end != NULL && gnt_json_node_is_number(end)) {
+		g_autofree gchar *when =
+			gnt_cli_format_time((gint64)json_node_get_double(end), -1);
+		JsonNode *reinstall = json_object_get_member(install, "reinstall");
+
+		gnt_cli_info_add_printf(info, "last install", "%s, %s, OS %s", when,
+					reinstall != NULL &&
+							json_node_get_value_type(reinstall) ==
+								G_TYPE_BOOLEAN &&
+							json_node_get_boolean(reinstall)
+						? "a reinstall"
+						: "at creation",
+					member_string(install, "os", "none"));
+	}
+	if (member_string(install, "error", NULL) != NULL)
+		gnt_cli_info_add_text(info, "error", member_string(install, "error", NULL));
+	if (steps != NULL && JSON_NODE_HOLDS_ARRAY(steps)) {
+		JsonArray *list = json_node_get_array(steps);
+		GntCliInfo *items = gnt_cli_info_new_list();
+
+		for (guint i = 0; i < json_array_get_length(list); i++) {
+			JsonNode *step = json_array_get_element(list, i);
+
+			if (JSON_NODE_HOLDS_OBJECT(step))
+				gnt_cli_info_append(items,
+						    install_step_info(json_node_get_object(step)));
+		}
+		gnt_cli_info_add(info, "steps", NULL, items);
+	}
+	return info;
+}
+
+/* _FormatInstanceInfo, and Gantry's install section (@install: the
+ * "install" of OP_INSTANCE_QUERY_DATA; nullable) */
+static GntCliInfo *
+instance_info(JsonNode **values, JsonObject *install)
 {
 	GntCliInfo *info = gnt_cli_info_new_dict();
 	g_autofree gchar *admin_state = gnt_cli_py_str(values[INFO_ADMIN_STATE]);
@@ -287,7 +405,48 @@ instance_info(JsonNode **values)
 	gnt_cli_info_add(info, "NICs", NULL, nics_info(values));
 	add_str(info, "Disk template", values[INFO_DISK_TEMPLATE]);
 	gnt_cli_info_add(info, "Disks", NULL, disks_info(values));
+	if (install != NULL)
+		gnt_cli_info_add(info, "Install", NULL, install_info(install));
 	return info;
+}
+
+/* The install of each instance of @rows (their first value is the name),
+ * as OP_INSTANCE_QUERY_DATA (static) answers it: {name: {"install": ...}}.
+ * Ganeti's info asks that job for everything; here the Query fields carry
+ * the rest. (transfer full) */
+static JsonObject *
+query_installs(GntCli *cli, JsonArray *rows, GError **error)
+{
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) results = NULL;
+	JsonObject *op = gnt_cli_new_opcode(cli, "OP_INSTANCE_QUERY_DATA");
+	JsonArray *names = json_array_new();
+	JsonNode *first;
+	guint64 job_id = 0;
+
+	for (guint r = 0; r < json_array_get_length(rows); r++) {
+		JsonNode *row = json_array_get_element(rows, r);
+		JsonNode *name = JSON_NODE_HOLDS_ARRAY(row)
+					 ? gnt_cli_row_value(json_node_get_array(row), INFO_NAME)
+					 : NULL;
+
+		if (name != NULL && json_node_get_value_type(name) == G_TYPE_STRING)
+			json_array_add_string_element(names, json_node_get_string(name));
+	}
+	json_object_set_array_member(op, "instances", names);
+	json_object_set_boolean_member(op, "static", TRUE);
+	json_array_add_object_element(ops, op);
+	if (!gnt_cli_send_job(cli, g_steal_pointer(&ops), &job_id, error) ||
+	    (results = gnt_cli_poll_job(cli, job_id, GNT_CLI_POLL_SILENT, error)) == NULL)
+		return NULL;
+	first = json_array_get_length(results) > 0 ? json_array_get_element(results, 0) : NULL;
+	if (first == NULL || !JSON_NODE_HOLDS_OBJECT(first)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "OP_INSTANCE_QUERY_DATA answered a %s, not an object",
+			    gnt_json_node_type_name(first));
+		return NULL;
+	}
+	return json_object_ref(json_node_get_object(first));
 }
 
 static gint
@@ -297,6 +456,7 @@ show_instance_config(GntCli *cli, gchar **args)
 	g_autoptr(JsonObject) response = NULL;
 	g_autoptr(GntCliInfo) container = gnt_cli_info_new_list();
 	g_autofree gchar *text = NULL;
+	g_autoptr(JsonObject) installs = NULL;
 	JsonArray *rows = NULL;
 
 	if (args[0] == NULL && !opt_all) {
@@ -316,16 +476,28 @@ show_instance_config(GntCli *cli, gchar **args)
 		g_print("No instances.\n");
 		return 1;
 	}
+	installs = query_installs(cli, rows, &error);
+	if (installs == NULL)
+		return gnt_cli_fail(cli, error);
 	for (guint r = 0; r < json_array_get_length(rows); r++) {
 		JsonNode *row = json_array_get_element(rows, r);
 		JsonNode *values[INFO_N_FIELDS];
+		JsonObject *entry = NULL;
+		JsonObject *install = NULL;
+		const gchar *name;
 
 		if (!JSON_NODE_HOLDS_ARRAY(row) ||
 		    json_array_get_length(json_node_get_array(row)) != INFO_N_FIELDS)
 			continue;
 		for (guint f = 0; f < INFO_N_FIELDS; f++)
 			values[f] = gnt_cli_row_value(json_node_get_array(row), f);
-		gnt_cli_info_append(container, instance_info(values));
+		name = values[INFO_NAME] != NULL &&
+				       json_node_get_value_type(values[INFO_NAME]) == G_TYPE_STRING
+			       ? json_node_get_string(values[INFO_NAME])
+			       : NULL;
+		if (name != NULL && gnt_json_get_object(installs, name, &entry, NULL))
+			gnt_json_get_object(entry, "install", &install, NULL);
+		gnt_cli_info_append(container, instance_info(values, install));
 	}
 	text = gnt_cli_info_format(container);
 	g_print("%s\n", text);
@@ -631,6 +803,7 @@ static gboolean opt_force_variant;
 static gchar *opt_osparams;
 static gchar *opt_osparams_private;
 static gchar *opt_osparams_secret;
+static gchar *opt_os_image;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -641,6 +814,7 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
+	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
 	{NULL},
 };
 
@@ -672,6 +846,9 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 	    !set_keyval_or_null(cli, op, "osparams_secret", "--os-parameters-secret",
 				opt_osparams_secret, error))
 		return NULL;
+	/* Gantry's: only when given ("" removes the stored one) */
+	if (opt_os_image != NULL)
+		json_object_set_string_member(op, "os_image", opt_os_image);
 	return g_steal_pointer(&op);
 }
 
@@ -760,6 +937,7 @@ rename_instance(GntCli *cli, gchar **args)
 static gchar **opt_disks;
 static gboolean opt_offline;
 static gboolean opt_online;
+static gboolean opt_install_done;
 
 static const GOptionEntry modify_entries[] = {
 	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,
@@ -780,6 +958,13 @@ static const GOptionEntry modify_entries[] = {
 	GNT_CLI_FORCE_VARIANT_ENTRY(&opt_force_variant),
 	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
+	{"os-parameters-secret", 0, 0, G_OPTION_ARG_STRING, &opt_osparams_secret,
+	 "Refused: secret OS parameters are never stored, so modify cannot keep them (give them "
+	 "to reinstall)",
+	 "KEY=VAL,..."},
+	{"install-done", 0, 0, G_OPTION_ARG_NONE, &opt_install_done,
+	 "End a self_install's first boot: the next start uses the instance's own parameters",
+	 NULL},
 	{"offline", 0, 0, G_OPTION_ARG_NONE, &opt_offline,
 	 "Mark the instance as offline (it must be stopped)", NULL},
 	{"online", 0, 0, G_OPTION_ARG_NONE, &opt_online,
@@ -885,8 +1070,17 @@ modify_instance(GntCli *cli, gchar **args)
 	JsonArray *changes;
 	JsonObject *params;
 
+	if (opt_osparams_secret != NULL) {
+		json_array_unref(disks);
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
+					 "secret OS parameters are never stored, so modify cannot "
+					 "keep them: give them to gnt-instance reinstall "
+					 "(--os-parameters-secret)");
+		return gnt_cli_fail(cli, error);
+	}
 	if (opt_beparams == NULL && opt_hvparams == NULL && opt_disks == NULL && opt_os == NULL &&
-	    opt_osparams == NULL && opt_osparams_private == NULL && !opt_offline && !opt_online) {
+	    opt_osparams == NULL && opt_osparams_private == NULL && !opt_offline && !opt_online &&
+	    !opt_install_done) {
 		json_array_unref(disks);
 		g_printerr("Please give at least one of the parameters.\n");
 		return 1;
@@ -919,6 +1113,9 @@ modify_instance(GntCli *cli, gchar **args)
 		json_object_set_boolean_member(op, "offline", opt_offline);
 	else
 		json_object_set_null_member(op, "offline");
+	/* Gantry's: only when given */
+	if (opt_install_done)
+		json_object_set_boolean_member(op, "install_done", TRUE);
 	json_array_add_object_element(ops, g_steal_pointer(&op));
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);
@@ -1071,14 +1268,22 @@ static const GntCliCommand commands[] = {
 	 "without --net or --no-nics the instance gets one NIC with the cluster's defaults. "
 	 "--name-check and --ip-check are accepted for compatibility: Gantry does not resolve "
 	 "the instance's name nor ping its IP. --os-parameters-secret values reach the OS "
-	 "scripts only: they are neither stored nor printed."},
+	 "scripts only: they are neither stored nor printed (a reinstall needs them again). The "
+	 "install runs as steps (prepare, write_image, run_os_scripts, personalize, prepare_boot, "
+	 "tear_down_appliance, switch_networks, boot), each one's start, end and result in the "
+	 "job log; a failed step removes everything made. --install-mode self_install needs no "
+	 "OS: the first boot uses --install-hvparams. --os-image is refused until the image "
+	 "writer is in."},
 	{"console", console_instance, 1, 1, GNT_CLI_OPT_PRIORITY, console_entries,
 	 "[--show-cmd] <instance-name>", "Opens a console on the specified instance",
 	 "Without a terminal (or for a hypervisor without an interactive console) it prints the "
 	 "first lines of the instance's serial console log instead."},
 	{"info", show_instance_config, 0, -1, GNT_CLI_OPT_NONE, info_entries,
 	 "[-s] {--all | <instance-name>...}", "Show information on the specified instance(s)",
-	 "Names may be short (\"inst1\" for \"inst1.example.com\"); an unknown name fails."},
+	 "Names may be short (\"inst1\" for \"inst1.example.com\"); an unknown name fails. "
+	 "Private OS parameters show as <redacted>. Gantry adds an \"Install\" section: the "
+	 "install mode and state, the disk image, the names of the secret parameters a reinstall "
+	 "needs again, and each step of the last install with its result."},
 	{"list", list_instances, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
 	 "[<instance-name>...]",
 	 "Lists the instances and their status. The available fields can be shown using the "
@@ -1095,7 +1300,9 @@ static const GntCliCommand commands[] = {
 	 "OS parameters as <redacted>). -o and -O are checked against the OS definition on the "
 	 "instance's node unless -f is given. Of the disk changes only adding disks at the end is "
 	 "supported; NICs, the disk template and the primary node cannot be changed yet. Changes "
-	 "take effect at the instance's next start."},
+	 "take effect at the instance's next start. --install-done ends a self_install's first "
+	 "boot by hand; --os-parameters-secret is refused (secrets are never stored: give them "
+	 "to reinstall)."},
 	{"reboot", reboot_instances, 0, -1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, reboot_entries,
 	 "<instance>", "Reboots an instance",
@@ -1103,13 +1310,19 @@ static const GntCliCommand commands[] = {
 	 "--force-multiple)."},
 	{"reinstall", reinstall_instances, 0, -1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, reinstall_entries,
-	 "[-f] <instance>...", "Reinstall a stopped instance",
-	 "Runs the OS create script again on the instance's existing disks (it sees "
-	 "INSTANCE_REINSTALL=1). -o changes the OS; -O and --os-parameters-private are merged into "
-	 "the stored parameters (a value \"default\" removes one); secret parameters are not "
-	 "stored, so give them again at every reinstall. The instance's OS and parameters change "
-	 "only when the script succeeded. One instance needs -f, several --force-multiple, or a "
-	 "\"yes\" (without a terminal the answer is no)."},
+	 "[-f] [-o OS] [--os-image PATH|URL] [-O ...] [--os-parameters-private ...] "
+	 "[--os-parameters-secret ...] <instance>...",
+	 "Reinstall a stopped instance",
+	 "Runs the install steps again on the instance's existing disks (the OS create script "
+	 "sees INSTANCE_REINSTALL=1), with the stored OS, disk image and public and private "
+	 "parameters. -o changes the OS, --os-image the image (\"\" removes it); -O and "
+	 "--os-parameters-private are merged into the stored parameters (a value \"default\" "
+	 "removes one); secret parameters are not stored, so the ones the last install had must "
+	 "be given again (refused otherwise). The instance's OS and parameters change only when "
+	 "the install succeeded; a failed one leaves it stopped with its disks, and "
+	 "gnt-instance info shows its steps. A self_install instance boots its installer at its "
+	 "next start. One instance needs -f, several --force-multiple, or a \"yes\" (without a "
+	 "terminal the answer is no)."},
 	{"remove", remove_instance, 1, 1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, remove_entries,
 	 "[-f] <instance-name>", "Shuts down the instance and removes it",

@@ -223,6 +223,29 @@ gnt_test_cluster_call(GntTestCluster *self, const gchar *method, const gchar *ar
 	return gnt_luxi_client_call(self->client, method, args, error);
 }
 
+/* gnt-cluster modify --os-search-path @dir, normalised (the search path
+ * takes normalised absolute directories only). */
+static inline void
+gnt_test_cluster_set_os_search_path(GntTestCluster *self, const gchar *dir)
+{
+	g_autofree gchar *normal = g_canonicalize_filename(dir, NULL);
+
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GNT_CLUSTER", "modify",
+					     "--os-search-path", normal),
+			==, 0);
+}
+
+/* The master node's name, as QueryClusterInfo says. (transfer full) */
+static inline gchar *
+gnt_test_cluster_dup_master(GntTestCluster *self)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) info = gnt_test_cluster_call(self, "QueryClusterInfo", "[]", &error);
+
+	g_assert_no_error(error);
+	return g_strdup(json_object_get_string_member(json_node_get_object(info), "master"));
+}
+
 /* The job's row [status, opresult, oplog] once it has ended, within
  * @timeout_s. */
 static inline JsonArray *

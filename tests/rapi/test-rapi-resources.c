@@ -638,6 +638,8 @@ test_instance_reinstall(RapiFx *fx, gconstpointer data)
 	g_autoptr(JsonNode) legacy = NULL;
 	g_autoptr(JsonObject) job = NULL;
 	g_autoptr(JsonObject) legacy_job = NULL;
+	g_autoptr(JsonNode) with_secrets = NULL;
+	g_autoptr(JsonObject) secrets_job = NULL;
 	JsonArray *ops;
 	JsonObject *reinstall;
 
@@ -663,6 +665,30 @@ test_instance_reinstall(RapiFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(ops, 2), "OP_ID"),
 			==, "OP_INSTANCE_STARTUP");
 	assert_job_succeeds(fx, body_form);
+	assert_instance_state(fx, "web1.example.com", "up", "running");
+
+	/* Gantry's: private and secret parameters too, shown redacted */
+	with_secrets = call_ok(fx, "POST", "/2/instances/web1.example.com/reinstall",
+			       "{\"osparams_private\": {\"token\": \"Zpriv-rapi-1\"},"
+			       " \"osparams_secret\": {\"pw\": \"Zsecret-rapi-2\"}}");
+	secrets_job = get_job(fx, with_secrets);
+	reinstall = json_array_get_object_element(json_object_get_array_member(secrets_job, "ops"), 1);
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(reinstall, "osparams_private"), "token"),
+			==, "<redacted>");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(reinstall, "osparams_secret"), "pw"),
+			==, "<redacted>");
+	g_assert_true(json_node_is_null(json_object_get_member(reinstall, "os_type")));
+	assert_job_succeeds(fx, with_secrets);
+	{
+		g_autoptr(JsonObject) job_again = get_job(fx, with_secrets);
+		g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), job_again);
+		g_autofree gchar *job_text = to_text(node);
+
+		g_assert_null(strstr(job_text, "Zpriv-rapi-1"));
+		g_assert_null(strstr(job_text, "Zsecret-rapi-2"));
+	}
 	assert_instance_state(fx, "web1.example.com", "up", "running");
 
 	/* the legacy query form; nostartup leaves it stopped */
@@ -785,8 +811,12 @@ test_bad_input(RapiFx *fx, gconstpointer data)
 		{"DELETE", "/2/instances/web1", "{\"ignore_failures\": true}",
 		 "Can't overwrite static parameters 'ignore_failures'"},
 		{"POST", "/2/instances/web1/reinstall", "[\"noop\"]", "not a dictionary"},
-		{"POST", "/2/instances/web1/reinstall", "{\"os\": \"noop\", \"osparams_secret\": {}}",
-		 "not 'osparams_secret'"},
+		{"POST", "/2/instances/web1/reinstall", "{\"os\": \"noop\", \"osparams_secrets\": {}}",
+		 "not 'osparams_secrets'"},
+		{"POST", "/2/instances/web1/reinstall", "{\"osparams_secret\": \"pw=x\"}",
+		 "'osparams_secret' parameter must be an object"},
+		{"POST", "/2/instances/web1/reinstall", "{\"os_image\": 3}",
+		 "'os_image' parameter must be a string"},
 		{"POST", "/2/instances/web1/reinstall", "{\"start\": \"yes\"}",
 		 "'start' parameter must be a boolean"},
 		{"POST", "/2/instances/web1/reinstall", "{\"os\": [\"noop\"]}",

@@ -21,21 +21,13 @@ typedef struct {
 static void
 backup_set_up(BackupFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
 	g_autofree gchar *os_defs = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs",
 						     NULL);
-	/* the search path takes normalised directories only */
-	g_autofree gchar *os_dir = g_canonicalize_filename(os_defs, NULL);
 	g_autofree gchar *name = g_strdup_printf("bk%d.example.com", (gint)getpid());
-	g_autoptr(JsonNode) info = NULL;
 
 	gnt_test_cluster_init(&fx->cluster, name, "fake");
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GNT_CLUSTER", "modify",
-					     "--os-search-path", os_dir),
-			==, 0);
-	info = gnt_test_cluster_call(&fx->cluster, "QueryClusterInfo", "[]", &error);
-	g_assert_no_error(error);
-	fx->node = g_strdup(json_object_get_string_member(json_node_get_object(info), "master"));
+	gnt_test_cluster_set_os_search_path(&fx->cluster, os_defs);
+	fx->node = gnt_test_cluster_dup_master(&fx->cluster);
 	fx->export_dir = g_build_filename(fx->cluster.root, "srv", "gantry", "export", NULL);
 }
 

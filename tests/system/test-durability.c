@@ -215,31 +215,22 @@ test_kill9_keeps_acknowledged_jobs(SysFx *fx, gconstpointer data)
 	}
 }
 
+/* The job store keeps a private value to run its job after a restart. */
+static gboolean
+is_job_store(const gchar *name)
+{
+	return g_str_has_prefix(name, "queue.db");
+}
+
 /* Every regular file under @dir; checks @secret is in none and @private_value
- * only in the job store (which keeps it to run the job after a restart). */
+ * only in the job store. */
 static guint
 scan_tree(const gchar *dir, const gchar *secret, const gchar *private_value)
 {
-	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-	const gchar *name;
-	guint n_files = 0;
+	const gchar *nowhere[] = {secret, NULL};
+	const gchar *restricted[] = {private_value, NULL};
 
-	g_assert_nonnull(d);
-	while ((name = g_dir_read_name(d)) != NULL) {
-		g_autofree gchar *path = g_build_filename(dir, name, NULL);
-		if (g_file_test(path, G_FILE_TEST_IS_SYMLINK))
-			continue;
-		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-			n_files += scan_tree(path, secret, private_value);
-			continue;
-		}
-		n_files++;
-		if (gnt_test_file_contains(path, secret))
-			g_error("secret value found in '%s'", path);
-		if (!g_str_has_prefix(name, "queue.db") && gnt_test_file_contains(path, private_value))
-			g_error("private value found in '%s'", path);
-	}
-	return n_files;
+	return gnt_test_scan_tree(dir, nowhere, restricted, is_job_store);
 }
 
 static void

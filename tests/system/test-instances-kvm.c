@@ -166,6 +166,107 @@ test_missing_kernel(KvmFx *fx, gconstpointer data)
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
+/* The live domain XML of @instance, as libvirt has it. (transfer full) */
+static gchar *
+dup_domain_xml(GntTestCluster *cluster, const gchar *instance)
+{
+	g_autofree gchar *domain =
+		g_strdup_printf("%s%s-%s", GNT_HV_DEFAULT_PREFIX, cluster->name, instance);
+	const gchar *argv[] = {"virsh", "-q", "-c", GNT_HV_DEFAULT_URI, "dumpxml", domain, NULL};
+	g_autoptr(GError) error = NULL;
+	gchar *xml = NULL;
+	gint status = 0;
+
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &xml,
+				   NULL, &status, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_spawn_check_wait_status(status, &error));
+	g_assert_no_error(error);
+	return xml;
+}
+
+static void
+assert_contains(const gchar *text, const gchar *needle, gboolean wanted)
+{
+	if ((strstr(text, needle) != NULL) != wanted)
+		g_error("'%s' is %s in:\n%s", needle, wanted ? "missing" : "present", text);
+}
+
+/* self_install (doc/install.md): the first boot runs with the install
+ * hvparams (a CD-ROM, booted first, no kernel), the boot after its first
+ * shutdown with the instance's own (the direct kernel boot, no CD-ROM). */
+static void
+test_self_install(KvmFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	g_autofree gchar *iso = NULL;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *first_xml = NULL;
+	g_autofree gchar *later_xml = NULL;
+	g_autofree gchar *iso_source = NULL;
+	g_autofree gchar *kernel = NULL;
+	g_autoptr(JsonArray) created = NULL;
+	g_autoptr(JsonArray) stopped = NULL;
+	g_autoptr(JsonArray) started = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *zeros = g_malloc0(1024 * 1024);
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	/* an "installer" medium: qemu only opens it */
+	iso = g_build_filename(cluster->boot_dir, "installer.iso", NULL);
+	g_assert_true(g_file_set_contents(iso, zeros, 1024 * 1024, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(g_chmod(iso, 0644), ==, 0);
+	create = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"kvm3.example.com\","
+		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 16}], \"nics\": [], \"beparams\": {\"memory\": 128},"
+		" \"hvparams\": {\"accel\": \"tcg\", \"kernel_path\": \"%s\", \"initrd_path\": \"%s\","
+		" \"kernel_args\": \"console=ttyS0\"}, \"install_mode\": \"self_install\","
+		" \"install_hvparams\": {\"kernel_path\": \"\", \"initrd_path\": \"\","
+		" \"boot_order\": \"cdrom\", \"cdrom_image_path\": \"%s\"}}",
+		cluster->kernel, fx->initrd, iso);
+	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(created);
+
+	iso_source = g_strdup_printf("<source file='%s'", iso);
+	kernel = g_strdup_printf("<kernel>%s</kernel>", cluster->kernel);
+	first_xml = dup_domain_xml(cluster, "kvm3.example.com");
+	assert_contains(first_xml, "<boot dev='cdrom'/>", TRUE);
+	assert_contains(first_xml, "device='cdrom'", TRUE);
+	assert_contains(first_xml, iso_source, TRUE);
+	assert_contains(first_xml, "<kernel>", FALSE);
+
+	/* the first shutdown (a destroy: nothing in the guest answers ACPI) */
+	stopped = gnt_test_cluster_run_op(cluster,
+					  "{\"OP_ID\": \"OP_INSTANCE_SHUTDOWN\", \"instance_name\":"
+					  " \"kvm3.example.com\", \"timeout\": 0}",
+					  JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(stopped);
+	started = gnt_test_cluster_run_op(cluster,
+					  "{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\":"
+					  " \"kvm3.example.com\"}",
+					  JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(started);
+	later_xml = dup_domain_xml(cluster, "kvm3.example.com");
+	assert_contains(later_xml, kernel, TRUE);
+	assert_contains(later_xml, "device='cdrom'", FALSE);
+	assert_contains(later_xml, iso_source, FALSE);
+	assert_contains(later_xml, "<boot dev='cdrom'/>", FALSE);
+
+	{
+		g_autofree gchar *dir = gnt_test_cluster_dup_file_storage_dir(cluster);
+		g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+		gnt_test_cluster_list_files(dir, files);
+		g_assert_cmpuint(files->len, ==, 1);
+		gnt_test_cluster_remove_instance(cluster, "kvm3.example.com", files->pdata[0]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -174,5 +275,7 @@ main(int argc, char **argv)
 		   kvm_tear_down);
 	g_test_add("/system/instances-kvm/missing-kernel", KvmFx, NULL, kvm_set_up,
 		   test_missing_kernel, kvm_tear_down);
+	g_test_add("/system/instances-kvm/self-install", KvmFx, NULL, kvm_set_up, test_self_install,
+		   kvm_tear_down);
 	return g_test_run();
 }

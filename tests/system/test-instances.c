@@ -417,6 +417,48 @@ instance_os(InstFx *fx, const gchar *name)
 	return json_array_ref(json_array_get_array_element(json_node_get_array(rows), 0));
 }
 
+/* OP_INSTANCE_QUERY_DATA's install of @name: a failed reinstall, the
+ * failing step and those not run. */
+static void
+assert_install_failed(InstFx *fx, const gchar *name)
+{
+	g_autofree gchar *op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"%s\"], \"static\": true}",
+		name);
+	g_autoptr(JsonArray) row = run_op(fx, op);
+	JsonObject *install;
+	JsonArray *steps;
+
+	assert_job_ok(row);
+	install = json_object_get_object_member(
+		json_object_get_object_member(
+			json_array_get_object_element(json_array_get_array_element(row, 1), 0), name),
+		"install");
+	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
+	g_assert_true(json_object_get_boolean_member(install, "reinstall"));
+	g_assert_nonnull(strstr(json_object_get_string_member(install, "error"),
+				"install step 'run_os_scripts' failed"));
+	steps = json_object_get_array_member(install, "steps");
+	g_assert_cmpuint(json_array_get_length(steps), ==, 8);
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 0),
+						      "result"),
+			==, "skipped");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 2),
+						      "name"),
+			==, "run_os_scripts");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 2),
+						      "result"),
+			==, "failed");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 7),
+						      "result"),
+			==, "not run");
+	/* names of the secrets the last good install had, never values */
+	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(install,
+										   "secret_names"),
+						      0),
+			==, "secret.token");
+}
+
 /* A value is in a database file, its WAL included. */
 static gboolean
 db_contains(const gchar *db, const gchar *needle)
@@ -500,22 +542,34 @@ test_reinstall(InstFx *fx, gconstpointer data)
 	g_assert_false(db_contains(queue_db, "secret-S1"));
 	g_assert_false(db_contains(queue_db, "secret-S2"));
 
-	/* without parameters: the stored ones again, and no secret */
-	run_ok(fx, REINSTALL(""));
+	/* secrets are not stored: without the one the last install had, the
+	 * reinstall is refused before anything runs */
+	run_refused(fx, REINSTALL(""), "OpPrereqError",
+		    "the secret OS parameters 'secret.token' were given at its last install");
+	/* given again: the stored parameters and the new secret */
+	run_ok(fx, REINSTALL(", \"osparams_secret\": {\"secret.token\": \"secret-S3\"}"));
 	env = disk0_env(fx, "re1.example.com");
 	assert_has_line(env, "INSTANCE_OS=sample+minimal");
 	assert_has_line(env, "OSP_FILESYSTEM=ext3");
 	assert_has_line(env, "OSP_ROOT_SIZE=private-R2");
-	g_assert_null(strstr(env, "OSP_SECRET_TOKEN"));
+	assert_has_line(env, "OSP_SECRET_TOKEN=secret-S3");
 	g_clear_pointer(&env, g_free);
 
-	/* a failing script: its output's tail in the job log, the record kept */
+	/* a failing script: its output's tail in the job log, the last line
+	 * in the error, the record kept and its install "failed" */
 	failed = run_op(fx, REINSTALL(", \"os_type\": \"sample+default\","
-				      " \"osparams\": {\"behaviour\": \"fail\"}"));
+				      " \"osparams\": {\"behaviour\": \"fail\"},"
+				      " \"osparams_secret\": {\"secret.token\": \"secret-S4\"}"));
+	assert_job_failed(failed, "OpExecError", "install step 'run_os_scripts' failed: node ");
 	assert_job_failed(failed, "OpExecError", "OS create script failed (exited with exit code 3)");
+	assert_job_failed(failed, "OpExecError", "ending with: disk 0 is not usable");
 	g_assert_true(job_log_has(failed, "disk 0 is not usable"));
 	g_assert_true(job_log_has(failed, "progress line 30"));
-	g_assert_true(job_log_has(failed, "keeps its previous OS and OS parameters"));
+	g_assert_true(job_log_has(failed, "install step run_os_scripts (70): failed after "));
+	g_assert_true(job_log_has(failed, "install steps not run: personalize, prepare_boot, "
+					  "tear_down_appliance, switch_networks, boot"));
+	g_assert_true(job_log_has(failed, "its OS and OS parameters are unchanged"));
+	assert_install_failed(fx, "re1.example.com");
 	g_clear_pointer(&info, json_array_unref);
 	info = instance_os(fx, "re1");
 	g_assert_cmpstr(json_array_get_string_element(info, 0), ==, "sample+minimal");

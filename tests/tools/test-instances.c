@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "gnt-paths.h"
 
 #include "tools-test.h"
@@ -77,6 +79,41 @@ expect_status(InstFx *fx, const gchar *expected)
 	expect(list, 0, expected);
 }
 
+/* The job log of an add printed every install step in priority order:
+ * its start and end with a duration, or why it was skipped. */
+static void
+assert_install_steps(const gchar *out)
+{
+	static const gchar *const expected[] = {
+		"prepare (100): started",
+		"prepare (100): done in ",
+		"write_image (80): skipped, no disk image given",
+		"run_os_scripts (70): started",
+		"run_os_scripts (70): done in ",
+		"personalize (65): skipped, ",
+		"prepare_boot (60): skipped, the instance boots with its own parameters",
+		"tear_down_appliance (40): skipped, ",
+		"switch_networks (30): skipped, ",
+		"boot (20): started",
+		"boot (20): done in ",
+	};
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	guint next = 0;
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		const gchar *step = strstr(lines[i], "install step ");
+
+		if (step == NULL)
+			continue;
+		g_assert_cmpuint(next, <, G_N_ELEMENTS(expected));
+		if (!g_str_has_prefix(step + strlen("install step "), expected[next]))
+			g_error("install step %u: expected '%s', got '%s'", next, expected[next],
+				lines[i]);
+		next++;
+	}
+	g_assert_cmpuint(next, ==, G_N_ELEMENTS(expected));
+}
+
 static void
 test_lifecycle(InstFx *fx, gconstpointer data)
 {
@@ -101,6 +138,7 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	assert_has(add->out, "* creating instance disks...\n");
 	assert_has(add->out, "* running the instance OS create scripts...\n");
 	assert_has(add->out, "* starting instance...\n");
+	assert_install_steps(add->out);
 	disk_dir = g_build_filename(fx->file_storage, "inst1.example.com", NULL);
 	g_assert_true(g_file_test(disk_dir, G_FILE_TEST_IS_DIR));
 
@@ -493,6 +531,148 @@ test_modify(InstFx *fx, gconstpointer data)
 	expect(list, 0, "1|32,16,8\n");
 }
 
+/* The fake guest @name powers itself off: its hypervisor state file
+ * (<data dir>/fake-hv/<prefix><name>.json) goes, as a guest's domain does
+ * after a power-off, without a job knowing. */
+static void
+stopped_by_guest(InstFx *fx, const gchar *name)
+{
+	g_autofree gchar *dir = g_build_filename(fx->root, "var", "lib", "gantry", "fake-hv", NULL);
+	g_autofree gchar *suffix = g_strconcat(name, ".json", NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const gchar *entry;
+	guint removed = 0;
+	g_autoptr(Run) status = NULL;
+
+	g_assert_nonnull(d);
+	while ((entry = g_dir_read_name(d)) != NULL) {
+		g_autofree gchar *path = g_build_filename(dir, entry, NULL);
+
+		if (g_str_has_suffix(entry, suffix) && g_unlink(path) == 0)
+			removed++;
+	}
+	g_assert_cmpuint(removed, ==, 1);
+	status = INSTANCE(fx, "list", "--no-headers", "-o", "status", name);
+	expect(status, 0, "ERROR_down\n");
+}
+
+/* gnt-instance info's install state line of @name. */
+static void
+expect_install_state(InstFx *fx, const gchar *name, const gchar *state)
+{
+	g_autoptr(Run) info = INSTANCE(fx, "info", name);
+	g_autofree gchar *line = g_strdup_printf("    state: %s\n", state);
+
+	expect(info, 0, NULL);
+	assert_has(info->out, "  Install: \n    mode: self_install\n");
+	assert_has(info->out, line);
+}
+
+/* self_install's state machine (doc/install.md) with the fake hypervisor,
+ * which takes no hvparams: the first boot after an install is marked, and
+ * its first shutdown, a start after it, or modify --install-done ends it;
+ * a reinstall makes it pending again. */
+static void
+test_self_install(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) add = NULL;
+	g_autoptr(Run) shutdown = NULL;
+	g_autoptr(Run) startup = NULL;
+	g_autoptr(Run) reinstall = NULL;
+	g_autoptr(Run) first_start = NULL;
+	g_autoptr(Run) done = NULL;
+	g_autoptr(Run) pending_add = NULL;
+	g_autoptr(Run) pending_start = NULL;
+	g_autoptr(Run) stopped = NULL;
+	g_autoptr(Run) restarted = NULL;
+
+	/* no OS: the instance installs itself at its first boot */
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
+		       "--install-mode", "self", "si1.example.com");
+	expect(add, 0, NULL);
+	assert_has(add->out, "install step run_os_scripts (70): skipped, no OS given: the instance "
+			     "installs itself at its first boot\n");
+	assert_has(add->out, "install step prepare_boot (60): started\n");
+	assert_has(add->out, "self_install: the first boot uses the install parameters (none)\n");
+	assert_has(add->out, "install step boot (20): done in ");
+	expect_status(fx, "si1.example.com running\n");
+	expect_install_state(fx, "si1", "first boot: its first shutdown ends the install");
+
+	/* its first shutdown ends the install */
+	shutdown = INSTANCE(fx, "shutdown", "si1");
+	expect(shutdown, 0, NULL);
+	assert_has(shutdown->out, "self_install: the first boot of instance si1.example.com has "
+				  "ended; from now on it runs with its own parameters\n");
+	expect_install_state(fx, "si1", "done");
+	startup = INSTANCE(fx, "startup", "si1");
+	expect(startup, 0, NULL);
+	assert_lacks(startup->out, "self_install");
+	stopped = INSTANCE(fx, "shutdown", "si1");
+	expect(stopped, 0, NULL);
+
+	/* a reinstall: pending again, the next start is the first boot */
+	reinstall = INSTANCE(fx, "reinstall", "-f", "si1");
+	expect(reinstall, 0, NULL);
+	assert_has(reinstall->out, "install step boot (20): skipped, a reinstall leaves the "
+				   "instance stopped\n");
+	expect_install_state(fx, "si1",
+			     "pending: the next start boots with the install hypervisor parameters");
+	first_start = INSTANCE(fx, "startup", "si1");
+	expect(first_start, 0, NULL);
+	assert_has(first_start->out, "self_install: instance si1.example.com boots with its install "
+				     "parameters\n");
+	expect_install_state(fx, "si1", "first boot: its first shutdown ends the install");
+	/* by hand */
+	done = INSTANCE(fx, "modify", "--install-done", "si1");
+	expect(done, 0, NULL);
+	assert_has(done->out, " - install -> done\n");
+	expect_install_state(fx, "si1", "done");
+	EXPECT_FAILURE(fx, "has no self_install waiting for or in its first boot", "modify",
+		       "--install-done", "si1");
+
+	/* --no-start: pending until the first start; a start after the guest
+	 * powered itself off (no shutdown job) also ends it */
+	pending_add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H",
+			       "fake", "--install-mode", "self_install", "--no-start",
+			       "si2.example.com");
+	expect(pending_add, 0, NULL);
+	expect_install_state(fx, "si2",
+			     "pending: the next start boots with the install hypervisor parameters");
+	pending_start = INSTANCE(fx, "startup", "si2");
+	expect(pending_start, 0, NULL);
+	assert_has(pending_start->out, "boots with its install parameters");
+	stopped_by_guest(fx, "si2.example.com");
+	restarted = INSTANCE(fx, "startup", "si2");
+	expect(restarted, 0, NULL);
+	assert_has(restarted->out, "self_install: the first boot of instance si2.example.com has "
+				   "ended");
+	expect_install_state(fx, "si2", "done");
+}
+
+/* Install parameters refused before anything is made. */
+static void
+test_install_refusals(InstFx *fx, gconstpointer data)
+{
+	expect_refused(fx, "disk images are not supported yet (OS image '/srv/images/web.raw')",
+		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake", "--os-image",
+		       "/srv/images/web.raw", NULL);
+	expect_refused(fx, "install hypervisor parameters: instance 'bad1.example.com': unknown "
+			   "hypervisor parameter 'boot_order' for hypervisor 'fake'",
+		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
+		       "--install-mode", "self_install", "--install-hvparams", "boot_order=cdrom",
+		       NULL);
+	expect_refused(fx, "install hypervisor parameters are for install mode 'self_install'",
+		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
+		       "--install-hvparams", "boot_order=cdrom", NULL);
+	expect_refused(fx, "Unknown install mode 'floppy' (choose from run, self_install)", "-t",
+		       "file", "--disk", "0:size=8M", "--install-mode", "floppy", NULL);
+	expect_refused(fx, "--no-install installs nothing", "-t", "file", "--disk", "0:size=8M",
+		       "--no-nics", "-H", "fake", "--no-install", "--install-mode", "self_install",
+		       NULL);
+	expect_refused(fx, "No guest OS or OS image specified", "-t", "file", "--disk", "0:size=8M",
+		       "--no-nics", "-H", "fake", NULL);
+}
+
 #define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -506,5 +686,7 @@ main(int argc, char **argv)
 	ADD("/tools/instances/reinstall", test_reinstall);
 	ADD("/tools/instances/rename", test_rename);
 	ADD("/tools/instances/modify", test_modify);
+	ADD("/tools/instances/self-install", test_self_install);
+	ADD("/tools/instances/install-refusals", test_install_refusals);
 	return g_test_run();
 }

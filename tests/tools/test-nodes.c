@@ -23,28 +23,6 @@ typedef struct {
 #define OS(fx, ...)	   RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
 #define DEBUG(fx, ...)	   RUN(fx, "GNT_TEST_GNT_DEBUG", __VA_ARGS__)
 
-static void
-assert_lacks(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) != NULL) {
-		g_printerr("did not expect '%s' in:\n%s\n", needle, text);
-		g_assert_not_reached();
-	}
-}
-
-/* Expects exit status @status; unless NULL, @needle in stdout+stderr. */
-static void
-expect_has(Run *run, gint status, const gchar *needle)
-{
-	g_autofree gchar *both = g_strconcat(run->out, run->err, NULL);
-
-	if (run->status != status)
-		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
-	g_assert_cmpint(run->status, ==, status);
-	if (needle != NULL)
-		assert_has(both, needle);
-}
-
 #define EXPECT(status, needle, run_expr)                                                        \
 	do {                                                                                    \
 		g_autoptr(Run) r_ = (run_expr);                                                 \
@@ -348,29 +326,7 @@ test_os(NodesFx *fx, gconstpointer data)
 static guint
 free_port(void)
 {
-	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-						 G_SOCKET_PROTOCOL_TCP, NULL);
-	g_autoptr(GInetAddress) address = g_inet_address_new_from_string("127.0.0.2");
-	g_autoptr(GSocketAddress) any = g_inet_socket_address_new(address, 0);
-	g_autoptr(GSocketAddress) bound = NULL;
-
-	g_assert_nonnull(socket);
-	g_assert_true(g_socket_bind(socket, any, FALSE, NULL));
-	bound = g_socket_get_local_address(socket, NULL);
-	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
-}
-
-/* The join token in gnt-node add's output. (transfer full) */
-static gchar *
-find_token(const gchar *out)
-{
-	const gchar *start = strstr(out, "GNTJ1.");
-	gsize len = 0;
-
-	g_assert_nonnull(start);
-	while (g_ascii_isalnum(start[len]) || strchr("._-=", start[len]) != NULL)
-		len++;
-	return g_strndup(start, len);
+	return tools_test_free_port("127.0.0.2");
 }
 
 /* Starts the second node's gantry-noded with --join @token. */
@@ -396,7 +352,7 @@ add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
 	expect_has(first, 0, "Node " NODE2 " has not joined the cluster yet");
 	assert_has(first->out, " --address 127.0.0.2 --listen 0.0.0.0:");
 	assert_has(first->out, "Run \"gnt-node add " NODE2 "\" again once it has joined.\n");
-	token = find_token(first->out);
+	token = tools_test_find_join_token(first->out);
 	fx->node_root = g_dir_make_tmp("gn2-XXXXXX", &error);
 	g_assert_no_error(error);
 	EXPECT(0, NULL, join_node(fx, token, listen));
@@ -516,7 +472,7 @@ test_node_add_wait(NodesFx *fx, gconstpointer data)
 		g_assert_no_error(error);
 		g_assert_nonnull(line); /* NULL: it ended without a token */
 		if (strstr(line, "GNTJ1.") != NULL)
-			token = find_token(line);
+			token = tools_test_find_join_token(line);
 	}
 	fx->node_root = g_dir_make_tmp("gn2-XXXXXX", &error);
 	g_assert_no_error(error);

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <glib.h>
+#include <gio/gio.h>
 
 typedef struct {
 	gint status; /* exit status, or 128 when killed */
@@ -80,4 +80,55 @@ assert_has(const gchar *text, const gchar *needle)
 		g_printerr("expected '%s' in:\n%s\n", needle, text);
 		g_assert_not_reached();
 	}
+}
+
+static inline void
+assert_lacks(const gchar *text, const gchar *needle)
+{
+	if (strstr(text, needle) != NULL) {
+		g_printerr("did not expect '%s' in:\n%s\n", needle, text);
+		g_assert_not_reached();
+	}
+}
+
+/* Expects exit status @status; unless NULL, @needle in stdout+stderr. */
+static inline void
+expect_has(Run *run, gint status, const gchar *needle)
+{
+	g_autofree gchar *both = g_strconcat(run->out, run->err, NULL);
+
+	if (run->status != status)
+		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
+	g_assert_cmpint(run->status, ==, status);
+	if (needle != NULL)
+		assert_has(both, needle);
+}
+
+/* A free TCP port on @address ("127.0.0.2"), for a second node's noded. */
+static inline guint
+tools_test_free_port(const gchar *address)
+{
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, NULL);
+	g_autoptr(GInetAddress) inet = g_inet_address_new_from_string(address);
+	g_autoptr(GSocketAddress) any = g_inet_socket_address_new(inet, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	g_assert_nonnull(socket);
+	g_assert_true(g_socket_bind(socket, any, FALSE, NULL));
+	bound = g_socket_get_local_address(socket, NULL);
+	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+}
+
+/* The join token in gnt-node add's output. (transfer full) */
+static inline gchar *
+tools_test_find_join_token(const gchar *out)
+{
+	const gchar *start = strstr(out, "GNTJ1.");
+	gsize len = 0;
+
+	g_assert_nonnull(start);
+	while (g_ascii_isalnum(start[len]) || strchr("._-=", start[len]) != NULL)
+		len++;
+	return g_strndup(start, len);
 }

@@ -1,0 +1,680 @@
+/*
+ * The install pipeline (doc/install.md): the core steps as data, their
+ * implementations, and the record of what the last install did. The steps
+ * that have nothing to do say why and are skipped; the job log shows each
+ * step's start and end (the entries' timestamps), its duration and result.
+ */
+#include "gnt-install-steps.h"
+
+#include <string.h>
+
+#include "gnt-config.h"
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-lu-instance-spec.h"
+#include "gnt-node-calls.h"
+
+/* The architecture's core steps, highest priority first. */
+static const GntInstallStepDef core_steps[] = {
+	{"prepare", 100},
+	{"write_image", 80},
+	{"run_os_scripts", 70},
+	{"personalize", 65},
+	{"prepare_boot", 60},
+	{"tear_down_appliance", 40},
+	{"switch_networks", 30},
+	{"boot", 20},
+};
+
+const GntInstallStepDef *
+gnt_install_get_core_steps(guint *n_steps)
+{
+	g_return_val_if_fail(n_steps != NULL, NULL);
+	*n_steps = G_N_ELEMENTS(core_steps);
+	return core_steps;
+}
+
+typedef enum {
+	STEP_OK,
+	STEP_SKIPPED,
+	STEP_FAILED,
+	STEP_NOT_RUN,
+	STEP_LAST
+} StepResult;
+
+static const gchar *const step_results[] = {
+	[STEP_OK] = "ok",
+	[STEP_SKIPPED] = "skipped",
+	[STEP_FAILED] = "failed",
+	[STEP_NOT_RUN] = "not run",
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(step_results) == STEP_LAST);
+
+struct _GntInstall {
+	GntLu *lu;
+	GntInstallKind kind;
+	JsonObject *node;
+	JsonObject *record;
+	JsonObject *osparams_secret; /* nullable */
+	gboolean start;
+	GntRpcClient *rpc; /* while running */
+	JsonObject *spec;  /* of the record, while running */
+	gboolean made_disks;
+	gboolean booted;
+	gboolean first_boot;	/* the boot used the install hvparams */
+	gboolean boot_prepared; /* self_install: the first boot is to use them */
+	gboolean ran;
+	gboolean failed;
+	gchar *error_text;
+	gdouble start_time;
+	gdouble end_time;
+	JsonArray *steps;
+};
+
+/* ---- the record's install member ---- */
+
+static const gchar *
+object_string(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+			       json_node_get_value_type(node) == G_TYPE_STRING
+		       ? json_node_get_string(node)
+		       : NULL;
+}
+
+static JsonObject *
+object_member(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return node != NULL && JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+}
+
+JsonObject *
+gnt_install_get(JsonObject *record)
+{
+	return object_member(record, "install");
+}
+
+const gchar *
+gnt_install_get_state(JsonObject *record)
+{
+	return object_string(gnt_install_get(record), "state");
+}
+
+const gchar *
+gnt_install_get_mode(JsonObject *record)
+{
+	const gchar *mode = object_string(gnt_install_get(record), "mode");
+
+	return mode != NULL ? mode : GNT_INSTALL_MODE_RUN;
+}
+
+const gchar *
+gnt_install_get_os_image(JsonObject *record)
+{
+	const gchar *image = object_string(gnt_install_get(record), "os_image");
+
+	return image != NULL && image[0] != '\0' ? image : NULL;
+}
+
+void
+gnt_install_set_state(JsonObject *record, const gchar *state)
+{
+	JsonObject *install = gnt_install_get(record);
+
+	g_return_if_fail(install != NULL);
+	json_object_set_string_member(install, "state", state);
+}
+
+JsonObject *
+gnt_install_params_new(const gchar *mode, const gchar *os_image, JsonObject *hvparams)
+{
+	JsonObject *install = json_object_new();
+
+	json_object_set_string_member(install, "mode", mode != NULL ? mode : GNT_INSTALL_MODE_RUN);
+	if (os_image != NULL && os_image[0] != '\0')
+		json_object_set_string_member(install, "os_image", os_image);
+	else
+		json_object_set_null_member(install, "os_image");
+	json_object_set_object_member(install, "hvparams",
+				      hvparams != NULL ? gnt_json_object_deep_copy(hvparams)
+						       : json_object_new());
+	json_object_set_string_member(install, "state", GNT_INSTALL_STATE_RUNNING);
+	return install;
+}
+
+static gboolean
+is_self_install(JsonObject *record)
+{
+	return g_strcmp0(gnt_install_get_mode(record), GNT_INSTALL_MODE_SELF_INSTALL) == 0;
+}
+
+/* A copy of @record whose hvparams are its own overlaid with its install
+ * hvparams: what its first boot in self_install mode runs with. */
+static JsonObject *
+record_dup_for_first_boot(JsonObject *record)
+{
+	JsonObject *copy = gnt_json_object_deep_copy(record);
+	JsonObject *own = object_member(record, "hvparams");
+	JsonObject *hvparams = own != NULL ? gnt_json_object_deep_copy(own) : json_object_new();
+	JsonObject *install = object_member(gnt_install_get(record), "hvparams");
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (install != NULL) {
+		json_object_iter_init_ordered(&iter, install);
+		while (json_object_iter_next_ordered(&iter, &key, &value))
+			json_object_set_member(hvparams, key, gnt_json_node_deep_copy(value));
+	}
+	json_object_set_object_member(copy, "hvparams", hvparams);
+	return copy;
+}
+
+gboolean
+gnt_install_is_first_boot_pending(JsonObject *record)
+{
+	return is_self_install(record) &&
+	       g_strcmp0(gnt_install_get_state(record), GNT_INSTALL_STATE_PENDING) == 0;
+}
+
+JsonObject *
+gnt_install_boot_spec_new(GntConfig *config, JsonObject *record, gboolean *first_boot,
+			  GError **error)
+{
+	g_autoptr(JsonObject) booted = NULL;
+
+	*first_boot = gnt_install_is_first_boot_pending(record);
+	if (!*first_boot)
+		return gnt_lu_instance_spec_new(config, record, error);
+	booted = record_dup_for_first_boot(record);
+	return gnt_lu_instance_spec_new(config, booted, error);
+}
+
+JsonObject *
+gnt_install_dup_shown(JsonObject *record)
+{
+	JsonObject *install = gnt_install_get(record);
+	JsonObject *shown;
+
+	if (install != NULL)
+		return gnt_json_object_deep_copy(install);
+	shown = json_object_new();
+	json_object_set_string_member(shown, "mode", GNT_INSTALL_MODE_RUN);
+	json_object_set_null_member(shown, "state");
+	return shown;
+}
+
+/* ---- the steps ---- */
+
+typedef struct {
+	const gchar *name;
+	/* refuses what the step cannot do, before anything changes; nullable */
+	gboolean (*check)(GntInstall *self, GError **error);
+	/* why the step has nothing to do, NULL when it has something
+	 * (transfer full) */
+	gchar *(*skip_reason)(GntInstall *self);
+	/* nullable for a step that never has anything to do yet */
+	gboolean (*run)(GntInstall *self, GError **error);
+} StepAction;
+
+static guint
+debug_level(GntInstall *self)
+{
+	return (guint)gnt_opcode_get_int(gnt_lu_get_opcode(self->lu), "debug_level", 0);
+}
+
+/* prepare: the new instance's disks (a reinstall keeps its own). */
+static gchar *
+prepare_skip_reason(GntInstall *self)
+{
+	JsonArray *disks = json_object_get_array_member(self->record, "disks");
+
+	if (self->kind == GNT_INSTALL_REINSTALL)
+		return g_strdup("the instance's disks are kept");
+	if (disks == NULL || json_array_get_length(disks) == 0)
+		return g_strdup("a diskless instance has no disks to make");
+	return NULL;
+}
+
+static gboolean
+prepare_run(GntInstall *self, GError **error)
+{
+	gnt_lu_feedback(self->lu, "* creating instance disks...");
+	if (!gnt_node_call_blockdev_create(self->rpc, self->node, self->spec, error))
+		return FALSE;
+	self->made_disks = TRUE;
+	return TRUE;
+}
+
+/* write_image: a disk image onto disk 0. The image writer is another
+ * engineer's work (issue 5, item 3): until it is wired in, an image is
+ * refused before anything changes. */
+static gboolean
+write_image_check(GntInstall *self, GError **error)
+{
+	const gchar *image = gnt_install_get_os_image(self->record);
+
+	if (image == NULL)
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "disk images are not supported yet (OS image '%s')", image);
+	return FALSE;
+}
+
+static gchar *
+write_image_skip_reason(GntInstall *self)
+{
+	return gnt_install_get_os_image(self->record) == NULL ? g_strdup("no disk image given")
+							       : NULL;
+}
+
+static gboolean
+write_image_run(GntInstall *self, GError **error)
+{
+	return write_image_check(self, error);
+}
+
+/* run_os_scripts: the OS definition's create script on the node, with
+ * INSTANCE_REINSTALL=1 for a reinstall (Ganeti's instance_os_add). */
+static gchar *
+run_os_scripts_skip_reason(GntInstall *self)
+{
+	if (object_string(self->record, "os") != NULL)
+		return NULL;
+	if (is_self_install(self->record))
+		return g_strdup("no OS given: the instance installs itself at its first boot");
+	return g_strdup("no OS given");
+}
+
+/* A failed script's message carries the last lines of its log after the
+ * first line: they go to the job log, one entry each, and @error keeps the
+ * first line and the last of them. */
+static void
+move_output_tail_to_job_log(GntLu *lu, GError *error)
+{
+	const gchar *newline = strchr(error->message, '\n');
+	g_autofree gchar *head = NULL;
+	g_auto(GStrv) lines = NULL;
+	const gchar *last = NULL;
+
+	if (newline == NULL)
+		return;
+	lines = g_strsplit(newline + 1, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (lines[i][0] == '\0')
+			continue;
+		gnt_lu_feedback(lu, "%s", lines[i]);
+		last = lines[i];
+	}
+	head = g_strchomp(g_strndup(error->message, (gsize)(newline - error->message)));
+	if (g_str_has_suffix(head, ":"))
+		head[strlen(head) - 1] = '\0';
+	g_free(error->message);
+	if (last != NULL)
+		error->message = g_strdup_printf(
+			"%s, ending with: %s (its last lines are in the job log)", head, last);
+	else
+		error->message = g_strdup_printf("%s (shown in the job log)", head);
+}
+
+static gboolean
+run_os_scripts_run(GntInstall *self, GError **error)
+{
+	gboolean ok;
+
+	gnt_lu_feedback(self->lu, "* running the instance OS create scripts...");
+	if (self->kind == GNT_INSTALL_REINSTALL)
+		ok = gnt_node_call_os_reinstall(self->rpc, self->node, self->spec,
+						self->osparams_secret, debug_level(self), error);
+	else
+		ok = gnt_node_call_os_create(self->rpc, self->node, self->spec,
+					     self->osparams_secret, debug_level(self), error);
+	if (!ok && error != NULL && *error != NULL)
+		move_output_tail_to_job_log(self->lu, *error);
+	return ok;
+}
+
+/* personalize: the personalization package; none can be given yet. */
+static gchar *
+personalize_skip_reason(GntInstall *self)
+{
+	return g_strdup("no personalization package given");
+}
+
+/* prepare_boot: for self_install, the first boot is to use the install
+ * hvparams. Checked before anything changes: the hypervisor must take
+ * them over the instance's own. */
+static gboolean
+prepare_boot_check(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	g_autoptr(JsonObject) booted = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+
+	if (!is_self_install(self->record))
+		return TRUE;
+	booted = record_dup_for_first_boot(self->record);
+	spec = gnt_lu_instance_spec_new(config, booted, error);
+	if (spec == NULL) {
+		g_prefix_error(error, "install hypervisor parameters: ");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gchar *
+prepare_boot_skip_reason(GntInstall *self)
+{
+	return is_self_install(self->record)
+		       ? NULL
+		       : g_strdup("the instance boots with its own parameters");
+}
+
+static gboolean
+prepare_boot_run(GntInstall *self, GError **error)
+{
+	JsonObject *hvparams = object_member(gnt_install_get(self->record), "hvparams");
+	g_autoptr(GString) text = g_string_new(NULL);
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	gnt_install_set_state(self->record, GNT_INSTALL_STATE_PENDING);
+	self->boot_prepared = TRUE;
+	if (hvparams != NULL) {
+		json_object_iter_init_ordered(&iter, hvparams);
+		while (json_object_iter_next_ordered(&iter, &key, &value)) {
+			g_autofree gchar *shown = gnt_json_to_string(value);
+
+			g_string_append_printf(text, "%s%s=%s", text->len > 0 ? ", " : "", key,
+					       shown);
+		}
+	}
+	gnt_lu_feedback(self->lu, "self_install: the first boot uses the install parameters (%s)",
+			text->len > 0 ? text->str : "none");
+	return TRUE;
+}
+
+static gchar *
+tear_down_appliance_skip_reason(GntInstall *self)
+{
+	return g_strdup("no install appliance was used");
+}
+
+static gchar *
+switch_networks_skip_reason(GntInstall *self)
+{
+	return g_strdup("no install network was used");
+}
+
+/* boot: a new instance starts (unless --no-start); for self_install with
+ * the install hvparams, which makes the install "booted". */
+static gchar *
+boot_skip_reason(GntInstall *self)
+{
+	if (self->kind == GNT_INSTALL_REINSTALL)
+		return g_strdup("a reinstall leaves the instance stopped");
+	if (!self->start)
+		return g_strdup("the instance is not to be started");
+	return NULL;
+}
+
+static gboolean
+boot_run(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	gboolean first_boot = gnt_install_is_first_boot_pending(self->record);
+	g_autoptr(JsonObject) spec =
+		first_boot ? gnt_install_boot_spec_new(config, self->record, &first_boot, error)
+			   : json_object_ref(self->spec);
+
+	if (spec == NULL)
+		return FALSE;
+	gnt_lu_feedback(self->lu, "* starting instance...");
+	if (!gnt_node_call_instance_start(self->rpc, self->node, spec, FALSE, error))
+		return FALSE;
+	self->booted = TRUE;
+	self->first_boot = first_boot;
+	if (first_boot)
+		gnt_install_set_state(self->record, GNT_INSTALL_STATE_BOOTED);
+	return TRUE;
+}
+
+static const StepAction step_actions[] = {
+	{"prepare", NULL, prepare_skip_reason, prepare_run},
+	{"write_image", write_image_check, write_image_skip_reason, write_image_run},
+	{"run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
+	{"personalize", NULL, personalize_skip_reason, NULL},
+	{"prepare_boot", prepare_boot_check, prepare_boot_skip_reason, prepare_boot_run},
+	{"tear_down_appliance", NULL, tear_down_appliance_skip_reason, NULL},
+	{"switch_networks", NULL, switch_networks_skip_reason, NULL},
+	{"boot", NULL, boot_skip_reason, boot_run},
+};
+
+static const StepAction *
+step_action_lookup(const gchar *name)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(step_actions); i++) {
+		if (g_strcmp0(step_actions[i].name, name) == 0)
+			return &step_actions[i];
+	}
+	return NULL;
+}
+
+/* ---- the install ---- */
+
+GntInstall *
+gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *record,
+		JsonObject *osparams_secret, gboolean start)
+{
+	GntInstall *self;
+
+	g_return_val_if_fail(gnt_install_get(record) != NULL, NULL);
+	self = g_new0(GntInstall, 1);
+	self->lu = lu;
+	self->kind = kind;
+	self->node = json_object_ref(node);
+	self->record = gnt_json_object_deep_copy(record);
+	self->osparams_secret = osparams_secret != NULL ? json_object_ref(osparams_secret) : NULL;
+	self->start = start;
+	self->steps = json_array_new();
+	return self;
+}
+
+void
+gnt_install_free(GntInstall *self)
+{
+	if (self == NULL)
+		return;
+	json_object_unref(self->node);
+	json_object_unref(self->record);
+	g_clear_pointer(&self->osparams_secret, json_object_unref);
+	g_clear_pointer(&self->spec, json_object_unref);
+	json_array_unref(self->steps);
+	g_free(self->error_text);
+	g_free(self);
+}
+
+gboolean
+gnt_install_check(GntInstall *self, GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(core_steps); i++) {
+		const StepAction *action = step_action_lookup(core_steps[i].name);
+
+		if (action != NULL && action->check != NULL && !action->check(self, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+step_record(GntInstall *self, const GntInstallStepDef *def, StepResult result,
+	    gdouble duration, const gchar *detail)
+{
+	JsonObject *entry = json_object_new();
+
+	json_object_set_string_member(entry, "name", def->name);
+	json_object_set_int_member(entry, "priority", def->priority);
+	json_object_set_string_member(entry, "result", step_results[result]);
+	if (result == STEP_OK || result == STEP_FAILED)
+		json_object_set_double_member(entry, "duration", duration);
+	else
+		json_object_set_null_member(entry, "duration");
+	if (detail != NULL)
+		json_object_set_string_member(entry, "detail", detail);
+	else
+		json_object_set_null_member(entry, "detail");
+	json_array_add_object_element(self->steps, entry);
+}
+
+static gdouble
+now_s(void)
+{
+	return (gdouble)g_get_real_time() / G_USEC_PER_SEC;
+}
+
+/* Runs one step of the plan; FALSE when it failed. */
+static gboolean
+run_step(GntInstall *self, const GntInstallStepDef *def, GError **error)
+{
+	const StepAction *action = step_action_lookup(def->name);
+	g_autofree gchar *skip = NULL;
+	gint64 started;
+	gdouble duration;
+	gboolean ok;
+
+	if (action == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "install step '%s' does not exist",
+			    def->name);
+		step_record(self, def, STEP_FAILED, 0, "unknown step");
+		return FALSE;
+	}
+	skip = action->skip_reason(self);
+	if (skip != NULL || action->run == NULL) {
+		gnt_lu_feedback(self->lu, "install step %s (%u): skipped, %s", def->name,
+				def->priority, skip != NULL ? skip : "nothing to do");
+		step_record(self, def, STEP_SKIPPED, 0, skip != NULL ? skip : "nothing to do");
+		return TRUE;
+	}
+	gnt_lu_feedback(self->lu, "install step %s (%u): started", def->name, def->priority);
+	started = g_get_monotonic_time();
+	ok = action->run(self, error);
+	duration = (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC;
+	if (ok) {
+		gnt_lu_feedback(self->lu, "install step %s (%u): done in %.3fs", def->name,
+				def->priority, duration);
+		step_record(self, def, STEP_OK, duration, NULL);
+		return TRUE;
+	}
+	gnt_lu_feedback(self->lu, "install step %s (%u): failed after %.3fs", def->name,
+			def->priority, duration);
+	g_prefix_error(error, "install step '%s' failed: ", def->name);
+	step_record(self, def, STEP_FAILED, duration, (*error)->message);
+	return FALSE;
+}
+
+gboolean
+gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	g_autoptr(GError) local = NULL;
+	guint i;
+
+	g_return_val_if_fail(!self->ran, FALSE);
+	self->ran = TRUE;
+	self->rpc = rpc;
+	self->start_time = now_s();
+	self->spec = gnt_lu_instance_spec_new(config, self->record, &local);
+	/* i: the first step that did not run */
+	for (i = 0; self->spec != NULL && i < G_N_ELEMENTS(core_steps); i++) {
+		if (!run_step(self, &core_steps[i], &local)) {
+			i++;
+			break;
+		}
+	}
+	self->end_time = now_s();
+	self->rpc = NULL;
+	if (local == NULL)
+		return TRUE;
+	self->failed = TRUE;
+	self->error_text = g_strdup(local->message);
+	if (i < G_N_ELEMENTS(core_steps)) {
+		g_autoptr(GString) names = g_string_new(NULL);
+
+		for (guint k = i; k < G_N_ELEMENTS(core_steps); k++) {
+			step_record(self, &core_steps[k], STEP_NOT_RUN, 0, NULL);
+			g_string_append_printf(names, "%s%s", names->len > 0 ? ", " : "",
+					       core_steps[k].name);
+		}
+		gnt_lu_feedback(self->lu, "install steps not run: %s", names->str);
+	}
+	g_propagate_error(error, g_steal_pointer(&local));
+	return FALSE;
+}
+
+gboolean
+gnt_install_made_disks(const GntInstall *self)
+{
+	return self->made_disks;
+}
+
+gboolean
+gnt_install_booted(const GntInstall *self)
+{
+	return self->booted;
+}
+
+/* The names of the secret parameters given (sorted), for the next
+ * reinstall to ask for again. */
+static JsonArray *
+secret_names(JsonObject *osparams_secret)
+{
+	g_autoptr(GList) names = osparams_secret != NULL ? json_object_get_members(osparams_secret)
+							 : NULL;
+	JsonArray *out = json_array_new();
+
+	names = g_list_sort(names, (GCompareFunc)g_strcmp0);
+	for (GList *l = names; l != NULL; l = l->next)
+		json_array_add_string_element(out, l->data);
+	return out;
+}
+
+JsonObject *
+gnt_install_dup_state(const GntInstall *self)
+{
+	JsonObject *state = gnt_json_object_deep_copy(gnt_install_get(self->record));
+	const gchar *os = object_string(self->record, "os");
+	g_autoptr(JsonNode) steps = gnt_json_node_new_array(json_array_ref(self->steps));
+
+	g_return_val_if_fail(self->ran, state);
+	if (self->failed)
+		json_object_set_string_member(state, "state", GNT_INSTALL_STATE_FAILED);
+	else if (self->first_boot)
+		json_object_set_string_member(state, "state", GNT_INSTALL_STATE_BOOTED);
+	else if (self->boot_prepared)
+		json_object_set_string_member(state, "state", GNT_INSTALL_STATE_PENDING);
+	else
+		json_object_set_string_member(state, "state", GNT_INSTALL_STATE_DONE);
+	/* a failed install keeps the names the last good one needed */
+	if (!self->failed || !json_object_has_member(state, "secret_names"))
+		json_object_set_array_member(state, "secret_names",
+					     secret_names(self->failed ? NULL
+								       : self->osparams_secret));
+	if (os != NULL)
+		json_object_set_string_member(state, "os", os);
+	else
+		json_object_set_null_member(state, "os");
+	json_object_set_boolean_member(state, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
+	json_object_set_double_member(state, "start_time", self->start_time);
+	json_object_set_double_member(state, "end_time", self->end_time);
+	if (self->error_text != NULL)
+		json_object_set_string_member(state, "error", self->error_text);
+	else
+		json_object_set_null_member(state, "error");
+	json_object_set_member(state, "steps", gnt_json_node_deep_copy(steps));
+	return state;
+}

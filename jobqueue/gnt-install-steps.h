@@ -1,0 +1,150 @@
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "gnt-lu.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The install pipeline (doc/install.md): a list of steps with priorities,
+ * run highest first, like Ironic's decomposed deploy. Create and reinstall
+ * (gnt-lu-instance.c) run it; each step says why when it has nothing to do
+ * (it is skipped), the job log shows every step's start, end, duration and
+ * result, and the instance record keeps what the last install did in its
+ * "install" member:
+ *
+ *	"install": {"mode": "run"|"self_install", "os_image": null|"...",
+ *	            "hvparams": {install hvparams, self_install only},
+ *	            "secret_names": ["rootpw"], "state": "running"|"done"|
+ *	            "failed"|"pending"|"booted", "os": "...", "reinstall": bool,
+ *	            "start_time": s, "end_time": s, "error": null|"...",
+ *	            "steps": [{"name", "priority", "result", "duration", "detail"}]}
+ *
+ * Only names of secret parameters are kept there, never values.
+ */
+
+/* A step of the plan: its name (an implementation of this module) and its
+ * priority. The core steps are data; install templates (issue 6) will add
+ * rows of their own to a plan. */
+typedef struct {
+	const gchar *name;
+	guint priority;
+} GntInstallStepDef;
+
+/* The core steps, highest priority first: prepare 100, write_image 80,
+ * run_os_scripts 70, personalize 65, prepare_boot 60, tear_down_appliance
+ * 40, switch_networks 30, boot 20. @n_steps: (out). */
+const GntInstallStepDef *
+gnt_install_get_core_steps(guint *n_steps);
+
+/* Install modes: Gantry installs before the first boot ("run"), or the
+ * instance's first boot uses the install hvparams and installs itself
+ * ("self_install", Ganeti's design). */
+#define GNT_INSTALL_MODE_RUN	      "run"
+#define GNT_INSTALL_MODE_SELF_INSTALL "self_install"
+
+/* States of the record's install. */
+#define GNT_INSTALL_STATE_RUNNING "running" /* steps under way, or interrupted */
+#define GNT_INSTALL_STATE_DONE	  "done"
+#define GNT_INSTALL_STATE_FAILED  "failed"
+#define GNT_INSTALL_STATE_PENDING "pending" /* self_install: the next start boots with them */
+#define GNT_INSTALL_STATE_BOOTED  "booted"  /* self_install: its first shutdown ends it */
+
+typedef enum {
+	GNT_INSTALL_CREATE,    /* gnt-instance add: onto new disks */
+	GNT_INSTALL_REINSTALL, /* onto the instance's existing disks, left stopped */
+} GntInstallKind;
+
+typedef struct _GntInstall GntInstall;
+
+/*
+ * An install of @record (the instance as it is to be: its "os",
+ * "osparams", "osparams_private" and "install" parameters are what gets
+ * installed) on @node, with @osparams_secret (nullable; only ever sent to
+ * the node). With @start a create boots the instance (the boot step).
+ * @record is copied (the steps change the copy's install state), @node and
+ * @osparams_secret are referenced. (transfer full)
+ */
+GntInstall *
+gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *record,
+		JsonObject *osparams_secret, gboolean start);
+void
+gnt_install_free(GntInstall *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntInstall, gnt_install_free)
+
+/* Every step's check, before anything changes (check_prereq): what a step
+ * cannot do is refused here (GNT_ERROR_INVALID naming it), e.g. a disk
+ * image until the image writer is wired in, or install hvparams the
+ * hypervisor does not take. */
+gboolean
+gnt_install_check(GntInstall *self, GError **error);
+
+/*
+ * Runs the plan through @rpc; the first failing step ends it (the rest are
+ * "not run") and fails with "install step 'NAME' failed: ..." and the last
+ * line of the step's output (its last lines are in the job log). The
+ * caller undoes or keeps what is there (gnt_install_made_disks()) and
+ * stores gnt_install_dup_state().
+ */
+gboolean
+gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error);
+
+/* Whether the prepare step made the instance's disks (a failed create
+ * removes them). */
+gboolean
+gnt_install_made_disks(const GntInstall *self);
+/* Whether the boot step started the instance. */
+gboolean
+gnt_install_booted(const GntInstall *self);
+
+/* The record's new "install" member after gnt_install_run(): the
+ * parameters, the state ("done", "failed", or for self_install "pending"
+ * or "booted"), the steps and their results. (transfer full) */
+JsonObject *
+gnt_install_dup_state(const GntInstall *self);
+
+/* ---- the record's install member ---- */
+
+/* @record's "install" member, NULL when it has none (an instance made with
+ * --no-install, or before installs were recorded). (transfer none) */
+JsonObject *
+gnt_install_get(JsonObject *record);
+/* Its state, mode ("run" when none) and disk image (nullable). */
+const gchar *
+gnt_install_get_state(JsonObject *record);
+const gchar *
+gnt_install_get_mode(JsonObject *record);
+const gchar *
+gnt_install_get_os_image(JsonObject *record);
+/* Sets the state of @record's install (which must exist). */
+void
+gnt_install_set_state(JsonObject *record, const gchar *state);
+
+/* The install parameters of a new record: @mode (NULL: "run"),
+ * @os_image (nullable), @hvparams (nullable: none), state "running".
+ * (transfer full) */
+JsonObject *
+gnt_install_params_new(const gchar *mode, const gchar *os_image, JsonObject *hvparams);
+
+/* Whether @record's self_install waits for its first boot ("pending"):
+ * its next start is to use the install hvparams. */
+gboolean
+gnt_install_is_first_boot_pending(JsonObject *record);
+
+/*
+ * The spec to start @record with (gnt_lu_instance_spec_new()): while its
+ * self_install is "pending", its hvparams overlaid with the install
+ * hvparams, and *@first_boot TRUE; otherwise its own. (transfer full)
+ */
+JsonObject *
+gnt_install_boot_spec_new(GntConfig *config, JsonObject *record, gboolean *first_boot,
+			  GError **error);
+
+/* The install's state as gnt-instance info and OP_INSTANCE_QUERY_DATA show
+ * it (the record's member, copied; {"mode": "run", "state": null} when it
+ * has none). (transfer full) */
+JsonObject *
+gnt_install_dup_shown(JsonObject *record);
+
+G_END_DECLS
