@@ -17,6 +17,8 @@ struct _GntSqliteJobStore {
 	gchar *path;
 	sqlite3 *wdb; /* the committer's */
 	sqlite3 *rdb; /* the main loop's */
+	/* private values were written since the WAL was last emptied */
+	gboolean private_in_wal;
 };
 
 static void gnt_sqlite_job_store_iface_init(GntJobStoreInterface *iface);
@@ -82,9 +84,12 @@ db_open(const gchar *path, GError **error)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 10000);
-	/* the archive may hold many jobs: keep the page cache small */
+	/* the archive may hold many jobs: keep the page cache small;
+	 * secure_delete zeroes what a job's private values leave behind
+	 * when they are dropped (the WAL: sqlite_forget_private()) */
 	if (!sql_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-			  "PRAGMA cache_size=-512; PRAGMA foreign_keys=OFF;",
+			  "PRAGMA cache_size=-512; PRAGMA foreign_keys=OFF;"
+			  "PRAGMA secure_delete=ON;",
 		      error)) {
 		sqlite3_close(db);
 		return NULL;
@@ -276,6 +281,41 @@ write_one(sqlite3 *db, WriteStmts *st, GntJobStoreChange *change, GError **error
 	return TRUE;
 }
 
+/*
+ * A job's private values are stored while it runs and dropped when it
+ * ends (doc/secrets.md); secure_delete zeroes them in the database, but
+ * the WAL keeps every page written until it is checkpointed and emptied.
+ * So once a job ended after private values were written, the WAL is
+ * checkpointed and truncated. Busy readers may make that wait for a later
+ * commit; it is retried then.
+ */
+static void
+sqlite_forget_private(GntSqliteJobStore *self, GPtrArray *changes)
+{
+	gboolean wrote_private = FALSE;
+	gboolean ended = FALSE;
+	int rc;
+
+	for (guint i = 0; i < changes->len; i++) {
+		GntJobStoreChange *change = g_ptr_array_index(changes, i);
+
+		if (change->kind != GNT_JOB_STORE_PUT)
+			continue;
+		if (change->private_values != NULL)
+			wrote_private = TRUE;
+		else if (gnt_job_status_is_finalized(change->status))
+			ended = TRUE;
+	}
+	self->private_in_wal |= wrote_private;
+	if (!self->private_in_wal || !ended)
+		return;
+	rc = sqlite3_wal_checkpoint_v2(self->wdb, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	if (rc == SQLITE_OK)
+		self->private_in_wal = wrote_private;
+	else if (rc != SQLITE_BUSY)
+		g_warning("job queue: emptying the WAL: %s", sqlite3_errmsg(self->wdb));
+}
+
 static gboolean
 sqlite_write(GntJobStore *store, GPtrArray *changes, GError **error)
 {
@@ -315,6 +355,7 @@ sqlite_write(GntJobStore *store, GPtrArray *changes, GError **error)
 		sqlite3_exec(self->wdb, "ROLLBACK", NULL, NULL, NULL);
 		return FALSE;
 	}
+	sqlite_forget_private(self, changes);
 	return TRUE;
 }
 
