@@ -6,6 +6,7 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-os-script.h"
+#include "gnt-rpc-node-image.h"
 #include "gnt-tls.h"
 
 #define TEST_DELAY_MAX_S (24.0 * 3600)
@@ -194,6 +195,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_storage_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_os_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_backup_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_image_procedures, node);
 }
 
 /* --- arguments --------------------------------------------------------- */
