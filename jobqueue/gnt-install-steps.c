@@ -12,6 +12,7 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
+#include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
 
 /* The architecture's core steps, highest priority first. */
@@ -120,6 +121,44 @@ gnt_install_get_os_image(JsonObject *record)
 	return image != NULL && image[0] != '\0' ? image : NULL;
 }
 
+const gchar *
+gnt_install_get_os_image_sha256(JsonObject *record)
+{
+	return gnt_install_get_os_image(record) != NULL
+		       ? object_string(gnt_install_get(record), "os_image_sha256")
+		       : NULL;
+}
+
+const gchar *
+gnt_install_op_os_image(const GntOpcode *op)
+{
+	const gchar *image = gnt_opcode_get_string(op, "os_image");
+	JsonNode *osparams = gnt_opcode_get_param(op, "osparams");
+
+	if (image == NULL && osparams != NULL && JSON_NODE_HOLDS_OBJECT(osparams))
+		image = object_string(json_node_get_object(osparams), "os-image");
+	return image;
+}
+
+void
+gnt_install_set_os_image(JsonObject *install, const gchar *image, const gchar *sha256)
+{
+	g_return_if_fail(install != NULL);
+
+	if (image == NULL)
+		return;
+	if (image[0] == '\0') {
+		json_object_set_null_member(install, "os_image");
+		json_object_set_null_member(install, "os_image_sha256");
+		return;
+	}
+	json_object_set_string_member(install, "os_image", image);
+	if (sha256 != NULL)
+		json_object_set_string_member(install, "os_image_sha256", sha256);
+	else
+		json_object_set_null_member(install, "os_image_sha256");
+}
+
 void
 gnt_install_set_state(JsonObject *record, const gchar *state)
 {
@@ -130,15 +169,13 @@ gnt_install_set_state(JsonObject *record, const gchar *state)
 }
 
 JsonObject *
-gnt_install_params_new(const gchar *mode, const gchar *os_image, JsonObject *hvparams)
+gnt_install_params_new(const gchar *mode, JsonObject *hvparams)
 {
 	JsonObject *install = json_object_new();
 
 	json_object_set_string_member(install, "mode", mode != NULL ? mode : GNT_INSTALL_MODE_RUN);
-	if (os_image != NULL && os_image[0] != '\0')
-		json_object_set_string_member(install, "os_image", os_image);
-	else
-		json_object_set_null_member(install, "os_image");
+	json_object_set_null_member(install, "os_image");
+	json_object_set_null_member(install, "os_image_sha256");
 	json_object_set_object_member(install, "hvparams",
 				      hvparams != NULL ? gnt_json_object_deep_copy(hvparams)
 						       : json_object_new());
@@ -250,19 +287,32 @@ prepare_run(GntInstall *self, GError **error)
 	return TRUE;
 }
 
-/* write_image: a disk image onto disk 0. The image writer is another
- * engineer's work (issue 5, item 3): until it is wired in, an image is
- * refused before anything changes. */
+/* write_image: a disk image onto disk 0, by the node's image writer
+ * (install/gnt-image-writer.c, doc/images.md), which checks the image
+ * itself (format, backing files, size, checksum) before writing. Here only
+ * what can be told without it: the image's spelling and the checksum's. */
 static gboolean
 write_image_check(GntInstall *self, GError **error)
 {
 	const gchar *image = gnt_install_get_os_image(self->record);
+	const gchar *sha256 = gnt_install_get_os_image_sha256(self->record);
 
 	if (image == NULL)
 		return TRUE;
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		    "disk images are not supported yet (OS image '%s')", image);
-	return FALSE;
+	if (image[0] != '/' && !g_str_has_prefix(image, "http://") &&
+	    !g_str_has_prefix(image, "https://")) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "OS image '%s' is neither an absolute path on the node nor an "
+			    "http(s) URL",
+			    image);
+		return FALSE;
+	}
+	if (sha256 != NULL && (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the OS image's SHA-256 must be 64 hexadecimal digits");
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static gchar *
@@ -272,10 +322,25 @@ write_image_skip_reason(GntInstall *self)
 							       : NULL;
 }
 
+static void
+write_image_progress(const gchar *line, gpointer user_data)
+{
+	GntInstall *self = user_data;
+
+	gnt_lu_feedback(self->lu, "  %s", line);
+}
+
 static gboolean
 write_image_run(GntInstall *self, GError **error)
 {
-	return write_image_check(self, error);
+	g_autoptr(JsonObject) written = NULL;
+
+	gnt_lu_feedback(self->lu, "* writing the OS image onto disk 0...");
+	written = gnt_node_call_image_write(self->rpc, self->node, self->spec,
+					    gnt_install_get_os_image(self->record),
+					    gnt_install_get_os_image_sha256(self->record),
+					    write_image_progress, self, error);
+	return written != NULL;
 }
 
 /* run_os_scripts: the OS definition's create script on the node, with

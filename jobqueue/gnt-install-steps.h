@@ -75,8 +75,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntInstall, gnt_install_free)
 
 /* Every step's check, before anything changes (check_prereq): what a step
  * cannot do is refused here (GNT_ERROR_INVALID naming it), e.g. a disk
- * image until the image writer is wired in, or install hvparams the
- * hypervisor does not take. */
+ * image that is neither a path nor an http(s) URL, or install hvparams
+ * the hypervisor does not take. */
 gboolean
 gnt_install_check(GntInstall *self, GError **error);
 
@@ -110,22 +110,35 @@ gnt_install_dup_state(const GntInstall *self);
  * --no-install, or before installs were recorded). (transfer none) */
 JsonObject *
 gnt_install_get(JsonObject *record);
-/* Its state, mode ("run" when none) and disk image (nullable). */
+/* Its state, mode ("run" when none), disk image and the image's expected
+ * SHA-256 (nullable). */
 const gchar *
 gnt_install_get_state(JsonObject *record);
 const gchar *
 gnt_install_get_mode(JsonObject *record);
 const gchar *
 gnt_install_get_os_image(JsonObject *record);
+const gchar *
+gnt_install_get_os_image_sha256(JsonObject *record);
+
+/* The disk image an opcode (create or reinstall) asks for: its os_image,
+ * else Ganeti's spelling, the OS parameter "os-image"; NULL for none. Its
+ * expected SHA-256 likewise: os_image_sha256 (nullable). (transfer none) */
+const gchar *
+gnt_install_op_os_image(const GntOpcode *op);
+/* Sets the disk image of the install parameters @install: @image NULL
+ * keeps the current one (and its SHA-256), "" removes it. */
+void
+gnt_install_set_os_image(JsonObject *install, const gchar *image, const gchar *sha256);
 /* Sets the state of @record's install (which must exist). */
 void
 gnt_install_set_state(JsonObject *record, const gchar *state);
 
 /* The install parameters of a new record: @mode (NULL: "run"),
- * @os_image (nullable), @hvparams (nullable: none), state "running".
+ * @hvparams (nullable: none), no disk image, state "running".
  * (transfer full) */
 JsonObject *
-gnt_install_params_new(const gchar *mode, const gchar *os_image, JsonObject *hvparams);
+gnt_install_params_new(const gchar *mode, JsonObject *hvparams);
 
 /* Whether @record's self_install waits for its first boot ("pending"):
  * its next start is to use the install hvparams. */

@@ -459,7 +459,7 @@ create_check_install_args(const GntOpcode *op, GError **error)
 	gboolean import = gnt_lu_backup_is_import(op);
 	gboolean no_install = gnt_opcode_get_bool(op, "no_install", FALSE);
 	const gchar *mode = gnt_opcode_get_string(op, "install_mode");
-	const gchar *image = gnt_opcode_get_string(op, "os_image");
+	const gchar *image = gnt_install_op_os_image(op);
 	JsonObject *install_hv = object_or_null(gnt_opcode_get_param(op, "install_hvparams"));
 	gboolean has_image = image != NULL && image[0] != '\0';
 	gboolean has_hv = install_hv != NULL && json_object_get_size(install_hv) > 0;
@@ -717,13 +717,15 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	json_object_set_member(record, "network_port", gnt_json_node_new_null());
 	json_object_set_boolean_member(record, "disks_active", FALSE);
 	/* what the install is to do; none for an import or --no-install */
-	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE))
-		json_object_set_object_member(
-			record, "install",
-			gnt_install_params_new(
-				gnt_opcode_get_string(op, "install_mode"),
-				gnt_opcode_get_string(op, "os_image"),
-				object_or_null(gnt_opcode_get_param(op, "install_hvparams"))));
+	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE)) {
+		JsonObject *install = gnt_install_params_new(
+			gnt_opcode_get_string(op, "install_mode"),
+			object_or_null(gnt_opcode_get_param(op, "install_hvparams")));
+
+		gnt_install_set_os_image(install, gnt_install_op_os_image(op),
+					 gnt_opcode_get_string(op, "os_image_sha256"));
+		json_object_set_object_member(record, "install", install);
+	}
 	return g_steal_pointer(&record);
 }
 
@@ -1844,7 +1846,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	JsonObject *op_public = object_or_null(gnt_opcode_get_param(op, "osparams"));
 	JsonObject *op_private = object_or_null(gnt_opcode_get_param(op, "osparams_private"));
 	const gchar *os_type = gnt_opcode_get_string(op, "os_type");
-	const gchar *os_image = gnt_opcode_get_string(op, "os_image");
+	const gchar *os_image = gnt_install_op_os_image(op);
 	g_autoptr(ChangeCtx) ctx = g_new0(ChangeCtx, 1);
 	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
 	g_autoptr(GntInstall) install = NULL;
@@ -1886,15 +1888,9 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	 * --no-install: Gantry installs before its first boot) */
 	if (gnt_install_get(ctx->updated) == NULL)
 		json_object_set_object_member(ctx->updated, "install",
-					      gnt_install_params_new(NULL, NULL, NULL));
-	if (os_image != NULL) {
-		JsonObject *params = gnt_install_get(ctx->updated);
-
-		if (os_image[0] != '\0')
-			json_object_set_string_member(params, "os_image", os_image);
-		else
-			json_object_set_null_member(params, "os_image");
-	}
+					      gnt_install_params_new(NULL, NULL));
+	gnt_install_set_os_image(gnt_install_get(ctx->updated), os_image,
+				 gnt_opcode_get_string(op, "os_image_sha256"));
 	/* the OS and parameters first, then what the install needs */
 	if (!change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;

@@ -52,6 +52,7 @@ static const GntParamDef instance_create_params[] = {
 	/* Gantry's install parameters (doc/install.md): a disk image for the
 	 * write_image step, and self_install's first-boot hvparams */
 	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "run|self_install"},
 	{"install_hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{NULL},
@@ -68,6 +69,7 @@ static const GntParamDef instance_reinstall_params[] = {
 	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
 	/* Gantry's: replaces the stored disk image ("" removes it) */
 	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 

@@ -288,7 +288,8 @@ gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error)
  * OP_INSTANCE_REINSTALL has (the secrets must be given at every
  * reinstall). */
 static const gchar *const reinstall_keys[] = {
-	"os", "start", "osparams", "osparams_private", "osparams_secret", "os_image", NULL,
+	"os", "start", "osparams", "osparams_private", "osparams_secret", "os_image",
+	"os_image_sha256", NULL,
 };
 /* The body keys that go into OP_INSTANCE_REINSTALL as they are. */
 static const gchar *const reinstall_dicts[] = {"osparams", "osparams_private", "osparams_secret",
@@ -338,6 +339,7 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 	JsonNode *value;
 	JsonNode *os = NULL;
 	JsonNode *image = NULL;
+	JsonNode *image_sha256 = NULL;
 
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -357,7 +359,8 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 			return FALSE;
 		}
 	}
-	if (!body_string(body, "os", &os, error) || !body_string(body, "os_image", &image, error))
+	if (!body_string(body, "os", &os, error) || !body_string(body, "os_image", &image, error) ||
+	    !body_string(body, "os_image_sha256", &image_sha256, error))
 		return FALSE;
 	value = json_object_get_member(body, "start");
 	if (value != NULL &&
@@ -385,6 +388,8 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 			       os != NULL ? json_node_ref(os) : gnt_json_node_new_null());
 	if (image != NULL && !JSON_NODE_HOLDS_NULL(image))
 		json_object_set_member(reinstall, "os_image", json_node_ref(image));
+	if (image_sha256 != NULL && !JSON_NODE_HOLDS_NULL(image_sha256))
+		json_object_set_member(reinstall, "os_image_sha256", json_node_ref(image_sha256));
 	return TRUE;
 }
 

@@ -35,6 +35,7 @@ static gchar *opt_src_dir;
 static gchar *opt_compress;
 static gboolean opt_identify_defaults;
 static gchar *opt_os_image;
+static gchar *opt_os_image_sha256;
 static gchar *opt_install_mode;
 static gchar *opt_install_hvparams;
 
@@ -93,6 +94,7 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	{"tags", 0, 0, G_OPTION_ARG_STRING, &opt_tags, "Comma-separated list of instance tags",
 	 "TAG,..."},
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
+	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
 	 "How the OS gets installed: run (default: the install steps before the first boot) or "
 	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
@@ -478,6 +480,8 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 		/* Gantry's install parameters, only when given */
 		if (opt_os_image != NULL)
 			json_object_set_string_member(op, "os_image", opt_os_image);
+		if (opt_os_image_sha256 != NULL)
+			json_object_set_string_member(op, "os_image_sha256", opt_os_image_sha256);
 		break;
 	case GNT_CLI_CREATE_MODE_IMPORT:
 		json_object_set_string_member(op, "mode", "import");

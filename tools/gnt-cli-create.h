@@ -59,8 +59,12 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 	 "KEY=VAL,..."}
 #define GNT_CLI_OS_IMAGE_ENTRY(storage)                                                          \
 	{"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                       \
-	 "A disk image for disk 0 (the write_image install step; not supported yet)",            \
+	 "A disk image (raw or qcow2) written onto disk 0 before the OS scripts run: a path "    \
+	 "on the node or an http(s) URL (Ganeti's -O os-image=... too)",                         \
 	 "PATH|URL"}
+#define GNT_CLI_OS_IMAGE_SHA256_ENTRY(storage)                                                   \
+	{"os-image-sha256", 0, 0, G_OPTION_ARG_STRING, (storage),                                \
+	 "The SHA-256 the OS image must have (checked as it is read)", "HEX"}
 #define GNT_CLI_NO_NAME_CHECK_ENTRY(storage)                                                     \
 	{"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                \
 	 "Don't check that the instance's name is resolvable", NULL}

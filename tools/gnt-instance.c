@@ -804,6 +804,7 @@ static gchar *opt_osparams;
 static gchar *opt_osparams_private;
 static gchar *opt_osparams_secret;
 static gchar *opt_os_image;
+static gchar *opt_os_image_sha256;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -815,6 +816,7 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
+	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	{NULL},
 };
 
@@ -849,6 +851,8 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 	/* Gantry's: only when given ("" removes the stored one) */
 	if (opt_os_image != NULL)
 		json_object_set_string_member(op, "os_image", opt_os_image);
+	if (opt_os_image_sha256 != NULL)
+		json_object_set_string_member(op, "os_image_sha256", opt_os_image_sha256);
 	return g_steal_pointer(&op);
 }
 
@@ -1272,8 +1276,8 @@ static const GntCliCommand commands[] = {
 	 "install runs as steps (prepare, write_image, run_os_scripts, personalize, prepare_boot, "
 	 "tear_down_appliance, switch_networks, boot), each one's start, end and result in the "
 	 "job log; a failed step removes everything made. --install-mode self_install needs no "
-	 "OS: the first boot uses --install-hvparams. --os-image is refused until the image "
-	 "writer is in."},
+	 "OS: the first boot uses --install-hvparams. --os-image (a raw or qcow2 image, a path "
+	 "on the node or an http(s) URL) is written onto disk 0 before the OS scripts run."},
 	{"console", console_instance, 1, 1, GNT_CLI_OPT_PRIORITY, console_entries,
 	 "[--show-cmd] <instance-name>", "Opens a console on the specified instance",
 	 "Without a terminal (or for a hypervisor without an interactive console) it prints the "

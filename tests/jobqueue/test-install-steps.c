@@ -8,6 +8,9 @@
 #include "gnt-json.h"
 
 /* The architecture brief's core steps, highest priority first. */
+/* the SHA-256 of "a\n" */
+#define SHA256_A "87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7"
+
 static void
 test_core_steps(void)
 {
@@ -62,7 +65,8 @@ test_params(void)
 	/* new install parameters: "running" until the steps say otherwise; an
 	 * empty image is none */
 	json_object_set_object_member(record, "install",
-				      gnt_install_params_new(GNT_INSTALL_MODE_SELF_INSTALL, "", hv));
+				      gnt_install_params_new(GNT_INSTALL_MODE_SELF_INSTALL, hv));
+	gnt_install_set_os_image(gnt_install_get(record), "", NULL);
 	g_assert_cmpstr(gnt_install_get_mode(record), ==, GNT_INSTALL_MODE_SELF_INSTALL);
 	g_assert_cmpstr(gnt_install_get_state(record), ==, GNT_INSTALL_STATE_RUNNING);
 	g_assert_null(gnt_install_get_os_image(record));
@@ -77,10 +81,18 @@ test_params(void)
 	g_assert_false(gnt_install_is_first_boot_pending(record));
 
 	/* run mode: never a first boot of its own */
-	json_object_set_object_member(record, "install",
-				      gnt_install_params_new(NULL, "/srv/images/a.raw", NULL));
+	json_object_set_object_member(record, "install", gnt_install_params_new(NULL, NULL));
+	gnt_install_set_os_image(gnt_install_get(record), "/srv/images/a.raw", SHA256_A);
 	g_assert_cmpstr(gnt_install_get_mode(record), ==, GNT_INSTALL_MODE_RUN);
 	g_assert_cmpstr(gnt_install_get_os_image(record), ==, "/srv/images/a.raw");
+	g_assert_cmpstr(gnt_install_get_os_image_sha256(record), ==, SHA256_A);
+	/* NULL keeps the image and its checksum; "" removes both */
+	gnt_install_set_os_image(gnt_install_get(record), NULL, NULL);
+	g_assert_cmpstr(gnt_install_get_os_image_sha256(record), ==, SHA256_A);
+	gnt_install_set_os_image(gnt_install_get(record), "https://images.example.com/b.qcow2", NULL);
+	g_assert_null(gnt_install_get_os_image_sha256(record));
+	gnt_install_set_os_image(gnt_install_get(record), "", NULL);
+	g_assert_null(gnt_install_get_os_image(record));
 	gnt_install_set_state(record, GNT_INSTALL_STATE_PENDING);
 	g_assert_false(gnt_install_is_first_boot_pending(record));
 }

@@ -649,13 +649,87 @@ test_self_install(InstFx *fx, gconstpointer data)
 	expect_install_state(fx, "si2", "done");
 }
 
+/* The first bytes of @instance's disk 0 (a file disk), @len of them. */
+static gchar *
+read_disk0(InstFx *fx, const gchar *instance, gsize len)
+{
+	g_autofree gchar *dir = g_build_filename(fx->file_storage, instance, NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const gchar *name;
+
+	g_assert_nonnull(d);
+	while ((name = g_dir_read_name(d)) != NULL) {
+		if (g_str_has_suffix(name, ".disk0")) {
+			g_autofree gchar *path = g_build_filename(dir, name, NULL);
+			g_autofree gchar *data = NULL;
+			gsize size = 0;
+
+			g_assert_true(g_file_get_contents(path, &data, &size, NULL));
+			g_assert_cmpuint(size, >=, len);
+			return g_memdup2(data, len);
+		}
+	}
+	g_error("no disk 0 under '%s'", dir);
+}
+
+/* --os-image: a raw image written onto disk 0 by the write_image step
+ * (progress and result in the job log), checked against its SHA-256; a
+ * wrong checksum fails the add at that step and leaves nothing. */
+static void
+test_os_image(InstFx *fx, gconstpointer data)
+{
+	g_autofree gchar *image = g_build_filename(fx->root, "web.raw", NULL);
+	g_autofree gchar *content = g_malloc(1024 * 1024);
+	g_autofree gchar *sha256 = NULL;
+	g_autofree gchar *written = NULL;
+	g_autoptr(Run) added = NULL;
+	g_autoptr(Run) wrong = NULL;
+	g_autoptr(Run) list = NULL;
+
+	for (guint i = 0; i < 1024 * 1024; i++)
+		content[i] = (gchar)(i * 7 + i / 4096);
+	g_assert_true(g_file_set_contents(image, content, 1024 * 1024, NULL));
+	sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)content, 1024 * 1024);
+
+	added = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
+			 "--os-image", image, "--os-image-sha256", sha256, "--no-start",
+			 "img1.example.com");
+	expect(added, 0, NULL);
+	assert_has(added->out, "write_image");
+	assert_has(added->out, "image written (raw, 1.0 MB)");
+	written = read_disk0(fx, "img1.example.com", 1024 * 1024);
+	g_assert_cmpmem(written, 1024 * 1024, content, 1024 * 1024);
+
+	/* another checksum: the step fails naming itself, the add is undone */
+	sha256[0] = sha256[0] == '0' ? '1' : '0';
+	wrong = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
+			 "--os-image", image, "--os-image-sha256", sha256, "--no-start",
+			 "img2.example.com");
+	expect(wrong, 1, NULL);
+	assert_has(wrong->err, "write_image");
+	assert_has(wrong->err, "SHA-256");
+	list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
+	expect(list, 0, NULL);
+	g_assert_null(strstr(list->out, "img2"));
+	{
+		g_autofree gchar *dir = g_build_filename(fx->file_storage, "img2.example.com", NULL);
+		g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+
+		g_assert_true(d == NULL || g_dir_read_name(d) == NULL);
+	}
+}
+
 /* Install parameters refused before anything is made. */
 static void
 test_install_refusals(InstFx *fx, gconstpointer data)
 {
-	expect_refused(fx, "disk images are not supported yet (OS image '/srv/images/web.raw')",
+	expect_refused(fx, "OS image 'images/web.raw' is neither an absolute path on the node nor "
+			   "an http(s) URL",
 		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake", "--os-image",
-		       "/srv/images/web.raw", NULL);
+		       "images/web.raw", NULL);
+	expect_refused(fx, "the OS image's SHA-256 must be 64 hexadecimal digits", "-t", "file",
+		       "--disk", "0:size=8M", "--no-nics", "-H", "fake", "--os-image",
+		       "/srv/images/web.raw", "--os-image-sha256", "abc", NULL);
 	expect_refused(fx, "install hypervisor parameters: instance 'bad1.example.com': unknown "
 			   "hypervisor parameter 'boot_order' for hypervisor 'fake'",
 		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
@@ -688,5 +762,6 @@ main(int argc, char **argv)
 	ADD("/tools/instances/modify", test_modify);
 	ADD("/tools/instances/self-install", test_self_install);
 	ADD("/tools/instances/install-refusals", test_install_refusals);
+	ADD("/tools/instances/os-image", test_os_image);
 	return g_test_run();
 }
