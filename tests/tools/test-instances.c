@@ -700,6 +700,22 @@ test_os_image(InstFx *fx, gconstpointer data)
 	written = read_disk0(fx, "img1.example.com", 1024 * 1024);
 	g_assert_cmpmem(written, 1024 * 1024, content, 1024 * 1024);
 
+	/* Ganeti's spelling, the OS parameter os-image, with an OS whose
+	 * scripts run after the image */
+	{
+		g_autofree gchar *param = g_strdup_printf("os-image=%s", image);
+		g_autoptr(Run) ganeti = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M",
+						 "--no-nics", "-H", "fake", "-o", "noop", "-O", param,
+						 "--no-start", "img3.example.com");
+		g_autofree gchar *again = NULL;
+
+		expect(ganeti, 0, NULL);
+		assert_has(ganeti->out, "image written (raw, 1.0 MB)");
+		assert_has(ganeti->out, "install step run_os_scripts (70): done");
+		again = read_disk0(fx, "img3.example.com", 1024 * 1024);
+		g_assert_cmpmem(again, 1024 * 1024, content, 1024 * 1024);
+	}
+
 	/* another checksum: the step fails naming itself, the add is undone */
 	sha256[0] = sha256[0] == '0' ? '1' : '0';
 	wrong = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
