@@ -12,8 +12,13 @@
 # The programs come from the environment meson sets (GNT_TEST_*).
 set -euo pipefail
 
+# TAP goes to the real stdout (fd 3); what the commands print goes to
+# stderr, so that it is never read as TAP
+exec 3>&1 1>&2
+tap() { echo "$*" >&3; }
+
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-	echo "1..0 # SKIP needs root and iproute2"
+	tap "1..0 # SKIP needs root and iproute2"
 	exit 77
 fi
 
@@ -71,11 +76,11 @@ gnt() {
 	on 0 "$tool" "$@"
 }
 fail() {
-	echo "not ok - $*"
+	tap "not ok - $*"
 	exit 1
 }
 
-echo "1..1"
+tap "1..1"
 
 log "network: bridge namespace $BRIDGE_NS, nodes ${NS[*]}"
 ip netns add "$BRIDGE_NS"
@@ -151,4 +156,4 @@ gnt "$GNT_TEST_GNT_NODE" list --no-headers -o name | grep -q "${NAME[2]}" &&
 	fail "node3 is still listed after its removal"
 
 FAILED=0
-echo "ok 1 - three nodes in namespaces: join, placement, node down and back"
+tap "ok 1 - three nodes in namespaces: join, placement, node down and back"
