@@ -178,6 +178,37 @@ rss_kib(const gchar *daemon, Bench *b)
 	return line ? g_ascii_strtoll(line + 6, NULL, 10) : -1;
 }
 
+/* @daemon's number of threads, -1 if unknown. */
+static gint64
+threads_of(const gchar *daemon, Bench *b)
+{
+	g_autofree gchar *status = daemon_proc_file(b, daemon, "status");
+	const gchar *line = status != NULL ? strstr(status, "Threads:") : NULL;
+
+	return line ? g_ascii_strtoll(line + 8, NULL, 10) : -1;
+}
+
+/* Waits (at most a minute) until @daemon's idle threads are gone: its
+ * thread count unchanged for 5 s. The seconds waited. */
+static guint
+wait_threads_settled(const gchar *daemon, Bench *b)
+{
+	gint64 last = threads_of(daemon, b);
+	guint stable = 0;
+	guint waited = 0;
+
+	while (stable < 5 && waited < 60) {
+		gint64 now;
+
+		g_usleep(G_USEC_PER_SEC);
+		waited++;
+		now = threads_of(daemon, b);
+		stable = now == last ? stable + 1 : 0;
+		last = now;
+	}
+	return waited;
+}
+
 /* CPU time (user + system) @daemon used so far, in ms; -1 if unknown. */
 static gdouble
 cpu_ms(const gchar *daemon, Bench *b)
@@ -445,6 +476,16 @@ main(int argc, char **argv)
 	g_usleep(3 * G_USEC_PER_SEC); /* the queue trims its memory once idle */
 	g_print("RSS with %d instances: masterd %.1f MiB + noded %.1f MiB\n", total,
 		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+	/* the job workers' threads end once idle (GLib's pools), and with
+	 * them their stacks and what their malloc arenas kept */
+	{
+		guint waited = wait_threads_settled("gantry-masterd", &b);
+
+		g_print("RSS once masterd's idle threads ended (%u s later, %" G_GINT64_FORMAT
+			" threads): masterd %.1f MiB + noded %.1f MiB\n",
+			waited, threads_of("gantry-masterd", &b),
+			rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+	}
 	/* the same cluster in its steady state: daemons started on it, no
 	 * burst of adds behind them (one list, as an operator would) */
 	g_clear_object(&b.client);
