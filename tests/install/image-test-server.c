@@ -310,6 +310,7 @@ image_test_qemu_img(const gchar *first, ...)
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
 	gint status = 0;
 	va_list args;
 
@@ -320,10 +321,10 @@ image_test_qemu_img(const gchar *first, ...)
 	va_end(args);
 	g_ptr_array_add(argv, NULL);
 	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL,
-				   NULL, &out, &out, &status, &error));
+				   NULL, &out, &err, &status, &error));
 	g_assert_no_error(error);
 	if (!g_spawn_check_wait_status(status, NULL))
-		g_error("qemu-img failed: %s", out);
+		g_error("qemu-img failed: %s%s", out, err);
 }
 
 void
