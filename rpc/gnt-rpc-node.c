@@ -7,6 +7,7 @@
 #include "gnt-json.h"
 #include "gnt-os-script.h"
 #include "gnt-rpc-node-image.h"
+#include "gnt-rpc-node-metad.h"
 #include "gnt-tls.h"
 
 #define TEST_DELAY_MAX_S (24.0 * 3600)
@@ -196,6 +197,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_os_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_backup_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_image_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_metad_procedures, node);
 }
 
 /* --- arguments --------------------------------------------------------- */

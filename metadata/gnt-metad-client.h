@@ -1,0 +1,24 @@
+#pragma once /* metadata/gnt-metad-client.h: noded's side of metad's control socket */
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Pushes @record (gnt-metadata.h) for instance @name to the metad whose
+ * control socket is @control_socket (gnt_metad_dup_control_socket()).
+ * Synchronous, for a worker thread. The serialized request, which holds
+ * the secrets, is wiped once sent. GNT_ERROR_ENVIRONMENT when metad cannot
+ * be reached ("is gantry-metad running?"), GNT_ERROR_INVALID with metad's
+ * message when it refuses the record.
+ */
+gboolean
+gnt_metad_client_push(const gchar *control_socket, const gchar *name, JsonObject *record,
+		      GError **error);
+
+/* Makes metad forget @name; GNT_ERROR_NOT_FOUND if it did not know it. */
+gboolean
+gnt_metad_client_remove(const gchar *control_socket, const gchar *name, GError **error);
+
+G_END_DECLS

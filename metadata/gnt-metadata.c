@@ -1,0 +1,839 @@
+/*
+ * metadata/gnt-metadata.c: metad's per-instance store and the Ganeti,
+ * OpenStack and EC2 trees it answers (doc/metad.md). Answers are built as
+ * text here, in a fixed member order, so tests can compare them byte for
+ * byte; buffers that held private or secret values are wiped.
+ */
+#include "gnt-metadata.h"
+
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-secret.h"
+
+#define JSON_TYPE  "application/json"
+#define TEXT_TYPE  "text/plain; charset=utf-8"
+#define BYTES_TYPE "application/octet-stream"
+
+typedef enum {
+	VISIBILITY_PUBLIC,
+	VISIBILITY_PRIVATE,
+	VISIBILITY_SECRET,
+	VISIBILITY_COUNT,
+} Visibility;
+
+static const gchar *const visibility_names[] = {"public", "private", "secret"};
+static const gchar *const visibility_members[] = {"osparams", "osparams_private",
+						  "osparams_secret"};
+G_STATIC_ASSERT(G_N_ELEMENTS(visibility_names) == VISIBILITY_COUNT);
+G_STATIC_ASSERT(G_N_ELEMENTS(visibility_members) == VISIBILITY_COUNT);
+
+/* OpenStack's dated versions cloud-init knows, besides "latest". */
+static const gchar *const openstack_versions[] = {
+	"2012-08-10", "2013-04-04", "2013-10-17", "2015-10-15", "2016-06-30",
+	"2016-10-06", "2017-02-22", "2018-08-27", "latest",    NULL,
+};
+/* EC2's versions: the oldest dated one cloud-init falls back on, and latest. */
+static const gchar *const ec2_versions[] = {"2009-04-04", "latest", NULL};
+
+typedef struct {
+	gchar *mac;
+	gchar *ip;
+	gchar *netmask;
+} Nic;
+
+static void
+nic_free(Nic *self)
+{
+	g_free(self->mac);
+	g_free(self->ip);
+	g_free(self->netmask);
+	g_free(self);
+}
+
+/* One parameter: a plain string, or a GntSecret for a secret one. */
+typedef struct {
+	Visibility visibility;
+	gchar *value;	   /* public, private (wiped when freed) */
+	GntSecret *secret; /* secret */
+} Param;
+
+static void
+param_free(Param *self)
+{
+	gnt_secret_wipe_string(self->value);
+	g_free(self->value);
+	g_clear_pointer(&self->secret, gnt_secret_free);
+	g_free(self);
+}
+
+static const gchar *
+param_get(const Param *self)
+{
+	return self->secret != NULL ? gnt_secret_get(self->secret) : self->value;
+}
+
+typedef struct {
+	gchar *name;
+	gchar *uuid;
+	gchar *hostname;
+	gchar *os;
+	GTree *params;	    /* name -> Param, sorted */
+	GTree *scripts;	    /* name -> GBytes */
+	GBytes *user_data;  /* NULL: none */
+	GPtrArray *keys;    /* gchar *: "TYPE KEY [COMMENT]" */
+	GPtrArray *key_ids; /* gchar *: each key's name */
+	GPtrArray *nics;    /* Nic */
+} Instance;
+
+static void
+instance_free(Instance *self)
+{
+	g_free(self->name);
+	g_free(self->uuid);
+	g_free(self->hostname);
+	g_free(self->os);
+	g_clear_pointer(&self->params, g_tree_unref);
+	g_clear_pointer(&self->scripts, g_tree_unref);
+	g_clear_pointer(&self->user_data, g_bytes_unref);
+	g_clear_pointer(&self->keys, g_ptr_array_unref);
+	g_clear_pointer(&self->key_ids, g_ptr_array_unref);
+	g_clear_pointer(&self->nics, g_ptr_array_unref);
+	g_free(self);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Instance, instance_free)
+
+static gint
+compare_strings(gconstpointer a, gconstpointer b, gpointer user_data)
+{
+	return strcmp(a, b);
+}
+
+struct _GntMetadataStore {
+	GObject parent_instance;
+	GHashTable *instances; /* name -> Instance */
+	GHashTable *pipes;     /* name -> GByteArray: what /write gave, for /read */
+};
+
+G_DEFINE_TYPE(GntMetadataStore, gnt_metadata_store, G_TYPE_OBJECT)
+
+static void
+gnt_metadata_store_finalize(GObject *object)
+{
+	GntMetadataStore *self = GNT_METADATA_STORE(object);
+
+	g_hash_table_unref(self->instances);
+	g_hash_table_unref(self->pipes);
+	G_OBJECT_CLASS(gnt_metadata_store_parent_class)->finalize(object);
+}
+
+static void
+gnt_metadata_store_class_init(GntMetadataStoreClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = gnt_metadata_store_finalize;
+}
+
+static void
+gnt_metadata_store_init(GntMetadataStore *self)
+{
+	self->instances =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)instance_free);
+	self->pipes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					    (GDestroyNotify)g_byte_array_unref);
+}
+
+GntMetadataStore *
+gnt_metadata_store_new(void)
+{
+	return g_object_new(GNT_TYPE_METADATA_STORE, NULL);
+}
+
+gboolean
+gnt_metadata_check_instance_name(const gchar *name, GError **error)
+{
+	gsize len = name != NULL ? strlen(name) : 0;
+
+	if (len > 0 && len <= 255 && name[0] != '.' && name[0] != '-' &&
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") ==
+		    len)
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "instance name '%s' is not usable for metad (letters, digits, '.', '-', "
+		    "'_', not starting with '.' or '-')",
+		    name != NULL ? name : "");
+	return FALSE;
+}
+
+/* An optional string member: absent or null leaves *@out NULL. */
+static gboolean
+dup_optional_string(JsonObject *obj, const gchar *key, gchar **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return gnt_json_dup_string(obj, key, out, error);
+}
+
+static gboolean
+get_optional_object(JsonObject *obj, const gchar *key, JsonObject **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	*out = NULL;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return gnt_json_get_object(obj, key, out, error);
+}
+
+static gboolean
+get_optional_array(JsonObject *obj, const gchar *key, JsonArray **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, key);
+
+	*out = NULL;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return gnt_json_get_array(obj, key, out, error);
+}
+
+static gboolean
+parse_params(Instance *inst, JsonObject *record, Visibility visibility, GError **error)
+{
+	const gchar *member = visibility_members[visibility];
+	JsonObject *dict = NULL;
+	g_autoptr(GList) names = NULL;
+
+	if (!get_optional_object(record, member, &dict, error))
+		return FALSE;
+	if (dict == NULL)
+		return TRUE;
+	names = json_object_get_members(dict);
+	for (GList *l = names; l != NULL; l = l->next) {
+		const gchar *name = l->data;
+		const gchar *value = NULL;
+		Param *param = NULL;
+
+		g_autofree gchar *what = g_strdup_printf("'%s'", name);
+
+		if (!gnt_json_node_get_string(json_object_get_member(dict, name), what, &value,
+					      error)) {
+			g_prefix_error(error, "'%s': ", member);
+			return FALSE;
+		}
+		param = g_new0(Param, 1);
+		param->visibility = visibility;
+		if (visibility == VISIBILITY_SECRET)
+			param->secret = gnt_secret_new(value, -1);
+		else
+			param->value = g_strdup(value);
+		/* the more hidden wins when a name is in several dicts */
+		g_tree_replace(inst->params, g_strdup(name), param);
+	}
+	return TRUE;
+}
+
+void
+gnt_metadata_wipe_secrets(JsonObject *record)
+{
+	JsonObject *dict = NULL;
+	JsonNode *node = json_object_get_member(record, "osparams_secret");
+	g_autoptr(GList) names = NULL;
+
+	if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node))
+		return;
+	dict = json_node_get_object(node);
+	names = json_object_get_members(dict);
+	for (GList *l = names; l != NULL; l = l->next) {
+		JsonNode *value = json_object_get_member(dict, l->data);
+
+		if (JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING)
+			gnt_secret_wipe_string((gchar *)json_node_get_string(value));
+	}
+}
+
+/* A key's name: its comment when it has a plain one, else "key-N". */
+static gchar *
+key_id(const gchar *key, guint index)
+{
+	g_auto(GStrv) fields = g_strsplit_set(key, " \t", 3);
+
+	if (g_strv_length(fields) == 3 && fields[2][0] != '\0' &&
+	    strspn(fields[2], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") ==
+		    strlen(fields[2]))
+		return g_strdup(fields[2]);
+	return g_strdup_printf("key-%u", index);
+}
+
+static gboolean
+parse_lists(Instance *inst, JsonObject *record, GError **error)
+{
+	JsonArray *keys = NULL;
+	JsonArray *nics = NULL;
+	JsonObject *scripts = NULL;
+	g_autoptr(GList) names = NULL;
+
+	if (!get_optional_array(record, "ssh_keys", &keys, error) ||
+	    !get_optional_array(record, "nics", &nics, error) ||
+	    !get_optional_object(record, "os_scripts", &scripts, error))
+		return FALSE;
+	for (guint i = 0; keys != NULL && i < json_array_get_length(keys); i++) {
+		const gchar *key = NULL;
+		g_autofree gchar *what = g_strdup_printf("'ssh_keys[%u]'", i);
+
+		if (!gnt_json_node_get_string(json_array_get_element(keys, i), what, &key, error))
+			return FALSE;
+		if (key[0] == '\0' || strchr(key, '\n') != NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "%s must be one non-empty line", what);
+			return FALSE;
+		}
+		g_ptr_array_add(inst->keys, g_strdup(key));
+		g_ptr_array_add(inst->key_ids, key_id(key, i));
+	}
+	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
+		JsonNode *node = json_array_get_element(nics, i);
+		Nic *nic = NULL;
+
+		if (!JSON_NODE_HOLDS_OBJECT(node)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'nics[%u]' must be an object", i);
+			return FALSE;
+		}
+		nic = g_new0(Nic, 1);
+		g_ptr_array_add(inst->nics, nic);
+		if (!dup_optional_string(json_node_get_object(node), "mac", &nic->mac, error) ||
+		    !dup_optional_string(json_node_get_object(node), "ip", &nic->ip, error) ||
+		    !dup_optional_string(json_node_get_object(node), "netmask", &nic->netmask,
+					 error)) {
+			g_prefix_error(error, "'nics[%u]': ", i);
+			return FALSE;
+		}
+	}
+	if (scripts != NULL)
+		names = json_object_get_members(scripts);
+	for (GList *l = names; l != NULL; l = l->next) {
+		const gchar *text = NULL;
+
+		g_autofree gchar *what = g_strdup_printf("'%s'", (const gchar *)l->data);
+
+		if (!gnt_json_node_get_string(json_object_get_member(scripts, l->data), what, &text,
+					      error)) {
+			g_prefix_error(error, "'os_scripts': ");
+			return FALSE;
+		}
+		g_tree_replace(inst->scripts, g_strdup(l->data), g_bytes_new(text, strlen(text)));
+	}
+	return TRUE;
+}
+
+static Instance *
+instance_from_json(const gchar *name, JsonObject *record, GError **error)
+{
+	g_autoptr(Instance) inst = g_new0(Instance, 1);
+	g_autofree gchar *user_data = NULL;
+
+	inst->params = g_tree_new_full(compare_strings, NULL, g_free, (GDestroyNotify)param_free);
+	inst->scripts =
+		g_tree_new_full(compare_strings, NULL, g_free, (GDestroyNotify)g_bytes_unref);
+	inst->keys = g_ptr_array_new_with_free_func(g_free);
+	inst->key_ids = g_ptr_array_new_with_free_func(g_free);
+	inst->nics = g_ptr_array_new_with_free_func((GDestroyNotify)nic_free);
+	if (!gnt_json_dup_string(record, "name", &inst->name, error))
+		return NULL;
+	if (g_strcmp0(inst->name, name) != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the record names instance '%s', not '%s'", inst->name, name);
+		return NULL;
+	}
+	if (!dup_optional_string(record, "uuid", &inst->uuid, error) ||
+	    !dup_optional_string(record, "hostname", &inst->hostname, error) ||
+	    !dup_optional_string(record, "os", &inst->os, error) ||
+	    !dup_optional_string(record, "user_data", &user_data, error))
+		return NULL;
+	for (guint v = 0; v < VISIBILITY_COUNT; v++) {
+		if (!parse_params(inst, record, v, error))
+			return NULL;
+	}
+	if (!parse_lists(inst, record, error))
+		return NULL;
+	if (user_data != NULL)
+		inst->user_data = g_bytes_new(user_data, strlen(user_data));
+	return g_steal_pointer(&inst);
+}
+
+gboolean
+gnt_metadata_store_push(GntMetadataStore *self, const gchar *name, JsonObject *record,
+			GError **error)
+{
+	Instance *inst = NULL;
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), FALSE);
+	g_return_val_if_fail(record != NULL, FALSE);
+
+	if (!gnt_metadata_check_instance_name(name, error))
+		return FALSE;
+	inst = instance_from_json(name, record, error);
+	gnt_metadata_wipe_secrets(record);
+	if (inst == NULL) {
+		g_prefix_error(error, "metadata of instance '%s': ", name);
+		return FALSE;
+	}
+	g_hash_table_replace(self->instances, g_strdup(name), inst);
+	if (!g_hash_table_contains(self->pipes, name))
+		g_hash_table_insert(self->pipes, g_strdup(name), g_byte_array_new());
+	return TRUE;
+}
+
+gboolean
+gnt_metadata_store_remove(GntMetadataStore *self, const gchar *name)
+{
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), FALSE);
+
+	g_hash_table_remove(self->pipes, name);
+	return g_hash_table_remove(self->instances, name);
+}
+
+gboolean
+gnt_metadata_store_contains(GntMetadataStore *self, const gchar *name)
+{
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), FALSE);
+	return g_hash_table_contains(self->instances, name);
+}
+
+/* for g_qsort_with_data() over an array of strings */
+static gint
+compare_string_pointers(gconstpointer a, gconstpointer b, gpointer user_data)
+{
+	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+GStrv
+gnt_metadata_store_dup_names(GntMetadataStore *self)
+{
+	g_autofree const gchar **names = NULL;
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), NULL);
+
+	names = (const gchar **)g_hash_table_get_keys_as_array(self->instances, NULL);
+	g_qsort_with_data(names, (gint)g_hash_table_size(self->instances), sizeof(gchar *),
+			  compare_string_pointers, NULL);
+	g_strv_builder_addv(builder, names);
+	return g_strv_builder_end(builder);
+}
+
+/* --- answers ----------------------------------------------------------- */
+
+void
+gnt_metadata_answer_clear(GntMetadataAnswer *self)
+{
+	g_clear_pointer(&self->body, g_bytes_unref);
+}
+
+static void
+answer_set(GntMetadataAnswer *answer, guint status, const gchar *type, GBytes *body)
+{
+	g_clear_pointer(&answer->body, g_bytes_unref);
+	answer->status = status;
+	answer->content_type = type;
+	answer->body = body;
+}
+
+static void
+answer_text(GntMetadataAnswer *answer, const gchar *type, const gchar *text)
+{
+	answer_set(answer, 200, type, g_bytes_new(text, strlen(text)));
+}
+
+/* A GString holding private values: copied into the body, then wiped. */
+static void
+answer_sensitive(GntMetadataAnswer *answer, GString *text)
+{
+	answer_set(answer, 200, JSON_TYPE, g_bytes_new(text->str, text->len));
+	answer->sensitive = TRUE;
+	gnt_secret_wipe(text->str, text->len);
+	g_string_free(text, TRUE);
+}
+
+static void
+answer_not_found(GntMetadataAnswer *answer)
+{
+	answer_text(answer, TEXT_TYPE, GNT_METADATA_NOT_FOUND_BODY);
+	answer->status = 404;
+}
+
+static void
+answer_bad_method(GntMetadataAnswer *answer, const gchar *allow)
+{
+	answer_text(answer, TEXT_TYPE, "Method not allowed\n");
+	answer->status = 405;
+	answer->allow = allow;
+}
+
+static void
+append_member(GString *out, const gchar *key, const gchar *value, gboolean *first)
+{
+	if (!*first)
+		g_string_append_c(out, ',');
+	*first = FALSE;
+	gnt_json_append_string(out, key);
+	g_string_append_c(out, ':');
+	if (value != NULL)
+		gnt_json_append_string(out, value);
+	else
+		g_string_append(out, "null");
+}
+
+/* --- Ganeti's tree: /ganeti/latest/... --------------------------------- */
+
+static gboolean
+append_param_cb(gpointer key, gpointer value, gpointer user_data)
+{
+	GString *out = user_data;
+	const Param *param = value;
+
+	if (out->len > 1)
+		g_string_append_c(out, ',');
+	gnt_json_append_string(out, key);
+	g_string_append(out, ":[");
+	gnt_json_append_string(out, param_get(param));
+	g_string_append_c(out, ',');
+	gnt_json_append_string(out, visibility_names[param->visibility]);
+	g_string_append_c(out, ']');
+	return FALSE;
+}
+
+static void
+ganeti_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
+	      const gchar *const *parts, GBytes *body, GntMetadataAnswer *answer)
+{
+	gboolean get = g_str_equal(method, "GET") || g_str_equal(method, "HEAD");
+	guint n = g_strv_length((GStrv)parts);
+	GByteArray *pipe = g_hash_table_lookup(self->pipes, inst->name);
+
+	if (n == 1 && g_str_equal(parts[0], "read")) {
+		if (!get) {
+			answer_bad_method(answer, "GET");
+			return;
+		}
+		answer_set(answer, 200, BYTES_TYPE,
+			   g_byte_array_free_to_bytes(g_byte_array_ref(pipe)));
+		/* read takes what was written: the store keeps a fresh buffer */
+		g_hash_table_replace(self->pipes, g_strdup(inst->name), g_byte_array_new());
+		return;
+	}
+	if (n == 1 && g_str_equal(parts[0], "write")) {
+		gsize len = body != NULL ? g_bytes_get_size(body) : 0;
+
+		if (!g_str_equal(method, "POST")) {
+			answer_bad_method(answer, "POST");
+			return;
+		}
+		if (len > GNT_METADATA_PIPE_MAX_BYTES - pipe->len) {
+			answer_text(answer, TEXT_TYPE, "Too much unread data\n");
+			answer->status = 413;
+			return;
+		}
+		if (len > 0)
+			g_byte_array_append(pipe, g_bytes_get_data(body, NULL), (guint)len);
+		answer_text(answer, TEXT_TYPE, "");
+		return;
+	}
+	if (n == 1 && g_str_equal(parts[0], "meta_data.json")) {
+		GString *out = NULL;
+		gboolean first = TRUE;
+
+		if (!get) {
+			answer_bad_method(answer, "GET");
+			return;
+		}
+		out = g_string_new("{");
+		append_member(out, "hostname", inst->hostname, &first);
+		append_member(out, "name", inst->name, &first);
+		append_member(out, "os", inst->os, &first);
+		append_member(out, "uuid", inst->uuid, &first);
+		g_string_append_c(out, '}');
+		answer_set(answer, 200, JSON_TYPE, g_string_free_to_bytes(out));
+		return;
+	}
+	if (n == 2 && g_str_equal(parts[0], "os") && g_str_equal(parts[1], "parameters.json")) {
+		GString *out = NULL;
+
+		if (!get) {
+			answer_bad_method(answer, "GET");
+			return;
+		}
+		out = g_string_new("{");
+		g_tree_foreach(inst->params, append_param_cb, out);
+		g_string_append_c(out, '}');
+		answer_sensitive(answer, out);
+		return;
+	}
+	if (n == 3 && g_str_equal(parts[0], "os") && g_str_equal(parts[1], "scripts")) {
+		GBytes *script = g_tree_lookup(inst->scripts, parts[2]);
+
+		if (script == NULL) {
+			answer_not_found(answer);
+			return;
+		}
+		if (!get) {
+			answer_bad_method(answer, "GET");
+			return;
+		}
+		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(script));
+		return;
+	}
+	answer_not_found(answer);
+}
+
+/* --- OpenStack's tree: /openstack/<version>/... ------------------------ */
+
+static void
+append_listing(GString *out, const gchar *line)
+{
+	if (out->len > 0)
+		g_string_append_c(out, '\n');
+	g_string_append(out, line);
+}
+
+static GBytes *
+openstack_meta_data(Instance *inst)
+{
+	GString *out = g_string_new("{");
+	gboolean first = TRUE;
+
+	append_member(out, "hostname", inst->hostname != NULL ? inst->hostname : inst->name,
+		      &first);
+	g_string_append(out, ",\"keys\":[");
+	for (guint i = 0; i < inst->keys->len; i++) {
+		gboolean key_first = TRUE;
+
+		g_string_append(out, i > 0 ? ",{" : "{");
+		append_member(out, "data", inst->keys->pdata[i], &key_first);
+		append_member(out, "name", inst->key_ids->pdata[i], &key_first);
+		append_member(out, "type", "ssh", &key_first);
+		g_string_append_c(out, '}');
+	}
+	g_string_append(out, "],\"launch_index\":0");
+	append_member(out, "name", inst->name, &first);
+	g_string_append(out, ",\"public_keys\":{");
+	for (guint i = 0; i < inst->keys->len; i++) {
+		gboolean key_first = i == 0;
+
+		append_member(out, inst->key_ids->pdata[i], inst->keys->pdata[i], &key_first);
+	}
+	g_string_append_c(out, '}');
+	append_member(out, "uuid", inst->uuid != NULL ? inst->uuid : inst->name, &first);
+	g_string_append_c(out, '}');
+	return g_string_free_to_bytes(out);
+}
+
+static GBytes *
+openstack_network_data(Instance *inst)
+{
+	GString *links = g_string_new(NULL);
+	GString *networks = g_string_new(NULL);
+	g_autofree gchar *links_text = NULL;
+	g_autofree gchar *networks_text = NULL;
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < inst->nics->len; i++) {
+		const Nic *nic = inst->nics->pdata[i];
+		g_autofree gchar *link = g_strdup_printf("nic%u", i);
+		gboolean first = TRUE;
+
+		g_string_append(links, i > 0 ? ",{" : "{");
+		append_member(links, "ethernet_mac_address", nic->mac, &first);
+		append_member(links, "id", link, &first);
+		append_member(links, "type", "phy", &first);
+		g_string_append_c(links, '}');
+		first = TRUE;
+		g_string_append(networks, i > 0 ? ",{" : "{");
+		append_member(networks, "id", link, &first);
+		if (nic->ip != NULL)
+			append_member(networks, "ip_address", nic->ip, &first);
+		append_member(networks, "link", link, &first);
+		if (nic->netmask != NULL)
+			append_member(networks, "netmask", nic->netmask, &first);
+		append_member(networks, "type", nic->ip != NULL ? "ipv4" : "ipv4_dhcp", &first);
+		g_string_append_c(networks, '}');
+	}
+	links_text = g_string_free(links, FALSE);
+	networks_text = g_string_free(networks, FALSE);
+	g_string_append_printf(out, "{\"links\":[%s],\"networks\":[%s],\"services\":[]}",
+			       links_text, networks_text);
+	return g_string_free_to_bytes(out);
+}
+
+static void
+openstack_answer(Instance *inst, const gchar *const *parts, GntMetadataAnswer *answer)
+{
+	guint n = g_strv_length((GStrv)parts);
+
+	/* /openstack/ lists the versions */
+	if (n == 1 && parts[0][0] == '\0') {
+		g_autofree gchar *list = g_strjoinv("\n", (GStrv)openstack_versions);
+		answer_text(answer, TEXT_TYPE, list);
+		return;
+	}
+	if (!g_strv_contains(openstack_versions, parts[0]) || n != 2) {
+		answer_not_found(answer);
+		return;
+	}
+	if (g_str_equal(parts[1], "")) {
+		GString *out = g_string_new(NULL);
+
+		append_listing(out, "meta_data.json");
+		append_listing(out, "network_data.json");
+		if (inst->user_data != NULL)
+			append_listing(out, "user_data");
+		append_listing(out, "vendor_data.json");
+		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
+	} else if (g_str_equal(parts[1], "meta_data.json")) {
+		answer_set(answer, 200, JSON_TYPE, openstack_meta_data(inst));
+	} else if (g_str_equal(parts[1], "network_data.json")) {
+		answer_set(answer, 200, JSON_TYPE, openstack_network_data(inst));
+	} else if (g_str_equal(parts[1], "vendor_data.json")) {
+		answer_text(answer, JSON_TYPE, "{}");
+	} else if (g_str_equal(parts[1], "user_data") && inst->user_data != NULL) {
+		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(inst->user_data));
+	} else {
+		answer_not_found(answer);
+	}
+}
+
+/* --- EC2's tree: /<version>/meta-data/... ------------------------------ */
+
+static const gchar *
+first_ip(Instance *inst)
+{
+	for (guint i = 0; i < inst->nics->len; i++) {
+		const Nic *nic = inst->nics->pdata[i];
+
+		if (nic->ip != NULL)
+			return nic->ip;
+	}
+	return NULL;
+}
+
+/* public-keys/..., @parts after "public-keys" */
+static void
+ec2_public_keys(Instance *inst, const gchar *const *parts, guint n, GntMetadataAnswer *answer)
+{
+	guint64 index = 0;
+
+	if (n == 1 && parts[0][0] == '\0') {
+		GString *out = g_string_new(NULL);
+
+		for (guint i = 0; i < inst->keys->len; i++) {
+			g_autofree gchar *line =
+				g_strdup_printf("%u=%s", i, (const gchar *)inst->key_ids->pdata[i]);
+			append_listing(out, line);
+		}
+		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
+		return;
+	}
+	if (!g_ascii_string_to_unsigned(parts[0], 10, 0, G_MAXUINT, &index, NULL) ||
+	    index >= inst->keys->len || n > 2) {
+		answer_not_found(answer);
+		return;
+	}
+	if (n == 1 || parts[1][0] == '\0') {
+		answer_text(answer, TEXT_TYPE, "openssh-key");
+		return;
+	}
+	if (!g_str_equal(parts[1], "openssh-key")) {
+		answer_not_found(answer);
+		return;
+	}
+	answer_text(answer, TEXT_TYPE, inst->keys->pdata[index]);
+}
+
+static void
+ec2_answer(Instance *inst, const gchar *const *parts, GntMetadataAnswer *answer)
+{
+	guint n = g_strv_length((GStrv)parts);
+	const gchar *hostname = inst->hostname != NULL ? inst->hostname : inst->name;
+
+	if (n == 2 && parts[1][0] == '\0') {
+		GString *out = g_string_new("meta-data/");
+
+		if (inst->user_data != NULL)
+			append_listing(out, "user-data");
+		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
+		return;
+	}
+	if (n == 2 && g_str_equal(parts[1], "user-data") && inst->user_data != NULL) {
+		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(inst->user_data));
+		return;
+	}
+	if (n < 3 || !g_str_equal(parts[1], "meta-data")) {
+		answer_not_found(answer);
+		return;
+	}
+	if (n == 3 && parts[2][0] == '\0') {
+		GString *out = g_string_new(NULL);
+
+		append_listing(out, "hostname");
+		append_listing(out, "instance-id");
+		append_listing(out, "local-hostname");
+		if (first_ip(inst) != NULL)
+			append_listing(out, "local-ipv4");
+		if (inst->keys->len > 0)
+			append_listing(out, "public-keys/");
+		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
+	} else if (n == 3 && (g_str_equal(parts[2], "hostname") ||
+			      g_str_equal(parts[2], "local-hostname"))) {
+		answer_text(answer, TEXT_TYPE, hostname);
+	} else if (n == 3 && g_str_equal(parts[2], "instance-id")) {
+		answer_text(answer, TEXT_TYPE, inst->uuid != NULL ? inst->uuid : inst->name);
+	} else if (n == 3 && g_str_equal(parts[2], "local-ipv4") && first_ip(inst) != NULL) {
+		answer_text(answer, TEXT_TYPE, first_ip(inst));
+	} else if (n >= 4 && g_str_equal(parts[2], "public-keys") && inst->keys->len > 0) {
+		ec2_public_keys(inst, parts + 3, n - 3, answer);
+	} else {
+		answer_not_found(answer);
+	}
+}
+
+void
+gnt_metadata_store_answer(GntMetadataStore *self, const gchar *instance, const gchar *method,
+			  const gchar *path, GBytes *body, GntMetadataAnswer *answer)
+{
+	Instance *inst = NULL;
+	g_auto(GStrv) parts = NULL;
+	guint n = 0;
+
+	g_return_if_fail(GNT_IS_METADATA_STORE(self));
+	g_return_if_fail(method != NULL && path != NULL && answer != NULL);
+
+	answer->sensitive = FALSE;
+	answer->allow = NULL;
+	inst = instance != NULL ? g_hash_table_lookup(self->instances, instance) : NULL;
+	if (inst == NULL || path[0] != '/') {
+		answer_not_found(answer);
+		return;
+	}
+	parts = g_strsplit(path + 1, "/", 0);
+	n = g_strv_length(parts);
+	if (n >= 3 && g_str_equal(parts[0], "ganeti") && g_str_equal(parts[1], "latest")) {
+		ganeti_answer(self, inst, method, (const gchar *const *)parts + 2, body, answer);
+		return;
+	}
+	if (!g_str_equal(method, "GET") && !g_str_equal(method, "HEAD")) {
+		answer_not_found(answer);
+		return;
+	}
+	if (n >= 2 && g_str_equal(parts[0], "openstack")) {
+		openstack_answer(inst, (const gchar *const *)parts + 1, answer);
+		return;
+	}
+	if (n >= 2 && g_strv_contains(ec2_versions, parts[0])) {
+		ec2_answer(inst, (const gchar *const *)parts, answer);
+		return;
+	}
+	answer_not_found(answer);
+}

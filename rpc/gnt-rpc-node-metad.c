@@ -1,0 +1,104 @@
+/*
+ * rpc/gnt-rpc-node-metad.c: noded's metad_push and metad_remove, forwarded
+ * to gantry-metad's control socket (doc/metad.md).
+ */
+#include "gnt-rpc-node-metad.h"
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-metad-client.h"
+#include "gnt-metad-server.h"
+#include "gnt-metadata.h"
+#include "gnt-os-definition.h"
+#include "gnt-rpc-node-private.h"
+
+/* Adds "os_scripts" from the node's OS definition when asked for. */
+static void
+add_os_scripts(JsonObject *record, const gchar *name)
+{
+	const gchar *os = NULL;
+	JsonArray *dirs = NULL;
+	g_autoptr(GPtrArray) search_path = g_ptr_array_new();
+	g_autoptr(GntOsDefinition) definition = NULL;
+	g_autoptr(GError) error = NULL;
+	JsonObject *scripts = NULL;
+
+	if (json_object_has_member(record, "os_scripts") ||
+	    !json_object_has_member(record, "os_search_path") ||
+	    !gnt_json_get_string(record, "os", &os, NULL) ||
+	    !gnt_json_get_array(record, "os_search_path", &dirs, NULL))
+		return;
+	for (guint i = 0; i < json_array_get_length(dirs); i++) {
+		const gchar *dir = NULL;
+
+		if (gnt_json_node_get_string(json_array_get_element(dirs, i), "os_search_path",
+					     &dir, NULL))
+			g_ptr_array_add(search_path, (gpointer)dir);
+	}
+	g_ptr_array_add(search_path, NULL);
+	definition = gnt_os_definition_find((const gchar *const *)search_path->pdata, os, &error);
+	if (definition == NULL) {
+		g_message("metad_push: instance '%s' gets no OS scripts: %s", name,
+			  error->message);
+		return;
+	}
+	scripts = json_object_new();
+	for (guint s = 0; s < GNT_OS_SCRIPT_LAST; s++) {
+		g_autofree gchar *text = NULL;
+
+		if (definition->scripts[s] == NULL ||
+		    !g_file_get_contents(definition->scripts[s], &text, NULL, NULL) ||
+		    !g_utf8_validate(text, -1, NULL))
+			continue;
+		json_object_set_string_member(scripts, gnt_os_script_to_string(s), text);
+	}
+	json_object_set_object_member(record, "os_scripts", scripts);
+}
+
+static JsonNode *
+metad_push_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	const gchar *name = NULL;
+	JsonObject *record = NULL;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	gboolean ok = FALSE;
+
+	if (!gnt_rpc_node_check_n_args(args, 2, "[name, record]", error) ||
+	    (name = gnt_rpc_node_arg_string(args, 0, "name", error)) == NULL ||
+	    !gnt_rpc_node_check_name(name, "instance", error) ||
+	    !gnt_rpc_node_arg_object(args, 1, "record", FALSE, &record, error))
+		return NULL;
+	add_os_scripts(record, name);
+	ok = gnt_metad_client_push(control, name, record, error);
+	gnt_metadata_wipe_secrets(record);
+	if (!ok)
+		return NULL;
+	return gnt_json_node_new_null();
+}
+
+static JsonNode *
+metad_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	const gchar *name = NULL;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	g_autoptr(GError) local_error = NULL;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "[name]", error) ||
+	    (name = gnt_rpc_node_arg_string(args, 0, "name", error)) == NULL ||
+	    !gnt_rpc_node_check_name(name, "instance", error))
+		return NULL;
+	if (!gnt_metad_client_remove(control, name, &local_error) &&
+	    !g_error_matches(local_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+		g_propagate_error(error, g_steal_pointer(&local_error));
+		return NULL;
+	}
+	return gnt_json_node_new_null();
+}
+
+const GntRpcProcedure gnt_rpc_node_metad_procedures[] = {
+	{"metad_push", metad_push_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"metad_remove", metad_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};

@@ -1,0 +1,26 @@
+#pragma once /* rpc/gnt-rpc-node-metad.h: noded's metad procedures */
+
+#include "gnt-rpc-server.h"
+
+G_BEGIN_DECLS
+
+/*
+ * noded's metad procedures (doc/metad.md), called with the GntRpcNode as
+ * user data (gnt_rpc_node_add_instance_procedures registers them). Both
+ * forward to the node's gantry-metad over its root-only control socket
+ * (metadata/gnt-metad-client.h) and fail with GNT_ERROR_ENVIRONMENT when it
+ * is not running:
+ *
+ *	metad_push [name, record]
+ *		hands metad the instance's metadata (metadata/gnt-metadata.h);
+ *		when the record has "os" and "os_search_path" ([dir, ...]) and
+ *		no "os_scripts", the node adds the scripts of that OS (its
+ *		variant stripped) from its own disk. Secret values travel in
+ *		this request only and are wiped once forwarded. Returns null.
+ *	metad_remove [name]
+ *		makes metad forget the instance and close its channel; an
+ *		instance metad did not know is not an error. Returns null.
+ */
+extern const GntRpcProcedure gnt_rpc_node_metad_procedures[];
+
+G_END_DECLS
