@@ -67,7 +67,6 @@ static void
 rpc_set_up(ImageRpcFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) node = json_object_new();
 	const GntRpcNodeOptions options = {.hv_prefix = "gnt-test-"};
 
 	fx->dirs = g_ptr_array_new_with_free_func(g_free);
@@ -77,10 +76,7 @@ rpc_set_up(ImageRpcFx *fx, gconstpointer data)
 	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
 	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
 	g_assert_no_error(error);
-	json_object_set_string_member(node, "name", "node1");
-	json_object_set_string_member(node, "primary_ip", "127.0.0.1");
-	json_object_set_int_member(node, "rpc_port", fx->server->port);
-	fx->node = g_steal_pointer(&node);
+	fx->node = test_node_record(fx->server->port);
 	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
 	g_assert_cmpint(g_mkdir_with_parents(fx->file_dir, 0750), ==, 0);
 	fx->spec = make_spec(fx);

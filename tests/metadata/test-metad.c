@@ -463,7 +463,7 @@ test_node_rpc(MetadFx *fx, gconstpointer data)
 	GntRpcNode *rpc_node = gnt_rpc_node_new(fx->paths, &options, &error);
 	TestServer *server = NULL;
 	g_autoptr(GntRpcClient) client = NULL;
-	g_autoptr(JsonObject) node = json_object_new();
+	g_autoptr(JsonObject) node = NULL;
 	g_autoptr(JsonObject) record = NULL;
 	g_autoptr(JsonObject) secrets = parse_object("{\"token\":\"" SECRET_VALUE "\"}");
 	g_autofree gchar *os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
@@ -479,9 +479,7 @@ test_node_rpc(MetadFx *fx, gconstpointer data)
 	server = test_server_start_node(fx->paths, FALSE, 0, rpc_node);
 	client = gnt_rpc_client_new_from_paths(fx->paths, &error);
 	g_assert_no_error(error);
-	json_object_set_string_member(node, "name", "node1");
-	json_object_set_string_member(node, "primary_ip", "127.0.0.1");
-	json_object_set_int_member(node, "rpc_port", server->port);
+	node = test_node_record(server->port);
 	record = parse_object(record_text);
 
 	g_assert_true(gnt_node_call_metad_push(client, node, "app1", record, secrets, &error));

@@ -215,3 +215,14 @@ remove_dirs(GPtrArray *dirs)
 	}
 	g_ptr_array_unref(dirs);
 }
+
+JsonObject *
+test_node_record(guint port)
+{
+	JsonObject *node = json_object_new();
+
+	json_object_set_string_member(node, "name", "node1");
+	json_object_set_string_member(node, "primary_ip", "127.0.0.1");
+	json_object_set_int_member(node, "rpc_port", port);
+	return node;
+}

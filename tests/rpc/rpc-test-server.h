@@ -36,6 +36,9 @@ test_server_start_node(GntPaths *paths, gboolean join_endpoint, gsize max_body_s
 		       GntRpcNode *rpc_node);
 void
 test_server_release(TestServer *srv);
+/* The master's record of node "node1" at 127.0.0.1:@port. (transfer full) */
+JsonObject *
+test_node_record(guint port);
 /* Stops listening and waits for the thread; the port stays known. */
 void
 test_server_stop(TestServer *srv);

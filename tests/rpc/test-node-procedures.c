@@ -26,17 +26,6 @@ typedef struct {
 	gchar *os_dir;	  /* tests/data/os-defs */
 } NodeFx;
 
-static JsonObject *
-node_record(guint port)
-{
-	JsonObject *node = json_object_new();
-
-	json_object_set_string_member(node, "name", "node1");
-	json_object_set_string_member(node, "primary_ip", "127.0.0.1");
-	json_object_set_int_member(node, "rpc_port", port);
-	return node;
-}
-
 static void
 node_set_up(NodeFx *fx, gconstpointer data)
 {
@@ -50,7 +39,7 @@ node_set_up(NodeFx *fx, gconstpointer data)
 	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
 	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
 	g_assert_no_error(error);
-	fx->node = node_record(fx->server->port);
+	fx->node = test_node_record(fx->server->port);
 	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
 	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
 }
@@ -686,7 +675,7 @@ test_noded(NodeFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocess) noded = NULL;
 	guint port = start_noded(fx->paths, "--libvirt-uri", "test:///default", &noded);
-	g_autoptr(JsonObject) node = node_record(port);
+	g_autoptr(JsonObject) node = test_node_record(port);
 	g_autoptr(JsonObject) spec = make_spec(fx, "web5", "fake", NULL);
 	g_autoptr(JsonObject) list = NULL;
 	g_autofree gchar *state = g_build_filename(gnt_paths_get_data_dir(fx->paths), "fake-hv",
