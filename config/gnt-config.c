@@ -112,6 +112,14 @@ static const Setting settings[] = {
 	{"modify_ssh_setup", SETTING_BOOL, "false"},
 	{"ssh_key_type", SETTING_STRING, "\"rsa\""},
 	{"ssh_key_bits", SETTING_INT, "2048", 1},
+	/* Gantry's installs (doc/install.md): OS scripts run inside the
+	 * install appliance unless an OS is trusted and safe install is off */
+	{"enable_safe_install", SETTING_BOOL, "true"},
+	{"install_timeout", SETTING_INT, "1800", 1},
+	/* authorized_keys lines served to instances that have none of their own */
+	{"ssh_keys", SETTING_STRING_LIST, "[]"},
+	/* OS names (without variant) an administrator marked trusted */
+	{"trusted_os", SETTING_STRING_LIST, "[]"},
 };
 
 /* Keys of the record outside the settings; the first five are columns. */

@@ -61,6 +61,10 @@ static const struct {
 	{"uid_pool", "uid_pool"},
 	{"drbd_helper", "drbd_usermode_helper"},
 	{"os_search_path", "os_search_path"},
+	/* Gantry's (doc/install.md): no Ganeti counterpart */
+	{"enable_safe_install", "enable_safe_install"},
+	{"install_timeout", "install_timeout"},
+	{"ssh_keys", "ssh_keys"},
 };
 
 /* Parameters merged into a dictionary setting: one level (ndparams,
@@ -532,8 +536,10 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		}
 		json_object_set_object_member(changes, "os_hvp", os_hvp);
 	}
-	for (guint i = 0; i < 2; i++) {
-		const gchar *name = i == 0 ? "hidden_os" : "blacklisted_os";
+	/* trusted_os (Gantry's, gnt-os modify --trusted) is modified like
+	 * Ganeti's hidden_os: [[action, name]] */
+	for (guint i = 0; i < 3; i++) {
+		const gchar *name = i == 0 ? "hidden_os" : i == 1 ? "blacklisted_os" : "trusted_os";
 		JsonArray *list;
 
 		if (!param_given(params, name))

@@ -8,6 +8,8 @@
  */
 #include "gnt-config.h"
 #include "gnt-error.h"
+#include <string.h>
+
 #include "gnt-install-steps.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
@@ -217,6 +219,52 @@ nics_entry(JsonObject *instance, const GntCluster *cluster)
 	return out;
 }
 
+/* The metadata section of gnt-instance info: {"communication": bool,
+ * "communication_ip": null|"169.254.A.B", "communication_mac",
+ * "user_data_size": bytes, "ssh_keys": own keys, "os_package": null|URL}. */
+static JsonObject *
+metadata_shown(JsonObject *instance)
+{
+	JsonObject *out = json_object_new();
+	JsonNode *comm = json_object_get_member(instance, "communication_nic");
+	JsonObject *nic = comm != NULL && JSON_NODE_HOLDS_OBJECT(comm) ? json_node_get_object(comm)
+								      : NULL;
+	JsonNode *user_data = json_object_get_member(instance, "user_data");
+	JsonNode *keys = json_object_get_member(instance, "ssh_keys");
+	JsonNode *osparams = json_object_get_member(instance, "osparams");
+	const gchar *package = osparams != NULL && JSON_NODE_HOLDS_OBJECT(osparams)
+				       ? json_object_get_string_member_with_default(
+						 json_node_get_object(osparams), "os-package", NULL)
+				       : NULL;
+
+	json_object_set_boolean_member(out, "communication",
+				       json_object_get_boolean_member_with_default(
+					       instance, "communication", FALSE));
+	if (nic != NULL) {
+		json_object_set_member(out, "communication_ip",
+				       json_object_dup_member(nic, "ip"));
+		json_object_set_member(out, "communication_mac",
+				       json_object_dup_member(nic, "mac"));
+	} else {
+		json_object_set_null_member(out, "communication_ip");
+		json_object_set_null_member(out, "communication_mac");
+	}
+	json_object_set_int_member(out, "user_data_size",
+				   user_data != NULL && JSON_NODE_HOLDS_VALUE(user_data) &&
+						   json_node_get_value_type(user_data) == G_TYPE_STRING
+					   ? (gint64)strlen(json_node_get_string(user_data))
+					   : 0);
+	json_object_set_int_member(out, "ssh_keys",
+				   keys != NULL && JSON_NODE_HOLDS_ARRAY(keys)
+					   ? json_array_get_length(json_node_get_array(keys))
+					   : 0);
+	if (package != NULL)
+		json_object_set_string_member(out, "os_package", package);
+	else
+		json_object_set_null_member(out, "os_package");
+	return out;
+}
+
 /* A member of @obj, copied; @fallback (an empty object or null) when
  * missing. */
 static JsonNode *
@@ -277,6 +325,8 @@ instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	/* Gantry's: the install parameters and what the last install did
 	 * (doc/install.md); secret parameters by name only */
 	json_object_set_object_member(entry, "install", gnt_install_dup_shown(instance));
+	/* Gantry's: what metad serves it (doc/metad.md), never credentials */
+	json_object_set_object_member(entry, "metadata", metadata_shown(instance));
 	return g_steal_pointer(&entry);
 }
 

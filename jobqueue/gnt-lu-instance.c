@@ -11,11 +11,14 @@
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
+#include "gnt-install-where.h"
 #include "gnt-json.h"
 #include "gnt-lu-backup.h"
+#include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
+#include "gnt-os-definition.h"
 #include "gnt-size.h"
 
 #define INSTANCE_START_PAUSED_FALSE FALSE
@@ -208,6 +211,33 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
 }
 
+/* The node's definition of @os_name ("name+variant") as os_diagnose lists
+ * it, NULL (without an error) when the node has none. (transfer full) */
+static GntOsDefinition *
+lu_dup_os_definition(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
+		     GError **error)
+{
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+	g_autoptr(GPtrArray) search_path = os_search_path(info);
+	g_autofree gchar *name = NULL;
+	g_autoptr(JsonArray) found = NULL;
+
+	gnt_os_split_name(os_name, &name, NULL);
+	found = gnt_node_call_os_diagnose(rpc, node, (const gchar *const *)search_path->pdata,
+					  error);
+	if (found == NULL)
+		return NULL;
+	for (guint i = 0; i < json_array_get_length(found); i++) {
+		JsonObject *os = json_array_get_object_element(found, i);
+
+		if (os == NULL || g_strcmp0(json_object_get_string_member_with_default(os, "name", NULL),
+					    name) != 0)
+			continue;
+		return gnt_os_definition_from_json(os, error);
+	}
+	return NULL;
+}
+
 /* The names @os_name's definition on @node declares in its
  * parameters.list, or NULL when it declares none (no such OS, or one older
  * than API 20, which takes no parameters). (transfer full) */
@@ -215,40 +245,156 @@ static GHashTable *
 lu_dup_os_parameters(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
 		     GError **error)
 {
-	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
-	g_autoptr(GPtrArray) search_path = os_search_path(info);
-	g_autofree gchar *name = g_strdup(os_name);
-	g_autoptr(JsonArray) found = NULL;
-	gchar *variant = strchr(name, '+');
+	g_autoptr(GntOsDefinition) os = lu_dup_os_definition(lu, rpc, node, os_name, error);
+	GHashTable *names;
 
-	if (variant != NULL)
-		*variant = '\0';
-	found = gnt_node_call_os_diagnose(rpc, node, (const gchar *const *)search_path->pdata,
-					  error);
-	if (found == NULL)
+	if (os == NULL || os->parameters[0] == NULL)
 		return NULL;
-	for (guint i = 0; i < json_array_get_length(found); i++) {
-		JsonObject *os = json_array_get_object_element(found, i);
-		JsonArray *params = NULL;
-		GHashTable *names;
+	names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	for (guint k = 0; os->parameters[k] != NULL; k++)
+		g_hash_table_add(names, g_strdup(os->parameters[k]));
+	return names;
+}
 
-		if (os == NULL || g_strcmp0(json_object_get_string_member(os, "name"), name) != 0)
-			continue;
-		if (!gnt_json_get_array(os, "parameters", &params, NULL) ||
-		    json_array_get_length(params) == 0)
-			return NULL;
-		names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-		for (guint k = 0; k < json_array_get_length(params); k++) {
-			JsonNode *pair = json_array_get_element(params, k);
-			JsonArray *entry = JSON_NODE_HOLDS_ARRAY(pair) ? json_node_get_array(pair) : NULL;
+/*
+ * Where the install of @record (its "os", with an install to do) runs its
+ * create script (gnt-install-where.h): refused here, before anything
+ * changes, when it cannot run anywhere. The decision goes into the
+ * record's install member ("where": "host"|"appliance", "create_script":
+ * the path on the node) for the install steps. @safe_param: the opcode's
+ * "enable_safe_install" (nullable).
+ */
+static gboolean
+lu_choose_install_where(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *record,
+			JsonNode *safe_param, GError **error)
+{
+	const gchar *os_name = record_os(record);
+	JsonObject *install = gnt_install_get(record);
+	g_autoptr(JsonObject) info = NULL;
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autofree gchar *script = NULL;
+	GntInstallWhere where = GNT_INSTALL_IN_APPLIANCE;
+	gboolean safe;
 
-			if (entry != NULL && json_array_get_length(entry) > 0)
-				g_hash_table_add(names,
-						 g_strdup(json_array_get_string_element(entry, 0)));
-		}
-		return names;
+	if (os_name == NULL || install == NULL ||
+	    g_strcmp0(gnt_install_get_mode(record), GNT_INSTALL_MODE_SELF_INSTALL) == 0)
+		return TRUE;
+	info = gnt_config_dup_cluster_info(lu_config(lu));
+	safe = gnt_install_safe_install_enabled(safe_param, info);
+	os = lu_dup_os_definition(lu, rpc, node, os_name, error);
+	if (os == NULL)
+		return error == NULL || *error == NULL; /* os_validate names a missing OS */
+	if (!gnt_install_choose_where(os, os_name,
+				      gnt_install_os_is_trusted(
+					      json_object_get_array_member(info, "trusted_os"),
+					      os_name),
+				      safe, &where, &script, error))
+		return FALSE;
+	json_object_set_string_member(install, "where", gnt_install_where_to_string(where));
+	json_object_set_string_member(install, "create_script", script);
+	return TRUE;
+}
+
+/* ---- Gantry's instance fields: communication, user data, ssh keys,
+ * the personalization package ---- */
+
+#define USER_DATA_MAX (64 * 1024)
+
+static gboolean
+check_user_data(JsonNode *value, GError **error)
+{
+	if (value == NULL || JSON_NODE_HOLDS_NULL(value))
+		return TRUE;
+	if (strlen(json_node_get_string(value)) > USER_DATA_MAX) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "user data must be at most %u bytes (64 KiB), not %zu", USER_DATA_MAX,
+			    strlen(json_node_get_string(value)));
+		return FALSE;
 	}
-	return NULL;
+	return TRUE;
+}
+
+/* authorized_keys lines: one line each, not empty. */
+static gboolean
+check_ssh_keys(JsonNode *value, GError **error)
+{
+	JsonArray *keys;
+
+	if (value == NULL || JSON_NODE_HOLDS_NULL(value))
+		return TRUE;
+	keys = json_node_get_array(value);
+	for (guint i = 0; i < json_array_get_length(keys); i++) {
+		const gchar *key = json_array_get_string_element(keys, i);
+
+		if (key == NULL || key[strspn(key, " \t")] == '\0' || strpbrk(key, "\r\n") != NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "ssh key %u must be one authorized_keys line", i);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* The personalization package's URL (OS parameter "os-package"): http(s),
+ * a .tar.gz or .tgz; its credentials only as secret parameters. Each
+ * object may be NULL. */
+static gboolean
+check_os_package(JsonObject *osparams, JsonObject *osparams_private, GError **error)
+{
+	static const gchar *const credentials[] = {GNT_OSP_OS_PACKAGE_USERNAME,
+						   GNT_OSP_OS_PACKAGE_PASSWORD};
+	JsonNode *url = osparams != NULL ? json_object_get_member(osparams, GNT_OSP_OS_PACKAGE) : NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(credentials); i++) {
+		if ((osparams != NULL && json_object_has_member(osparams, credentials[i])) ||
+		    (osparams_private != NULL &&
+		     json_object_has_member(osparams_private, credentials[i]))) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "OS parameter '%s' can only be a secret one "
+				    "(--os-parameters-secret): it is never stored",
+				    credentials[i]);
+			return FALSE;
+		}
+	}
+	if (osparams_private != NULL &&
+	    json_object_has_member(osparams_private, GNT_OSP_OS_PACKAGE)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "OS parameter 'os-package' is a public one (-O or --os-package)");
+		return FALSE;
+	}
+	if (url != NULL && JSON_NODE_HOLDS_VALUE(url) &&
+	    json_node_get_value_type(url) == G_TYPE_STRING &&
+	    !is_value_default(url) && json_node_get_string(url)[0] != '\0') {
+		const gchar *text = json_node_get_string(url);
+		g_autofree gchar *path = g_strndup(text, strcspn(text, "?#"));
+
+		if ((!g_str_has_prefix(text, "http://") && !g_str_has_prefix(text, "https://")) ||
+		    (!g_str_has_suffix(path, ".tar.gz") && !g_str_has_suffix(path, ".tgz")) ||
+		    strlen(path) <= strlen("https://") + strlen(".tgz")) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "OS parameter 'os-package' must be an http(s) URL of a .tar.gz "
+				    "or .tgz file, not '%s'",
+				    text);
+			return FALSE;
+		}
+	} else if (url != NULL && !is_value_default(url) &&
+		   (!JSON_NODE_HOLDS_VALUE(url) ||
+		    json_node_get_value_type(url) != G_TYPE_STRING)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "OS parameter 'os-package' must be a string");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The user data, ssh keys and package of a create, modify or reinstall. */
+static gboolean
+check_instance_fields(const GntOpcode *op, GError **error)
+{
+	return check_user_data(gnt_opcode_get_param(op, "user_data"), error) &&
+	       check_ssh_keys(gnt_opcode_get_param(op, "ssh_keys"), error) &&
+	       check_os_package(object_or_null(gnt_opcode_get_param(op, "osparams")),
+				object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
 }
 
 /* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
@@ -515,7 +661,7 @@ create_check_args(GntLu *lu, GError **error)
 		     : NULL;
 	if (be == NULL)
 		return FALSE;
-	return create_check_install_args(op, error);
+	return create_check_install_args(op, error) && check_instance_fields(op, error);
 }
 
 /* The node the instance goes to: -n, else the master. */
@@ -716,6 +862,26 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	json_object_set_member(record, "tags", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "tags")));
 	json_object_set_member(record, "network_port", gnt_json_node_new_null());
 	json_object_set_boolean_member(record, "disks_active", FALSE);
+	/* Gantry's (doc/metad.md): the channel, for every instance an address
+	 * (the install appliance uses it too), the metadata it serves */
+	{
+		JsonObject *comm = gnt_lu_instance_communication_nic_new(
+			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), macs, error);
+		JsonNode *user_data = gnt_opcode_get_param(op, "user_data");
+		JsonNode *keys = gnt_opcode_get_param(op, "ssh_keys");
+
+		if (comm == NULL)
+			return NULL;
+		json_object_set_boolean_member(
+			record, "communication",
+			gnt_opcode_get_bool(op, "instance_communication", FALSE));
+		json_object_set_object_member(record, "communication_nic", comm);
+		if (user_data != NULL && !JSON_NODE_HOLDS_NULL(user_data) &&
+		    json_node_get_string(user_data)[0] != '\0')
+			json_object_set_member(record, "user_data", gnt_json_node_deep_copy(user_data));
+		if (keys != NULL && !JSON_NODE_HOLDS_NULL(keys))
+			json_object_set_member(record, "ssh_keys", gnt_json_node_deep_copy(keys));
+	}
 	/* what the install is to do; none for an import or --no-install */
 	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE)) {
 		JsonObject *install = gnt_install_params_new(
@@ -792,7 +958,9 @@ create_check_prereq(GntLu *lu, GError **error)
 		if (rpc == NULL ||
 		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
 				 record_object(record, "osparams"),
-				 record_object(record, "osparams_private"), secret, error))
+				 record_object(record, "osparams_private"), secret, error) ||
+		    !lu_choose_install_where(lu, rpc, node, record,
+					     gnt_opcode_get_param(op, "enable_safe_install"), error))
 			return FALSE;
 	}
 	/* what each install step cannot do is refused now, before anything
@@ -931,6 +1099,11 @@ create_exec(GntLu *lu, GError **error)
 		ok = create_exec_without_install(lu, rpc, node, stored, start, error);
 	if (!ok)
 		return NULL;
+	if (gnt_lu_instance_has_communication(stored)) {
+		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+
+		gnt_lu_instance_metadata_push(lu, rpc, node, stored, secret);
+	}
 	result = json_array_new();
 	json_array_add_string_element(result, json_object_get_string_member(node, "name"));
 	return gnt_json_node_new_array(result);
@@ -985,6 +1158,8 @@ remove_exec(GntLu *lu, GError **error)
 		}
 		gnt_lu_feedback(lu, "WARNING: could not remove the disks: %s", step_error->message);
 	}
+	if (gnt_lu_instance_has_communication(ctx->instance))
+		gnt_lu_instance_metadata_remove(lu, rpc, ctx->node, instance_name(ctx));
 	gnt_lu_feedback(lu, "Removing instance %s out of cluster config", instance_name(ctx));
 	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE,
 				      json_object_get_string_member(ctx->instance, "uuid"), error))
@@ -1293,6 +1468,11 @@ rename_exec(GntLu *lu, GError **error)
 	    !gnt_node_call_os_rename(rpc, ctx->node, spec, old_name,
 				     (guint)gnt_opcode_get_int(op, "debug_level", 0), &os_error))
 		gnt_lu_feedback(lu, "WARNING: the OS rename script failed: %s", os_error->message);
+	/* metad knows instances by name */
+	if (gnt_lu_instance_has_communication(renamed)) {
+		gnt_lu_instance_metadata_remove(lu, rpc, ctx->node, old_name);
+		gnt_lu_instance_metadata_push(lu, rpc, ctx->node, renamed, NULL);
+	}
 	return gnt_json_node_new_string(new_name);
 }
 
@@ -1482,6 +1662,15 @@ change_ctx_settle(GntLu *lu, ChangeCtx *ctx, gboolean check_os, JsonObject *ospa
 	return TRUE;
 }
 
+/* Whether a parameter is given at all (not missing, not null). */
+static gboolean
+param_not_null(const GntOpcode *op, const gchar *name)
+{
+	JsonNode *value = gnt_opcode_get_param(op, name);
+
+	return value != NULL && !JSON_NODE_HOLDS_NULL(value);
+}
+
 /* Whether a parameter carries a change: not null, not an empty dict or list. */
 static gboolean
 param_given(const GntOpcode *op, const gchar *name)
@@ -1509,11 +1698,11 @@ set_params_check_args(GntLu *lu, GError **error)
 		{"runtime_mem", "changing the runtime memory is"},
 		{"pnode", "changing the primary node is"},
 		{"pnode_uuid", "changing the primary node is"},
-		{"instance_communication", "changing the instance communication is"},
 	};
 	static const gchar *const changing[] = {
 		"disks",   "hvparams", "beparams",	   "os_name",
 		"osparams", "osparams_private", "offline", "install_done",
+		"instance_communication",
 		NULL,
 	};
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
@@ -1530,6 +1719,8 @@ set_params_check_args(GntLu *lu, GError **error)
 	}
 	for (guint i = 0; changing[i] != NULL; i++)
 		any = any || param_given(op, changing[i]);
+	/* "" and [] remove the user data and ssh keys */
+	any = any || param_not_null(op, "user_data") || param_not_null(op, "ssh_keys");
 	if (!any) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "No changes submitted");
 		return FALSE;
@@ -1546,7 +1737,7 @@ set_params_check_args(GntLu *lu, GError **error)
 		return FALSE;
 	be = create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
 				   error);
-	return be != NULL && check_no_repeated_params(
+	return be != NULL && check_instance_fields(op, error) && check_no_repeated_params(
 				     object_or_null(gnt_opcode_get_param(op, "osparams")),
 				     object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
 }
@@ -1596,6 +1787,42 @@ set_params_apply_install_done(JsonObject *updated, gboolean done, JsonArray *cha
 	gnt_install_set_state(updated, GNT_INSTALL_STATE_DONE);
 	changes_add(changes, "install", gnt_json_node_new_string(GNT_INSTALL_STATE_DONE));
 	return TRUE;
+}
+
+/* Gantry's: the communication channel, user data and ssh keys ("" and []
+ * remove them). The user data's text is not listed, only its size. */
+static void
+set_params_apply_metadata(const GntOpcode *op, JsonObject *updated, JsonArray *changes)
+{
+	JsonNode *comm = gnt_opcode_get_param(op, "instance_communication");
+	JsonNode *user_data = gnt_opcode_get_param(op, "user_data");
+	JsonNode *keys = gnt_opcode_get_param(op, "ssh_keys");
+
+	if (comm != NULL && !JSON_NODE_HOLDS_NULL(comm)) {
+		json_object_set_boolean_member(updated, "communication", json_node_get_boolean(comm));
+		changes_add(changes, "communication",
+			    gnt_json_node_new_string(json_node_get_boolean(comm) ? "yes" : "no"));
+	}
+	if (user_data != NULL && !JSON_NODE_HOLDS_NULL(user_data)) {
+		const gchar *text = json_node_get_string(user_data);
+		g_autofree gchar *what = g_strdup_printf("%zu bytes", strlen(text));
+
+		if (text[0] == '\0')
+			json_object_remove_member(updated, "user_data");
+		else
+			json_object_set_string_member(updated, "user_data", text);
+		changes_add(changes, "user_data", gnt_json_node_new_string(what));
+	}
+	if (keys != NULL && !JSON_NODE_HOLDS_NULL(keys)) {
+		guint n = json_array_get_length(json_node_get_array(keys));
+		g_autofree gchar *what = g_strdup_printf("%u key%s", n, n == 1 ? "" : "s");
+
+		if (n == 0)
+			json_object_remove_member(updated, "ssh_keys");
+		else
+			json_object_set_member(updated, "ssh_keys", gnt_json_node_deep_copy(keys));
+		changes_add(changes, "ssh_keys", gnt_json_node_new_string(what));
+	}
 }
 
 /* Applies the opcode's changes to a copy of @instance, listing them in
@@ -1659,6 +1886,18 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 		updated, "osparams_private",
 		params_update(record_object(instance, "osparams_private"), os_private));
 	changes_add_params(changes, "os_private", os_private, TRUE);
+	set_params_apply_metadata(op, updated, changes);
+	/* an instance made before communication NICs existed gets one now */
+	if (gnt_lu_instance_has_communication(updated) &&
+	    !json_object_has_member(updated, "communication_nic")) {
+		g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+		JsonObject *nic = gnt_lu_instance_communication_nic_new(
+			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), NULL, error);
+
+		if (nic == NULL)
+			return NULL;
+		json_object_set_object_member(updated, "communication_nic", nic);
+	}
 	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes, error) ||
 	    !set_params_apply_install_done(updated, gnt_opcode_get_bool(op, "install_done", FALSE),
 					   changes, error))
@@ -1720,6 +1959,19 @@ set_params_exec(GntLu *lu, GError **error)
 	}
 	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, ctx->updated, error))
 		return NULL;
+	/* metad serves what the record now says, or forgets an instance that
+	 * no longer has its channel */
+	if (gnt_lu_instance_has_communication(ctx->updated) ||
+	    gnt_lu_instance_has_communication(ctx->current->instance)) {
+		if (rpc == NULL && (rpc = gnt_lu_get_rpc(lu, error)) == NULL)
+			return NULL;
+		if (gnt_lu_instance_has_communication(ctx->updated))
+			gnt_lu_instance_metadata_push(lu, rpc, ctx->current->node, ctx->updated,
+						      NULL);
+		else
+			gnt_lu_instance_metadata_remove(lu, rpc, ctx->current->node,
+							instance_name(ctx->current));
+	}
 	if (g_strcmp0(json_object_get_string_member(ctx->updated, "admin_state"), "up") == 0)
 		gnt_lu_feedback(lu, "The changes take effect when the instance is next started");
 	return gnt_json_node_new_array(json_array_ref(ctx->changes));
@@ -1834,6 +2086,42 @@ reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, JsonObject
 	return FALSE;
 }
 
+/* The personalization package's credentials are secret, never stored: a
+ * reinstall of a package that needed them (the last install's secret
+ * names) is refused without them. */
+static gboolean
+reinstall_check_package_credentials(ChangeCtx *ctx, JsonObject *secret, GError **error)
+{
+	static const gchar *const credentials[] = {GNT_OSP_OS_PACKAGE_USERNAME,
+						   GNT_OSP_OS_PACKAGE_PASSWORD};
+	JsonObject *last = gnt_install_get(ctx->current->instance);
+	JsonNode *names = last != NULL ? json_object_get_member(last, "secret_names") : NULL;
+	JsonObject *osparams = record_object(ctx->updated, "osparams");
+	g_autoptr(GString) missing = g_string_new(NULL);
+
+	if (names == NULL || !JSON_NODE_HOLDS_ARRAY(names) || osparams == NULL ||
+	    !json_object_has_member(osparams, GNT_OSP_OS_PACKAGE))
+		return TRUE;
+	for (guint i = 0; i < G_N_ELEMENTS(credentials); i++) {
+		JsonArray *list = json_node_get_array(names);
+		gboolean had = FALSE;
+
+		for (guint k = 0; k < json_array_get_length(list); k++)
+			had = had || g_strcmp0(json_array_get_string_element(list, k),
+					       credentials[i]) == 0;
+		if (had && (secret == NULL || !json_object_has_member(secret, credentials[i])))
+			g_string_append_printf(missing, "%s'%s'", missing->len > 0 ? ", " : "",
+					       credentials[i]);
+	}
+	if (missing->len == 0)
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "instance '%s': its personalization package needed %s at its last install, "
+		    "which are never stored: give them again (--os-parameters-secret)",
+		    instance_name(ctx->current), missing->str);
+	return FALSE;
+}
+
 /* Ganeti's LUInstanceReinstall: a stopped instance with disks; the OS
  * given replaces the stored one, the parameters given are merged into the
  * stored ones ("default" removes one), the disk image given replaces the
@@ -1874,7 +2162,8 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	}
 	if (!instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
-	    !check_no_repeated_params(op_public, op_private, error))
+	    !check_no_repeated_params(op_public, op_private, error) ||
+	    !check_instance_fields(op, error))
 		return FALSE;
 	ctx->updated = gnt_json_object_deep_copy(instance);
 	if (os_type != NULL)
@@ -1898,6 +2187,9 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,
 				  settled->updated, secret, FALSE);
 	return reinstall_check_secrets(lu, rpc, settled, secret, error) &&
+	       reinstall_check_package_credentials(settled, secret, error) &&
+	       lu_choose_install_where(lu, rpc, settled->current->node, settled->updated,
+				       gnt_opcode_get_param(op, "enable_safe_install"), error) &&
 	       gnt_install_check(install, error);
 }
 
@@ -1953,6 +2245,13 @@ reinstall_exec(GntLu *lu, GError **error)
 	json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
 	if (!instance_store_members(lu, uuid, changes, error))
 		return NULL;
+	if (gnt_lu_instance_has_communication(ctx->updated)) {
+		g_autoptr(JsonObject) stored =
+			gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, NULL);
+
+		if (stored != NULL)
+			gnt_lu_instance_metadata_push(lu, rpc, ctx->current->node, stored, secret);
+	}
 	return gnt_json_node_new_null();
 }
 

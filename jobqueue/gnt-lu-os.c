@@ -19,7 +19,8 @@
 
 static const gchar *const os_fields[] = {
 	"name",	      "valid",	 "hidden",	"blacklisted", "variants", "api_versions",
-	"parameters", "node_status", "os_hvp", "osparams",   "trusted",  NULL,
+	"parameters", "node_status", "os_hvp", "osparams",   "trusted",  "untrusted_scripts",
+	NULL,
 };
 
 static gboolean
@@ -48,12 +49,14 @@ os_diagnose_check_args(GntLu *lu, GError **error)
 typedef struct {
 	gchar *name;
 	JsonObject *node_status;
+	gchar *untrusted_create; /* the first node's first definition's */
 } OsEntry;
 
 static void
 os_entry_free(OsEntry *self)
 {
 	g_free(self->name);
+	g_free(self->untrusted_create);
 	json_object_unref(self->node_status);
 	g_free(self);
 }
@@ -103,6 +106,9 @@ diagnose_by_os(GPtrArray *good, GPtrArray *answers)
 								     g_ptr_array_index(good, k),
 								     json_array_new());
 				g_hash_table_insert(all, entry->name, entry);
+				entry->untrusted_create = g_strdup(
+					json_object_get_string_member_with_default(
+						os, "untrusted_create", NULL));
 			}
 			defs = json_object_get_array_member(entry->node_status,
 							    g_ptr_array_index(good, n));
@@ -185,7 +191,6 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 	JsonObject *cluster_os_hvp = json_object_get_object_member(cluster_info, "os_hvp");
 	JsonObject *cluster_osparams = json_object_get_object_member(cluster_info, "osparams");
 	gboolean valid = TRUE;
-	gboolean trusted = TRUE;
 	JsonArray *row = json_array_new();
 	guint index = 0;
 
@@ -210,8 +215,6 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 			set_intersect(parameters, json_array_get_element(first, 4));
 			set_intersect(api_versions, json_array_get_element(first, 5));
 		}
-		if (!json_array_get_boolean_element(first, 6))
-			trusted = FALSE;
 	}
 	if (!valid) {
 		/* Ganeti's OsInfo keeps empty lists for an invalid OS */
@@ -258,8 +261,22 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 			json_array_add_object_element(row, json_object_ref(os_hvp));
 		else if (g_strcmp0(field, "osparams") == 0)
 			json_array_add_object_element(row, json_object_ref(osparams));
-		else /* trusted */
-			json_array_add_boolean_element(row, trusted);
+		else if (g_strcmp0(field, "trusted") == 0)
+			/* Gantry's meaning: an administrator marked it trusted
+			 * (gnt-os modify --trusted), so its scripts may run on the
+			 * host (doc/install.md); Ganeti's says no definition has
+			 * an untrusted create script (see untrusted_scripts) */
+			json_array_add_boolean_element(
+				row, list_contains(json_object_get_array_member(cluster_info,
+										 "trusted_os"),
+						   entry->name));
+		else { /* untrusted_scripts */
+			JsonArray *scripts = json_array_new();
+
+			if (valid && entry->untrusted_create != NULL)
+				json_array_add_string_element(scripts, entry->untrusted_create);
+			json_array_add_array_element(row, scripts);
+		}
 	}
 	json_object_unref(os_hvp);
 	json_object_unref(osparams);

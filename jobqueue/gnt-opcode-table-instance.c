@@ -55,6 +55,11 @@ static const GntParamDef instance_create_params[] = {
 	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "run|self_install"},
 	{"install_hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	/* Gantry's (issue 6): the appliance or the host (null: the cluster's
+	 * enable_safe_install), user data and ssh keys served by metad */
+	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"user_data", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
@@ -70,6 +75,8 @@ static const GntParamDef instance_reinstall_params[] = {
 	/* Gantry's: replaces the stored disk image ("" removes it) */
 	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* Gantry's: null takes the cluster's enable_safe_install */
+	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
@@ -154,6 +161,9 @@ static const GntParamDef instance_set_params_params[] = {
 	{"instance_communication", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
 	/* Gantry's: ends a self_install's first boot by hand */
 	{"install_done", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* Gantry's: metad's user data and ssh keys ("" / [] remove them) */
+	{"user_data", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 

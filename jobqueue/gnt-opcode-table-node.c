@@ -129,6 +129,13 @@ static const GntParamDef cluster_set_params_params[] = {
 	{"data_collector_interval", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
 	/* Gantry's: the OS search path (Ganeti's four directories stay at its end) */
 	{"os_search_path", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* Gantry's installs (doc/install.md): safe install by default, the
+	 * appliance's time limit, the default ssh keys, and the trusted OSes
+	 * ([["add"|"remove", name]], like hidden_os) */
+	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"install_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"trusted_os", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 

@@ -49,6 +49,7 @@ gnt_os_definition_free(GntOsDefinition *self)
 	g_strfreev(self->parameter_docs);
 	for (guint i = 0; i < GNT_OS_SCRIPT_LAST; i++)
 		g_free(self->scripts[i]);
+	g_free(self->untrusted_create);
 	g_free(self);
 }
 
@@ -90,6 +91,8 @@ gnt_os_definition_copy(const GntOsDefinition *self)
 	copy->trusted = self->trusted;
 	for (guint i = 0; i < GNT_OS_SCRIPT_LAST; i++)
 		copy->scripts[i] = g_strdup(self->scripts[i]);
+	copy->has_create = self->has_create;
+	copy->untrusted_create = g_strdup(self->untrusted_create);
 	return copy;
 }
 
@@ -157,6 +160,8 @@ definition_fail(GntOsDefinition *self, const gchar *format, ...)
 	self->trusted = TRUE;
 	for (guint i = 0; i < GNT_OS_SCRIPT_LAST; i++)
 		g_clear_pointer(&self->scripts[i], g_free);
+	self->has_create = FALSE;
+	g_clear_pointer(&self->untrusted_create, g_free);
 	return self;
 }
 
@@ -422,14 +427,21 @@ gnt_os_definition_read(const gchar *dir, const gchar *name)
 	case FILE_ABSENT:
 		break;
 	}
-	switch (check_file(self, GNT_OS_CREATE_UNTRUSTED, FALSE, TRUE)) {
-	case FILE_BAD:
-		return self;
-	case FILE_PRESENT:
-		has_untrusted = TRUE;
-		break;
-	case FILE_ABSENT:
-		break;
+	/* untrusted create scripts: Gantry's untrusted/create first, then
+	 * Ganeti's create_untrusted */
+	for (guint i = 0; i < 2 && !has_untrusted; i++) {
+		const gchar *file = i == 0 ? GNT_OS_UNTRUSTED_CREATE : GNT_OS_CREATE_UNTRUSTED;
+
+		switch (check_file(self, file, FALSE, TRUE)) {
+		case FILE_BAD:
+			return self;
+		case FILE_PRESENT:
+			has_untrusted = TRUE;
+			self->untrusted_create = g_strdup(file);
+			break;
+		case FILE_ABSENT:
+			break;
+		}
 	}
 	for (GntOsScript s = GNT_OS_SCRIPT_IMPORT; s < GNT_OS_SCRIPT_LAST; s++) {
 		if (s == GNT_OS_SCRIPT_VERIFY && max_version < GNT_OS_API_V20)
@@ -460,8 +472,23 @@ gnt_os_definition_read(const gchar *dir, const gchar *name)
 	if (has_parameters_file && !read_parameters(self))
 		return self;
 	self->trusted = !has_untrusted;
+	self->has_create = self->scripts[GNT_OS_SCRIPT_CREATE] != NULL;
 	self->valid = TRUE;
 	return self;
+}
+
+const gchar *const gnt_os_install_parameters[] = {
+	"os-image", "os-package", "os-package-username", "os-package-password", NULL,
+};
+
+gchar *
+gnt_os_definition_get_untrusted_create(const GntOsDefinition *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+
+	return self->untrusted_create != NULL
+		       ? g_build_filename(self->path, self->untrusted_create, NULL)
+		       : NULL;
 }
 
 void
@@ -597,7 +624,8 @@ gnt_os_definition_check_parameters(const GntOsDefinition *self, const gchar *con
 	if (api_versions_max(self->api_versions) < GNT_OS_API_V20)
 		return TRUE;
 	for (guint i = 0; names[i] != NULL; i++) {
-		if (g_strv_contains((const gchar *const *)self->parameters, names[i]))
+		if (g_strv_contains((const gchar *const *)self->parameters, names[i]) ||
+		    g_strv_contains(gnt_os_install_parameters, names[i]))
 			continue;
 		if (missing == NULL)
 			missing = g_string_new(names[i]);
@@ -657,6 +685,11 @@ gnt_os_definition_to_json(const GntOsDefinition *self)
 	json_object_set_array_member(obj, "parameters", parameters);
 	json_object_set_array_member(obj, "api_versions", versions);
 	json_object_set_boolean_member(obj, "trusted", self->trusted);
+	json_object_set_boolean_member(obj, "create", self->has_create);
+	if (self->untrusted_create != NULL)
+		json_object_set_string_member(obj, "untrusted_create", self->untrusted_create);
+	else
+		json_object_set_null_member(obj, "untrusted_create");
 	return obj;
 }
 
@@ -736,6 +769,30 @@ gnt_os_definition_from_json(JsonObject *obj, GError **error)
 	    !parameters_from_json(parameters_json, names, docs, error)) {
 		g_prefix_error(error, "OS '%s': ", name);
 		return NULL;
+	}
+	/* Gantry's members: absent from an older node's answer */
+	if (json_object_has_member(obj, "create") &&
+	    !gnt_json_get_bool(obj, "create", &self->has_create, error)) {
+		g_prefix_error(error, "OS '%s': ", name);
+		return NULL;
+	}
+	if (json_object_has_member(obj, "untrusted_create") &&
+	    !JSON_NODE_HOLDS_NULL(json_object_get_member(obj, "untrusted_create"))) {
+		const gchar *untrusted = NULL;
+
+		if (!gnt_json_get_string(obj, "untrusted_create", &untrusted, error)) {
+			g_prefix_error(error, "OS '%s': ", name);
+			return NULL;
+		}
+		if (g_strcmp0(untrusted, GNT_OS_UNTRUSTED_CREATE) != 0 &&
+		    g_strcmp0(untrusted, GNT_OS_CREATE_UNTRUSTED) != 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "OS '%s': 'untrusted_create' must be '%s' or '%s', not '%s'",
+				    name, GNT_OS_UNTRUSTED_CREATE, GNT_OS_CREATE_UNTRUSTED,
+				    untrusted);
+			return NULL;
+		}
+		self->untrusted_create = g_strdup(untrusted);
 	}
 	for (guint i = 0; i < json_array_get_length(versions_json); i++) {
 		gint64 version = 0;

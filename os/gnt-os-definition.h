@@ -17,6 +17,8 @@ G_BEGIN_DECLS
 #define GNT_OS_VARIANTS_FILE	 "variants.list"
 #define GNT_OS_PARAMETERS_FILE	 "parameters.list"
 #define GNT_OS_CREATE_UNTRUSTED "create_untrusted"
+/* Gantry's spelling of an untrusted create script (doc/os-interface.md) */
+#define GNT_OS_UNTRUSTED_CREATE "untrusted/create"
 
 /* The OS API versions we speak; the one used is the highest in common. */
 #define GNT_OS_API_V10 10
@@ -59,8 +61,13 @@ typedef struct {
 	GStrv variants;	      /* variants.list without comments; the first is the default */
 	GStrv parameters;     /* parameters.list names ... */
 	GStrv parameter_docs; /* ... and their descriptions ("" when none) */
-	gboolean trusted;     /* FALSE when create_untrusted exists */
+	gboolean trusted;     /* FALSE when an untrusted create script exists */
 	gchar *scripts[GNT_OS_SCRIPT_LAST]; /* absolute paths; NULL when absent */
+	gboolean has_create;  /* the (trusted) create script exists */
+	/* the untrusted create script relative to @path, run only inside the
+	 * install appliance: GNT_OS_UNTRUSTED_CREATE, else Ganeti's
+	 * GNT_OS_CREATE_UNTRUSTED; NULL when there is none */
+	gchar *untrusted_create;
 } GntOsDefinition;
 
 void
@@ -107,8 +114,15 @@ gboolean
 gnt_os_definition_check_variant(const GntOsDefinition *self, const gchar *os_name,
 				gboolean force_variant, GError **error);
 
+/* The OS parameters of the install itself, which every OS takes whatever
+ * its parameters.list says: "os-image" (Ganeti's disk image), and Gantry's
+ * "os-package" (the personalization package's URL) with its secret
+ * "os-package-username" and "os-package-password". NULL-terminated. */
+extern const gchar *const gnt_os_install_parameters[];
+
 /* Ganeti's _CheckOSPList: GNT_ERROR_INVALID naming the names in @names
- * (NULL-terminated) that parameters.list lacks. Only meaningful from API
+ * (NULL-terminated) that parameters.list lacks, the install's own
+ * parameters (gnt_os_install_parameters) aside. Only meaningful from API
  * 20; below it every name passes. */
 gboolean
 gnt_os_definition_check_parameters(const GntOsDefinition *self, const gchar *const *names,
@@ -120,9 +134,15 @@ gnt_os_definition_check_parameters(const GntOsDefinition *self, const gchar *con
 const gchar *
 gnt_os_definition_get_variant(const GntOsDefinition *self, const gchar *os_name);
 
+/* The absolute path of the untrusted create script (untrusted/create,
+ * else create_untrusted), NULL when there is none. (transfer full) */
+gchar *
+gnt_os_definition_get_untrusted_create(const GntOsDefinition *self);
+
 /* The record as JSON, the DiagnoseOS fields: {"name", "path", "status",
  * "diagnose", "variants", "parameters": [[name, doc], ...], "api_versions",
- * "trusted"}. Script paths are not included: they follow from the path and
+ * "trusted"} and Gantry's "create": bool (a trusted create script exists)
+ * and "untrusted_create": null|"untrusted/create"|"create_untrusted". Script paths are not included: they follow from the path and
  * the API version. (transfer full) */
 JsonObject *
 gnt_os_definition_to_json(const GntOsDefinition *self);

@@ -22,7 +22,7 @@ static const gchar *const features[] = {
 /* What /2/os?bulk=1 shows of each OS: OP_OS_DIAGNOSE's fields. */
 static const gchar *const os_bulk_fields[] = {
 	"name", "valid", "variants", "parameters", "api_versions", "blacklisted", "hidden",
-	"trusted", NULL,
+	"trusted", "untrusted_scripts", NULL,
 };
 static const gchar *const os_fields[] = {"name", "variants", NULL};
 

@@ -289,7 +289,7 @@ gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error)
  * reinstall). */
 static const gchar *const reinstall_keys[] = {
 	"os", "start", "osparams", "osparams_private", "osparams_secret", "os_image",
-	"os_image_sha256", NULL,
+	"os_image_sha256", "enable_safe_install", NULL,
 };
 /* The body keys that go into OP_INSTANCE_REINSTALL as they are. */
 static const gchar *const reinstall_dicts[] = {"osparams", "osparams_private", "osparams_secret",
@@ -390,6 +390,18 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 		json_object_set_member(reinstall, "os_image", json_node_ref(image));
 	if (image_sha256 != NULL && !JSON_NODE_HOLDS_NULL(image_sha256))
 		json_object_set_member(reinstall, "os_image_sha256", json_node_ref(image_sha256));
+	/* Gantry's: null or missing takes the cluster's */
+	value = json_object_get_member(body, "enable_safe_install");
+	if (value != NULL && !JSON_NODE_HOLDS_NULL(value)) {
+		if (!JSON_NODE_HOLDS_VALUE(value) ||
+		    json_node_get_value_type(value) != G_TYPE_BOOLEAN) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'enable_safe_install' parameter must be a boolean, not %s",
+				    gnt_json_node_type_name(value));
+			return FALSE;
+		}
+		json_object_set_member(reinstall, "enable_safe_install", json_node_ref(value));
+	}
 	return TRUE;
 }
 

@@ -79,7 +79,8 @@ static const GntCliCommand commands[] = {
 	 "Stops, then starts the daemons", NULL},
 	{"start", start_daemons, 0, -1, GNT_CLI_OPT_NONE, NULL, "[-- <daemon-options>...]",
 	 "Starts the daemons",
-	 "Starts gantry-noded, then (on the master, where the cluster config is) "
+	 "Starts gantry-noded and gantry-metad, then (on the master, where the cluster config "
+	 "is) "
 	 "gantry-masterd and gantry-rapi under the root (arguments after \"--\" are passed to "
 	 "masterd, e.g. -- --max-running-jobs 4; gantry-rapi listens on the port given at "
 	 "init), and returns once they are ready; if one fails to start, "
@@ -91,7 +92,8 @@ static const GntCliCommand commands[] = {
 	 "Prints \"DAEMON: running (pid N)\" or \"DAEMON: stopped\" for each daemon of this "
 	 "node and exits 0 when all run, 3 (LSB) when one is stopped."},
 	{"stop", stop_daemons, 0, 0, GNT_CLI_OPT_NONE, NULL, "", "Stops the daemons",
-	 "Stops gantry-rapi, gantry-masterd, then gantry-noded: SIGTERM, up to 30 seconds, "
+	 "Stops gantry-rapi, gantry-masterd, then gantry-metad and gantry-noded: SIGTERM, up "
+	 "to 30 seconds, "
 	 "then SIGKILL. "
 	 "Not running is fine."},
 	{NULL},

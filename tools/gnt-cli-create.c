@@ -5,6 +5,8 @@
  */
 #include "gnt-cli-create.h"
 
+#include <string.h>
+
 #include "gnt-cli-objects.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
@@ -38,6 +40,11 @@ static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
 static gchar *opt_install_mode;
 static gchar *opt_install_hvparams;
+static gchar *opt_communication;
+static gchar *opt_user_data;
+static gchar **opt_ssh_keys;
+static gchar *opt_os_package;
+static gchar *opt_safe_install;
 
 /* The entries add and import share to the letter. */
 #define DISK_TEMPLATE_ENTRY                                                                      \
@@ -104,6 +111,11 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	 "self_install's hypervisor parameters for the first boot only, over the instance's "
 	 "(kvm: cdrom_image_path=/srv/iso/x.iso,boot_order=cdrom,kernel_path=)",
 	 "KEY=VAL,..."},
+	GNT_CLI_COMMUNICATION_ENTRY(&opt_communication),
+	GNT_CLI_USER_DATA_ENTRY(&opt_user_data),
+	GNT_CLI_SSH_KEY_ENTRY(&opt_ssh_keys),
+	GNT_CLI_OS_PACKAGE_ENTRY(&opt_os_package),
+	GNT_CLI_SAFE_INSTALL_ENTRY(&opt_safe_install),
 	{NULL},
 };
 
@@ -287,6 +299,146 @@ gnt_cli_parse_beparams(GntCli *cli, const gchar *text, gboolean allow_default, G
 		json_node_set_boolean(value, flag);
 	}
 	return g_steal_pointer(&params);
+}
+
+gboolean
+gnt_cli_parse_yes_no(GntCli *cli, const gchar *option, const gchar *text, gboolean *out,
+		     GError **error)
+{
+	if (!parse_bool(text, out)) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "%s takes yes or no, not '%s'", option, text);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+JsonArray *
+gnt_cli_read_ssh_keys(GntCli *cli, gchar **files, GError **error)
+{
+	g_autoptr(JsonArray) keys = json_array_new();
+
+	for (guint i = 0; files != NULL && files[i] != NULL; i++) {
+		g_autofree gchar *text = NULL;
+		g_autoptr(GError) local = NULL;
+		g_auto(GStrv) lines = NULL;
+		guint found = 0;
+
+		if (!g_file_get_contents(files[i], &text, NULL, &local)) {
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+						 "cannot read ssh key file '%s': %s", files[i],
+						 local->message);
+			return NULL;
+		}
+		lines = g_strsplit(text, "\n", -1);
+		for (guint k = 0; lines[k] != NULL; k++) {
+			g_strstrip(lines[k]);
+			if (lines[k][0] == '\0' || lines[k][0] == '#')
+				continue;
+			json_array_add_string_element(keys, lines[k]);
+			found++;
+		}
+		if (found == 0) {
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+						 "ssh key file '%s' holds no key", files[i]);
+			return NULL;
+		}
+	}
+	return g_steal_pointer(&keys);
+}
+
+#define USER_DATA_MAX (64 * 1024)
+
+gchar *
+gnt_cli_read_user_data(GntCli *cli, const gchar *file, GError **error)
+{
+	g_autofree gchar *text = NULL;
+	g_autoptr(GError) local = NULL;
+	gsize len = 0;
+
+	if (!g_file_get_contents(file, &text, &len, &local)) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "cannot read user data file '%s': %s", file, local->message);
+		return NULL;
+	}
+	if (len > USER_DATA_MAX) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "user data file '%s' is %zu bytes: at most 65536 (64 KiB)",
+					 file, len);
+		return NULL;
+	}
+	if (strlen(text) != len || !g_utf8_validate(text, (gssize)len, NULL)) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "user data file '%s' is not UTF-8 text", file);
+		return NULL;
+	}
+	return g_steal_pointer(&text);
+}
+
+gboolean
+gnt_cli_set_metadata_options(GntCli *cli, JsonObject *op, const gchar *communication,
+			     const gchar *user_data_file, gchar **ssh_key_files, GError **error)
+{
+	if (communication != NULL) {
+		gboolean on = FALSE;
+
+		if (!gnt_cli_parse_yes_no(cli, "--communication", communication, &on, error))
+			return FALSE;
+		json_object_set_boolean_member(op, "instance_communication", on);
+	}
+	if (user_data_file != NULL) {
+		gchar *text = gnt_cli_read_user_data(cli, user_data_file, error);
+
+		if (text == NULL)
+			return FALSE;
+		json_object_set_string_member(op, "user_data", text);
+		g_free(text);
+	}
+	if (ssh_key_files != NULL && ssh_key_files[0] != NULL) {
+		JsonArray *keys = gnt_cli_read_ssh_keys(cli, ssh_key_files, error);
+
+		if (keys == NULL)
+			return FALSE;
+		json_object_set_array_member(op, "ssh_keys", keys);
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_cli_set_os_package(GntCli *cli, JsonObject *op, const gchar *member, const gchar *url,
+		       GError **error)
+{
+	JsonObject *osparams;
+	const gchar *given;
+
+	if (url == NULL)
+		return TRUE;
+	if (!json_object_has_member(op, member) ||
+	    !JSON_NODE_HOLDS_OBJECT(json_object_get_member(op, member)))
+		json_object_set_object_member(op, member, json_object_new());
+	osparams = json_object_get_object_member(op, member);
+	given = json_object_get_string_member_with_default(osparams, "os-package", NULL);
+	if (given != NULL && g_strcmp0(given, url) != 0) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "--os-package '%s' and -O os-package='%s' differ", url,
+					 given);
+		return FALSE;
+	}
+	json_object_set_string_member(osparams, "os-package", url);
+	return TRUE;
+}
+
+gboolean
+gnt_cli_set_safe_install(GntCli *cli, JsonObject *op, const gchar *text, GError **error)
+{
+	gboolean on = TRUE;
+
+	if (text == NULL)
+		return TRUE;
+	if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", text, &on, error))
+		return FALSE;
+	json_object_set_boolean_member(op, "enable_safe_install", on);
+	return TRUE;
 }
 
 void
@@ -577,7 +729,12 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 		json_object_set_array_member(op, "tags", json_array_new());
 	}
 	build_mode_params(op, mode);
-	if (mode == GNT_CLI_CREATE_MODE_CREATE && !build_install_params(cli, op, error))
+	if (mode == GNT_CLI_CREATE_MODE_CREATE &&
+	    (!build_install_params(cli, op, error) ||
+	     !gnt_cli_set_metadata_options(cli, op, opt_communication, opt_user_data, opt_ssh_keys,
+					   error) ||
+	     !gnt_cli_set_os_package(cli, op, "osparams", opt_os_package, error) ||
+	     !gnt_cli_set_safe_install(cli, op, opt_safe_install, error)))
 		return NULL;
 	return g_steal_pointer(&op);
 }

@@ -72,6 +72,35 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 	{"no-ip-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                  \
 	 "Don't check that the instance's IP is alive", NULL}
 
+/* Gantry's (issue 6): the metadata service's and the install's options. */
+#define GNT_CLI_COMMUNICATION_ENTRY(storage)                                                     \
+	{"communication", 'C', 0, G_OPTION_ARG_STRING, (storage),                                \
+	 "Whether the instance gets its link-local channel to the metadata service "            \
+	 "(169.254.169.254)",                                                                    \
+	 "yes|no"}
+#define GNT_CLI_USER_DATA_ENTRY(storage)                                                         \
+	{"user-data", 0, 0, G_OPTION_ARG_FILENAME, (storage),                                    \
+	 "User data served to the instance by the metadata service (cloud-init's user_data; "   \
+	 "at most 64 KiB)",                                                                      \
+	 "FILE"}
+#define GNT_CLI_SSH_KEY_ENTRY(storage)                                                           \
+	{"ssh-key", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, (storage),                                \
+	 "A file of authorized_keys lines served to the instance (repeatable; without it the "  \
+	 "cluster's keys)",                                                                      \
+	 "FILE"}
+#define GNT_CLI_OS_PACKAGE_ENTRY(storage)                                                        \
+	{"os-package", 0, 0, G_OPTION_ARG_STRING, (storage),                                     \
+	 "A personalization package (http(s) URL of a .tar.gz or .tgz) unpacked onto the "      \
+	 "instance's filesystem after the OS scripts, inside the install appliance (the same "  \
+	 "as -O os-package=URL; credentials as secret parameters os-package-username and "      \
+	 "os-package-password)",                                                                 \
+	 "URL"}
+#define GNT_CLI_SAFE_INSTALL_ENTRY(storage)                                                      \
+	{"enable-safe-install", 0, 0, G_OPTION_ARG_STRING, (storage),                            \
+	 "Run the OS scripts inside the install appliance (yes) or, for a trusted OS, on the "  \
+	 "node (no); default: the cluster's setting",                                            \
+	 "yes|no"}
+
 /* ---- option values; failures are OpPrereqErrors for gnt_cli_fail() ---- */
 
 /* A keyval option (-O, -H, ...) as an object; NULL @text gives an empty
@@ -110,6 +139,42 @@ gnt_cli_parse_device_index(const gchar *ident, guint *index);
  * integer, in place; @which names the disk in the message. */
 gboolean
 gnt_cli_parse_disk_size(GntCli *cli, JsonObject *disk, const gchar *which, GError **error);
+
+/* A yes|no option's value (also true/false, on/off, 1/0, any case) as
+ * *@out; an OpPrereqError naming @option otherwise. */
+gboolean
+gnt_cli_parse_yes_no(GntCli *cli, const gchar *option, const gchar *text, gboolean *out,
+		     GError **error);
+
+/* The authorized_keys lines of @files (NULL-terminated; empty lines and
+ * comments skipped) as a JSON list; an error names the file that cannot
+ * be read or holds no key. (transfer full) */
+JsonArray *
+gnt_cli_read_ssh_keys(GntCli *cli, gchar **files, GError **error);
+
+/* The user data in @file (text of at most 64 KiB). (transfer full) */
+gchar *
+gnt_cli_read_user_data(GntCli *cli, const gchar *file, GError **error);
+
+/* Gantry's metadata options of add and modify (-C/--communication,
+ * --user-data FILE, --ssh-key FILE repeatable) into @op: only those given;
+ * "instance_communication" is a boolean, "user_data" the file's text,
+ * "ssh_keys" the keys of every file. */
+gboolean
+gnt_cli_set_metadata_options(GntCli *cli, JsonObject *op, const gchar *communication,
+			     const gchar *user_data_file, gchar **ssh_key_files, GError **error);
+
+/* --os-package @url (nullable: nothing) as the OS parameter "os-package"
+ * of @op's @member (an object, made when missing); refused when -O gave
+ * another. */
+gboolean
+gnt_cli_set_os_package(GntCli *cli, JsonObject *op, const gchar *member, const gchar *url,
+		       GError **error);
+
+/* --enable-safe-install @text (nullable: not given) as @op's
+ * "enable_safe_install". */
+gboolean
+gnt_cli_set_safe_install(GntCli *cli, JsonObject *op, const gchar *text, GError **error);
 
 /* @member as the string @value, or null when @value is NULL. */
 void

@@ -216,6 +216,8 @@ gnt_cli_node_daemons(const GntPaths *paths)
 	GPtrArray *daemons = g_ptr_array_new();
 
 	g_ptr_array_add(daemons, GNT_CLI_NODED);
+	/* the instances' metadata service: noded forwards the master's pushes */
+	g_ptr_array_add(daemons, GNT_CLI_METAD);
 	if (g_file_test(gnt_paths_get_config_db(paths), G_FILE_TEST_EXISTS)) {
 		g_ptr_array_add(daemons, GNT_CLI_MASTERD);
 		g_ptr_array_add(daemons, GNT_CLI_RAPI);
@@ -242,6 +244,8 @@ gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
 
 		if (g_strcmp0(daemon, GNT_CLI_NODED) == 0)
 			args = listen != NULL ? noded_args : NULL;
+		else if (g_strcmp0(daemon, GNT_CLI_METAD) == 0)
+			args = NULL;
 		else if (g_strcmp0(daemon, GNT_CLI_RAPI) == 0)
 			args = rapi_port != NULL ? rapi_args : NULL;
 		if (!gnt_cli_daemon_start(paths, daemon, args, &running, error))

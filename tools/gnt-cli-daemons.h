@@ -8,8 +8,8 @@ G_BEGIN_DECLS
 
 /*
  * Starting and stopping a node's daemons, for gantry-daemons and
- * gnt-cluster init/destroy (Ganeti's daemon-util): gantry-noded on every
- * node, gantry-masterd and gantry-rapi on the master (the node holding
+ * gnt-cluster init/destroy (Ganeti's daemon-util): gantry-noded and
+ * gantry-metad on every node, gantry-masterd and gantry-rapi on the master (the node holding
  * config.db). The pid
  * file's fcntl() lock, not its content, tells whether a daemon runs, so a
  * stale file after kill -9 is harmless.
@@ -17,10 +17,11 @@ G_BEGIN_DECLS
 #define GNT_CLI_MASTERD "gantry-masterd"
 #define GNT_CLI_NODED	"gantry-noded"
 #define GNT_CLI_RAPI	"gantry-rapi"
+#define GNT_CLI_METAD	"gantry-metad"
 
 /* The daemons this node runs, in start order (stop goes backwards):
- * gantry-noded, then gantry-masterd and gantry-rapi where there is a
- * cluster config. (transfer container) */
+ * gantry-noded, gantry-metad, then gantry-masterd and gantry-rapi where
+ * there is a cluster config. (transfer container) */
 GPtrArray *
 gnt_cli_node_daemons(const GntPaths *paths);
 

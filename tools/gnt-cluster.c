@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gnt-cli-create.h"
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
 #include "gnt-cli.h"
@@ -39,6 +40,10 @@ static gint opt_max_running_jobs = -1;
 static gint opt_max_tracked_jobs = -1;
 static gint opt_candidate_pool_size = -1;
 static gboolean opt_force;
+static gchar *opt_safe_install;
+static gint opt_install_timeout = -1;
+static gchar **opt_ssh_keys;
+static gboolean opt_no_ssh_keys;
 
 /* The options init and modify share (Ganeti's names), each one a member
  * of OP_CLUSTER_SET_PARAMS. */
@@ -68,7 +73,20 @@ static gboolean opt_force;
 	{"max-tracked-jobs", 0, 0, G_OPTION_ARG_INT, &opt_max_tracked_jobs,                \
 	 "The maximal number of jobs tracked by the scheduler", "N"},                      \
 	{"candidate-pool-size", 'C', 0, G_OPTION_ARG_INT, &opt_candidate_pool_size,        \
-	 "Set the candidate pool size", "SIZE"}
+	 "Set the candidate pool size", "SIZE"},                                            \
+	{"enable-safe-install", 0, 0, G_OPTION_ARG_STRING, &opt_safe_install,              \
+	 "Run OS scripts inside the install appliance (yes, the default) or, for OSes "     \
+	 "marked trusted (gnt-os modify --trusted yes), on the node (no)",                 \
+	 "yes|no"},                                                                        \
+	{"install-timeout", 0, 0, G_OPTION_ARG_INT, &opt_install_timeout,                  \
+	 "Seconds an install appliance may run before it is killed (default 1800)",        \
+	 "SECONDS"},                                                                       \
+	{"ssh-key", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_ssh_keys,                      \
+	 "A file of authorized_keys lines served to instances without keys of their own "  \
+	 "(repeatable; replaces the cluster's keys)",                                      \
+	 "FILE"},                                                                          \
+	{"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                         \
+	 "Remove the cluster's default ssh keys", NULL}
 
 /* Ganeti's "k=v,k2=v2": "no_k" is false, a bare "k" true. (transfer full) */
 static JsonObject *
@@ -127,6 +145,7 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 		{"max_running_jobs", opt_max_running_jobs},
 		{"max_tracked_jobs", opt_max_tracked_jobs},
 		{"candidate_pool_size", opt_candidate_pool_size},
+		{"install_timeout", opt_install_timeout},
 	};
 
 	if (opt_enabled_hypervisors != NULL)
@@ -146,6 +165,27 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
 		if (ints[i].value != -1)
 			json_object_set_int_member(params, ints[i].name, ints[i].value);
+	}
+	if (opt_safe_install != NULL) {
+		gboolean on = TRUE;
+
+		if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", opt_safe_install, &on, error))
+			return NULL;
+		json_object_set_boolean_member(params, "enable_safe_install", on);
+	}
+	if (opt_no_ssh_keys && opt_ssh_keys != NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "--ssh-key and --no-ssh-keys exclude each other");
+		return NULL;
+	}
+	if (opt_no_ssh_keys)
+		json_object_set_array_member(params, "ssh_keys", json_array_new());
+	if (opt_ssh_keys != NULL) {
+		JsonArray *keys = gnt_cli_read_ssh_keys(cli, opt_ssh_keys, error);
+
+		if (keys == NULL)
+			return NULL;
+		json_object_set_array_member(params, "ssh_keys", keys);
 	}
 	if (opt_hvparams != NULL) {
 		JsonObject *hvparams = json_object_new();
@@ -675,6 +715,7 @@ typedef enum {
 	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
 	PARAM_UID_POOL,	   /* FormatUidPool */
 	PARAM_SEARCH_PATH,  /* CommaJoin, else the default of search_paths[] */
+	PARAM_SSH_KEYS,	   /* each key's comment (its type when it has none), or "(none)" */
 } ParamFormat;
 
 /* Where OS and ExtStorage providers are looked for: Ganeti's defaults
@@ -705,6 +746,26 @@ format_search_path(JsonObject *info, const gchar *key)
 			return g_strjoinv(", ", (gchar **)search_paths[i].dirs);
 	}
 	g_return_val_if_reached(g_strdup(""));
+}
+
+/* authorized_keys lines by their comments ("type data comment"), so that
+ * info does not print whole keys. */
+static gchar *
+format_ssh_keys(JsonNode *value)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	JsonArray *keys = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
+								       : NULL;
+
+	for (guint i = 0; keys != NULL && i < json_array_get_length(keys); i++) {
+		const gchar *key = json_array_get_string_element(keys, i);
+		g_auto(GStrv) words = g_strsplit(key != NULL ? key : "", " ", 3);
+		guint n = g_strv_length(words);
+
+		g_string_append_printf(out, "%s%s", out->len > 0 ? ", " : "",
+				       n >= 3 ? words[2] : n >= 1 ? words[0] : "?");
+	}
+	return out->len > 0 ? g_string_free(g_steal_pointer(&out), FALSE) : g_strdup("(none)");
 }
 
 static GntCliInfo *
@@ -747,6 +808,11 @@ cluster_parameters_info(JsonObject *info)
 		{"modify ssh setup", "modify_ssh_setup", PARAM_RAW},
 		{"ssh_key_type", "ssh_key_type", PARAM_RAW},
 		{"ssh_key_bits", "ssh_key_bits", PARAM_RAW},
+		/* Gantry's installs and metadata (doc/install.md, doc/metad.md) */
+		{"safe install", "enable_safe_install", PARAM_RAW},
+		{"install timeout", "install_timeout", PARAM_RAW},
+		{"trusted OSes", "trusted_os", PARAM_LIST_OR_NONE},
+		{"default ssh keys", "ssh_keys", PARAM_SSH_KEYS},
 	};
 	GntCliInfo *dict = gnt_cli_info_new_dict();
 
@@ -766,6 +832,9 @@ cluster_parameters_info(JsonObject *info)
 			break;
 		case PARAM_SEARCH_PATH:
 			text = format_search_path(info, params[i].key);
+			break;
+		case PARAM_SSH_KEYS:
+			text = format_ssh_keys(value);
 			break;
 		case PARAM_RAW:
 		default:

@@ -361,10 +361,38 @@ install_info(JsonObject *install)
 	return info;
 }
 
+/* Gantry's metadata section (@metadata: OP_INSTANCE_QUERY_DATA's) */
+static GntCliInfo *
+metadata_info(JsonObject *metadata)
+{
+	GntCliInfo *info = gnt_cli_info_new_dict();
+	JsonNode *comm = json_object_get_member(metadata, "communication");
+	gboolean on = comm != NULL && json_node_get_value_type(comm) == G_TYPE_BOOLEAN &&
+		      json_node_get_boolean(comm);
+	JsonNode *size = json_object_get_member(metadata, "user_data_size");
+	JsonNode *keys = json_object_get_member(metadata, "ssh_keys");
+
+	gnt_cli_info_add_printf(info, "communication", "%s%s%s", on ? "yes" : "no",
+				on ? ", address " : "",
+				on ? member_string(metadata, "communication_ip", "?") : "");
+	gnt_cli_info_add_printf(info, "user data", "%" G_GINT64_FORMAT " bytes",
+				size != NULL && gnt_json_node_is_int(size) ? json_node_get_int(size)
+									  : (gint64)0);
+	gnt_cli_info_add_printf(info, "ssh keys", "%" G_GINT64_FORMAT "%s",
+				keys != NULL && gnt_json_node_is_int(keys) ? json_node_get_int(keys)
+									  : (gint64)0,
+				keys != NULL && gnt_json_node_is_int(keys) &&
+						json_node_get_int(keys) > 0
+					? ""
+					: " (the cluster's are served)");
+	gnt_cli_info_add_text(info, "OS package", member_string(metadata, "os_package", "none"));
+	return info;
+}
+
 /* _FormatInstanceInfo, and Gantry's install section (@install: the
  * "install" of OP_INSTANCE_QUERY_DATA; nullable) */
 static GntCliInfo *
-instance_info(JsonNode **values, JsonObject *install)
+instance_info(JsonNode **values, JsonObject *install, JsonObject *metadata)
 {
 	GntCliInfo *info = gnt_cli_info_new_dict();
 	g_autofree gchar *admin_state = gnt_cli_py_str(values[INFO_ADMIN_STATE]);
@@ -407,6 +435,8 @@ instance_info(JsonNode **values, JsonObject *install)
 	gnt_cli_info_add(info, "Disks", NULL, disks_info(values));
 	if (install != NULL)
 		gnt_cli_info_add(info, "Install", NULL, install_info(install));
+	if (metadata != NULL)
+		gnt_cli_info_add(info, "Metadata", NULL, metadata_info(metadata));
 	return info;
 }
 
@@ -484,6 +514,7 @@ show_instance_config(GntCli *cli, gchar **args)
 		JsonNode *values[INFO_N_FIELDS];
 		JsonObject *entry = NULL;
 		JsonObject *install = NULL;
+		JsonObject *metadata = NULL;
 		const gchar *name;
 
 		if (!JSON_NODE_HOLDS_ARRAY(row) ||
@@ -495,9 +526,12 @@ show_instance_config(GntCli *cli, gchar **args)
 				       json_node_get_value_type(values[INFO_NAME]) == G_TYPE_STRING
 			       ? json_node_get_string(values[INFO_NAME])
 			       : NULL;
-		if (name != NULL && gnt_json_get_object(installs, name, &entry, NULL))
+		if (name != NULL && gnt_json_get_object(installs, name, &entry, NULL)) {
 			gnt_json_get_object(entry, "install", &install, NULL);
-		gnt_cli_info_append(container, instance_info(values, install));
+			if (json_object_has_member(entry, "metadata"))
+				gnt_json_get_object(entry, "metadata", &metadata, NULL);
+		}
+		gnt_cli_info_append(container, instance_info(values, install, metadata));
 	}
 	text = gnt_cli_info_format(container);
 	g_print("%s\n", text);
@@ -805,6 +839,8 @@ static gchar *opt_osparams_private;
 static gchar *opt_osparams_secret;
 static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
+static gchar *opt_os_package;
+static gchar *opt_safe_install;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -817,6 +853,8 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
+	GNT_CLI_OS_PACKAGE_ENTRY(&opt_os_package),
+	GNT_CLI_SAFE_INSTALL_ENTRY(&opt_safe_install),
 	{NULL},
 };
 
@@ -853,6 +891,9 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 		json_object_set_string_member(op, "os_image", opt_os_image);
 	if (opt_os_image_sha256 != NULL)
 		json_object_set_string_member(op, "os_image_sha256", opt_os_image_sha256);
+	if (!gnt_cli_set_os_package(cli, op, "osparams", opt_os_package, error) ||
+	    !gnt_cli_set_safe_install(cli, op, opt_safe_install, error))
+		return NULL;
 	return g_steal_pointer(&op);
 }
 
@@ -942,6 +983,9 @@ static gchar **opt_disks;
 static gboolean opt_offline;
 static gboolean opt_online;
 static gboolean opt_install_done;
+static gchar *opt_communication;
+static gchar *opt_user_data;
+static gchar **opt_ssh_keys;
 
 static const GOptionEntry modify_entries[] = {
 	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,
@@ -973,6 +1017,9 @@ static const GOptionEntry modify_entries[] = {
 	 "Mark the instance as offline (it must be stopped)", NULL},
 	{"online", 0, 0, G_OPTION_ARG_NONE, &opt_online,
 	 "Mark the instance as online (and stopped)", NULL},
+	GNT_CLI_COMMUNICATION_ENTRY(&opt_communication),
+	GNT_CLI_USER_DATA_ENTRY(&opt_user_data),
+	GNT_CLI_SSH_KEY_ENTRY(&opt_ssh_keys),
 	{NULL},
 };
 
@@ -1084,7 +1131,8 @@ modify_instance(GntCli *cli, gchar **args)
 	}
 	if (opt_beparams == NULL && opt_hvparams == NULL && opt_disks == NULL && opt_os == NULL &&
 	    opt_osparams == NULL && opt_osparams_private == NULL && !opt_offline && !opt_online &&
-	    !opt_install_done) {
+	    !opt_install_done && opt_communication == NULL && opt_user_data == NULL &&
+	    opt_ssh_keys == NULL) {
 		json_array_unref(disks);
 		g_printerr("Please give at least one of the parameters.\n");
 		return 1;
@@ -1120,6 +1168,9 @@ modify_instance(GntCli *cli, gchar **args)
 	/* Gantry's: only when given */
 	if (opt_install_done)
 		json_object_set_boolean_member(op, "install_done", TRUE);
+	if (!gnt_cli_set_metadata_options(cli, op, opt_communication, opt_user_data, opt_ssh_keys,
+					  &error))
+		return gnt_cli_fail(cli, error);
 	json_array_add_object_element(ops, g_steal_pointer(&op));
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);

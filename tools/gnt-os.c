@@ -1,4 +1,7 @@
 /* gnt-os: OS definitions, after Ganeti's lib/client/gnt_os.py (OP_OS_DIAGNOSE). */
+#include <string.h>
+
+#include "gnt-cli-create.h"
 #include "gnt-cli.h"
 #include "gnt-json.h"
 
@@ -69,11 +72,20 @@ comma_join(JsonArray *list)
 
 /* ---- list ---- */
 
+static gboolean opt_show_trusted;
+
+static const GOptionEntry list_entries[] = {
+	{"show-trusted", 0, 0, G_OPTION_ARG_NONE, &opt_show_trusted,
+	 "Add a column saying whether each OS is trusted (its scripts may run on the nodes)",
+	 NULL},
+	{NULL},
+};
+
 static gint
 list_os(GntCli *cli, gchar **args)
 {
-	static const gchar *const fields[] = {"name", "variants", NULL};
-	static const GntCliColumn columns[] = {{"Name", FALSE}};
+	static const gchar *const fields[] = {"name", "variants", "trusted", NULL};
+	static const GntCliColumn columns[] = {{"Name", FALSE}, {"Trusted", FALSE}};
 	const GntCliOptions *opts = gnt_cli_get_options(cli);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonArray) rows = diagnose(cli, fields, &error);
@@ -83,7 +95,8 @@ list_os(GntCli *cli, gchar **args)
 	if (rows == NULL)
 		return error != NULL ? gnt_cli_fail(cli, error) : 0;
 	for (guint i = 0; i < json_array_get_length(rows); i++) {
-		JsonArray *row = row_at(rows, i, 2);
+		JsonArray *row = row_at(rows, i, 3);
+		const gchar *trusted = row != NULL && cell_bool(row, 2) ? "Y" : "N";
 		JsonArray *variants = row != NULL ? cell_list(row, 1) : NULL;
 		const gchar *name = row != NULL ? json_array_get_string_element(row, 0) : NULL;
 
@@ -91,18 +104,21 @@ list_os(GntCli *cli, gchar **args)
 			continue;
 		/* CalculateOSNames */
 		if (variants == NULL || json_array_get_length(variants) == 0) {
-			gchar **cells = g_new0(gchar *, 2);
+			gchar **cells = g_new0(gchar *, 3);
 			cells[0] = g_strdup(name);
+			cells[1] = opt_show_trusted ? g_strdup(trusted) : NULL;
 			g_ptr_array_add(table, cells);
 		}
 		for (guint v = 0; variants != NULL && v < json_array_get_length(variants); v++) {
-			gchar **cells = g_new0(gchar *, 2);
+			gchar **cells = g_new0(gchar *, 3);
 			cells[0] = g_strdup_printf("%s+%s", name,
 						   json_array_get_string_element(variants, v));
+			cells[1] = opt_show_trusted ? g_strdup(trusted) : NULL;
 			g_ptr_array_add(table, cells);
 		}
 	}
-	lines = gnt_cli_format_table(columns, 1, table, !opts->no_headers, opts->separator);
+	lines = gnt_cli_format_table(columns, opt_show_trusted ? 2 : 1, table, !opts->no_headers,
+				     opts->separator);
 	for (guint i = 0; i < lines->len; i++)
 		g_print("%s\n", (const gchar *)g_ptr_array_index(lines, i));
 	return 0;
@@ -121,13 +137,14 @@ enum {
 	INFO_OS_HVP,
 	INFO_OSPARAMS,
 	INFO_TRUSTED,
+	INFO_UNTRUSTED_SCRIPTS,
 	INFO_N_FIELDS
 };
 
 static const gchar *const info_fields[] = {
 	"name",	       "valid",	 "variants", "parameters", "api_versions",
 	"blacklisted", "hidden", "os_hvp",   "osparams",   "trusted",
-	NULL,
+	"untrusted_scripts", NULL,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
@@ -184,6 +201,14 @@ print_os_info(JsonArray *row)
 		}
 	}
 	g_print("  - trusted: %s\n", py_bool(cell_bool(row, INFO_TRUSTED)));
+	/* Gantry's: scripts that run only inside the install appliance */
+	{
+		JsonArray *untrusted = cell_list(row, INFO_UNTRUSTED_SCRIPTS);
+
+		g_print("  - untrusted scripts:\n");
+		for (guint i = 0; untrusted != NULL && i < json_array_get_length(untrusted); i++)
+			g_print("    - %s\n", json_array_get_string_element(untrusted, i));
+	}
 	g_print("\n");
 }
 
@@ -436,6 +461,75 @@ diagnose_os(GntCli *cli, gchar **args)
 	return has_bad ? 1 : 0;
 }
 
+/* ---- modify ---- */
+
+static gchar *opt_trusted;
+static gchar *opt_hidden;
+static gchar *opt_blacklisted;
+
+static const GOptionEntry modify_entries[] = {
+	{"trusted", 0, 0, G_OPTION_ARG_STRING, &opt_trusted,
+	 "Whether the OS is trusted: its scripts may then run on the nodes (with safe install "
+	 "off); an OS not trusted is installed only inside the install appliance",
+	 "yes|no"},
+	{"hidden", 0, 0, G_OPTION_ARG_STRING, &opt_hidden, "Whether the OS is hidden", "yes|no"},
+	{"blacklisted", 0, 0, G_OPTION_ARG_STRING, &opt_blacklisted,
+	 "Whether the OS is blacklisted", "yes|no"},
+	{NULL},
+};
+
+/* Ganeti's ModifyOS: OP_CLUSTER_SET_PARAMS with hidden_os and blacklisted_os
+ * as [["add"|"remove", name]], and Gantry's trusted_os likewise (an OS is
+ * trusted whatever its variant, so the variant is dropped). */
+static gint
+modify_os(GntCli *cli, gchar **args)
+{
+	const struct {
+		const gchar *option;
+		const gchar *text;
+		const gchar *member;
+	} flags[] = {
+		{"--trusted", opt_trusted, "trusted_os"},
+		{"--hidden", opt_hidden, "hidden_os"},
+		{"--blacklisted", opt_blacklisted, "blacklisted_os"},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, "OP_CLUSTER_SET_PARAMS");
+	g_autofree gchar *name = NULL;
+	gboolean any = FALSE;
+
+	for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
+		JsonArray *mods;
+		JsonArray *mod;
+		gboolean on = FALSE;
+
+		g_free(name);
+		/* trusted: the OS whatever its variant; hidden, blacklisted: as given */
+		name = i == 0 ? g_strndup(args[0], strcspn(args[0], "+")) : g_strdup(args[0]);
+		if (flags[i].text == NULL)
+			continue;
+		if (!gnt_cli_parse_yes_no(cli, flags[i].option, flags[i].text, &on, &error))
+			return gnt_cli_fail(cli, error);
+		mod = json_array_new();
+		json_array_add_string_element(mod, on ? "add" : "remove");
+		json_array_add_string_element(mod, name);
+		mods = json_array_new();
+		json_array_add_array_element(mods, mod);
+		json_object_set_array_member(op, flags[i].member, mods);
+		any = TRUE;
+	}
+	if (!any) {
+		g_printerr("At least one of OS parameters or hypervisor parameters must be "
+			   "passed\n");
+		return 1;
+	}
+	json_array_add_object_element(ops, g_steal_pointer(&op));
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
+		return gnt_cli_fail(cli, error);
+	return 0;
+}
+
 static const GntCliCommand commands[] = {
 	{"diagnose", diagnose_os, 0, 0, GNT_CLI_OPT_PRIORITY, NULL, "",
 	 "Diagnose all operating systems",
@@ -443,7 +537,14 @@ static const GntCliCommand commands[] = {
 	 "path and those it hides); exits 1 when an OS is not valid everywhere."},
 	{"info", show_os_info, 0, -1, GNT_CLI_OPT_PRIORITY, NULL, "[<os_name>...]",
 	 "Show detailed information about operating systems", NULL},
-	{"list", list_os, 0, 0, GNT_CLI_OPT_TABLE | GNT_CLI_OPT_PRIORITY, NULL, "",
+	{"modify", modify_os, 1, 1, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY, modify_entries,
+	 "[--trusted yes|no] [--hidden yes|no] [--blacklisted yes|no] <os_name>",
+	 "Modify the OS parameters",
+	 "--trusted yes lets the OS's scripts run on the nodes when safe install is off "
+	 "(gnt-cluster modify --enable-safe-install no, or gnt-instance add/reinstall "
+	 "--enable-safe-install no); an OS not trusted is only ever installed inside the "
+	 "install appliance."},
+	{"list", list_os, 0, 0, GNT_CLI_OPT_TABLE | GNT_CLI_OPT_PRIORITY, list_entries, "",
 	 "Lists all valid operating systems on the cluster",
 	 "An OS is listed when it is valid on every online node; one with variants is listed "
 	 "once per variant (os+variant)."},

@@ -297,6 +297,8 @@ static const gchar *const info_keys[] = {
 	"zeroing_image", "compression_tools", "enabled_user_shutdown", "enabled_data_collectors",
 	"data_collector_interval", "modify_ssh_setup", "ssh_key_type", "ssh_key_bits",
 	"os_search_path", /* Gantry: where OS definitions are looked for */
+	/* Gantry's installs and metadata */
+	"enable_safe_install", "install_timeout", "ssh_keys", "trusted_os",
 };
 
 static void

@@ -125,6 +125,12 @@ gnt_test_cluster_start_reaper(GntTestCluster *self)
  * ("kvm,fake"); the daemons run afterwards. The cluster name also makes
  * the hypervisor's domain prefix ("gnt-<name>-"), so give each run its
  * own. */
+/* The OSes the tests install on the node: Debian's noop and debootstrap,
+ * the test OS of tests/data/os-defs, and os-scripts/gantry-report. */
+static const gchar *const gnt_test_cluster_trusted_os[] = {
+	"noop", "debootstrap", "sample", "gantry-report",
+};
+
 static inline void
 gnt_test_cluster_init(GntTestCluster *self, const gchar *name, const gchar *hypervisors)
 {
@@ -135,10 +141,18 @@ gnt_test_cluster_init(GntTestCluster *self, const gchar *name, const gchar *hype
 	self->name = g_strdup(name);
 	self->paths = gnt_paths_new(self->root);
 	gnt_test_cluster_start_reaper(self);
-	/* noded on a free port: several clusters may share the machine */
+	/* noded on a free port: several clusters may share the machine; the
+	 * OS scripts of the OSes the tests install run on the node (safe
+	 * install off, those OSes trusted; an add or reinstall with
+	 * --enable-safe-install yes uses the install appliance) */
 	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port",
-					     "0", "--enabled-hypervisors", hypervisors, name),
+					     "0", "--enabled-hypervisors", hypervisors,
+					     "--enable-safe-install", "no", name),
 			==, 0);
+	for (guint i = 0; i < G_N_ELEMENTS(gnt_test_cluster_trusted_os); i++)
+		g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GNT_OS", "modify", "--trusted",
+						     "yes", gnt_test_cluster_trusted_os[i]),
+				==, 0);
 	self->running = TRUE;
 	self->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(self->paths), &error);
 	g_assert_no_error(error);

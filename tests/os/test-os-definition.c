@@ -1,6 +1,9 @@
 /* Finding OS definitions and reading them as Ganeti does. */
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -266,6 +269,87 @@ test_json_invalid(void)
 	g_assert_nonnull(strstr(error->message, "'parameters' element 0"));
 }
 
+/* An executable script @name (may contain a '/') under @dir. */
+static void
+write_script(const gchar *dir, const gchar *name)
+{
+	g_autofree gchar *file = g_build_filename(dir, name, NULL);
+	g_autofree gchar *parent = g_path_get_dirname(file);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+	g_file_set_contents(file, "#!/bin/sh\nexit 0\n", -1, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(g_chmod(file, 0755), ==, 0);
+}
+
+/* Untrusted create scripts: Gantry's untrusted/create wins over Ganeti's
+ * create_untrusted; either makes the OS untrusted; both survive the JSON
+ * the node sends the master. */
+static void
+test_untrusted_create(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *root = g_dir_make_tmp("gnt-os-untrusted-XXXXXX", &error);
+	g_autofree gchar *both = NULL;
+	g_autofree gchar *defs = os_test_data_path("os-defs");
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autoptr(GntOsDefinition) ganeti = gnt_os_definition_read(defs, "untrusted");
+	g_autoptr(GntOsDefinition) sample = gnt_os_definition_read(defs, "sample");
+	g_autoptr(GntOsDefinition) back = NULL;
+	g_autoptr(JsonObject) json = NULL;
+	g_autofree gchar *path = NULL;
+	g_autofree gchar *ganeti_path = NULL;
+	g_autofree gchar *cmd = NULL;
+	const gchar *const scripts[] = {"create", "untrusted/create", "create_untrusted",
+					"import", "export", "rename", "verify"};
+
+	g_assert_no_error(error);
+	both = g_build_filename(root, "both", NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(scripts); i++)
+		write_script(both, scripts[i]);
+	{
+		g_autofree gchar *api = g_build_filename(both, GNT_OS_API_FILE, NULL);
+		g_autofree gchar *params = g_build_filename(both, GNT_OS_PARAMETERS_FILE, NULL);
+		g_file_set_contents(api, "20\n", -1, &error);
+		g_assert_no_error(error);
+		g_file_set_contents(params, "", -1, &error);
+		g_assert_no_error(error);
+	}
+	os = gnt_os_definition_read(root, "both");
+	g_assert_true(os->valid);
+	g_assert_false(os->trusted);
+	g_assert_true(os->has_create);
+	g_assert_cmpstr(os->untrusted_create, ==, GNT_OS_UNTRUSTED_CREATE);
+	path = gnt_os_definition_get_untrusted_create(os);
+	g_assert_true(g_str_has_suffix(path, "/both/untrusted/create"));
+
+	/* Ganeti's spelling alone */
+	g_assert_false(ganeti->has_create);
+	g_assert_cmpstr(ganeti->untrusted_create, ==, GNT_OS_CREATE_UNTRUSTED);
+	ganeti_path = gnt_os_definition_get_untrusted_create(ganeti);
+	g_assert_true(g_str_has_suffix(ganeti_path, "/untrusted/create_untrusted"));
+	/* none */
+	g_assert_true(sample->has_create);
+	g_assert_null(sample->untrusted_create);
+	g_assert_null(gnt_os_definition_get_untrusted_create(sample));
+
+	json = gnt_os_definition_to_json(os);
+	back = gnt_os_definition_from_json(json, &error);
+	g_assert_no_error(error);
+	g_assert_true(back->has_create);
+	g_assert_cmpstr(back->untrusted_create, ==, GNT_OS_UNTRUSTED_CREATE);
+	json_object_set_string_member(json, "untrusted_create", "../create");
+	g_clear_pointer(&back, gnt_os_definition_free);
+	back = gnt_os_definition_from_json(json, &error);
+	g_assert_null(back);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+
+	cmd = g_strdup_printf("rm -rf '%s'", root);
+	g_assert_cmpint(system(cmd), ==, 0);
+}
+
 /* The Debian packages ganeti-os-noop and ganeti-instance-debootstrap, found
  * along Ganeti's default search path. */
 static void
@@ -322,6 +406,7 @@ main(int argc, char **argv)
 	g_test_add_func("/os/definition/parameters", test_parameters);
 	g_test_add_func("/os/definition/json/round-trip", test_json_round_trip);
 	g_test_add_func("/os/definition/json/invalid", test_json_invalid);
+	g_test_add_func("/os/definition/untrusted-create", test_untrusted_create);
 	g_test_add_func("/os/definition/debian", test_debian);
 	return g_test_run();
 }

@@ -429,7 +429,12 @@ test_os(RapiFx *fx, gconstpointer data)
 	g_assert_true(json_object_get_boolean_member(noop, "valid"));
 	g_assert_false(json_object_get_boolean_member(noop, "hidden"));
 	g_assert_false(json_object_get_boolean_member(noop, "blacklisted"));
-	g_assert_true(json_object_get_boolean_member(noop, "trusted"));
+	/* trusted: an administrator's mark (gnt-os modify --trusted), none here;
+	 * noop has no untrusted create script */
+	g_assert_false(json_object_get_boolean_member(noop, "trusted"));
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(noop,
+									     "untrusted_scripts")),
+			 ==, 0);
 	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(noop, "variants")));
 	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(noop, "parameters")));
 	/* noop's ganeti_api_version says 5 and 10; Gantry speaks 10 of them */

@@ -43,8 +43,12 @@ inst_set_up(InstFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *os_defs =
 		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs", NULL);
+	/* the OS scripts run on the node: safe install off, the OSes trusted */
 	const gchar *init[] = {"init",		 "--noded-port", "0", "--os-search-path",
-			       os_defs,		 "cluster.example.com", NULL};
+			       os_defs,		 "--enable-safe-install", "no",
+			       "cluster.example.com", NULL};
+	const gchar *trust_noop[] = {"modify", "--trusted", "yes", "noop", NULL};
+	const gchar *trust_sample[] = {"modify", "--trusted", "yes", "sample", NULL};
 
 	if (!g_file_test("/usr/share/ganeti/os/noop/create", G_FILE_TEST_IS_EXECUTABLE)) {
 		g_test_skip("Debian's ganeti-os-noop is not installed (scripts/install-deps)");
@@ -54,6 +58,8 @@ inst_set_up(InstFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	fx->paths = gnt_paths_new(fx->dir);
 	run_tool(fx, "GNT_TEST_GNT_CLUSTER", init);
+	run_tool(fx, "GNT_TEST_GNT_OS", trust_noop);
+	run_tool(fx, "GNT_TEST_GNT_OS", trust_sample);
 	fx->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->paths), &error);
 	g_assert_no_error(error);
 }

@@ -24,11 +24,16 @@ fx_set_up(BackupFx *fx, gconstpointer data)
 	g_autoptr(Run) init = NULL;
 	g_autoptr(Run) modify = NULL;
 	g_autoptr(Run) nodes = NULL;
+	g_autoptr(Run) trust = NULL;
 
 	fx->root = g_dir_make_tmp("gtb-XXXXXX", &error);
 	g_assert_no_error(error);
-	init = RUN(fx, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port", "0", "test.example.com");
+	/* the OS scripts run on the node: safe install off, sample trusted */
+	init = RUN(fx, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port", "0", "--enable-safe-install",
+		   "no", "test.example.com");
 	expect(init, 0, NULL);
+	trust = RUN(fx, "GNT_TEST_GNT_OS", "modify", "--trusted", "yes", "sample");
+	expect(trust, 0, NULL);
 	modify = RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--os-search-path",
 		     g_getenv("GNT_TEST_OS_DIR"));
 	expect(modify, 0, NULL);

@@ -41,13 +41,18 @@ fx_set_up(InstFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(Run) init = NULL;
+	g_autoptr(Run) trust = NULL;
 
 	fx->root = g_dir_make_tmp("gti-XXXXXX", &error);
 	g_assert_no_error(error);
 	fx->file_storage = g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
 	/* noded on a free port: tests run side by side */
-	init = RUN(fx, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port", "0", "test.example.com");
+	/* the OS scripts run on the node: safe install off, noop trusted */
+	init = RUN(fx, "GNT_TEST_GNT_CLUSTER", "init", "--noded-port", "0", "--enable-safe-install",
+		   "no", "test.example.com");
 	expect(init, 0, NULL);
+	trust = RUN(fx, "GNT_TEST_GNT_OS", "modify", "--trusted", "yes", "noop");
+	expect(trust, 0, NULL);
 }
 
 static void
@@ -153,7 +158,7 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	g_assert_null(strchr(nodes->out, '?'));
 
 	shutdown = INSTANCE(fx, "shutdown", "--timeout", "10", "inst1");
-	expect(shutdown, 0, "Waiting for job 2 for inst1.example.com ...\n");
+	expect(shutdown, 0, "Waiting for job 3 for inst1.example.com ...\n");
 	expect_status(fx, "inst1.example.com ADMIN_down\n");
 	startup = INSTANCE(fx, "startup", "inst1");
 	expect(startup, 0, NULL);
@@ -272,10 +277,10 @@ test_submit(InstFx *fx, gconstpointer data)
 	submitted = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "--no-start", "--submit",
 			     "sub1.example.com");
 	expect(submitted, 0, "");
-	g_assert_cmpstr(submitted->err, ==, "JobID: 1\n");
+	g_assert_cmpstr(submitted->err, ==, "JobID: 2\n"); /* job 1: gnt-os modify */
 	printed = INSTANCE(fx, "add", "-t", "file", "-s", "32M", "-o", "noop", "--submit",
 			   "--print-jobid", "sub2.example.com");
-	expect(printed, 0, "2\n");
+	expect(printed, 0, "3\n");
 	wait_for_printed_job(fx, printed);
 	expect_status(fx, "sub1.example.com ADMIN_down\nsub2.example.com running\n");
 }
@@ -303,12 +308,12 @@ test_many(InstFx *fx, gconstpointer data)
 	expect_status(fx, "m1.example.com running\nm2.example.com running\n");
 	forced = INSTANCE(fx, "shutdown", "--force-multiple", "m1", "m2");
 	expect(forced, 0,
-	       "Submitted jobs 3, 4\n"
-	       "Waiting for job 3 for m1.example.com ...\n"
-	       "Waiting for job 4 for m2.example.com ...\n");
+	       "Submitted jobs 4, 5\n"
+	       "Waiting for job 4 for m1.example.com ...\n"
+	       "Waiting for job 5 for m2.example.com ...\n");
 	expect_status(fx, "m1.example.com ADMIN_down\nm2.example.com ADMIN_down\n");
 	started = INSTANCE(fx, "startup", "--force-multiple", "--submit", "m2", "m1");
-	expect(started, 0, "5: m2.example.com\n6: m1.example.com\n");
+	expect(started, 0, "6: m2.example.com\n7: m1.example.com\n");
 	unknown = INSTANCE(fx, "startup", "m1", "nope");
 	expect(unknown, 1, "");
 	assert_has(unknown->err, "Instance name 'nope' not found");

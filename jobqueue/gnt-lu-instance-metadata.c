@@ -1,0 +1,267 @@
+/*
+ * The instance's metadata for gantry-metad (doc/metad.md): the record the
+ * master builds from the config, its pushes after add, modify, rename and
+ * reinstall (and the removal with the instance), and the link-local
+ * address of every instance's communication NIC.
+ */
+#include "gnt-lu-instance-metadata.h"
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-node-calls-metad.h"
+
+gboolean
+gnt_lu_instance_has_communication(JsonObject *instance)
+{
+	JsonNode *value = json_object_get_member(instance, "communication");
+
+	return value != NULL && JSON_NODE_HOLDS_VALUE(value) &&
+	       json_node_get_value_type(value) == G_TYPE_BOOLEAN && json_node_get_boolean(value);
+}
+
+static JsonNode *
+member_copy_or_empty_object(JsonObject *obj, const gchar *key)
+{
+	JsonNode *value = json_object_get_member(obj, key);
+
+	return value != NULL && JSON_NODE_HOLDS_OBJECT(value)
+		       ? gnt_json_node_deep_copy(value)
+		       : gnt_json_node_new_object(json_object_new());
+}
+
+static const gchar *
+string_member(JsonObject *obj, const gchar *key)
+{
+	JsonNode *value = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return value != NULL && JSON_NODE_HOLDS_VALUE(value) &&
+		       json_node_get_value_type(value) == G_TYPE_STRING
+		       ? json_node_get_string(value)
+		       : NULL;
+}
+
+static JsonArray *
+metadata_nics(JsonObject *instance)
+{
+	JsonNode *nics = json_object_get_member(instance, "nics");
+	JsonNode *comm = json_object_get_member(instance, "communication_nic");
+	JsonArray *out = json_array_new();
+
+	for (guint i = 0; nics != NULL && JSON_NODE_HOLDS_ARRAY(nics) &&
+			  i < json_array_get_length(json_node_get_array(nics));
+	     i++) {
+		JsonNode *elem = json_array_get_element(json_node_get_array(nics), i);
+		JsonObject *nic = JSON_NODE_HOLDS_OBJECT(elem) ? json_node_get_object(elem) : NULL;
+		JsonObject *entry = json_object_new();
+		const gchar *mac = string_member(nic, "mac");
+		const gchar *ip = string_member(nic, "ip");
+
+		if (mac != NULL)
+			json_object_set_string_member(entry, "mac", mac);
+		if (ip != NULL && ip[0] != '\0')
+			json_object_set_string_member(entry, "ip", ip);
+		json_array_add_object_element(out, entry);
+	}
+	if (comm != NULL && JSON_NODE_HOLDS_OBJECT(comm) && gnt_lu_instance_has_communication(instance)) {
+		JsonObject *entry = json_object_new();
+
+		json_object_set_string_member(entry, "mac",
+					      string_member(json_node_get_object(comm), "mac"));
+		json_object_set_string_member(entry, "ip",
+					      string_member(json_node_get_object(comm), "ip"));
+		json_object_set_string_member(entry, "netmask", GNT_METADATA_NETMASK);
+		json_array_add_object_element(out, entry);
+	}
+	return out;
+}
+
+JsonObject *
+gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance)
+{
+	g_autoptr(GntCluster) cluster = NULL;
+	JsonObject *record;
+	JsonNode *keys;
+	const gchar *user_data;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config), NULL);
+	g_return_val_if_fail(instance != NULL, NULL);
+
+	cluster = gnt_config_dup_cluster(config);
+	record = json_object_new();
+	json_object_set_string_member(record, "name", string_member(instance, "name"));
+	json_object_set_string_member(record, "uuid", string_member(instance, "uuid"));
+	json_object_set_string_member(record, "hostname", string_member(instance, "name"));
+	if (string_member(instance, "os") != NULL)
+		json_object_set_string_member(record, "os", string_member(instance, "os"));
+	json_object_set_member(record, "osparams", member_copy_or_empty_object(instance, "osparams"));
+	json_object_set_member(record, "osparams_private",
+			       member_copy_or_empty_object(instance, "osparams_private"));
+	json_object_set_member(record, "os_search_path",
+			       gnt_json_node_deep_copy(
+				       json_object_get_member(cluster->settings, "os_search_path")));
+	user_data = string_member(instance, "user_data");
+	if (user_data != NULL && user_data[0] != '\0')
+		json_object_set_string_member(record, "user_data", user_data);
+	keys = json_object_get_member(instance, "ssh_keys");
+	if (keys == NULL || !JSON_NODE_HOLDS_ARRAY(keys) ||
+	    json_array_get_length(json_node_get_array(keys)) == 0)
+		keys = json_object_get_member(cluster->settings, "ssh_keys");
+	json_object_set_member(record, "ssh_keys",
+			       keys != NULL && JSON_NODE_HOLDS_ARRAY(keys)
+				       ? gnt_json_node_deep_copy(keys)
+				       : gnt_json_node_new_array(json_array_new()));
+	json_object_set_array_member(record, "nics", metadata_nics(instance));
+	return record;
+}
+
+JsonObject *
+gnt_lu_instance_metadata_secrets(JsonObject *osparams_secret)
+{
+	g_autoptr(JsonObject) out = NULL;
+
+	if (osparams_secret == NULL)
+		return NULL;
+	out = gnt_json_object_deep_copy(osparams_secret);
+	json_object_remove_member(out, GNT_OSP_OS_PACKAGE_USERNAME);
+	json_object_remove_member(out, GNT_OSP_OS_PACKAGE_PASSWORD);
+	return json_object_get_size(out) > 0 ? g_steal_pointer(&out) : NULL;
+}
+
+gboolean
+gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
+			      JsonObject *instance, JsonObject *osparams_secret)
+{
+	g_autoptr(JsonObject) record = NULL;
+	g_autoptr(JsonObject) secrets = NULL;
+	g_autoptr(GError) error = NULL;
+	const gchar *name = string_member(instance, "name");
+
+	if (!gnt_lu_instance_has_communication(instance))
+		return FALSE;
+	record = gnt_lu_instance_metadata_new(gnt_lu_get_env(lu)->config, instance);
+	secrets = gnt_lu_instance_metadata_secrets(osparams_secret);
+	if (!gnt_node_call_metad_push(rpc, node, name, record, secrets, &error)) {
+		gnt_lu_feedback(lu,
+				"WARNING: the metadata of instance %s did not reach node %s's "
+				"gantry-metad (is it running?); the instance cannot read it until "
+				"the next push: %s",
+				name, string_member(node, "name"), error->message);
+		return FALSE;
+	}
+	gnt_lu_feedback(lu, "* metadata of instance %s given to gantry-metad on node %s", name,
+			string_member(node, "name"));
+	return TRUE;
+}
+
+void
+gnt_lu_instance_metadata_remove(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
+				const gchar *name)
+{
+	g_autoptr(GError) error = NULL;
+
+	if (!gnt_node_call_metad_remove(rpc, node, name, &error))
+		gnt_lu_feedback(lu,
+				"WARNING: node %s's gantry-metad may still hold the metadata of "
+				"instance %s (is it running?): %s",
+				string_member(node, "name"), name, error->message);
+}
+
+/* ---- communication NICs ---- */
+
+typedef struct {
+	GHashTable *ips;
+	GHashTable *macs;
+} TakenAddresses;
+
+static gboolean
+collect_addresses_cb(JsonObject *record, gpointer user_data)
+{
+	TakenAddresses *taken = user_data;
+	JsonNode *comm = json_object_get_member(record, "communication_nic");
+	JsonNode *nics = json_object_get_member(record, "nics");
+
+	if (comm != NULL && JSON_NODE_HOLDS_OBJECT(comm)) {
+		const gchar *ip = string_member(json_node_get_object(comm), "ip");
+		const gchar *mac = string_member(json_node_get_object(comm), "mac");
+
+		if (ip != NULL)
+			g_hash_table_add(taken->ips, g_strdup(ip));
+		if (mac != NULL && taken->macs != NULL)
+			g_hash_table_add(taken->macs, g_strdup(mac));
+	}
+	for (guint i = 0; taken->macs != NULL && nics != NULL && JSON_NODE_HOLDS_ARRAY(nics) &&
+			  i < json_array_get_length(json_node_get_array(nics));
+	     i++) {
+		JsonNode *nic = json_array_get_element(json_node_get_array(nics), i);
+		const gchar *mac = JSON_NODE_HOLDS_OBJECT(nic)
+					   ? string_member(json_node_get_object(nic), "mac")
+					   : NULL;
+		if (mac != NULL)
+			g_hash_table_add(taken->macs, g_strdup(mac));
+	}
+	return TRUE;
+}
+
+/* 169.254.A.B for A, B in 1..254, except 169.254.169.254. */
+#define COMM_SPAN 254u
+
+static gchar *
+comm_address(guint index)
+{
+	return g_strdup_printf("169.254.%u.%u", index / COMM_SPAN + 1, index % COMM_SPAN + 1);
+}
+
+JsonObject *
+gnt_lu_instance_communication_nic_new(GntConfig *config, const gchar *mac_prefix,
+				      GHashTable *taken_macs, GError **error)
+{
+	g_autoptr(GHashTable) ips = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) macs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	TakenAddresses taken = {ips, macs};
+	g_autofree gchar *ip = NULL;
+	g_autofree gchar *mac = NULL;
+	JsonObject *nic;
+	guint start;
+
+	g_return_val_if_fail(GNT_IS_CONFIG(config), NULL);
+	g_return_val_if_fail(mac_prefix != NULL, NULL);
+
+	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_addresses_cb, &taken);
+	g_hash_table_add(ips, g_strdup(GNT_METADATA_ADDRESS));
+	/* a random start, then the next free one: two creates running side by
+	 * side are unlikely to pick the same */
+	start = (guint)g_random_int_range(0, COMM_SPAN * COMM_SPAN);
+	for (guint i = 0; i < COMM_SPAN * COMM_SPAN && ip == NULL; i++) {
+		g_autofree gchar *candidate = comm_address((start + i) % (COMM_SPAN * COMM_SPAN));
+
+		if (!g_hash_table_contains(ips, candidate))
+			ip = g_steal_pointer(&candidate);
+	}
+	if (ip == NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
+				    "every link-local address of the communication channel "
+				    "(169.254.1.1 to 169.254.254.254) is taken");
+		return NULL;
+	}
+	for (guint tries = 0; tries < 100000 && mac == NULL; tries++) {
+		g_autofree gchar *candidate =
+			g_strdup_printf("%s:%02x:%02x:%02x", mac_prefix, g_random_int_range(0, 256),
+					g_random_int_range(0, 256), g_random_int_range(0, 256));
+
+		if (!g_hash_table_contains(macs, candidate) &&
+		    (taken_macs == NULL || !g_hash_table_contains(taken_macs, candidate)))
+			mac = g_steal_pointer(&candidate);
+	}
+	if (mac == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
+			    "no free MAC address under prefix '%s' for the communication NIC",
+			    mac_prefix);
+		return NULL;
+	}
+	if (taken_macs != NULL)
+		g_hash_table_add(taken_macs, g_strdup(mac));
+	nic = json_object_new();
+	json_object_set_string_member(nic, "mac", mac);
+	json_object_set_string_member(nic, "ip", ip);
+	return nic;
+}

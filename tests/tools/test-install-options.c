@@ -1,0 +1,431 @@
+/*
+ * Issue 6's settings as an operator sets them, on a one-node cluster
+ * (gnt-cluster init: noded, metad, masterd) on a temporary root, the fake
+ * hypervisor and the test OSes of tests/data/os-defs: safe install, the
+ * install timeout and the cluster's ssh keys (gnt-cluster init/modify/info),
+ * trusted OSes (gnt-os modify/info/list), the refusals of installs that
+ * cannot run anywhere (nothing changed after them), and an instance's
+ * metadata (-C, --user-data, --ssh-key, --os-package) pushed to metad and
+ * read through the instance's own socket with curl, then gone with it.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "tools-test.h"
+
+typedef struct {
+	gchar *root;
+	gchar *keys;	  /* an authorized_keys file */
+	gchar *user_data; /* a user data file */
+} OptFx;
+
+#define CLUSTER(fx, ...)  RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
+#define INSTANCE(fx, ...) RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define OS(fx, ...)	  RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
+#define DAEMONS(fx, ...)  RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
+
+#define KEY_ALICE "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAliceAliceAliceAlice alice@example.com"
+#define KEY_BOB	  "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQBobBobBob bob@example.com"
+#define USER_DATA "#cloud-config\nhostname: web1\n"
+
+static gchar *
+write_file(OptFx *fx, const gchar *name, const gchar *text)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *path = g_build_filename(fx->root, name, NULL);
+
+	g_file_set_contents(path, text, -1, &error);
+	g_assert_no_error(error);
+	return path;
+}
+
+/* @data: "safe-off" inits the cluster with --enable-safe-install no */
+static void
+fx_set_up(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Run) init = NULL;
+	const gchar *safe = g_strcmp0(data, "safe-off") == 0 ? "no" : "yes";
+
+	fx->root = g_dir_make_tmp("gtio-XXXXXX", &error);
+	g_assert_no_error(error);
+	fx->keys = write_file(fx, "keys.pub", "# the operators\n" KEY_ALICE "\n\n" KEY_BOB "\n");
+	fx->user_data = write_file(fx, "user-data", USER_DATA);
+	init = CLUSTER(fx, "init", "--noded-port", "0", "--os-search-path",
+		       g_getenv("GNT_TEST_OS_DIR"), "--enable-safe-install", safe,
+		       "test.example.com");
+	expect(init, 0, NULL);
+}
+
+static void
+fx_tear_down(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) stop = DAEMONS(fx, "stop");
+	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->root);
+
+	expect(stop, 0, NULL);
+	g_assert_cmpint(system(cmd), ==, 0);
+	g_free(fx->root);
+	g_free(fx->keys);
+	g_free(fx->user_data);
+}
+
+static void
+test_cluster_settings(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) info = CLUSTER(fx, "info");
+	g_autoptr(Run) modify = NULL;
+	g_autoptr(Run) info2 = NULL;
+	g_autoptr(Run) bad = NULL;
+	g_autoptr(Run) bad_timeout = NULL;
+	g_autoptr(Run) bad_keys = NULL;
+	g_autoptr(Run) no_keys = NULL;
+	g_autoptr(Run) info3 = NULL;
+	g_autoptr(Run) daemons = DAEMONS(fx, "status");
+	g_autofree gchar *empty_keys = NULL;
+
+	/* the defaults, and metad running with the other daemons */
+	expect(info, 0, NULL);
+	assert_has(info->out, "  safe install: True\n");
+	assert_has(info->out, "  install timeout: 1800\n");
+	assert_has(info->out, "  trusted OSes: (none)\n");
+	assert_has(info->out, "  default ssh keys: (none)\n");
+	expect_has(daemons, 0, "gantry-metad: running (pid ");
+
+	modify = CLUSTER(fx, "modify", "--enable-safe-install", "no", "--install-timeout", "600",
+			 "--ssh-key", fx->keys);
+	expect(modify, 0, NULL);
+	info2 = CLUSTER(fx, "info");
+	assert_has(info2->out, "  safe install: False\n");
+	assert_has(info2->out, "  install timeout: 600\n");
+	assert_has(info2->out, "  default ssh keys: alice@example.com, bob@example.com\n");
+
+	bad = CLUSTER(fx, "modify", "--enable-safe-install", "maybe");
+	expect_has(bad, 1, "--enable-safe-install takes yes or no, not 'maybe'");
+	bad_timeout = CLUSTER(fx, "modify", "--install-timeout", "0");
+	expect_has(bad_timeout, 1, "'install_timeout' must be at least 1, not 0");
+	empty_keys = write_file(fx, "empty.pub", "# no key yet\n\n");
+	bad_keys = CLUSTER(fx, "modify", "--ssh-key", empty_keys);
+	expect_has(bad_keys, 1, "holds no key");
+	no_keys = CLUSTER(fx, "modify", "--no-ssh-keys");
+	expect(no_keys, 0, NULL);
+	info3 = CLUSTER(fx, "info");
+	assert_has(info3->out, "  default ssh keys: (none)\n");
+	assert_has(info3->out, "  install timeout: 600\n");
+}
+
+static void
+test_os_trusted(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) before = OS(fx, "info", "sample");
+	g_autoptr(Run) untrusted = OS(fx, "info", "untrusted");
+	g_autoptr(Run) mark = OS(fx, "modify", "--trusted", "yes", "sample+default");
+	g_autoptr(Run) after = NULL;
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) plain_list = NULL;
+	g_autoptr(Run) cluster = NULL;
+	g_autoptr(Run) unmark = NULL;
+	g_autoptr(Run) again = NULL;
+	g_autoptr(Run) bad = NULL;
+	g_autoptr(Run) nothing = NULL;
+
+	expect_has(before, 0, "  - trusted: False\n  - untrusted scripts:\n\n");
+	expect_has(untrusted, 0, "  - trusted: False\n  - untrusted scripts:\n    - create_untrusted\n");
+	expect(mark, 0, NULL);
+	after = OS(fx, "info", "sample");
+	expect_has(after, 0, "  - trusted: True\n");
+	list = OS(fx, "list", "--show-trusted", "--no-headers", "--separator=|");
+	expect_has(list, 0, "sample+default|Y\n");
+	assert_has(list->out, "api10|N\n");
+	plain_list = OS(fx, "list", "--no-headers");
+	expect_has(plain_list, 0, "sample+default\n");
+	assert_lacks(plain_list->out, "|");
+	cluster = CLUSTER(fx, "info");
+	assert_has(cluster->out, "  trusted OSes: sample\n");
+
+	unmark = OS(fx, "modify", "--trusted", "no", "sample");
+	expect(unmark, 0, NULL);
+	again = OS(fx, "info", "sample");
+	expect_has(again, 0, "  - trusted: False\n");
+	bad = OS(fx, "modify", "--trusted", "perhaps", "sample");
+	expect_has(bad, 1, "--trusted takes yes or no, not 'perhaps'");
+	nothing = OS(fx, "modify", "sample");
+	expect_has(nothing, 1, "At least one of");
+}
+
+/* Nothing of a refused add is left: no instance, no disk. */
+static void
+assert_nothing_made(OptFx *fx)
+{
+	g_autoptr(Run) list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
+	g_autofree gchar *storage = g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
+	g_autoptr(GDir) dir = g_dir_open(storage, 0, NULL);
+
+	expect(list, 0, "");
+	g_assert_true(dir == NULL || g_dir_read_name(dir) == NULL);
+}
+
+#define ADD_ARGS "add", "-t", "file", "--disk", "0:size=8M", "-H", "fake", "--no-start"
+
+static void
+test_refusals(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) untrusted = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "inst1");
+	g_autoptr(Run) mark = NULL;
+	g_autoptr(Run) only_untrusted = NULL;
+	g_autoptr(Run) bad_url = NULL;
+	g_autoptr(Run) bad_suffix = NULL;
+	g_autoptr(Run) public_password = NULL;
+	g_autoptr(Run) big = NULL;
+	g_autoptr(Run) ok = NULL;
+	g_autoptr(Run) safe = NULL;
+	g_autoptr(Run) reinstall = NULL;
+	g_autofree gchar *huge = NULL;
+	g_autofree gchar *huge_file = NULL;
+
+	/* safe install off, the OS not trusted */
+	expect_has(untrusted, 1,
+		   "OS 'sample' is not trusted: it can only be installed inside the install "
+		   "appliance; mark it trusted with 'gnt-os modify --trusted yes sample' or leave "
+		   "safe install on");
+	assert_nothing_made(fx);
+	mark = OS(fx, "modify", "--trusted", "yes", "untrusted");
+	expect(mark, 0, NULL);
+	only_untrusted = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "inst1");
+	expect_has(only_untrusted, 1,
+		   "OS 'untrusted' has only an untrusted create script ('create_untrusted'): it can "
+		   "only be installed inside the install appliance; leave safe install on");
+	assert_nothing_made(fx);
+
+	/* the personalization package and user data, checked first */
+	bad_url = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "--os-package", "ftp://x/p.tar.gz",
+			   "--enable-safe-install", "yes", "inst1");
+	expect_has(bad_url, 1,
+		   "OS parameter 'os-package' must be an http(s) URL of a .tar.gz or .tgz file, "
+		   "not 'ftp://x/p.tar.gz'");
+	bad_suffix = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "-O",
+			      "os-package=https://example.com/p.zip", "--enable-safe-install", "yes",
+			      "inst1");
+	expect_has(bad_suffix, 1, "not 'https://example.com/p.zip'");
+	public_password = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "-O",
+				   "os-package-password=x", "--enable-safe-install", "yes", "inst1");
+	expect_has(public_password, 1,
+		   "OS parameter 'os-package-password' can only be a secret one "
+		   "(--os-parameters-secret): it is never stored");
+	huge = g_strnfill(64 * 1024 + 1, 'x');
+	huge_file = write_file(fx, "huge", huge);
+	big = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "--user-data", huge_file, "inst1");
+	expect_has(big, 1, "is 65537 bytes: at most 65536 (64 KiB)");
+	assert_nothing_made(fx);
+
+	/* an instance's safe install over the cluster's: accepted for an OS
+	 * not trusted (the appliance is chosen; the install steps still run
+	 * the scripts on the node until the appliance is wired in) */
+	safe = INSTANCE(fx, ADD_ARGS, "-o", "api10", "--enable-safe-install", "yes", "inst1");
+	expect(safe, 0, NULL);
+	/* without it the cluster's (off) refuses, until the OS is trusted */
+	ok = INSTANCE(fx, ADD_ARGS, "-o", "api10", "inst2");
+	expect_has(ok, 1, "OS 'api10' is not trusted");
+	{
+		g_autoptr(Run) trust = OS(fx, "modify", "--trusted", "yes", "api10");
+		g_autoptr(Run) added = INSTANCE(fx, ADD_ARGS, "-o", "api10", "inst2");
+
+		expect(trust, 0, NULL);
+		expect(added, 0, NULL);
+	}
+	/* a reinstall is refused the same way */
+	reinstall = INSTANCE(fx, "reinstall", "-f", "-o", "sample+default", "inst2");
+	expect_has(reinstall, 1, "OS 'sample' is not trusted");
+}
+
+/* GETs @path through the instance's own metad socket; the body, or NULL
+ * for a failed request (curl -f). (transfer full) */
+static gchar *
+metad_get(OptFx *fx, const gchar *instance, const gchar *path)
+{
+	g_autofree gchar *socket = g_strdup_printf("%s/run/gantry/metad/%s.sock", fx->root, instance);
+	g_autofree gchar *url = g_strconcat("http://metad", path, NULL);
+	const gchar *argv[] = {"curl", "-sf", "--unix-socket", socket, url, NULL};
+	g_autofree gchar *out = NULL;
+	gint status = 0;
+
+	if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+			  NULL, NULL, &out, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL))
+		return NULL;
+	return g_steal_pointer(&out);
+}
+
+static gboolean
+have_curl(void)
+{
+	g_autofree gchar *curl = g_find_program_in_path("curl");
+
+	if (curl != NULL)
+		return TRUE;
+	g_test_skip("no curl");
+	return FALSE;
+}
+
+static void
+test_metadata(OptFx *fx, gconstpointer data)
+{
+	const gchar *name = "web1.example.com";
+	g_autoptr(Run) add = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) uuid = NULL;
+	g_autoptr(Run) modify = NULL;
+	g_autoptr(Run) off = NULL;
+	g_autoptr(Run) on = NULL;
+	g_autoptr(Run) removed = NULL;
+	g_autoptr(Run) shutdown = NULL;
+	g_autoptr(Run) renamed = NULL;
+	g_autofree gchar *old_name = NULL;
+	g_autofree gchar *new_name = NULL;
+	g_autofree gchar *meta = NULL;
+	g_autofree gchar *user_data = NULL;
+	g_autofree gchar *key = NULL;
+	g_autofree gchar *keys = NULL;
+	g_autofree gchar *ganeti = NULL;
+	g_autofree gchar *new_data = NULL;
+	g_autofree gchar *gone = NULL;
+	g_autofree gchar *back = NULL;
+	g_autofree gchar *after = NULL;
+	g_autofree gchar *new_file = write_file(fx, "user-data-2", "#!/bin/sh\necho hi\n");
+
+	if (!have_curl())
+		return;
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "-H", "fake", "-o",
+		       "sample+default", "-C", "yes", "--user-data", fx->user_data, "--ssh-key",
+		       fx->keys, "--os-package", "https://example.com/site.tgz", name);
+	expect(add, 0, NULL);
+	assert_has(add->out, "* metadata of instance web1.example.com given to gantry-metad on node");
+	info = INSTANCE(fx, "info", name);
+	expect(info, 0, NULL);
+	assert_has(info->out, "  Metadata: \n    communication: yes, address 169.254.");
+	assert_has(info->out, "    user data: 29 bytes\n");
+	assert_has(info->out, "    ssh keys: 2\n");
+	assert_has(info->out, "    OS package: https://example.com/site.tgz\n");
+	uuid = INSTANCE(fx, "list", "--no-headers", "-o", "uuid", name);
+	expect(uuid, 0, NULL);
+	g_strstrip(uuid->out);
+
+	/* what cloud-init's crawlers would read, through the instance's socket */
+	meta = metad_get(fx, name, "/openstack/latest/meta_data.json");
+	g_assert_nonnull(meta);
+	assert_has(meta, uuid->out);
+	assert_has(meta, "\"alice@example.com\"");
+	user_data = metad_get(fx, name, "/openstack/latest/user_data");
+	g_assert_cmpstr(user_data, ==, USER_DATA);
+	keys = metad_get(fx, name, "/latest/meta-data/public-keys/");
+	g_assert_cmpstr(keys, ==, "0=alice@example.com\n1=bob@example.com");
+	key = metad_get(fx, name, "/latest/meta-data/public-keys/1/openssh-key");
+	g_assert_cmpstr(key, ==, KEY_BOB);
+	ganeti = metad_get(fx, name, "/ganeti/latest/os/parameters.json");
+	g_assert_cmpstr(ganeti, ==, "{\"os-package\":[\"https://example.com/site.tgz\",\"public\"]}");
+
+	/* modify pushes again */
+	modify = INSTANCE(fx, "modify", "--user-data", new_file, name);
+	expect(modify, 0, NULL);
+	new_data = metad_get(fx, name, "/latest/user-data");
+	g_assert_cmpstr(new_data, ==, "#!/bin/sh\necho hi\n");
+
+	/* the channel off: metad forgets it; on: back */
+	off = INSTANCE(fx, "modify", "-C", "no", name);
+	expect(off, 0, NULL);
+	gone = metad_get(fx, name, "/latest/meta-data/instance-id");
+	g_assert_null(gone);
+	on = INSTANCE(fx, "modify", "--communication", "yes", name);
+	expect(on, 0, NULL);
+	back = metad_get(fx, name, "/latest/meta-data/instance-id");
+	g_assert_cmpstr(back, ==, uuid->out);
+
+	/* a rename: metad forgets the old name and serves the new one */
+	shutdown = INSTANCE(fx, "shutdown", name);
+	expect(shutdown, 0, NULL);
+	renamed = INSTANCE(fx, "rename", name, "web2.example.com");
+	expect(renamed, 0, NULL);
+	old_name = metad_get(fx, name, "/latest/meta-data/instance-id");
+	g_assert_null(old_name);
+	new_name = metad_get(fx, "web2.example.com", "/latest/meta-data/hostname");
+	g_assert_cmpstr(new_name, ==, "web2.example.com");
+
+	removed = INSTANCE(fx, "remove", "-f", "web2.example.com");
+	expect(removed, 0, NULL);
+	after = metad_get(fx, "web2.example.com", "/latest/meta-data/instance-id");
+	g_assert_null(after);
+}
+
+/* The package's credentials are secret: never stored, so a reinstall
+ * needs them again; metad never serves them. */
+static void
+test_package_credentials(OptFx *fx, gconstpointer data)
+{
+	const gchar *secrets = "os-package-username=deploy,os-package-password=hunter2";
+	g_autoptr(Run) add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-C", "yes",
+				      "--os-package", "https://example.com/site.tar.gz",
+				      "--os-parameters-secret", secrets, "pkg1");
+	g_autoptr(Run) refused = NULL;
+	g_autoptr(Run) again = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autofree gchar *params = NULL;
+
+	expect(add, 0, NULL);
+	if (have_curl()) {
+		params = metad_get(fx, "pkg1", "/ganeti/latest/os/parameters.json");
+		g_assert_nonnull(params);
+		assert_lacks(params, "hunter2");
+		assert_lacks(params, "os-package-username");
+	}
+	info = INSTANCE(fx, "info", "pkg1");
+	assert_lacks(info->out, "hunter2");
+	refused = INSTANCE(fx, "reinstall", "-f", "pkg1");
+	expect_has(refused, 1,
+		   "instance 'pkg1': its personalization package needed 'os-package-username', "
+		   "'os-package-password' at its last install, which are never stored: give them "
+		   "again (--os-parameters-secret)");
+	again = INSTANCE(fx, "reinstall", "-f", "--os-parameters-secret", secrets, "pkg1");
+	expect(again, 0, NULL);
+}
+
+/* Without -C an instance still gets its link-local address (for the
+ * appliance) but metad knows nothing of it. */
+static void
+test_no_communication(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "quiet1");
+	g_autoptr(Run) info = NULL;
+	g_autofree gchar *meta = NULL;
+
+	if (!have_curl())
+		return;
+	expect(add, 0, NULL);
+	assert_lacks(add->out, "gantry-metad");
+	info = INSTANCE(fx, "info", "quiet1");
+	assert_has(info->out, "    communication: no\n");
+	assert_has(info->out, "    ssh keys: 0 (the cluster's are served)\n");
+	assert_has(info->out, "    OS package: none\n");
+	meta = metad_get(fx, "quiet1", "/latest/meta-data/instance-id");
+	g_assert_null(meta);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/install-options/cluster-settings", OptFx, NULL, fx_set_up,
+		   test_cluster_settings, fx_tear_down);
+	g_test_add("/install-options/os-trusted", OptFx, NULL, fx_set_up, test_os_trusted,
+		   fx_tear_down);
+	g_test_add("/install-options/refusals", OptFx, "safe-off", fx_set_up, test_refusals,
+		   fx_tear_down);
+	g_test_add("/install-options/metadata", OptFx, NULL, fx_set_up, test_metadata,
+		   fx_tear_down);
+	g_test_add("/install-options/no-communication", OptFx, NULL, fx_set_up,
+		   test_no_communication, fx_tear_down);
+	g_test_add("/install-options/package-credentials", OptFx, NULL, fx_set_up,
+		   test_package_credentials, fx_tear_down);
+	return g_test_run();
+}
