@@ -223,6 +223,140 @@ append_serial(GString *xml, const gchar *log)
 			"    </console>\n");
 }
 
+#define QEMU_XML_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+/* PCI slot of the slirp channel NIC: far from libvirt's own assignments */
+#define SLIRP_PCI_SLOT "0x1e"
+
+/* qemu's option syntax: a ',' inside a value is written ',,'. */
+static gchar *
+qemu_opt_escape(const gchar *value)
+{
+	g_auto(GStrv) parts = g_strsplit(value, ",", -1);
+
+	return g_strjoinv(",,", parts);
+}
+
+/* The tap kind of the channel NIC, among the devices. */
+static void
+append_channel_tap(GString *xml, const GntHvChannelNic *channel)
+{
+	if (channel == NULL || channel->tap == NULL)
+		return;
+	append(xml,
+	       "    <interface type='ethernet'>\n"
+	       "      <mac address='%s'/>\n"
+	       "      <target dev='%s' managed='no'/>\n"
+	       "      <model type='virtio'/>\n"
+	       "    </interface>\n",
+	       channel->mac, channel->tap);
+}
+
+/* The slirp kind, after </devices>: libvirt has no XML for guestfwd. */
+static void
+append_channel_slirp(GString *xml, const GntHvChannelNic *channel)
+{
+	g_autofree gchar *socket = NULL;
+
+	if (channel == NULL || channel->tap != NULL)
+		return;
+	socket = qemu_opt_escape(channel->socket);
+	append(xml,
+	       "  <qemu:commandline>\n"
+	       "    <qemu:arg value='-chardev'/>\n"
+	       "    <qemu:arg value='socket,id=gntmeta,path=%s,reconnect=1'/>\n"
+	       "    <qemu:arg value='-netdev'/>\n"
+	       "    <qemu:arg value='user,id=gntcom,net=169.254.0.0/16,host=169.254.0.2,"
+	       "dns=169.254.0.3,restrict=on,guestfwd=tcp:169.254.169.254:80-chardev:gntmeta'/>\n"
+	       "    <qemu:arg value='-device'/>\n"
+	       "    <qemu:arg value='virtio-net-pci,netdev=gntcom,mac=%s,addr=" SLIRP_PCI_SLOT
+	       "'/>\n"
+	       "  </qemu:commandline>\n",
+	       socket, channel->mac);
+}
+
+static void
+append_domain_open(GString *xml, gboolean kvm, const GntHvChannelNic *channel)
+{
+	append(xml, "<domain type='%s'", kvm ? "kvm" : "qemu");
+	if (channel != NULL && channel->tap == NULL)
+		append(xml, " xmlns:qemu='%s'", QEMU_XML_NS);
+	g_string_append(xml, ">\n");
+}
+
+gchar *
+gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name, GError **error)
+{
+	g_autoptr(GString) xml = g_string_new(NULL);
+	g_autofree gchar *cmdline = NULL;
+	guint n_disks;
+
+	g_return_val_if_fail(app != NULL && dom_name != NULL, NULL);
+
+	n_disks = app->disks->len + 1;
+	if (n_disks > 26) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "install appliance of instance '%s': too many disks (%u)", app->name,
+			    app->disks->len);
+		return NULL;
+	}
+	cmdline = gnt_hv_appliance_dup_cmdline(app);
+	append_domain_open(xml, g_strcmp0(app->accel, "kvm") == 0, app->channel);
+	append(xml, "  <name>%s</name>\n", dom_name);
+	append(xml, "  <uuid>%s</uuid>\n", app->uuid);
+	append(xml,
+	       "  <metadata>\n"
+	       "    <gantry:appliance xmlns:gantry='%s' instance='%s'/>\n"
+	       "  </metadata>\n",
+	       GNT_HV_KVM_XML_NS, app->name);
+	append(xml, "  <memory unit='MiB'>%" G_GUINT64_FORMAT "</memory>\n", app->memory_mib);
+	append(xml, "  <vcpu>%u</vcpu>\n", app->vcpus);
+	append(xml,
+	       "  <os>\n"
+	       "    <type arch='x86_64'>hvm</type>\n"
+	       "    <kernel>%s</kernel>\n"
+	       "    <initrd>%s</initrd>\n"
+	       "    <cmdline>%s</cmdline>\n"
+	       "  </os>\n",
+	       app->kernel, app->initrd, cmdline);
+	g_string_append(xml,
+			"  <features>\n    <acpi/>\n  </features>\n"
+			"  <on_poweroff>destroy</on_poweroff>\n"
+			"  <on_reboot>destroy</on_reboot>\n"
+			"  <on_crash>destroy</on_crash>\n"
+			"  <devices>\n");
+	for (guint i = 0; i < n_disks; i++) {
+		gboolean appliance = i == app->disks->len;
+		const GntHvDisk *disk = appliance ? NULL : app->disks->pdata[i];
+		const gchar *path = appliance ? app->image : disk->path;
+		gboolean block = g_str_has_prefix(path, "/dev/");
+
+		append(xml, "    <disk type='%s' device='disk'>\n", block ? "block" : "file");
+		if (appliance)
+			g_string_append(xml, "      <driver name='qemu' type='raw'/>\n");
+		else
+			append(xml, "      <driver name='qemu' type='%s' cache='none'/>\n",
+			       gnt_hv_disk_format_to_string(disk->format));
+		append(xml, block ? "      <source dev='%s'/>\n" : "      <source file='%s'/>\n",
+		       path);
+		append(xml, "      <target dev='vd%c' bus='virtio'/>\n", 'a' + i);
+		if (appliance)
+			g_string_append(xml, "      <readonly/>\n");
+		g_string_append(xml, "    </disk>\n");
+	}
+	append_channel_tap(xml, app->channel);
+	append(xml,
+	       "    <serial type='file'>\n"
+	       "      <source path='%s'/>\n"
+	       "      <target port='0'/>\n"
+	       "    </serial>\n"
+	       "    <memballoon model='none'/>\n"
+	       "  </devices>\n",
+	       app->console_log);
+	append_channel_slirp(xml, app->channel);
+	g_string_append(xml, "</domain>\n");
+	return g_string_free(g_steal_pointer(&xml), FALSE);
+}
+
 gchar *
 gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
 		     gint64 started, GError **error)
@@ -234,7 +368,7 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	g_return_val_if_fail(inst != NULL && hvparams != NULL && dom_name != NULL, NULL);
 
 	kvm = g_str_equal(gnt_hv_params_get_string(hvparams, "accel"), "kvm");
-	append(xml, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
+	append_domain_open(xml, kvm, inst->channel);
 	append(xml, "  <name>%s</name>\n", dom_name);
 	append(xml, "  <uuid>%s</uuid>\n", inst->uuid);
 	append(xml,
@@ -266,10 +400,12 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	}
 	for (guint i = 0; i < inst->nics->len; i++)
 		append_nic(xml, inst->nics->pdata[i], hvparams);
+	append_channel_tap(xml, inst->channel);
 	append_serial(xml, inst->console_log);
 	g_string_append(xml,
 			"    <memballoon model='none'/>\n"
-			"  </devices>\n"
-			"</domain>\n");
+			"  </devices>\n");
+	append_channel_slirp(xml, inst->channel);
+	g_string_append(xml, "</domain>\n");
 	return g_string_free(g_steal_pointer(&xml), FALSE);
 }

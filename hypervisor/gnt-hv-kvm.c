@@ -474,6 +474,228 @@ kvm_get_console(GntHypervisor *hv, const gchar *name, GError **error)
 	return g_steal_pointer(&console);
 }
 
+/* --- the install appliance --------------------------------------------- */
+
+/* libvirt's default event loop, run in a thread of its own from the first
+ * appliance on: the lifecycle events of the appliance's domain come
+ * through it. */
+static gpointer
+event_loop_thread(gpointer data)
+{
+	for (;;) {
+		if (virEventRunDefaultImpl() < 0)
+			g_usleep(KVM_POLL_US);
+	}
+	return NULL;
+}
+
+static gpointer
+event_loop_init_once(gpointer data)
+{
+	if (virEventRegisterDefaultImpl() < 0)
+		return GINT_TO_POINTER(FALSE);
+	g_thread_unref(g_thread_new("gnt-libvirt-events", event_loop_thread, NULL));
+	return GINT_TO_POINTER(TRUE);
+}
+
+/* What the lifecycle events said about one appliance domain; shared with
+ * the event thread, so reference counted (g_atomic_rc_box). */
+typedef struct {
+	GMutex lock;
+	GCond cond;
+	gchar *dom_name;
+	gboolean guest_shutdown; /* "shutdown, guest request": done */
+	gboolean stopped;
+	gint stop_detail;
+} ApplianceWait;
+
+static void
+appliance_wait_clear(gpointer data)
+{
+	ApplianceWait *wait = data;
+
+	g_mutex_clear(&wait->lock);
+	g_cond_clear(&wait->cond);
+	g_free(wait->dom_name);
+}
+
+static void
+appliance_wait_release(gpointer data)
+{
+	g_atomic_rc_box_release_full(data, appliance_wait_clear);
+}
+
+static int
+appliance_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+		       void *opaque)
+{
+	ApplianceWait *wait = opaque;
+	const gchar *name = virDomainGetName(dom);
+
+	if (g_strcmp0(name, wait->dom_name) != 0)
+		return 0;
+	g_debug("appliance '%s': lifecycle event %d, detail %d", name, event, detail);
+	g_mutex_lock(&wait->lock);
+	if (event == VIR_DOMAIN_EVENT_SHUTDOWN && detail == VIR_DOMAIN_EVENT_SHUTDOWN_GUEST)
+		wait->guest_shutdown = TRUE;
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		wait->stopped = TRUE;
+		wait->stop_detail = detail;
+	}
+	g_cond_broadcast(&wait->cond);
+	g_mutex_unlock(&wait->lock);
+	return 0;
+}
+
+typedef enum { WAIT_STOPPED, WAIT_TIMED_OUT, WAIT_CANCELLED } WaitOutcome;
+
+/* Waits for the "stopped" event (after "shutdown, guest request" or any
+ * other end), looking at the domain itself now and then in case an event
+ * was lost. */
+static WaitOutcome
+appliance_wait(ApplianceWait *wait, virDomainPtr dom, gint64 deadline, GCancellable *cancellable,
+	       gint *stop_detail)
+{
+	WaitOutcome outcome = WAIT_STOPPED;
+	guint rounds = 0;
+
+	g_mutex_lock(&wait->lock);
+	while (!wait->stopped) {
+		gint64 until = g_get_monotonic_time() + KVM_POLL_US;
+
+		if (deadline > 0 && until > deadline)
+			until = deadline;
+		g_cond_wait_until(&wait->cond, &wait->lock, until);
+		if (wait->stopped)
+			break;
+		if (g_cancellable_is_cancelled(cancellable)) {
+			outcome = WAIT_CANCELLED;
+			break;
+		}
+		if (deadline > 0 && g_get_monotonic_time() >= deadline) {
+			outcome = WAIT_TIMED_OUT;
+			break;
+		}
+		if (++rounds % 10 == 0) {
+			gboolean gone;
+
+			g_mutex_unlock(&wait->lock);
+			gone = domain_is_gone(dom);
+			g_mutex_lock(&wait->lock);
+			if (gone) {
+				g_debug("appliance '%s' gone without a stopped event", wait->dom_name);
+				wait->stopped = TRUE;
+				wait->stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
+			}
+		}
+	}
+	*stop_detail = wait->stop_detail;
+	if (wait->guest_shutdown)
+		*stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
+	g_mutex_unlock(&wait->lock);
+	return outcome;
+}
+
+static gboolean
+kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *cancellable,
+		  GError **error)
+{
+	static GOnce loop_once = G_ONCE_INIT;
+	GntHvKvm *self = GNT_HV_KVM(hv);
+	g_autofree gchar *dom_name = gnt_hypervisor_dup_appliance_domain_name(hv, app->name);
+	g_autofree gchar *xml = NULL;
+	g_autoptr(virConnect) conn = NULL;
+	g_autoptr(virDomain) existing = NULL;
+	g_autoptr(virDomain) dom = NULL;
+	ApplianceWait *wait;
+	WaitOutcome outcome;
+	gint callback;
+	gint stop_detail = 0;
+	gint64 deadline = 0;
+
+	if (!GPOINTER_TO_INT(g_once(&loop_once, event_loop_init_once, NULL))) {
+		set_virt_error(error, "install appliance of instance '%s': libvirt's event loop",
+			       app->name);
+		return FALSE;
+	}
+	xml = gnt_hv_kvm_build_appliance_xml(app, dom_name, error);
+	if (xml == NULL)
+		return FALSE;
+	/* a connection of its own, opened after the event loop exists */
+	conn = virConnectOpen(self->uri);
+	if (conn == NULL) {
+		g_autoptr(GError) local = NULL;
+
+		set_virt_error(&local, "cannot connect to libvirt at '%s'", self->uri);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "install appliance of instance '%s': %s", app->name, local->message);
+		return FALSE;
+	}
+	existing = virDomainLookupByName(conn, dom_name);
+	virResetLastError();
+	if (existing != NULL && virDomainIsActive(existing) == 1) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
+			    "an install appliance runs for instance '%s' already", app->name);
+		return FALSE;
+	}
+	wait = g_atomic_rc_box_new0(ApplianceWait);
+	g_mutex_init(&wait->lock);
+	g_cond_init(&wait->cond);
+	wait->dom_name = g_strdup(dom_name);
+	callback = virConnectDomainEventRegisterAny(
+		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(appliance_lifecycle_cb),
+		g_atomic_rc_box_acquire(wait), appliance_wait_release);
+	if (callback < 0) {
+		appliance_wait_release(wait); /* the callback's reference */
+		appliance_wait_release(wait);
+		set_virt_error(error, "install appliance of instance '%s': lifecycle events",
+			       app->name);
+		return FALSE;
+	}
+	g_debug("starting the install appliance '%s':\n%s", dom_name, xml);
+	dom = virDomainCreateXML(conn, xml, 0);
+	if (dom == NULL) {
+		set_virt_error(error, "starting the install appliance of instance '%s'",
+			       app->name);
+		virConnectDomainEventDeregisterAny(conn, callback);
+		appliance_wait_release(wait);
+		return FALSE;
+	}
+	if (app->timeout_s > 0)
+		deadline = g_get_monotonic_time() + (gint64)app->timeout_s * G_USEC_PER_SEC;
+	outcome = appliance_wait(wait, dom, deadline, cancellable, &stop_detail);
+	virConnectDomainEventDeregisterAny(conn, callback);
+	appliance_wait_release(wait);
+	if (outcome != WAIT_STOPPED) {
+		g_autoptr(GError) local = NULL;
+
+		if (!destroy_domain(dom, app->name, &local))
+			g_warning("install appliance of instance '%s': %s", app->name,
+				  local->message);
+		if (outcome == WAIT_CANCELLED) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "install appliance of instance '%s': cancelled", app->name);
+			return FALSE;
+		}
+		gnt_hv_appliance_set_timeout_error(app, error);
+		return FALSE;
+	}
+	if (stop_detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED ||
+	    stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+		g_autofree gchar *tail =
+			gnt_hv_read_tail(app->console_log, GNT_HV_APPLIANCE_TAIL_LINES);
+
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "install appliance %s; its console ended with: %s",
+			    stop_detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED ? "crashed"
+									    : "failed to run",
+			    *tail != '\0' ? tail : "(nothing)");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 gnt_hv_kvm_finalize(GObject *object)
 {
@@ -499,6 +721,7 @@ gnt_hv_kvm_class_init(GntHvKvmClass *klass)
 	hv_class->get_info = kvm_get_info;
 	hv_class->list = kvm_list;
 	hv_class->get_console = kvm_get_console;
+	hv_class->run_appliance = kvm_run_appliance;
 }
 
 static void

@@ -23,6 +23,10 @@ struct _GntHypervisorClass {
 	GntHvInfo *(*get_info)(GntHypervisor *self, const gchar *name, GError **error);
 	GPtrArray *(*list)(GntHypervisor *self, GError **error);
 	GntHvConsole *(*get_console)(GntHypervisor *self, const gchar *name, GError **error);
+	/* NULL: the hypervisor has no appliance; @app is checked, its
+	 * console log's directory made */
+	gboolean (*run_appliance)(GntHypervisor *self, const GntHvAppliance *app,
+				  GCancellable *cancellable, GError **error);
 };
 
 /* Set once by the backend's constructor. */
@@ -63,5 +67,21 @@ gnt_hv_kvm_new(const gchar *uri, const gchar *prefix, GError **error);
 gchar *
 gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
 		     gint64 started, GError **error);
+
+/* "appliance-<prefix><name>": not listed among the instances. */
+gchar *
+gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name);
+
+/* The timeout error, with the console's tail. */
+void
+gnt_hv_appliance_set_timeout_error(const GntHvAppliance *app, GError **error);
+
+/*
+ * The libvirt domain XML of the install appliance @app, a transient domain
+ * named @dom_name. Pure, like gnt_hv_kvm_build_xml(). (transfer full)
+ */
+gchar *
+gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
+			       GError **error);
 
 G_END_DECLS

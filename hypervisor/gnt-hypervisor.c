@@ -1,5 +1,6 @@
 #include "gnt-hypervisor.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "gnt-error.h"
@@ -135,6 +136,35 @@ gnt_hv_nic_free(GntHvNic *self)
 	g_free(self);
 }
 
+GntHvChannelNic *
+gnt_hv_channel_nic_new(const gchar *mac, const gchar *tap, const gchar *socket)
+{
+	GntHvChannelNic *self = g_new0(GntHvChannelNic, 1);
+
+	self->mac = g_strdup(mac);
+	self->tap = g_strdup(tap);
+	self->socket = g_strdup(socket);
+	return self;
+}
+
+GntHvChannelNic *
+gnt_hv_channel_nic_copy(const GntHvChannelNic *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+	return gnt_hv_channel_nic_new(self->mac, self->tap, self->socket);
+}
+
+void
+gnt_hv_channel_nic_free(GntHvChannelNic *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->mac);
+	g_free(self->tap);
+	g_free(self->socket);
+	g_free(self);
+}
+
 GntHvInstance *
 gnt_hv_instance_new(const gchar *name, const gchar *uuid)
 {
@@ -169,6 +199,8 @@ gnt_hv_instance_copy(const GntHvInstance *self)
 	while (g_hash_table_iter_next(&iter, &key, &value))
 		g_hash_table_insert(copy->hvparams, g_strdup(key), g_strdup(value));
 	copy->console_log = g_strdup(self->console_log);
+	if (self->channel != NULL)
+		copy->channel = gnt_hv_channel_nic_copy(self->channel);
 	return copy;
 }
 
@@ -183,6 +215,7 @@ gnt_hv_instance_free(GntHvInstance *self)
 	g_ptr_array_unref(self->nics);
 	g_hash_table_unref(self->hvparams);
 	g_free(self->console_log);
+	gnt_hv_channel_nic_free(self->channel);
 	g_free(self);
 }
 
@@ -306,6 +339,101 @@ gnt_hv_console_read_log(const GntHvConsole *self, guint max_lines, GError **erro
 	}
 	/* a console prints whatever the guest wrote: make it printable text */
 	return g_utf8_make_valid(buf, (gssize)len);
+}
+
+/* --- the install appliance's record ------------------------------------ */
+
+GntHvAppliance *
+gnt_hv_appliance_new(const gchar *name)
+{
+	GntHvAppliance *self = g_new0(GntHvAppliance, 1);
+
+	self->name = g_strdup(name);
+	self->uuid = g_uuid_string_random();
+	self->memory_mib = 512;
+	self->vcpus = 1;
+	self->accel = g_strdup("tcg");
+	self->disks = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_hv_disk_free);
+	return self;
+}
+
+void
+gnt_hv_appliance_free(GntHvAppliance *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->name);
+	g_free(self->uuid);
+	g_free(self->accel);
+	g_free(self->kernel);
+	g_free(self->initrd);
+	g_free(self->image);
+	g_ptr_array_unref(self->disks);
+	gnt_hv_channel_nic_free(self->channel);
+	g_free(self->ip);
+	g_free(self->console_log);
+	g_free(self->agent);
+	g_free(self);
+}
+
+void
+gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk)
+{
+	g_return_if_fail(self != NULL && disk != NULL);
+	g_ptr_array_add(self->disks, disk);
+}
+
+gchar *
+gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self)
+{
+	GString *cmdline = g_string_new("console=ttyS0 quiet panic=-1");
+
+	g_return_val_if_fail(self != NULL, NULL);
+	if (self->ip != NULL)
+		g_string_append_printf(cmdline, " gantry.ip=%s/16", self->ip);
+	if (self->debug)
+		g_string_append(cmdline, " gantry.debug=1");
+	return g_string_free(cmdline, FALSE);
+}
+
+#define TAIL_MAX (64 * 1024)
+
+gchar *
+gnt_hv_read_tail(const gchar *path, guint max_lines)
+{
+	g_autofree gchar *buf = g_malloc(TAIL_MAX + 1);
+	g_autoptr(GFile) file = g_file_new_for_path(path);
+	g_autoptr(GFileInputStream) in = g_file_read(file, NULL, NULL);
+	g_autoptr(GFileInfo) info = NULL;
+	gsize len = 0;
+	gsize start;
+	guint lines = 0;
+	goffset size;
+
+	if (in == NULL)
+		return g_strdup("");
+	info = g_file_input_stream_query_info(in, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, NULL);
+	size = info != NULL ? g_file_info_get_size(info) : 0;
+	if (size > TAIL_MAX)
+		(void)g_seekable_seek(G_SEEKABLE(in), size - TAIL_MAX, G_SEEK_SET, NULL, NULL);
+	if (!g_input_stream_read_all(G_INPUT_STREAM(in), buf, TAIL_MAX, &len, NULL, NULL))
+		return g_strdup("");
+	/* a console ends its lines with CR LF: drop the CRs and the last newline */
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	buf[len] = '\0';
+	start = len;
+	while (start > 0) {
+		if (buf[start - 1] == '\n' && ++lines == max_lines)
+			break;
+		start--;
+	}
+	{
+		g_auto(GStrv) parts = g_strsplit(buf + start, "\r", -1);
+		g_autofree gchar *joined = g_strjoinv("", parts);
+
+		return g_utf8_make_valid(joined, -1);
+	}
 }
 
 /* --- the hypervisor base class ----------------------------------------- */
@@ -469,6 +597,14 @@ check_instance(const GntHvInstance *inst, GError **error)
 			return FALSE;
 		}
 	}
+	if (inst->channel != NULL &&
+	    (!mac_is_valid(inst->channel->mac) ||
+	     (inst->channel->tap == NULL && inst->channel->socket == NULL))) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': the channel NIC needs a valid MAC and a tap or socket",
+			    inst->name);
+		return FALSE;
+	}
 	if (inst->console_log != NULL && !g_path_is_absolute(inst->console_log)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance '%s': console log '%s' is not an absolute path", inst->name,
@@ -476,6 +612,98 @@ check_instance(const GntHvInstance *inst, GError **error)
 		return FALSE;
 	}
 	return TRUE;
+}
+
+static gboolean
+check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
+{
+	const gchar *missing = NULL;
+
+	if (!check_instance_name(app->name, error))
+		return FALSE;
+	if (app->uuid == NULL || !g_uuid_string_is_valid(app->uuid))
+		missing = "a valid uuid";
+	else if (app->memory_mib == 0 || app->vcpus == 0)
+		missing = "memory and vcpus";
+	else if (app->console_log == NULL || !g_path_is_absolute(app->console_log))
+		missing = "an absolute console log path";
+	else if (app->channel == NULL || !mac_is_valid(app->channel->mac))
+		missing = "a channel NIC with a valid MAC";
+	else if (app->channel->tap == NULL && app->channel->socket == NULL)
+		missing = "a channel tap or socket";
+	else if (fake && (app->agent == NULL || app->channel->socket == NULL))
+		missing = "an agent and metad's socket (fake hypervisor)";
+	else if (!fake && (app->kernel == NULL || app->initrd == NULL || app->image == NULL))
+		missing = "the appliance's kernel, initrd and image";
+	else if (app->accel == NULL ||
+		 (!g_str_equal(app->accel, "tcg") && !g_str_equal(app->accel, "kvm")))
+		missing = "accel 'tcg' or 'kvm'";
+	if (missing != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "install appliance of instance '%s': needs %s", app->name, missing);
+		return FALSE;
+	}
+	for (guint i = 0; i < app->disks->len; i++) {
+		const GntHvDisk *disk = app->disks->pdata[i];
+
+		if (disk->path == NULL || !g_path_is_absolute(disk->path)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "install appliance of instance '%s': disk %u needs an "
+				    "absolute path",
+				    app->name, i);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+gchar *
+gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name)
+{
+	return g_strconcat("appliance-", gnt_hypervisor_get_prefix(self), name, NULL);
+}
+
+void
+gnt_hv_appliance_set_timeout_error(const GntHvAppliance *app, GError **error)
+{
+	g_autofree gchar *tail = gnt_hv_read_tail(app->console_log, GNT_HV_APPLIANCE_TAIL_LINES);
+
+	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+		    "install appliance timed out after %u s; its console ended with: %s",
+		    app->timeout_s, *tail != '\0' ? tail : "(nothing)");
+}
+
+gboolean
+gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
+			     GCancellable *cancellable, gchar **console_tail, GError **error)
+{
+	GntHypervisorClass *klass;
+	g_autofree gchar *dir = NULL;
+	gboolean ok;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self), FALSE);
+	g_return_val_if_fail(app != NULL, FALSE);
+
+	klass = GNT_HYPERVISOR_GET_CLASS(self);
+	if (klass->run_appliance == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "hypervisor '%s' cannot run the install appliance",
+			    gnt_hypervisor_get_name(self));
+		return FALSE;
+	}
+	if (!check_appliance(app, g_str_equal(gnt_hypervisor_get_name(self), "fake"), error))
+		return FALSE;
+	dir = g_path_get_dirname(app->console_log);
+	if (g_mkdir_with_parents(dir, 0750) != 0) {
+		gnt_error_set_errno(error, errno, dir);
+		g_prefix_error(error, "install appliance of instance '%s': console log: ",
+			       app->name);
+		return FALSE;
+	}
+	ok = klass->run_appliance(self, app, cancellable, error);
+	if (console_tail != NULL)
+		*console_tail = gnt_hv_read_tail(app->console_log, GNT_HV_APPLIANCE_TAIL_LINES);
+	return ok;
 }
 
 gboolean

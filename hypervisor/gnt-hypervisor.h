@@ -1,6 +1,6 @@
 #pragma once
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "gnt-hv-params.h"
 
@@ -84,6 +84,24 @@ gnt_hv_nic_copy(const GntHvNic *self);
 void
 gnt_hv_nic_free(GntHvNic *self);
 
+/* The instance's link-local channel to metad (doc/metad.md "Channel"), the
+ * NIC added last: the routed tap the node made (@tap, gnt-channel.h), or,
+ * when @tap is NULL, the fallback: qemu's user networking with
+ * restrict=on whose only way out is a guestfwd of 169.254.169.254:80 to
+ * metad's per-instance unix socket @socket. */
+typedef struct {
+	gchar *mac;
+	gchar *tap;
+	gchar *socket;
+} GntHvChannelNic;
+
+GntHvChannelNic *
+gnt_hv_channel_nic_new(const gchar *mac, const gchar *tap, const gchar *socket);
+GntHvChannelNic *
+gnt_hv_channel_nic_copy(const GntHvChannelNic *self);
+void
+gnt_hv_channel_nic_free(GntHvChannelNic *self);
+
 /* What starting an instance needs. @hvparams holds the instance's own
  * values over the cluster's (see gnt_hv_params_fill()); missing ones take
  * the hypervisor's defaults. @console_log: where the serial console is
@@ -97,6 +115,7 @@ typedef struct {
 	GPtrArray *nics;  /* GntHvNic */
 	GHashTable *hvparams; /* name -> value, both strings */
 	gchar *console_log;
+	GntHvChannelNic *channel; /* communication=yes: the NIC after the others; NULL */
 } GntHvInstance;
 
 /* Empty disks, nics and hvparams; 128 MiB, 1 vCPU. */
@@ -158,7 +177,54 @@ gnt_hv_console_free(GntHvConsole *self);
 gchar *
 gnt_hv_console_read_log(const GntHvConsole *self, guint max_lines, GError **error);
 
+/*
+ * The install appliance (doc/hypervisors.md "The install appliance"): a
+ * throw-away VM booting the node's appliance kernel and initramfs with the
+ * instance's disks writable (cache none) and the appliance's own disk
+ * read-only, last; its agent installs the instance through metad and
+ * powers off. @name is the instance's; the fake hypervisor runs @agent as
+ * a host process instead (GANTRY_METAD_SOCKET=@channel->socket,
+ * GANTRY_DISKS=the disk paths), its output being the console.
+ */
+typedef struct {
+	gchar *name;
+	gchar *uuid;	       /* of the appliance's domain */
+	guint64 memory_mib;    /* 512 by default */
+	guint vcpus;	       /* 1 */
+	gchar *accel;	       /* the `accel` hvparam's values: "tcg" (default) or "kvm" */
+	gchar *kernel;	       /* <appliance>/vmlinuz */
+	gchar *initrd;	       /* <appliance>/initrd.img */
+	gchar *image;	       /* <appliance>/appliance.img, attached read-only, last */
+	GPtrArray *disks;      /* GntHvDisk: the instance's, writable, in order */
+	GntHvChannelNic *channel;
+	gchar *ip;	       /* the guest's channel address, 169.254.A.B */
+	gboolean debug;	       /* gantry.debug=1 on the kernel command line */
+	gchar *console_log;    /* the serial console's file (required) */
+	guint timeout_s;       /* destroyed after this long (0: never) */
+	gchar *agent;	       /* fake only: the agent script */
+} GntHvAppliance;
+
+/* 512 MiB, 1 vCPU, tcg, a random uuid, no disks. */
+GntHvAppliance *
+gnt_hv_appliance_new(const gchar *name);
+void
+gnt_hv_appliance_free(GntHvAppliance *self);
+/* Takes @disk. */
+void
+gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
+/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]"
+ * (transfer full) */
+gchar *
+gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self);
+
+/* The last @max_lines lines of the text file @path (at most 64 KiB of
+ * them, made valid UTF-8); "" when it is missing or empty. (transfer full) */
+gchar *
+gnt_hv_read_tail(const gchar *path, guint max_lines);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvDisk, gnt_hv_disk_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvChannelNic, gnt_hv_channel_nic_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvAppliance, gnt_hv_appliance_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvNic, gnt_hv_nic_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvInstance, gnt_hv_instance_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvInfo, gnt_hv_info_free)
@@ -245,5 +311,25 @@ gnt_hypervisor_list(GntHypervisor *self, GError **error);
 /* GNT_ERROR_NOT_FOUND when @name does not run. (transfer full) */
 GntHvConsole *
 gnt_hypervisor_get_console(GntHypervisor *self, const gchar *name, GError **error);
+
+/* How many console lines an appliance's error and result carry. */
+#define GNT_HV_APPLIANCE_TAIL_LINES 20
+
+/*
+ * Boots the install appliance @app and waits until it has powered off (kvm:
+ * libvirt's lifecycle event "shutdown, guest request", then "stopped",
+ * so that the disks are free again), @app->timeout_s passed, or
+ * @cancellable (nullable) was cancelled; in the last two cases it is
+ * destroyed first. Blocks: for a worker thread. On return nothing of it
+ * runs any more. *@console_tail (nullable; transfer full) gets the last
+ * GNT_HV_APPLIANCE_TAIL_LINES lines of its console, also on failure.
+ * Whether it did its work is for the caller to judge (metad's progress).
+ * Errors: GNT_ERROR_ENVIRONMENT "install appliance timed out after N s;
+ * its console ended with: ..." (or "... crashed; ..."), GNT_ERROR_INVALID
+ * for a bad record, GNT_ERROR_EXISTS when one runs for that instance.
+ */
+gboolean
+gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
+			     GCancellable *cancellable, gchar **console_tail, GError **error);
 
 G_END_DECLS

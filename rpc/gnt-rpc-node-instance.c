@@ -9,6 +9,7 @@
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
+#include "gnt-rpc-node-appliance.h"
 #include "gnt-rpc-node-private.h"
 
 #define CONSOLE_MAX_LINES 10000
@@ -358,14 +359,35 @@ instance_start_procedure(JsonArray *args, gpointer user_data, GError **error)
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autoptr(GntHvInstance) inst = NULL;
 	gboolean paused = FALSE;
+	gboolean communication = FALSE;
+	gboolean opened = FALSE;
+	const gchar *mac = NULL, *ip = NULL;
 
 	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, paused", error) ||
 	    !gnt_rpc_node_arg_bool(args, 1, "'paused'", &paused, error))
 		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	inst = spec != NULL ? hv_instance_from_spec(user_data, spec, error) : NULL;
-	if (inst == NULL || !gnt_hypervisor_start(hv, inst, paused, error))
+	if (inst == NULL ||
+	    !gnt_rpc_node_spec_get_communication(spec, &communication, &mac, &ip, error))
 		return NULL;
+	if (communication) {
+		/* the channel, its NIC the last (metad has the record from the
+		 * master); one still open (the instance runs) is used as it is */
+		inst->channel = gnt_rpc_node_channel_dup_nic(user_data, spec->name, mac);
+		if (inst->channel == NULL) {
+			inst->channel = gnt_rpc_node_channel_open(user_data, spec->hypervisor,
+								  spec->name, mac, ip, error);
+			if (inst->channel == NULL)
+				return NULL;
+			opened = TRUE;
+		}
+	}
+	if (!gnt_hypervisor_start(hv, inst, paused, error)) {
+		if (opened)
+			gnt_rpc_node_channel_close(user_data, spec->name);
+		return NULL;
+	}
 	g_info("instance '%s' started%s", spec->name, paused ? " (paused)" : "");
 	return gnt_json_node_new_null();
 }
@@ -378,13 +400,22 @@ instance_shutdown_procedure(JsonArray *args, gpointer user_data, GError **error)
 	JsonObject *result;
 	guint timeout_s = 0;
 	gboolean forced = FALSE;
+	g_autoptr(GError) local_error = NULL;
 
 	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, timeout", error) ||
 	    !gnt_rpc_node_arg_uint(args, 1, "'timeout'", SHUTDOWN_MAX_TIMEOUT_S, &timeout_s, error))
 		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
-	if (spec == NULL || !gnt_hypervisor_shutdown(hv, spec->name, timeout_s, &forced, error))
+	if (spec == NULL)
 		return NULL;
+	if (!gnt_hypervisor_shutdown(hv, spec->name, timeout_s, &forced, &local_error)) {
+		/* not running: its channel, if any, has no user left */
+		if (g_error_matches(local_error, GNT_ERROR, GNT_ERROR_NOT_FOUND))
+			gnt_rpc_node_channel_close(user_data, spec->name);
+		g_propagate_error(error, g_steal_pointer(&local_error));
+		return NULL;
+	}
+	gnt_rpc_node_channel_close(user_data, spec->name);
 	g_info("instance '%s' %s", spec->name,
 	       forced ? "destroyed after the timeout" : "shut down");
 	result = json_object_new();
@@ -399,6 +430,8 @@ instance_reboot_procedure(JsonArray *args, gpointer user_data, GError **error)
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autoptr(GntHvInstance) inst = NULL;
 	GntHvRebootType type = GNT_HV_REBOOT_SOFT;
+	gboolean communication = FALSE;
+	const gchar *mac = NULL, *ip = NULL;
 	const gchar *type_name;
 	guint timeout_s = 0;
 
@@ -409,7 +442,19 @@ instance_reboot_procedure(JsonArray *args, gpointer user_data, GError **error)
 		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	inst = spec != NULL ? hv_instance_from_spec(user_data, spec, error) : NULL;
-	if (inst == NULL || !gnt_hypervisor_reboot(hv, inst, type, timeout_s, error))
+	if (inst == NULL ||
+	    !gnt_rpc_node_spec_get_communication(spec, &communication, &mac, &ip, error))
+		return NULL;
+	if (communication)
+		inst->channel = gnt_rpc_node_channel_dup_nic(user_data, spec->name, mac);
+	if (communication && inst->channel == NULL && type != GNT_HV_REBOOT_SOFT) {
+		/* a restart from the record: the channel it lost comes back */
+		inst->channel = gnt_rpc_node_channel_open(user_data, spec->hypervisor, spec->name,
+							  mac, ip, error);
+		if (inst->channel == NULL)
+			return NULL;
+	}
+	if (!gnt_hypervisor_reboot(hv, inst, type, timeout_s, error))
 		return NULL;
 	g_info("instance '%s' rebooted (%s)", spec->name, type_name);
 	return gnt_json_node_new_null();

@@ -4,30 +4,13 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
+#include "hv-golden.h"
 
 #define UUID1 "6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a01"
 #define UUID2 "6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a02"
 #define STARTED 1700000000
 
 /* --- golden XML --------------------------------------------------------- */
-
-/* Compares @xml with tests/data/@name; GNT_TEST_UPDATE_GOLDEN=1 rewrites
- * the file instead. */
-static void
-assert_golden(const gchar *xml, const gchar *name)
-{
-	g_autofree gchar *path = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", name, NULL);
-	g_autofree gchar *expected = NULL;
-	g_autoptr(GError) error = NULL;
-
-	if (g_getenv("GNT_TEST_UPDATE_GOLDEN") != NULL) {
-		g_assert_true(g_file_set_contents(path, xml, -1, &error));
-		return;
-	}
-	g_assert_true(g_file_get_contents(path, &expected, NULL, &error));
-	g_assert_no_error(error);
-	g_assert_cmpstr(xml, ==, expected);
-}
 
 static gchar *
 build_xml(const GntHvInstance *inst, GError **error)

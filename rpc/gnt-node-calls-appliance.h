@@ -1,0 +1,54 @@
+#pragma once
+
+#include "gnt-node-calls.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The master's call of noded's appliance_run (rpc/gnt-rpc-node-appliance.h,
+ * doc/appliance.md "Running"), for the install's appliance step, in the
+ * manner of gnt_node_call_image_write(): @node is the node record,
+ * failures name the node.
+ */
+
+/* how often the master asks for the progress while the appliance runs */
+#define GNT_NODE_CALL_APPLIANCE_POLL_MS 500
+/* the call's own timeout is the options' "timeout" plus this (the channel,
+ * the package's download, the teardown) */
+#define GNT_NODE_CALL_APPLIANCE_MARGIN_S 600
+
+/* Called every @poll_ms while gnt_node_call_polling()'s call runs. */
+typedef void (*GntNodeCallPollFunc)(gpointer user_data);
+
+/*
+ * gnt_node_call() of @procedure made in a thread of its own, while the
+ * calling thread calls @poll (nullable) every @poll_ms until it is done:
+ * for long calls whose progress the caller asks for meanwhile (a status
+ * procedure). Checks that the answer is an object. (transfer full)
+ * (A general helper: gnt_node_call_image_write() could use it too.)
+ */
+JsonObject *
+gnt_node_call_polling(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+		      JsonArray *args, guint timeout_s, guint poll_ms, GntNodeCallPollFunc poll,
+		      gpointer user_data, GError **error);
+
+/* One progress entry the agent reported ({"seq", "time", "step", "state",
+ * "detail", "output"}, borrowed), in order, each once; called in the
+ * calling thread. */
+typedef void (*GntNodeCallApplianceProgressFunc)(JsonObject *entry, gpointer user_data);
+
+/*
+ * Runs the install appliance for the spec's instance with @options
+ * ({"record", "package_url", "package_username", "package_password",
+ * "timeout", "debug"}, contracts §6) and hands each new progress entry to
+ * @progress (nullable), asking the node every
+ * GNT_NODE_CALL_APPLIANCE_POLL_MS; the entries of the final answer that
+ * the polls missed follow before it returns. Returns the node's answer
+ * {"seconds", "steps", "console_tail"}. (transfer full)
+ */
+JsonObject *
+gnt_node_call_appliance_run(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			    JsonObject *options, GntNodeCallApplianceProgressFunc progress,
+			    gpointer user_data, GError **error);
+
+G_END_DECLS

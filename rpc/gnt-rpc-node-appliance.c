@@ -1,0 +1,797 @@
+/*
+ * noded's install appliance procedures (gnt-rpc-node-appliance.h,
+ * doc/appliance.md "Running"): appliance_run makes the instance's channel,
+ * gives metad the record, the channel and the package, boots the appliance
+ * through the instance's hypervisor, judges the agent's progress reports
+ * and tears everything down on every path; appliance_run_status answers,
+ * from another worker thread, the progress reported so far.
+ */
+#include "gnt-rpc-node-appliance.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-metad-client.h"
+#include "gnt-metad-server.h"
+#include "gnt-metadata.h"
+#include "gnt-rpc-node-appliance-metad.h"
+#include "gnt-rpc-node-private.h"
+#include "gnt-secret.h"
+
+/*
+ * Parts of issue 6 written in parallel (chan's hypervisor/gnt-channel.h,
+ * appl's install/gnt-package.h): until they are merged, a node without
+ * them falls back to slirp for the channel and refuses a package.
+ * INTEGRATOR: both #if blocks go once the headers are in the tree.
+ */
+#if __has_include("gnt-channel.h")
+#include "gnt-channel.h"
+#define GNT_HAVE_CHANNEL 1
+#endif
+#if __has_include("gnt-package.h")
+#include "gnt-package.h"
+#define GNT_HAVE_PACKAGE 1
+#endif
+
+#define APPLIANCE_WORK_DIR "appliance" /* below the run directory: console logs */
+#define CHANNEL_STATE_DIR "channel"    /* below the run directory: tap names */
+#define APPLIANCE_MAX_TIMEOUT_S (24 * 3600)
+#define APPLIANCE_MAX_DEBUG 9
+#define APPLIANCE_MEMORY_MIB 512
+#define PACKAGE_MAX_BYTES (256 * 1024 * 1024)
+
+gchar *
+gnt_rpc_node_dup_appliance_dir(GntRpcNode *node)
+{
+	return g_build_filename(gnt_paths_get_data_dir(node->paths), "appliance", NULL);
+}
+
+/* --- the channel --------------------------------------------------------- */
+
+static gchar *
+channel_state_path(GntRpcNode *node, const gchar *name)
+{
+	return g_build_filename(gnt_paths_get_run_dir(node->paths), CHANNEL_STATE_DIR, name,
+				NULL);
+}
+
+gboolean
+gnt_rpc_node_channel_is_open(GntRpcNode *node, const gchar *name)
+{
+	g_autofree gchar *path = channel_state_path(node, name);
+
+	return g_file_test(path, G_FILE_TEST_EXISTS);
+}
+
+GntHvChannelNic *
+gnt_rpc_node_channel_dup_nic(GntRpcNode *node, const gchar *name, const gchar *mac)
+{
+	g_autofree gchar *path = channel_state_path(node, name);
+	g_autofree gchar *tap = NULL;
+	g_autofree gchar *socket = NULL;
+
+	if (!g_file_get_contents(path, &tap, NULL, NULL))
+		return NULL;
+	if (*tap != '\0') {
+		g_autofree gchar *sys = g_build_filename("/sys/class/net", tap, NULL);
+
+		/* a tap gone with a reboot is no channel */
+		if (!g_file_test(sys, G_FILE_TEST_EXISTS))
+			return NULL;
+		return gnt_hv_channel_nic_new(mac, tap, NULL);
+	}
+	socket = gnt_metad_dup_instance_socket(node->paths, name);
+	return gnt_hv_channel_nic_new(mac, NULL, socket);
+}
+
+#ifdef GNT_HAVE_CHANNEL
+/* Whether this node can make taps; the reason it cannot is logged. */
+static gboolean
+tap_supported(void)
+{
+	g_autoptr(GError) local_error = NULL;
+
+	if (g_strcmp0(g_getenv(GNT_CHANNEL_SLIRP_ENV), "1") == 0) {
+		g_debug("%s=1: using the slirp fallback", GNT_CHANNEL_SLIRP_ENV);
+		return FALSE;
+	}
+	if (gnt_channel_tap_supported(&local_error))
+		return TRUE;
+	g_info("no tap channels on this node, using the slirp fallback: %s",
+	       local_error != NULL ? local_error->message : "unsupported");
+	return FALSE;
+}
+#endif
+
+static gboolean
+write_channel_state(GntRpcNode *node, const gchar *name, const gchar *tap, GError **error)
+{
+	g_autofree gchar *path = channel_state_path(node, name);
+	g_autofree gchar *dir = g_path_get_dirname(path);
+
+	if (g_mkdir_with_parents(dir, 0700) != 0) {
+		gnt_error_set_errno(error, errno, dir);
+		return FALSE;
+	}
+	if (!g_file_set_contents(path, tap != NULL ? tap : "", -1, error)) {
+		gnt_error_convert(error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+GntHvChannelNic *
+gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar *name,
+			  const gchar *mac, const gchar *ip, GError **error)
+{
+	g_autofree gchar *socket = gnt_metad_dup_instance_socket(node->paths, name);
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	g_autofree gchar *tap = NULL;
+
+	g_return_val_if_fail(node != NULL && name != NULL && mac != NULL && ip != NULL, NULL);
+
+	if (gnt_rpc_node_channel_is_open(node, name))
+		gnt_rpc_node_channel_close(node, name); /* left from a crash */
+#ifdef GNT_HAVE_CHANNEL
+	if (g_strcmp0(hypervisor, "fake") != 0 && tap_supported()) {
+		g_autoptr(GntChannel) channel = NULL;
+
+		if (!gnt_channel_tap_create(mac, ip, &channel, error)) {
+			g_prefix_error(error, "channel of instance '%s': ", name);
+			return NULL;
+		}
+		tap = g_strdup(channel->device);
+	}
+#endif
+	/* the state first, so that a failure below still finds the tap */
+	if (!write_channel_state(node, name, tap, error)) {
+		g_prefix_error(error, "channel of instance '%s': ", name);
+#ifdef GNT_HAVE_CHANNEL
+		if (tap != NULL)
+			(void)gnt_channel_tap_remove(tap, NULL);
+#endif
+		return NULL;
+	}
+	if (tap != NULL &&
+	    !gnt_rpc_node_appliance_metad_put_channel(control, name, tap, mac, ip, error)) {
+		g_prefix_error(error, "channel of instance '%s': ", name);
+		gnt_rpc_node_channel_close(node, name);
+		return NULL;
+	}
+	g_info("channel of instance '%s': %s%s", name, tap != NULL ? "tap " : "unix socket ",
+	       tap != NULL ? tap : socket);
+	return gnt_hv_channel_nic_new(mac, tap, tap != NULL ? NULL : socket);
+}
+
+void
+gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name)
+{
+	g_autofree gchar *path = channel_state_path(node, name);
+	g_autofree gchar *dir = g_path_get_dirname(path);
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	g_autofree gchar *tap = NULL;
+	g_autoptr(GError) local_error = NULL;
+
+	if (!g_file_get_contents(path, &tap, NULL, NULL))
+		return;
+	if (*tap != '\0' &&
+	    !gnt_rpc_node_appliance_metad_delete(control, name, "channel", &local_error)) {
+		g_warning("channel of instance '%s': %s", name, local_error->message);
+		g_clear_error(&local_error);
+	}
+#ifdef GNT_HAVE_CHANNEL
+	if (*tap != '\0' && !gnt_channel_tap_remove(tap, &local_error)) {
+		g_warning("channel of instance '%s': removing tap '%s': %s", name, tap,
+			  local_error->message);
+		g_clear_error(&local_error);
+	}
+#endif
+	(void)g_unlink(path);
+	(void)g_rmdir(dir); /* when it was the last */
+	g_info("channel of instance '%s' closed", name);
+}
+
+/* --- the runs of this process -------------------------------------------- */
+
+static GMutex runs_lock;
+static GHashTable *runs;	   /* token -> instance name */
+static GHashTable *run_instances; /* instance names */
+
+static gboolean
+run_register(const gchar *token, const gchar *instance, GError **error)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
+
+	if (runs == NULL) {
+		runs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+		run_instances = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	}
+	if (g_hash_table_contains(run_instances, instance) || g_hash_table_contains(runs, token)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "an install appliance runs for instance '%s' already", instance);
+		return FALSE;
+	}
+	g_hash_table_insert(runs, g_strdup(token), g_strdup(instance));
+	g_hash_table_add(run_instances, g_strdup(instance));
+	return TRUE;
+}
+
+static void
+run_unregister(const gchar *token)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
+	const gchar *instance = g_hash_table_lookup(runs, token);
+
+	if (instance == NULL)
+		return;
+	g_hash_table_remove(run_instances, instance);
+	g_hash_table_remove(runs, token);
+}
+
+/* The instance of the run @token; NULL when none runs. (transfer full) */
+static gchar *
+run_dup_instance(const gchar *token)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
+
+	return runs != NULL ? g_strdup(g_hash_table_lookup(runs, token)) : NULL;
+}
+
+/* --- the guest's OS environment ------------------------------------------ */
+
+/* Whether @entry ("NAME=value") is one metad adds itself or the guest must
+ * not get: OSP_* (metad writes them from the record's parameters) and PATH
+ * (the appliance's own). */
+static gboolean
+env_entry_is_skipped(const gchar *entry)
+{
+	return g_str_has_prefix(entry, "OSP_") || g_str_has_prefix(entry, "PATH=");
+}
+
+/* Whether @key is a name metad's shell export takes, [A-Z_][A-Z0-9_]*:
+ * Ganeti's INSTANCE_HV_<param> and INSTANCE_BE_<param> keep the
+ * parameters' lower-case names and are left out. */
+static gboolean
+env_key_is_exportable(const gchar *key)
+{
+	if (*key == '\0' || g_ascii_isdigit(*key))
+		return FALSE;
+	for (const gchar *p = key; *p != '\0'; p++) {
+		if (!g_ascii_isupper(*p) && !g_ascii_isdigit(*p) && *p != '_')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* "DISK_<n>_PATH=...": the index, else -1. */
+static gint
+env_disk_path_index(const gchar *entry)
+{
+	guint64 index = 0;
+	const gchar *end = NULL;
+
+	if (!g_str_has_prefix(entry, "DISK_"))
+		return -1;
+	index = g_ascii_strtoull(entry + 5, (gchar **)&end, 10);
+	if (end == entry + 5 || !g_str_has_prefix(end, "_PATH=") || index >= 26)
+		return -1;
+	return (gint)index;
+}
+
+/*
+ * The record's "os_environment" for the agent: the OS interface variables
+ * of the create script (os/gnt-os-env.c) of the spec's OS on this node,
+ * with the guest's device names (/dev/vda...) for the disks when
+ * @guest_devices (kvm), the host's paths otherwise (the fake hypervisor's
+ * agent runs on the host). No OS parameters: metad adds them.
+ */
+static JsonObject *
+build_os_environment(GntRpcNodeSpec *spec, guint debug_level, gboolean guest_devices,
+		     GError **error)
+{
+	g_autoptr(GntOsDefinition) os = NULL;
+	g_autoptr(GntOsEnv) env = gnt_rpc_node_spec_new_os_env(spec, debug_level, NULL, &os, error);
+	g_auto(GntOsEnvp) envp = NULL;
+	JsonObject *obj;
+
+	if (env == NULL)
+		return NULL;
+	envp = gnt_os_env_build(env, GNT_OS_SCRIPT_CREATE, FALSE);
+	obj = json_object_new();
+	for (guint i = 0; envp[i] != NULL; i++) {
+		const gchar *eq = strchr(envp[i], '=');
+		g_autofree gchar *key = NULL;
+		gint disk = env_disk_path_index(envp[i]);
+
+		if (eq == NULL || env_entry_is_skipped(envp[i]))
+			continue;
+		key = g_strndup(envp[i], (gsize)(eq - envp[i]));
+		if (!env_key_is_exportable(key))
+			continue;
+		if (disk >= 0 && guest_devices) {
+			g_autofree gchar *dev = g_strdup_printf("/dev/vd%c", 'a' + disk);
+
+			json_object_set_string_member(obj, key, dev);
+		} else if (g_str_has_suffix(key, "_BACKEND_TYPE") && guest_devices) {
+			json_object_set_string_member(obj, key, "block");
+		} else {
+			json_object_set_string_member(obj, key, eq + 1);
+		}
+	}
+	return obj;
+}
+
+/* Drops the package credentials from the record's secrets: they are for
+ * this node's fetch only, never for the scripts or metad. */
+static void
+strip_package_credentials(JsonObject *record)
+{
+	static const gchar *const names[] = {"os-package-username", "os-package-password"};
+	JsonObject *secrets = NULL;
+
+	if (!json_object_has_member(record, "osparams_secret") ||
+	    !gnt_json_get_object(record, "osparams_secret", &secrets, NULL))
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		const gchar *value = NULL;
+
+		if (!json_object_has_member(secrets, names[i]))
+			continue;
+		if (gnt_json_get_string(secrets, names[i], &value, NULL))
+			gnt_secret_wipe_string((gchar *)value);
+		json_object_remove_member(secrets, names[i]);
+	}
+}
+
+/* --- one run ------------------------------------------------------------ */
+
+typedef struct {
+	JsonObject *record;	 /* borrowed from the request */
+	const gchar *package_url;
+	const gchar *package_username;
+	const gchar *package_password;
+	guint timeout_s;
+	guint debug;
+} RunOptions;
+
+static gboolean
+option_nullable_string(JsonObject *options, const gchar *key, const gchar **out, GError **error)
+{
+	JsonNode *member = json_object_get_member(options, key);
+
+	*out = NULL;
+	if (member == NULL || JSON_NODE_HOLDS_NULL(member))
+		return TRUE;
+	return gnt_json_get_string(options, key, out, error);
+}
+
+static gboolean
+parse_options(JsonObject *options, RunOptions *out, GError **error)
+{
+	gint64 timeout = 1800, debug = 0;
+
+	if (!gnt_json_get_object(options, "record", &out->record, error) ||
+	    !option_nullable_string(options, "package_url", &out->package_url, error) ||
+	    !option_nullable_string(options, "package_username", &out->package_username, error) ||
+	    !option_nullable_string(options, "package_password", &out->package_password, error) ||
+	    (json_object_has_member(options, "timeout") &&
+	     !gnt_json_get_int(options, "timeout", &timeout, error)) ||
+	    (json_object_has_member(options, "debug") &&
+	     !gnt_json_get_int(options, "debug", &debug, error))) {
+		g_prefix_error(error, "options: ");
+		return FALSE;
+	}
+	if (timeout < 1 || timeout > APPLIANCE_MAX_TIMEOUT_S || debug < 0 ||
+	    debug > APPLIANCE_MAX_DEBUG) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "options: 'timeout' must be 1..%d seconds and 'debug' 0..%d",
+			    APPLIANCE_MAX_TIMEOUT_S, APPLIANCE_MAX_DEBUG);
+		return FALSE;
+	}
+	out->timeout_s = (guint)timeout;
+	out->debug = (guint)debug;
+	return TRUE;
+}
+
+/* The spec's "communication_nic" {mac, ip} (borrowed). */
+static gboolean
+spec_communication_nic(GntRpcNodeSpec *spec, const gchar **mac, const gchar **ip,
+		       GError **error)
+{
+	JsonObject *nic = NULL;
+
+	if (!gnt_json_get_object(spec->instance, "communication_nic", &nic, error) ||
+	    !gnt_json_get_string(nic, "mac", mac, error) ||
+	    !gnt_json_get_string(nic, "ip", ip, error)) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_rpc_node_spec_get_communication(GntRpcNodeSpec *spec, gboolean *communication,
+				    const gchar **mac, const gchar **ip, GError **error)
+{
+	*communication = FALSE;
+	*mac = *ip = NULL;
+	if (json_object_has_member(spec->instance, "communication") &&
+	    !gnt_json_get_bool(spec->instance, "communication", communication, error)) {
+		g_prefix_error(error, "instance '%s': ", spec->name);
+		return FALSE;
+	}
+	return !*communication || spec_communication_nic(spec, mac, ip, error);
+}
+
+/* Fetches, sanitizes and hands metad the personalization package. */
+static gboolean
+give_package(const gchar *control, const gchar *name, const RunOptions *options,
+	     GError **error)
+{
+#ifdef GNT_HAVE_PACKAGE
+	g_autoptr(GBytes) tarball = NULL;
+	g_autoptr(GBytes) clean = NULL;
+
+	tarball = gnt_package_fetch(options->package_url, options->package_username,
+				    options->package_password, PACKAGE_MAX_BYTES, error);
+	if (tarball != NULL)
+		clean = gnt_package_sanitize(tarball, error);
+	if (clean == NULL ||
+	    !gnt_rpc_node_appliance_metad_put_package(control, name, clean, error)) {
+		g_prefix_error(error, "personalization package of instance '%s': ", name);
+		return FALSE;
+	}
+	return TRUE;
+#else
+	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+		    "personalization package of instance '%s': this node was built without "
+		    "package support (install/gnt-package.h)",
+		    name);
+	return FALSE;
+#endif
+}
+
+/* The agent to run for the fake hypervisor. (transfer full) */
+static gchar *
+dup_agent_path(GntRpcNode *node)
+{
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
+	const gchar *env = g_getenv(GNT_APPLIANCE_AGENT_ENV);
+
+	if (env != NULL && *env != '\0')
+		return g_strdup(env);
+	return g_build_filename(dir, "agent", NULL);
+}
+
+static GntHvAppliance *
+build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel,
+		const gchar *ip, const RunOptions *options, const gchar *work_dir,
+		GError **error)
+{
+	g_autoptr(GntHvAppliance) app = gnt_hv_appliance_new(spec->name);
+	g_autoptr(GPtrArray) paths = gnt_rpc_node_spec_dup_disk_paths(spec, error);
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
+	const gchar *accel = NULL;
+
+	if (paths == NULL)
+		return NULL;
+	for (guint i = 0; i < spec->disks->len; i++) {
+		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
+
+		gnt_hv_appliance_add_disk(
+			app, gnt_hv_disk_new(g_ptr_array_index(paths, i),
+					     gnt_disk_store_get_format(spec->store, disk) ==
+							     GNT_DISK_FORMAT_QCOW2
+						     ? GNT_HV_DISK_FORMAT_QCOW2
+						     : GNT_HV_DISK_FORMAT_RAW));
+	}
+	if (spec->hvparams != NULL && json_object_has_member(spec->hvparams, "accel") &&
+	    gnt_json_get_string(spec->hvparams, "accel", &accel, NULL)) {
+		g_free(app->accel);
+		app->accel = g_strdup(accel);
+	}
+	app->memory_mib = MAX(spec->memory_mib, APPLIANCE_MEMORY_MIB);
+	app->kernel = g_build_filename(dir, "vmlinuz", NULL);
+	app->initrd = g_build_filename(dir, "initrd.img", NULL);
+	app->image = g_build_filename(dir, "appliance.img", NULL);
+	app->channel = gnt_hv_channel_nic_copy(channel);
+	app->ip = g_strdup(ip);
+	app->debug = options->debug > 0;
+	app->console_log = g_build_filename(work_dir, "console.log", NULL);
+	app->timeout_s = options->timeout_s;
+	app->agent = dup_agent_path(node);
+	if (!g_str_equal(spec->hypervisor, "fake") &&
+	    !g_file_test(app->kernel, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "no install appliance on this node: '%s' is missing (build it with "
+			    "build-appliance %s)",
+			    app->kernel, dir);
+		return NULL;
+	}
+	return g_steal_pointer(&app);
+}
+
+/* The entries metad holds for @name (transfer full); an empty list when it
+ * has none or cannot say (logged). */
+static JsonArray *
+collect_progress(const gchar *control, const gchar *name)
+{
+	g_autoptr(GError) local_error = NULL;
+	g_autoptr(JsonObject) progress =
+		gnt_rpc_node_appliance_metad_get_progress(control, name, 0, &local_error);
+	JsonArray *entries = NULL;
+
+	if (progress == NULL) {
+		g_debug("install appliance of instance '%s': no progress from metad: %s", name,
+			local_error->message);
+		return json_array_new();
+	}
+	(void)gnt_json_get_array(progress, "entries", &entries, NULL);
+	return json_array_ref(entries);
+}
+
+/* The last non-empty line of @text ("" when none). (transfer full) */
+static gchar *
+dup_last_line(const gchar *text)
+{
+	g_auto(GStrv) lines = g_strsplit(text != NULL ? text : "", "\n", -1);
+
+	for (guint n = g_strv_length(lines); n > 0; n--) {
+		g_strstrip(lines[n - 1]);
+		if (*lines[n - 1] != '\0')
+			return g_strdup(lines[n - 1]);
+	}
+	return g_strdup("");
+}
+
+/* Whether the agent reported success: "appliance" "done", and no step
+ * "failed"; the error names the failed step and its output's last line. */
+static gboolean
+judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
+	       GError **error)
+{
+	gboolean done = FALSE;
+
+	for (guint i = 0; i < json_array_get_length(entries); i++) {
+		JsonNode *node = json_array_get_element(entries, i);
+		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+		const gchar *step = NULL, *state = NULL, *detail = NULL, *output = NULL;
+
+		if (entry == NULL || !gnt_json_get_string(entry, "step", &step, NULL) ||
+		    !gnt_json_get_string(entry, "state", &state, NULL))
+			continue;
+		(void)gnt_json_get_string(entry, "detail", &detail, NULL);
+		(void)gnt_json_get_string(entry, "output", &output, NULL);
+		if (g_str_equal(state, "failed") && !g_str_equal(step, "appliance")) {
+			g_autofree gchar *last = dup_last_line(output);
+
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "install appliance of instance '%s': step '%s' failed%s%s%s%s",
+				    name, step, detail != NULL && *detail ? ": " : "",
+				    detail != NULL ? detail : "", *last ? "; its output ended with: " : "",
+				    last);
+			return FALSE;
+		}
+		if (g_str_equal(step, "appliance") && g_str_equal(state, "failed")) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "install appliance of instance '%s' failed: %s", name,
+				    detail != NULL && *detail ? detail : "no reason given");
+			return FALSE;
+		}
+		if (g_str_equal(step, "appliance") && g_str_equal(state, "done"))
+			done = TRUE;
+	}
+	if (!done) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "the install appliance powered off without reporting success for "
+			    "instance '%s'; its console ended with: %s",
+			    name, console_tail != NULL && *console_tail ? console_tail : "(nothing)");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Removes the run's work directory and what is in it (the console log). */
+static void
+remove_work_dir(const gchar *work_dir)
+{
+	g_autoptr(GDir) dir = g_dir_open(work_dir, 0, NULL);
+	g_autofree gchar *parent = NULL;
+	const gchar *entry;
+
+	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *path = g_build_filename(work_dir, entry, NULL);
+
+		(void)g_unlink(path);
+	}
+	(void)g_rmdir(work_dir);
+	parent = g_path_get_dirname(work_dir);
+	(void)g_rmdir(parent); /* when it was the last run */
+}
+
+/* What a run made and teardown undoes. */
+typedef struct {
+	GntRpcNode *node;
+	const gchar *name;
+	const gchar *control;
+	gboolean record_pushed;
+	gboolean keep_record; /* communication=yes: the instance's own record */
+	gboolean channel_open;
+	gboolean package_given;
+	gchar *work_dir;
+} Teardown;
+
+static void
+teardown(Teardown *t)
+{
+	g_autoptr(GError) local_error = NULL;
+
+	if (t->package_given &&
+	    !gnt_rpc_node_appliance_metad_delete(t->control, t->name, "package", &local_error)) {
+		g_warning("install appliance of instance '%s': %s", t->name, local_error->message);
+		g_clear_error(&local_error);
+	}
+	if (t->channel_open)
+		gnt_rpc_node_channel_close(t->node, t->name);
+	if (t->record_pushed &&
+	    !gnt_rpc_node_appliance_metad_delete(t->control, t->name, "progress", &local_error)) {
+		g_debug("install appliance of instance '%s': %s", t->name, local_error->message);
+		g_clear_error(&local_error);
+	}
+	if (t->record_pushed && !t->keep_record &&
+	    !gnt_metad_client_remove(t->control, t->name, &local_error) &&
+	    !g_error_matches(local_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
+		g_warning("install appliance of instance '%s': %s", t->name, local_error->message);
+		g_clear_error(&local_error);
+	}
+	if (t->work_dir != NULL)
+		remove_work_dir(t->work_dir);
+	g_free(t->work_dir);
+}
+
+static JsonNode *
+result_to_json(gdouble seconds, JsonArray *entries, const gchar *console_tail)
+{
+	JsonObject *obj = json_object_new();
+
+	json_object_set_member(obj, "seconds", gnt_json_node_new_double(seconds));
+	json_object_set_member(obj, "steps", gnt_json_node_new_array(json_array_ref(entries)));
+	json_object_set_member(obj, "console_tail", gnt_json_node_new_string(console_tail));
+	return gnt_json_node_new_object(obj);
+}
+
+/* Everything between the record's push and the appliance's end; @t
+ * records what to undo. */
+static JsonNode *
+run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teardown *t,
+	      GError **error)
+{
+	g_autoptr(GntHypervisor) hv = NULL;
+	g_autoptr(GntHvChannelNic) channel = NULL;
+	g_autoptr(GntHvAppliance) app = NULL;
+	g_autoptr(JsonArray) entries = NULL;
+	g_autofree gchar *console_tail = NULL;
+	const gchar *mac = NULL, *ip = NULL;
+	gint64 started = g_get_monotonic_time();
+	gboolean guest_devices;
+	gboolean ran;
+	g_autoptr(GError) run_error = NULL;
+
+	hv = gnt_rpc_node_get_hypervisor(node, spec->hypervisor, error);
+	if (hv == NULL || !spec_communication_nic(spec, &mac, &ip, error))
+		return NULL;
+	guest_devices = !g_str_equal(spec->hypervisor, "fake");
+	strip_package_credentials(options->record);
+	json_object_set_string_member(options->record, "name", spec->name);
+	if (!json_object_has_member(options->record, "os_environment")) {
+		JsonObject *env = build_os_environment(spec, options->debug, guest_devices, error);
+
+		if (env == NULL)
+			return NULL;
+		json_object_set_object_member(options->record, "os_environment", env);
+	}
+	t->work_dir = g_build_filename(gnt_paths_get_run_dir(node->paths), APPLIANCE_WORK_DIR,
+				       spec->name, NULL);
+	if (!gnt_metad_client_push(t->control, spec->name, options->record, error))
+		return NULL;
+	t->record_pushed = TRUE;
+	/* progress of an earlier run must not count */
+	if (!gnt_rpc_node_appliance_metad_delete(t->control, spec->name, "progress", error))
+		return NULL;
+	channel = gnt_rpc_node_channel_open(node, spec->hypervisor, spec->name, mac, ip, error);
+	if (channel == NULL)
+		return NULL;
+	t->channel_open = TRUE;
+	if (options->package_url != NULL) {
+		t->package_given = TRUE;
+		if (!give_package(t->control, spec->name, options, error))
+			return NULL;
+	}
+	app = build_appliance(node, spec, channel, ip, options, t->work_dir, error);
+	if (app == NULL)
+		return NULL;
+	g_info("install appliance of instance '%s' starting (%s, timeout %u s)", spec->name,
+	       channel->tap != NULL ? channel->tap : "unix socket", app->timeout_s);
+	ran = gnt_hypervisor_run_appliance(hv, app, NULL, &console_tail, &run_error);
+	entries = collect_progress(t->control, spec->name);
+	if (!ran) {
+		g_propagate_error(error, g_steal_pointer(&run_error));
+		return NULL;
+	}
+	if (!judge_progress(spec->name, entries, console_tail, error))
+		return NULL;
+	g_info("install appliance of instance '%s' done in %.1f s", spec->name,
+	       (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC);
+	return result_to_json((gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC,
+			      entries, console_tail);
+}
+
+static JsonNode *
+appliance_run_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	JsonObject *options_obj = NULL;
+	RunOptions options = {0};
+	const gchar *token = NULL;
+	Teardown t = {.node = node, .control = control};
+	const gchar *mac = NULL, *ip = NULL;
+	JsonNode *result;
+
+	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, token, options", error) ||
+	    (token = gnt_rpc_node_arg_string(args, 1, "'token'", error)) == NULL ||
+	    !gnt_rpc_node_check_name(token, "token", error) ||
+	    !gnt_rpc_node_arg_object(args, 2, "'options'", FALSE, &options_obj, error) ||
+	    !parse_options(options_obj, &options, error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL || !run_register(token, spec->name, error))
+		return NULL;
+	t.name = spec->name;
+	if (!gnt_rpc_node_spec_get_communication(spec, &t.keep_record, &mac, &ip, error)) {
+		run_unregister(token);
+		return NULL;
+	}
+	result = run_appliance(node, spec, &options, &t, error);
+	teardown(&t);
+	gnt_metadata_wipe_secrets(options.record);
+	if (options.package_password != NULL)
+		gnt_secret_wipe_string((gchar *)options.package_password);
+	run_unregister(token);
+	return result;
+}
+
+static JsonNode *
+appliance_run_status_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	GntRpcNode *node = user_data;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+	g_autofree gchar *instance = NULL;
+	g_autoptr(JsonArray) entries = NULL;
+	const gchar *token = NULL;
+	JsonObject *obj;
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "token", error) ||
+	    (token = gnt_rpc_node_arg_string(args, 0, "'token'", error)) == NULL)
+		return NULL;
+	obj = json_object_new();
+	instance = run_dup_instance(token);
+	if (instance == NULL) {
+		json_object_set_member(obj, "state", gnt_json_node_new_string("unknown"));
+		return gnt_json_node_new_object(obj);
+	}
+	entries = collect_progress(control, instance);
+	json_object_set_member(obj, "state", gnt_json_node_new_string("running"));
+	json_object_set_member(obj, "entries", gnt_json_node_new_array(json_array_ref(entries)));
+	return gnt_json_node_new_object(obj);
+}
+
+const GntRpcProcedure gnt_rpc_node_appliance_procedures[] = {
+	{"appliance_run", appliance_run_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"appliance_run_status", appliance_run_status_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};

@@ -1,0 +1,74 @@
+#pragma once /* rpc/gnt-rpc-node-appliance.h: noded's install appliance procedures */
+
+#include "gnt-hypervisor.h"
+#include "gnt-rpc-node-private.h"
+#include "gnt-rpc-node.h"
+#include "gnt-rpc-server.h"
+
+G_BEGIN_DECLS
+
+/*
+ * noded's install appliance procedures (doc/node-rpc.md, doc/appliance.md
+ * "Running"), called with the GntRpcNode as user data
+ * (gnt_rpc_node_add_instance_procedures registers them):
+ *
+ *	appliance_run [spec, token, options]
+ *		options {"record", "package_url", "package_username",
+ *		"package_password", "timeout", "debug"}: makes the instance's
+ *		channel, pushes the record and the channel to metad, fetches
+ *		and sanitizes the package and gives it to metad, boots the
+ *		appliance and waits for it; tears everything down on every
+ *		path. Returns {"seconds", "steps": [progress entries],
+ *		"console_tail"}; fails naming the step the agent reported
+ *		failed, or the timeout with the console's last lines.
+ *	appliance_run_status [token]
+ *		while that call runs: {"state": "running", "entries": [...]};
+ *		else {"state": "unknown"}
+ */
+extern const GntRpcProcedure gnt_rpc_node_appliance_procedures[];
+
+/* Where the node keeps the built appliance: <data>/appliance (transfer full) */
+gchar *
+gnt_rpc_node_dup_appliance_dir(GntRpcNode *node);
+
+/* The environment variable that names the agent the fake hypervisor runs
+ * (default: <appliance dir>/agent). */
+#define GNT_APPLIANCE_AGENT_ENV "GANTRY_APPLIANCE_AGENT"
+
+/* Set to "1" in noded's environment: never make taps, always use the slirp
+ * fallback (for tests of the fallback on machines that can make taps). */
+#define GNT_CHANNEL_SLIRP_ENV "GANTRY_CHANNEL_SLIRP"
+
+/*
+ * The link-local channel of instance @name (doc/metad.md "Channel"): for
+ * the fake hypervisor metad's per-instance unix socket; else a routed tap
+ * (gnt-channel.h) with metad's device-bound listener and DHCP for @mac/@ip
+ * on it, or, where taps cannot be made, the slirp fallback to that unix
+ * socket. metad must know the instance already (its record pushed). The
+ * tap's name is kept in <run>/channel/<name> until
+ * gnt_rpc_node_channel_close(). (transfer full)
+ */
+GntHvChannelNic *
+gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar *name,
+			  const gchar *mac, const gchar *ip, GError **error);
+/* Undoes gnt_rpc_node_channel_open(): metad's channel, the tap, the state
+ * file. Anything already gone is fine; failures are logged, not returned
+ * (teardown must go on). */
+void
+gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name);
+/* Whether a channel of @name is open (its state file exists). */
+gboolean
+gnt_rpc_node_channel_is_open(GntRpcNode *node, const gchar *name);
+/* The NIC of the open channel of @name (a reboot, a second start); NULL
+ * when none is open or its tap is gone. (transfer full) */
+GntHvChannelNic *
+gnt_rpc_node_channel_dup_nic(GntRpcNode *node, const gchar *name, const gchar *mac);
+
+/* Whether the spec's instance has communication=yes; then *@mac and *@ip
+ * (borrowed) are its "communication_nic"'s, which must be there
+ * (GNT_ERROR_INVALID naming the instance otherwise). */
+gboolean
+gnt_rpc_node_spec_get_communication(GntRpcNodeSpec *spec, gboolean *communication,
+				    const gchar **mac, const gchar **ip, GError **error);
+
+G_END_DECLS

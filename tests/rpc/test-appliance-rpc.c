@@ -1,0 +1,599 @@
+/* noded's appliance_run and appliance_run_status through the master's
+ * typed call (rpc/gnt-node-calls-appliance.h) over TLS: the fake
+ * hypervisor running the agent (appliance/agent when the tree has it, else
+ * tests/data/appliance-test-agent) as a host process against a real
+ * gantry-metad on the same temporary root: success with its progress
+ * entries, a failed script, a timeout, and nothing left behind after any
+ * of them. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "gnt-error.h"
+#include "gnt-json.h"
+#include "gnt-metad-client.h"
+#include "gnt-metad-server.h"
+#include "gnt-node-calls-appliance.h"
+#include "gnt-node-calls.h"
+#include "gnt-rpc-node-appliance-metad.h"
+#include "gnt-rpc-node-appliance.h"
+#include "gnt-rpc-node.h"
+#include "image-test-server.h"
+#include "rpc-test-server.h"
+
+/* whether this build has the personalization package (install/gnt-package.h) */
+#if __has_include("gnt-package.h")
+#define HAVE_PACKAGE 1
+#endif
+
+#define MAC "52:54:00:ab:cd:ef"
+#define IP "169.254.12.34"
+#define SECRET_VALUE "s3cr3t-package-pw"
+
+typedef struct {
+	GPtrArray *dirs;
+	GntPaths *paths;
+	GntRpcNode *rpc_node;
+	TestServer *server;
+	GntRpcClient *client;
+	JsonObject *node;
+	GSubprocess *metad;
+	gchar *control;
+	gchar *file_dir;
+	gchar *os_dir;
+	gchar *work; /* the test's own files, outside the root */
+	gboolean test_agent; /* tests/data's stand-in */
+	gboolean metad_ready; /* metad has the progress API */
+} ApplFx;
+
+/* Whether metad answers the progress API (mhttp's part of issue 6). */
+static gboolean
+metad_has_progress(ApplFx *fx)
+{
+	g_autoptr(JsonObject) record = json_object_new();
+	g_autoptr(JsonObject) progress = NULL;
+	g_autoptr(GError) error = NULL;
+
+	json_object_set_string_member(record, "name", "probe");
+	g_assert_true(gnt_metad_client_push(fx->control, "probe", record, &error));
+	progress = gnt_rpc_node_appliance_metad_get_progress(fx->control, "probe", 0, &error);
+	g_assert_true(gnt_metad_client_remove(fx->control, "probe", NULL));
+	return progress != NULL;
+}
+
+static void
+appl_set_up(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = NULL;
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *agent = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..",
+						   "appliance", "agent", NULL);
+	g_autofree gchar *test_agent = NULL;
+
+	fx->dirs = g_ptr_array_new_with_free_func(g_free);
+	fx->paths = make_root(fx->dirs, "node1");
+	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
+	g_assert_no_error(error);
+	fx->work = g_dir_make_tmp("gnt-appl-rpc-XXXXXX", &error);
+	g_assert_no_error(error);
+	g_ptr_array_add(fx->dirs, g_strdup(fx->work));
+
+	log = g_build_filename(fx->work, "metad.log", NULL);
+	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+	g_subprocess_launcher_set_stderr_file_path(launcher, log);
+	fx->metad = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_METAD"),
+						"--root", gnt_paths_get_root(fx->paths),
+						"--foreground", "--print-socket", NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(fx->metad));
+	fx->control = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(fx->control); /* NULL: metad died; see its log */
+
+	if (g_file_test(agent, G_FILE_TEST_IS_REGULAR)) {
+		g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
+	} else {
+		test_agent = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"),
+					      "appliance-test-agent", NULL);
+		g_setenv(GNT_APPLIANCE_AGENT_ENV, test_agent, TRUE);
+		fx->test_agent = TRUE;
+	}
+	fx->rpc_node = gnt_rpc_node_new(fx->paths, NULL, &error);
+	g_assert_no_error(error);
+	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
+	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
+	g_assert_no_error(error);
+	fx->node = test_node_record(fx->server->port);
+	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
+	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
+	fx->metad_ready = metad_has_progress(fx);
+}
+
+static void
+appl_tear_down(ApplFx *fx, gconstpointer data)
+{
+	g_clear_pointer(&fx->server, test_server_free);
+	g_clear_pointer(&fx->rpc_node, gnt_rpc_node_free);
+	g_clear_object(&fx->client);
+	g_clear_pointer(&fx->node, json_object_unref);
+	if (fx->metad != NULL)
+		stop_noded(fx->metad);
+	g_clear_object(&fx->metad);
+	g_clear_pointer(&fx->paths, gnt_paths_free);
+	g_free(fx->control);
+	g_free(fx->file_dir);
+	g_free(fx->os_dir);
+	g_free(fx->work);
+	remove_dirs(fx->dirs);
+	g_unsetenv(GNT_APPLIANCE_AGENT_ENV);
+}
+
+static gboolean
+skip_without_progress(ApplFx *fx)
+{
+	if (!fx->metad_ready)
+		g_test_skip("this tree's gantry-metad has no progress API yet (issue 6, mhttp)");
+	return !fx->metad_ready;
+}
+
+/* Instance @name's spec: one 8 MiB raw file disk, @hypervisor,
+ * OS sample+default of tests/data/os-defs, the channel's NIC. */
+static JsonObject *
+make_spec_for(ApplFx *fx, const gchar *name, const gchar *hypervisor, gboolean communication)
+{
+	g_autofree gchar *uuid = g_uuid_string_random();
+	g_autofree gchar *disk_uuid = g_uuid_string_random();
+	g_autofree gchar *text = g_strdup_printf(
+		"{\"instance\": {\"name\": \"%s\", \"uuid\": \"%s\", \"primary_node\": \"node1-uuid\","
+		" \"os\": \"sample+default\", \"hypervisor\": \"%s\", \"disk_template\": \"file\","
+		" \"disks\": [{\"uuid\": \"%s\", \"name\": \"root\", \"size\": 8, \"mode\": \"rw\"}],"
+		" \"nics\": [], \"osparams\": {\"filesystem\": \"ext4\"},"
+		" \"communication\": %s,"
+		" \"communication_nic\": {\"mac\": \"" MAC "\", \"ip\": \"" IP "\"}},"
+		" \"hvparams\": {}, \"beparams\": {\"maxmem\": 128, \"vcpus\": 1},"
+		" \"storage\": {\"volume_group_name\": null, \"file_storage_dir\": \"%s\"},"
+		" \"os\": {\"search_path\": [\"%s\"]}}",
+		name, uuid, hypervisor, disk_uuid, communication ? "true" : "false", fx->file_dir,
+		fx->os_dir);
+	g_autoptr(JsonNode) root = gnt_json_parse(text, -1, NULL);
+	g_autoptr(GError) error = NULL;
+	JsonObject *spec;
+
+	g_assert_nonnull(root);
+	spec = json_object_ref(json_node_get_object(root));
+	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_no_error(error);
+	return spec;
+}
+
+static JsonObject *
+make_spec(ApplFx *fx, const gchar *name, gboolean communication)
+{
+	return make_spec_for(fx, name, "fake", communication);
+}
+
+/* The options of appliance_run: the record with @script as the create
+ * script and the package credentials among the secrets. */
+static JsonObject *
+make_options(const gchar *name, const gchar *script, guint timeout_s)
+{
+	JsonObject *options = json_object_new();
+	JsonObject *record = json_object_new();
+	JsonObject *osparams = json_object_new();
+	JsonObject *secrets = json_object_new();
+	JsonObject *scripts = json_object_new();
+
+	json_object_set_string_member(record, "name", name);
+	json_object_set_string_member(record, "os", "sample+default");
+	json_object_set_string_member(osparams, "filesystem", "ext4");
+	json_object_set_string_member(secrets, "os-package-password", SECRET_VALUE);
+	json_object_set_string_member(scripts, "create", script);
+	json_object_set_object_member(record, "osparams", osparams);
+	json_object_set_object_member(record, "osparams_secret", secrets);
+	json_object_set_object_member(record, "os_scripts", scripts);
+	json_object_set_object_member(options, "record", record);
+	json_object_set_null_member(options, "package_url");
+	json_object_set_null_member(options, "package_username");
+	json_object_set_null_member(options, "package_password");
+	json_object_set_int_member(options, "timeout", timeout_s);
+	json_object_set_int_member(options, "debug", 0);
+	return options;
+}
+
+/* An install of @name with @script that must fail: the error. */
+static GError *
+run_failing(ApplFx *fx, const gchar *name, const gchar *script, guint timeout_s,
+	    gboolean communication)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, name, communication);
+	g_autoptr(JsonObject) options = make_options(name, script, timeout_s);
+	g_autoptr(JsonObject) result = NULL;
+	GError *error = NULL;
+
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+					     &error);
+	g_assert_null(result);
+	g_assert_nonnull(error);
+	return error;
+}
+
+static void
+progress_cb(JsonObject *entry, gpointer user_data)
+{
+	GPtrArray *seen = user_data;
+
+	g_ptr_array_add(seen, g_strdup_printf("%s %s", json_object_get_string_member(entry, "step"),
+					      json_object_get_string_member(entry, "state")));
+}
+
+/* Nothing of an install of @name is left: no metad record (unless
+ * @keep_record), no channel, no files of it under the run directory. */
+static void
+assert_clean(ApplFx *fx, const gchar *name, gboolean keep_record)
+{
+	g_autofree gchar *run = g_strdup(gnt_paths_get_run_dir(fx->paths));
+	g_autofree gchar *appliance = g_build_filename(run, "appliance", NULL);
+	g_autofree gchar *channel = g_build_filename(run, "channel", NULL);
+	g_autofree gchar *cmd = g_strdup_printf("find '%s' -mindepth 1 -path '*%s*'", run, name);
+	g_autofree gchar *found = NULL;
+	g_autoptr(GError) error = NULL;
+	gboolean known;
+
+	g_assert_false(g_file_test(channel, G_FILE_TEST_EXISTS));
+	if (!keep_record) {
+		g_assert_false(g_file_test(appliance, G_FILE_TEST_EXISTS));
+		g_assert_true(g_spawn_command_line_sync(cmd, &found, NULL, NULL, &error));
+		g_assert_no_error(error);
+		g_assert_cmpstr(found, ==, "");
+	}
+	/* metad forgot it (a second removal finds nothing) or kept it */
+	known = gnt_metad_client_remove(fx->control, name, &error);
+	g_assert_true(known == keep_record);
+	if (!known)
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+}
+
+static void
+test_success(ApplFx *fx, gconstpointer data)
+{
+	static const gchar script[] =
+		"#!/bin/sh\n"
+		"echo \"creating $INSTANCE_NAME on $DISK_0_PATH with $OSP_FILESYSTEM\"\n"
+		"env | grep -q '" SECRET_VALUE "' && echo LEAKED\n"
+		"exit 0\n";
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	static const gchar *const expected[] = {
+		"appliance start",  "run_os_scripts start", "run_os_scripts done",
+		"personalize info", "appliance done",
+	};
+	JsonArray *steps;
+	const gchar *output;
+
+	if (skip_without_progress(fx))
+		return;
+	spec = make_spec(fx, "web1", FALSE);
+	options = make_options("web1", script, 60);
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, progress_cb, seen,
+					     &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(result);
+	steps = json_object_get_array_member(result, "steps");
+	g_assert_cmpuint(json_array_get_length(steps), ==, G_N_ELEMENTS(expected));
+	g_assert_cmpuint(seen->len, ==, G_N_ELEMENTS(expected));
+	for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
+		JsonObject *entry = json_array_get_object_element(steps, i);
+		g_autofree gchar *text =
+			g_strdup_printf("%s %s", json_object_get_string_member(entry, "step"),
+					json_object_get_string_member(entry, "state"));
+
+		g_assert_cmpstr(text, ==, expected[i]);
+		g_assert_cmpstr(seen->pdata[i], ==, expected[i]); /* each once, in order */
+		g_assert_cmpint(json_object_get_int_member(entry, "seq"), ==, i);
+	}
+	output = json_object_get_string_member(json_array_get_object_element(steps, 2), "output");
+	g_assert_nonnull(strstr(output, "creating web1 on "));
+	g_assert_nonnull(strstr(output, "web1/"));
+	g_assert_nonnull(strstr(output, "with ext4"));
+	g_assert_null(strstr(output, "LEAKED")); /* the package credentials were stripped */
+	g_assert_cmpfloat(json_object_get_double_member(result, "seconds"), >, 0);
+	if (fx->test_agent)
+		g_assert_cmpstr(strrchr(json_object_get_string_member(result, "console_tail"), '\n'),
+				==, "\ntest agent: done");
+	assert_clean(fx, "web1", FALSE);
+}
+
+static void
+test_failed_script(ApplFx *fx, gconstpointer data)
+{
+	static const gchar script[] = "#!/bin/sh\n"
+				      "echo 'formatting disk 0'\n"
+				      "echo 'mkfs: no space left on device' >&2\n"
+				      "exit 2\n";
+	g_autoptr(GError) error = NULL;
+
+	if (skip_without_progress(fx))
+		return;
+	error = run_failing(fx, "web2", script, 60, FALSE);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "node 'node1'");
+	assert_error_has(error, "install appliance of instance 'web2': step 'run_os_scripts' "
+				"failed");
+	assert_error_has(error, "its output ended with: mkfs: no space left on device");
+	assert_clean(fx, "web2", FALSE);
+}
+
+static void
+test_timeout(ApplFx *fx, gconstpointer data)
+{
+	g_autofree gchar *pid_file = g_build_filename(fx->work, "script.pid", NULL);
+	g_autofree gchar *script = g_strdup_printf("#!/bin/sh\n"
+						   "echo \"$$\" > '%s'\n"
+						   "echo 'waiting for a mirror'\n"
+						   "sleep 600\n",
+						   pid_file);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *pid_text = NULL;
+	g_autofree gchar *proc = NULL;
+	gint64 started = g_get_monotonic_time();
+
+	if (skip_without_progress(fx))
+		return;
+	error = run_failing(fx, "web3", script, 2, TRUE);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "install appliance timed out after 2 s; its console ended with: ");
+	g_assert_cmpint(g_get_monotonic_time() - started, <, 30 * G_USEC_PER_SEC);
+	/* the script's process is gone with the agent */
+	g_assert_true(g_file_get_contents(pid_file, &pid_text, NULL, NULL));
+	proc = g_strdup_printf("/proc/%s/cmdline", g_strstrip(pid_text));
+	if (g_file_test(proc, G_FILE_TEST_EXISTS)) {
+		g_autofree gchar *stat = g_strdup_printf("/proc/%s/stat", pid_text);
+		g_autofree gchar *text = NULL;
+
+		/* a zombie nobody reaps here (PID 1 does not) is gone enough */
+		g_assert_true(g_file_get_contents(stat, &text, NULL, NULL));
+		g_assert_nonnull(strstr(text, ") Z "));
+	}
+	/* communication=yes: the instance's record stays, the channel goes */
+	assert_clean(fx, "web3", TRUE);
+}
+
+/* A package from a local HTTP server: fetched, sanitized, given to metad,
+ * unpacked by the agent onto disk 0 (which the script formats), gone from
+ * metad afterwards. Without package support in the build: refused, clean. */
+static void
+test_package(ApplFx *fx, gconstpointer data)
+{
+	static const gchar script[] = "#!/bin/sh\n"
+				      "mkfs.ext4 -q -F \"$DISK_0_PATH\" && echo formatted\n";
+	g_autoptr(ImageServer) server = image_server_new(NULL);
+	g_autofree gchar *tree = g_build_filename(fx->work, "tree", NULL);
+	g_autofree gchar *etc = g_build_filename(tree, "etc", NULL);
+	g_autofree gchar *motd = g_build_filename(etc, "motd", NULL);
+	g_autofree gchar *tarball = g_build_filename(fx->work, "package.tar.gz", NULL);
+	g_autofree gchar *tar = g_strdup_printf("tar czf '%s' -C '%s' etc", tarball, tree);
+	g_autofree gchar *url = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	gint status = -1;
+
+	if (skip_without_progress(fx))
+		return;
+	g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
+	g_assert_true(g_file_set_contents(motd, "installed by the package\n", -1, NULL));
+	g_assert_true(g_spawn_command_line_sync(tar, NULL, NULL, &status, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(status, ==, 0);
+	image_server_add_file(server, "/pkg/site.tar.gz", tarball);
+	url = g_strconcat(image_server_get_base(server), "/pkg/site.tar.gz", NULL);
+	spec = make_spec(fx, "web5", FALSE);
+	options = make_options("web5", script, 60);
+	json_object_set_string_member(options, "package_url", url);
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+					     &error);
+#ifdef HAVE_PACKAGE
+	{
+		JsonArray *steps;
+		gboolean personalized = FALSE;
+
+		g_assert_no_error(error);
+		steps = json_object_get_array_member(result, "steps");
+		for (guint i = 0; i < json_array_get_length(steps); i++) {
+			JsonObject *entry = json_array_get_object_element(steps, i);
+
+			personalized |=
+				g_str_equal(json_object_get_string_member(entry, "step"),
+					    "personalize") &&
+				g_str_equal(json_object_get_string_member(entry, "state"), "done");
+		}
+		g_assert_true(personalized);
+		g_assert_cmpuint(image_server_get_n_requests(server), ==, 1);
+		if (!fx->test_agent) {
+			/* appliance/agent unpacked it onto disk 0's filesystem */
+			JsonArray *disks = json_object_get_array_member(
+				json_object_get_object_member(spec, "instance"), "disks");
+			g_autofree gchar *file = g_strdup_printf(
+				"%s.file.disk0",
+				json_object_get_string_member(
+					json_array_get_object_element(disks, 0), "uuid"));
+			g_autofree gchar *disk = g_build_filename(fx->file_dir, "web5", file, NULL);
+			g_autofree gchar *cmd =
+				g_strdup_printf("debugfs -R 'cat /etc/motd' '%s'", disk);
+			g_autofree gchar *out = NULL;
+
+			g_assert_true(g_spawn_command_line_sync(cmd, &out, NULL, &status, NULL));
+			g_assert_cmpstr(out, ==, "installed by the package\n");
+		}
+	}
+#else
+	g_assert_null(result);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	assert_error_has(error, "built without package support");
+#endif
+	assert_clean(fx, "web5", FALSE);
+}
+
+/* communication=yes: instance_start opens the channel (with the fake
+ * hypervisor metad's unix socket: a state file, no tap), shutdown closes
+ * it, also when the instance no longer runs. */
+static void
+test_communication_start_stop(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "web6", TRUE);
+	g_autofree gchar *state = g_build_filename(gnt_paths_get_run_dir(fx->paths), "channel",
+						   "web6", NULL);
+	g_autofree gchar *tap = NULL;
+	g_autoptr(GError) error = NULL;
+	gboolean forced = TRUE;
+
+	g_assert_true(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_file_get_contents(state, &tap, NULL, NULL));
+	g_assert_cmpstr(tap, ==, ""); /* no tap: the unix socket is the channel */
+	/* a second start fails and leaves the running instance's channel alone */
+	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
+	g_clear_error(&error);
+	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
+	/* a hard reboot restarts it with the same channel */
+	g_assert_true(gnt_node_call_instance_reboot(fx->client, fx->node, spec, "hard", 0, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
+	g_assert_true(gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 0, &forced,
+						      &error));
+	g_assert_no_error(error);
+	g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS));
+	assert_clean(fx, "web6", FALSE);
+
+	/* a bad communication NIC fails the start before anything runs */
+	json_object_remove_member(json_object_get_object_member(spec, "instance"),
+				  "communication_nic");
+	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "communication_nic");
+}
+
+/* The kvm path for real, opt-in: GNT_TEST_APPLIANCE_DIR names a built
+ * appliance (appliance/build-appliance DIR), libvirtd runs
+ * (scripts/libvirt-up); the appliance boots under TCG with the channel
+ * this node can make (a tap as root, else slirp) against gantry-metad. */
+static void
+test_kvm_real(ApplFx *fx, gconstpointer data)
+{
+	static const gchar script[] =
+		"#!/bin/sh\n"
+		"echo \"hello from $INSTANCE_NAME on $DISK_0_PATH\"\n"
+		"dd if=/dev/zero of=\"$DISK_0_PATH\" bs=512 count=1 2>/dev/null && echo written\n";
+	const gchar *source = g_getenv("GNT_TEST_APPLIANCE_DIR");
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *cmd = NULL;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	JsonArray *steps;
+	gint64 started;
+
+	if (source == NULL) {
+		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
+		return;
+	}
+	if (skip_without_progress(fx))
+		return;
+	dir = gnt_rpc_node_dup_appliance_dir(fx->rpc_node);
+	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
+	g_assert_cmpint(system(cmd), ==, 0);
+	spec = make_spec_for(fx, "real1", "kvm", FALSE);
+	options = make_options("real1", script, 120);
+	started = g_get_monotonic_time();
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, progress_cb, seen,
+					     &error);
+	g_assert_no_error(error);
+	g_test_message("appliance_run of the real appliance: %.2f s (node: %.2f s)",
+		       (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC,
+		       json_object_get_double_member(result, "seconds"));
+	steps = json_object_get_array_member(result, "steps");
+	for (guint i = 0; i < json_array_get_length(steps); i++) {
+		JsonObject *entry = json_array_get_object_element(steps, i);
+
+		g_test_message("  %s %s %s", json_object_get_string_member(entry, "step"),
+			       json_object_get_string_member(entry, "state"),
+			       json_object_has_member(entry, "output")
+				       ? json_object_get_string_member(entry, "output")
+				       : "");
+	}
+	g_assert_cmpuint(seen->len, ==, json_array_get_length(steps));
+	g_assert_cmpstr(seen->pdata[seen->len - 1], ==, "appliance done");
+	assert_clean(fx, "real1", FALSE);
+}
+
+static void
+test_status_unknown(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) answer = NULL;
+	g_autoptr(GError) error = NULL;
+
+	json_array_add_string_element(args, "0b6b2c7e-no-such-run");
+	answer = gnt_node_call(fx->client, fx->node, "appliance_run_status", args, 10, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(answer), "state"), ==,
+			"unknown");
+}
+
+static void
+test_bad_options(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "web4", FALSE);
+	g_autoptr(JsonObject) options = make_options("web4", "#!/bin/sh\n", 0);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+					     &error);
+	g_assert_null(result);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "'timeout' must be 1..");
+	g_clear_error(&error);
+
+	json_object_set_int_member(options, "timeout", 10);
+	json_object_remove_member(json_object_get_object_member(spec, "instance"),
+				  "communication_nic");
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+					     &error);
+	g_assert_null(result);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "instance 'web4': ");
+	assert_error_has(error, "communication_nic");
+	assert_clean(fx, "web4", FALSE);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/appliance-rpc/success", ApplFx, NULL, appl_set_up, test_success,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/failed-script", ApplFx, NULL, appl_set_up, test_failed_script,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/timeout", ApplFx, NULL, appl_set_up, test_timeout,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/package", ApplFx, NULL, appl_set_up, test_package,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/communication-start-stop", ApplFx, NULL, appl_set_up,
+		   test_communication_start_stop, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real", ApplFx, NULL, appl_set_up, test_kvm_real,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up,
+		   test_status_unknown, appl_tear_down);
+	g_test_add("/appliance-rpc/bad-options", ApplFx, NULL, appl_set_up, test_bad_options,
+		   appl_tear_down);
+	return g_test_run();
+}
