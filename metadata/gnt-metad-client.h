@@ -21,4 +21,29 @@ gnt_metad_client_push(const gchar *control_socket, const gchar *name, JsonObject
 gboolean
 gnt_metad_client_remove(const gchar *control_socket, const gchar *name, GError **error);
 
+/*
+ * The rest of the control socket (gnt-metad-server.h, doc/metad.md), same
+ * errors: GNT_ERROR_NOT_FOUND for an instance metad does not know,
+ * GNT_ERROR_INVALID with metad's message when it refuses.
+ */
+/* @spec: {"device", "address", "port", "dhcp": {"mac", "ip", "netmask"}} */
+gboolean
+gnt_metad_client_set_channel(const gchar *control_socket, const gchar *name, JsonObject *spec,
+			     GError **error);
+gboolean
+gnt_metad_client_remove_channel(const gchar *control_socket, const gchar *name, GError **error);
+/* @package: the sanitized .tar.gz */
+gboolean
+gnt_metad_client_put_package(const gchar *control_socket, const gchar *name, GBytes *package,
+			     GError **error);
+gboolean
+gnt_metad_client_remove_package(const gchar *control_socket, const gchar *name, GError **error);
+/* {"next": M, "entries": [...]} with the entries whose seq >= @since.
+ * (transfer full) */
+JsonNode *
+gnt_metad_client_get_progress(const gchar *control_socket, const gchar *name, guint64 since,
+			      GError **error);
+gboolean
+gnt_metad_client_clear_progress(const gchar *control_socket, const gchar *name, GError **error);
+
 G_END_DECLS

@@ -9,15 +9,21 @@
 G_BEGIN_DECLS
 
 /*
- * gantry-metad's listeners, in the main context that made them:
- *  - one HTTP server per instance on <dir>/<instance>.sock, the fake
- *    hypervisor's channel: whoever connects to it IS that instance, and it
- *    gets only that instance's trees;
- *  - the control socket (mode 0600, root only), HTTP too, through which
- *    noded pushes and removes instances (gnt-metad-client.h):
- *      PUT /instances/<name>     body: the record (gnt-metadata.h) -> 204
- *      DELETE /instances/<name>  -> 204, 404 if unknown
- *      GET /instances            -> ["name", ...]
+ * gantry-metad's listeners, in the main context that made them, all
+ * HTTP/1.1 with keep-alive (http/gnt-http-server.h):
+ *  - per instance, a unix socket <dir>/<instance>.sock (the fake
+ *    hypervisor's channel, the slirp fallback's guestfwd target) and,
+ *    once set, a TCP listener bound to the instance's tap with
+ *    SO_BINDTODEVICE (and a DHCP responder on it): whoever connects
+ *    through them IS that instance, and gets only that instance's trees;
+ *  - the control socket (mode 0600, root only), through which noded
+ *    drives it (gnt-metad-client.h, doc/metad.md "Control socket"):
+ *      PUT /instances/<name>               body: the record -> 204
+ *      DELETE /instances/<name>            -> 204, 404 if unknown
+ *      GET /instances                      -> ["name", ...]
+ *      PUT|DELETE /instances/<name>/channel  {"device","address","port","dhcp"}
+ *      PUT|DELETE /instances/<name>/package  the .tar.gz
+ *      GET|DELETE /instances/<name>/progress[?since=N]
  *    Errors answer 400/404 with the message as a text body.
  */
 
@@ -52,6 +58,19 @@ gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *recor
 /* Forgets @name and removes its socket; GNT_ERROR_NOT_FOUND if unknown. */
 gboolean
 gnt_metad_server_remove(GntMetadServer *self, const gchar *name, GError **error);
+
+/* Opens @name's device-bound channel from @spec {"device": "gnt.com.3",
+ * "address": "169.254.169.254", "port": 80, "dhcp": {"mac", "ip",
+ * "netmask"}} (address, port and dhcp optional), replacing an earlier one.
+ * GNT_ERROR_NOT_FOUND for an unknown instance, GNT_ERROR_INVALID for a bad
+ * spec or a device that does not exist (naming it), GNT_ERROR_ENVIRONMENT
+ * when the listener or the DHCP responder cannot be made. */
+gboolean
+gnt_metad_server_set_channel(GntMetadServer *self, const gchar *name, JsonObject *spec,
+			     GError **error);
+/* Closes @name's device-bound channel and DHCP responder (none: fine). */
+gboolean
+gnt_metad_server_remove_channel(GntMetadServer *self, const gchar *name, GError **error);
 
 /* Closes every socket and removes their files. */
 void

@@ -15,6 +15,8 @@
 #define JSON_TYPE  "application/json"
 #define TEXT_TYPE  "text/plain; charset=utf-8"
 #define BYTES_TYPE "application/octet-stream"
+#define GZIP_TYPE  "application/gzip"
+#define SHELL_TYPE "text/x-shellscript; charset=utf-8"
 
 typedef enum {
 	VISIBILITY_PUBLIC,
@@ -85,6 +87,7 @@ typedef struct {
 	GPtrArray *keys;    /* gchar *: "TYPE KEY [COMMENT]" */
 	GPtrArray *key_ids; /* gchar *: each key's name */
 	GPtrArray *nics;    /* Nic */
+	GPtrArray *environment; /* gchar *: NAME, value, NAME, value... (os_environment) */
 } Instance;
 
 static void
@@ -100,6 +103,7 @@ instance_free(Instance *self)
 	g_clear_pointer(&self->keys, g_ptr_array_unref);
 	g_clear_pointer(&self->key_ids, g_ptr_array_unref);
 	g_clear_pointer(&self->nics, g_ptr_array_unref);
+	g_clear_pointer(&self->environment, g_ptr_array_unref);
 	g_free(self);
 }
 
@@ -111,10 +115,44 @@ compare_strings(gconstpointer a, gconstpointer b, gpointer user_data)
 	return strcmp(a, b);
 }
 
+/* One progress report of the appliance (doc/metad.md "Progress"). */
+typedef struct {
+	guint64 seq;
+	gint64 time_us; /* real time */
+	gchar *step;
+	gchar *state;
+	gchar *detail;
+	gchar *output;
+} ProgressEntry;
+
+static void
+progress_entry_free(ProgressEntry *self)
+{
+	g_free(self->step);
+	g_free(self->state);
+	g_free(self->detail);
+	g_free(self->output);
+	g_free(self);
+}
+
+typedef struct {
+	GQueue entries; /* ProgressEntry, oldest first */
+	guint64 next;
+} Progress;
+
+static void
+progress_free(Progress *self)
+{
+	g_queue_clear_full(&self->entries, (GDestroyNotify)progress_entry_free);
+	g_free(self);
+}
+
 struct _GntMetadataStore {
 	GObject parent_instance;
 	GHashTable *instances; /* name -> Instance */
 	GHashTable *pipes;     /* name -> GByteArray: what /write gave, for /read */
+	GHashTable *packages;  /* name -> GBytes: the personalization package */
+	GHashTable *progress;  /* name -> Progress */
 };
 
 G_DEFINE_TYPE(GntMetadataStore, gnt_metadata_store, G_TYPE_OBJECT)
@@ -126,6 +164,8 @@ gnt_metadata_store_finalize(GObject *object)
 
 	g_hash_table_unref(self->instances);
 	g_hash_table_unref(self->pipes);
+	g_hash_table_unref(self->packages);
+	g_hash_table_unref(self->progress);
 	G_OBJECT_CLASS(gnt_metadata_store_parent_class)->finalize(object);
 }
 
@@ -142,6 +182,10 @@ gnt_metadata_store_init(GntMetadataStore *self)
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)instance_free);
 	self->pipes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					    (GDestroyNotify)g_byte_array_unref);
+	self->packages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)g_bytes_unref);
+	self->progress =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)progress_free);
 }
 
 GntMetadataStore *
@@ -329,6 +373,54 @@ parse_lists(Instance *inst, JsonObject *record, GError **error)
 	return TRUE;
 }
 
+/* Whether @name is [A-Z_][A-Z0-9_]*. */
+static gboolean
+is_shell_name(const gchar *name)
+{
+	if (name[0] == '\0' || g_ascii_isdigit(name[0]))
+		return FALSE;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(name);
+}
+
+static gboolean
+parse_environment(Instance *inst, JsonObject *record, GError **error)
+{
+	JsonObject *env = NULL;
+	g_autoptr(GList) names = NULL;
+
+	if (!get_optional_object(record, "os_environment", &env, error))
+		return FALSE;
+	if (env != NULL)
+		names = json_object_get_members(env);
+	for (GList *l = names; l != NULL; l = l->next) {
+		const gchar *name = l->data;
+		const gchar *value = NULL;
+		g_autofree gchar *what = g_strdup_printf("'%s'", name);
+
+		if (!is_shell_name(name)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'os_environment': variable name '%s' is not [A-Z_][A-Z0-9_]*",
+				    name);
+			return FALSE;
+		}
+		if (!gnt_json_node_get_string(json_object_get_member(env, name), what, &value,
+					      error)) {
+			g_prefix_error(error, "'os_environment': ");
+			return FALSE;
+		}
+		g_ptr_array_add(inst->environment, g_strdup(name));
+		g_ptr_array_add(inst->environment, g_strdup(value));
+	}
+	return TRUE;
+}
+
+static void
+wipe_string_free(gpointer data)
+{
+	gnt_secret_wipe_string(data);
+	g_free(data);
+}
+
 static Instance *
 instance_from_json(const gchar *name, JsonObject *record, GError **error)
 {
@@ -341,6 +433,7 @@ instance_from_json(const gchar *name, JsonObject *record, GError **error)
 	inst->keys = g_ptr_array_new_with_free_func(g_free);
 	inst->key_ids = g_ptr_array_new_with_free_func(g_free);
 	inst->nics = g_ptr_array_new_with_free_func((GDestroyNotify)nic_free);
+	inst->environment = g_ptr_array_new_with_free_func(wipe_string_free);
 	if (!gnt_json_dup_string(record, "name", &inst->name, error))
 		return NULL;
 	if (g_strcmp0(inst->name, name) != 0) {
@@ -357,7 +450,7 @@ instance_from_json(const gchar *name, JsonObject *record, GError **error)
 		if (!parse_params(inst, record, v, error))
 			return NULL;
 	}
-	if (!parse_lists(inst, record, error))
+	if (!parse_lists(inst, record, error) || !parse_environment(inst, record, error))
 		return NULL;
 	if (user_data != NULL)
 		inst->user_data = g_bytes_new(user_data, strlen(user_data));
@@ -384,6 +477,8 @@ gnt_metadata_store_push(GntMetadataStore *self, const gchar *name, JsonObject *r
 	g_hash_table_replace(self->instances, g_strdup(name), inst);
 	if (!g_hash_table_contains(self->pipes, name))
 		g_hash_table_insert(self->pipes, g_strdup(name), g_byte_array_new());
+	if (!g_hash_table_contains(self->progress, name))
+		g_hash_table_insert(self->progress, g_strdup(name), g_new0(Progress, 1));
 	return TRUE;
 }
 
@@ -393,6 +488,8 @@ gnt_metadata_store_remove(GntMetadataStore *self, const gchar *name)
 	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), FALSE);
 
 	g_hash_table_remove(self->pipes, name);
+	g_hash_table_remove(self->packages, name);
+	g_hash_table_remove(self->progress, name);
 	return g_hash_table_remove(self->instances, name);
 }
 
@@ -423,6 +520,167 @@ gnt_metadata_store_dup_names(GntMetadataStore *self)
 			  compare_string_pointers, NULL);
 	g_strv_builder_addv(builder, names);
 	return g_strv_builder_end(builder);
+}
+
+/* --- the personalization package and progress ------------------------- */
+
+static gboolean
+check_known(GntMetadataStore *self, const gchar *name, GError **error)
+{
+	if (g_hash_table_contains(self->instances, name))
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "metad knows no instance '%s'", name);
+	return FALSE;
+}
+
+gboolean
+gnt_metadata_store_set_package(GntMetadataStore *self, const gchar *name, GBytes *package,
+			       GError **error)
+{
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, FALSE);
+
+	if (!check_known(self, name, error))
+		return FALSE;
+	if (package == NULL) {
+		g_hash_table_remove(self->packages, name);
+		return TRUE;
+	}
+	if (g_bytes_get_size(package) > GNT_METADATA_PACKAGE_MAX) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the package of instance '%s' is larger than %d bytes", name,
+			    GNT_METADATA_PACKAGE_MAX);
+		return FALSE;
+	}
+	g_hash_table_replace(self->packages, g_strdup(name), g_bytes_ref(package));
+	return TRUE;
+}
+
+static const gchar *const progress_states[] = {"start", "done", "failed", "info", NULL};
+
+/* The last @max bytes of @data, starting on a character, valid UTF-8. */
+static gchar *
+dup_utf8_tail(const gchar *data, gsize len, gsize max)
+{
+	if (len > max) {
+		data += len - max;
+		len = max;
+		for (guint i = 0; i < 3 && len > 0 && ((guchar)data[0] & 0xc0) == 0x80; i++) {
+			data++;
+			len--;
+		}
+	}
+	return g_utf8_make_valid(data, (gssize)len);
+}
+
+/* A guest's value for a message: at most 64 bytes, valid UTF-8. */
+static gchar *
+dup_shown(const gchar *value)
+{
+	if (value == NULL)
+		return g_strdup("");
+	return g_utf8_make_valid(value, (gssize)MIN(strlen(value), 64));
+}
+
+gboolean
+gnt_metadata_store_add_progress(GntMetadataStore *self, const gchar *name, const gchar *step,
+				const gchar *state, const gchar *detail, const gchar *output,
+				gsize output_len, GError **error)
+{
+	Progress *progress = NULL;
+	ProgressEntry *entry = NULL;
+	gsize step_len = step != NULL ? strlen(step) : 0;
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, FALSE);
+
+	if (!check_known(self, name, error))
+		return FALSE;
+	if (step_len == 0 || step_len > GNT_METADATA_PROGRESS_NAME_MAX ||
+	    strspn(step, "abcdefghijklmnopqrstuvwxyz0123456789_") != step_len) {
+		g_autofree gchar *shown = dup_shown(step);
+
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "step '%s' is not a progress step name ([a-z0-9_]{1,%d})", shown,
+			    GNT_METADATA_PROGRESS_NAME_MAX);
+		return FALSE;
+	}
+	if (state == NULL || !g_strv_contains(progress_states, state)) {
+		g_autofree gchar *shown = dup_shown(state);
+
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "state '%s' is not one of start, done, failed, info", shown);
+		return FALSE;
+	}
+	if (detail != NULL && strlen(detail) > GNT_METADATA_PROGRESS_DETAIL_MAX) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "detail of step '%s' is longer than %d bytes", step,
+			    GNT_METADATA_PROGRESS_DETAIL_MAX);
+		return FALSE;
+	}
+	progress = g_hash_table_lookup(self->progress, name);
+	entry = g_new0(ProgressEntry, 1);
+	entry->seq = progress->next++;
+	entry->time_us = g_get_real_time();
+	entry->step = g_strdup(step);
+	entry->state = g_strdup(state);
+	entry->detail = g_utf8_make_valid(detail != NULL ? detail : "", -1);
+	entry->output = dup_utf8_tail(output != NULL ? output : "", output != NULL ? output_len : 0,
+				      GNT_METADATA_PROGRESS_OUTPUT_MAX);
+	g_queue_push_tail(&progress->entries, entry);
+	while (progress->entries.length > GNT_METADATA_PROGRESS_MAX_ENTRIES)
+		progress_entry_free(g_queue_pop_head(&progress->entries));
+	return TRUE;
+}
+
+gchar *
+gnt_metadata_store_dup_progress(GntMetadataStore *self, const gchar *name, guint64 since,
+				GError **error)
+{
+	Progress *progress = NULL;
+	GString *out = NULL;
+	gboolean first = TRUE;
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, NULL);
+
+	if (!check_known(self, name, error))
+		return NULL;
+	progress = g_hash_table_lookup(self->progress, name);
+	out = g_string_new(NULL);
+	g_string_append_printf(out, "{\"next\":%" G_GUINT64_FORMAT ",\"entries\":[", progress->next);
+	for (GList *l = progress->entries.head; l != NULL; l = l->next) {
+		const ProgressEntry *entry = l->data;
+
+		if (entry->seq < since)
+			continue;
+		if (!first)
+			g_string_append_c(out, ',');
+		first = FALSE;
+		g_string_append_printf(out,
+				       "{\"seq\":%" G_GUINT64_FORMAT ",\"time\":%" G_GINT64_FORMAT
+				       ".%06d,\"step\":",
+				       entry->seq, entry->time_us / G_USEC_PER_SEC,
+				       (int)(entry->time_us % G_USEC_PER_SEC));
+		gnt_json_append_string(out, entry->step);
+		g_string_append(out, ",\"state\":");
+		gnt_json_append_string(out, entry->state);
+		g_string_append(out, ",\"detail\":");
+		gnt_json_append_string(out, entry->detail);
+		g_string_append(out, ",\"output\":");
+		gnt_json_append_string(out, entry->output);
+		g_string_append_c(out, '}');
+	}
+	g_string_append(out, "]}");
+	return g_string_free(out, FALSE);
+}
+
+gboolean
+gnt_metadata_store_clear_progress(GntMetadataStore *self, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, FALSE);
+
+	if (!check_known(self, name, error))
+		return FALSE;
+	g_hash_table_replace(self->progress, g_strdup(name), g_new0(Progress, 1));
+	return TRUE;
 }
 
 /* --- answers ----------------------------------------------------------- */
@@ -471,6 +729,18 @@ answer_bad_method(GntMetadataAnswer *answer, const gchar *allow)
 	answer_text(answer, TEXT_TYPE, "Method not allowed\n");
 	answer->status = 405;
 	answer->allow = allow;
+}
+
+/* @bytes (NULL: 404) to a GET or HEAD (@get), 405 to the rest. */
+static void
+answer_bytes(GntMetadataAnswer *answer, gboolean get, GBytes *bytes, const gchar *type)
+{
+	if (bytes == NULL)
+		answer_not_found(answer);
+	else if (!get)
+		answer_bad_method(answer, "GET");
+	else
+		answer_set(answer, 200, type, g_bytes_ref(bytes));
 }
 
 static void
@@ -572,18 +842,112 @@ ganeti_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
 		answer_sensitive(answer, out);
 		return;
 	}
+	if (n == 2 && g_str_equal(parts[0], "os") && g_str_equal(parts[1], "package")) {
+		answer_bytes(answer, get, g_hash_table_lookup(self->packages, inst->name),
+			     GZIP_TYPE);
+		return;
+	}
 	if (n == 3 && g_str_equal(parts[0], "os") && g_str_equal(parts[1], "scripts")) {
-		GBytes *script = g_tree_lookup(inst->scripts, parts[2]);
+		answer_bytes(answer, get, g_tree_lookup(inst->scripts, parts[2]), BYTES_TYPE);
+		return;
+	}
+	answer_not_found(answer);
+}
 
-		if (script == NULL) {
-			answer_not_found(answer);
-			return;
-		}
+/* --- Gantry's install tree: /gantry/latest/install/... ----------------- */
+
+/* NAME='value' with ' as '\'' */
+static void
+append_export(GString *out, const gchar *name, const gchar *value)
+{
+	g_string_append_printf(out, "export %s='", name);
+	for (const gchar *p = value; *p != '\0'; p++) {
+		if (*p == '\'')
+			g_string_append(out, "'\\''");
+		else
+			g_string_append_c(out, *p);
+	}
+	g_string_append(out, "'\n");
+}
+
+static gboolean
+append_osp_cb(gpointer key, gpointer value, gpointer user_data)
+{
+	GString *out = user_data;
+	g_autofree gchar *upper = g_ascii_strup(key, -1);
+	g_autofree gchar *name = NULL;
+
+	for (gchar *p = upper; *p != '\0'; p++) {
+		if (!g_ascii_isalnum(*p) && *p != '_')
+			*p = '_'; /* '-' and '.' as Ganeti does, and anything else */
+	}
+	name = g_strconcat("OSP_", upper, NULL);
+	append_export(out, name, param_get(value));
+	return FALSE;
+}
+
+/* Fills the value of @name from the query @query; NULL if absent. */
+static gchar *
+query_dup(GHashTable *query, const gchar *name)
+{
+	GPtrArray *values = query != NULL ? g_hash_table_lookup(query, name) : NULL;
+
+	return values != NULL && values->len > 0 ? g_strdup(g_ptr_array_index(values, 0)) : NULL;
+}
+
+static void
+gantry_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
+	      const gchar *const *parts, GHashTable *query, GBytes *body,
+	      GntMetadataAnswer *answer)
+{
+	gboolean get = g_str_equal(method, "GET") || g_str_equal(method, "HEAD");
+	guint n = g_strv_length((GStrv)parts);
+
+	if (n != 2 || !g_str_equal(parts[0], "install")) {
+		answer_not_found(answer);
+		return;
+	}
+	if (g_str_equal(parts[1], "environment")) {
+		GString *out = NULL;
+
 		if (!get) {
 			answer_bad_method(answer, "GET");
 			return;
 		}
-		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(script));
+		out = g_string_new(NULL);
+		for (guint i = 0; i + 1 < inst->environment->len; i += 2)
+			append_export(out, g_ptr_array_index(inst->environment, i),
+				      g_ptr_array_index(inst->environment, i + 1));
+		g_tree_foreach(inst->params, append_osp_cb, out);
+		answer_sensitive(answer, out);
+		answer->content_type = SHELL_TYPE;
+		return;
+	}
+	if (g_str_equal(parts[1], "script")) {
+		answer_bytes(answer, get, g_tree_lookup(inst->scripts, "create"), BYTES_TYPE);
+		return;
+	}
+	if (g_str_equal(parts[1], "progress")) {
+		g_autofree gchar *step = query_dup(query, "step");
+		g_autofree gchar *state = query_dup(query, "state");
+		g_autofree gchar *detail = query_dup(query, "detail");
+		g_autoptr(GError) error = NULL;
+		gsize len = 0;
+		const gchar *data = body != NULL ? g_bytes_get_data(body, &len) : NULL;
+
+		if (!g_str_equal(method, "POST")) {
+			answer_bad_method(answer, "POST");
+			return;
+		}
+		if (!gnt_metadata_store_add_progress(self, inst->name, step, state, detail, data,
+						     len, &error)) {
+			g_autofree gchar *text = g_strconcat(error->message, "\n", NULL);
+
+			answer_text(answer, TEXT_TYPE, text);
+			answer->status = 400;
+			return;
+		}
+		answer_set(answer, 204, NULL, NULL);
 		return;
 	}
 	answer_not_found(answer);
@@ -801,7 +1165,8 @@ ec2_answer(Instance *inst, const gchar *const *parts, GntMetadataAnswer *answer)
 
 void
 gnt_metadata_store_answer(GntMetadataStore *self, const gchar *instance, const gchar *method,
-			  const gchar *path, GBytes *body, GntMetadataAnswer *answer)
+			  const gchar *path, GHashTable *query, GBytes *body,
+			  GntMetadataAnswer *answer)
 {
 	Instance *inst = NULL;
 	g_auto(GStrv) parts = NULL;
@@ -821,6 +1186,11 @@ gnt_metadata_store_answer(GntMetadataStore *self, const gchar *instance, const g
 	n = g_strv_length(parts);
 	if (n >= 3 && g_str_equal(parts[0], "ganeti") && g_str_equal(parts[1], "latest")) {
 		ganeti_answer(self, inst, method, (const gchar *const *)parts + 2, body, answer);
+		return;
+	}
+	if (n >= 3 && g_str_equal(parts[0], "gantry") && g_str_equal(parts[1], "latest")) {
+		gantry_answer(self, inst, method, (const gchar *const *)parts + 2, query, body,
+			      answer);
 		return;
 	}
 	if (!g_str_equal(method, "GET") && !g_str_equal(method, "HEAD")) {

@@ -16,14 +16,24 @@ G_BEGIN_DECLS
  *    "osparams": {N: V}, "osparams_private": {N: V}, "osparams_secret": {N: V},
  *    "os_scripts": {"create": TEXT, ...}, "user_data": TEXT,
  *    "ssh_keys": ["ssh-ed25519 AAAA... comment", ...],
- *    "nics": [{"mac", "ip", "netmask"}]}
- * Only "name" is required; values of the osparams dicts are strings.
+ *    "nics": [{"mac", "ip", "netmask"}],
+ *    "os_environment": {"OS_API_VERSION": "20", "DISK_0_PATH": "/dev/vda", ...}}
+ * Only "name" is required; values of the osparams dicts and of
+ * os_environment (names [A-Z_][A-Z0-9_]*) are strings.
  */
 
 /* The body of every miss, whatever was asked. */
 #define GNT_METADATA_NOT_FOUND_BODY "Resource not found\n"
 /* What /write keeps for the host before it refuses more (413). */
 #define GNT_METADATA_PIPE_MAX_BYTES (1024 * 1024)
+/* The personalization package's largest size. */
+#define GNT_METADATA_PACKAGE_MAX (256 * 1024 * 1024)
+/* Progress: entries kept per instance (the oldest go), output kept per
+ * entry (its tail), longest step name and detail. */
+#define GNT_METADATA_PROGRESS_MAX_ENTRIES 1000
+#define GNT_METADATA_PROGRESS_OUTPUT_MAX  (64 * 1024)
+#define GNT_METADATA_PROGRESS_NAME_MAX	  64
+#define GNT_METADATA_PROGRESS_DETAIL_MAX  4096
 
 #define GNT_TYPE_METADATA_STORE (gnt_metadata_store_get_type())
 G_DECLARE_FINAL_TYPE(GntMetadataStore, gnt_metadata_store, GNT, METADATA_STORE, GObject)
@@ -60,10 +70,36 @@ gnt_metadata_store_contains(GntMetadataStore *self, const gchar *name);
 GStrv
 gnt_metadata_store_dup_names(GntMetadataStore *self);
 
+/* The instance's personalization package (a .tar.gz, kept referenced,
+ * served at /ganeti/latest/os/package), NULL: none any more.
+ * GNT_ERROR_NOT_FOUND for an unknown instance, GNT_ERROR_INVALID past
+ * GNT_METADATA_PACKAGE_MAX. Removing the instance drops it. */
+gboolean
+gnt_metadata_store_set_package(GntMetadataStore *self, const gchar *name, GBytes *package,
+			       GError **error);
+
+/* Appends a progress entry to @name's (what the appliance POSTs to
+ * /gantry/latest/install/progress): @step [a-z0-9_]{1,64}, @state start,
+ * done, failed or info, @detail (nullable) at most 4 KiB, @output the
+ * tail kept. GNT_ERROR_INVALID naming the bad value, GNT_ERROR_NOT_FOUND
+ * for an unknown instance. */
+gboolean
+gnt_metadata_store_add_progress(GntMetadataStore *self, const gchar *name, const gchar *step,
+				const gchar *state, const gchar *detail, const gchar *output,
+				gsize output_len, GError **error);
+/* {"next": M, "entries": [{"seq","time","step","state","detail","output"}]}
+ * with the entries kept whose seq >= @since. (transfer full) */
+gchar *
+gnt_metadata_store_dup_progress(GntMetadataStore *self, const gchar *name, guint64 since,
+				GError **error);
+/* Forgets @name's progress (seq starts again at 0). */
+gboolean
+gnt_metadata_store_clear_progress(GntMetadataStore *self, const gchar *name, GError **error);
+
 /* One answer of the trees. */
 typedef struct {
-	guint status;		   /* 200, 404, 405, 413 */
-	const gchar *content_type; /* static */
+	guint status;		   /* 200, 204, 400, 404, 405, 413 */
+	const gchar *content_type; /* static; NULL with no body (204) */
 	const gchar *allow;	   /* for 405: "GET" or "POST"; else NULL */
 	GBytes *body;
 	gboolean sensitive; /* the body holds private or secret values */
@@ -76,12 +112,14 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(GntMetadataAnswer, gnt_metadata_answer_clear)
 /*
  * Answers @method @path (the URI's path, no query) for the instance
  * @instance, the one the channel says is asking (never the request): the
- * Ganeti, OpenStack and EC2 trees of doc/metad.md. @body is a POST's body
- * (nullable). Every miss, an unknown instance included, is 404 with
- * GNT_METADATA_NOT_FOUND_BODY.
+ * Ganeti, OpenStack, EC2 and Gantry (install) trees of doc/metad.md.
+ * @query: the decoded query (gnt_http_parse_query(), nullable); @body is a
+ * POST's body (nullable). Every miss, an unknown instance included, is 404
+ * with GNT_METADATA_NOT_FOUND_BODY.
  */
 void
 gnt_metadata_store_answer(GntMetadataStore *self, const gchar *instance, const gchar *method,
-			  const gchar *path, GBytes *body, GntMetadataAnswer *answer);
+			  const gchar *path, GHashTable *query, GBytes *body,
+			  GntMetadataAnswer *answer);
 
 G_END_DECLS

@@ -19,10 +19,10 @@ G_BEGIN_DECLS
  * threads, each with its own LUXI connection to masterd, and the answer
  * goes back to the main context to be written.
  *
- * HTTP framing is ours (libsoup 3.2's SoupServer leaks the descriptor and
- * about 24 KiB for every kept-alive connection its client closes; see
- * doc/rapi.md); request heads are parsed with libsoup's
- * soup_headers_parse_request().
+ * HTTP framing is ours, shared with gantry-metad: http/gnt-http-server.h
+ * (libsoup 3.2's SoupServer leaks the descriptor and about 24 KiB for every
+ * kept-alive connection its client closes; see doc/rapi.md); request heads
+ * are parsed with libsoup's soup_headers_parse_request().
  */
 
 #define GNT_RAPI_DEFAULT_PORT		 5080

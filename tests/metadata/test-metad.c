@@ -8,6 +8,7 @@
 #include <libsoup/soup.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -453,6 +454,740 @@ test_control(MetadFx *fx, gconstpointer data)
 	}
 }
 
+/* --- keep-alive, channels, package, progress, the install tree ----------- */
+
+typedef struct {
+	guint status;
+	gchar *head; /* status line and headers */
+	gchar *body;
+	gsize body_len;
+} RawAnswer;
+
+static void
+raw_answer_free(RawAnswer *self)
+{
+	g_free(self->head);
+	g_free(self->body);
+	g_free(self);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RawAnswer, raw_answer_free)
+
+/* A connection to @address (blocking, 10 s timeout). */
+static GSocket *
+raw_connect(GSocketAddress *address, GError **error)
+{
+	g_autoptr(GSocket) socket = g_socket_new(g_socket_address_get_family(address),
+						 G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT,
+						 error);
+
+	if (socket == NULL)
+		return NULL;
+	g_socket_set_timeout(socket, 10);
+	if (!g_socket_connect(socket, address, NULL, error))
+		return NULL;
+	return g_steal_pointer(&socket);
+}
+
+static void
+raw_send(GSocket *socket, const gchar *data, gsize len)
+{
+	g_autoptr(GError) error = NULL;
+
+	while (len > 0) {
+		gssize n = g_socket_send(socket, data, len, NULL, &error);
+
+		g_assert_no_error(error);
+		g_assert_cmpint(n, >, 0);
+		data += n;
+		len -= (gsize)n;
+	}
+}
+
+/* Reads one answer off @socket; @pending holds what was read beyond the
+ * previous one. Framed by Content-Length (none: no body, a 204). */
+static RawAnswer *
+raw_read_answer(GSocket *socket, GString *pending)
+{
+	g_autoptr(RawAnswer) answer = g_new0(RawAnswer, 1);
+	gchar *end = NULL;
+	gsize head_len = 0;
+	gsize body_len = 0;
+
+	for (;;) {
+		gchar buf[16384];
+		g_autoptr(GError) error = NULL;
+		gssize n;
+
+		end = strstr(pending->str, "\r\n\r\n");
+		if (end != NULL && head_len == 0) {
+			g_auto(GStrv) lines = NULL;
+
+			head_len = (gsize)(end - pending->str) + 4;
+			answer->head = g_strndup(pending->str, head_len);
+			lines = g_strsplit(answer->head, "\r\n", -1);
+			g_assert_true(g_str_has_prefix(lines[0], "HTTP/1.1 "));
+			answer->status = (guint)g_ascii_strtoull(lines[0] + 9, NULL, 10);
+			for (guint i = 1; lines[i] != NULL; i++) {
+				if (g_ascii_strncasecmp(lines[i], "Content-Length:", 15) == 0)
+					body_len = g_ascii_strtoull(lines[i] + 15, NULL, 10);
+			}
+		}
+		if (head_len != 0 && pending->len >= head_len + body_len)
+			break;
+		n = g_socket_receive(socket, buf, sizeof(buf), NULL, &error);
+		g_assert_no_error(error);
+		if (n == 0)
+			g_error("the connection closed after %" G_GSIZE_FORMAT " bytes: %s",
+				pending->len, pending->str);
+		g_string_append_len(pending, buf, n);
+	}
+	answer->body = g_malloc(body_len + 1); /* may hold NULs */
+	memcpy(answer->body, pending->str + head_len, body_len);
+	answer->body[body_len] = '\0';
+	answer->body_len = body_len;
+	g_string_erase(pending, 0, (gssize)(head_len + body_len));
+	return g_steal_pointer(&answer);
+}
+
+/* Whether @socket is at its end (the server closed it) within 10 s. */
+static gboolean
+raw_at_end(GSocket *socket)
+{
+	gchar buf[256];
+	g_autoptr(GError) error = NULL;
+	gssize n = g_socket_receive(socket, buf, sizeof(buf), NULL, &error);
+
+	return n == 0;
+}
+
+static GSocketAddress *
+unix_address(MetadFx *fx, const gchar *instance)
+{
+	g_autofree gchar *path = gnt_metad_dup_instance_socket(fx->paths, instance);
+
+	return g_unix_socket_address_new(path);
+}
+
+static GSocketAddress *
+loopback_address(guint port)
+{
+	return g_inet_socket_address_new_from_string("127.0.0.1", port);
+}
+
+/* A port on 127.0.0.1 nothing listens on now. */
+static guint
+free_port(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, &error);
+	g_autoptr(GSocketAddress) any = loopback_address(0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	g_assert_no_error(error);
+	g_assert_true(g_socket_bind(socket, any, TRUE, &error));
+	bound = g_socket_get_local_address(socket, &error);
+	g_assert_no_error(error);
+	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+}
+
+/* GET @path over a new connection to @address: the answer. */
+static RawAnswer *
+raw_get(GSocketAddress *address, const gchar *path)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = raw_connect(address, &error);
+	g_autofree gchar *text =
+		g_strdup_printf("GET %s HTTP/1.1\r\nHost: 169.254.169.254\r\n\r\n", path);
+	g_autoptr(GString) pending = g_string_new(NULL);
+
+	g_assert_no_error(error);
+	raw_send(socket, text, strlen(text));
+	return raw_read_answer(socket, pending);
+}
+
+/* Whether connecting to 127.0.0.1:@port is refused. */
+static gboolean
+connect_refused(guint port)
+{
+	g_autoptr(GSocketAddress) address = loopback_address(port);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = raw_connect(address, &error);
+
+	return socket == NULL;
+}
+
+static void
+test_keep_alive(MetadFx *fx, gconstpointer data)
+{
+	static const gchar *const paths[] = {
+		"/ganeti/latest/meta_data.json",
+		"/latest/meta-data/instance-id",
+		"/openstack/latest/nope",
+		"/latest/meta-data/hostname",
+	};
+	static const gchar *const expected[] = {
+		("{\"hostname\":\"web1.example.com\",\"name\":\"web1\",\"os\":"
+		 "\"debootstrap+default\",\"uuid\":\"7d2f0c7e-0001\"}"),
+		"7d2f0c7e-0001",
+		GNT_METADATA_NOT_FOUND_BODY,
+		"web1.example.com",
+	};
+	g_autoptr(GSocketAddress) address = unix_address(fx, "web1");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = raw_connect(address, &error);
+	g_autoptr(GString) pending = g_string_new(NULL);
+	g_autoptr(GString) batch = g_string_new(NULL);
+
+	g_assert_no_error(error);
+	/* one after the other on one connection */
+	for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
+		g_autofree gchar *text =
+			g_strdup_printf("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", paths[i]);
+		g_autoptr(RawAnswer) answer = NULL;
+
+		raw_send(socket, text, strlen(text));
+		answer = raw_read_answer(socket, pending);
+		g_assert_cmpuint(answer->status, ==, i == 2 ? 404 : 200);
+		g_assert_cmpstr(answer->body, ==, expected[i]);
+		g_assert_null(strstr(answer->head, "Connection: close"));
+	}
+	/* pipelined: 3 rounds of every path (a write, a HEAD among them) in
+	 * one send, answered in order */
+	for (guint round = 0; round < 3; round++) {
+		for (guint i = 0; i < G_N_ELEMENTS(paths); i++)
+			g_string_append_printf(batch, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", paths[i]);
+		g_string_append(batch, "POST /ganeti/latest/write HTTP/1.1\r\nHost: x\r\n"
+				       "Content-Length: 3\r\n\r\nabc");
+		g_string_append(batch, "HEAD /latest/meta-data/instance-id HTTP/1.1\r\nHost: x\r\n\r\n");
+	}
+	g_string_append(batch, "GET /ganeti/latest/read HTTP/1.1\r\nHost: x\r\n\r\n");
+	raw_send(socket, batch->str, batch->len);
+	for (guint round = 0; round < 3; round++) {
+		for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
+			g_autoptr(RawAnswer) answer = raw_read_answer(socket, pending);
+
+			g_assert_cmpstr(answer->body, ==, expected[i]);
+		}
+		{
+			g_autoptr(RawAnswer) write = raw_read_answer(socket, pending);
+			g_autoptr(RawAnswer) head = NULL;
+
+			g_assert_cmpuint(write->status, ==, 200);
+			/* HEAD: the length of the GET's body, and no body */
+			g_string_append(pending, ""); /* nothing to do: framing below */
+			head = g_new0(RawAnswer, 1);
+			{
+				gchar *end = NULL;
+
+				while ((end = strstr(pending->str, "\r\n\r\n")) == NULL) {
+					gchar buf[4096];
+					gssize n = g_socket_receive(socket, buf, sizeof(buf), NULL,
+								    &error);
+
+					g_assert_no_error(error);
+					g_assert_cmpint(n, >, 0);
+					g_string_append_len(pending, buf, n);
+				}
+				head->head = g_strndup(pending->str,
+						       (gsize)(end - pending->str) + 4);
+				g_string_erase(pending, 0, end - pending->str + 4);
+			}
+			g_assert_true(g_str_has_prefix(head->head, "HTTP/1.1 200"));
+			g_assert_nonnull(strstr(head->head, "Content-Length: 13\r\n"));
+		}
+	}
+	{
+		g_autoptr(RawAnswer) read = raw_read_answer(socket, pending);
+
+		g_assert_cmpstr(read->body, ==, "abcabcabc");
+	}
+	g_assert_cmpuint(pending->len, ==, 0);
+	/* Connection: close is honoured */
+	{
+		static const gchar last[] = "GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n"
+					    "Connection: close\r\n\r\n";
+		g_autoptr(RawAnswer) answer = NULL;
+
+		raw_send(socket, last, strlen(last));
+		answer = raw_read_answer(socket, pending);
+		g_assert_cmpstr(answer->body, ==, "web1.example.com");
+		g_assert_nonnull(strstr(answer->head, "Connection: close"));
+		g_assert_true(raw_at_end(socket));
+	}
+}
+
+/* One instance cannot take every connection: past its 64, its new ones
+ * wait while the others' are served. */
+static void
+test_connection_share(MetadFx *fx, gconstpointer data)
+{
+	static const gchar get[] = "GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n\r\n";
+	g_autoptr(GSocketAddress) address = unix_address(fx, "web1");
+	g_autoptr(GPtrArray) sockets = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autoptr(GString) pending = g_string_new(NULL);
+	g_autoptr(GSocket) waiting = NULL;
+	g_autoptr(RawAnswer) answer = NULL;
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < 64; i++) {
+		GSocket *socket = raw_connect(address, &error);
+		g_autoptr(RawAnswer) kept = NULL;
+
+		g_assert_no_error(error);
+		g_ptr_array_add(sockets, socket);
+		raw_send(socket, get, strlen(get));
+		kept = raw_read_answer(socket, pending);
+		g_assert_cmpstr(kept->body, ==, "web1.example.com");
+	}
+	waiting = raw_connect(address, &error); /* in the backlog */
+	g_assert_no_error(error);
+	raw_send(waiting, get, strlen(get));
+	/* db1 is served meanwhile */
+	assert_get(fx, "db1", "/latest/meta-data/hostname", "db1.example.com");
+	g_assert_false(g_socket_condition_timed_wait(waiting, G_IO_IN, G_USEC_PER_SEC / 5, NULL,
+						     NULL));
+	/* one of web1's closes: the waiting one is accepted and answered */
+	g_ptr_array_remove_index(sockets, 0);
+	answer = raw_read_answer(waiting, pending);
+	g_assert_cmpstr(answer->body, ==, "web1.example.com");
+}
+
+static JsonObject *
+channel_spec(const gchar *device, guint port)
+{
+	g_autofree gchar *text = g_strdup_printf(
+		"{\"device\":\"%s\",\"address\":\"127.0.0.1\",\"port\":%u}", device, port);
+
+	return parse_object(text);
+}
+
+static void
+set_channel(MetadFx *fx, const gchar *instance, guint port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) spec = channel_spec("lo", port);
+
+	g_assert_true(gnt_metad_client_set_channel(fx->control, instance, spec, &error));
+	g_assert_no_error(error);
+}
+
+static void
+assert_channel_answers(guint port, const gchar *uuid)
+{
+	g_autoptr(GSocketAddress) address = loopback_address(port);
+	g_autoptr(RawAnswer) answer = raw_get(address, "/latest/meta-data/instance-id");
+
+	g_assert_cmpuint(answer->status, ==, 200);
+	g_assert_cmpstr(answer->body, ==, uuid);
+}
+
+static void
+test_channel(MetadFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	guint web1_port = free_port();
+	guint db1_port = 0;
+	guint new_port = 0;
+
+	if (geteuid() != 0) {
+		g_test_skip("SO_BINDTODEVICE needs root (CAP_NET_RAW)");
+		return;
+	}
+	set_channel(fx, "web1", web1_port);
+	db1_port = free_port();
+	set_channel(fx, "db1", db1_port);
+	/* whoever comes through a channel is its instance, whatever it asks */
+	assert_channel_answers(web1_port, "7d2f0c7e-0001");
+	assert_channel_answers(db1_port, "7d2f0c7e-0002");
+	{
+		g_autoptr(GSocketAddress) address = loopback_address(web1_port);
+		g_autoptr(RawAnswer) answer = raw_get(address, "/ganeti/latest/os/parameters.json");
+
+		g_assert_nonnull(strstr(answer->body, PRIVATE_VALUE));
+	}
+	/* a kept-alive connection through the channel is closed with it */
+	{
+		g_autoptr(GSocketAddress) address = loopback_address(web1_port);
+		g_autoptr(GSocket) socket = raw_connect(address, &error);
+		g_autoptr(GString) pending = g_string_new(NULL);
+		static const gchar get[] = "GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n\r\n";
+		g_autoptr(RawAnswer) answer = NULL;
+
+		g_assert_no_error(error);
+		raw_send(socket, get, strlen(get));
+		answer = raw_read_answer(socket, pending);
+		g_assert_cmpstr(answer->body, ==, "web1.example.com");
+		g_assert_true(gnt_metad_client_remove_channel(fx->control, "web1", &error));
+		g_assert_no_error(error);
+		g_assert_true(raw_at_end(socket));
+	}
+	g_assert_true(connect_refused(web1_port));
+	/* the unix socket stays */
+	assert_get(fx, "web1", "/latest/meta-data/instance-id", "7d2f0c7e-0001");
+	/* a new channel replaces the old one */
+	new_port = free_port();
+	set_channel(fx, "db1", new_port);
+	assert_channel_answers(new_port, "7d2f0c7e-0002");
+	g_assert_true(connect_refused(db1_port));
+	/* removing the instance closes its channel */
+	g_assert_true(gnt_metad_client_remove(fx->control, "db1", &error));
+	g_assert_no_error(error);
+	g_assert_true(connect_refused(new_port));
+	/* tearing down again is fine */
+	g_assert_true(gnt_metad_client_remove_channel(fx->control, "db1", &error));
+	g_assert_true(gnt_metad_client_remove_package(fx->control, "db1", &error));
+	g_assert_true(gnt_metad_client_clear_progress(fx->control, "db1", &error));
+	g_assert_no_error(error);
+	/* a channel for an instance metad does not know */
+	{
+		g_autoptr(JsonObject) spec = channel_spec("lo", free_port());
+
+		g_assert_false(gnt_metad_client_set_channel(fx->control, "db1", spec, &error));
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+		g_clear_error(&error);
+	}
+}
+
+static void
+test_channel_refused(MetadFx *fx, gconstpointer data)
+{
+	static const gchar *const bad[] = {
+		"{\"device\":\"gnt.nope.9\",\"port\":PORT}",
+		"{\"device\":\"lo\",\"address\":\"not-an-ip\",\"port\":PORT}",
+		"{\"device\":\"lo\",\"address\":\"127.0.0.1\",\"port\":70000}",
+		"{\"address\":\"127.0.0.1\",\"port\":PORT}",
+		("{\"device\":\"lo\",\"address\":\"127.0.0.1\",\"port\":PORT,\"dhcp\":"
+		 "{\"mac\":\"52:54:00:zz:00:01\",\"ip\":\"169.254.1.2\",\"netmask\":\"255.255.0.0\"}}"),
+	};
+	static const gchar *const named[] = {"'gnt.nope.9'", "'not-an-ip'", "70000", "'device'",
+					     "'52:54:00:zz:00:01'"};
+	guint status = 0;
+	g_autofree gchar *body = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autofree gchar *port = g_strdup_printf("%u", free_port());
+		g_autoptr(GString) text = g_string_new(bad[i]);
+		g_autoptr(JsonObject) spec = NULL;
+
+		g_string_replace(text, "PORT", port, 0);
+		spec = parse_object(text->str);
+
+		g_assert_false(gnt_metad_client_set_channel(fx->control, "web1", spec, &error));
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		if (strstr(error->message, named[i]) == NULL)
+			g_error("'%s' does not name %s", error->message, named[i]);
+		g_assert_nonnull(strstr(error->message, "(400)"));
+	}
+	/* not JSON, an unknown part, a wrong method */
+	body = request_at(fx->control, "PUT", "/instances/web1/channel", "{", NULL, &status);
+	g_assert_cmpuint(status, ==, 400);
+	g_clear_pointer(&body, g_free);
+	body = request_at(fx->control, "PUT", "/instances/web1/nope", "{}", NULL, &status);
+	g_assert_cmpuint(status, ==, 404);
+	g_clear_pointer(&body, g_free);
+	body = request_at(fx->control, "GET", "/instances/web1/channel", NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 405);
+}
+
+static void
+test_package(MetadFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GByteArray) bytes = g_byte_array_new();
+	g_autoptr(GBytes) package = NULL;
+	g_autoptr(GSocketAddress) address = unix_address(fx, "web1");
+	g_autoptr(RawAnswer) answer = NULL;
+	GRand *rand = g_rand_new_with_seed(6);
+
+	for (guint i = 0; i < 700 * 1024; i++) {
+		guint8 byte = (guint8)g_rand_int(rand);
+
+		g_byte_array_append(bytes, &byte, 1);
+	}
+	g_rand_free(rand);
+	package = g_byte_array_free_to_bytes(g_steal_pointer(&bytes));
+	assert_not_found(fx, "web1", "GET", "/ganeti/latest/os/package", NULL);
+	g_assert_true(gnt_metad_client_put_package(fx->control, "web1", package, &error));
+	g_assert_no_error(error);
+	answer = raw_get(address, "/ganeti/latest/os/package");
+	g_assert_cmpuint(answer->status, ==, 200);
+	g_assert_nonnull(strstr(answer->head, "Content-Type: application/gzip\r\n"));
+	g_assert_cmpmem(answer->body, answer->body_len, g_bytes_get_data(package, NULL),
+			g_bytes_get_size(package));
+	/* only web1's */
+	assert_not_found(fx, "db1", "GET", "/ganeti/latest/os/package", NULL);
+	/* a new push of the record keeps it */
+	push(fx, "web1", WEB1_RECORD);
+	g_clear_pointer(&answer, raw_answer_free);
+	answer = raw_get(address, "/ganeti/latest/os/package");
+	g_assert_cmpuint(answer->body_len, ==, g_bytes_get_size(package));
+	g_assert_true(gnt_metad_client_remove_package(fx->control, "web1", &error));
+	g_assert_no_error(error);
+	assert_not_found(fx, "web1", "GET", "/ganeti/latest/os/package", NULL);
+	g_assert_false(gnt_metad_client_put_package(fx->control, "nope", package, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+}
+
+/* POST a progress report as @instance: the status. */
+static guint
+post_progress(MetadFx *fx, const gchar *instance, const gchar *query, const gchar *output)
+{
+	guint status = 0;
+	g_autofree gchar *path = g_strconcat("/gantry/latest/install/progress?", query, NULL);
+
+	g_free(request(fx, instance, "POST", path, output, NULL, &status));
+	return status;
+}
+
+static JsonArray *
+progress_entries(MetadFx *fx, guint64 since, gint64 *next)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = gnt_metad_client_get_progress(fx->control, "web1", since, &error);
+	JsonObject *obj = NULL;
+
+	g_assert_no_error(error);
+	obj = json_node_get_object(node);
+	*next = json_object_get_int_member(obj, "next");
+	return json_array_ref(json_object_get_array_member(obj, "entries"));
+}
+
+static void
+test_progress(MetadFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) entries = NULL;
+	g_autoptr(GString) big = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	JsonObject *entry = NULL;
+	gint64 next = -1;
+	guint status = 0;
+	g_autofree gchar *body = NULL;
+
+	entries = progress_entries(fx, 0, &next);
+	g_assert_cmpint(next, ==, 0);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 0);
+	g_clear_pointer(&entries, json_array_unref);
+	g_assert_cmpuint(post_progress(fx, "web1", "step=appliance&state=start", NULL), ==, 204);
+	g_assert_cmpuint(post_progress(fx, "web1",
+				       "step=run_os_scripts&state=failed&detail=exit%20status%202%2C+sh",
+				       "line 1\nline 2\n"),
+			 ==, 204);
+	entries = progress_entries(fx, 0, &next);
+	g_assert_cmpint(next, ==, 2);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 2);
+	entry = json_array_get_object_element(entries, 1);
+	g_assert_cmpint(json_object_get_int_member(entry, "seq"), ==, 1);
+	g_assert_cmpstr(json_object_get_string_member(entry, "step"), ==, "run_os_scripts");
+	g_assert_cmpstr(json_object_get_string_member(entry, "state"), ==, "failed");
+	g_assert_cmpstr(json_object_get_string_member(entry, "detail"), ==, "exit status 2, sh");
+	g_assert_cmpstr(json_object_get_string_member(entry, "output"), ==, "line 1\nline 2\n");
+	g_assert_cmpfloat(json_object_get_double_member(entry, "time"), >, 1.7e9);
+	g_clear_pointer(&entries, json_array_unref);
+	entries = progress_entries(fx, 1, &next);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 1);
+	g_clear_pointer(&entries, json_array_unref);
+	/* bad state and step: 400 naming them, nothing added */
+	body = request(fx, "web1", "POST", "/gantry/latest/install/progress?step=appliance&state=over",
+		       NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 400);
+	g_assert_nonnull(strstr(body, "'over'"));
+	g_clear_pointer(&body, g_free);
+	body = request(fx, "web1", "POST", "/gantry/latest/install/progress?step=Bad%20Step&state=info",
+		       NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 400);
+	g_assert_nonnull(strstr(body, "'Bad Step'"));
+	g_clear_pointer(&body, g_free);
+	body = request(fx, "web1", "POST", "/gantry/latest/install/progress", NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 400);
+	g_clear_pointer(&body, g_free);
+	body = request(fx, "web1", "GET", "/gantry/latest/install/progress?step=a&state=info", NULL,
+		       NULL, &status);
+	g_assert_cmpuint(status, ==, 405);
+	g_clear_pointer(&body, g_free);
+	/* the output's tail is kept */
+	for (guint i = 0; big->len < GNT_METADATA_PROGRESS_OUTPUT_MAX + 10000; i++)
+		g_string_append_printf(big, "output line %u\n", i);
+	g_assert_cmpuint(post_progress(fx, "web1", "step=personalize&state=done", big->str), ==, 204);
+	entries = progress_entries(fx, 2, &next);
+	g_assert_cmpint(next, ==, 3);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 1);
+	entry = json_array_get_object_element(entries, 0);
+	g_assert_cmpuint(strlen(json_object_get_string_member(entry, "output")), ==,
+			 GNT_METADATA_PROGRESS_OUTPUT_MAX);
+	g_assert_true(g_str_has_suffix(big->str, json_object_get_string_member(entry, "output")));
+	g_clear_pointer(&entries, json_array_unref);
+	/* a bad since */
+	body = request_at(fx->control, "GET", "/instances/web1/progress?since=x", NULL, NULL,
+			  &status);
+	g_assert_cmpuint(status, ==, 400);
+	g_assert_nonnull(strstr(body, "'x'"));
+	/* a new push keeps it; DELETE clears it */
+	push(fx, "web1", WEB1_RECORD);
+	entries = progress_entries(fx, 0, &next);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 3);
+	g_clear_pointer(&entries, json_array_unref);
+	g_assert_true(gnt_metad_client_clear_progress(fx->control, "web1", &error));
+	g_assert_no_error(error);
+	entries = progress_entries(fx, 0, &next);
+	g_assert_cmpint(next, ==, 0);
+	g_assert_cmpuint(json_array_get_length(entries), ==, 0);
+	g_clear_pointer(&entries, json_array_unref);
+	/* at most 1,000 entries kept, the oldest go */
+	for (guint i = 0; i < GNT_METADATA_PROGRESS_MAX_ENTRIES + 5; i++)
+		g_assert_cmpuint(post_progress(fx, "web1", "step=appliance&state=info", NULL), ==,
+				 204);
+	entries = progress_entries(fx, 0, &next);
+	g_assert_cmpint(next, ==, GNT_METADATA_PROGRESS_MAX_ENTRIES + 5);
+	g_assert_cmpuint(json_array_get_length(entries), ==, GNT_METADATA_PROGRESS_MAX_ENTRIES);
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(entries, 0), "seq"),
+			==, 5);
+}
+
+#define TRICKY_VALUE "it's\n$(touch /tmp/gnt-pwned)`id` \\ \"q\" '\\''"
+
+static void
+test_install_tree(MetadFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *env = NULL;
+	g_autofree gchar *file = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected_json = NULL;
+	g_autoptr(JsonNode) value = NULL;
+	gint wait_status = 0;
+	guint status = 0;
+
+	/* the tricky value, written as JSON */
+	value = json_node_init_string(json_node_alloc(), TRICKY_VALUE);
+	expected_json = json_to_string(value, FALSE);
+	{
+		g_autofree gchar *text = g_strdup_printf(
+			"{\"name\":\"web1\",\"os_environment\":{\"INSTANCE_NAME\":\"web1\","
+			"\"DISK_0_PATH\":\"/dev/vda\",\"OS_VARIANT\":%s},"
+			"\"osparams\":{\"x\":%s,\"os-package\":\"http://h/p.tgz\"},"
+			"\"osparams_secret\":{\"my.secret\":\"" SECRET_VALUE "\"},"
+			"\"os_scripts\":{\"create\":\"#!/bin/sh\\necho create\\n\"}}",
+			expected_json, expected_json);
+
+		record = parse_object(text);
+	}
+	g_assert_true(gnt_metad_client_push(fx->control, "web1", record, &error));
+	g_assert_no_error(error);
+	env = request(fx, "web1", "GET", "/gantry/latest/install/environment", NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 200);
+	g_assert_true(g_str_has_prefix(env, "export INSTANCE_NAME='web1'\n"));
+	g_assert_nonnull(strstr(env, "export OSP_OS_PACKAGE='http://h/p.tgz'\n"));
+	g_assert_nonnull(strstr(env, "export OSP_MY_SECRET='" SECRET_VALUE "'\n"));
+	file = g_build_filename(fx->dir, "environment", NULL);
+	g_assert_true(g_file_set_contents(file, env, -1, &error));
+	{
+		const gchar *argv[] = {"/bin/sh", "-c",
+				       ". \"$1\"; printf %s \"$OSP_X\"; printf '|%s' \"$OS_VARIANT\" "
+				       "\"$DISK_0_PATH\" \"$OSP_MY_SECRET\"",
+				       "sh", file, NULL};
+
+		g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+					   &out, NULL, &wait_status, &error));
+		g_assert_no_error(error);
+	}
+	g_assert_cmpstr(out, ==, TRICKY_VALUE "|" TRICKY_VALUE "|/dev/vda|" SECRET_VALUE);
+	g_assert_false(g_file_test("/tmp/gnt-pwned", G_FILE_TEST_EXISTS));
+	g_unlink(file);
+	assert_get(fx, "web1", "/gantry/latest/install/script", "#!/bin/sh\necho create\n");
+	assert_not_found(fx, "db1", "GET", "/gantry/latest/install/script", NULL);
+	/* a bad variable name refuses the record */
+	{
+		g_autoptr(JsonObject) bad =
+			parse_object("{\"name\":\"web1\",\"os_environment\":{\"A-B\":\"x\"}}");
+
+		g_assert_false(gnt_metad_client_push(fx->control, "web1", bad, &error));
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_nonnull(strstr(error->message, "'A-B'"));
+	}
+}
+
+static void
+test_bad_requests(MetadFx *fx, gconstpointer data)
+{
+	static const gchar *const misses[] = {
+		"/ganeti/2020-01-01/meta_data.json", "/ganeti/latest/os/package/x",
+		"/gantry/v2/install/script",	     "/gantry/latest/install/nope",
+		"/gantry/latest/install/",	     "/gantry/latest/",
+		"/openstack/1999-01-01/meta_data.json", "/2020-01-01/meta-data/instance-id",
+		"/latest/meta-data/instance-id/x",
+	};
+	g_autoptr(GSocketAddress) address = unix_address(fx, "web1");
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(misses); i++)
+		assert_not_found(fx, "web1", "GET", misses[i], NULL);
+	/* a body larger than any a guest may send: 413 before it is read */
+	{
+		g_autoptr(GSocket) socket = raw_connect(address, &error);
+		g_autoptr(GString) pending = g_string_new(NULL);
+		g_autofree gchar *head = g_strdup_printf(
+			"POST /ganeti/latest/write HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n",
+			GNT_METADATA_PIPE_MAX_BYTES + 1);
+		g_autoptr(RawAnswer) answer = NULL;
+
+		g_assert_no_error(error);
+		raw_send(socket, head, strlen(head));
+		answer = raw_read_answer(socket, pending);
+		g_assert_cmpuint(answer->status, ==, 413);
+		g_assert_nonnull(strstr(answer->head, "Connection: close"));
+		g_assert_true(raw_at_end(socket));
+	}
+	/* malformed: a bad chunked body, a bad length, garbage */
+	{
+		static const gchar *const bad[] = {
+			"POST /ganeti/latest/write HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
+			"\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+			"POST /ganeti/latest/write HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+			"POST /gantry/latest/install/progress HTTP/1.1\r\nHost: x\r\nContent-Length: "
+			"1, 2\r\n\r\n",
+			"\x01\x02 garbage\r\n\r\n",
+			"GET /latest/meta-data/%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+		};
+
+		for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+			g_autoptr(GSocket) socket = raw_connect(address, &error);
+			g_autoptr(GString) pending = g_string_new(NULL);
+			g_autoptr(RawAnswer) answer = NULL;
+
+			g_assert_no_error(error);
+			raw_send(socket, bad[i], strlen(bad[i]));
+			answer = raw_read_answer(socket, pending);
+			g_assert_cmpuint(answer->status, ==, 400);
+		}
+	}
+	/* a huge progress output: refused whole, nothing added */
+	{
+		g_autofree gchar *huge = g_strnfill(GNT_METADATA_PIPE_MAX_BYTES + 1, 'x');
+		g_autoptr(GSocket) socket = raw_connect(address, &error);
+		g_autoptr(GString) pending = g_string_new(NULL);
+		g_autofree gchar *head = g_strdup_printf(
+			"POST /gantry/latest/install/progress?step=a&state=info HTTP/1.1\r\n"
+			"Host: x\r\nContent-Length: %" G_GSIZE_FORMAT "\r\n\r\n",
+			strlen(huge));
+		g_autoptr(RawAnswer) answer = NULL;
+		gint64 next = -1;
+		g_autoptr(JsonArray) entries = NULL;
+
+		g_assert_no_error(error);
+		raw_send(socket, head, strlen(head));
+		answer = raw_read_answer(socket, pending);
+		g_assert_cmpuint(answer->status, ==, 413);
+		entries = progress_entries(fx, 0, &next);
+		g_assert_cmpint(next, ==, 0);
+	}
+	/* metad still answers */
+	assert_get(fx, "web1", "/latest/meta-data/instance-id", "7d2f0c7e-0001");
+}
+
 /* --- noded's procedures through the master's typed calls ---------------- */
 
 static void
@@ -532,6 +1267,14 @@ main(int argc, char **argv)
 	ADD("/metad/secrets", test_secrets);
 	ADD("/metad/control", test_control);
 	ADD("/metad/node-rpc", test_node_rpc);
+	ADD("/metad/keep-alive", test_keep_alive);
+	ADD("/metad/connection-share", test_connection_share);
+	ADD("/metad/channel", test_channel);
+	ADD("/metad/channel-refused", test_channel_refused);
+	ADD("/metad/package", test_package);
+	ADD("/metad/progress", test_progress);
+	ADD("/metad/install-tree", test_install_tree);
+	ADD("/metad/bad-requests", test_bad_requests);
 #undef ADD
 	return g_test_run();
 }

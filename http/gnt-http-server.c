@@ -1,0 +1,1341 @@
+/*
+ * http/gnt-http-server.c: HTTP/1.1 connections on GIO streams for
+ * gantry-rapi and gantry-metad (gnt-http-server.h): reading, parsing,
+ * writing, keep-alive, timeouts and limits; requests go to the user's
+ * handler.
+ */
+#include "gnt-http-server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "gnt-error.h"
+#include "gnt-secret.h"
+
+#define READ_CHUNK	  (16 * 1024)
+#define MAX_HEAD	  (64 * 1024) /* request line and headers */
+#define MAX_CHUNK_LINE	  1024
+#define MAX_TRAILERS	  (8 * 1024)
+#define ACCEPT_BATCH	  64
+#define SWEEP_INTERVAL_MS 250
+#define ACCEPT_RETRY_MS	  1000 /* after accept() failed, say EMFILE */
+#define DRAIN_TIMEOUT_S	  2    /* reading what a client still sends before closing */
+#define DRAIN_MAX	  (64 * 1024 * 1024)
+
+/* ---- statuses ---- */
+
+typedef struct {
+	guint code;
+	const gchar *reason;
+	const gchar *explain; /* Python's http.server responses */
+} StatusInfo;
+
+static const StatusInfo statuses[] = {
+	{100, "Continue", "Request received, please continue"},
+	{200, "OK", "Request fulfilled, document follows"},
+	{204, "No Content", "Request fulfilled, nothing follows"},
+	{400, "Bad Request", "Bad request syntax or unsupported method"},
+	{401, "Unauthorized", "No permission -- see authorization schemes"},
+	{403, "Forbidden", "Request forbidden -- authorization will not help"},
+	{404, "Not Found", "Nothing matches the given URI"},
+	{405, "Method Not Allowed", "Specified method is invalid for this resource"},
+	{408, "Request Timeout", "Request timed out; try again later"},
+	{409, "Conflict", "Request conflict"},
+	{411, "Length Required", "Client must specify Content-Length"},
+	{413, "Request Entity Too Large", "Entity is too large"},
+	{414, "Request-URI Too Long", "URI is too long"},
+	{415, "Unsupported Media Type", "Entity body in unsupported format"},
+	{417, "Expectation Failed", "Expect condition could not be satisfied"},
+	{431, "Request Header Fields Too Large",
+	 "The server is unwilling to process the request because its header fields are too "
+	 "large"},
+	{500, "Internal Server Error", "Server got itself in trouble"},
+	{501, "Not Implemented", "Server does not support this operation"},
+	{502, "Bad Gateway", "Invalid responses from another server/proxy"},
+	{503, "Service Unavailable", "The server cannot process the request due to a high load"},
+	{504, "Gateway Timeout", "The gateway server did not receive a timely response"},
+	{505, "HTTP Version Not Supported", "Cannot fulfill request"},
+};
+
+static const StatusInfo *
+status_info(guint code)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(statuses); i++) {
+		if (statuses[i].code == code)
+			return &statuses[i];
+	}
+	return status_info(500);
+}
+
+const gchar *
+gnt_http_status_reason(guint status)
+{
+	return status_info(status)->reason;
+}
+
+const gchar *
+gnt_http_status_explain(guint status)
+{
+	return status_info(status)->explain;
+}
+
+/* "Date: ..." for now, formatted once a second per thread. */
+static const gchar *
+date_header(void)
+{
+	static __thread time_t cached_at;
+	static __thread gchar cached[64];
+	time_t now = time(NULL);
+
+	if (now != cached_at) {
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(cached, sizeof(cached), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		cached_at = now;
+	}
+	return cached;
+}
+
+GHashTable *
+gnt_http_parse_query(const gchar *query)
+{
+	GHashTable *table =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
+	g_auto(GStrv) pairs = g_strsplit(query, "&", -1);
+
+	for (guint i = 0; pairs[i] != NULL; i++) {
+		gchar *eq = strchr(pairs[i], '=');
+		g_autofree gchar *name = NULL;
+		gchar *value;
+		GPtrArray *values;
+
+		if (pairs[i][0] == '\0')
+			continue;
+		if (eq != NULL)
+			*eq = '\0';
+		g_strdelimit(pairs[i], "+", ' ');
+		name = g_uri_unescape_string(pairs[i], NULL);
+		if (eq != NULL)
+			g_strdelimit(eq + 1, "+", ' ');
+		value = eq != NULL ? g_uri_unescape_string(eq + 1, NULL) : g_strdup("");
+		if (name == NULL || value == NULL) {
+			g_free(value);
+			continue; /* undecodable (%00, bad escapes): dropped */
+		}
+		values = g_hash_table_lookup(table, name);
+		if (values == NULL) {
+			values = g_ptr_array_new_with_free_func(g_free);
+			g_hash_table_insert(table, g_steal_pointer(&name), values);
+		}
+		g_ptr_array_add(values, value);
+	}
+	return table;
+}
+
+/* ---- answers ---- */
+
+GString *
+gnt_http_build_head(const GntHttpReplyFlags *flags, guint status, const gchar *content_type,
+		    gsize len, const gchar *extra_headers, gsize reserve)
+{
+	GString *out = g_string_sized_new(reserve + 256);
+
+	g_string_append_printf(out, "HTTP/1.%c %u %s\r\nDate: %s\r\n", flags->http10 ? '0' : '1',
+			       status, status_info(status)->reason, date_header());
+	if (flags->server_header != NULL)
+		g_string_append_printf(out, "Server: %s\r\n", flags->server_header);
+	if (content_type != NULL)
+		g_string_append_printf(out, "Content-Type: %s\r\n", content_type);
+	if (status != 204 && status != 304)
+		g_string_append_printf(out, "Content-Length: %" G_GSIZE_FORMAT "\r\n", len);
+	if (!flags->keep_alive)
+		g_string_append(out, "Connection: close\r\n");
+	else if (flags->http10)
+		g_string_append(out, "Connection: keep-alive\r\n");
+	if (extra_headers != NULL)
+		g_string_append(out, extra_headers);
+	g_string_append(out, "\r\n");
+	return out;
+}
+
+GBytes *
+gnt_http_build_response(const GntHttpReplyFlags *flags, guint status, const gchar *content_type,
+			const gchar *extra_headers, gconstpointer body, gsize len)
+{
+	GString *out = gnt_http_build_head(flags, status, content_type, len, extra_headers,
+					   flags->head_only ? 0 : len);
+
+	if (!flags->head_only && len > 0)
+		g_string_append_len(out, body, (gssize)len);
+	return g_string_free_to_bytes(out);
+}
+
+/* ---- the server ---- */
+
+typedef struct {
+	GntHttpServer *server; /* not referenced: the server owns its listeners */
+	guint id;
+	GSocket *socket;
+	GSource *accept_source;
+	gsize max_body;
+	gpointer data;
+	guint n_conns;
+	gboolean removed;
+} Listener;
+
+struct _GntHttpServer {
+	GObject parent_instance;
+	GntHttpServerOptions options;
+	gchar *server_header;
+	GntHttpHandler handler;
+	gpointer user_data;
+	GMainContext *context;
+
+	GPtrArray *listeners; /* Listener */
+	guint last_listener_id;
+	GSource *accept_retry;
+	gboolean accept_paused; /* at max_clients, or accept() failed */
+
+	GQueue conns; /* GntHttpConn, oldest first */
+	GSource *sweep;
+	gboolean stopped;
+};
+
+G_DEFINE_TYPE(GntHttpServer, gnt_http_server, G_TYPE_OBJECT)
+
+/* ---- connections ---- */
+
+typedef enum {
+	CONN_READING,  /* waiting for a request, or reading one */
+	CONN_HANDLING, /* the handler has the request */
+	CONN_WRITING,  /* writing an answer */
+	CONN_DRAINING, /* answered, shut down for writing: reading the rest until EOF */
+	CONN_CLOSED,
+} ConnState;
+
+typedef enum {
+	CHUNK_SIZE,
+	CHUNK_DATA,
+	CHUNK_DATA_END,
+	CHUNK_TRAILERS,
+	CHUNK_DONE,
+} ChunkState;
+
+struct _GntHttpConn {
+	GntHttpServer *server; /* not referenced: the server outlives its open connections */
+	Listener *listener;    /* NULL once closed */
+	guint ref_count;
+	GList link; /* in server->conns */
+	GSocket *socket;
+	GIOStream *stream;
+	GPollableInputStream *in;
+	GPollableOutputStream *out;
+	GSource *source; /* waiting to read or to write */
+	ConnState state;
+	gboolean dispatching; /* in the handler: an answer now is written by conn_run() */
+	gint64 deadline;      /* monotonic µs; 0: none */
+	gint64 idle_since;    /* waiting between requests; 0 otherwise */
+	gsize max_body;
+
+	guint8 *buf; /* what was read and not yet used */
+	gsize len;
+	gsize cap;
+	gsize scan; /* where to go on looking for the end of the head */
+
+	/* the request being read */
+	gsize head_len; /* 0 until its head is parsed */
+	SoupMessageHeaders *headers;
+	gchar *method;
+	gchar *target;
+	SoupHTTPVersion version;
+	SoupEncoding encoding;
+	gsize content_length;
+	gboolean keep_alive;
+	gboolean sent_continue;	   /* "100 Continue" was (or is being) sent */
+	gboolean writing_continue; /* it is being written */
+	ChunkState chunk_state;
+	gsize chunk_left;
+	gsize chunk_pos; /* in buf: where chunked decoding goes on */
+	gsize trailers_len;
+	GByteArray *chunked_body;
+
+	/* writing: out_bytes, then out_body */
+	GBytes *out_bytes;
+	GBytes *out_body;
+	gsize out_off;
+	gboolean close_after;
+	gsize drained;
+};
+
+static void conn_run(GntHttpConn *conn);
+static void server_resume_accept(GntHttpServer *self);
+static void listener_start_accept(Listener *listener);
+static void listener_stop_accept(Listener *listener);
+
+/* Whether @listener may have one more connection. */
+static gboolean
+listener_has_room(Listener *listener)
+{
+	guint max = listener->server->options.max_clients_per_listener;
+
+	return max == 0 || listener->n_conns < max;
+}
+
+static gint64
+request_deadline(GntHttpConn *conn)
+{
+	return g_get_monotonic_time() +
+	       (gint64)conn->server->options.request_timeout_s * G_USEC_PER_SEC;
+}
+
+static void
+conn_reset_request(GntHttpConn *conn)
+{
+	conn->head_len = 0;
+	conn->scan = 0;
+	g_clear_pointer(&conn->headers, soup_message_headers_unref);
+	g_clear_pointer(&conn->method, g_free);
+	g_clear_pointer(&conn->target, g_free);
+	conn->encoding = SOUP_ENCODING_NONE;
+	conn->content_length = 0;
+	conn->version = SOUP_HTTP_1_1;
+	conn->keep_alive = FALSE;
+	conn->sent_continue = FALSE;
+	conn->writing_continue = FALSE;
+	conn->chunk_state = CHUNK_SIZE;
+	conn->chunk_left = 0;
+	conn->chunk_pos = 0;
+	conn->trailers_len = 0;
+	g_clear_pointer(&conn->chunked_body, g_byte_array_unref);
+}
+
+static void
+conn_clear_source(GntHttpConn *conn)
+{
+	if (conn->source != NULL) {
+		g_source_destroy(conn->source);
+		g_source_unref(conn->source);
+		conn->source = NULL;
+	}
+}
+
+static void
+conn_unref(GntHttpConn *conn)
+{
+	if (--conn->ref_count > 0)
+		return;
+	conn_reset_request(conn);
+	g_clear_pointer(&conn->out_bytes, g_bytes_unref);
+	g_clear_pointer(&conn->out_body, g_bytes_unref);
+	g_free(conn->buf);
+	g_clear_object(&conn->stream);
+	g_clear_object(&conn->socket);
+	g_free(conn);
+}
+
+/* Closes at once: no more reading or writing. */
+static void
+conn_close(GntHttpConn *conn)
+{
+	GntHttpServer *self = conn->server;
+
+	Listener *listener = conn->listener;
+
+	if (conn->state == CONN_CLOSED)
+		return;
+	conn->state = CONN_CLOSED;
+	conn->listener = NULL;
+	listener->n_conns--;
+	conn_clear_source(conn);
+	/* not g_io_stream_close(): a TLS close_notify could block; shut down
+	 * first: it wakes a handshake blocked on the socket in another
+	 * thread, which closing alone would not (and the client would not
+	 * see the end) */
+	g_socket_shutdown(conn->socket, TRUE, TRUE, NULL);
+	g_socket_close(conn->socket, NULL);
+	g_queue_unlink(&self->conns, &conn->link);
+	conn_unref(conn);
+	if (self->accept_paused)
+		server_resume_accept(self);
+	else if (listener->accept_source == NULL && self->accept_retry == NULL && !self->stopped &&
+		 !listener->removed && listener_has_room(listener))
+		listener_start_accept(listener); /* it was at its own limit */
+}
+
+static gboolean
+conn_ready_cb(GObject *stream, gpointer user_data)
+{
+	GntHttpConn *conn = user_data;
+
+	g_clear_pointer(&conn->source, g_source_unref);
+	conn_run(conn);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+conn_wait(GntHttpConn *conn, gboolean for_writing)
+{
+	conn_clear_source(conn);
+	conn->source = for_writing ? g_pollable_output_stream_create_source(conn->out, NULL)
+				   : g_pollable_input_stream_create_source(conn->in, NULL);
+	g_source_set_callback(conn->source, G_SOURCE_FUNC(conn_ready_cb), conn, NULL);
+	g_source_attach(conn->source, conn->server->context);
+}
+
+/* Queues @response, then @body (may be NULL), for conn_run() to write; the
+ * connection closes after them when @close_after. */
+static void
+conn_send(GntHttpConn *conn, GBytes *response /* taken */, GBytes *body /* taken */,
+	  gboolean close_after)
+{
+	g_clear_pointer(&conn->out_bytes, g_bytes_unref);
+	g_clear_pointer(&conn->out_body, g_bytes_unref);
+	conn->out_bytes = response;
+	conn->out_body = body;
+	conn->out_off = 0;
+	conn->close_after = close_after;
+	conn->state = CONN_WRITING;
+	conn->idle_since = 0;
+	conn->deadline = request_deadline(conn);
+}
+
+/* An error found while reading the request: answered, then closed (the
+ * rest of the request is read and dropped meanwhile). */
+static void
+conn_fail(GntHttpConn *conn, guint status, const gchar *message)
+{
+	GntHttpServer *self = conn->server;
+	GntHttpReplyFlags flags = {
+		.keep_alive = FALSE,
+		.http10 = conn->version == SOUP_HTTP_1_0,
+		.server_header = self->server_header,
+	};
+	const gchar *content_type = "text/plain; charset=utf-8";
+	g_autofree gchar *body = NULL;
+
+	g_debug("refusing a request from a client: %u %s", status, message != NULL ? message : "");
+	if (self->options.error_body != NULL)
+		body = self->options.error_body(status, message, &content_type);
+	else
+		body = g_strconcat(message != NULL ? message : status_info(status)->reason, "\n",
+				   NULL);
+	conn_send(conn,
+		  gnt_http_build_response(&flags, status, content_type, NULL, body, strlen(body)),
+		  NULL, TRUE);
+}
+
+/* The answer is out and the connection is done: shut down writing (the
+ * client sees the end) and read what it still sends, briefly, so that
+ * closing does not reset the connection under an answer not yet read. */
+static void
+conn_start_drain(GntHttpConn *conn)
+{
+	conn->state = CONN_DRAINING;
+	conn->drained = 0;
+	conn->deadline = g_get_monotonic_time() + DRAIN_TIMEOUT_S * G_USEC_PER_SEC;
+	g_socket_shutdown(conn->socket, FALSE, TRUE, NULL);
+}
+
+/* The connection waits for its next request (or has it already). */
+static void
+conn_next_request(GntHttpConn *conn)
+{
+	gint64 now = g_get_monotonic_time();
+
+	conn_reset_request(conn);
+	conn->state = CONN_READING;
+	if (conn->len > 0) {
+		/* pipelined: the next request has begun */
+		conn->idle_since = 0;
+		conn->deadline = request_deadline(conn);
+	} else {
+		conn->idle_since = now;
+		conn->deadline = now + (gint64)conn->server->options.keep_alive_s * G_USEC_PER_SEC;
+	}
+}
+
+/* Writes what is queued; TRUE once all is out (the connection has moved
+ * on: next request, body after 100 Continue, or draining), FALSE when it
+ * waits or was closed. */
+static gboolean
+conn_write(GntHttpConn *conn)
+{
+	while (conn->out_bytes != NULL) {
+		gsize size = g_bytes_get_size(conn->out_bytes);
+		const guint8 *data = g_bytes_get_data(conn->out_bytes, NULL);
+		g_autoptr(GError) error = NULL;
+		gssize n;
+
+		if (conn->out_off == size) {
+			g_bytes_unref(conn->out_bytes);
+			conn->out_bytes = g_steal_pointer(&conn->out_body);
+			conn->out_off = 0;
+			continue;
+		}
+		n = g_pollable_output_stream_write_nonblocking(
+			conn->out, data + conn->out_off, size - conn->out_off, NULL, &error);
+		if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+			conn_wait(conn, TRUE);
+			return FALSE;
+		}
+		if (n <= 0) {
+			g_debug("writing an answer: %s", error != NULL ? error->message : "nothing written");
+			conn_close(conn);
+			return FALSE;
+		}
+		conn->out_off += (gsize)n;
+	}
+	if (conn->close_after) {
+		conn_start_drain(conn);
+	} else if (conn->writing_continue) {
+		/* "100 Continue" is out: now the body */
+		conn->writing_continue = FALSE;
+		conn->state = CONN_READING;
+	} else {
+		conn_next_request(conn);
+	}
+	return TRUE;
+}
+
+/* Drops the first @n bytes of the buffer, leaving no copy behind (bodies
+ * may hold secrets). */
+static void
+conn_consume(GntHttpConn *conn, gsize n)
+{
+	if (n == 0)
+		return;
+	memmove(conn->buf, conn->buf + n, conn->len - n);
+	gnt_secret_wipe(conn->buf + conn->len - n, n);
+	conn->len -= n;
+}
+
+typedef struct {
+	gpointer data;
+	gsize len;
+} WipedBuffer;
+
+static void
+wiped_buffer_free(gpointer user_data)
+{
+	WipedBuffer *self = user_data;
+
+	gnt_secret_wipe(self->data, self->len);
+	g_free(self->data);
+	g_free(self);
+}
+
+/* A GBytes owning @data (@len bytes), wiped when freed. */
+static GBytes *
+bytes_new_wiped(gpointer data /* taken */, gsize len)
+{
+	WipedBuffer *buffer = g_new(WipedBuffer, 1);
+
+	buffer->data = data;
+	buffer->len = len;
+	return g_bytes_new_with_free_func(data, len, wiped_buffer_free, buffer);
+}
+
+/* The body of @len bytes at @offset in the buffer (wiped when freed): a
+ * large one that ends the buffer takes the buffer instead of a copy. */
+static GBytes *
+conn_take_body(GntHttpConn *conn, gsize offset, gsize len)
+{
+	g_autoptr(GBytes) whole = NULL;
+
+	if (len < READ_CHUNK * 4 || offset + len != conn->len)
+		return bytes_new_wiped(g_memdup2(conn->buf + offset, len), len);
+	whole = bytes_new_wiped(g_steal_pointer(&conn->buf), conn->cap);
+	conn->len = 0;
+	conn->cap = 0;
+	return g_bytes_new_from_bytes(whole, offset, len);
+}
+
+/* Hands the complete request (head and @body) to the handler. */
+static void
+conn_dispatch(GntHttpConn *conn, GBytes *body /* taken */, gsize wire_len)
+{
+	GntHttpServer *self = conn->server;
+	GntHttpRequest *request = g_new0(GntHttpRequest, 1);
+
+	request->conn = conn;
+	conn->ref_count++;
+	request->method = g_steal_pointer(&conn->method);
+	request->target = g_steal_pointer(&conn->target);
+	request->headers = g_steal_pointer(&conn->headers);
+	request->body = body;
+	request->flags.keep_alive = conn->keep_alive;
+	request->flags.http10 = conn->version == SOUP_HTTP_1_0;
+	request->flags.head_only = g_str_equal(request->method, "HEAD");
+	request->flags.server_header = self->server_header;
+	request->listener_data = conn->listener->data;
+	conn_consume(conn, wire_len);
+	conn->state = CONN_HANDLING;
+	conn->deadline = 0;
+	conn->idle_since = 0;
+	conn->dispatching = TRUE;
+	self->handler(request, self->user_data);
+	conn->dispatching = FALSE;
+}
+
+/* Looks for the end of the head ("\r\n\r\n", or bare "\n\n"). */
+static gsize
+find_head_end(GntHttpConn *conn)
+{
+	for (gsize i = conn->scan; i < conn->len; i++) {
+		if (conn->buf[i] != '\n')
+			continue;
+		if (i >= 1 && conn->buf[i - 1] == '\n')
+			return i + 1;
+		if (i >= 2 && conn->buf[i - 1] == '\r' && conn->buf[i - 2] == '\n')
+			return i + 1;
+	}
+	conn->scan = conn->len;
+	return 0;
+}
+
+static gboolean
+parse_content_length(const gchar *text, goffset *length)
+{
+	guint64 value = 0;
+
+	if (text == NULL || text[0] == '\0')
+		return FALSE;
+	for (const gchar *p = text; *p != '\0'; p++) {
+		if (!g_ascii_isdigit(*p))
+			return FALSE;
+	}
+	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &value, NULL))
+		return FALSE;
+	*length = (goffset)value;
+	return TRUE;
+}
+
+static void
+conn_fail_too_large(GntHttpConn *conn)
+{
+	g_autofree gchar *message = g_strdup_printf(
+		"Request body larger than %" G_GSIZE_FORMAT " bytes", conn->max_body);
+
+	conn_fail(conn, 413, message);
+}
+
+/* Parses the head of @head_len bytes; FALSE when the request was refused
+ * (or 100 Continue is being sent). */
+static gboolean
+conn_parse_head(GntHttpConn *conn, gsize head_len)
+{
+	guint status;
+	const gchar *te;
+	goffset length;
+
+	conn->headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_REQUEST);
+	status = soup_headers_parse_request((const gchar *)conn->buf, (int)head_len, conn->headers,
+					    &conn->method, &conn->target, &conn->version);
+	if (status != SOUP_STATUS_OK) {
+		if (status == SOUP_STATUS_HTTP_VERSION_NOT_SUPPORTED || status == SOUP_STATUS_NOT_IMPLEMENTED)
+			conn_fail(conn, 505, NULL);
+		else
+			conn_fail(conn, 400, "Malformed request");
+		return FALSE;
+	}
+	conn->head_len = head_len;
+	if (conn->version == SOUP_HTTP_1_1 &&
+	    soup_message_headers_get_one(conn->headers, "Host") == NULL) {
+		conn_fail(conn, 400, "Missing Host header");
+		return FALSE;
+	}
+	if (conn->target[0] != '/') {
+		/* absolute form: keep only the path and the query */
+		g_autoptr(GUri) uri = g_uri_parse(conn->target, G_URI_FLAGS_ENCODED, NULL);
+
+		if (uri == NULL || g_uri_get_path(uri)[0] != '/') {
+			conn_fail(conn, 400, "Invalid request target");
+			return FALSE;
+		}
+		g_free(conn->target);
+		conn->target = g_uri_get_query(uri) != NULL
+				       ? g_strconcat(g_uri_get_path(uri), "?", g_uri_get_query(uri), NULL)
+				       : g_strdup(g_uri_get_path(uri));
+	}
+	conn->keep_alive =
+		conn->version == SOUP_HTTP_1_1
+			? !soup_message_headers_header_contains(conn->headers, "Connection", "close")
+			: soup_message_headers_header_contains(conn->headers, "Connection",
+							       "keep-alive");
+	conn->encoding = soup_message_headers_get_encoding(conn->headers);
+	te = soup_message_headers_get_list(conn->headers, "Transfer-Encoding");
+	switch (conn->encoding) {
+	case SOUP_ENCODING_NONE:
+	case SOUP_ENCODING_EOF: /* a request has no body without a length */
+		conn->encoding = SOUP_ENCODING_NONE;
+		break;
+	case SOUP_ENCODING_CONTENT_LENGTH:
+		/* digits only, once (libsoup would take "-5" or "1, 2") */
+		if (!parse_content_length(soup_message_headers_get_list(conn->headers,
+									 "Content-Length"),
+					  &length)) {
+			conn_fail(conn, 400, "Invalid Content-Length");
+			return FALSE;
+		}
+		if ((guint64)length > conn->max_body) {
+			conn_fail_too_large(conn);
+			return FALSE;
+		}
+		conn->content_length = (gsize)length;
+		break;
+	case SOUP_ENCODING_CHUNKED:
+		conn->chunked_body = g_byte_array_new();
+		conn->chunk_pos = head_len;
+		break;
+	case SOUP_ENCODING_UNRECOGNIZED:
+	case SOUP_ENCODING_BYTERANGES:
+	default:
+		if (te != NULL) {
+			g_autofree gchar *message =
+				g_strdup_printf("Transfer-Encoding '%s' is not supported", te);
+			conn_fail(conn, 501, message);
+		} else {
+			conn_fail(conn, 400, "Invalid Content-Length");
+		}
+		return FALSE;
+	}
+	if (conn->encoding != SOUP_ENCODING_NONE &&
+	    (soup_message_headers_get_expectations(conn->headers) & SOUP_EXPECTATION_CONTINUE) &&
+	    conn->len == head_len) {
+		static const gchar continue_line[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+		conn->sent_continue = TRUE;
+		conn->writing_continue = TRUE;
+		conn_send(conn, g_bytes_new_static(continue_line, strlen(continue_line)), NULL,
+			  FALSE);
+		return FALSE; /* reading goes on once it is written */
+	}
+	return TRUE;
+}
+
+/* Decodes as much of a chunked body as the buffer holds. */
+static gboolean
+conn_decode_chunked(GntHttpConn *conn, gboolean *done)
+{
+	gsize max_body = conn->max_body;
+
+	*done = FALSE;
+	for (;;) {
+		gsize avail = conn->len - conn->chunk_pos;
+		const guint8 *p = conn->buf + conn->chunk_pos;
+		const guint8 *nl;
+
+		switch (conn->chunk_state) {
+		case CHUNK_SIZE: {
+			guint64 size = 0;
+			gsize i = 0;
+
+			nl = memchr(p, '\n', avail);
+			if (nl == NULL) {
+				if (avail > MAX_CHUNK_LINE) {
+					conn_fail(conn, 400, "Malformed chunked body");
+					return FALSE;
+				}
+				return TRUE;
+			}
+			while (i < (gsize)(nl - p) && g_ascii_isxdigit(p[i]) && size <= max_body)
+				size = size * 16 + (guint64)g_ascii_xdigit_value(p[i++]);
+			if (i == 0 || (p[i] != ';' && p[i] != '\r' && p[i] != '\n')) {
+				conn_fail(conn, 400, "Malformed chunked body");
+				return FALSE;
+			}
+			if (size > max_body - conn->chunked_body->len) {
+				conn_fail_too_large(conn);
+				return FALSE;
+			}
+			conn->chunk_pos += (gsize)(nl - p) + 1;
+			conn->chunk_left = (gsize)size;
+			conn->chunk_state = size == 0 ? CHUNK_TRAILERS : CHUNK_DATA;
+			break;
+		}
+		case CHUNK_DATA: {
+			gsize take = MIN(avail, conn->chunk_left);
+
+			if (take == 0)
+				return TRUE;
+			g_byte_array_append(conn->chunked_body, p, (guint)take);
+			conn->chunk_pos += take;
+			conn->chunk_left -= take;
+			if (conn->chunk_left == 0)
+				conn->chunk_state = CHUNK_DATA_END;
+			break;
+		}
+		case CHUNK_DATA_END:
+			if (avail < 1 || (p[0] == '\r' && avail < 2))
+				return TRUE;
+			if (p[0] == '\n') {
+				conn->chunk_pos += 1;
+			} else if (p[0] == '\r' && p[1] == '\n') {
+				conn->chunk_pos += 2;
+			} else {
+				conn_fail(conn, 400, "Malformed chunked body");
+				return FALSE;
+			}
+			conn->chunk_state = CHUNK_SIZE;
+			break;
+		case CHUNK_TRAILERS:
+			nl = memchr(p, '\n', avail);
+			if (nl == NULL) {
+				if (avail > MAX_TRAILERS) {
+					conn_fail(conn, 400, "Malformed chunked body");
+					return FALSE;
+				}
+				return TRUE;
+			}
+			conn->chunk_pos += (gsize)(nl - p) + 1;
+			conn->trailers_len += (gsize)(nl - p) + 1;
+			if (nl == p || (nl == p + 1 && p[0] == '\r')) {
+				conn->chunk_state = CHUNK_DONE;
+				*done = TRUE;
+				return TRUE;
+			}
+			if (conn->trailers_len > MAX_TRAILERS) {
+				conn_fail(conn, 400, "Malformed chunked body");
+				return FALSE;
+			}
+			break;
+		case CHUNK_DONE:
+		default:
+			*done = TRUE;
+			return TRUE;
+		}
+	}
+}
+
+/* Makes what progress the buffer allows on the request being read; TRUE
+ * when more input is needed (the caller reads), FALSE when the request
+ * went to the handler or was refused (the state says what next). */
+static gboolean
+conn_process(GntHttpConn *conn)
+{
+	if (conn->head_len == 0) {
+		gsize head_end;
+		gsize skip = 0;
+
+		/* empty lines before a request are allowed (RFC 9112, 2.2) */
+		while (skip < conn->len && (conn->buf[skip] == '\r' || conn->buf[skip] == '\n'))
+			skip++;
+		if (skip > 0) {
+			conn_consume(conn, skip);
+			conn->scan = 0;
+		}
+		if (conn->len == 0)
+			return TRUE;
+		if (conn->idle_since != 0) {
+			/* the first byte of a request: its clock starts */
+			conn->idle_since = 0;
+			conn->deadline = request_deadline(conn);
+		}
+		head_end = find_head_end(conn);
+		if (head_end > MAX_HEAD || (head_end == 0 && conn->len > MAX_HEAD)) {
+			conn_fail(conn, 431, NULL);
+			return FALSE;
+		}
+		if (head_end == 0)
+			return TRUE;
+		if (!conn_parse_head(conn, head_end))
+			return FALSE;
+	}
+	if (conn->encoding == SOUP_ENCODING_CHUNKED) {
+		gboolean done = FALSE;
+
+		if (!conn_decode_chunked(conn, &done))
+			return FALSE;
+		if (!done)
+			return TRUE;
+		conn_dispatch(conn, g_byte_array_free_to_bytes(g_steal_pointer(&conn->chunked_body)),
+			      conn->chunk_pos);
+		return FALSE;
+	}
+	if (conn->len < conn->head_len + conn->content_length)
+		return TRUE;
+	if (conn->content_length == 0) {
+		conn_dispatch(conn, NULL, conn->head_len);
+	} else {
+		gsize wire_len = conn->head_len + conn->content_length;
+		GBytes *body = conn_take_body(conn, conn->head_len, conn->content_length);
+
+		/* the buffer may be gone with the body */
+		conn_dispatch(conn, body, conn->len > 0 ? wire_len : 0);
+	}
+	return FALSE;
+}
+
+/* Reads what there is into the buffer (or, draining, drops it); TRUE when
+ * something was read, FALSE when the connection waits or was closed. */
+static gboolean
+conn_fill(GntHttpConn *conn)
+{
+	/* what a closing connection still sends is dropped here (main context only) */
+	static guint8 scratch[READ_CHUNK];
+	g_autoptr(GError) error = NULL;
+	gboolean draining = conn->state == CONN_DRAINING;
+	gssize n;
+
+	if (!draining && conn->cap - conn->len < READ_CHUNK) {
+		conn->cap = MAX(conn->cap * 2, conn->len + READ_CHUNK);
+		conn->buf = g_realloc(conn->buf, conn->cap);
+	}
+	n = g_pollable_input_stream_read_nonblocking(
+		conn->in, draining ? scratch : conn->buf + conn->len,
+		draining ? sizeof(scratch) : conn->cap - conn->len, NULL, &error);
+	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+		conn_wait(conn, FALSE);
+		return FALSE;
+	}
+	if (n <= 0) {
+		if (n < 0 && !draining)
+			g_debug("reading a request: %s", error->message);
+		conn_close(conn);
+		return FALSE;
+	}
+	if (draining) {
+		conn->drained += (gsize)n;
+		if (conn->drained > DRAIN_MAX) {
+			conn_close(conn);
+			return FALSE;
+		}
+		return TRUE;
+	}
+	conn->len += (gsize)n;
+	return TRUE;
+}
+
+/* Goes on with the connection as far as it can without waiting: reads and
+ * parses requests, hands them to the handler, writes answers. A loop, not
+ * recursion, however many requests a client pipelines. */
+static void
+conn_run(GntHttpConn *conn)
+{
+	conn->ref_count++;
+	for (;;) {
+		if (conn->state == CONN_WRITING) {
+			if (!conn_write(conn))
+				break;
+			if (conn->len == 0 && conn->state != CONN_WRITING) {
+				/* a client that waited for the answer has sent
+				 * nothing more yet: wait rather than try a read
+				 * that would block (a syscall a request) */
+				conn_wait(conn, FALSE);
+				break;
+			}
+		} else if (conn->state == CONN_READING) {
+			if (conn_process(conn) && !conn_fill(conn))
+				break;
+		} else if (conn->state == CONN_DRAINING) {
+			if (!conn_fill(conn))
+				break;
+		} else {
+			break; /* handling, closed */
+		}
+	}
+	conn_unref(conn);
+}
+
+/* Closes the connection idle for longest to make room; FALSE if none is. */
+static gboolean
+close_oldest_idle(GntHttpServer *self)
+{
+	GntHttpConn *oldest = NULL;
+
+	for (GList *l = self->conns.head; l != NULL; l = l->next) {
+		GntHttpConn *conn = l->data;
+
+		if (conn->idle_since != 0 && (oldest == NULL || conn->idle_since < oldest->idle_since))
+			oldest = conn;
+	}
+	if (oldest == NULL)
+		return FALSE;
+	g_debug("closing a kept-alive connection to make room for a new one");
+	conn_close(oldest);
+	return TRUE;
+}
+
+static void
+handshake_done_cb(GObject *stream, GAsyncResult *result, gpointer user_data)
+{
+	GntHttpConn *conn = user_data;
+	g_autoptr(GError) error = NULL;
+
+	if (!g_tls_connection_handshake_finish(G_TLS_CONNECTION(stream), result, &error)) {
+		g_debug("TLS handshake with a client: %s", error->message);
+		conn_close(conn);
+	} else if (conn->state == CONN_READING) {
+		conn_run(conn);
+	}
+	conn_unref(conn);
+}
+
+static void
+conn_new(Listener *listener, GSocket *socket)
+{
+	GntHttpServer *self = listener->server;
+	g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection(socket);
+	g_autoptr(GError) error = NULL;
+	GntHttpConn *conn;
+	GIOStream *stream;
+
+	g_socket_set_blocking(socket, FALSE);
+	if (g_socket_get_family(socket) != G_SOCKET_FAMILY_UNIX)
+		(void)g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+	if (self->options.certificate != NULL) {
+		/* no database, rather than the default one: clients present no
+		 * certificate, and loading the system's trust store costs
+		 * megabytes per handshake */
+		stream = g_initable_new(g_tls_backend_get_server_connection_type(
+						g_tls_backend_get_default()),
+					NULL, &error, "base-io-stream", base, "certificate",
+					self->options.certificate, "database", NULL,
+					"authentication-mode", G_TLS_AUTHENTICATION_NONE,
+					"require-close-notify", FALSE, NULL);
+		if (stream == NULL) {
+			g_warning("cannot start TLS on a new connection: %s", error->message);
+			return;
+		}
+	} else {
+		stream = G_IO_STREAM(g_object_ref(base));
+	}
+	conn = g_new0(GntHttpConn, 1);
+	conn->server = self;
+	conn->listener = listener;
+	listener->n_conns++;
+	conn->max_body = listener->max_body;
+	conn->ref_count = 1;
+	conn->link.data = conn;
+	conn->socket = g_object_ref(socket);
+	conn->stream = stream;
+	conn->in = G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream));
+	conn->out = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
+	conn->state = CONN_READING;
+	conn->version = SOUP_HTTP_1_1;
+	/* the TLS handshake and the first request count as one request */
+	conn->deadline = request_deadline(conn);
+	g_queue_push_tail_link(&self->conns, &conn->link);
+	if (self->options.certificate != NULL) {
+		/* explicitly: glib-networking's implicit handshake in a
+		 * non-blocking read costs far more (memory and time) */
+		conn->ref_count++;
+		g_tls_connection_handshake_async(G_TLS_CONNECTION(stream), G_PRIORITY_DEFAULT, NULL,
+						 handshake_done_cb, conn);
+	} else {
+		conn_run(conn);
+	}
+}
+
+/* ---- requests ---- */
+
+void
+gnt_http_request_free(GntHttpRequest *request)
+{
+	if (request == NULL)
+		return;
+	if (request->conn != NULL) {
+		if (request->conn->state == CONN_HANDLING)
+			conn_close(request->conn);
+		conn_unref(request->conn);
+	}
+	g_free(request->method);
+	g_free(request->target);
+	if (request->headers != NULL)
+		soup_message_headers_unref(request->headers);
+	g_clear_pointer(&request->body, g_bytes_unref);
+	g_free(request);
+}
+
+void
+gnt_http_request_respond(GntHttpRequest *request, GBytes *response, GBytes *body)
+{
+	GntHttpConn *conn;
+
+	g_return_if_fail(request != NULL && response != NULL);
+	conn = g_steal_pointer(&request->conn);
+	if (conn->state != CONN_HANDLING) {
+		/* closed meanwhile: timed out, its listener removed, the server stopped */
+		g_bytes_unref(response);
+		g_clear_pointer(&body, g_bytes_unref);
+	} else {
+		conn_send(conn, response, body, !request->flags.keep_alive);
+		if (!conn->dispatching)
+			conn_run(conn);
+	}
+	conn_unref(conn);
+	gnt_http_request_free(request);
+}
+
+/* ---- listening ---- */
+
+static void server_pause_accept(GntHttpServer *self, guint retry_ms);
+
+static gboolean
+accept_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
+{
+	Listener *listener = user_data;
+	GntHttpServer *self = listener->server;
+
+	for (guint i = 0; i < ACCEPT_BATCH; i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GSocket) accepted = NULL;
+
+		if (!listener_has_room(listener)) {
+			/* this listener's share is taken: its own backlog waits */
+			listener_stop_accept(listener);
+			return G_SOURCE_CONTINUE; /* destroyed already */
+		}
+		if (self->conns.length >= self->options.max_clients && !close_oldest_idle(self)) {
+			/* the kernel's backlog holds the rest until one closes */
+			server_pause_accept(self, 0);
+			return G_SOURCE_CONTINUE; /* destroyed already */
+		}
+		accepted = g_socket_accept(socket, NULL, &error);
+		if (accepted == NULL) {
+			if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+				break;
+			g_warning("accepting a connection: %s; trying again in %u ms",
+				  error->message, ACCEPT_RETRY_MS);
+			server_pause_accept(self, ACCEPT_RETRY_MS);
+			return G_SOURCE_CONTINUE; /* destroyed already */
+		}
+		conn_new(listener, accepted);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+listener_start_accept(Listener *listener)
+{
+	listener->accept_source = g_socket_create_source(listener->socket, G_IO_IN, NULL);
+	g_source_set_callback(listener->accept_source, G_SOURCE_FUNC(accept_cb), listener, NULL);
+	g_source_attach(listener->accept_source, listener->server->context);
+}
+
+static void
+listener_stop_accept(Listener *listener)
+{
+	if (listener->accept_source != NULL) {
+		g_source_destroy(listener->accept_source);
+		g_clear_pointer(&listener->accept_source, g_source_unref);
+	}
+}
+
+static void
+listener_free(Listener *listener)
+{
+	listener_stop_accept(listener);
+	g_socket_close(listener->socket, NULL);
+	g_object_unref(listener->socket);
+	g_free(listener);
+}
+
+static gboolean
+accept_retry_cb(gpointer user_data)
+{
+	GntHttpServer *self = user_data;
+
+	g_clear_pointer(&self->accept_retry, g_source_unref);
+	self->accept_paused = FALSE;
+	server_resume_accept(self);
+	return G_SOURCE_REMOVE;
+}
+
+/* Stops accepting on every listener: until a connection closes (@retry_ms
+ * 0), or for @retry_ms. */
+static void
+server_pause_accept(GntHttpServer *self, guint retry_ms)
+{
+	for (guint i = 0; i < self->listeners->len; i++)
+		listener_stop_accept(g_ptr_array_index(self->listeners, i));
+	if (retry_ms == 0) {
+		self->accept_paused = TRUE;
+		return;
+	}
+	if (self->accept_retry == NULL) {
+		self->accept_retry = g_timeout_source_new(retry_ms);
+		g_source_set_callback(self->accept_retry, accept_retry_cb, self, NULL);
+		g_source_attach(self->accept_retry, self->context);
+	}
+}
+
+static void
+server_resume_accept(GntHttpServer *self)
+{
+	if (self->stopped || self->accept_retry != NULL ||
+	    self->conns.length >= self->options.max_clients)
+		return;
+	self->accept_paused = FALSE;
+	for (guint i = 0; i < self->listeners->len; i++) {
+		Listener *listener = g_ptr_array_index(self->listeners, i);
+
+		if (listener->accept_source == NULL && listener_has_room(listener))
+			listener_start_accept(listener);
+	}
+}
+
+/* Closes the connections whose time is up. */
+static gboolean
+sweep_cb(gpointer user_data)
+{
+	GntHttpServer *self = user_data;
+	gint64 now = g_get_monotonic_time();
+	GList *next;
+
+	for (GList *l = self->conns.head; l != NULL; l = next) {
+		GntHttpConn *conn = l->data;
+
+		next = l->next;
+		if (conn->deadline == 0 || now < conn->deadline)
+			continue;
+		if (conn->state != CONN_DRAINING)
+			g_debug("closing a connection: %s", conn->idle_since != 0
+								   ? "idle too long"
+								   : "request not complete in time");
+		conn_close(conn);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+guint
+gnt_http_server_add_listener(GntHttpServer *self, GSocket *socket, gsize max_body,
+			     gpointer listener_data)
+{
+	Listener *listener;
+
+	g_return_val_if_fail(GNT_IS_HTTP_SERVER(self) && G_IS_SOCKET(socket), 0);
+	g_return_val_if_fail(!self->stopped, 0);
+	listener = g_new0(Listener, 1);
+	listener->server = self;
+	listener->id = ++self->last_listener_id;
+	listener->socket = g_object_ref(socket);
+	listener->max_body = max_body != 0 ? max_body : self->options.max_body;
+	listener->data = listener_data;
+	g_socket_set_blocking(socket, FALSE);
+	g_ptr_array_add(self->listeners, listener);
+	if (!self->accept_paused && self->accept_retry == NULL)
+		listener_start_accept(listener);
+	return listener->id;
+}
+
+void
+gnt_http_server_remove_listener(GntHttpServer *self, guint id)
+{
+	Listener *listener = NULL;
+	GList *next;
+
+	g_return_if_fail(GNT_IS_HTTP_SERVER(self));
+	for (guint i = 0; i < self->listeners->len; i++) {
+		if (((Listener *)g_ptr_array_index(self->listeners, i))->id == id)
+			listener = g_ptr_array_steal_index(self->listeners, i);
+	}
+	g_return_if_fail(listener != NULL);
+	listener->removed = TRUE;
+	listener_stop_accept(listener);
+	for (GList *l = self->conns.head; l != NULL; l = next) {
+		GntHttpConn *conn = l->data;
+
+		next = l->next;
+		if (conn->listener == listener)
+			conn_close(conn);
+	}
+	listener_free(listener);
+}
+
+guint
+gnt_http_server_get_n_connections(GntHttpServer *self)
+{
+	g_return_val_if_fail(GNT_IS_HTTP_SERVER(self), 0);
+	return self->conns.length;
+}
+
+void
+gnt_http_server_stop(GntHttpServer *self)
+{
+	g_return_if_fail(GNT_IS_HTTP_SERVER(self));
+	if (self->stopped)
+		return;
+	self->stopped = TRUE;
+	if (self->accept_retry != NULL)
+		g_source_destroy(self->accept_retry);
+	g_clear_pointer(&self->accept_retry, g_source_unref);
+	while (self->conns.head != NULL)
+		conn_close(self->conns.head->data);
+	g_ptr_array_set_size(self->listeners, 0);
+	g_source_destroy(self->sweep);
+	g_clear_pointer(&self->sweep, g_source_unref);
+}
+
+/* ---- the object ---- */
+
+static void
+gnt_http_server_dispose(GObject *object)
+{
+	gnt_http_server_stop(GNT_HTTP_SERVER(object));
+	G_OBJECT_CLASS(gnt_http_server_parent_class)->dispose(object);
+}
+
+static void
+gnt_http_server_finalize(GObject *object)
+{
+	GntHttpServer *self = GNT_HTTP_SERVER(object);
+
+	g_ptr_array_unref(self->listeners);
+	g_clear_object(&self->options.certificate);
+	g_free(self->server_header);
+	g_main_context_unref(self->context);
+	G_OBJECT_CLASS(gnt_http_server_parent_class)->finalize(object);
+}
+
+static void
+gnt_http_server_class_init(GntHttpServerClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->dispose = gnt_http_server_dispose;
+	object_class->finalize = gnt_http_server_finalize;
+}
+
+static void
+gnt_http_server_init(GntHttpServer *self)
+{
+	self->context = g_main_context_ref_thread_default();
+	self->listeners = g_ptr_array_new_with_free_func((GDestroyNotify)listener_free);
+	g_queue_init(&self->conns);
+}
+
+GntHttpServer *
+gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
+		    gpointer user_data)
+{
+	GntHttpServer *self;
+
+	g_return_val_if_fail(handler != NULL, NULL);
+	self = g_object_new(GNT_TYPE_HTTP_SERVER, NULL);
+	if (options != NULL)
+		self->options = *options;
+	if (self->options.max_clients == 0)
+		self->options.max_clients = GNT_HTTP_DEFAULT_MAX_CLIENTS;
+	if (self->options.request_timeout_s == 0)
+		self->options.request_timeout_s = GNT_HTTP_DEFAULT_REQUEST_TIMEOUT;
+	if (self->options.keep_alive_s == 0)
+		self->options.keep_alive_s = GNT_HTTP_DEFAULT_KEEP_ALIVE;
+	if (self->options.max_body == 0)
+		self->options.max_body = GNT_HTTP_DEFAULT_MAX_BODY;
+	if (self->options.certificate != NULL)
+		g_object_ref(self->options.certificate);
+	self->server_header = g_strdup(self->options.server_header);
+	self->options.server_header = NULL; /* self->server_header */
+	self->handler = handler;
+	self->user_data = user_data;
+	self->sweep = g_timeout_source_new(SWEEP_INTERVAL_MS);
+	g_source_set_callback(self->sweep, sweep_cb, self, NULL);
+	g_source_set_name(self->sweep, "gnt-http-server timeouts");
+	g_source_attach(self->sweep, self->context);
+	return self;
+}
