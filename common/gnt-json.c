@@ -1038,3 +1038,23 @@ gnt_json_node_new_object(JsonObject *object)
 	json_object_unref(object);
 	return node;
 }
+
+void
+gnt_json_node_wipe_strings(JsonNode *node)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return;
+	if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *arr = json_node_get_array(node);
+
+		for (guint i = 0; i < json_array_get_length(arr); i++)
+			gnt_json_node_wipe_strings(json_array_get_element(arr, i));
+	} else if (JSON_NODE_HOLDS_OBJECT(node)) {
+		g_autoptr(GList) values = json_object_get_values(json_node_get_object(node));
+
+		for (GList *l = values; l != NULL; l = l->next)
+			gnt_json_node_wipe_strings(l->data);
+	} else if (json_node_get_value_type(node) == G_TYPE_STRING) {
+		gnt_secret_wipe_string((gchar *)json_node_get_string(node));
+	}
+}

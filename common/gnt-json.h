@@ -61,6 +61,12 @@ gnt_json_format_double(gdouble value);
  * whatever crosses threads must be deep-copied. (transfer full) */
 JsonNode *
 gnt_json_node_deep_copy(JsonNode *node);
+
+/* Overwrites every string inside @node (nullable) with zeroes: a parsed
+ * request or a built one held secrets in clear, and json-glib frees
+ * strings without zeroing them. */
+void
+gnt_json_node_wipe_strings(JsonNode *node);
 JsonObject *
 gnt_json_object_deep_copy(JsonObject *obj);
 

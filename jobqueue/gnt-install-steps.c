@@ -12,6 +12,9 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
+#include "gnt-install-where.h"
+#include "gnt-lu-instance-metadata.h"
+#include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
 
@@ -64,6 +67,8 @@ struct _GntInstall {
 	gboolean booted;
 	gboolean first_boot;	/* the boot used the install hvparams */
 	gboolean boot_prepared; /* self_install: the first boot is to use them */
+	gboolean in_appliance;	      /* the OS scripts run in the install appliance */
+	JsonObject *appliance_result; /* its run's answer (appliance_run) */
 	gboolean ran;
 	gboolean failed;
 	gchar *error_text;
@@ -386,10 +391,122 @@ move_output_tail_to_job_log(GntLu *lu, GError *error)
 		error->message = g_strdup_printf("%s (shown in the job log)", head);
 }
 
+static const gchar *
+package_url(GntInstall *self)
+{
+	return object_string(object_member(self->record, "osparams"), GNT_OSP_OS_PACKAGE);
+}
+
+static const gchar *
+secret_value(GntInstall *self, const gchar *name)
+{
+	return object_string(self->osparams_secret, name);
+}
+
+/* The appliance's progress entries, as they come, into the job log: a
+ * step's start and end, and its output's lines. */
+static void
+appliance_progress(JsonObject *entry, gpointer user_data)
+{
+	GntInstall *self = user_data;
+	const gchar *step = object_string(entry, "step");
+	const gchar *state = object_string(entry, "state");
+	const gchar *detail = object_string(entry, "detail");
+	const gchar *output = object_string(entry, "output");
+
+	gnt_lu_feedback(self->lu, "  install appliance: %s %s%s%s", step != NULL ? step : "?",
+			state != NULL ? state : "?", detail != NULL && *detail != '\0' ? ": " : "",
+			detail != NULL ? detail : "");
+	if (output != NULL && *output != '\0') {
+		g_auto(GStrv) lines = g_strsplit(output, "\n", -1);
+
+		for (guint i = 0; lines[i] != NULL; i++) {
+			if (lines[i][0] != '\0')
+				gnt_lu_feedback(self->lu, "    %s", lines[i]);
+		}
+	}
+}
+
+/* What the node needs to run the appliance: the metadata record metad
+ * serves it (with the secrets, which only travel), the package and its
+ * credentials, the cluster's install timeout. (transfer full) */
+static JsonObject *
+appliance_options_new(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	g_autoptr(JsonObject) record = gnt_lu_instance_metadata_new(config, self->record);
+	g_autoptr(JsonObject) secrets = gnt_lu_instance_metadata_secrets(self->osparams_secret);
+	g_autoptr(JsonObject) cluster = gnt_config_dup_cluster_info(config);
+	JsonObject *options;
+	const gchar *url = package_url(self);
+	const gchar *username = secret_value(self, GNT_OSP_OS_PACKAGE_USERNAME);
+	const gchar *password = secret_value(self, GNT_OSP_OS_PACKAGE_PASSWORD);
+
+	if (record == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+			    "no metadata could be made for the install appliance");
+		return NULL;
+	}
+	/* metad serves them to the appliance; never the package's credentials */
+	if (secrets != NULL)
+		json_object_set_object_member(record, "osparams_secret", g_steal_pointer(&secrets));
+	options = json_object_new();
+	json_object_set_object_member(options, "record", g_steal_pointer(&record));
+	if (url != NULL)
+		json_object_set_string_member(options, "package_url", url);
+	else
+		json_object_set_null_member(options, "package_url");
+	if (username != NULL)
+		json_object_set_string_member(options, "package_username", username);
+	else
+		json_object_set_null_member(options, "package_username");
+	if (password != NULL)
+		json_object_set_string_member(options, "package_password", password);
+	else
+		json_object_set_null_member(options, "package_password");
+	json_object_set_int_member(options, "timeout",
+				   json_object_get_int_member_with_default(cluster, "install_timeout",
+									   1800));
+	json_object_set_int_member(options, "debug", debug_level(self));
+	json_object_set_boolean_member(options, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
+	return options;
+}
+
+/* run_os_scripts in the install appliance: the node boots it with the
+ * instance's disks, its agent runs the OS's (untrusted) create script and
+ * unpacks the personalization package, reporting each through metad; the
+ * node tears everything down before it answers, on every path. */
+static gboolean
+run_os_scripts_in_appliance(GntInstall *self, GError **error)
+{
+	g_autoptr(JsonObject) options = appliance_options_new(self, error);
+
+	if (options == NULL)
+		return FALSE;
+	gnt_lu_feedback(self->lu, "* running the OS create script in the install appliance...");
+	self->appliance_result = gnt_node_call_appliance_run(
+		self->rpc, self->node, self->spec, options, appliance_progress, self, error);
+	/* the secrets and the password went with the call; the options' copy
+	 * goes now */
+	{
+		g_autoptr(JsonNode) node = gnt_json_node_new_object(json_object_ref(options));
+
+		gnt_json_node_wipe_strings(node);
+	}
+	if (self->appliance_result == NULL) {
+		move_output_tail_to_job_log(self->lu, *error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 run_os_scripts_run(GntInstall *self, GError **error)
 {
 	gboolean ok;
+
+	if (self->in_appliance)
+		return run_os_scripts_in_appliance(self, error);
 
 	gnt_lu_feedback(self->lu, "* running the instance OS create scripts...");
 	if (self->kind == GNT_INSTALL_REINSTALL)
@@ -403,11 +520,71 @@ run_os_scripts_run(GntInstall *self, GError **error)
 	return ok;
 }
 
-/* personalize: the personalization package; none can be given yet. */
+/* The last entry the appliance reported for @step, or NULL. */
+static JsonObject *
+appliance_entry(GntInstall *self, const gchar *step)
+{
+	JsonArray *steps = self->appliance_result != NULL
+				   ? json_object_get_array_member(self->appliance_result, "steps")
+				   : NULL;
+	JsonObject *found = NULL;
+
+	for (guint i = 0; steps != NULL && i < json_array_get_length(steps); i++) {
+		JsonObject *entry = json_array_get_object_element(steps, i);
+
+		if (g_strcmp0(object_string(entry, "step"), step) == 0)
+			found = entry;
+	}
+	return found;
+}
+
+/* personalize: the package from os-package is unpacked on the instance's
+ * filesystem after the scripts, by the appliance's agent (in band); here
+ * the master checks what the agent reported. */
+static gboolean
+personalize_check(GntInstall *self, GError **error)
+{
+	const gchar *url = package_url(self);
+
+	/* its spelling (http(s), .tar.gz or .tgz) is the unit's check */
+	if (url == NULL)
+		return TRUE;
+	if (!self->in_appliance) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the personalization package is unpacked inside the install appliance, "
+			    "which this install does not use (safe install is off): leave safe "
+			    "install on to use '%s'",
+			    url);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gchar *
 personalize_skip_reason(GntInstall *self)
 {
-	return g_strdup("no personalization package given");
+	if (package_url(self) == NULL)
+		return g_strdup("no personalization package given");
+	if (self->appliance_result == NULL)
+		return g_strdup("the install appliance did not run");
+	return NULL;
+}
+
+static gboolean
+personalize_run(GntInstall *self, GError **error)
+{
+	JsonObject *entry = appliance_entry(self, "personalize");
+	const gchar *state = object_string(entry, "state");
+
+	if (g_strcmp0(state, "done") == 0) {
+		gnt_lu_feedback(self->lu, "the package '%s' was unpacked inside the install appliance",
+				package_url(self));
+		return TRUE;
+	}
+	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+		    "the install appliance did not report unpacking the package '%s' (%s)",
+		    package_url(self), entry != NULL ? state : "no report");
+	return FALSE;
 }
 
 /* prepare_boot: for self_install, the first boot is to use the install
@@ -464,10 +641,25 @@ prepare_boot_run(GntInstall *self, GError **error)
 	return TRUE;
 }
 
+/* tear_down_appliance: the node destroys the appliance, its channel and
+ * what metad held for it before appliance_run answers (on every path, so
+ * that a master gone mid-install leaves nothing behind); here the master
+ * says what went. */
 static gchar *
 tear_down_appliance_skip_reason(GntInstall *self)
 {
-	return g_strdup("no install appliance was used");
+	return self->appliance_result == NULL ? g_strdup("no install appliance was used") : NULL;
+}
+
+static gboolean
+tear_down_appliance_run(GntInstall *self, GError **error)
+{
+	gnt_lu_feedback(self->lu,
+			"the install appliance ran %.1f s; the node removed it, its channel "
+			"and its metadata",
+			json_object_get_double_member_with_default(self->appliance_result,
+								   "seconds", 0));
+	return TRUE;
 }
 
 static gchar *
@@ -513,9 +705,9 @@ static const StepAction step_actions[] = {
 	{"prepare", NULL, prepare_skip_reason, prepare_run},
 	{"write_image", write_image_check, write_image_skip_reason, write_image_run},
 	{"run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
-	{"personalize", NULL, personalize_skip_reason, NULL},
+	{"personalize", personalize_check, personalize_skip_reason, personalize_run},
 	{"prepare_boot", prepare_boot_check, prepare_boot_skip_reason, prepare_boot_run},
-	{"tear_down_appliance", NULL, tear_down_appliance_skip_reason, NULL},
+	{"tear_down_appliance", NULL, tear_down_appliance_skip_reason, tear_down_appliance_run},
 	{"switch_networks", NULL, switch_networks_skip_reason, NULL},
 	{"boot", NULL, boot_skip_reason, boot_run},
 };
@@ -546,6 +738,10 @@ gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *re
 	self->record = gnt_json_object_deep_copy(record);
 	self->osparams_secret = osparams_secret != NULL ? json_object_ref(osparams_secret) : NULL;
 	self->start = start;
+	/* decided in the unit's check (gnt_install_choose_where()) */
+	self->in_appliance =
+		g_strcmp0(object_string(gnt_install_get(record), "where"),
+			  gnt_install_where_to_string(GNT_INSTALL_IN_APPLIANCE)) == 0;
 	self->steps = json_array_new();
 	return self;
 }
@@ -559,6 +755,7 @@ gnt_install_free(GntInstall *self)
 	json_object_unref(self->record);
 	g_clear_pointer(&self->osparams_secret, json_object_unref);
 	g_clear_pointer(&self->spec, json_object_unref);
+	g_clear_pointer(&self->appliance_result, json_object_unref);
 	json_array_unref(self->steps);
 	g_free(self->error_text);
 	g_free(self);

@@ -2184,13 +2184,15 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	if (!change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;
 	settled = gnt_lu_get_data(lu);
+	if (!reinstall_check_secrets(lu, rpc, settled, secret, error) ||
+	    !reinstall_check_package_credentials(settled, secret, error) ||
+	    !lu_choose_install_where(lu, rpc, settled->current->node, settled->updated,
+				     gnt_opcode_get_param(op, "enable_safe_install"), error))
+		return FALSE;
+	/* after the decision: the steps' checks depend on where they run */
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,
 				  settled->updated, secret, FALSE);
-	return reinstall_check_secrets(lu, rpc, settled, secret, error) &&
-	       reinstall_check_package_credentials(settled, secret, error) &&
-	       lu_choose_install_where(lu, rpc, settled->current->node, settled->updated,
-				       gnt_opcode_get_param(op, "enable_safe_install"), error) &&
-	       gnt_install_check(install, error);
+	return gnt_install_check(install, error);
 }
 
 /* The install onto the existing disks. The record's install says

@@ -160,26 +160,6 @@ redacted_copy(JsonNode *value)
 	return gnt_json_node_new_object(obj);
 }
 
-/* Overwrites every string inside @node: the parsed request held the secret
- * in clear, and json-glib frees it without zeroing. */
-static void
-wipe_strings(JsonNode *node)
-{
-	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
-		return;
-	if (JSON_NODE_HOLDS_ARRAY(node)) {
-		JsonArray *arr = json_node_get_array(node);
-		for (guint i = 0; i < json_array_get_length(arr); i++)
-			wipe_strings(json_array_get_element(arr, i));
-	} else if (JSON_NODE_HOLDS_OBJECT(node)) {
-		g_autoptr(GList) values = json_object_get_values(json_node_get_object(node));
-		for (GList *l = values; l != NULL; l = l->next)
-			wipe_strings(l->data);
-	} else if (json_node_get_value_type(node) == G_TYPE_STRING) {
-		gnt_secret_wipe_string((gchar *)json_node_get_string(node));
-	}
-}
-
 static GntSecret *
 secret_from_node(JsonNode *value)
 {
@@ -265,7 +245,7 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 			g_hash_table_insert(ctx->op->secrets, g_strdup(pdef->name),
 					    secret_from_node(value));
 			json_object_set_member(ctx->op->params, pdef->name, redacted_copy(value));
-			wipe_strings(value);
+			gnt_json_node_wipe_strings(value);
 			return TRUE;
 		}
 	}

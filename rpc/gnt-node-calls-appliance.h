@@ -17,21 +17,6 @@ G_BEGIN_DECLS
  * the package's download, the teardown) */
 #define GNT_NODE_CALL_APPLIANCE_MARGIN_S 600
 
-/* Called every @poll_ms while gnt_node_call_polling()'s call runs. */
-typedef void (*GntNodeCallPollFunc)(gpointer user_data);
-
-/*
- * gnt_node_call() of @procedure made in a thread of its own, while the
- * calling thread calls @poll (nullable) every @poll_ms until it is done:
- * for long calls whose progress the caller asks for meanwhile (a status
- * procedure). Checks that the answer is an object. (transfer full)
- * (A general helper: gnt_node_call_image_write() could use it too.)
- */
-JsonObject *
-gnt_node_call_polling(GntRpcClient *client, JsonObject *node, const gchar *procedure,
-		      JsonArray *args, guint timeout_s, guint poll_ms, GntNodeCallPollFunc poll,
-		      gpointer user_data, GError **error);
-
 /* One progress entry the agent reported ({"seq", "time", "step", "state",
  * "detail", "output"}, borrowed), in order, each once; called in the
  * calling thread. */

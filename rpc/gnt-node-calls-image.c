@@ -3,51 +3,6 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 
-/* The image_write call, made in a thread of its own so that the calling
- * thread can ask for the progress meanwhile. */
-typedef struct {
-	GntRpcClient *client;
-	JsonObject *node;
-	JsonArray *args;
-	GMutex lock;
-	GCond cond;
-	gboolean done;
-	JsonNode *result;
-	GError *error;
-} ImageCall;
-
-static gpointer
-image_call_thread(gpointer data)
-{
-	ImageCall *call = data;
-	GError *local_error = NULL;
-	JsonNode *result = gnt_node_call(call->client, call->node, "image_write", call->args,
-					 GNT_NODE_CALL_IMAGE_WRITE_TIMEOUT_S, &local_error);
-
-	g_mutex_lock(&call->lock);
-	call->result = result;
-	call->error = local_error;
-	call->done = TRUE;
-	g_cond_signal(&call->cond);
-	g_mutex_unlock(&call->lock);
-	return NULL;
-}
-
-/* Waits up to GNT_NODE_CALL_IMAGE_POLL_MS for the call; whether it is done. */
-static gboolean
-image_call_wait(ImageCall *call)
-{
-	gint64 deadline = g_get_monotonic_time() + GNT_NODE_CALL_IMAGE_POLL_MS * 1000;
-	gboolean done;
-
-	g_mutex_lock(&call->lock);
-	while (!call->done && g_cond_wait_until(&call->cond, &call->lock, deadline))
-		;
-	done = call->done;
-	g_mutex_unlock(&call->lock);
-	return done;
-}
-
 /* What was last said, so that only news reaches the job log. */
 typedef struct {
 	gchar *phase;
@@ -55,11 +10,27 @@ typedef struct {
 	gint64 when; /* monotonic */
 } LastLine;
 
-/* Asks the node for the progress and passes news on to @progress. */
+/* The master's side of one image write. */
+typedef struct {
+	GntRpcClient *client;
+	JsonObject *node;
+	const gchar *token;
+	LastLine last;
+	GntNodeCallImageProgressFunc progress;
+	gpointer user_data;
+} ImageWrite;
+
+/* Asks the node for the progress and passes news on (GntNodeCallPollFunc). */
 static void
-poll_progress(GntRpcClient *client, JsonObject *node, const gchar *token, LastLine *last,
-	      GntNodeCallImageProgressFunc progress, gpointer user_data)
+poll_progress(gpointer data)
 {
+	ImageWrite *write = data;
+	GntRpcClient *client = write->client;
+	JsonObject *node = write->node;
+	const gchar *token = write->token;
+	LastLine *last = &write->last;
+	GntNodeCallImageProgressFunc progress = write->progress;
+	gpointer user_data = write->user_data;
 	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(GError) local_error = NULL;
 	g_autoptr(JsonNode) answer = NULL;
@@ -126,46 +97,31 @@ gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *sp
 			  GError **error)
 {
 	g_autofree gchar *token = g_uuid_string_random();
-	g_autoptr(JsonNode) result = NULL;
-	ImageCall call = {.client = client, .node = node};
-	LastLine last = {.decile = -1, .when = g_get_monotonic_time()};
-	GThread *thread;
-	const gchar *name = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	JsonObject *result;
+	ImageWrite write = {.client = client,
+			    .node = node,
+			    .token = token,
+			    .last = {.decile = -1, .when = g_get_monotonic_time()},
+			    .progress = progress,
+			    .user_data = user_data};
 
 	g_return_val_if_fail(GNT_IS_RPC_CLIENT(client), NULL);
 	g_return_val_if_fail(node != NULL && spec != NULL && location != NULL, NULL);
 
-	call.args = json_array_new();
-	json_array_add_object_element(call.args, json_object_ref(spec));
-	json_array_add_string_element(call.args, location);
+	json_array_add_object_element(args, json_object_ref(spec));
+	json_array_add_string_element(args, location);
 	if (sha256 != NULL)
-		json_array_add_string_element(call.args, sha256);
+		json_array_add_string_element(args, sha256);
 	else
-		json_array_add_null_element(call.args);
-	json_array_add_string_element(call.args, token);
-	g_mutex_init(&call.lock);
-	g_cond_init(&call.cond);
-	/* the node record is only read, by both threads */
-	thread = g_thread_new("gnt-image-call", image_call_thread, &call);
-	while (!image_call_wait(&call))
-		poll_progress(client, node, token, &last, progress, user_data);
-	g_thread_join(thread);
-	g_mutex_clear(&call.lock);
-	g_cond_clear(&call.cond);
-	json_array_unref(call.args);
-	g_free(last.phase);
-	result = call.result;
-	if (result == NULL) {
-		g_propagate_error(error, call.error);
+		json_array_add_null_element(args);
+	json_array_add_string_element(args, token);
+	result = gnt_node_call_polling(client, node, "image_write", args,
+				       GNT_NODE_CALL_IMAGE_WRITE_TIMEOUT_S,
+				       GNT_NODE_CALL_IMAGE_POLL_MS, poll_progress, &write, error);
+	g_free(write.last.phase);
+	if (result == NULL)
 		return NULL;
-	}
-	if (!JSON_NODE_HOLDS_OBJECT(result)) {
-		(void)gnt_json_get_string(node, "name", &name, NULL);
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "node '%s': image_write: malformed answer: %s", name,
-			    gnt_json_node_type_name(result));
-		return NULL;
-	}
-	report_result(json_node_get_object(result), progress, user_data);
-	return json_object_ref(json_node_get_object(result));
+	report_result(result, progress, user_data);
+	return result;
 }

@@ -294,3 +294,93 @@ gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *c
 	json_array_add_boolean_element(args, force_variant);
 	return call_done(client, node, "os_validate", args, GNT_NODE_CALL_TIMEOUT_S, error);
 }
+
+/* One call, made in a thread of its own so that the calling thread can ask
+ * for the progress meanwhile. */
+typedef struct {
+	GntRpcClient *client;
+	JsonObject *node;
+	const gchar *procedure;
+	JsonArray *args;
+	guint timeout_s;
+	GMutex lock;
+	GCond cond;
+	gboolean done;
+	JsonNode *result;
+	GError *error;
+} PollingCall;
+
+static gpointer
+polling_call_thread(gpointer data)
+{
+	PollingCall *call = data;
+	GError *local_error = NULL;
+	JsonNode *result = gnt_node_call(call->client, call->node, call->procedure, call->args,
+					 call->timeout_s, &local_error);
+
+	g_mutex_lock(&call->lock);
+	call->result = result;
+	call->error = local_error;
+	call->done = TRUE;
+	g_cond_signal(&call->cond);
+	g_mutex_unlock(&call->lock);
+	return NULL;
+}
+
+/* Waits up to @poll_ms for the call; whether it is done. */
+static gboolean
+polling_call_wait(PollingCall *call, guint poll_ms)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)poll_ms * 1000;
+	gboolean done;
+
+	g_mutex_lock(&call->lock);
+	while (!call->done && g_cond_wait_until(&call->cond, &call->lock, deadline))
+		;
+	done = call->done;
+	g_mutex_unlock(&call->lock);
+	return done;
+}
+
+JsonObject *
+gnt_node_call_polling(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+		      JsonArray *args, guint timeout_s, guint poll_ms, GntNodeCallPollFunc poll,
+		      gpointer user_data, GError **error)
+{
+	g_autoptr(JsonNode) result = NULL;
+	PollingCall call = {.client = client,
+			    .node = node,
+			    .procedure = procedure,
+			    .args = args,
+			    .timeout_s = timeout_s};
+	GThread *thread;
+	const gchar *name = NULL;
+
+	g_return_val_if_fail(GNT_IS_RPC_CLIENT(client), NULL);
+	g_return_val_if_fail(node != NULL && procedure != NULL && args != NULL, NULL);
+
+	g_mutex_init(&call.lock);
+	g_cond_init(&call.cond);
+	/* the node record and the arguments are only read, by both threads */
+	thread = g_thread_new("gnt-polling-call", polling_call_thread, &call);
+	while (!polling_call_wait(&call, poll_ms)) {
+		if (poll != NULL)
+			poll(user_data);
+	}
+	g_thread_join(thread);
+	g_mutex_clear(&call.lock);
+	g_cond_clear(&call.cond);
+	result = call.result;
+	if (result == NULL) {
+		g_propagate_error(error, call.error);
+		return NULL;
+	}
+	if (!JSON_NODE_HOLDS_OBJECT(result)) {
+		(void)gnt_json_get_string(node, "name", &name, NULL);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "node '%s': %s: malformed answer: %s", name, procedure,
+			    gnt_json_node_type_name(result));
+		return NULL;
+	}
+	return json_object_ref(json_node_get_object(result));
+}

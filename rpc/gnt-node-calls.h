@@ -127,4 +127,18 @@ gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *c
 			  const gchar *os_name, JsonObject *osparams, gboolean force_variant,
 			  GError **error);
 
+/* Called every @poll_ms while gnt_node_call_polling()'s call runs. */
+typedef void (*GntNodeCallPollFunc)(gpointer user_data);
+
+/*
+ * gnt_node_call() of @procedure made in a thread of its own, while the
+ * calling thread calls @poll (nullable) every @poll_ms until it is done:
+ * for long calls whose progress the caller asks for meanwhile (a status
+ * procedure). Checks that the answer is an object. (transfer full)
+ */
+JsonObject *
+gnt_node_call_polling(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+		      JsonArray *args, guint timeout_s, guint poll_ms, GntNodeCallPollFunc poll,
+		      gpointer user_data, GError **error);
+
 G_END_DECLS

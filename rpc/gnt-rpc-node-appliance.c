@@ -12,29 +12,17 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "gnt-build-config.h"
+#include "gnt-channel.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
-#include "gnt-rpc-node-appliance-metad.h"
+#include "gnt-package.h"
+#include "gnt-rpc-node-metad.h"
 #include "gnt-rpc-node-private.h"
 #include "gnt-secret.h"
-
-/*
- * Parts of issue 6 written in parallel (chan's hypervisor/gnt-channel.h,
- * appl's install/gnt-package.h): until they are merged, a node without
- * them falls back to slirp for the channel and refuses a package.
- * INTEGRATOR: both #if blocks go once the headers are in the tree.
- */
-#if __has_include("gnt-channel.h")
-#include "gnt-channel.h"
-#define GNT_HAVE_CHANNEL 1
-#endif
-#if __has_include("gnt-package.h")
-#include "gnt-package.h"
-#define GNT_HAVE_PACKAGE 1
-#endif
 
 #define APPLIANCE_WORK_DIR "appliance" /* below the run directory: console logs */
 #define CHANNEL_STATE_DIR "channel"    /* below the run directory: tap names */
@@ -87,7 +75,6 @@ gnt_rpc_node_channel_dup_nic(GntRpcNode *node, const gchar *name, const gchar *m
 	return gnt_hv_channel_nic_new(mac, NULL, socket);
 }
 
-#ifdef GNT_HAVE_CHANNEL
 /* Whether this node can make taps; the reason it cannot is logged. */
 static gboolean
 tap_supported(void)
@@ -104,7 +91,6 @@ tap_supported(void)
 	       local_error != NULL ? local_error->message : "unsupported");
 	return FALSE;
 }
-#endif
 
 static gboolean
 write_channel_state(GntRpcNode *node, const gchar *name, const gchar *tap, GError **error)
@@ -123,6 +109,22 @@ write_channel_state(GntRpcNode *node, const gchar *name, const gchar *tap, GErro
 	return TRUE;
 }
 
+/* metad's listener and DHCP responder on @tap for instance @name. */
+static gboolean
+put_channel(const gchar *control, const gchar *name, const gchar *tap, const gchar *mac,
+	    const gchar *ip, GError **error)
+{
+	g_autoptr(JsonObject) spec = json_object_new();
+	JsonObject *dhcp = json_object_new();
+
+	json_object_set_string_member(spec, "device", tap);
+	json_object_set_string_member(dhcp, "mac", mac);
+	json_object_set_string_member(dhcp, "ip", ip);
+	json_object_set_string_member(dhcp, "netmask", GNT_CHANNEL_NETMASK);
+	json_object_set_object_member(spec, "dhcp", dhcp);
+	return gnt_metad_client_set_channel(control, name, spec, error);
+}
+
 GntHvChannelNic *
 gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar *name,
 			  const gchar *mac, const gchar *ip, GError **error)
@@ -135,7 +137,6 @@ gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar
 
 	if (gnt_rpc_node_channel_is_open(node, name))
 		gnt_rpc_node_channel_close(node, name); /* left from a crash */
-#ifdef GNT_HAVE_CHANNEL
 	if (g_strcmp0(hypervisor, "fake") != 0 && tap_supported()) {
 		g_autoptr(GntChannel) channel = NULL;
 
@@ -145,18 +146,14 @@ gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar
 		}
 		tap = g_strdup(channel->device);
 	}
-#endif
 	/* the state first, so that a failure below still finds the tap */
 	if (!write_channel_state(node, name, tap, error)) {
 		g_prefix_error(error, "channel of instance '%s': ", name);
-#ifdef GNT_HAVE_CHANNEL
 		if (tap != NULL)
 			(void)gnt_channel_tap_remove(tap, NULL);
-#endif
 		return NULL;
 	}
-	if (tap != NULL &&
-	    !gnt_rpc_node_appliance_metad_put_channel(control, name, tap, mac, ip, error)) {
+	if (tap != NULL && !put_channel(control, name, tap, mac, ip, error)) {
 		g_prefix_error(error, "channel of instance '%s': ", name);
 		gnt_rpc_node_channel_close(node, name);
 		return NULL;
@@ -178,17 +175,15 @@ gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name)
 	if (!g_file_get_contents(path, &tap, NULL, NULL))
 		return;
 	if (*tap != '\0' &&
-	    !gnt_rpc_node_appliance_metad_delete(control, name, "channel", &local_error)) {
+	    !gnt_metad_client_remove_channel(control, name, &local_error)) {
 		g_warning("channel of instance '%s': %s", name, local_error->message);
 		g_clear_error(&local_error);
 	}
-#ifdef GNT_HAVE_CHANNEL
 	if (*tap != '\0' && !gnt_channel_tap_remove(tap, &local_error)) {
 		g_warning("channel of instance '%s': removing tap '%s': %s", name, tap,
 			  local_error->message);
 		g_clear_error(&local_error);
 	}
-#endif
 	(void)g_unlink(path);
 	(void)g_rmdir(dir); /* when it was the last */
 	g_info("channel of instance '%s' closed", name);
@@ -431,7 +426,6 @@ static gboolean
 give_package(const gchar *control, const gchar *name, const RunOptions *options,
 	     GError **error)
 {
-#ifdef GNT_HAVE_PACKAGE
 	g_autoptr(GBytes) tarball = NULL;
 	g_autoptr(GBytes) clean = NULL;
 
@@ -440,30 +434,27 @@ give_package(const gchar *control, const gchar *name, const RunOptions *options,
 	if (tarball != NULL)
 		clean = gnt_package_sanitize(tarball, error);
 	if (clean == NULL ||
-	    !gnt_rpc_node_appliance_metad_put_package(control, name, clean, error)) {
+	    !gnt_metad_client_put_package(control, name, clean, error)) {
 		g_prefix_error(error, "personalization package of instance '%s': ", name);
 		return FALSE;
 	}
 	return TRUE;
-#else
-	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		    "personalization package of instance '%s': this node was built without "
-		    "package support (install/gnt-package.h)",
-		    name);
-	return FALSE;
-#endif
 }
 
-/* The agent to run for the fake hypervisor. (transfer full) */
+/* The agent to run for the fake hypervisor: $GANTRY_APPLIANCE_AGENT, else
+ * the built appliance's copy, else the installed one. (transfer full) */
 static gchar *
 dup_agent_path(GntRpcNode *node)
 {
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
+	g_autofree gchar *built = g_build_filename(dir, "agent", NULL);
 	const gchar *env = g_getenv(GNT_APPLIANCE_AGENT_ENV);
 
 	if (env != NULL && *env != '\0')
 		return g_strdup(env);
-	return g_build_filename(dir, "agent", NULL);
+	if (g_file_test(built, G_FILE_TEST_EXISTS))
+		return g_steal_pointer(&built);
+	return g_build_filename(GNT_APPLIANCE_LIBEXECDIR, "agent", NULL);
 }
 
 static GntHvAppliance *
@@ -520,16 +511,17 @@ static JsonArray *
 collect_progress(const gchar *control, const gchar *name)
 {
 	g_autoptr(GError) local_error = NULL;
-	g_autoptr(JsonObject) progress =
-		gnt_rpc_node_appliance_metad_get_progress(control, name, 0, &local_error);
+	g_autoptr(JsonNode) progress =
+		gnt_metad_client_get_progress(control, name, 0, &local_error);
 	JsonArray *entries = NULL;
 
-	if (progress == NULL) {
+	if (progress == NULL || !JSON_NODE_HOLDS_OBJECT(progress)) {
 		g_debug("install appliance of instance '%s': no progress from metad: %s", name,
 			local_error->message);
 		return json_array_new();
 	}
-	(void)gnt_json_get_array(progress, "entries", &entries, NULL);
+	if (!gnt_json_get_array(json_node_get_object(progress), "entries", &entries, NULL))
+		return json_array_new();
 	return json_array_ref(entries);
 }
 
@@ -630,14 +622,14 @@ teardown(Teardown *t)
 	g_autoptr(GError) local_error = NULL;
 
 	if (t->package_given &&
-	    !gnt_rpc_node_appliance_metad_delete(t->control, t->name, "package", &local_error)) {
+	    !gnt_metad_client_remove_package(t->control, t->name, &local_error)) {
 		g_warning("install appliance of instance '%s': %s", t->name, local_error->message);
 		g_clear_error(&local_error);
 	}
 	if (t->channel_open)
 		gnt_rpc_node_channel_close(t->node, t->name);
 	if (t->record_pushed &&
-	    !gnt_rpc_node_appliance_metad_delete(t->control, t->name, "progress", &local_error)) {
+	    !gnt_metad_client_clear_progress(t->control, t->name, &local_error)) {
 		g_debug("install appliance of instance '%s': %s", t->name, local_error->message);
 		g_clear_error(&local_error);
 	}
@@ -695,11 +687,12 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	}
 	t->work_dir = g_build_filename(gnt_paths_get_run_dir(node->paths), APPLIANCE_WORK_DIR,
 				       spec->name, NULL);
+	gnt_rpc_node_metad_add_os_scripts(options->record, spec->name, TRUE);
 	if (!gnt_metad_client_push(t->control, spec->name, options->record, error))
 		return NULL;
 	t->record_pushed = TRUE;
 	/* progress of an earlier run must not count */
-	if (!gnt_rpc_node_appliance_metad_delete(t->control, spec->name, "progress", error))
+	if (!gnt_metad_client_clear_progress(t->control, spec->name, error))
 		return NULL;
 	channel = gnt_rpc_node_channel_open(node, spec->hypervisor, spec->name, mac, ip, error);
 	if (channel == NULL)

@@ -12,15 +12,15 @@
 #include "gnt-os-definition.h"
 #include "gnt-rpc-node-private.h"
 
-/* Adds "os_scripts" from the node's OS definition when asked for. */
-static void
-add_os_scripts(JsonObject *record, const gchar *name)
+void
+gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolean for_appliance)
 {
 	const gchar *os = NULL;
 	JsonArray *dirs = NULL;
 	g_autoptr(GPtrArray) search_path = g_ptr_array_new();
 	g_autoptr(GntOsDefinition) definition = NULL;
 	g_autoptr(GError) error = NULL;
+	g_autofree gchar *untrusted = NULL;
 	JsonObject *scripts = NULL;
 
 	if (json_object_has_member(record, "os_scripts") ||
@@ -38,8 +38,7 @@ add_os_scripts(JsonObject *record, const gchar *name)
 	g_ptr_array_add(search_path, NULL);
 	definition = gnt_os_definition_find((const gchar *const *)search_path->pdata, os, &error);
 	if (definition == NULL) {
-		g_message("metad_push: instance '%s' gets no OS scripts: %s", name,
-			  error->message);
+		g_message("metad: instance '%s' gets no OS scripts: %s", name, error->message);
 		return;
 	}
 	scripts = json_object_new();
@@ -51,6 +50,17 @@ add_os_scripts(JsonObject *record, const gchar *name)
 		    !g_utf8_validate(text, -1, NULL))
 			continue;
 		json_object_set_string_member(scripts, gnt_os_script_to_string(s), text);
+	}
+	/* the appliance runs the untrusted create script where there is one */
+	untrusted = for_appliance ? gnt_os_definition_get_untrusted_create(definition) : NULL;
+	if (untrusted != NULL) {
+		g_autofree gchar *text = NULL;
+
+		if (g_file_get_contents(untrusted, &text, NULL, NULL) &&
+		    g_utf8_validate(text, -1, NULL))
+			json_object_set_string_member(scripts, "create", text);
+		else
+			json_object_remove_member(scripts, "create");
 	}
 	json_object_set_object_member(record, "os_scripts", scripts);
 }
@@ -69,7 +79,7 @@ metad_push_procedure(JsonArray *args, gpointer user_data, GError **error)
 	    !gnt_rpc_node_check_name(name, "instance", error) ||
 	    !gnt_rpc_node_arg_object(args, 1, "record", FALSE, &record, error))
 		return NULL;
-	add_os_scripts(record, name);
+	gnt_rpc_node_metad_add_os_scripts(record, name, FALSE);
 	ok = gnt_metad_client_push(control, name, record, error);
 	gnt_metadata_wipe_secrets(record);
 	if (!ok)

@@ -23,4 +23,12 @@ G_BEGIN_DECLS
  */
 extern const GntRpcProcedure gnt_rpc_node_metad_procedures[];
 
+/* Adds "os_scripts" to @record (instance @name) from the node's definition
+ * of its "os", found in its "os_search_path", unless it has them already
+ * or lacks either. @for_appliance: "create" is the untrusted create script
+ * (untrusted/create, else create_untrusted) when the OS has one: what the
+ * install appliance runs (doc/install.md). */
+void
+gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolean for_appliance);
+
 G_END_DECLS

@@ -14,7 +14,6 @@
 #include "gnt-metad-server.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls.h"
-#include "gnt-rpc-node-appliance-metad.h"
 #include "gnt-rpc-node-appliance.h"
 #include "gnt-rpc-node.h"
 #include "image-test-server.h"
@@ -50,12 +49,12 @@ static gboolean
 metad_has_progress(ApplFx *fx)
 {
 	g_autoptr(JsonObject) record = json_object_new();
-	g_autoptr(JsonObject) progress = NULL;
+	g_autoptr(JsonNode) progress = NULL;
 	g_autoptr(GError) error = NULL;
 
 	json_object_set_string_member(record, "name", "probe");
 	g_assert_true(gnt_metad_client_push(fx->control, "probe", record, &error));
-	progress = gnt_rpc_node_appliance_metad_get_progress(fx->control, "probe", 0, &error);
+	progress = gnt_metad_client_get_progress(fx->control, "probe", 0, &error);
 	g_assert_true(gnt_metad_client_remove(fx->control, "probe", NULL));
 	return progress != NULL;
 }

@@ -13,6 +13,7 @@
 
 #include <glib/gstdio.h>
 
+#include "image-test-server.h"
 #include "tools-test.h"
 
 typedef struct {
@@ -299,7 +300,9 @@ test_metadata(OptFx *fx, gconstpointer data)
 		return;
 	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "-H", "fake", "-o",
 		       "sample+default", "-C", "yes", "--user-data", fx->user_data, "--ssh-key",
-		       fx->keys, "--os-package", "https://example.com/site.tgz", name);
+		       fx->keys, "--os-package", "https://example.com/site.tgz",
+		       /* nothing to install: the package's URL is only recorded */
+		       "--no-install", name);
 	expect(add, 0, NULL);
 	assert_has(add->out, "* metadata of instance web1.example.com given to gantry-metad on node");
 	info = INSTANCE(fx, "info", name);
@@ -364,14 +367,30 @@ static void
 test_package_credentials(OptFx *fx, gconstpointer data)
 {
 	const gchar *secrets = "os-package-username=deploy,os-package-password=hunter2";
-	g_autoptr(Run) add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-C", "yes",
-				      "--os-package", "https://example.com/site.tar.gz",
-				      "--os-parameters-secret", secrets, "pkg1");
+	g_autoptr(ImageServer) server = image_server_new(NULL);
+	g_autofree gchar *tree = g_build_filename(fx->root, "package", NULL);
+	g_autofree gchar *etc = g_build_filename(tree, "etc", NULL);
+	g_autofree gchar *motd = g_build_filename(etc, "motd", NULL);
+	g_autofree gchar *tarball = g_build_filename(fx->root, "site.tar.gz", NULL);
+	g_autofree gchar *url = NULL;
+	const gchar *tar[] = {"tar", "-C", tree, "-czf", tarball, "etc", NULL};
+	g_autoptr(Run) add = NULL;
 	g_autoptr(Run) refused = NULL;
 	g_autoptr(Run) again = NULL;
 	g_autoptr(Run) info = NULL;
 	g_autofree gchar *params = NULL;
 
+	/* the package, served by the test: the install really fetches it (the
+	 * credentials go along; the server here does not check them) and the
+	 * appliance's agent unpacks it on the filesystem the OS made */
+	g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
+	g_assert_true(g_file_set_contents(motd, "personalized\n", -1, NULL));
+	g_assert_true(g_spawn_sync(NULL, (gchar **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+				   NULL, NULL, NULL, NULL));
+	image_server_add_file(server, "/site.tar.gz", tarball);
+	url = g_strdup_printf("%s/site.tar.gz", image_server_get_base(server));
+	add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-C", "yes", "--os-package", url,
+		       "-O", "behaviour=mkfs", "--os-parameters-secret", secrets, "pkg1");
 	expect(add, 0, NULL);
 	if (have_curl()) {
 		params = metad_get(fx, "pkg1", "/ganeti/latest/os/parameters.json");
