@@ -185,6 +185,7 @@ typedef struct {
 	gpointer data;
 	guint n_conns;
 	gboolean removed;
+	gboolean shared_streams; /* gnt_http_server_set_listener_shared_streams() */
 } Listener;
 
 struct _GntHttpServer {
@@ -666,6 +667,9 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 			? !soup_message_headers_header_contains(conn->headers, "Connection", "close")
 			: soup_message_headers_header_contains(conn->headers, "Connection",
 							       "keep-alive");
+	/* one client's "close" must not end the stream the others share */
+	if (conn->listener != NULL && conn->listener->shared_streams)
+		conn->keep_alive = TRUE;
 	conn->encoding = soup_message_headers_get_encoding(conn->headers);
 	te = soup_message_headers_get_list(conn->headers, "Transfer-Encoding");
 	switch (conn->encoding) {
@@ -1221,6 +1225,18 @@ gnt_http_server_add_listener(GntHttpServer *self, GSocket *socket, gsize max_bod
 	if (!self->accept_paused && self->accept_retry == NULL)
 		listener_start_accept(listener);
 	return listener->id;
+}
+
+void
+gnt_http_server_set_listener_shared_streams(GntHttpServer *self, guint id, gboolean shared)
+{
+	g_return_if_fail(GNT_IS_HTTP_SERVER(self));
+	for (guint i = 0; i < self->listeners->len; i++) {
+		Listener *listener = g_ptr_array_index(self->listeners, i);
+
+		if (listener->id == id)
+			listener->shared_streams = shared;
+	}
 }
 
 void

@@ -110,6 +110,16 @@ gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
 guint
 gnt_http_server_add_listener(GntHttpServer *self, GSocket *listener, gsize max_body,
 			     gpointer listener_data);
+/*
+ * Whether each connection of listener @id may carry the requests of several
+ * clients one after the other (qemu's slirp guestfwd to a chardev puts all
+ * of a guest's TCP connections on one unix stream): then a request's
+ * "Connection: close" (busybox wget sends it) does not close the
+ * connection; every answer has its Content-Length anyway, and the peer's
+ * own close still ends it. Default: no.
+ */
+void
+gnt_http_server_set_listener_shared_streams(GntHttpServer *self, guint id, gboolean shared);
 /* Closes listener @id and every connection accepted on it (their
  * unanswered requests are answered into the void). */
 void

@@ -386,6 +386,9 @@ gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *recor
 	channel->instance = g_strdup(name);
 	channel->socket_path = g_steal_pointer(&path);
 	channel->unix_id = gnt_http_server_add_listener(self->guests, socket, 0, channel);
+	/* the slirp fallback's guestfwd carries all of a guest's connections
+	 * on one stream to this socket (doc/metad.md) */
+	gnt_http_server_set_listener_shared_streams(self->guests, channel->unix_id, TRUE);
 	g_hash_table_insert(self->channels, g_strdup(name), channel);
 	g_info("serving instance '%s' on '%s'", name, channel->socket_path);
 	return TRUE;

@@ -442,19 +442,25 @@ give_package(const gchar *control, const gchar *name, const RunOptions *options,
 }
 
 /* The agent to run for the fake hypervisor: $GANTRY_APPLIANCE_AGENT, else
- * the built appliance's copy, else the installed one. (transfer full) */
+ * the built appliance's copy, else the installed one, else (daemons run
+ * from a build tree) the source tree's. (transfer full) */
 static gchar *
 dup_agent_path(GntRpcNode *node)
 {
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
 	g_autofree gchar *built = g_build_filename(dir, "agent", NULL);
 	const gchar *env = g_getenv(GNT_APPLIANCE_AGENT_ENV);
+	g_autofree gchar *installed = g_build_filename(GNT_APPLIANCE_LIBEXECDIR, "agent", NULL);
+	g_autofree gchar *source = g_build_filename(GNT_SOURCE_DIR, "appliance", "agent", NULL);
 
 	if (env != NULL && *env != '\0')
 		return g_strdup(env);
 	if (g_file_test(built, G_FILE_TEST_EXISTS))
 		return g_steal_pointer(&built);
-	return g_build_filename(GNT_APPLIANCE_LIBEXECDIR, "agent", NULL);
+	if (g_file_test(installed, G_FILE_TEST_EXISTS) ||
+	    !g_file_test(source, G_FILE_TEST_EXISTS))
+		return g_steal_pointer(&installed);
+	return g_steal_pointer(&source);
 }
 
 static GntHvAppliance *
@@ -500,6 +506,14 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 			    "no install appliance on this node: '%s' is missing (build it with "
 			    "build-appliance %s)",
 			    app->kernel, dir);
+		return NULL;
+	}
+	if (g_str_equal(spec->hypervisor, "fake") &&
+	    !g_file_test(app->agent, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "no install appliance agent on this node: '%s' is missing (build the "
+			    "appliance with build-appliance %s, or set %s)",
+			    app->agent, dir, GNT_APPLIANCE_AGENT_ENV);
 		return NULL;
 	}
 	return g_steal_pointer(&app);

@@ -704,17 +704,25 @@ test_keep_alive(MetadFx *fx, gconstpointer data)
 		g_assert_cmpstr(read->body, ==, "abcabcabc");
 	}
 	g_assert_cmpuint(pending->len, ==, 0);
-	/* Connection: close is honoured */
+	/* a client's Connection: close does not end the unix stream: with the
+	 * slirp fallback it carries every connection of the guest, one after
+	 * the other (busybox wget always sends it); the next request on it is
+	 * answered, and the peer's own close ends it */
 	{
 		static const gchar last[] = "GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n"
 					    "Connection: close\r\n\r\n";
+		static const gchar next[] = "GET /latest/meta-data/instance-id HTTP/1.1\r\n"
+					    "Host: x\r\nConnection: close\r\n\r\n";
 		g_autoptr(RawAnswer) answer = NULL;
+		g_autoptr(RawAnswer) second = NULL;
 
 		raw_send(socket, last, strlen(last));
 		answer = raw_read_answer(socket, pending);
 		g_assert_cmpstr(answer->body, ==, "web1.example.com");
-		g_assert_nonnull(strstr(answer->head, "Connection: close"));
-		g_assert_true(raw_at_end(socket));
+		g_assert_null(strstr(answer->head, "Connection: close"));
+		raw_send(socket, next, strlen(next));
+		second = raw_read_answer(socket, pending);
+		g_assert_cmpuint(second->status, ==, 200);
 	}
 }
 

@@ -34,7 +34,7 @@ test_sample(void)
 				       NULL};
 	const gchar *const docs[] = {"The root filesystem: ext4 (default) or ext3",
 				     "Size of the root partition",
-				     "What the test scripts do: ok, fail or sleep", "", NULL};
+				     "What the test scripts do: ok, fail, sleep or mkfs", "", NULL};
 
 	g_assert_no_error(error);
 	g_assert_true(os->valid);

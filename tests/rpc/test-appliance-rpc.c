@@ -1,10 +1,9 @@
 /* noded's appliance_run and appliance_run_status through the master's
  * typed call (rpc/gnt-node-calls-appliance.h) over TLS: the fake
- * hypervisor running the agent (appliance/agent when the tree has it, else
- * tests/data/appliance-test-agent) as a host process against a real
+ * hypervisor running the agent (appliance/agent) as a host process against a real
  * gantry-metad on the same temporary root: success with its progress
- * entries, a failed script, a timeout, and nothing left behind after any
- * of them. */
+ * entries, a failed script, an agent that dies without reporting, a
+ * timeout, and nothing left behind after any of them. */
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -18,11 +17,6 @@
 #include "gnt-rpc-node.h"
 #include "image-test-server.h"
 #include "rpc-test-server.h"
-
-/* whether this build has the personalization package (install/gnt-package.h) */
-#if __has_include("gnt-package.h")
-#define HAVE_PACKAGE 1
-#endif
 
 #define MAC "52:54:00:ab:cd:ef"
 #define IP "169.254.12.34"
@@ -40,24 +34,7 @@ typedef struct {
 	gchar *file_dir;
 	gchar *os_dir;
 	gchar *work; /* the test's own files, outside the root */
-	gboolean test_agent; /* tests/data's stand-in */
-	gboolean metad_ready; /* metad has the progress API */
 } ApplFx;
-
-/* Whether metad answers the progress API (mhttp's part of issue 6). */
-static gboolean
-metad_has_progress(ApplFx *fx)
-{
-	g_autoptr(JsonObject) record = json_object_new();
-	g_autoptr(JsonNode) progress = NULL;
-	g_autoptr(GError) error = NULL;
-
-	json_object_set_string_member(record, "name", "probe");
-	g_assert_true(gnt_metad_client_push(fx->control, "probe", record, &error));
-	progress = gnt_metad_client_get_progress(fx->control, "probe", 0, &error);
-	g_assert_true(gnt_metad_client_remove(fx->control, "probe", NULL));
-	return progress != NULL;
-}
 
 static void
 appl_set_up(ApplFx *fx, gconstpointer data)
@@ -68,7 +45,6 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	g_autofree gchar *log = NULL;
 	g_autofree gchar *agent = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..",
 						   "appliance", "agent", NULL);
-	g_autofree gchar *test_agent = NULL;
 
 	fx->dirs = g_ptr_array_new_with_free_func(g_free);
 	fx->paths = make_root(fx->dirs, "node1");
@@ -90,14 +66,7 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	g_assert_nonnull(fx->control); /* NULL: metad died; see its log */
 
-	if (g_file_test(agent, G_FILE_TEST_IS_REGULAR)) {
-		g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
-	} else {
-		test_agent = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"),
-					      "appliance-test-agent", NULL);
-		g_setenv(GNT_APPLIANCE_AGENT_ENV, test_agent, TRUE);
-		fx->test_agent = TRUE;
-	}
+	g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
 	fx->rpc_node = gnt_rpc_node_new(fx->paths, NULL, &error);
 	g_assert_no_error(error);
 	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
@@ -106,7 +75,6 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	fx->node = test_node_record(fx->server->port);
 	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
 	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
-	fx->metad_ready = metad_has_progress(fx);
 }
 
 static void
@@ -126,14 +94,6 @@ appl_tear_down(ApplFx *fx, gconstpointer data)
 	g_free(fx->work);
 	remove_dirs(fx->dirs);
 	g_unsetenv(GNT_APPLIANCE_AGENT_ENV);
-}
-
-static gboolean
-skip_without_progress(ApplFx *fx)
-{
-	if (!fx->metad_ready)
-		g_test_skip("this tree's gantry-metad has no progress API yet (issue 6, mhttp)");
-	return !fx->metad_ready;
 }
 
 /* Instance @name's spec: one 8 MiB raw file disk, @hypervisor,
@@ -273,8 +233,6 @@ test_success(ApplFx *fx, gconstpointer data)
 	JsonArray *steps;
 	const gchar *output;
 
-	if (skip_without_progress(fx))
-		return;
 	spec = make_spec(fx, "web1", FALSE);
 	options = make_options("web1", script, 60);
 	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, progress_cb, seen,
@@ -300,9 +258,6 @@ test_success(ApplFx *fx, gconstpointer data)
 	g_assert_nonnull(strstr(output, "with ext4"));
 	g_assert_null(strstr(output, "LEAKED")); /* the package credentials were stripped */
 	g_assert_cmpfloat(json_object_get_double_member(result, "seconds"), >, 0);
-	if (fx->test_agent)
-		g_assert_cmpstr(strrchr(json_object_get_string_member(result, "console_tail"), '\n'),
-				==, "\ntest agent: done");
 	assert_clean(fx, "web1", FALSE);
 }
 
@@ -315,8 +270,6 @@ test_failed_script(ApplFx *fx, gconstpointer data)
 				      "exit 2\n";
 	g_autoptr(GError) error = NULL;
 
-	if (skip_without_progress(fx))
-		return;
 	error = run_failing(fx, "web2", script, 60, FALSE);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	assert_error_has(error, "node 'node1'");
@@ -340,8 +293,6 @@ test_timeout(ApplFx *fx, gconstpointer data)
 	g_autofree gchar *proc = NULL;
 	gint64 started = g_get_monotonic_time();
 
-	if (skip_without_progress(fx))
-		return;
 	error = run_failing(fx, "web3", script, 2, TRUE);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	assert_error_has(error, "install appliance timed out after 2 s; its console ended with: ");
@@ -359,6 +310,32 @@ test_timeout(ApplFx *fx, gconstpointer data)
 	}
 	/* communication=yes: the instance's record stays, the channel goes */
 	assert_clean(fx, "web3", TRUE);
+}
+
+/* An agent that dies after its first report (the appliance crashed or
+ * powered off early): a clear error with the console's tail, nothing left. */
+static void
+test_agent_dies(ApplFx *fx, gconstpointer data)
+{
+	g_autofree gchar *agent = g_build_filename(fx->work, "dying-agent", NULL);
+	g_autofree gchar *real = g_strdup(g_getenv(GNT_APPLIANCE_AGENT_ENV));
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(g_file_set_contents(
+		agent,
+		"#!/bin/sh\n"
+		"curl -s --unix-socket \"$GANTRY_METAD_SOCKET\" -X POST -o /dev/null "
+		"'http://metad/gantry/latest/install/progress?step=appliance&state=start'\n"
+		"echo 'agent: Segmentation fault' >&2\n"
+		"exit 139\n",
+		-1, NULL));
+	g_assert_cmpint(g_chmod(agent, 0755), ==, 0);
+	g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
+	error = run_failing(fx, "web6", "#!/bin/sh\nexit 0\n", 30, FALSE);
+	g_setenv(GNT_APPLIANCE_AGENT_ENV, real, TRUE);
+	assert_error_has(error, "powered off without reporting success");
+	assert_error_has(error, "agent: Segmentation fault");
+	assert_clean(fx, "web6", FALSE);
 }
 
 /* A package from a local HTTP server: fetched, sanitized, given to metad,
@@ -382,8 +359,6 @@ test_package(ApplFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	gint status = -1;
 
-	if (skip_without_progress(fx))
-		return;
 	g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
 	g_assert_true(g_file_set_contents(motd, "installed by the package\n", -1, NULL));
 	g_assert_true(g_spawn_command_line_sync(tar, NULL, NULL, &status, &error));
@@ -396,7 +371,6 @@ test_package(ApplFx *fx, gconstpointer data)
 	json_object_set_string_member(options, "package_url", url);
 	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
 					     &error);
-#ifdef HAVE_PACKAGE
 	{
 		JsonArray *steps;
 		gboolean personalized = FALSE;
@@ -413,7 +387,7 @@ test_package(ApplFx *fx, gconstpointer data)
 		}
 		g_assert_true(personalized);
 		g_assert_cmpuint(image_server_get_n_requests(server), ==, 1);
-		if (!fx->test_agent) {
+		{
 			/* appliance/agent unpacked it onto disk 0's filesystem */
 			JsonArray *disks = json_object_get_array_member(
 				json_object_get_object_member(spec, "instance"), "disks");
@@ -430,11 +404,6 @@ test_package(ApplFx *fx, gconstpointer data)
 			g_assert_cmpstr(out, ==, "installed by the package\n");
 		}
 	}
-#else
-	g_assert_null(result);
-	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
-	assert_error_has(error, "built without package support");
-#endif
 	assert_clean(fx, "web5", FALSE);
 }
 
@@ -504,8 +473,6 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
 		return;
 	}
-	if (skip_without_progress(fx))
-		return;
 	dir = gnt_rpc_node_dup_appliance_dir(fx->rpc_node);
 	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
 	g_assert_cmpint(system(cmd), ==, 0);
@@ -583,6 +550,8 @@ main(int argc, char **argv)
 	g_test_add("/appliance-rpc/failed-script", ApplFx, NULL, appl_set_up, test_failed_script,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/timeout", ApplFx, NULL, appl_set_up, test_timeout,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/agent-dies", ApplFx, NULL, appl_set_up, test_agent_dies,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/package", ApplFx, NULL, appl_set_up, test_package,
 		   appl_tear_down);
