@@ -349,6 +349,8 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 	       "      <source path='%s'/>\n"
 	       "      <target port='0'/>\n"
 	       "    </serial>\n"
+	       /* no USB controller: its probing costs boot time under TCG */
+	       "    <controller type='usb' model='none'/>\n"
 	       "    <memballoon model='none'/>\n"
 	       "  </devices>\n",
 	       app->console_log);

@@ -29,6 +29,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(virConnect, virConnectClose)
 
 /* how often a shutdown looks whether the guest is gone */
 #define KVM_POLL_US (100 * 1000)
+/* where the system libvirtd keeps its qemu domains' pid files */
+#define KVM_QEMU_PID_DIR "/run/libvirt/qemu"
 
 static void
 quiet_error_func(void *user_data, virErrorPtr err)
@@ -549,12 +551,41 @@ appliance_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int deta
 
 typedef enum { WAIT_STOPPED, WAIT_TIMED_OUT, WAIT_CANCELLED } WaitOutcome;
 
+/* The pid of the qemu running domain @dom_name, from the system libvirt's
+ * pid file; 0 when it cannot be read (another URI, another layout). */
+static pid_t
+read_qemu_pid(const gchar *dom_name)
+{
+	g_autofree gchar *path = g_strdup_printf(KVM_QEMU_PID_DIR "/%s.pid", dom_name);
+	g_autofree gchar *text = NULL;
+	gint64 pid;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	pid = g_ascii_strtoll(g_strstrip(text), NULL, 10);
+	return pid > 1 && pid <= G_MAXINT ? (pid_t)pid : 0;
+}
+
+/* Whether process @pid still runs (a zombie does not). */
+static gboolean
+process_exists(pid_t pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", (gint)pid);
+	g_autofree gchar *stat = NULL;
+	const gchar *end;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL))
+		return FALSE;
+	end = strrchr(stat, ')');
+	return end == NULL || end[1] != ' ' || end[2] != 'Z';
+}
+
 /* Waits for the "stopped" event (after "shutdown, guest request" or any
  * other end), looking at the domain itself now and then in case an event
  * was lost. */
 static WaitOutcome
-appliance_wait(ApplianceWait *wait, virDomainPtr dom, gint64 deadline, GCancellable *cancellable,
-	       gint *stop_detail)
+appliance_wait(ApplianceWait *wait, virDomainPtr dom, pid_t qemu_pid, gint64 deadline,
+	       GCancellable *cancellable, gint *stop_detail)
 {
 	WaitOutcome outcome = WAIT_STOPPED;
 	guint rounds = 0;
@@ -568,6 +599,19 @@ appliance_wait(ApplianceWait *wait, virDomainPtr dom, gint64 deadline, GCancella
 		g_cond_wait_until(&wait->cond, &wait->lock, until);
 		if (wait->stopped)
 			break;
+		/* The guest powered off after its last write and qemu exits at
+		 * once (on_poweroff destroy), but libvirt's "stopped" comes about
+		 * 1.4 s later (its own cleanup; measured with virsh event and
+		 * the process table): once qemu's process is gone, nothing
+		 * holds the disks, and libvirt ends the transient domain on
+		 * its own. */
+		if (wait->guest_shutdown && qemu_pid > 0 && !process_exists(qemu_pid)) {
+			g_debug("appliance '%s': qemu (pid %d) has exited", wait->dom_name,
+				(gint)qemu_pid);
+			wait->stopped = TRUE;
+			wait->stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
+			break;
+		}
 		if (g_cancellable_is_cancelled(cancellable)) {
 			outcome = WAIT_CANCELLED;
 			break;
@@ -664,7 +708,8 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	}
 	if (app->timeout_s > 0)
 		deadline = g_get_monotonic_time() + (gint64)app->timeout_s * G_USEC_PER_SEC;
-	outcome = appliance_wait(wait, dom, deadline, cancellable, &stop_detail);
+	outcome = appliance_wait(wait, dom, read_qemu_pid(dom_name), deadline, cancellable,
+				 &stop_detail);
 	virConnectDomainEventDeregisterAny(conn, callback);
 	appliance_wait_release(wait);
 	if (outcome != WAIT_STOPPED) {

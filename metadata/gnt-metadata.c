@@ -947,7 +947,11 @@ gantry_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
 			answer->status = 400;
 			return;
 		}
-		answer_set(answer, 204, NULL, NULL);
+		/* 200 with an empty body, not 204: a 204 carries no
+		 * Content-Length, and busybox wget then reads until the
+		 * connection closes, which a shared stream (the slirp
+		 * fallback) never does */
+		answer_text(answer, TEXT_TYPE, "");
 		return;
 	}
 	answer_not_found(answer);

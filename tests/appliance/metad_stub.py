@@ -89,7 +89,7 @@ class Stub:
                 with stub.lock:
                     stub.progress.append(entry)
                     stub.done.notify_all()
-                self.answer(204)
+                self.answer(200)  # as metad: 204 has no Content-Length
 
         class Server(socketserver.UnixStreamServer):
             allow_reuse_address = True
