@@ -211,6 +211,29 @@ comm_address(guint index)
 	return g_strdup_printf("169.254.%u.%u", index / COMM_SPAN + 1, index % COMM_SPAN + 1);
 }
 
+/* The addresses and MACs this masterd handed out: two creates running side
+ * by side both look at the config before either has committed, so the
+ * ones given are remembered here and never given twice. One that a failed
+ * create never committed stays taken until masterd restarts: there are
+ * 64,000 of them. */
+static GMutex handed_out_lock;
+static GHashTable *handed_out; /* "ip" and "mac" strings */
+
+static gboolean
+hand_out(const gchar *value)
+{
+	gboolean fresh;
+
+	g_mutex_lock(&handed_out_lock);
+	if (handed_out == NULL)
+		handed_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	fresh = !g_hash_table_contains(handed_out, value);
+	if (fresh)
+		g_hash_table_add(handed_out, g_strdup(value));
+	g_mutex_unlock(&handed_out_lock);
+	return fresh;
+}
+
 JsonObject *
 gnt_lu_instance_communication_nic_new(GntConfig *config, const gchar *mac_prefix,
 				      GHashTable *taken_macs, GError **error)
@@ -228,13 +251,12 @@ gnt_lu_instance_communication_nic_new(GntConfig *config, const gchar *mac_prefix
 
 	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_addresses_cb, &taken);
 	g_hash_table_add(ips, g_strdup(GNT_METADATA_ADDRESS));
-	/* a random start, then the next free one: two creates running side by
-	 * side are unlikely to pick the same */
+	/* a random start, then the next free one not handed out already */
 	start = (guint)g_random_int_range(0, COMM_SPAN * COMM_SPAN);
 	for (guint i = 0; i < COMM_SPAN * COMM_SPAN && ip == NULL; i++) {
 		g_autofree gchar *candidate = comm_address((start + i) % (COMM_SPAN * COMM_SPAN));
 
-		if (!g_hash_table_contains(ips, candidate))
+		if (!g_hash_table_contains(ips, candidate) && hand_out(candidate))
 			ip = g_steal_pointer(&candidate);
 	}
 	if (ip == NULL) {
@@ -249,7 +271,8 @@ gnt_lu_instance_communication_nic_new(GntConfig *config, const gchar *mac_prefix
 					g_random_int_range(0, 256), g_random_int_range(0, 256));
 
 		if (!g_hash_table_contains(macs, candidate) &&
-		    (taken_macs == NULL || !g_hash_table_contains(taken_macs, candidate)))
+		    (taken_macs == NULL || !g_hash_table_contains(taken_macs, candidate)) &&
+		    hand_out(candidate))
 			mac = g_steal_pointer(&candidate);
 	}
 	if (mac == NULL) {

@@ -81,6 +81,26 @@ test_communication_unique(MetaFx *fx, gconstpointer data)
 	g_assert_cmpuint(g_hash_table_size(ips), ==, n);
 }
 
+/* Creates running side by side allocate before either commits: what was
+ * handed out is never handed out again, committed or not. */
+static void
+test_communication_not_committed(MetaFx *fx, gconstpointer data)
+{
+	g_autoptr(GHashTable) ips = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) macs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; i < 500; i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonObject) nic =
+			gnt_lu_instance_communication_nic_new(fx->config, "aa:00:01", NULL, &error);
+
+		g_assert_no_error(error);
+		g_assert_true(g_hash_table_add(ips, g_strdup(json_object_get_string_member(nic, "ip"))));
+		g_assert_true(
+			g_hash_table_add(macs, g_strdup(json_object_get_string_member(nic, "mac"))));
+	}
+}
+
 /* The record metad gets: no secrets, the cluster's keys when the instance
  * has none, the communication NIC last with its netmask. */
 static void
@@ -159,6 +179,8 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add("/instance-metadata/communication-not-committed", MetaFx, NULL, fx_set_up,
+		   test_communication_not_committed, fx_tear_down);
 	g_test_add("/instance-metadata/communication-unique", MetaFx, NULL, fx_set_up,
 		   test_communication_unique, fx_tear_down);
 	g_test_add("/instance-metadata/record", MetaFx, NULL, fx_set_up, test_record,
