@@ -103,7 +103,7 @@ gnt_json_node_get_string(JsonNode *node, const gchar *what, const gchar **out, G
 const gchar *
 gnt_json_node_type_name(JsonNode *node);
 
-/* New nodes. (transfer full) */
+/* New nodes (a NULL string makes a null node). (transfer full) */
 JsonNode *
 gnt_json_node_new_string(const gchar *value);
 JsonNode *

@@ -431,7 +431,7 @@ appliance_progress(JsonObject *entry, gpointer user_data)
  * serves it (with the secrets, which only travel), the package and its
  * credentials, the cluster's install timeout. (transfer full) */
 static JsonObject *
-appliance_options_new(GntInstall *self, GError **error)
+appliance_options_new(GntInstall *self)
 {
 	GntConfig *config = gnt_lu_get_env(self->lu)->config;
 	g_autoptr(JsonObject) record = gnt_lu_instance_metadata_new(config, self->record);
@@ -442,28 +442,16 @@ appliance_options_new(GntInstall *self, GError **error)
 	const gchar *username = secret_value(self, GNT_OSP_OS_PACKAGE_USERNAME);
 	const gchar *password = secret_value(self, GNT_OSP_OS_PACKAGE_PASSWORD);
 
-	if (record == NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
-			    "no metadata could be made for the install appliance");
-		return NULL;
-	}
 	/* metad serves them to the appliance; never the package's credentials */
 	if (secrets != NULL)
 		json_object_set_object_member(record, "osparams_secret", g_steal_pointer(&secrets));
 	options = json_object_new();
 	json_object_set_object_member(options, "record", g_steal_pointer(&record));
-	if (url != NULL)
-		json_object_set_string_member(options, "package_url", url);
-	else
-		json_object_set_null_member(options, "package_url");
-	if (username != NULL)
-		json_object_set_string_member(options, "package_username", username);
-	else
-		json_object_set_null_member(options, "package_username");
-	if (password != NULL)
-		json_object_set_string_member(options, "package_password", password);
-	else
-		json_object_set_null_member(options, "package_password");
+	json_object_set_member(options, "package_url", gnt_json_node_new_string(url));
+	json_object_set_member(options, "package_username",
+			       gnt_json_node_new_string(username));
+	json_object_set_member(options, "package_password",
+			       gnt_json_node_new_string(password));
 	json_object_set_int_member(options, "timeout",
 				   json_object_get_int_member_with_default(cluster, "install_timeout",
 									   1800));
@@ -479,10 +467,8 @@ appliance_options_new(GntInstall *self, GError **error)
 static gboolean
 run_os_scripts_in_appliance(GntInstall *self, GError **error)
 {
-	g_autoptr(JsonObject) options = appliance_options_new(self, error);
+	g_autoptr(JsonObject) options = appliance_options_new(self);
 
-	if (options == NULL)
-		return FALSE;
 	gnt_lu_feedback(self->lu, "* running the OS create script in the install appliance...");
 	self->appliance_result = gnt_node_call_appliance_run(
 		self->rpc, self->node, self->spec, options, appliance_progress, self, error);
@@ -494,7 +480,8 @@ run_os_scripts_in_appliance(GntInstall *self, GError **error)
 		gnt_json_node_wipe_strings(node);
 	}
 	if (self->appliance_result == NULL) {
-		move_output_tail_to_job_log(self->lu, *error);
+		if (error != NULL && *error != NULL)
+			move_output_tail_to_job_log(self->lu, *error);
 		return FALSE;
 	}
 	return TRUE;

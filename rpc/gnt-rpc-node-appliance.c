@@ -284,8 +284,8 @@ env_disk_path_index(const gchar *entry)
  * agent runs on the host). No OS parameters: metad adds them.
  */
 static JsonObject *
-build_os_environment(GntRpcNodeSpec *spec, guint debug_level, gboolean guest_devices,
-		     GError **error)
+build_os_environment(GntRpcNodeSpec *spec, guint debug_level, gboolean reinstall,
+		     gboolean guest_devices, GError **error)
 {
 	g_autoptr(GntOsDefinition) os = NULL;
 	g_autoptr(GntOsEnv) env = gnt_rpc_node_spec_new_os_env(spec, debug_level, NULL, &os, error);
@@ -294,6 +294,7 @@ build_os_environment(GntRpcNodeSpec *spec, guint debug_level, gboolean guest_dev
 
 	if (env == NULL)
 		return NULL;
+	gnt_os_env_set_reinstall(env, reinstall);
 	envp = gnt_os_env_build(env, GNT_OS_SCRIPT_CREATE, FALSE);
 	obj = json_object_new();
 	for (guint i = 0; envp[i] != NULL; i++) {
@@ -350,6 +351,7 @@ typedef struct {
 	const gchar *package_password;
 	guint timeout_s;
 	guint debug;
+	gboolean reinstall; /* the script runs with INSTANCE_REINSTALL=1 */
 } RunOptions;
 
 static gboolean
@@ -375,7 +377,9 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	    (json_object_has_member(options, "timeout") &&
 	     !gnt_json_get_int(options, "timeout", &timeout, error)) ||
 	    (json_object_has_member(options, "debug") &&
-	     !gnt_json_get_int(options, "debug", &debug, error))) {
+	     !gnt_json_get_int(options, "debug", &debug, error)) ||
+	    (json_object_has_member(options, "reinstall") &&
+	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error))) {
 		g_prefix_error(error, "options: ");
 		return FALSE;
 	}
@@ -693,7 +697,8 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	strip_package_credentials(options->record);
 	json_object_set_string_member(options->record, "name", spec->name);
 	if (!json_object_has_member(options->record, "os_environment")) {
-		JsonObject *env = build_os_environment(spec, options->debug, guest_devices, error);
+		JsonObject *env = build_os_environment(spec, options->debug, options->reinstall,
+						       guest_devices, error);
 
 		if (env == NULL)
 			return NULL;

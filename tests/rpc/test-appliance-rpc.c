@@ -312,6 +312,33 @@ test_timeout(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "web3", TRUE);
 }
 
+/* A reinstall: the script sees INSTANCE_REINSTALL=1, as on the host. */
+static void
+test_reinstall(ApplFx *fx, gconstpointer data)
+{
+	static const gchar script[] = "#!/bin/sh\necho \"reinstall=$INSTANCE_REINSTALL\"\n";
+	g_autoptr(JsonObject) spec = make_spec(fx, "web7", FALSE);
+	g_autoptr(JsonObject) options = make_options("web7", script, 60);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	JsonArray *steps;
+	gboolean seen = FALSE;
+
+	json_object_set_boolean_member(options, "reinstall", TRUE);
+	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+					     &error);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(result, "steps");
+	for (guint i = 0; i < json_array_get_length(steps); i++) {
+		JsonObject *entry = json_array_get_object_element(steps, i);
+		const gchar *output = json_object_get_string_member_with_default(entry, "output", "");
+
+		seen = seen || strstr(output, "reinstall=1") != NULL;
+	}
+	g_assert_true(seen);
+	assert_clean(fx, "web7", FALSE);
+}
+
 /* An agent that dies after its first report (the appliance crashed or
  * powered off early): a clear error with the console's tail, nothing left. */
 static void
@@ -550,6 +577,8 @@ main(int argc, char **argv)
 	g_test_add("/appliance-rpc/failed-script", ApplFx, NULL, appl_set_up, test_failed_script,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/timeout", ApplFx, NULL, appl_set_up, test_timeout,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/reinstall", ApplFx, NULL, appl_set_up, test_reinstall,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/agent-dies", ApplFx, NULL, appl_set_up, test_agent_dies,
 		   appl_tear_down);
