@@ -160,6 +160,7 @@ appliance_set_up(ApplianceFx *fx, gconstpointer data)
 	g_autofree gchar *build = source_path("appliance", "build-appliance");
 	g_autofree gchar *name = g_strdup_printf("appl%d.example.com", (gint)getpid());
 	g_autofree gchar *out = NULL;
+	g_autofree gchar *debugfs = g_find_program_in_path("debugfs");
 	g_autoptr(GError) error = NULL;
 
 	fx->skip = gnt_test_dup_libvirt_missing();
@@ -175,8 +176,7 @@ appliance_set_up(ApplianceFx *fx, gconstpointer data)
 				    "linux-image-cloud-amd64 busybox-static)");
 		return;
 	}
-	if (g_find_program_in_path("debugfs") == NULL &&
-	    !g_file_test("/sbin/debugfs", G_FILE_TEST_IS_EXECUTABLE)) {
+	if (debugfs == NULL && !g_file_test("/sbin/debugfs", G_FILE_TEST_IS_EXECUTABLE)) {
 		fx->skip = g_strdup("no debugfs (install e2fsprogs)");
 		return;
 	}
