@@ -1,5 +1,8 @@
 #include "gnt-net.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "gnt-error.h"
 
 GSocket *
@@ -43,4 +46,19 @@ gnt_net_listen(const gchar *address, guint port, const gchar *scheme, guint *bou
 	*bound_port = g_inet_socket_address_get_port(bound_inet);
 	*uri = g_uri_join(G_URI_FLAGS_NONE, scheme, NULL, host, (gint)*bound_port, "/", NULL, NULL);
 	return g_steal_pointer(&listener);
+}
+
+gboolean
+gnt_net_parse_mac(const gchar *text, guint8 *out)
+{
+	if (text == NULL || strlen(text) != 17)
+		return FALSE;
+	for (guint i = 0; i < 17; i++) {
+		if (i % 3 == 2 ? text[i] != ':' : !g_ascii_isxdigit(text[i]))
+			return FALSE;
+	}
+	for (guint i = 0; out != NULL && i < 6; i++)
+		out[i] = (guint8)(g_ascii_xdigit_value(text[i * 3]) * 16 +
+				  g_ascii_xdigit_value(text[i * 3 + 1]));
+	return TRUE;
 }

@@ -21,4 +21,10 @@ GSocket *
 gnt_net_listen(const gchar *address, guint port, const gchar *scheme, guint *bound_port,
 	       gchar **uri, GError **error);
 
+/* Parses a MAC address written "52:54:00:ab:cd:ef" (hex digits in either
+ * case) into @out (nullable: only checks). FALSE if @text (nullable) is
+ * anything else. */
+gboolean
+gnt_net_parse_mac(const gchar *text, guint8 *out);
+
 G_END_DECLS

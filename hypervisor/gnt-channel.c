@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gnt-error.h"
+#include "gnt-net.h"
 #include "gnt-subprocess.h"
 
 #define TUN_PATH "/dev/net/tun"
@@ -54,18 +55,6 @@ gnt_channel_free(GntChannel *self)
 	g_free(self->mac);
 	g_free(self->ip);
 	g_free(self);
-}
-
-static gboolean
-mac_is_valid(const gchar *mac)
-{
-	if (mac == NULL || strlen(mac) != 17)
-		return FALSE;
-	for (guint i = 0; i < 17; i++) {
-		if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit(mac[i]))
-			return FALSE;
-	}
-	return TRUE;
 }
 
 /* A guest address: 169.254.0.0/16, neither the server's nor the network's
@@ -327,7 +316,7 @@ gnt_channel_tap_create(const gchar *mac, const gchar *ip, GntChannel **out, GErr
 
 	g_return_val_if_fail(out != NULL, FALSE);
 
-	if (!mac_is_valid(mac)) {
+	if (!gnt_net_parse_mac(mac, NULL)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "channel MAC '%s' is not of the form 52:54:00:ab:cd:ef",
 			    mac ? mac : "(null)");

@@ -5,6 +5,7 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
+#include "gnt-net.h"
 
 /* --- enum strings ------------------------------------------------------- */
 
@@ -544,19 +545,6 @@ check_instance_name(const gchar *name, GError **error)
 	return TRUE;
 }
 
-/* six colon-separated hex pairs */
-static gboolean
-mac_is_valid(const gchar *mac)
-{
-	if (mac == NULL || strlen(mac) != 17)
-		return FALSE;
-	for (guint i = 0; i < 17; i++) {
-		if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit(mac[i]))
-			return FALSE;
-	}
-	return TRUE;
-}
-
 static gboolean
 check_instance(const GntHvInstance *inst, GError **error)
 {
@@ -584,7 +572,7 @@ check_instance(const GntHvInstance *inst, GError **error)
 	for (guint i = 0; i < inst->nics->len; i++) {
 		const GntHvNic *nic = inst->nics->pdata[i];
 
-		if (!mac_is_valid(nic->mac)) {
+		if (!gnt_net_parse_mac(nic->mac, NULL)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "instance '%s': nic %u has an invalid MAC '%s'", inst->name, i,
 				    nic->mac ? nic->mac : "");
@@ -598,7 +586,7 @@ check_instance(const GntHvInstance *inst, GError **error)
 		}
 	}
 	if (inst->channel != NULL &&
-	    (!mac_is_valid(inst->channel->mac) ||
+	    (!gnt_net_parse_mac(inst->channel->mac, NULL) ||
 	     (inst->channel->tap == NULL && inst->channel->socket == NULL))) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance '%s': the channel NIC needs a valid MAC and a tap or socket",
@@ -627,7 +615,7 @@ check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
 		missing = "memory and vcpus";
 	else if (app->console_log == NULL || !g_path_is_absolute(app->console_log))
 		missing = "an absolute console log path";
-	else if (app->channel == NULL || !mac_is_valid(app->channel->mac))
+	else if (app->channel == NULL || !gnt_net_parse_mac(app->channel->mac, NULL))
 		missing = "a channel NIC with a valid MAC";
 	else if (app->channel->tap == NULL && app->channel->socket == NULL)
 		missing = "a channel tap or socket";

@@ -17,6 +17,7 @@
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
+#include "gnt-net.h"
 #include "gnt-node-calls.h"
 #include "gnt-os-definition.h"
 #include "gnt-size.h"
@@ -461,14 +462,6 @@ create_parse_disks(JsonArray *given, GError **error)
 	return g_steal_pointer(&disks);
 }
 
-static gboolean
-mac_is_valid(const gchar *mac)
-{
-	g_autoptr(GRegex) re = g_regex_new("^([0-9a-f]{2}:){5}[0-9a-f]{2}$", G_REGEX_CASELESS, 0, NULL);
-
-	return mac != NULL && g_regex_match(re, mac, 0, NULL);
-}
-
 /* Ganeti's nic dicts: mac ("generate"), ip, mode, link, name. MACs are
  * generated later (they must be unique in the cluster). */
 static JsonArray *
@@ -492,7 +485,7 @@ create_parse_nics(JsonArray *given, GError **error)
 		if (json_object_has_member(in, "mac"))
 			mac = json_object_get_string_member(in, "mac");
 		if (mac != NULL && g_strcmp0(mac, "generate") != 0 && g_strcmp0(mac, "auto") != 0 &&
-		    !mac_is_valid(mac)) {
+		    !gnt_net_parse_mac(mac, NULL)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "nic %u: '%s' is not a valid MAC address", i, mac);
 			return NULL;
@@ -516,7 +509,7 @@ create_parse_nics(JsonArray *given, GError **error)
 		json_object_set_member(nic, "name",
 				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
 		json_object_set_string_member(nic, "mac",
-					      mac != NULL && mac_is_valid(mac) ? mac : "generate");
+					      mac != NULL && gnt_net_parse_mac(mac, NULL) ? mac : "generate");
 		json_object_set_member(nic, "ip", gnt_json_node_deep_copy(json_object_get_member(in, "ip")));
 		json_object_set_object_member(nic, "nicparams", nicparams);
 		json_object_set_member(nic, "network", gnt_json_node_new_null());

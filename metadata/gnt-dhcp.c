@@ -52,26 +52,6 @@ struct _GntDhcpResponder {
 	guint n_replies;
 };
 
-gboolean
-gnt_dhcp_parse_mac(const gchar *text, guint8 mac[6])
-{
-	guint v[6];
-	gchar tail;
-
-	if (text == NULL || strlen(text) != 17 ||
-	    sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &tail) != 6)
-		return FALSE;
-	for (guint i = 0; i < 6; i++) {
-		/* sscanf's %x takes a sign or a lone digit: check the shape */
-		if (!g_ascii_isxdigit(text[i * 3]) || !g_ascii_isxdigit(text[i * 3 + 1]) ||
-		    (i < 5 && text[i * 3 + 2] != ':'))
-			return FALSE;
-		mac[i] = (guint8)v[i];
-	}
-	return TRUE;
-}
-
 void
 gnt_dhcp_lease_clear(GntDhcpLease *lease)
 {

@@ -94,10 +94,6 @@ gnt_dhcp_build_reply(const GntDhcpLease *lease, const GntDhcpRequest *request, g
 guint8
 gnt_dhcp_decide(const GntDhcpLease *lease, const GntDhcpRequest *request, const gchar **why);
 
-/* Parses "52:54:00:ab:cd:ef" into @mac; FALSE if malformed. */
-gboolean
-gnt_dhcp_parse_mac(const gchar *text, guint8 mac[6]);
-
 /* Frees the lease's members (not the struct). */
 void
 gnt_dhcp_lease_clear(GntDhcpLease *lease);

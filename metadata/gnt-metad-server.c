@@ -442,7 +442,7 @@ start_dhcp(const gchar *device, const gchar *server_address, JsonObject *dhcp, G
 		g_prefix_error(error, "'dhcp': ");
 		return NULL;
 	}
-	if (!gnt_dhcp_parse_mac(mac, mac_bytes)) {
+	if (!gnt_net_parse_mac(mac, mac_bytes)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'dhcp': MAC '%s' is not valid",
 			    mac);
 		return NULL;

@@ -11,6 +11,7 @@
 
 #include "gnt-dhcp.h"
 #include "gnt-error.h"
+#include "gnt-net.h"
 #include "netns-test.h"
 
 #define LEASE_MAC  "52:54:00:ab:cd:ef"
@@ -26,7 +27,7 @@ lease_init(GntDhcpLease *lease, const gchar *device, const gchar *mac, const gch
 {
 	memset(lease, 0, sizeof(*lease));
 	lease->device = g_strdup(device);
-	g_assert_true(gnt_dhcp_parse_mac(mac, lease->mac));
+	g_assert_true(gnt_net_parse_mac(mac, lease->mac));
 	g_assert_cmpint(inet_pton(AF_INET, ip, &lease->client), ==, 1);
 	g_assert_cmpint(inet_pton(AF_INET, SERVER_IP, &lease->server), ==, 1);
 	g_assert_cmpint(inet_pton(AF_INET, NETMASK, &lease->netmask), ==, 1);
@@ -50,7 +51,7 @@ build_message(guint8 op, guint8 htype, guint8 hlen, gboolean cookie, const guint
 	header[2] = hlen;
 	memcpy(header + 4, &xid, 4);
 	header[10] = 0x80; /* broadcast flag */
-	g_assert_true(gnt_dhcp_parse_mac(LEASE_MAC, mac));
+	g_assert_true(gnt_net_parse_mac(LEASE_MAC, mac));
 	memcpy(header + 28, mac, 6);
 	g_byte_array_append(msg, header, sizeof(header));
 	if (cookie)
@@ -90,7 +91,7 @@ test_parse_discover(void)
 	g_assert_cmpuint(req.msg_type, ==, GNT_DHCP_DISCOVER);
 	g_assert_cmphex(ntohl(req.xid), ==, XID);
 	g_assert_cmphex(ntohs(req.flags), ==, 0x8000);
-	g_assert_true(gnt_dhcp_parse_mac(LEASE_MAC, mac));
+	g_assert_true(gnt_net_parse_mac(LEASE_MAC, mac));
 	g_assert_cmpmem(req.chaddr, 6, mac, 6);
 	g_assert_cmpuint(req.requested.s_addr, ==, 0);
 	g_assert_cmpuint(req.server_id.s_addr, ==, 0);
@@ -183,7 +184,7 @@ request_of(guint8 type, const gchar *mac, const gchar *requested, const gchar *s
 {
 	GntDhcpRequest req = {.msg_type = type, .xid = htonl(XID), .flags = htons(0x8000)};
 
-	g_assert_true(gnt_dhcp_parse_mac(mac, req.chaddr));
+	g_assert_true(gnt_net_parse_mac(mac, req.chaddr));
 	if (requested != NULL)
 		g_assert_cmpint(inet_pton(AF_INET, requested, &req.requested), ==, 1);
 	if (server_id != NULL)
@@ -314,11 +315,11 @@ test_parse_mac(void)
 	guint8 mac[6];
 	const guint8 expected[] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
 
-	g_assert_true(gnt_dhcp_parse_mac("52:54:00:AB:cd:EF", mac));
+	g_assert_true(gnt_net_parse_mac("52:54:00:AB:cd:EF", mac));
 	g_assert_cmpmem(mac, 6, expected, 6);
 	for (guint i = 0; bad[i] != NULL; i++)
-		g_assert_false(gnt_dhcp_parse_mac(bad[i], mac));
-	g_assert_false(gnt_dhcp_parse_mac(NULL, mac));
+		g_assert_false(gnt_net_parse_mac(bad[i], mac));
+	g_assert_false(gnt_net_parse_mac(NULL, mac));
 }
 
 static void
