@@ -464,40 +464,6 @@ raw_send(GSocket *socket, const gchar *data, gssize len)
 	}
 }
 
-/* Reads one response (head and Content-Length body); NULL at EOF before
- * any byte. */
-static gchar *
-raw_read_response(GSocket *socket)
-{
-	g_autoptr(GString) in = g_string_new(NULL);
-	const gchar *head_end = NULL;
-	gsize want = 0;
-
-	for (;;) {
-		g_autoptr(GError) error = NULL;
-		gchar buf[4096];
-		gssize n;
-
-		if (head_end == NULL && (head_end = strstr(in->str, "\r\n\r\n")) != NULL) {
-			const gchar *length = strstr(in->str, "Content-Length: ");
-
-			g_assert_nonnull(length);
-			want = (gsize)(head_end + 4 - in->str) +
-			       (gsize)g_ascii_strtoull(length + 16, NULL, 10);
-		}
-		if (head_end != NULL && in->len >= want)
-			break;
-		n = g_socket_receive(socket, buf, sizeof(buf), NULL, &error);
-		g_assert_no_error(error);
-		if (n == 0) {
-			g_assert_cmpuint(in->len, ==, 0);
-			return NULL;
-		}
-		g_string_append_len(in, buf, n);
-	}
-	return g_strndup(in->str, want);
-}
-
 /* Reads one response head only (the answer to a HEAD). */
 static gchar *
 raw_read_head(GSocket *socket)
@@ -515,6 +481,37 @@ raw_read_head(GSocket *socket)
 		g_string_append_c(in, c);
 	}
 	return g_strdup(in->str);
+}
+
+/* Reads one response (head and Content-Length body); NULL at EOF before
+ * any byte. */
+static gchar *
+raw_read_response(GSocket *socket)
+{
+	/* the head byte by byte, then exactly its body: a pipelined answer
+	 * after it stays in the socket for the next call */
+	g_autofree gchar *head = raw_read_head(socket);
+	const gchar *length;
+	gsize want;
+	GString *out;
+
+	if (head == NULL)
+		return NULL;
+	length = strstr(head, "Content-Length: ");
+	g_assert_nonnull(length);
+	want = (gsize)g_ascii_strtoull(length + 16, NULL, 10);
+	out = g_string_new(head);
+	while (want > 0) {
+		g_autoptr(GError) error = NULL;
+		gchar buf[4096];
+		gssize n = g_socket_receive(socket, buf, MIN(sizeof(buf), want), NULL, &error);
+
+		g_assert_no_error(error);
+		g_assert_cmpint(n, >, 0);
+		g_string_append_len(out, buf, n);
+		want -= (gsize)n;
+	}
+	return g_string_free(out, FALSE);
 }
 
 /* Whether the server closed: EOF within @timeout_s (bytes before it are
