@@ -18,13 +18,7 @@
 #define DISK_MIB  16
 
 typedef struct {
-	GPtrArray *dirs;
-	GntPaths *paths;
-	GntRpcNode *rpc_node;
-	TestServer *server;
-	GntRpcClient *client;
-	JsonObject *node;
-	gchar *file_dir;
+	TestNode node1; /* the node under test */
 	JsonObject *spec; /* web1: one raw file disk of DISK_MIB */
 	gchar *disk;	  /* its path */
 	ImageServer *images;
@@ -54,33 +48,26 @@ make_spec(ImageRpcFx *fx)
 	json_object_set_int_member(beparams, "maxmem", 128);
 	json_object_set_int_member(beparams, "vcpus", 1);
 	json_object_set_null_member(storage, "volume_group_name");
-	json_object_set_string_member(storage, "file_storage_dir", fx->file_dir);
+	json_object_set_string_member(storage, "file_storage_dir", fx->node1.file_dir);
 	json_object_set_object_member(spec, "instance", instance);
 	json_object_set_object_member(spec, "hvparams", json_object_new());
 	json_object_set_object_member(spec, "beparams", beparams);
 	json_object_set_object_member(spec, "storage", storage);
-	fx->disk = g_strdup_printf("%s/web1/%s.file.disk0", fx->file_dir, disk_uuid);
+	fx->disk = g_strdup_printf("%s/web1/%s.file.disk0", fx->node1.file_dir, disk_uuid);
 	return spec;
 }
 
 static void
 rpc_set_up(ImageRpcFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
 	const GntRpcNodeOptions options = {.hv_prefix = "gnt-test-"};
+	g_autoptr(GError) error = NULL;
 
-	fx->dirs = g_ptr_array_new_with_free_func(g_free);
-	fx->paths = make_root(fx->dirs, "node1");
-	fx->rpc_node = gnt_rpc_node_new(fx->paths, &options, &error);
-	g_assert_no_error(error);
-	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
-	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
-	g_assert_no_error(error);
-	fx->node = test_node_record(fx->server->port);
-	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
-	g_assert_cmpint(g_mkdir_with_parents(fx->file_dir, 0750), ==, 0);
+	test_node_start(&fx->node1, &options);
+	g_assert_cmpint(g_mkdir_with_parents(fx->node1.file_dir, 0750), ==, 0);
 	fx->spec = make_spec(fx);
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, fx->spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, fx->spec,
+		      &error));
 	g_assert_no_error(error);
 	fx->images = image_server_new(NULL);
 	fx->lines = g_ptr_array_new_with_free_func(g_free);
@@ -90,22 +77,16 @@ static void
 rpc_tear_down(ImageRpcFx *fx, gconstpointer data)
 {
 	g_autofree gchar *image_dir =
-		g_build_filename(gnt_paths_get_run_dir(fx->paths), "image", NULL);
+		g_build_filename(gnt_paths_get_run_dir(fx->node1.paths), "image", NULL);
 	g_autoptr(GDir) listing = g_dir_open(image_dir, 0, NULL);
 
 	/* the node's work directories are gone, whatever happened */
 	g_assert_true(listing == NULL || g_dir_read_name(listing) == NULL);
 	g_clear_pointer(&fx->images, image_server_free);
-	g_clear_pointer(&fx->server, test_server_free);
-	g_clear_pointer(&fx->rpc_node, gnt_rpc_node_free);
-	g_clear_object(&fx->client);
-	g_clear_pointer(&fx->node, json_object_unref);
 	g_clear_pointer(&fx->spec, json_object_unref);
-	g_clear_pointer(&fx->paths, gnt_paths_free);
 	g_ptr_array_unref(fx->lines);
-	g_free(fx->file_dir);
 	g_free(fx->disk);
-	remove_dirs(fx->dirs);
+	test_node_stop(&fx->node1);
 }
 
 static void
@@ -122,7 +103,7 @@ test_local_raw(ImageRpcFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *image_path =
-		g_build_filename(gnt_paths_get_root(fx->paths), "image.raw", NULL);
+		g_build_filename(gnt_paths_get_root(fx->node1.paths), "image.raw", NULL);
 	g_autoptr(GBytes) image = image_test_pattern(5 * MIB, 7);
 	g_autofree gchar *sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, image);
 	g_autoptr(JsonObject) result = NULL;
@@ -130,7 +111,8 @@ test_local_raw(ImageRpcFx *fx, gconstpointer data)
 	const gchar *format = NULL, *got_sha256 = NULL;
 
 	image_test_write_file(image_path, image);
-	result = gnt_node_call_image_write(fx->client, fx->node, fx->spec, image_path, sha256,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, image_path,
+					   sha256,
 					   line_cb, fx, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
@@ -171,7 +153,8 @@ test_http_progress(ImageRpcFx *fx, gconstpointer data)
 
 	image_server_add(fx->images, "/image.raw", 200, image, 0);
 	image_server_hold(fx->images, "/image.raw", 8 * MIB);
-	result = gnt_node_call_image_write(fx->client, fx->node, fx->spec, location, NULL,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, location,
+					   NULL,
 					   release_cb, fx, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
@@ -193,7 +176,8 @@ test_errors(ImageRpcFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) result = NULL;
 	g_autoptr(JsonObject) diskless = json_object_ref(fx->spec);
 
-	result = gnt_node_call_image_write(fx->client, fx->node, fx->spec, location, NULL, line_cb,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, location,
+					   NULL, line_cb,
 					   fx, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
@@ -201,20 +185,23 @@ test_errors(ImageRpcFx *fx, gconstpointer data)
 	assert_error_has(error, "instance 'web1': image '");
 	assert_error_has(error, "/nope.raw': HTTP 404 Not Found");
 	g_clear_error(&error);
-	result = gnt_node_call_image_write(fx->client, fx->node, fx->spec, "relative.raw", NULL,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec,
+					   "relative.raw", NULL,
 					   NULL, NULL, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "must be an absolute path");
 	g_clear_error(&error);
-	result = gnt_node_call_image_write(fx->client, fx->node, fx->spec, "/a.raw", "xyz", NULL,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, "/a.raw",
+					   "xyz", NULL,
 					   NULL, &error);
 	g_assert_null(result);
 	assert_error_has(error, "not a SHA-256");
 	g_clear_error(&error);
 	json_object_set_array_member(json_object_get_object_member(diskless, "instance"), "disks",
 				     json_array_new());
-	result = gnt_node_call_image_write(fx->client, fx->node, diskless, "/a.raw", NULL, NULL,
+	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, diskless, "/a.raw",
+					   NULL, NULL,
 					   NULL, &error);
 	g_assert_null(result);
 	assert_error_has(error, "instance 'web1' has no disk to write an image onto");

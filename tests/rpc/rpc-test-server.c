@@ -226,3 +226,33 @@ test_node_record(guint port)
 	json_object_set_int_member(node, "rpc_port", port);
 	return node;
 }
+
+void
+test_node_start(TestNode *self, const GntRpcNodeOptions *options)
+{
+	g_autoptr(GError) error = NULL;
+
+	self->dirs = g_ptr_array_new_with_free_func(g_free);
+	self->paths = make_root(self->dirs, "node1");
+	self->rpc_node = gnt_rpc_node_new(self->paths, options, &error);
+	g_assert_no_error(error);
+	self->server = test_server_start_node(self->paths, FALSE, 0, self->rpc_node);
+	self->client = gnt_rpc_client_new_from_paths(self->paths, &error);
+	g_assert_no_error(error);
+	self->record = test_node_record(self->server->port);
+	self->file_dir =
+		g_build_filename(gnt_paths_get_root(self->paths), "srv", "file-storage", NULL);
+}
+
+void
+test_node_stop(TestNode *self)
+{
+	g_clear_pointer(&self->server, test_server_free);
+	g_clear_pointer(&self->rpc_node, gnt_rpc_node_free);
+	g_clear_object(&self->client);
+	g_clear_pointer(&self->record, json_object_unref);
+	g_clear_pointer(&self->paths, gnt_paths_free);
+	g_clear_pointer(&self->file_dir, g_free);
+	if (self->dirs != NULL)
+		remove_dirs(g_steal_pointer(&self->dirs));
+}

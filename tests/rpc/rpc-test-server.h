@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "gnt-paths.h"
+#include "gnt-rpc-client.h"
 #include "gnt-rpc-node.h"
 #include "gnt-rpc-server.h"
 
@@ -44,6 +45,26 @@ void
 test_server_stop(TestServer *srv);
 void
 test_server_free(TestServer *srv);
+
+/* A node under test, "node1" of a cluster on a temporary root: noded's
+ * procedures served in a thread of the test, the master's client, and the
+ * master's record of the node. */
+typedef struct {
+	GPtrArray *dirs; /* temporary directories, removed by test_node_stop() */
+	GntPaths *paths;
+	GntRpcNode *rpc_node;
+	TestServer *server;
+	GntRpcClient *client;
+	JsonObject *record;
+	gchar *file_dir; /* its file storage directory (not made) */
+} TestNode;
+
+/* @options: NULL for noded's defaults. */
+void
+test_node_start(TestNode *self, const GntRpcNodeOptions *options);
+/* Stops the server and removes every directory of self->dirs. */
+void
+test_node_stop(TestNode *self);
 
 /* A new temporary root, added to @dirs: a cluster's master node called
  * @node_name, or an empty one for NULL. */

@@ -23,15 +23,9 @@
 #define SECRET_VALUE "s3cr3t-package-pw"
 
 typedef struct {
-	GPtrArray *dirs;
-	GntPaths *paths;
-	GntRpcNode *rpc_node;
-	TestServer *server;
-	GntRpcClient *client;
-	JsonObject *node;
+	TestNode node1; /* the node under test */
 	GSubprocess *metad;
 	gchar *control;
-	gchar *file_dir;
 	gchar *os_dir;
 	gchar *work; /* the test's own files, outside the root */
 } ApplFx;
@@ -46,19 +40,18 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	g_autofree gchar *agent = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..",
 						   "appliance", "agent", NULL);
 
-	fx->dirs = g_ptr_array_new_with_free_func(g_free);
-	fx->paths = make_root(fx->dirs, "node1");
-	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
+	test_node_start(&fx->node1, NULL);
+	g_assert_true(gnt_paths_ensure_dirs(fx->node1.paths, &error));
 	g_assert_no_error(error);
 	fx->work = g_dir_make_tmp("gnt-appl-rpc-XXXXXX", &error);
 	g_assert_no_error(error);
-	g_ptr_array_add(fx->dirs, g_strdup(fx->work));
+	g_ptr_array_add(fx->node1.dirs, g_strdup(fx->work));
 
 	log = g_build_filename(fx->work, "metad.log", NULL);
 	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
 	g_subprocess_launcher_set_stderr_file_path(launcher, log);
 	fx->metad = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_METAD"),
-						"--root", gnt_paths_get_root(fx->paths),
+						"--root", gnt_paths_get_root(fx->node1.paths),
 						"--foreground", "--print-socket", NULL);
 	g_assert_no_error(error);
 	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(fx->metad));
@@ -67,32 +60,20 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	g_assert_nonnull(fx->control); /* NULL: metad died; see its log */
 
 	g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
-	fx->rpc_node = gnt_rpc_node_new(fx->paths, NULL, &error);
-	g_assert_no_error(error);
-	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
-	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
-	g_assert_no_error(error);
-	fx->node = test_node_record(fx->server->port);
-	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
 	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
 }
 
 static void
 appl_tear_down(ApplFx *fx, gconstpointer data)
 {
-	g_clear_pointer(&fx->server, test_server_free);
-	g_clear_pointer(&fx->rpc_node, gnt_rpc_node_free);
-	g_clear_object(&fx->client);
-	g_clear_pointer(&fx->node, json_object_unref);
+	/* metad first: it lives in the node's root */
 	if (fx->metad != NULL)
 		stop_noded(fx->metad);
 	g_clear_object(&fx->metad);
-	g_clear_pointer(&fx->paths, gnt_paths_free);
 	g_free(fx->control);
-	g_free(fx->file_dir);
 	g_free(fx->os_dir);
 	g_free(fx->work);
-	remove_dirs(fx->dirs);
+	test_node_stop(&fx->node1);
 	g_unsetenv(GNT_APPLIANCE_AGENT_ENV);
 }
 
@@ -113,15 +94,16 @@ make_spec_for(ApplFx *fx, const gchar *name, const gchar *hypervisor, gboolean c
 		" \"hvparams\": {}, \"beparams\": {\"maxmem\": 128, \"vcpus\": 1},"
 		" \"storage\": {\"volume_group_name\": null, \"file_storage_dir\": \"%s\"},"
 		" \"os\": {\"search_path\": [\"%s\"]}}",
-		name, uuid, hypervisor, disk_uuid, communication ? "true" : "false", fx->file_dir,
-		fx->os_dir);
+		name, uuid, hypervisor, disk_uuid, communication ? "true" : "false",
+		fx->node1.file_dir, fx->os_dir);
 	g_autoptr(JsonNode) root = gnt_json_parse(text, -1, NULL);
 	g_autoptr(GError) error = NULL;
 	JsonObject *spec;
 
 	g_assert_nonnull(root);
 	spec = json_object_ref(json_node_get_object(root));
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 	return spec;
 }
@@ -170,7 +152,8 @@ run_failing(ApplFx *fx, const gchar *name, const gchar *script, guint timeout_s,
 	g_autoptr(JsonObject) result = NULL;
 	GError *error = NULL;
 
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL,
 					     &error);
 	g_assert_null(result);
 	g_assert_nonnull(error);
@@ -191,7 +174,7 @@ progress_cb(JsonObject *entry, gpointer user_data)
 static void
 assert_clean(ApplFx *fx, const gchar *name, gboolean keep_record)
 {
-	g_autofree gchar *run = g_strdup(gnt_paths_get_run_dir(fx->paths));
+	g_autofree gchar *run = g_strdup(gnt_paths_get_run_dir(fx->node1.paths));
 	g_autofree gchar *appliance = g_build_filename(run, "appliance", NULL);
 	g_autofree gchar *channel = g_build_filename(run, "channel", NULL);
 	g_autofree gchar *cmd = g_strdup_printf("find '%s' -mindepth 1 -path '*%s*'", run, name);
@@ -235,7 +218,8 @@ test_success(ApplFx *fx, gconstpointer data)
 
 	spec = make_spec(fx, "web1", FALSE);
 	options = make_options("web1", script, 60);
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, progress_cb, seen,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen,
 					     &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
@@ -325,7 +309,8 @@ test_reinstall(ApplFx *fx, gconstpointer data)
 	gboolean seen = FALSE;
 
 	json_object_set_boolean_member(options, "reinstall", TRUE);
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL,
 					     &error);
 	g_assert_no_error(error);
 	steps = json_object_get_array_member(result, "steps");
@@ -396,7 +381,8 @@ test_package(ApplFx *fx, gconstpointer data)
 	spec = make_spec(fx, "web5", FALSE);
 	options = make_options("web5", script, 60);
 	json_object_set_string_member(options, "package_url", url);
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL,
 					     &error);
 	{
 		JsonArray *steps;
@@ -422,7 +408,8 @@ test_package(ApplFx *fx, gconstpointer data)
 				"%s.file.disk0",
 				json_object_get_string_member(
 					json_array_get_object_element(disks, 0), "uuid"));
-			g_autofree gchar *disk = g_build_filename(fx->file_dir, "web5", file, NULL);
+			g_autofree gchar *disk = g_build_filename(fx->node1.file_dir, "web5", file,
+								  NULL);
 			g_autofree gchar *cmd =
 				g_strdup_printf("debugfs -R 'cat /etc/motd' '%s'", disk);
 			g_autofree gchar *out = NULL;
@@ -441,26 +428,31 @@ static void
 test_communication_start_stop(ApplFx *fx, gconstpointer data)
 {
 	g_autoptr(JsonObject) spec = make_spec(fx, "web6", TRUE);
-	g_autofree gchar *state = g_build_filename(gnt_paths_get_run_dir(fx->paths), "channel",
+	g_autofree gchar *state = g_build_filename(gnt_paths_get_run_dir(fx->node1.paths),
+						   "channel",
 						   "web6", NULL);
 	g_autofree gchar *tap = NULL;
 	g_autoptr(GError) error = NULL;
 	gboolean forced = TRUE;
 
-	g_assert_true(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		      &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_get_contents(state, &tap, NULL, NULL));
 	g_assert_cmpstr(tap, ==, ""); /* no tap: the unix socket is the channel */
 	/* a second start fails and leaves the running instance's channel alone */
-	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
 	g_clear_error(&error);
 	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
 	/* a hard reboot restarts it with the same channel */
-	g_assert_true(gnt_node_call_instance_reboot(fx->client, fx->node, spec, "hard", 0, &error));
+	g_assert_true(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
+		      "hard", 0, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
-	g_assert_true(gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 0, &forced,
+	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 0,
+		      &forced,
 						      &error));
 	g_assert_no_error(error);
 	g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS));
@@ -469,7 +461,8 @@ test_communication_start_stop(ApplFx *fx, gconstpointer data)
 	/* a bad communication NIC fails the start before anything runs */
 	json_object_remove_member(json_object_get_object_member(spec, "instance"),
 				  "communication_nic");
-	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "communication_nic");
 }
@@ -500,13 +493,14 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
 		return;
 	}
-	dir = gnt_rpc_node_dup_appliance_dir(fx->rpc_node);
+	dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
 	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
 	g_assert_cmpint(system(cmd), ==, 0);
 	spec = make_spec_for(fx, "real1", "kvm", FALSE);
 	options = make_options("real1", script, 120);
 	started = g_get_monotonic_time();
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, progress_cb, seen,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen,
 					     &error);
 	g_assert_no_error(error);
 	g_test_message("appliance_run of the real appliance: %.2f s (node: %.2f s)",
@@ -535,7 +529,8 @@ test_status_unknown(ApplFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 
 	json_array_add_string_element(args, "0b6b2c7e-no-such-run");
-	answer = gnt_node_call(fx->client, fx->node, "appliance_run_status", args, 10, &error);
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_run_status", args, 10,
+			       &error);
 	g_assert_no_error(error);
 	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(answer), "state"), ==,
 			"unknown");
@@ -549,7 +544,8 @@ test_bad_options(ApplFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) result = NULL;
 	g_autoptr(GError) error = NULL;
 
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL,
 					     &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -559,7 +555,8 @@ test_bad_options(ApplFx *fx, gconstpointer data)
 	json_object_set_int_member(options, "timeout", 10);
 	json_object_remove_member(json_object_get_object_member(spec, "instance"),
 				  "communication_nic");
-	result = gnt_node_call_appliance_run(fx->client, fx->node, spec, options, NULL, NULL,
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL,
 					     &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);

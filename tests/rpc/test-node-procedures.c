@@ -16,45 +16,24 @@
 #define SECRET_VALUE "s3cr3t-d0-not-log"
 
 typedef struct {
-	GPtrArray *dirs;
-	GntPaths *paths; /* node1, the master node */
-	GntRpcNode *rpc_node;
-	TestServer *server;
-	GntRpcClient *client;
-	JsonObject *node; /* node1's record */
-	gchar *file_dir;  /* the cluster's file storage directory */
-	gchar *os_dir;	  /* tests/data/os-defs */
+	TestNode node1; /* the node under test */
+	gchar *os_dir;	/* tests/data/os-defs */
 } NodeFx;
 
 static void
 node_set_up(NodeFx *fx, gconstpointer data)
 {
-	g_autoptr(GError) error = NULL;
 	const GntRpcNodeOptions options = {.libvirt_uri = "test:///default"};
 
-	fx->dirs = g_ptr_array_new_with_free_func(g_free);
-	fx->paths = make_root(fx->dirs, "node1");
-	fx->rpc_node = gnt_rpc_node_new(fx->paths, &options, &error);
-	g_assert_no_error(error);
-	fx->server = test_server_start_node(fx->paths, FALSE, 0, fx->rpc_node);
-	fx->client = gnt_rpc_client_new_from_paths(fx->paths, &error);
-	g_assert_no_error(error);
-	fx->node = test_node_record(fx->server->port);
-	fx->file_dir = g_build_filename(gnt_paths_get_root(fx->paths), "srv", "file-storage", NULL);
+	test_node_start(&fx->node1, &options);
 	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
 }
 
 static void
 node_tear_down(NodeFx *fx, gconstpointer data)
 {
-	g_clear_pointer(&fx->server, test_server_free);
-	g_clear_pointer(&fx->rpc_node, gnt_rpc_node_free);
-	g_clear_object(&fx->client);
-	g_clear_pointer(&fx->node, json_object_unref);
-	g_clear_pointer(&fx->paths, gnt_paths_free);
-	g_free(fx->file_dir);
 	g_free(fx->os_dir);
-	remove_dirs(fx->dirs);
+	test_node_stop(&fx->node1);
 }
 
 /* A disk record: @format NULL for none (raw). */
@@ -128,7 +107,7 @@ make_spec(NodeFx *fx, const gchar *name, const gchar *hypervisor, const gchar *c
 	json_object_set_int_member(beparams, "maxmem", 256);
 	json_object_set_int_member(beparams, "vcpus", 2);
 	json_object_set_null_member(storage, "volume_group_name");
-	json_object_set_string_member(storage, "file_storage_dir", fx->file_dir);
+	json_object_set_string_member(storage, "file_storage_dir", fx->node1.file_dir);
 	json_array_add_string_element(search_path, "/nonexistent/os");
 	json_array_add_string_element(search_path, fx->os_dir);
 	json_object_set_array_member(os, "search_path", search_path);
@@ -155,7 +134,7 @@ disk_path(NodeFx *fx, JsonObject *spec, const gchar *instance, guint index)
 	g_autofree gchar *file = g_strdup_printf(
 		"%s.file.disk%u", json_object_get_string_member(disk, "uuid"), index);
 
-	return g_build_filename(fx->file_dir, instance, file, NULL);
+	return g_build_filename(fx->node1.file_dir, instance, file, NULL);
 }
 
 static void
@@ -170,10 +149,11 @@ test_node_info(NodeFx *fx, gconstpointer data)
 	JsonArray *reports;
 	JsonObject *report;
 
-	g_assert_cmpint(g_mkdir_with_parents(fx->file_dir, 0750), ==, 0);
-	json_object_set_string_member(storage, "file_storage_dir", fx->file_dir);
+	g_assert_cmpint(g_mkdir_with_parents(fx->node1.file_dir, 0750), ==, 0);
+	json_object_set_string_member(storage, "file_storage_dir", fx->node1.file_dir);
 	json_object_set_string_member(storage, "volume_group_name", "gnt-no-such-vg");
-	info = gnt_node_call_node_info(fx->client, fx->node, hypervisors, storage, &error);
+	info = gnt_node_call_node_info(fx->node1.client, fx->node1.record, hypervisors, storage,
+				       &error);
 	g_assert_no_error(error);
 	g_assert_cmpint(json_object_get_int_member(info, "memory_total"), >, 0);
 	g_assert_cmpint(json_object_get_int_member(info, "memory_free"), >, 0);
@@ -193,7 +173,8 @@ test_node_info(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(report, "storage_size"), >, 0);
 	g_assert_false(json_object_has_member(report, "error"));
 
-	g_assert_null(gnt_node_call_node_info(fx->client, fx->node, unknown, storage, &error));
+	g_assert_null(gnt_node_call_node_info(fx->node1.client, fx->node1.record, unknown, storage,
+		      &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "node_info: ");
@@ -205,7 +186,8 @@ list_fake(NodeFx *fx)
 {
 	g_autoptr(GError) error = NULL;
 	const gchar *const hypervisors[] = {"fake", NULL};
-	JsonObject *list = gnt_node_call_instance_list(fx->client, fx->node, hypervisors, &error);
+	JsonObject *list = gnt_node_call_instance_list(fx->node1.client, fx->node1.record,
+						       hypervisors, &error);
 
 	g_assert_no_error(error);
 	return list;
@@ -220,7 +202,7 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) spec = make_spec(fx, "web1", "fake", formats);
 	g_autofree gchar *disk0 = disk_path(fx, spec, "web1", 0);
 	g_autofree gchar *disk1 = disk_path(fx, spec, "web1", 1);
-	g_autofree gchar *instance_dir = g_build_filename(fx->file_dir, "web1", NULL);
+	g_autofree gchar *instance_dir = g_build_filename(fx->node1.file_dir, "web1", NULL);
 	g_autofree gchar *log = NULL;
 	g_autoptr(JsonObject) list = NULL;
 	g_autoptr(JsonObject) console = NULL;
@@ -228,12 +210,14 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	JsonArray *lines;
 	gboolean forced = TRUE;
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(disk0, G_FILE_TEST_IS_REGULAR));
 	g_assert_true(g_file_test(disk1, G_FILE_TEST_IS_REGULAR));
 
-	g_assert_true(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		      &error));
 	g_assert_no_error(error);
 	list = list_fake(fx);
 	entry = json_object_get_object_member(list, "web1");
@@ -243,46 +227,54 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(entry, "vcpus"), ==, 2);
 	g_assert_cmpint(json_object_get_int_member(entry, "uptime"), >=, 0);
 
-	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "instance 'web1'");
 	g_clear_error(&error);
 
-	console = gnt_node_call_instance_console(fx->client, fx->node, spec, 5, &error);
+	console = gnt_node_call_instance_console(fx->node1.client, fx->node1.record, spec, 5,
+						 &error);
 	g_assert_no_error(error);
 	g_assert_cmpstr(json_object_get_string_member(console, "kind"), ==, "none");
-	log = g_build_filename(gnt_paths_get_log_dir(fx->paths), "console", "web1.log", NULL);
+	log = g_build_filename(gnt_paths_get_log_dir(fx->node1.paths), "console", "web1.log", NULL);
 	g_assert_cmpstr(json_object_get_string_member(console, "log"), ==, log);
 	lines = json_object_get_array_member(console, "lines");
 	g_assert_cmpuint(json_array_get_length(lines), ==, 1);
 	g_assert_nonnull(strstr(json_array_get_string_element(lines, 0), "'web1' started"));
 
-	g_assert_true(gnt_node_call_instance_reboot(fx->client, fx->node, spec, "hard", 5, &error));
+	g_assert_true(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
+		      "hard", 5, &error));
 	g_assert_no_error(error);
-	g_assert_false(gnt_node_call_instance_reboot(fx->client, fx->node, spec, "sideways", 5,
+	g_assert_false(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
+		       "sideways", 5,
 						     &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "sideways");
 	g_clear_error(&error);
 
 	g_assert_true(
-		gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 5, &forced, &error));
+		gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
+						&forced, &error));
 	g_assert_no_error(error);
 	g_assert_false(forced);
 	g_clear_pointer(&list, json_object_unref);
 	list = list_fake(fx);
 	g_assert_cmpuint(json_object_get_size(list), ==, 0);
 	g_assert_false(
-		gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 5, NULL, &error));
+		gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5, NULL,
+						&error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance_shutdown: instance 'web1' is not running");
 	g_clear_error(&error);
 
-	g_assert_true(gnt_node_call_blockdev_remove(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 	g_assert_false(g_file_test(instance_dir, G_FILE_TEST_EXISTS));
-	g_assert_true(gnt_node_call_blockdev_remove(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 }
 
@@ -295,12 +287,13 @@ test_blockdev_errors(NodeFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) spec = make_spec(fx, "web2", "fake", formats);
 	g_autoptr(JsonObject) big = make_spec(fx, "web3", "fake", formats);
 	JsonArray *disks = json_object_get_array_member(spec_instance(big), "disks");
-	g_autofree gchar *instance_dir = g_build_filename(fx->file_dir, "web3", NULL);
+	g_autofree gchar *instance_dir = g_build_filename(fx->node1.file_dir, "web3", NULL);
 
 	/* more than the file system holds */
 	json_object_set_int_member(json_array_get_object_element(disks, 0), "size",
 				   G_GINT64_CONSTANT(1) << 30);
-	g_assert_false(gnt_node_call_blockdev_create(fx->client, fx->node, big, &error));
+	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "disk 0 (1024.0T) of instance 'web3'");
@@ -308,25 +301,29 @@ test_blockdev_errors(NodeFx *fx, gconstpointer data)
 	g_clear_error(&error);
 
 	/* no disks yet: the hypervisor gets nothing to boot */
-	g_assert_false(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance 'web2'");
 	g_clear_error(&error);
 
-	g_assert_false(gnt_node_call_blockdev_add(fx->client, fx->node, spec, 3, &error));
+	g_assert_false(gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 3,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_add: instance 'web2' has no disk 3 (it has 1)");
 	g_clear_error(&error);
 
 	/* a malformed spec */
 	json_object_remove_member(spec, "beparams");
-	g_assert_false(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_create: instance spec of 'web2': 'beparams'");
 	g_clear_error(&error);
 
 	json_object_set_string_member(spec_instance(big), "name", "../etc");
-	g_assert_false(gnt_node_call_blockdev_create(fx->client, fx->node, big, &error));
+	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "invalid instance name '../etc'");
 }
@@ -342,18 +339,21 @@ test_blockdev_add_rename(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *old_disk1 = NULL;
 	g_autofree gchar *new_disk0 = NULL;
 	g_autofree gchar *new_disk1 = NULL;
-	g_autofree gchar *old_dir = g_build_filename(fx->file_dir, "old1", NULL);
+	g_autofree gchar *old_dir = g_build_filename(fx->node1.file_dir, "old1", NULL);
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 	json_array_add_object_element(disks, disk_record(4, "qcow2"));
-	g_assert_true(gnt_node_call_blockdev_add(fx->client, fx->node, spec, 1, &error));
+	g_assert_true(gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 1,
+		      &error));
 	g_assert_no_error(error);
 	old_disk1 = disk_path(fx, spec, "old1", 1);
 	g_assert_true(g_file_test(old_disk1, G_FILE_TEST_IS_REGULAR));
 
 	json_object_set_string_member(spec_instance(spec), "name", "new1");
-	g_assert_true(gnt_node_call_blockdev_rename(fx->client, fx->node, spec, "old1", &error));
+	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
+		      "old1", &error));
 	g_assert_no_error(error);
 	new_disk0 = disk_path(fx, spec, "new1", 0);
 	new_disk1 = disk_path(fx, spec, "new1", 1);
@@ -361,15 +361,19 @@ test_blockdev_add_rename(NodeFx *fx, gconstpointer data)
 	g_assert_true(g_file_test(new_disk1, G_FILE_TEST_IS_REGULAR));
 	g_assert_false(g_file_test(old_dir, G_FILE_TEST_EXISTS));
 	/* again: done already */
-	g_assert_true(gnt_node_call_blockdev_rename(fx->client, fx->node, spec, "old1", &error));
+	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
+		      "old1", &error));
 	g_assert_no_error(error);
 	/* the hypervisor finds the disks under the new name */
-	g_assert_true(gnt_node_call_instance_start(fx->client, fx->node, spec, TRUE, &error));
+	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, TRUE,
+		      &error));
 	g_assert_no_error(error);
-	g_assert_true(gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 0, NULL, &error));
+	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 0,
+		      NULL, &error));
 	g_assert_no_error(error);
 
-	g_assert_false(gnt_node_call_blockdev_rename(fx->client, fx->node, spec, "../x", &error));
+	g_assert_false(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
+		       "../x", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "invalid old instance name '../x'");
 }
@@ -392,7 +396,7 @@ test_os_diagnose(NodeFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	const gchar *const search_path[] = {"/nonexistent/os", fx->os_dir, NULL};
 	g_autoptr(JsonArray) oses =
-		gnt_node_call_os_diagnose(fx->client, fx->node, search_path, &error);
+		gnt_node_call_os_diagnose(fx->node1.client, fx->node1.record, search_path, &error);
 	JsonObject *sample, *bad;
 	JsonArray *parameters;
 
@@ -454,13 +458,15 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *recorded = NULL;
 	g_autofree gchar *expected_path = NULL;
 	g_autofree gchar *os_log_dir =
-		g_build_filename(gnt_paths_get_log_dir(fx->paths), "os", NULL);
+		g_build_filename(gnt_paths_get_log_dir(fx->node1.paths), "os", NULL);
 	guint with_secret = 0;
 
 	json_object_set_string_member(secret, "secret.token", SECRET_VALUE);
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
-	g_assert_true(gnt_node_call_os_create(fx->client, fx->node, spec, secret, 1, &error));
+	g_assert_true(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, secret, 1,
+		      &error));
 	g_assert_no_error(error);
 
 	/* the sample OS wrote its environment onto disk 0 */
@@ -480,7 +486,7 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	/* and its log, in the node's OS log directory, holds no secret */
 	g_assert_cmpuint(count_files_with(os_log_dir, SECRET_VALUE, &with_secret), ==, 1);
 	g_assert_cmpuint(with_secret, ==, 0);
-	g_assert_cmpuint(count_files_with(gnt_paths_get_log_dir(fx->paths), SECRET_VALUE,
+	g_assert_cmpuint(count_files_with(gnt_paths_get_log_dir(fx->node1.paths), SECRET_VALUE,
 					  &with_secret),
 			 >=, 1);
 	g_assert_cmpuint(with_secret, ==, 0);
@@ -489,7 +495,8 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	json_object_set_string_member(json_object_get_object_member(spec_instance(spec),
 								    "osparams"),
 				      "behaviour", "fail");
-	g_assert_false(gnt_node_call_os_create(fx->client, fx->node, spec, NULL, 0, &error));
+	g_assert_false(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "os_create: instance 'web4': OS create script failed");
@@ -498,7 +505,8 @@ test_os_create(NodeFx *fx, gconstpointer data)
 
 	/* an OS nobody has */
 	json_object_set_string_member(spec_instance(spec), "os", "nope");
-	g_assert_false(gnt_node_call_os_create(fx->client, fx->node, spec, NULL, 0, &error));
+	g_assert_false(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0,
+		       &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance 'web4'");
 	assert_error_has(error, "nope");
@@ -514,12 +522,15 @@ test_os_rename(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *recorded = NULL;
 	gsize len = 0;
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->client, fx->node, spec, &error));
+	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
+		      &error));
 	g_assert_no_error(error);
 	json_object_set_string_member(spec_instance(spec), "name", "after");
-	g_assert_true(gnt_node_call_blockdev_rename(fx->client, fx->node, spec, "before", &error));
+	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
+		      "before", &error));
 	g_assert_no_error(error);
-	g_assert_true(gnt_node_call_os_rename(fx->client, fx->node, spec, "before", 0, &error));
+	g_assert_true(gnt_node_call_os_rename(fx->node1.client, fx->node1.record, spec, "before", 0,
+		      &error));
 	g_assert_no_error(error);
 	disk0 = disk_path(fx, spec, "after", 0);
 	/* appended to the 8 MiB of the disk */
@@ -537,34 +548,39 @@ test_os_validate(NodeFx *fx, gconstpointer data)
 
 	json_object_set_string_member(osparams, "filesystem", "ext4");
 	json_object_set_string_member(osparams, "secret.token", "x");
-	g_assert_true(gnt_node_call_os_validate(fx->client, fx->node, search_path,
+	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
 						"sample+minimal", osparams, FALSE, &error));
 	g_assert_no_error(error);
 
-	g_assert_false(gnt_node_call_os_validate(fx->client, fx->node, search_path, "sample+big",
+	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
+		       "sample+big",
 						 osparams, FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "os_validate: OS 'sample+big': ");
 	g_clear_error(&error);
-	g_assert_true(gnt_node_call_os_validate(fx->client, fx->node, search_path, "sample+big",
+	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
+		      "sample+big",
 						NULL, TRUE, &error));
 	g_assert_no_error(error);
 
 	json_object_set_string_member(osparams, "filesystem", "btrfs");
-	g_assert_false(gnt_node_call_os_validate(fx->client, fx->node, search_path, "sample",
+	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
+		       "sample",
 						 osparams, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "Invalid value 'btrfs' for the filesystem parameter");
 	g_clear_error(&error);
 
 	json_object_set_string_member(osparams, "colour", "red");
-	g_assert_false(gnt_node_call_os_validate(fx->client, fx->node, search_path, "sample",
+	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
+		       "sample",
 						 osparams, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "colour");
 	g_clear_error(&error);
 
-	g_assert_false(gnt_node_call_os_validate(fx->client, fx->node, search_path, "nope", NULL,
+	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
+		       "nope", NULL,
 						 FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
@@ -581,9 +597,10 @@ test_kvm(NodeFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) after = NULL;
 	JsonObject *entry;
 
-	g_assert_true(gnt_node_call_instance_start(fx->client, fx->node, spec, FALSE, &error));
+	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
+		      &error));
 	g_assert_no_error(error);
-	list = gnt_node_call_instance_list(fx->client, fx->node, hypervisors, &error);
+	list = gnt_node_call_instance_list(fx->node1.client, fx->node1.record, hypervisors, &error);
 	g_assert_no_error(error);
 	entry = json_object_get_object_member(list, "vm1");
 	g_assert_nonnull(entry);
@@ -592,9 +609,11 @@ test_kvm(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(entry, "memory"), ==, 256);
 	g_assert_cmpint(json_object_get_int_member(entry, "vcpus"), ==, 2);
 
-	g_assert_true(gnt_node_call_instance_shutdown(fx->client, fx->node, spec, 5, NULL, &error));
+	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
+		      NULL, &error));
 	g_assert_no_error(error);
-	after = gnt_node_call_instance_list(fx->client, fx->node, hypervisors, &error);
+	after = gnt_node_call_instance_list(fx->node1.client, fx->node1.record, hypervisors,
+					    &error);
 	g_assert_no_error(error);
 	g_assert_false(json_object_has_member(after, "vm1"));
 }
@@ -607,7 +626,8 @@ test_export_info(NodeFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *base =
-		g_build_filename(gnt_paths_get_root(fx->paths), "srv", "gantry", "export", NULL);
+		g_build_filename(gnt_paths_get_root(fx->node1.paths), "srv", "gantry", "export",
+				 NULL);
 	g_autofree gchar *dir = g_build_filename(base, "old.example.com", NULL);
 	g_autofree gchar *config = g_build_filename(dir, "config.ini", NULL);
 	g_autofree gchar *unfinished = g_build_filename(base, "new.example.com.new", NULL);
@@ -629,7 +649,8 @@ test_export_info(NodeFx *fx, gconstpointer data)
 	g_assert_true(g_file_set_contents(unfinished_config, "[export]\n", -1, &error));
 	g_assert_cmpint(symlink(dir, link), ==, 0);
 
-	info = gnt_node_call_export_info(fx->client, fx->node, "old.example.com", &error);
+	info = gnt_node_call_export_info(fx->node1.client, fx->node1.record, "old.example.com",
+					 &error);
 	g_assert_no_error(error);
 	g_assert_cmpstr(json_object_get_string_member(info, "path"), ==, dir);
 	sections = json_object_get_object_member(info, "sections");
@@ -642,28 +663,33 @@ test_export_info(NodeFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(instance, "tags"), ==, "a\nb");
 	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(sections, "os")), ==, 0);
 
-	names = gnt_node_call_export_list(fx->client, fx->node, &error);
+	names = gnt_node_call_export_list(fx->node1.client, fx->node1.record, &error);
 	g_assert_no_error(error);
 	g_assert_cmpuint(g_strv_length(names), ==, 1);
 	g_assert_cmpstr(names[0], ==, "old.example.com");
-	g_assert_null(gnt_node_call_export_info(fx->client, fx->node, "link.example.com", &error));
+	g_assert_null(gnt_node_call_export_info(fx->node1.client, fx->node1.record,
+		      "link.example.com", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	g_clear_error(&error);
-	g_assert_null(gnt_node_call_export_info(fx->client, fx->node, dir + 1, &error));
+	g_assert_null(gnt_node_call_export_info(fx->node1.client, fx->node1.record, dir + 1,
+		      &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_clear_error(&error);
 
 	/* removing the link removes the link, not what it points to */
-	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "link.example.com",
+	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
+		      "link.example.com",
 						  &removed, &error));
 	g_assert_no_error(error);
 	g_assert_true(removed);
 	g_assert_true(g_file_test(config, G_FILE_TEST_IS_REGULAR));
-	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "old.example.com",
+	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
+		      "old.example.com",
 						  &removed, &error));
 	g_assert_true(removed);
 	g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
-	g_assert_true(gnt_node_call_export_remove(fx->client, fx->node, "old.example.com",
+	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
+		      "old.example.com",
 						  &removed, &error));
 	g_assert_false(removed);
 }
@@ -674,21 +700,23 @@ test_noded(NodeFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocess) noded = NULL;
-	guint port = start_noded(fx->paths, "--libvirt-uri", "test:///default", &noded);
+	guint port = start_noded(fx->node1.paths, "--libvirt-uri", "test:///default", &noded);
 	g_autoptr(JsonObject) node = test_node_record(port);
 	g_autoptr(JsonObject) spec = make_spec(fx, "web5", "fake", NULL);
 	g_autoptr(JsonObject) list = NULL;
-	g_autofree gchar *state = g_build_filename(gnt_paths_get_data_dir(fx->paths), "fake-hv",
+	g_autofree gchar *state = g_build_filename(gnt_paths_get_data_dir(fx->node1.paths),
+						   "fake-hv",
 						   "gnt-" CLUSTER "-web5.json", NULL);
 	const gchar *const hypervisors[] = {"fake", "kvm", NULL};
 
-	g_assert_true(gnt_node_call_instance_start(fx->client, node, spec, FALSE, &error));
+	g_assert_true(gnt_node_call_instance_start(fx->node1.client, node, spec, FALSE, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(state, G_FILE_TEST_IS_REGULAR));
-	list = gnt_node_call_instance_list(fx->client, node, hypervisors, &error);
+	list = gnt_node_call_instance_list(fx->node1.client, node, hypervisors, &error);
 	g_assert_no_error(error);
 	g_assert_true(json_object_has_member(list, "web5"));
-	g_assert_true(gnt_node_call_instance_shutdown(fx->client, node, spec, 5, NULL, &error));
+	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, node, spec, 5, NULL,
+		      &error));
 	g_assert_no_error(error);
 	stop_noded(noded);
 }
