@@ -409,6 +409,26 @@ test_package_credentials(OptFx *fx, gconstpointer data)
 	expect(again, 0, NULL);
 }
 
+/* The cluster's install timeout reaches the node: an appliance whose
+ * script hangs is killed after it, the job fails saying so with the tail
+ * of its console, and nothing of the instance is left. */
+static void
+test_install_timeout(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) modify = CLUSTER(fx, "modify", "--install-timeout", "2");
+	g_autoptr(Run) add = NULL;
+	gint64 started;
+
+	expect(modify, 0, NULL);
+	started = g_get_monotonic_time();
+	add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-O", "behaviour=sleep", "slow1");
+	expect_has(add, 1, "install appliance timed out after 2 s; its console ended with: ");
+	/* the console shows where it hung */
+	assert_has(add->err, "run_os_scripts start");
+	g_assert_cmpint(g_get_monotonic_time() - started, <, 30 * G_USEC_PER_SEC);
+	assert_nothing_made(fx);
+}
+
 /* Without -C an instance still gets its link-local address (for the
  * appliance) but metad knows nothing of it. */
 static void
@@ -444,6 +464,8 @@ main(int argc, char **argv)
 		   fx_tear_down);
 	g_test_add("/install-options/no-communication", OptFx, NULL, fx_set_up,
 		   test_no_communication, fx_tear_down);
+	g_test_add("/install-options/install-timeout", OptFx, NULL, fx_set_up,
+		   test_install_timeout, fx_tear_down);
 	g_test_add("/install-options/package-credentials", OptFx, NULL, fx_set_up,
 		   test_package_credentials, fx_tear_down);
 	return g_test_run();
