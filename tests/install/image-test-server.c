@@ -148,6 +148,12 @@ image_server_new(GTlsCertificate *certificate)
 	g_autoptr(GSocketAddress) bound = NULL;
 	ImageServer *self = g_new0(ImageServer, 1);
 
+	/* The server's thread makes the process's first GTask while the test's
+	 * thread may be initializing libsoup's classes, which need GTask's type
+	 * too: GLib 2.74 can deadlock on such concurrent first registrations
+	 * (seen: one thread in g_type_add_interface_static(), the other in
+	 * g_once_init_enter() of g_task_get_type()). Registered here first. */
+	g_type_ensure(G_TYPE_TASK);
 	g_mutex_init(&self->lock);
 	g_cond_init(&self->cond);
 	self->resources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
