@@ -17,6 +17,7 @@
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
+#include "gnt-http-get.h"
 #include "gnt-json.h"
 #include "gnt-subprocess.h"
 
@@ -1004,113 +1005,21 @@ write_local(Write *self, const gchar *path, const gchar *expected, GError **erro
 
 /* ---- from a URL ------------------------------------------------------------------- */
 
-typedef struct {
-	SoupSession *session;
-	SoupMessage *msg;
-	GInputStream *body;
-	guint64 length; /* Content-Length; 0: unknown */
-} Fetch;
-
-static void
-fetch_clear(Fetch *self)
-{
-	if (self->body != NULL)
-		(void)g_input_stream_close(self->body, NULL, NULL);
-	g_clear_object(&self->body);
-	g_clear_object(&self->msg);
-	g_clear_object(&self->session);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Fetch, fetch_clear)
-
-/* The certificate problems in words. (transfer full) */
-static gchar *
-describe_tls_errors(GTlsCertificateFlags flags)
-{
-	static const struct {
-		GTlsCertificateFlags flag;
-		const gchar *words;
-	} names[] = {
-		{G_TLS_CERTIFICATE_UNKNOWN_CA, "not signed by a known CA"},
-		{G_TLS_CERTIFICATE_BAD_IDENTITY, "not for this host"},
-		{G_TLS_CERTIFICATE_NOT_ACTIVATED, "not valid yet"},
-		{G_TLS_CERTIFICATE_EXPIRED, "expired"},
-		{G_TLS_CERTIFICATE_REVOKED, "revoked"},
-		{G_TLS_CERTIFICATE_INSECURE, "insecure"},
-	};
-	g_autoptr(GString) text = g_string_new(NULL);
-
-	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-		if (flags & names[i].flag)
-			g_string_append_printf(text, "%s%s", text->len > 0 ? ", " : "",
-					       names[i].words);
-	}
-	if (text->len == 0)
-		g_string_append(text, "refused");
-	return g_string_free(g_steal_pointer(&text), FALSE);
-}
-
 /* Sends the GET; fails on anything but a 2xx answer. */
 static gboolean
-fetch_open(Fetch *self, const GntImageSource *source, const GntImageWriteOptions *options,
+fetch_open(GntHttpGet *fetch, const GntImageSource *source, const GntImageWriteOptions *options,
 	   GError **error)
 {
-	g_autoptr(GError) local_error = NULL;
-	SoupMessageHeaders *headers;
-	guint status;
-
-	self->session = soup_session_new_with_options(
-		"timeout", options->http_timeout_s > 0 ? options->http_timeout_s
-						       : GNT_IMAGE_HTTP_TIMEOUT_S,
-		"user-agent", "gantry/" GNT_VERSION, NULL);
-	if (options->tls_database != NULL)
-		soup_session_set_tls_database(self->session, options->tls_database);
-	/* the bytes as served: what the checksum and Content-Length are of */
-	soup_session_remove_feature_by_type(self->session, SOUP_TYPE_CONTENT_DECODER);
-	self->msg = soup_message_new("GET", source->location);
-	if (self->msg == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "malformed URL");
-		return FALSE;
-	}
-	self->body = soup_session_send(self->session, self->msg, NULL, &local_error);
-	if (self->body == NULL) {
-		GTlsCertificateFlags flags = soup_message_get_tls_peer_certificate_errors(self->msg);
-
-		if (flags != 0 || local_error->domain == G_TLS_ERROR) {
-			g_autofree gchar *why = describe_tls_errors(flags);
-
-			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "TLS failure: the server's certificate is %s (%s)", why,
-				    local_error->message);
-		} else {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "unreachable: %s",
-				    local_error->message);
-		}
-		return FALSE;
-	}
-	status = soup_message_get_status(self->msg);
-	if (!SOUP_STATUS_IS_SUCCESSFUL(status)) {
-		g_set_error(error, GNT_ERROR,
-			    status == SOUP_STATUS_NOT_FOUND || status == SOUP_STATUS_GONE
-				    ? GNT_ERROR_NOT_FOUND
-				    : GNT_ERROR_ENVIRONMENT,
-			    "HTTP %u %s", status, soup_message_get_reason_phrase(self->msg));
-		return FALSE;
-	}
-	if (g_ascii_strncasecmp(source->location, "https:", 6) == 0 &&
-	    g_strcmp0(g_uri_get_scheme(soup_message_get_uri(self->msg)), "https") != 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "TLS failure: redirected from https to plain http");
-		return FALSE;
-	}
-	headers = soup_message_get_response_headers(self->msg);
-	if (soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH)
-		self->length = (guint64)soup_message_headers_get_content_length(headers);
-	return TRUE;
+	return gnt_http_get_send(fetch, source->location,
+				 options->http_timeout_s > 0 ? options->http_timeout_s
+							     : GNT_IMAGE_HTTP_TIMEOUT_S,
+				 options->tls_database, NULL, NULL, error) &&
+	       gnt_http_get_check(fetch, source->location, error);
 }
 
 /* The first PROBE_BYTES of the body. (transfer full) */
 static GBytes *
-fetch_head(Write *self, Fetch *fetch, GError **error)
+fetch_head(Write *self, GntHttpGet *fetch, GError **error)
 {
 	g_autofree guchar *data = g_malloc(PROBE_BYTES);
 	gsize got = 0;
@@ -1163,7 +1072,7 @@ probe_head(Write *self, GBytes *head, gboolean *raw, GError **error)
 /* Downloads the rest of the body after @head into the work directory,
  * checking its length and checksum; the file's path. (transfer full) */
 static gchar *
-download(Write *self, Fetch *fetch, GBytes *head, GError **error)
+download(Write *self, GntHttpGet *fetch, GBytes *head, GError **error)
 {
 	g_autofree gchar *path = g_build_filename(self->options->work_dir, SPOOL_FILE, NULL);
 	g_auto(Hash) hash = {NULL};
@@ -1214,7 +1123,7 @@ download(Write *self, Fetch *fetch, GBytes *head, GError **error)
 static gboolean
 write_url(Write *self, GError **error)
 {
-	g_auto(Fetch) fetch = {NULL};
+	g_auto(GntHttpGet) fetch = {NULL};
 	g_autoptr(GBytes) head = NULL;
 	g_autofree gchar *spool = NULL;
 	gboolean raw = FALSE;
@@ -1234,7 +1143,7 @@ write_url(Write *self, GError **error)
 	spool = download(self, &fetch, head, error);
 	if (spool == NULL)
 		return FALSE;
-	fetch_clear(&fetch); /* the connection is not needed any more */
+	gnt_http_get_clear(&fetch); /* the connection is not needed any more */
 	if (!write_local(self, spool, NULL, error))
 		return FALSE;
 	self->result->image_bytes = fetch.length > 0 ? fetch.length : self->result->image_bytes;

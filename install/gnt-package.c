@@ -8,6 +8,7 @@
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
+#include "gnt-http-get.h"
 
 #define FETCH_TIMEOUT_S 300
 #define READ_CHUNK (64 * 1024)
@@ -77,31 +78,13 @@ authenticate_cb(SoupMessage *msg, SoupAuth *auth, gboolean retrying, gpointer us
 	return TRUE;
 }
 
-/* Why the request failed, in words. */
-static void
-set_send_error(SoupMessage *msg, const gchar *url, const GError *cause, GError **error)
-{
-	GTlsCertificateFlags flags = soup_message_get_tls_peer_certificate_errors(msg);
-
-	if (flags != 0 || cause->domain == G_TLS_ERROR) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "package '%s': TLS failure, the server's certificate was refused "
-			    "(flags 0x%x): %s",
-			    url, (guint)flags, cause->message);
-		return;
-	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "package '%s' is unreachable: %s",
-		    url, cause->message);
-}
-
+/* A refusal of the credentials in words; the rest is gnt_http_get_check(). */
 static gboolean
-check_status(SoupMessage *msg, const gchar *url, const Credentials *credentials,
+check_status(GntHttpGet *get, const gchar *url, const Credentials *credentials,
 	     GError **error)
 {
-	guint status = soup_message_get_status(msg);
+	guint status = soup_message_get_status(get->msg);
 
-	if (SOUP_STATUS_IS_SUCCESSFUL(status))
-		return TRUE;
 	if (status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN) {
 		if (credentials->username != NULL)
 			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
@@ -115,12 +98,11 @@ check_status(SoupMessage *msg, const gchar *url, const Credentials *credentials,
 				    url, status);
 		return FALSE;
 	}
-	g_set_error(error, GNT_ERROR,
-		    status == SOUP_STATUS_NOT_FOUND || status == SOUP_STATUS_GONE
-			    ? GNT_ERROR_NOT_FOUND
-			    : GNT_ERROR_ENVIRONMENT,
-		    "package '%s': HTTP %u %s", url, status, soup_message_get_reason_phrase(msg));
-	return FALSE;
+	if (!gnt_http_get_check(get, url, error)) {
+		g_prefix_error(error, "package '%s': ", url);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static void
@@ -134,52 +116,30 @@ GBytes *
 gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password,
 		  gsize max_bytes, GError **error)
 {
-	g_autoptr(SoupSession) session = NULL;
-	g_autoptr(SoupMessage) msg = NULL;
-	g_autoptr(GInputStream) body = NULL;
+	g_auto(GntHttpGet) get = {NULL};
 	g_autoptr(GError) local_error = NULL;
 	g_autoptr(GByteArray) data = NULL;
 	g_autofree guint8 *chunk = NULL;
 	Credentials credentials = {username, password, FALSE};
-	SoupMessageHeaders *headers;
 
 	g_return_val_if_fail(url != NULL, NULL);
 	if (!gnt_package_check_url(url, error))
 		return NULL;
-	session = soup_session_new_with_options("timeout", FETCH_TIMEOUT_S, "user-agent",
-						"gantry/" GNT_VERSION, NULL);
-	/* a .tar.gz served with Content-Encoding: gzip stays a .tar.gz */
-	soup_session_remove_feature_by_type(session, SOUP_TYPE_CONTENT_DECODER);
-	msg = soup_message_new("GET", url);
-	if (msg == NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "package URL '%s' is not a valid URL", url);
+	if (!gnt_http_get_send(&get, url, FETCH_TIMEOUT_S, NULL, G_CALLBACK(authenticate_cb),
+			       &credentials, error)) {
+		g_prefix_error(error, "package '%s': ", url);
 		return NULL;
 	}
-	g_signal_connect(msg, "authenticate", G_CALLBACK(authenticate_cb), &credentials);
-	body = soup_session_send(session, msg, NULL, &local_error);
-	if (body == NULL) {
-		set_send_error(msg, url, local_error, error);
+	if (!check_status(&get, url, &credentials, error))
 		return NULL;
-	}
-	if (!check_status(msg, url, &credentials, error))
-		return NULL;
-	if (g_ascii_strncasecmp(url, "https:", 6) == 0 &&
-	    g_strcmp0(g_uri_get_scheme(soup_message_get_uri(msg)), "https") != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "package '%s': TLS failure, redirected from https to plain http", url);
-		return NULL;
-	}
-	headers = soup_message_get_response_headers(msg);
-	if (soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-	    (guint64)soup_message_headers_get_content_length(headers) > max_bytes) {
+	if (get.length > max_bytes) {
 		set_too_big(url, max_bytes, error);
 		return NULL;
 	}
 	data = g_byte_array_new();
 	chunk = g_malloc(READ_CHUNK);
 	for (;;) {
-		gssize got = g_input_stream_read(body, chunk, READ_CHUNK, NULL, &local_error);
+		gssize got = g_input_stream_read(get.body, chunk, READ_CHUNK, NULL, &local_error);
 
 		if (got < 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
@@ -194,7 +154,6 @@ gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password
 		}
 		g_byte_array_append(data, chunk, (guint)got);
 	}
-	(void)g_input_stream_close(body, NULL, NULL);
 	return g_byte_array_free_to_bytes(g_steal_pointer(&data));
 }
 
