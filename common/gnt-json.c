@@ -43,6 +43,28 @@ gnt_json_check_nesting(const gchar *data, gsize len, guint max_depth, GError **e
 	return TRUE;
 }
 
+/* Whether a string of @data holds the escape "\u0000". json-glib's strings
+ * are C strings: it would end the string there and drop the rest
+ * ("nul1\u0000junk" read as "nul1"), so such text is refused instead. */
+static gboolean
+has_escaped_nul(const gchar *data, gsize len)
+{
+	gboolean in_string = FALSE;
+
+	for (gsize i = 0; i < len; i++) {
+		if (!in_string) {
+			in_string = data[i] == '"';
+		} else if (data[i] == '"') {
+			in_string = FALSE;
+		} else if (data[i] == '\\' && i + 1 < len) {
+			if (len - i >= 6 && memcmp(data + i + 1, "u0000", 5) == 0)
+				return TRUE;
+			i++; /* the escaped character, which may be '"' or '\\' */
+		}
+	}
+	return FALSE;
+}
+
 /* json-glib's parser: the reference for anything the fast reader below
  * leaves to it (malformed input and json-glib's own leniencies). */
 JsonNode *
@@ -57,6 +79,11 @@ gnt_json_parse_json_glib(const gchar *data, gssize len, GError **error)
 	/* json-glib recurses per level: deep input would overflow the stack */
 	if (!gnt_json_check_nesting(data, (gsize)len, GNT_JSON_MAX_NESTING, error))
 		return NULL;
+	if (has_escaped_nul(data, (gsize)len)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "invalid JSON: a string holds a NUL character (\\u0000)");
+		return NULL;
+	}
 	if (!g_utf8_validate(data, len, NULL)) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "JSON text is not valid UTF-8");
 		return NULL;

@@ -13,6 +13,7 @@
 #include "gnt-install-steps.h"
 #include "gnt-install-where.h"
 #include "gnt-json.h"
+#include "gnt-limits.h"
 #include "gnt-lu-backup.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
@@ -943,15 +944,18 @@ create_check_prereq(GntLu *lu, GError **error)
 	spec = gnt_lu_instance_spec_new(lu_config(lu), record, error);
 	if (spec == NULL)
 		return FALSE;
-	if (!gnt_opcode_get_bool(op, "no_install", FALSE) &&
-	    gnt_opcode_get_string(op, "os_type") != NULL) {
+	/* the OS must exist on the node even when nothing is installed now
+	 * (--no-install): a later reinstall or export runs its scripts */
+	if (gnt_opcode_get_string(op, "os_type") != NULL) {
 		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
 
 		if (rpc == NULL ||
 		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
 				 record_object(record, "osparams"),
-				 record_object(record, "osparams_private"), secret, error) ||
+				 record_object(record, "osparams_private"), secret, error))
+			return FALSE;
+		if (!gnt_opcode_get_bool(op, "no_install", FALSE) &&
 		    !lu_choose_install_where(lu, rpc, node, record,
 					     gnt_opcode_get_param(op, "enable_safe_install"), error))
 			return FALSE;
@@ -1533,6 +1537,12 @@ set_params_parse_disk_mods(JsonArray *mods, gint64 n_disks, GError **error)
 				    "disk modification %u: disks are added at the end (index -1 or "
 				    "%" G_GINT64_FORMAT "), not at index %" G_GINT64_FORMAT,
 				    i, end, index);
+			return NULL;
+		}
+		if (n_disks >= 0 && end >= GNT_MAX_DISKS) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Instance has too many disks (%d), cannot add more",
+				    GNT_MAX_DISKS);
 			return NULL;
 		}
 		one = json_array_new();

@@ -1,17 +1,14 @@
 /*
  * OP_TAGS_SET and OP_TAGS_DEL on the cluster, a node or an instance, with
- * Ganeti's tag rules (objects.TaggableObject): at most 128 characters of
- * letters, digits and ".+*\/:@-_", not empty, at most 4096 tags an object.
+ * Ganeti's tag rules (gnt-limits.h).
  */
 #include <string.h>
 
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-limits.h"
 #include "gnt-lu.h"
-
-#define MAX_TAG_LEN	 128
-#define MAX_TAGS_PER_OBJ 4096
 
 /* Cluster tags are read, changed and written in one step under this lock
  * (the cluster record has no lock of its own); nodes and instances have
@@ -22,31 +19,6 @@ static gint
 compare_strings(gconstpointer a, gconstpointer b)
 {
 	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
-static gboolean
-tag_validate(const gchar *tag, GError **error)
-{
-	gsize len = strlen(tag);
-
-	if (len > MAX_TAG_LEN) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "Tag too long (>%d characters): '%.20s...'", MAX_TAG_LEN, tag);
-		return FALSE;
-	}
-	if (len == 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "Tags cannot be empty");
-		return FALSE;
-	}
-	for (gsize i = 0; i < len; i++) {
-		if (!g_ascii_isalnum(tag[i]) && strchr("_.+*/:@-", tag[i]) == NULL) {
-			g_autofree gchar *shown = g_strescape(tag, NULL);
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Tag contains invalid characters: '%s'", shown);
-			return FALSE;
-		}
-	}
-	return TRUE;
 }
 
 static GntObjectKind
@@ -60,7 +32,6 @@ tags_check_args(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *kind = gnt_opcode_get_string(op, "kind");
-	JsonArray *tags = json_node_get_array(gnt_opcode_get_param(op, "tags"));
 
 	if (g_strcmp0(kind, "cluster") != 0 && g_strcmp0(kind, "node") != 0 &&
 	    g_strcmp0(kind, "instance") != 0) {
@@ -72,10 +43,7 @@ tags_check_args(GntLu *lu, GError **error)
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "the %s's name is missing", kind);
 		return FALSE;
 	}
-	for (guint i = 0; i < json_array_get_length(tags); i++) {
-		if (!tag_validate(json_array_get_string_element(tags, i), error))
-			return FALSE;
-	}
+	/* the tags themselves: the opcode table's check (gnt-limits.h) */
 	return TRUE;
 }
 
@@ -193,7 +161,7 @@ tags_add(GPtrArray *tags, JsonArray *given, GError **error)
 
 		if (tags_contains(tags, tag))
 			continue;
-		if (tags->len >= MAX_TAGS_PER_OBJ) {
+		if (tags->len >= GNT_MAX_TAGS_PER_OBJECT) {
 			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "Error while setting tag: Too many tags");
 			return FALSE;

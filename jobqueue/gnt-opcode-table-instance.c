@@ -2,6 +2,7 @@
  * Opcodes of instances. Parameters, defaults and allowed values are those
  * of Ganeti 3.0, so its clients' opcodes are accepted as they are.
  */
+#include "gnt-limits.h"
 #include "gnt-opcode-private.h"
 
 static const GntParamDef instance_create_params[] = {
@@ -12,7 +13,7 @@ static const GntParamDef instance_create_params[] = {
 	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"opportunistic_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"disks", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"disks", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_disks},
 	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
 	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "loop|blktap|blktap2"},
@@ -24,7 +25,7 @@ static const GntParamDef instance_create_params[] = {
 	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
 	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
 	{"mode", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "create|import|remote-import"},
-	{"nics", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"nics", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_nics},
 	{"no_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
@@ -45,7 +46,7 @@ static const GntParamDef instance_create_params[] = {
 	{"start", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
 	{"forthcoming", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"commit", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
 	{"instance_communication", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"helper_startup_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"helper_shutdown_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -136,8 +137,8 @@ static const GntParamDef instance_set_params_params[] = {
 	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"nics", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
-	{"disks", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{"nics", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_nics},
+	{"disks", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_disks},
 	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{"runtime_mem", GNT_PARAM_TYPE_NUMBER, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},

@@ -5,6 +5,7 @@
  * optional and marked.
  */
 #include "gnt-error.h"
+#include "gnt-limits.h"
 #include "gnt-opcode-private.h"
 
 static gboolean
@@ -63,14 +64,14 @@ static const GntParamDef node_set_params_params[] = {
 
 static const GntParamDef tags_set_params[] = {
 	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
 	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
 static const GntParamDef tags_del_params[] = {
 	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
 	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };

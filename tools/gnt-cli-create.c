@@ -5,11 +5,14 @@
  */
 #include "gnt-cli-create.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gnt-cli-objects.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
+#include "gnt-secret.h"
 #include "gnt-size.h"
 
 /* What the entries of add and import parse into: one command runs per
@@ -24,6 +27,7 @@ static gboolean opt_force_variant;
 static gchar *opt_osparams;
 static gchar *opt_osparams_private;
 static gchar *opt_osparams_secret;
+static gchar *opt_osparams_secret_file;
 static gchar *opt_hypervisor;
 static gchar *opt_beparams;
 static gchar *opt_node;
@@ -79,6 +83,7 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
+	GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(&opt_osparams_secret_file),
 	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING, &opt_hypervisor,
 	 "Hypervisor and hypervisor options, in the format hypervisor:option=value,option=value,"
 	 "...",
@@ -140,6 +145,7 @@ const GOptionEntry gnt_cli_create_import_entries[] = {
 	 "OS parameters (over the export's)", "KEY=VAL,..."},
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
+	GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(&opt_osparams_secret_file),
 	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING, &opt_hypervisor,
 	 "Hypervisor and hypervisor options, in the format hypervisor:option=value,option=value,"
 	 "... (over the export's)",
@@ -207,6 +213,106 @@ gnt_cli_set_keyval_option(GntCli *cli, JsonObject *op, const gchar *member, cons
 	if (params == NULL)
 		return FALSE;
 	json_object_set_object_member(op, member, params);
+	return TRUE;
+}
+
+/* What a secrets file may hold: a few passwords and keys, not a disk */
+#define SECRET_FILE_MAX (64 * 1024)
+
+/* The whole of @path ("-": standard input), at most SECRET_FILE_MAX bytes,
+ * into @out; the caller wipes it. */
+static gboolean
+read_secret_file(const gchar *path, GString *out, GError **error)
+{
+	gboolean from_stdin = g_strcmp0(path, "-") == 0;
+	FILE *in = from_stdin ? stdin : fopen(path, "re");
+	gchar buf[4096];
+	gsize n;
+
+	if (in == NULL) {
+		int saved = errno;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "cannot read '%s': %s", path,
+			    g_strerror(saved));
+		return FALSE;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && out->len <= SECRET_FILE_MAX)
+		g_string_append_len(out, buf, (gssize)n);
+	gnt_secret_wipe(buf, sizeof(buf));
+	if (!from_stdin)
+		fclose(in);
+	if (out->len > SECRET_FILE_MAX) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' is larger than %d KiB: not a file of secret parameters", path,
+			    SECRET_FILE_MAX / 1024);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* KEY=VALUE lines into @params: a value is the rest of its line, commas
+ * and all; empty lines and lines starting with '#' are skipped. */
+static gboolean
+parse_secret_lines(const gchar *path, gchar *text, JsonObject *params, GError **error)
+{
+	guint line_no = 0;
+
+	for (gchar *line = text, *next; line != NULL; line = next) {
+		gchar *equals;
+
+		line_no++;
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		if (line[0] != '\0' && line[strlen(line) - 1] == '\r')
+			line[strlen(line) - 1] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		equals = strchr(line, '=');
+		if (equals == NULL || equals == line) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'%s', line %u: expected KEY=VALUE", path, line_no);
+			return FALSE;
+		}
+		*equals = '\0';
+		if (json_object_has_member(params, line)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "secret OS parameter '%s' is given twice", line);
+			return FALSE;
+		}
+		json_object_set_string_member(params, line, equals + 1);
+	}
+	return TRUE;
+}
+
+gboolean
+gnt_cli_set_secret_option(GntCli *cli, JsonObject *op, const gchar *member, const gchar *text,
+			  const gchar *path, gboolean null_when_none, GError **error)
+{
+	g_autoptr(JsonObject) params = NULL;
+	g_autoptr(GError) local = NULL;
+	GString *contents;
+	gboolean ok;
+
+	if (text == NULL && path == NULL && null_when_none) {
+		json_object_set_null_member(op, member);
+		return TRUE;
+	}
+	params = gnt_cli_parse_keyval_option(cli, "--os-parameters-secret", text, error);
+	if (params == NULL)
+		return FALSE;
+	if (path != NULL) {
+		contents = g_string_new(NULL);
+		ok = read_secret_file(path, contents, &local) &&
+		     parse_secret_lines(path, contents->str, params, &local);
+		gnt_secret_wipe(contents->str, contents->allocated_len);
+		g_string_free(contents, TRUE);
+		if (!ok) {
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+						 "--os-parameters-secret-file: %s", local->message);
+			return FALSE;
+		}
+	}
+	json_object_set_object_member(op, member, g_steal_pointer(&params));
 	return TRUE;
 }
 
@@ -716,8 +822,8 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 	    !gnt_cli_set_keyval_option(cli, op, "osparams_private", "--os-parameters-private",
 				       opt_osparams_private, error) ||
 	    /* never printed: it travels in the opcode only */
-	    !gnt_cli_set_keyval_option(cli, op, "osparams_secret", "--os-parameters-secret",
-				       opt_osparams_secret, error))
+	    !gnt_cli_set_secret_option(cli, op, "osparams_secret", opt_osparams_secret,
+				       opt_osparams_secret_file, FALSE, error))
 		return NULL;
 	json_object_set_boolean_member(op, "name_check", opt_name_check);
 	json_object_set_boolean_member(op, "ip_check", opt_ip_check);

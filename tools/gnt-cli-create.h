@@ -57,6 +57,12 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 	 "Secret OS parameters (won't be logged or saved; you must supply these for every "      \
 	 "operation.)",                                                                          \
 	 "KEY=VAL,..."}
+#define GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(storage)                                              \
+	{"os-parameters-secret-file", 0, 0, G_OPTION_ARG_FILENAME, (storage),                    \
+	 "Secret OS parameters read from FILE, one KEY=VALUE a line ('-': standard input), so "  \
+	 "that they never show on a command line (/proc/PID/cmdline); added to "                 \
+	 "--os-parameters-secret",                                                               \
+	 "FILE"}
 #define GNT_CLI_OS_IMAGE_ENTRY(storage)                                                          \
 	{"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                       \
 	 "A disk image (raw or qcow2) written onto disk 0 before the OS scripts run: a path "    \
@@ -113,6 +119,17 @@ gnt_cli_parse_keyval_option(GntCli *cli, const gchar *option, const gchar *text,
 gboolean
 gnt_cli_set_keyval_option(GntCli *cli, JsonObject *op, const gchar *member, const gchar *option,
 			  const gchar *text, GError **error);
+
+/*
+ * The secret parameters as @op's @member: those of the inline option
+ * @text (KEY=VAL,...; nullable) and those of @path's KEY=VALUE lines ("-":
+ * standard input; nullable), a key given twice refused. With neither,
+ * @member is null when @null_when_none, else an empty object. What was
+ * read is wiped before returning.
+ */
+gboolean
+gnt_cli_set_secret_option(GntCli *cli, JsonObject *op, const gchar *member, const gchar *text,
+			  const gchar *path, gboolean null_when_none, GError **error);
 
 /*
  * -B as an opcode's beparams: auto_balance and always_failover as booleans

@@ -837,6 +837,7 @@ static gboolean opt_force_variant;
 static gchar *opt_osparams;
 static gchar *opt_osparams_private;
 static gchar *opt_osparams_secret;
+static gchar *opt_osparams_secret_file;
 static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
 static gchar *opt_os_package;
@@ -851,6 +852,7 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OSPARAMS_ENTRY(&opt_osparams),
 	GNT_CLI_OSPARAMS_PRIVATE_ENTRY(&opt_osparams_private),
 	GNT_CLI_OSPARAMS_SECRET_ENTRY(&opt_osparams_secret),
+	GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(&opt_osparams_secret_file),
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	GNT_CLI_OS_PACKAGE_ENTRY(&opt_os_package),
@@ -883,8 +885,8 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 	if (!set_keyval_or_null(cli, op, "osparams", "-O", opt_osparams, error) ||
 	    !set_keyval_or_null(cli, op, "osparams_private", "--os-parameters-private",
 				opt_osparams_private, error) ||
-	    !set_keyval_or_null(cli, op, "osparams_secret", "--os-parameters-secret",
-				opt_osparams_secret, error))
+	    !gnt_cli_set_secret_option(cli, op, "osparams_secret", opt_osparams_secret,
+				       opt_osparams_secret_file, TRUE, error))
 		return NULL;
 	/* Gantry's: only when given ("" removes the stored one) */
 	if (opt_os_image != NULL)

@@ -157,6 +157,36 @@ test_parse_error_quotes_nothing(void)
 	g_assert_cmpstr(error->message, ==, "invalid JSON at line 1, column 14");
 }
 
+/* json-glib would cut "nul1\u0000junk" to "nul1": refused, in keys too;
+ * an escaped backslash before "u0000" is no NUL */
+static void
+test_nul_refused(void)
+{
+	const gchar *refused[] = {
+		"[\"nul1\\u0000junk\"]",
+		"{\"a\\u0000b\": 1}",
+		"{\"k\": \"\\\\\\u0000\"}",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = gnt_json_parse(refused[i], -1, &error);
+
+		g_assert_null(node);
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_cmpstr(error->message, ==,
+				"invalid JSON: a string holds a NUL character (\\u0000)");
+	}
+	{
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = gnt_json_parse("[\"a\\\\u0000\"]", -1, &error);
+
+		g_assert_no_error(error);
+		g_assert_cmpstr(json_array_get_string_element(json_node_get_array(node), 0), ==,
+				"a\\u0000");
+	}
+}
+
 static void
 test_nesting_limit(void)
 {
@@ -421,6 +451,7 @@ main(int argc, char **argv)
 	g_test_add_func("/json/serialize-shapes", test_serialize_shapes);
 	g_test_add_func("/json/parse-error-quotes-nothing", test_parse_error_quotes_nothing);
 	g_test_add_func("/json/nesting-limit", test_nesting_limit);
+	g_test_add_func("/json/nul-refused", test_nul_refused);
 	g_test_add_func("/json/deep-copy-shares-nothing", test_deep_copy_shares_nothing);
 	g_test_add_func("/json/reader-matches-json-glib", test_reader_matches_json_glib);
 	g_test_add_func("/json/readonly-shares-repeated-values",

@@ -93,6 +93,60 @@ test_invalid(void)
 		       "OP_TEST_DUMMY: parameter 'secret_value' must be a string, not integer");
 }
 
+/* An OP_INSTANCE_CREATE with @n_disks disks, @n_nics NICs and the tags
+ * "t0".."t<n_tags-1>" (plus @extra_tag when given). */
+static gchar *
+create_op_json(guint n_disks, guint n_nics, guint n_tags, const gchar *extra_tag)
+{
+	GString *json = g_string_new("{\"OP_ID\": \"OP_INSTANCE_CREATE\", "
+				     "\"instance_name\": \"i1.example.com\", "
+				     "\"mode\": \"create\", \"disks\": [");
+
+	for (guint i = 0; i < n_disks; i++)
+		g_string_append_printf(json, "%s{\"size\": 1}", i > 0 ? ", " : "");
+	g_string_append(json, "], \"nics\": [");
+	for (guint i = 0; i < n_nics; i++)
+		g_string_append_printf(json, "%s{}", i > 0 ? ", " : "");
+	g_string_append(json, "], \"tags\": [");
+	for (guint i = 0; i < n_tags; i++)
+		g_string_append_printf(json, "%s\"t%u\"", i > 0 ? ", " : "", i);
+	if (extra_tag != NULL)
+		g_string_append_printf(json, "%s\"%s\"", n_tags > 0 ? ", " : "", extra_tag);
+	g_string_append(json, "]}");
+	return g_string_free(json, FALSE);
+}
+
+/* Ganeti's limits (gnt-limits.h), whatever the client: 16 disks, 8 NICs,
+ * 4096 valid tags an object */
+static void
+test_limits(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *at_limits = create_op_json(16, 8, 4096, NULL);
+	g_autofree gchar *disks = create_op_json(17, 1, 0, NULL);
+	g_autofree gchar *nics = create_op_json(1, 9, 0, NULL);
+	g_autofree gchar *tags = create_op_json(1, 1, 4097, NULL);
+	g_autofree gchar *bad_tag = create_op_json(1, 1, 1, "no spaces");
+	g_autofree gchar *long_tag_name = g_strnfill(129, 'x');
+	g_autofree gchar *long_tag = create_op_json(1, 1, 0, long_tag_name);
+	g_autoptr(GntOpcode) op = parse(at_limits, &error);
+
+	g_assert_no_error(error);
+	g_assert_nonnull(op);
+	assert_invalid(disks, "OP_INSTANCE_CREATE: parameter 'disks' lists 17 disks; at most 16 "
+			      "are allowed");
+	assert_invalid(nics, "OP_INSTANCE_CREATE: parameter 'nics' lists 9 NICs; at most 8 are "
+			     "allowed");
+	assert_invalid(tags, "OP_INSTANCE_CREATE: parameter 'tags' lists 4097 tags; at most 4096 "
+			     "are allowed");
+	assert_invalid(bad_tag, "OP_INSTANCE_CREATE: parameter 'tags' Tag contains invalid "
+				"characters: 'no spaces'");
+	assert_invalid(long_tag, "OP_INSTANCE_CREATE: parameter 'tags' Tag too long (>128 "
+				 "characters): 'xxxxxxxxxxxxxxxxxxxx...'");
+	assert_invalid("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"cluster\", \"tags\": [\"\"]}",
+		       "OP_TAGS_SET: parameter 'tags' Tags cannot be empty");
+}
+
 static void
 test_secret_and_private(void)
 {
@@ -152,6 +206,7 @@ main(int argc, char **argv)
 	g_test_add_func("/opcode/defaults-filled", test_defaults_filled);
 	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
 	g_test_add_func("/opcode/invalid", test_invalid);
+	g_test_add_func("/opcode/limits", test_limits);
 	g_test_add_func("/opcode/secret-and-private", test_secret_and_private);
 	g_test_add_func("/opcode/depends-resolved", test_depends_resolved);
 	return g_test_run();

@@ -293,6 +293,9 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 		const gchar *needle;
 	} cases[] = {
 		{CREATE("a.example.com", ", \"os_type\": \"nosuchos\""), "OpPrereqError", "nosuchos"},
+		/* nothing to install now, but the OS must still exist */
+		{CREATE("a2.example.com", ", \"os_type\": \"nosuchos\", \"no_install\": true"),
+		 "OpPrereqError", "nosuchos"},
 		{"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"b.example.com\","
 		 " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": \"1Q\"}],"
 		 " \"nics\": [], \"os_type\": \"noop\"}",
@@ -329,6 +332,23 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 	assert_job_ok(first);
 	again = run_op(fx, CREATE("h.example.com", ", \"start\": false"));
 	assert_job_failed(again, "OpPrereqError", "is already in the cluster");
+
+	/* 16 disks at most (Ganeti's MAX_DISKS), added one at a time too */
+	for (guint i = 1; i < 16; i++) {
+		g_autoptr(JsonArray) added = run_op(
+			fx, "{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
+			    " \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
+		assert_job_ok(added);
+	}
+	g_assert_cmpuint(count_disk_files(fx, "h.example.com"), ==, 16);
+	{
+		g_autoptr(JsonArray) seventeenth = run_op(
+			fx, "{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
+			    " \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
+		assert_job_failed(seventeenth, "OpPrereqError",
+				  "Instance has too many disks (16), cannot add more");
+	}
+	g_assert_cmpuint(count_disk_files(fx, "h.example.com"), ==, 16);
 }
 
 /* run_op() of a job that must succeed, or fail with @klass and @needle. */

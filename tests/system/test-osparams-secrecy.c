@@ -445,6 +445,7 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	g_autoptr(JsonNode) rapi_create = NULL;
 	g_autoptr(JsonArray) rapi_created = NULL;
 	g_autofree gchar *refused_text = NULL;
+	g_autofree gchar *secrets_file = NULL;
 	g_autofree gchar *tmp = NULL;
 	guint n_files;
 
@@ -500,12 +501,36 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	expect_has(no_secret, 1, "the secret OS parameters 'root_password' were given at its last "
 				 "install and are never stored");
 	assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_1, SECRET_1, FALSE);
+	/* the secret from a file, never on the command line (issue 12) */
+	secrets_file = g_build_filename(fx->scratch, "secrets", NULL);
+	write_file(secrets_file, "# web1's\nroot_password=" SECRET_2 "\n", 0600);
 	reinstalled = INSTANCE(fx, "reinstall", "-f", "--os-parameters-private",
-			       "api_token=" PRIVATE_2, "--os-parameters-secret",
-			       "root_password=" SECRET_2, "web1.example.com");
+			       "api_token=" PRIVATE_2, "--os-parameters-secret-file", secrets_file,
+			       "web1.example.com");
 	expect(reinstalled, 0, NULL);
 	assert_no_values("gnt-instance reinstall", reinstalled->out);
 	assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_2, SECRET_2, TRUE);
+	/* and from standard input; a key given twice is refused */
+	{
+		const gchar *const args[] = {"reinstall", "-f", "--os-parameters-secret-file", "-",
+					     "web1.example.com", NULL};
+		const gchar *const twice[] = {"reinstall", "-f", "--os-parameters-secret",
+					      "root_password=" SECRET_3,
+					      "--os-parameters-secret-file", "-",
+					      "web1.example.com", NULL};
+		g_autoptr(Run) from_stdin = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
+							      args, "root_password=" SECRET_1 "\n");
+		g_autoptr(Run) given_twice = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
+							   twice, "root_password=" SECRET_1 "\n");
+
+		expect(from_stdin, 0, NULL);
+		assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_2, SECRET_1,
+			      TRUE);
+		expect_has(given_twice, 1, "secret OS parameter 'root_password' is given twice");
+		assert_no_values("gnt-instance reinstall", given_twice->err);
+		assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_2, SECRET_1,
+			      TRUE);
+	}
 
 	/* modify cannot keep a secret: refused before anything is sent */
 	modify_secret = INSTANCE(fx, "modify", "--os-parameters-secret", "root_password=" SECRET_3,

@@ -35,29 +35,42 @@ run_detach_terminal(gpointer data)
 	setsid();
 }
 
-/* Runs the program named by $@env_var with @args under @root. */
+/* Runs the program named by $@env_var with @args under @root, @input
+ * (nullable) on its standard input. */
 static inline Run *
-run_in(const gchar *root, const gchar *env_var, const gchar *const *args)
+run_in_with_input(const gchar *root, const gchar *env_var, const gchar *const *args,
+		  const gchar *input)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	g_auto(GStrv) envp = g_environ_setenv(g_get_environ(), "GANTRY_ROOT", root, TRUE);
+	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
+		(input != NULL ? G_SUBPROCESS_FLAGS_STDIN_PIPE : G_SUBPROCESS_FLAGS_NONE));
+	g_autoptr(GSubprocess) proc = NULL;
 	g_autoptr(GError) error = NULL;
 	Run *run = g_new0(Run, 1);
-	gint wait_status = 0;
 
 	g_ptr_array_add(argv, (gpointer)g_getenv(env_var));
 	g_assert_nonnull(argv->pdata[0]);
 	for (guint i = 0; args[i] != NULL; i++)
 		g_ptr_array_add(argv, (gpointer)args[i]);
 	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, envp, G_SPAWN_DEFAULT,
-				   run_detach_terminal, NULL, &run->out, &run->err, &wait_status,
-				   &error));
+	g_subprocess_launcher_setenv(launcher, "GANTRY_ROOT", root, TRUE);
+	g_subprocess_launcher_set_child_setup(launcher, run_detach_terminal, NULL, NULL);
+	proc = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error);
 	g_assert_no_error(error);
-	run->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+	g_assert_true(g_subprocess_communicate_utf8(proc, input, NULL, &run->out, &run->err, &error));
+	g_assert_no_error(error);
+	run->status = g_subprocess_get_if_exited(proc) ? g_subprocess_get_exit_status(proc) : 128;
 	if (g_test_verbose())
 		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
 	return run;
+}
+
+/* Runs the program named by $@env_var with @args under @root. */
+static inline Run *
+run_in(const gchar *root, const gchar *env_var, const gchar *const *args)
+{
+	return run_in_with_input(root, env_var, args, NULL);
 }
 
 /* RUN(fx, "GNT_TEST_GNT_NODE", "list", ...) under fx->root */
