@@ -1,5 +1,8 @@
 #include "gnt-subprocess.h"
 
+#include <unistd.h>
+
+#include "gnt-child.h"
 #include "gnt-error.h"
 
 #define GNT_SUBPROCESS_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -48,6 +51,7 @@ spawn_clean(const gchar *const *argv, const gchar *const *envp, GError **error)
 		env = g_environ_setenv(env, "PATH", GNT_SUBPROCESS_DEFAULT_PATH, TRUE);
 	g_subprocess_launcher_set_environ(launcher, env);
 	g_subprocess_launcher_set_stdin_file_path(launcher, "/dev/null");
+	g_subprocess_launcher_set_child_setup(launcher, gnt_child_setup, GNT_CHILD_SETUP_DATA, NULL);
 	return g_subprocess_launcher_spawnv(launcher, argv, error);
 }
 
@@ -66,6 +70,8 @@ gnt_subprocess_run(const gchar *const *argv, const gchar *const *envp, guint tim
 	g_main_context_push_thread_default(ctx);
 	proc = spawn_clean(argv, envp, error);
 	if (proc != NULL) {
+		g_auto(GntChildGroup) group = gnt_child_group_of(proc);
+
 		state.proc = proc;
 		if (timeout_s > 0) {
 			timer = g_timeout_source_new_seconds(timeout_s);

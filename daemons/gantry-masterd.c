@@ -12,12 +12,15 @@
 #include "gnt-luxi-server.h"
 #include "gnt-paths.h"
 #include "gnt-queue.h"
+#include "gnt-recovery.h"
 #include "gnt-rpc-client.h"
 
 #define MASTERD_NAME		 "gantry-masterd"
 #define MASTERD_DEFAULT_MAX_JOBS 20
 #define MASTERD_SHUTDOWN_GRACE_MS 5000
 #define MASTERD_AUTO_ARCHIVE_AGE_S (6 * 3600)
+/* how often half-made instances are looked for again (gnt-recovery.h) */
+#define MASTERD_RECOVERY_INTERVAL_S 300
 
 typedef struct {
 	gchar *root;
@@ -34,6 +37,8 @@ typedef struct {
 	GntConfig *config;
 	GntQueue *queue;
 	GntLuxiServer *server;
+	GntRecovery *recovery;
+	guint recovery_timer;
 } Master;
 
 static void
@@ -58,6 +63,9 @@ static const gchar masterd_help[] =
 	"runs per root: <root>/run/gantry/gantry-masterd.pid is locked while it runs.\n"
 	"SIGTERM or SIGINT stop it: no new requests are read, running jobs get\n"
 	"5 seconds to finish, and jobs still running fail at the next start.\n"
+	"An instance whose create never finished (the master was killed, or the\n"
+	"node could not undo it) is removed by a job masterd submits at start-up\n"
+	"and every 5 minutes until none is left.\n"
 	"\n"
 	"There must be a cluster under the root: run gnt-cluster init first.";
 
@@ -66,11 +74,13 @@ master_clear(gpointer state)
 {
 	Master *self = state;
 
+	g_clear_handle_id(&self->recovery_timer, g_source_remove);
 	if (self->server != NULL)
 		gnt_luxi_server_stop(self->server);
 	if (self->queue != NULL)
 		gnt_queue_shutdown(self->queue, MASTERD_SHUTDOWN_GRACE_MS);
 	g_clear_object(&self->server);
+	g_clear_pointer(&self->recovery, gnt_recovery_free);
 	g_clear_object(&self->queue);
 	g_clear_object(&self->env.rpc);
 	g_clear_object(&self->config);
@@ -83,6 +93,15 @@ set_no_cluster_error(const GntPaths *paths, GError **error)
 	g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
 		    "no cluster under root '%s': run gnt-cluster init first",
 		    gnt_paths_get_root(paths));
+}
+
+static gboolean
+recovery_cb(gpointer user_data)
+{
+	Master *self = user_data;
+
+	gnt_recovery_run(self->recovery);
+	return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -121,6 +140,11 @@ master_start(gpointer state, const GntPaths *paths, gconstpointer options, GErro
 	if (!gnt_luxi_server_listen(self->server, gnt_paths_get_luxi_socket(paths), error))
 		return FALSE;
 	gnt_queue_start(self->queue);
+	/* what a killed master (or an unreachable node) left half done is
+	 * undone now, and retried until nothing is left */
+	self->recovery = gnt_recovery_new(self->queue, self->config);
+	gnt_recovery_run(self->recovery);
+	self->recovery_timer = g_timeout_add_seconds(MASTERD_RECOVERY_INTERVAL_S, recovery_cb, self);
 	g_message("started (pid %d, root '%s', at most %" G_GINT64_FORMAT " jobs running)",
 		  (int)getpid(), gnt_paths_get_root(paths), max_running);
 	return TRUE;

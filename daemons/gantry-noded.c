@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "gnt-child.h"
 #include "gnt-daemon.h"
 #include "gnt-error.h"
 #include "gnt-join.h"
@@ -102,12 +103,18 @@ node_start(gpointer state, const GntPaths *paths, gconstpointer options, GError 
 	const NodedOptions *opts = options;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *uri = NULL;
+	g_autofree gchar *children_dir = NULL;
 	guint port = 0;
 	const GntRpcNodeOptions rpc_options = {.libvirt_uri = opts->libvirt_uri};
 
 	if (!gnt_rpc_parse_listen_address(opts->listen, GNT_RPC_DEFAULT_PORT, &address, &port,
 					  error))
 		return FALSE;
+	/* what a killed noded's OS scripts and tools left running ends now,
+	 * before anything new is started (common/gnt-child.h) */
+	children_dir = g_build_filename(gnt_paths_get_run_dir(paths), "noded-children", NULL);
+	gnt_child_set_record_dir(children_dir);
+	gnt_child_kill_leftovers();
 	if (opts->join != NULL &&
 	    !gnt_join_cluster(paths, opts->join, (const gchar *const *)opts->addresses,
 			      NODED_JOIN_TIMEOUT_S, error))

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gnt-build-config.h"
+#include "gnt-child.h"
 #include "gnt-error.h"
 #include "gnt-http-get.h"
 #include "gnt-json.h"
@@ -542,6 +543,7 @@ qemu_img_convert(const gchar *path, const gchar *format, guint64 virtual_size,
 	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
 		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
 	g_autoptr(GSubprocess) proc = NULL;
+	g_auto(GntChildGroup) group = {0};
 	g_autoptr(GString) tail = g_string_new(NULL);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	gboolean raw_target = options->target_format == GNT_DISK_FORMAT_RAW;
@@ -565,12 +567,14 @@ qemu_img_convert(const gchar *path, const gchar *format, guint64 virtual_size,
 	g_subprocess_launcher_set_environ(launcher, (gchar **)tool_env);
 	g_subprocess_launcher_setenv(launcher, "PATH", "/usr/local/bin:/usr/bin:/bin", TRUE);
 	g_subprocess_launcher_set_stdin_file_path(launcher, "/dev/null");
+	g_subprocess_launcher_set_child_setup(launcher, gnt_child_setup, GNT_CHILD_SETUP_DATA, NULL);
 	proc = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, error);
 	if (proc == NULL) {
 		gnt_error_convert(error);
 		g_prefix_error(error, "running qemu-img: ");
 		return FALSE;
 	}
+	group = gnt_child_group_of(proc);
 	reporter_init(&reporter, options, GNT_IMAGE_PHASE_WRITING, virtual_size);
 	read_convert_output(g_subprocess_get_stdout_pipe(proc), &reporter, virtual_size, tail);
 	if (!g_subprocess_wait(proc, NULL, error)) {

@@ -63,7 +63,7 @@ struct _GntInstall {
 	gboolean start;
 	GntRpcClient *rpc; /* while running */
 	JsonObject *spec;  /* of the record, while running */
-	gboolean made_disks;
+	gboolean disks_may_exist;
 	gboolean booted;
 	gboolean first_boot;	/* the boot used the install hvparams */
 	gboolean boot_prepared; /* self_install: the first boot is to use them */
@@ -286,10 +286,10 @@ static gboolean
 prepare_run(GntInstall *self, GError **error)
 {
 	gnt_lu_feedback(self->lu, "* creating instance disks...");
-	if (!gnt_node_call_blockdev_create(self->rpc, self->node, self->spec, error))
-		return FALSE;
-	self->made_disks = TRUE;
-	return TRUE;
+	/* from now on: a call that failed part-way on the node, or whose
+	 * answer was lost (noded killed), may have left some */
+	self->disks_may_exist = TRUE;
+	return gnt_node_call_blockdev_create(self->rpc, self->node, self->spec, error);
 }
 
 /* write_image: a disk image onto disk 0, by the node's image writer
@@ -866,9 +866,9 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 }
 
 gboolean
-gnt_install_made_disks(const GntInstall *self)
+gnt_install_disks_may_exist(const GntInstall *self)
 {
-	return self->made_disks;
+	return self->disks_may_exist;
 }
 
 gboolean

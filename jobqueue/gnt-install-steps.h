@@ -84,16 +84,16 @@ gnt_install_check(GntInstall *self, GError **error);
  * Runs the plan through @rpc; the first failing step ends it (the rest are
  * "not run") and fails with "install step 'NAME' failed: ..." and the last
  * line of the step's output (its last lines are in the job log). The
- * caller undoes or keeps what is there (gnt_install_made_disks()) and
+ * caller undoes or keeps what is there (gnt_install_disks_may_exist()) and
  * stores gnt_install_dup_state().
  */
 gboolean
 gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error);
 
-/* Whether the prepare step made the instance's disks (a failed create
- * removes them). */
+/* Whether the instance's disks may exist: the prepare step started making
+ * them, even if it failed (a failed create removes them). */
 gboolean
-gnt_install_made_disks(const GntInstall *self);
+gnt_install_disks_may_exist(const GntInstall *self);
 /* Whether the boot step started the instance. */
 gboolean
 gnt_install_booted(const GntInstall *self);

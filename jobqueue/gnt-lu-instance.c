@@ -21,6 +21,7 @@
 #include "gnt-net.h"
 #include "gnt-node-calls.h"
 #include "gnt-os-definition.h"
+#include "gnt-recovery.h"
 #include "gnt-size.h"
 
 #define INSTANCE_START_PAUSED_FALSE FALSE
@@ -978,22 +979,48 @@ create_check_prereq(GntLu *lu, GError **error)
 	return TRUE;
 }
 
-/* Undoes what a failed create made, newest first; never fails. */
+/*
+ * Undoes what a failed create made, newest first; never fails. @disks_may_exist:
+ * a disk creation was tried (it may have made some before it failed). When
+ * the node cannot remove them (noded down or killed), the record stays,
+ * still marked as being created by this job, so that masterd's recovery
+ * pass (gnt-recovery.h) removes both once the node answers again: an
+ * instance is either whole or, in the end, gone.
+ */
 static void
 create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
-		 gboolean disks_made)
+		 gboolean disks_may_exist)
 {
 	JsonObject *record = json_object_get_object_member(spec, "instance");
 	const gchar *uuid = json_object_get_string_member(record, "uuid");
 	g_autoptr(GError) error = NULL;
 
-	if (disks_made && !gnt_node_call_blockdev_remove(rpc, node, spec, &error)) {
-		gnt_lu_feedback(lu, "WARNING: could not remove the disks made: %s", error->message);
-		g_clear_error(&error);
+	if (disks_may_exist && !gnt_node_call_blockdev_remove(rpc, node, spec, &error)) {
+		gnt_lu_feedback(lu,
+				"WARNING: could not remove the disks made: %s; the instance stays in "
+				"the configuration, marked as half created by job %" G_GUINT64_FORMAT
+				", until the master removes it (it tries again at start-up and every "
+				"5 minutes)",
+				error->message, gnt_lu_get_job_id(lu));
+		return;
 	}
 	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, &error))
 		gnt_lu_feedback(lu, "WARNING: could not remove the instance from the config: %s",
 				error->message);
+}
+
+/* The create ended well: its record loses the mark of a create under way. */
+static gboolean
+create_mark_done(GntLu *lu, JsonObject *stored, GError **error)
+{
+	g_autoptr(JsonObject) current = gnt_config_dup_object(
+		lu_config(lu), GNT_OBJECT_INSTANCE, json_object_get_string_member(stored, "uuid"),
+		error);
+
+	if (current == NULL)
+		return FALSE;
+	json_object_remove_member(current, GNT_RECOVERY_CREATING_JOB);
+	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
 }
 
 /* An import or --no-install: the disks, then the import's streams; no
@@ -1012,7 +1039,7 @@ create_exec_without_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Json
 	if (has_disks) {
 		gnt_lu_feedback(lu, "* creating instance disks...");
 		if (!gnt_node_call_blockdev_create(rpc, node, spec, error)) {
-			create_roll_back(lu, rpc, node, spec, FALSE);
+			create_roll_back(lu, rpc, node, spec, TRUE);
 			return FALSE;
 		}
 	}
@@ -1050,7 +1077,7 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 			gnt_lu_instance_spec_new(lu_config(lu), stored, &spec_error);
 
 		if (spec != NULL)
-			create_roll_back(lu, rpc, node, spec, gnt_install_made_disks(install));
+			create_roll_back(lu, rpc, node, spec, gnt_install_disks_may_exist(install));
 		else
 			gnt_lu_feedback(lu, "WARNING: could not undo the create: %s",
 					spec_error->message);
@@ -1084,6 +1111,10 @@ create_exec(GntLu *lu, GError **error)
 	}
 	gnt_lu_feedback(lu, "adding instance %s to cluster config",
 			json_object_get_string_member(record, "name"));
+	/* until the create ended well (create_mark_done()): a master killed
+	 * meanwhile finds it half made at its next start (gnt-recovery.h) */
+	json_object_set_int_member(record, GNT_RECOVERY_CREATING_JOB,
+				   (gint64)gnt_lu_get_job_id(lu));
 	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_INSTANCE, record, error))
 		return NULL;
 	stored = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
@@ -1094,7 +1125,7 @@ create_exec(GntLu *lu, GError **error)
 		ok = create_exec_install(lu, rpc, node, stored, start, error);
 	else
 		ok = create_exec_without_install(lu, rpc, node, stored, start, error);
-	if (!ok)
+	if (!ok || !create_mark_done(lu, stored, error))
 		return NULL;
 	if (gnt_lu_instance_has_communication(stored)) {
 		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
@@ -1136,6 +1167,11 @@ remove_exec(GntLu *lu, GError **error)
 
 	if (rpc == NULL)
 		return NULL;
+	if (json_object_has_member(ctx->instance, GNT_RECOVERY_CREATING_JOB))
+		gnt_lu_feedback(lu, "Instance %s was left half created by job %" G_GINT64_FORMAT
+				    ": removing what that job made",
+				instance_name(ctx),
+				json_object_get_int_member(ctx->instance, GNT_RECOVERY_CREATING_JOB));
 	gnt_lu_feedback(lu, "Shutting down instance %s on node %s", instance_name(ctx),
 			json_object_get_string_member(ctx->node, "name"));
 	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &step_error) &&

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gnt-child.h"
 #include "gnt-error.h"
 
 /* How much of a log's end is read for its tail. */
@@ -110,14 +111,6 @@ tail_fd(int fd, guint lines)
 	return g_steal_pointer(&valid);
 }
 
-/* Runs in the child before exec: a process group of its own, so that a
- * timeout kills whatever the script started too. */
-static void
-child_setup(gpointer user_data)
-{
-	(void)setpgid(0, 0);
-}
-
 typedef struct {
 	GMainLoop *loop;
 	GPid pid;
@@ -183,12 +176,16 @@ run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd
 	RunState state = {.loop = loop};
 
 	if (!g_spawn_async_with_pipes_and_fds(cwd, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
-					      child_setup, NULL, stdin_fd, stdout_fd, stderr_fd,
+					      /* a process group of its own, so that a timeout
+					       * kills whatever the script started too */
+					      gnt_child_setup, GNT_CHILD_SETUP_DATA, stdin_fd,
+					      stdout_fd, stderr_fd,
 					      NULL, NULL, 0, &state.pid, NULL, NULL, NULL, error)) {
 		gnt_error_convert(error);
 		return FALSE;
 	}
 	(void)setpgid(state.pid, state.pid); /* the child may not have run yet */
+	gnt_child_record(state.pid);
 
 	child = g_child_watch_source_new(state.pid);
 	g_source_set_callback(child, G_SOURCE_FUNC(child_exited_cb), &state, NULL);
@@ -211,6 +208,7 @@ run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd
 		g_source_destroy(cancel);
 	g_source_destroy(child);
 	g_spawn_close_pid(state.pid);
+	gnt_child_forget(state.pid);
 
 	*reason = NULL;
 	if (state.timed_out)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gnt-child.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-node-calls-backup.h"
@@ -174,6 +175,8 @@ gzip_spawn(gboolean decompress, int in_fd, int out_fd, GError **error)
 
 	g_subprocess_launcher_take_stdin_fd(launcher, in_fd);
 	g_subprocess_launcher_take_stdout_fd(launcher, out_fd);
+	/* ends with noded; otherwise it ends with its pipe */
+	g_subprocess_launcher_set_child_setup(launcher, gnt_child_setup, GNT_CHILD_SETUP_DATA, NULL);
 	proc = g_subprocess_launcher_spawn(launcher, error, "gzip", decompress ? "-dc" : "-c",
 					   NULL);
 	if (proc == NULL) {

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "gnt-config.h"
 #include "gnt-paths.h"
 
@@ -13,6 +15,20 @@ typedef struct {
 	GntPaths *paths;
 	GntConfig *config;
 } GntTestRoot;
+
+/* Writes @text into @dir/@name (@dir NULL: @name is the whole path), then
+ * gives it @mode. */
+static inline void
+gnt_test_write_file(const gchar *dir, const gchar *name, const gchar *text, gint mode)
+{
+	g_autofree gchar *path = g_build_filename(dir != NULL ? dir : name, dir != NULL ? name : NULL,
+						  NULL);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(g_file_set_contents(path, text, -1, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(g_chmod(path, mode), ==, 0);
+}
 
 /* A root under /tmp (short: unix socket paths are limited) holding the
  * directories and a cluster "cluster.example.com" on @master_node (NULL:

@@ -42,17 +42,6 @@ source_path(const gchar *top, const gchar *name)
 	return g_build_filename(root, top, name, NULL);
 }
 
-static void
-write_file(const gchar *dir, const gchar *name, const gchar *text, gint mode)
-{
-	g_autofree gchar *path = g_build_filename(dir, name, NULL);
-	g_autoptr(GError) error = NULL;
-
-	g_assert_true(g_file_set_contents(path, text, -1, &error));
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(path, mode), ==, 0);
-}
-
 /* The untrusted OS: its host scripts must never run (the create one leaves
  * a mark if it does); untrusted/create runs in the appliance. */
 static void
@@ -87,18 +76,18 @@ make_os(ApplianceFx *fx)
 	const gchar *other = "#!/bin/sh\nexit 1\n";
 
 	g_assert_cmpint(g_mkdir_with_parents(untrusted, 0755), ==, 0);
-	write_file(dir, "ganeti_api_version", "20\n", 0644);
-	write_file(dir, "variants.list", "default\n", 0644);
-	write_file(dir, "parameters.list",
+	gnt_test_write_file(dir, "ganeti_api_version", "20\n", 0644);
+	gnt_test_write_file(dir, "variants.list", "default\n", 0644);
+	gnt_test_write_file(dir, "parameters.list",
 		   "greeting a public greeting\nrootpw a private password\n"
 		   "token a secret token\n",
 		   0644);
-	write_file(dir, "create", host_create, 0755);
-	write_file(dir, "export", other, 0755);
-	write_file(dir, "import", other, 0755);
-	write_file(dir, "rename", other, 0755);
-	write_file(dir, "verify", "#!/bin/sh\nexit 0\n", 0755);
-	write_file(untrusted, "create", untrusted_create, 0755);
+	gnt_test_write_file(dir, "create", host_create, 0755);
+	gnt_test_write_file(dir, "export", other, 0755);
+	gnt_test_write_file(dir, "import", other, 0755);
+	gnt_test_write_file(dir, "rename", other, 0755);
+	gnt_test_write_file(dir, "verify", "#!/bin/sh\nexit 0\n", 0755);
+	gnt_test_write_file(untrusted, "create", untrusted_create, 0755);
 }
 
 /* The personalization package: etc/motd replaces the script's, etc/issue
@@ -112,8 +101,8 @@ make_package(ApplianceFx *fx)
 	const gchar *argv[] = {"tar", "-C", tree, "-czf", tarball, "etc", NULL};
 
 	g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
-	write_file(etc, "motd", "from the personalization package\n", 0644);
-	write_file(etc, "issue", "personalized\n", 0644);
+	gnt_test_write_file(etc, "motd", "from the personalization package\n", 0644);
+	gnt_test_write_file(etc, "issue", "personalized\n", 0644);
 	gnt_test_run_checked(argv);
 	return image_test_read_file(tarball);
 }

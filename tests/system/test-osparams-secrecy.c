@@ -60,16 +60,6 @@ typedef struct {
 
 /* ---- helpers ---- */
 
-static void
-write_file(const gchar *path, const gchar *text, gint mode)
-{
-	g_autoptr(GError) error = NULL;
-
-	g_assert_true(g_file_set_contents(path, text, -1, &error));
-	g_assert_no_error(error);
-	g_assert_cmpint(g_chmod(path, mode), ==, 0);
-}
-
 /* Wrappers named as the daemons, which run them with --debug and TMPDIR
  * in the scratch directory; GANTRY_DAEMON_DIR points at them. */
 static void
@@ -89,7 +79,7 @@ make_daemon_wrappers(SecFx *fx)
 		g_autofree gchar *script = g_strdup_printf(
 			"#!/bin/sh\nTMPDIR='%s'; export TMPDIR\nexec '%s' --debug \"$@\"\n", tmp, real);
 
-		write_file(path, script, 0755);
+		gnt_test_write_file(NULL, path, script, 0755);
 	}
 	g_setenv("GANTRY_DAEMON_DIR", bin, TRUE);
 }
@@ -221,7 +211,7 @@ rapi_set_up(SecFx *fx)
 	g_autoptr(GError) error = NULL;
 
 	g_assert_cmpint(g_mkdir_with_parents(users_dir, 0750), ==, 0);
-	write_file(users, line, 0600);
+	gnt_test_write_file(NULL, users, line, 0600);
 	g_assert_true(g_file_get_contents(port_file, &port, NULL, &error));
 	g_assert_no_error(error);
 	fx->rapi_base = g_strdup_printf("https://localhost:%s", g_strstrip(port));
@@ -503,7 +493,7 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_1, SECRET_1, FALSE);
 	/* the secret from a file, never on the command line (issue 12) */
 	secrets_file = g_build_filename(fx->scratch, "secrets", NULL);
-	write_file(secrets_file, "# web1's\nroot_password=" SECRET_2 "\n", 0600);
+	gnt_test_write_file(NULL, secrets_file, "# web1's\nroot_password=" SECRET_2 "\n", 0600);
 	reinstalled = INSTANCE(fx, "reinstall", "-f", "--os-parameters-private",
 			       "api_token=" PRIVATE_2, "--os-parameters-secret-file", secrets_file,
 			       "web1.example.com");
