@@ -599,6 +599,12 @@ verify_node_resources(GroupCheck *gc, NodeImage *img)
 				json_object_get_int_member_with_default(info, "memory_total", 0));
 }
 
+static gint
+compare_strings(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
 /* A set as Ganeti prints it: sorted, comma-joined. */
 static gchar *
 joined_set(JsonNode *value)
@@ -618,7 +624,7 @@ joined_set(JsonNode *value)
 		else
 			g_ptr_array_add(items, gnt_json_to_string(item));
 	}
-	g_ptr_array_sort(items, (GCompareFunc)g_strcmp0);
+	g_ptr_array_sort(items, compare_strings);
 	g_ptr_array_add(items, NULL);
 	return g_strjoinv(", ", (gchar **)items->pdata);
 }
