@@ -395,11 +395,13 @@ typedef struct {
 	JsonObject *node;
 	JsonObject *answer;
 	gboolean rpc_fail;
+	gchar *rpc_error;
 } NodeImage;
 
 static void
 node_image_free(NodeImage *img)
 {
+	g_free(img->rpc_error);
 	json_object_unref(img->node);
 	if (img->answer != NULL)
 		json_object_unref(img->answer);
@@ -464,29 +466,51 @@ info_strv(JsonObject *info, const gchar *key)
 	return strv;
 }
 
-/* Gathers node_verify from every online node of the group. */
+/* At most this many nodes are asked at once. */
+#define GATHER_MAX_THREADS 16
+
+typedef struct {
+	GntRpcClient *rpc;
+	JsonObject *storage;
+	GStrv hypervisors;
+	GStrv search_path;
+} GatherArgs;
+
+/* In a pool thread: one node's answer, written to its own image only. */
+static void
+gather_one(gpointer data, gpointer user_data)
+{
+	NodeImage *img = data;
+	GatherArgs *args = user_data;
+	g_autoptr(GError) error = NULL;
+
+	img->answer = gnt_node_call_node_verify(args->rpc, img->node,
+						(const gchar *const *)args->hypervisors,
+						args->storage,
+						(const gchar *const *)args->search_path, &error);
+	img->rpc_fail = img->answer == NULL;
+	if (img->rpc_fail)
+		img->rpc_error = g_strdup(error->message);
+}
+
+/* Asks every online node of the group at once: a node that does not answer
+ * costs one timeout, not one per node. */
 static void
 group_gather(GroupCheck *gc, GntRpcClient *rpc)
 {
 	g_auto(GStrv) hypervisors = info_strv(gc->info, "enabled_hypervisors");
 	g_auto(GStrv) search_path = info_strv(gc->info, "os_search_path");
+	GatherArgs args = {rpc, gc->storage, hypervisors, search_path};
+	GThreadPool *pool = g_thread_pool_new(gather_one, &args, GATHER_MAX_THREADS, FALSE, NULL);
 
 	gc->start_s = g_get_real_time() / G_USEC_PER_SEC;
 	for (guint i = 0; i < gc->images->len; i++) {
 		NodeImage *img = g_ptr_array_index(gc->images, i);
-		g_autoptr(GError) error = NULL;
 
-		if (node_flag(img->node, "offline"))
-			continue;
-		img->answer = gnt_node_call_node_verify(rpc, img->node,
-							(const gchar *const *)hypervisors,
-							gc->storage,
-							(const gchar *const *)search_path, &error);
-		img->rpc_fail = img->answer == NULL;
-		if (img->rpc_fail)
-			verifier_report(&gc->v, GNT_CV_ENODERPC, node_name(img->node), FALSE,
-					"while contacting node: %s", error->message);
+		if (!node_flag(img->node, "offline"))
+			g_thread_pool_push(pool, img, NULL);
 	}
+	g_thread_pool_free(pool, FALSE, TRUE);
 	gc->end_s = g_get_real_time() / G_USEC_PER_SEC;
 }
 
@@ -918,6 +942,9 @@ node_verify_status(GroupCheck *gc, guint *n_offline, guint *n_drained)
 		}
 		if (gc->v.verbose)
 			gnt_lu_feedback(gc->v.lu, "* Verifying node %s (%s)", name, ntype);
+		verifier_report_if(&gc->v, img->rpc_fail, GNT_CV_ENODERPC, name, FALSE,
+				   "while contacting node: %s",
+				   img->rpc_error != NULL ? img->rpc_error : "no error");
 		if (img->rpc_fail || !verify_node_version_time(gc, img))
 			continue;
 		verify_node_resources(gc, img);
