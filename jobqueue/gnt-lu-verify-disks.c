@@ -120,15 +120,15 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 			json_object_set_string_member(node_errors, node_name, node_error->message);
 			continue;
 		}
-		volumes = json_object_get_object_member(answer, "volumes");
+		volumes = gnt_json_peek_object(answer, "volumes");
 		for (guint i = 0; i < instances->len; i++) {
 			JsonObject *instance = g_ptr_array_index(instances, i);
 			const gchar *template = json_object_get_string_member_with_default(
 				instance, "disk_template", "");
 			JsonObject *listing = volumes != NULL
-						      ? json_object_get_object_member(volumes, template)
+						      ? gnt_json_peek_object(volumes, template)
 						      : NULL;
-			JsonArray *disks = json_object_get_array_member(instance, "disks");
+			JsonArray *disks = gnt_json_peek_array(instance, "disks");
 			g_autofree gchar *list_error = g_strconcat(template, "_error", NULL);
 
 			if (g_strcmp0(json_object_get_string_member(instance, "primary_node"),
@@ -165,7 +165,7 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 									storage, "volume_group_name"),
 								volume);
 				json_array_add_string_element(pair, where);
-				json_array_add_array_element(json_object_get_array_member(missing, name),
+				json_array_add_array_element(gnt_json_peek_array(missing, name),
 							     pair);
 			}
 		}

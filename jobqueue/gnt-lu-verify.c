@@ -72,7 +72,7 @@ gnt_lu_verify_dup_volume_name(JsonObject *instance, guint index, JsonObject *sto
 {
 	const gchar *template_name =
 		json_object_get_string_member_with_default(instance, "disk_template", "diskless");
-	JsonArray *disks = json_object_get_array_member(instance, "disks");
+	JsonArray *disks = gnt_json_peek_array(instance, "disks");
 	GntDiskStoreParams params = {
 		.vg_name = json_object_get_string_member_with_default(storage, "volume_group_name",
 								      NULL),
@@ -458,7 +458,7 @@ group_find_instance(GroupCheck *gc, const gchar *name)
 static GStrv
 info_strv(JsonObject *info, const gchar *key)
 {
-	JsonArray *array = json_object_get_array_member(info, key);
+	JsonArray *array = gnt_json_peek_array(info, key);
 	GStrv strv = g_new0(gchar *, (array != NULL ? json_array_get_length(array) : 0) + 1);
 
 	for (guint i = 0; array != NULL && i < json_array_get_length(array); i++)
@@ -519,8 +519,8 @@ static gboolean
 verify_node_version_time(GroupCheck *gc, NodeImage *img)
 {
 	const gchar *name = node_name(img->node);
-	JsonArray *version = json_object_get_array_member(img->answer, "version");
-	JsonArray *time = json_object_get_array_member(img->answer, "time");
+	JsonArray *version = gnt_json_peek_array(img->answer, "version");
+	JsonArray *time = gnt_json_peek_array(img->answer, "time");
 	gint64 protocol, ntime;
 	const gchar *software;
 
@@ -560,7 +560,7 @@ verify_node_version_time(GroupCheck *gc, NodeImage *img)
 static void
 verify_node_certificate(GroupCheck *gc, NodeImage *img)
 {
-	JsonObject *cert = json_object_get_object_member(img->answer, "certificate");
+	JsonObject *cert = gnt_json_peek_object(img->answer, "certificate");
 	g_autofree gchar *what = NULL;
 
 	if (cert == NULL)
@@ -583,14 +583,14 @@ static void
 verify_node_resources(GroupCheck *gc, NodeImage *img)
 {
 	const gchar *name = node_name(img->node);
-	JsonObject *info = json_object_get_object_member(img->answer, "node_info");
+	JsonObject *info = gnt_json_peek_object(img->answer, "node_info");
 	JsonArray *storage;
 
 	verifier_report_if(&gc->v, info == NULL || !json_object_has_member(info, "memory_free"),
 			   GNT_CV_ENODEHV, name, FALSE, "rpc call to node failed (hvinfo)");
 	if (info == NULL)
 		return;
-	storage = json_object_get_array_member(info, "storage");
+	storage = gnt_json_peek_array(info, "storage");
 	for (guint i = 0; storage != NULL && i < json_array_get_length(storage); i++) {
 		JsonObject *report = json_array_get_object_element(storage, i);
 		const gchar *type = json_object_get_string_member_with_default(report, "type", "");
@@ -677,8 +677,8 @@ static void
 verify_node_os(GroupCheck *gc, NodeImage *img, NodeImage *base)
 {
 	const gchar *name = node_name(img->node);
-	JsonArray *list = json_object_get_array_member(img->answer, "os_diagnose");
-	JsonArray *base_list = json_object_get_array_member(base->answer, "os_diagnose");
+	JsonArray *list = gnt_json_peek_array(img->answer, "os_diagnose");
+	JsonArray *base_list = gnt_json_peek_array(base->answer, "os_diagnose");
 	g_autoptr(GString) missing = g_string_new(NULL);
 	static const gchar *const kinds[][2] = {
 		{"API version", "api_versions"},
@@ -732,7 +732,7 @@ verify_node_os(GroupCheck *gc, NodeImage *img, NodeImage *base)
 static gboolean
 instance_is_running(JsonObject *running, const gchar *name)
 {
-	JsonObject *entry = running != NULL ? json_object_get_object_member(running, name) : NULL;
+	JsonObject *entry = running != NULL ? gnt_json_peek_object(running, name) : NULL;
 
 	return entry != NULL &&
 	       g_strcmp0(json_object_get_string_member_with_default(entry, "state", ""),
@@ -746,8 +746,8 @@ verify_node_running(GroupCheck *gc, NodeImage *img)
 {
 	const gchar *name = node_name(img->node);
 	const gchar *uuid = json_object_get_string_member(img->node, "uuid");
-	JsonObject *running = json_object_get_object_member(img->answer, "instance_list");
-	JsonArray *taps = json_object_get_array_member(img->answer, "taps");
+	JsonObject *running = gnt_json_peek_object(img->answer, "instance_list");
+	JsonArray *taps = gnt_json_peek_array(img->answer, "taps");
 	g_autoptr(GList) names = NULL;
 
 	if (running == NULL) {
@@ -792,9 +792,9 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 {
 	const gchar *name = json_object_get_string_member(instance, "name");
 	NodeImage *img = group_find_image(gc, json_object_get_string_member(instance, "primary_node"));
-	JsonArray *disks = json_object_get_array_member(instance, "disks");
+	JsonArray *disks = gnt_json_peek_array(instance, "disks");
 	JsonObject *volumes = img != NULL && img->answer != NULL
-				      ? json_object_get_object_member(img->answer, "volumes")
+				      ? gnt_json_peek_object(img->answer, "volumes")
 				      : NULL;
 	const gchar *pname = img != NULL ? node_name(img->node) : "?";
 	gboolean offline = img != NULL && node_flag(img->node, "offline");
@@ -807,7 +807,7 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 		const gchar *template = json_object_get_string_member_with_default(
 			instance, "disk_template", "");
 		JsonObject *listing = volumes != NULL
-					      ? json_object_get_object_member(volumes, template)
+					      ? gnt_json_peek_object(volumes, template)
 					      : NULL;
 		gint64 want_mib = json_object_get_int_member_with_default(disk, "size", 0);
 		gint64 have;
@@ -842,7 +842,7 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 	if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state", ""),
 		      "up") == 0) {
 		JsonObject *running = img->answer != NULL
-					      ? json_object_get_object_member(img->answer,
+					      ? gnt_json_peek_object(img->answer,
 									      "instance_list")
 					      : NULL;
 
@@ -861,7 +861,7 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 			json_object_get_string_member_with_default(instance, "os", ""), "+", 2);
 		guint count = 0;
 		gboolean has_os = os_parts[0] == NULL || os_parts[0][0] == '\0' ||
-				  find_os(json_object_get_array_member(img->answer, "os_diagnose"),
+				  find_os(gnt_json_peek_array(img->answer, "os_diagnose"),
 					  os_parts[0], &count) != NULL;
 
 		verifier_report_if(&gc->v, !has_os, GNT_CV_ENODEOS, pname, FALSE,
@@ -876,12 +876,12 @@ verify_orphan_volumes(GroupCheck *gc, GHashTable *expected)
 	for (guint i = 0; i < gc->images->len; i++) {
 		NodeImage *img = g_ptr_array_index(gc->images, i);
 		JsonObject *volumes = img->answer != NULL
-					      ? json_object_get_object_member(img->answer, "volumes")
+					      ? gnt_json_peek_object(img->answer, "volumes")
 					      : NULL;
 		static const gchar *const templates[] = {"plain", "file"};
 
 		for (guint t = 0; volumes != NULL && t < G_N_ELEMENTS(templates); t++) {
-			JsonObject *listing = json_object_get_object_member(volumes, templates[t]);
+			JsonObject *listing = gnt_json_peek_object(volumes, templates[t]);
 			g_autoptr(GList) names = listing != NULL ? json_object_get_members(listing)
 								 : NULL;
 			g_autofree gchar *key = g_strconcat(templates[t], "_error", NULL);
@@ -1010,7 +1010,7 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 	for (guint i = 0; i < gc.instances->len; i++) {
 		JsonObject *instance = g_ptr_array_index(gc.instances, i);
 		g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(gc.env->config, instance, NULL);
-		JsonObject *be = spec != NULL ? json_object_get_object_member(spec, "beparams") : NULL;
+		JsonObject *be = spec != NULL ? gnt_json_peek_object(spec, "beparams") : NULL;
 
 		if (gc.v.verbose)
 			gnt_lu_feedback(lu, "* Verifying instance %s",

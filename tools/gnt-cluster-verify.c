@@ -94,7 +94,7 @@ run_and_wait(GntCli *cli, JsonObject *op, gint *exit_code)
 		return NULL;
 	first = json_array_get_length(results) > 0 ? json_array_get_element(results, 0) : NULL;
 	if (first != NULL && JSON_NODE_HOLDS_OBJECT(first))
-		jobs = json_object_get_array_member(json_node_get_object(first), "jobs");
+		jobs = gnt_json_peek_array(json_node_get_object(first), "jobs");
 	for (guint i = 0; jobs != NULL && i < json_array_get_length(jobs); i++)
 		gnt_cli_job_executor_add_job_id(jex, NULL, json_array_get_element(jobs, i));
 	if (!gnt_cli_job_executor_run(jex, &all_ok, &error)) {
@@ -185,7 +185,7 @@ report_group_disks(JsonNode *value)
 	}
 	names = json_object_get_members(missing);
 	for (GList *l = names; l != NULL; l = l->next) {
-		JsonArray *vols = json_object_get_array_member(missing, l->data);
+		JsonArray *vols = gnt_json_peek_array(missing, l->data);
 		gboolean all_broken = TRUE;
 
 		for (guint i = 0; i < json_array_get_length(vols); i++)
