@@ -49,20 +49,18 @@ GPtrArray *
 gnt_lu_verify_dup_instances_of(GntConfig *config, GPtrArray *nodes)
 {
 	g_autoptr(GPtrArray) all = gnt_config_dup_objects(config, GNT_OBJECT_INSTANCE);
+	g_autoptr(GHashTable) uuids = g_hash_table_new(g_str_hash, g_str_equal);
 	GPtrArray *mine = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 
+	for (guint n = 0; n < nodes->len; n++)
+		g_hash_table_add(uuids, (gpointer)json_object_get_string_member(
+						g_ptr_array_index(nodes, n), "uuid"));
 	for (guint i = 0; i < all->len; i++) {
 		JsonObject *instance = g_ptr_array_index(all, i);
-		const gchar *pnode = json_object_get_string_member_with_default(instance,
-										"primary_node", "");
 
-		for (guint n = 0; n < nodes->len; n++) {
-			JsonObject *node = g_ptr_array_index(nodes, n);
-			if (g_strcmp0(pnode, json_object_get_string_member(node, "uuid")) == 0) {
-				g_ptr_array_add(mine, json_object_ref(instance));
-				break;
-			}
-		}
+		if (g_hash_table_contains(uuids, json_object_get_string_member_with_default(
+							 instance, "primary_node", "")))
+			g_ptr_array_add(mine, json_object_ref(instance));
 	}
 	return mine;
 }
@@ -345,16 +343,8 @@ cluster_verify_config_exec(GntLu *lu, GError **error)
 	Verifier v;
 
 	verifier_init(&v, lu);
+	/* config.db checks every record as it is written and loaded */
 	gnt_lu_feedback(lu, "* Verifying cluster config");
-	for (guint i = 0; i < instances->len; i++) {
-		JsonObject *instance = g_ptr_array_index(instances, i);
-		g_autoptr(GError) spec_error = NULL;
-		g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(env->config, instance,
-								      &spec_error);
-
-		verifier_report_if(&v, spec == NULL, GNT_CV_ECLUSTERCFG, NULL, FALSE, "%s",
-				   spec_error != NULL ? spec_error->message : "no error");
-	}
 	gnt_lu_feedback(lu, "* Verifying cluster certificate files");
 	for (guint i = 0; i < G_N_ELEMENTS(cert_files); i++) {
 		/* gantry-rapi's certificate is made by gnt-cluster init only */
@@ -363,6 +353,19 @@ cluster_verify_config_exec(GntLu *lu, GError **error)
 		verify_certificate_file(&v, cert_files[i]);
 	}
 	gnt_lu_feedback(lu, "* Verifying hypervisor parameters");
+	for (guint i = 0; i < instances->len; i++) {
+		JsonObject *instance = g_ptr_array_index(instances, i);
+		g_autoptr(GError) spec_error = NULL;
+		g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(env->config, instance,
+								      &spec_error);
+
+		verifier_report_if(&v, spec == NULL, GNT_CV_ECLUSTERCFG, NULL, FALSE,
+				   "hypervisor %s parameters syntax check (source instance %s): %s",
+				   json_object_get_string_member_with_default(instance, "hypervisor",
+									      "?"),
+				   json_object_get_string_member(instance, "name"),
+				   spec_error != NULL ? spec_error->message : "no error");
+	}
 	gnt_lu_feedback(lu, "* Verifying all nodes belong to an existing group");
 	for (guint i = 0; i < instances->len; i++) {
 		JsonObject *instance = g_ptr_array_index(instances, i);
@@ -427,7 +430,9 @@ typedef struct {
 	JsonObject *info;
 	JsonObject *storage;
 	GPtrArray *images;    /* NodeImage, the group's nodes by name */
-	GPtrArray *instances; /* JsonObject */
+	GPtrArray *instances; /* JsonObject, the group's */
+	GPtrArray *all_instances; /* JsonObject, the cluster's */
+	GHashTable *by_name;	  /* name -> JsonObject of all_instances */
 	gint64 start_s, end_s;
 } GroupCheck;
 
@@ -442,17 +447,13 @@ group_find_image(GroupCheck *gc, const gchar *uuid)
 	return NULL;
 }
 
+/* Any instance of the cluster by name, or NULL. (transfer full) */
 static JsonObject *
 group_find_instance(GroupCheck *gc, const gchar *name)
 {
-	g_autoptr(GPtrArray) all = gnt_config_dup_objects(gc->env->config, GNT_OBJECT_INSTANCE);
+	JsonObject *instance = g_hash_table_lookup(gc->by_name, name);
 
-	for (guint i = 0; i < all->len; i++) {
-		JsonObject *instance = g_ptr_array_index(all, i);
-		if (g_strcmp0(json_object_get_string_member(instance, "name"), name) == 0)
-			return json_object_ref(instance);
-	}
-	return NULL;
+	return instance != NULL ? json_object_ref(instance) : NULL;
 }
 
 static GStrv
@@ -995,6 +996,14 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 		g_ptr_array_add(gc.images, img);
 	}
 	gc.instances = gnt_lu_verify_dup_instances_of(gc.env->config, nodes);
+	gc.all_instances = gnt_config_dup_objects(gc.env->config, GNT_OBJECT_INSTANCE);
+	gc.by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < gc.all_instances->len; i++) {
+		JsonObject *instance = g_ptr_array_index(gc.all_instances, i);
+		g_hash_table_insert(gc.by_name,
+				    (gpointer)json_object_get_string_member(instance, "name"),
+				    instance);
+	}
 	gnt_lu_feedback(lu, "* Gathering data (%u nodes)", nodes->len);
 	gnt_lu_feedback(lu, "* Gathering information about nodes (%u nodes)", nodes->len);
 	group_gather(&gc, rpc);
@@ -1052,6 +1061,8 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 	json_object_unref(gc.storage);
 	g_ptr_array_unref(gc.images);
 	g_ptr_array_unref(gc.instances);
+	g_hash_table_unref(gc.by_name);
+	g_ptr_array_unref(gc.all_instances);
 	return gnt_json_node_new_bool(!gc.v.bad);
 }
 

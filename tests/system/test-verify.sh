@@ -98,6 +98,18 @@ set -e
 	fail "verify-disks of a healthy cluster: $rc $out"
 ok "verify-disks of a healthy cluster: exit 0, 'No disks need to be activated.'"
 
+set +e
+out=$(cluster verify -g nope 2>&1)
+rc=$?
+out2=$(cluster verify -I EBOGUS 2>&1)
+rc2=$?
+set -e
+[ "$rc" = 1 ] && grep -q "^Node group 'nope' not found$" <<<"$out" || fail "-g nope: $rc $out"
+[ "$rc2" = 2 ] && grep -q "option -I: invalid choice: 'EBOGUS'" <<<"$out2" || fail "-I EBOGUS: $rc2 $out2"
+verify -g default
+expect_clean
+ok "-g default verifies that group; an unknown group fails (exit 1), an unknown -I code exit 2"
+
 truncate -s 32M "$DISK"
 verify
 expect 1 ERROR:EINSTANCEFAULTYDISK "web1.example.com:disk/0 on .* has size 32M .*the configuration says 64M"
