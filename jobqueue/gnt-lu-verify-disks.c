@@ -177,6 +177,7 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_group_verify_disks = {
+	.declare_locks = gnt_lu_verify_lock_group,
 	.check_prereq = group_verify_disks_check_prereq,
 	.exec = group_verify_disks_exec,
 };

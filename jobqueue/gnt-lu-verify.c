@@ -65,6 +65,28 @@ gnt_lu_verify_dup_instances_of(GntConfig *config, GPtrArray *nodes)
 	return mine;
 }
 
+void
+gnt_lu_verify_lock_group(GntLu *lu, GntLockSet *locks)
+{
+	GntConfig *config = gnt_lu_get_env(lu)->config;
+	g_autoptr(GPtrArray) nodes = gnt_lu_verify_dup_group_nodes(
+		config, gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name"), NULL);
+	g_autoptr(GPtrArray) instances = NULL;
+
+	if (nodes == NULL)
+		return;
+	instances = gnt_lu_verify_dup_instances_of(config, nodes);
+	for (guint i = 0; i < nodes->len; i++)
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
+				 json_object_get_string_member(g_ptr_array_index(nodes, i), "name"),
+				 GNT_LOCK_SHARED);
+	for (guint i = 0; i < instances->len; i++)
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
+				 json_object_get_string_member(g_ptr_array_index(instances, i),
+							       "name"),
+				 GNT_LOCK_SHARED);
+}
+
 gchar *
 gnt_lu_verify_dup_volume_name(JsonObject *instance, guint index, JsonObject *storage)
 {
@@ -1067,6 +1089,7 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_cluster_verify_group = {
+	.declare_locks = gnt_lu_verify_lock_group,
 	.check_prereq = cluster_verify_group_check_prereq,
 	.exec = cluster_verify_group_exec,
 };

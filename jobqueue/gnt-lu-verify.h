@@ -1,6 +1,7 @@
 #pragma once /* jobqueue/gnt-lu-verify.h: for the verify units only */
 
 #include "gnt-config.h"
+#include "gnt-lu.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,13 @@ gnt_lu_verify_dup_group_nodes(GntConfig *config, const gchar *group_name, GError
  * JsonObject, by name). */
 GPtrArray *
 gnt_lu_verify_dup_instances_of(GntConfig *config, GPtrArray *nodes);
+
+/* Ganeti's share-all locks of a group's verify: every node of the
+ * opcode's group and every instance whose primary node it is, shared, so
+ * that no instance changes while its group is looked at. Nothing for an
+ * unknown group (check_prereq says so). */
+void
+gnt_lu_verify_lock_group(GntLu *lu, GntLockSet *locks);
 
 /* The volume disk @index of @instance has in its node's listing
  * (node_verify's "volumes"): "<instance>/<uuid>.file.disk<N>" (file),
