@@ -1014,6 +1014,22 @@ gnt_json_get_object(JsonObject *obj, const gchar *key, JsonObject **out, GError 
 	return TRUE;
 }
 
+JsonObject *
+gnt_json_peek_object(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return node != NULL && JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+}
+
+JsonArray *
+gnt_json_peek_array(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return node != NULL && JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+}
+
 JsonNode *
 gnt_json_node_new_string(const gchar *value)
 {

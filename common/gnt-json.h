@@ -85,6 +85,13 @@ gboolean
 gnt_json_get_array(JsonObject *obj, const gchar *key, JsonArray **out, GError **error);
 gboolean
 gnt_json_get_object(JsonObject *obj, const gchar *key, JsonObject **out, GError **error);
+/* @key's value when it is an object (an array), else NULL: for optional
+ * members, without the critical json-glib gives for a missing one. @obj
+ * may be NULL. (transfer none) */
+JsonObject *
+gnt_json_peek_object(JsonObject *obj, const gchar *key);
+JsonArray *
+gnt_json_peek_array(JsonObject *obj, const gchar *key);
 
 /* Node-level checks, for array elements and dictionary values. @what names
  * the value in the error message ("'duration'", "element 3"). */

@@ -178,12 +178,23 @@ fill_beparams(JsonObject *cluster_info, JsonObject *instance)
 }
 
 JsonObject *
+gnt_lu_storage_spec_new(JsonObject *info)
+{
+	JsonObject *storage = json_object_new();
+
+	json_object_set_member(storage, "volume_group_name",
+			       gnt_json_node_deep_copy(json_object_get_member(info, "volume_group_name")));
+	json_object_set_member(storage, "file_storage_dir",
+			       gnt_json_node_deep_copy(json_object_get_member(info, "file_storage_dir")));
+	return storage;
+}
+
+JsonObject *
 gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
 	g_autoptr(JsonObject) hvparams = fill_hvparams(info, instance, error);
 	JsonObject *spec;
-	JsonObject *storage;
 	JsonObject *os;
 
 	if (hvparams == NULL) {
@@ -194,12 +205,7 @@ gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error
 	json_object_set_object_member(spec, "instance", gnt_json_object_deep_copy(instance));
 	json_object_set_object_member(spec, "hvparams", g_steal_pointer(&hvparams));
 	json_object_set_object_member(spec, "beparams", fill_beparams(info, instance));
-	storage = json_object_new();
-	json_object_set_member(storage, "volume_group_name",
-			       gnt_json_node_deep_copy(json_object_get_member(info, "volume_group_name")));
-	json_object_set_member(storage, "file_storage_dir",
-			       gnt_json_node_deep_copy(json_object_get_member(info, "file_storage_dir")));
-	json_object_set_object_member(spec, "storage", storage);
+	json_object_set_object_member(spec, "storage", gnt_lu_storage_spec_new(info));
 	os = json_object_new();
 	json_object_set_member(os, "search_path",
 			       gnt_json_node_deep_copy(json_object_get_member(info, "os_search_path")));

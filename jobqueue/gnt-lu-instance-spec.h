@@ -44,6 +44,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntLuInstanceCtx, gnt_lu_instance_ctx_free)
  * Fails when the stored hvparams no longer validate. (transfer full) */
 JsonObject *
 gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error);
+/* The spec's "storage" from the cluster info @info: {"volume_group_name",
+ * "file_storage_dir"}. (transfer full) */
+JsonObject *
+gnt_lu_storage_spec_new(JsonObject *info);
 /* An integer of the spec's filled beparams ("maxmem", "vcpus"), 0 if unset. */
 gint64
 gnt_lu_spec_get_be_int(JsonObject *spec, const gchar *name);

@@ -73,14 +73,56 @@ const GntLuClass gnt_lu_test_delay = {
 	.exec = test_delay_exec,
 };
 
+/* "submit_jobs" (Ganeti's: a list of jobs, each a list of opcode
+ * objects) as opcodes, every one checked before any is submitted; NULL
+ * with no jobs to submit. */
+static GPtrArray *
+test_dummy_parse_jobs(const GntOpcode *op, GError **error)
+{
+	JsonNode *value = gnt_opcode_get_param(op, "submit_jobs");
+	JsonArray *jobs = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
+									: NULL;
+	g_autoptr(GPtrArray) parsed = NULL;
+
+	if (jobs == NULL || json_array_get_length(jobs) == 0)
+		return NULL;
+	parsed = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	for (guint j = 0; j < json_array_get_length(jobs); j++) {
+		JsonNode *job = json_array_get_element(jobs, j);
+		JsonArray *ops = JSON_NODE_HOLDS_ARRAY(job) ? json_node_get_array(job) : NULL;
+		GPtrArray *opcodes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_opcode_unref);
+
+		g_ptr_array_add(parsed, opcodes);
+		if (ops == NULL || json_array_get_length(ops) == 0) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "'submit_jobs': job %u must be a non-empty list of opcodes", j);
+			return NULL;
+		}
+		for (guint i = 0; i < json_array_get_length(ops); i++) {
+			JsonObject *input = json_array_get_object_element(ops, i);
+			GntOpcode *child = input != NULL ? gnt_opcode_new_from_json(input, error) : NULL;
+
+			if (child == NULL) {
+				if (input == NULL)
+					g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+							    "an opcode must be an object");
+				g_prefix_error(error, "'submit_jobs': job %u, opcode %u: ", j, i);
+				return NULL;
+			}
+			g_ptr_array_add(opcodes, child);
+		}
+	}
+	return g_steal_pointer(&parsed);
+}
+
 static gboolean
 test_dummy_check_args(GntLu *lu, GError **error)
 {
-	JsonNode *jobs = gnt_opcode_get_param(gnt_lu_get_opcode(lu), "submit_jobs");
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GPtrArray) jobs = test_dummy_parse_jobs(gnt_lu_get_opcode(lu), &local);
 
-	if (jobs != NULL && JSON_NODE_HOLDS_ARRAY(jobs) && json_array_get_length(json_node_get_array(jobs)) > 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'submit_jobs' is not supported: submit the jobs directly");
+	if (local != NULL) {
+		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
 	return TRUE;
@@ -116,6 +158,7 @@ test_dummy_exec(GntLu *lu, GError **error)
 	JsonNode *result = gnt_opcode_get_param(op, "result");
 	const gchar *private_value = gnt_opcode_get_string(op, "private_value");
 	const GntSecret *secret = gnt_opcode_get_secret(op, "secret_value");
+	g_autoptr(GPtrArray) jobs = NULL;
 
 	for (guint i = 0; messages != NULL && JSON_NODE_HOLDS_ARRAY(messages) &&
 			  i < json_array_get_length(json_node_get_array(messages));
@@ -137,6 +180,17 @@ test_dummy_exec(GntLu *lu, GError **error)
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, "Opcode failure was requested");
 		return NULL;
 	}
+	/* Ganeti's ResultWithJobs(submit_jobs): the jobs' IDs are the result */
+	jobs = test_dummy_parse_jobs(op, error);
+	if (jobs != NULL) {
+		JsonObject *submitted = json_object_new();
+
+		json_object_set_array_member(submitted, "jobs",
+					     gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
+		return gnt_json_node_new_object(submitted);
+	}
+	if (error != NULL && *error != NULL)
+		return NULL;
 	return gnt_json_node_deep_copy(result); /* the worker thread owns the copy */
 }
 

@@ -50,6 +50,17 @@ gnt_lu_get_data(GntLu *self);
 void
 gnt_lu_feedback(GntLu *self, const gchar *format, ...) G_GNUC_PRINTF(2, 3);
 
+/*
+ * Ganeti's ResultWithJobs: submits @jobs (one GPtrArray of GntOpcode per
+ * job; transfer full) to the unit's queue, waits until they are durable,
+ * and returns Ganeti's "jobs" list: [true, id] per job, or [false, reason]
+ * for each when they could not be submitted (queue drained, master
+ * stopping). A relative dependency (-1) counts within @jobs. For exec.
+ * (transfer full)
+ */
+JsonArray *
+gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs);
+
 /* Sleeps @seconds, or less when the master is stopping; FALSE then. */
 gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds);
@@ -78,6 +89,12 @@ extern const GntLuClass gnt_lu_backup_export;
 extern const GntLuClass gnt_lu_backup_query;
 extern const GntLuClass gnt_lu_backup_remove;
 extern const GntLuClass gnt_lu_instance_reinstall;
+/* gnt-lu-verify.c, gnt-lu-verify-disks.c */
+extern const GntLuClass gnt_lu_cluster_verify;
+extern const GntLuClass gnt_lu_cluster_verify_config;
+extern const GntLuClass gnt_lu_cluster_verify_group;
+extern const GntLuClass gnt_lu_cluster_verify_disks;
+extern const GntLuClass gnt_lu_group_verify_disks;
 
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has

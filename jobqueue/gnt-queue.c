@@ -715,6 +715,100 @@ gnt_lu_feedback(GntLu *self, const gchar *format, ...)
 	g_mutex_unlock(&self->queue->mutex);
 }
 
+/* A submission from a worker: made in the main loop, which owns the
+ * queue's replies; the worker waits for its answer. Freed by the last of
+ * the two. */
+typedef struct {
+	gint refs;
+	GMutex mutex;
+	GCond cond;
+	GntQueue *queue;
+	GPtrArray *jobs; /* until handed to the queue */
+	gboolean done;
+	GArray *ids;
+	GError *error;
+} LuSubmission;
+
+static void
+lu_submission_unref(gpointer data)
+{
+	LuSubmission *sub = data;
+
+	if (!g_atomic_int_dec_and_test(&sub->refs))
+		return;
+	g_clear_pointer(&sub->jobs, g_ptr_array_unref);
+	g_clear_pointer(&sub->ids, g_array_unref);
+	g_clear_error(&sub->error);
+	g_mutex_clear(&sub->mutex);
+	g_cond_clear(&sub->cond);
+	g_free(sub);
+}
+
+static void
+lu_submission_done(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	LuSubmission *sub = user_data;
+	GError *error = NULL;
+	GArray *ids = gnt_queue_submit_finish(GNT_QUEUE(source), res, &error);
+
+	g_mutex_lock(&sub->mutex);
+	sub->ids = ids;
+	sub->error = error;
+	sub->done = TRUE;
+	g_cond_signal(&sub->cond);
+	g_mutex_unlock(&sub->mutex);
+	lu_submission_unref(sub);
+}
+
+static gboolean
+lu_submission_start(gpointer user_data)
+{
+	LuSubmission *sub = user_data;
+
+	g_atomic_int_inc(&sub->refs); /* for lu_submission_done */
+	gnt_queue_submit_async(sub->queue, g_steal_pointer(&sub->jobs), FALSE, lu_submission_done,
+			       sub);
+	return G_SOURCE_REMOVE;
+}
+
+JsonArray *
+gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs)
+{
+	LuSubmission *sub = g_new0(LuSubmission, 1);
+	JsonArray *result = json_array_new();
+	guint n_jobs = jobs->len;
+
+	sub->refs = 2; /* this thread, and the main loop's source */
+	g_mutex_init(&sub->mutex);
+	g_cond_init(&sub->cond);
+	sub->queue = self->queue;
+	sub->jobs = jobs;
+	g_main_context_invoke_full(self->queue->context, G_PRIORITY_DEFAULT, lu_submission_start,
+				   sub, lu_submission_unref);
+	g_mutex_lock(&sub->mutex);
+	/* a stopping master no longer runs its main loop: give up then */
+	while (!sub->done && !g_atomic_int_get(&self->queue->stopping))
+		g_cond_wait_until(&sub->cond, &sub->mutex,
+				  g_get_monotonic_time() + G_USEC_PER_SEC / 10);
+	for (guint i = 0; i < n_jobs; i++) {
+		JsonArray *entry = json_array_new();
+
+		if (sub->done && sub->error == NULL) {
+			json_array_add_boolean_element(entry, TRUE);
+			json_array_add_int_element(entry,
+						   (gint64)g_array_index(sub->ids, guint64, i));
+		} else {
+			json_array_add_boolean_element(entry, FALSE);
+			json_array_add_string_element(entry, sub->error != NULL ? sub->error->message
+										: MSG_MASTER_STOPPED);
+		}
+		json_array_add_array_element(result, entry);
+	}
+	g_mutex_unlock(&sub->mutex);
+	lu_submission_unref(sub);
+	return result;
+}
+
 gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds)
 {

@@ -96,5 +96,6 @@ extern const GntRpcProcedure gnt_rpc_node_instance_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_storage_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_os_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_backup_procedures[];
+extern const GntRpcProcedure gnt_rpc_node_verify_procedures[]; /* gnt-rpc-node-verify.c */
 
 G_END_DECLS

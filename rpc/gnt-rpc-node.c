@@ -199,6 +199,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_backup_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_image_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_metad_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_verify_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_appliance_procedures, node);
 }
 

@@ -358,9 +358,29 @@ file_dup_path(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk
 	return g_steal_pointer(&fdisk.path);
 }
 
-/* Adds "<instance>/<file>" for each disk file in one instance directory. */
+/* The size a guest sees of the regular file @fd: a qcow2 image's virtual
+ * size (big-endian at offset 24 of its header, after the magic "QFI\xfb"),
+ * else its length. */
+static guint64
+file_guest_size(int fd, const struct stat *st)
+{
+	guchar header[32];
+
+	if (pread(fd, header, sizeof(header), 0) == (ssize_t)sizeof(header) &&
+	    memcmp(header, "QFI\xfb", 4) == 0) {
+		guint64 size = 0;
+
+		for (guint i = 24; i < 32; i++)
+			size = (size << 8) | header[i];
+		return size;
+	}
+	return (guint64)st->st_size;
+}
+
+/* Adds "<instance>/<file>" and its size for each disk file in one instance
+ * directory. */
 static void
-file_list_instance(GntDiskStore *self, int base_fd, const gchar *instance, GPtrArray *names)
+file_list_instance(GntDiskStore *self, int base_fd, const gchar *instance, GPtrArray *volumes)
 {
 	FILE_AUTOFD dir_fd = -1;
 	g_autoptr(GDir) dir = NULL;
@@ -372,18 +392,24 @@ file_list_instance(GntDiskStore *self, int base_fd, const gchar *instance, GPtrA
 	dir_path = g_build_filename(self->file_dir, instance, NULL);
 	dir = g_dir_open(dir_path, 0, NULL);
 	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
+		FILE_AUTOFD fd = -1;
 		struct stat st;
 
-		if (strstr(entry, ".file.disk") != NULL &&
-		    fstatat(dir_fd, entry, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			g_ptr_array_add(names, g_build_filename(instance, entry, NULL));
+		if (strstr(entry, ".file.disk") == NULL)
+			continue;
+		fd = openat(dir_fd, entry, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			g_ptr_array_add(volumes,
+			                gnt_disk_volume_new(g_build_filename(instance, entry, NULL),
+			                                    file_guest_size(fd, &st)));
 	}
 }
 
 static GPtrArray *
 file_list_volumes(GntDiskStore *self, GError **error)
 {
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) volumes =
+		g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
 	g_autoptr(GDir) dir = NULL;
 	FILE_AUTOFD base_fd = -1;
 	const gchar *entry;
@@ -391,11 +417,11 @@ file_list_volumes(GntDiskStore *self, GError **error)
 	if (!file_open_base(self, FALSE, &base_fd, error))
 		return NULL;
 	if (base_fd < 0)
-		return g_steal_pointer(&names);
+		return g_steal_pointer(&volumes);
 	dir = g_dir_open(self->file_dir, 0, NULL);
 	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL)
-		file_list_instance(self, base_fd, entry, names);
-	return g_steal_pointer(&names);
+		file_list_instance(self, base_fd, entry, volumes);
+	return g_steal_pointer(&volumes);
 }
 
 static gboolean

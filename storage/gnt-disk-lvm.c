@@ -112,14 +112,17 @@ static GPtrArray *
 lvm_list_volumes(GntDiskStore *self, GError **error)
 {
 	g_autoptr(GPtrArray) argv = lvm_argv_new(self, "lvs");
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) volumes =
+		g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
 	g_autofree gchar *out = NULL;
 	g_auto(GStrv) lines = NULL;
 
 	g_ptr_array_add(argv, g_strdup("--noheadings"));
 	g_ptr_array_add(argv, g_strdup("--unbuffered"));
+	g_ptr_array_add(argv, g_strdup("--nosuffix"));
+	g_ptr_array_add(argv, g_strdup("--units=b"));
 	g_ptr_array_add(argv, g_strdup("--separator=|"));
-	g_ptr_array_add(argv, g_strdup("-ovg_name,lv_name"));
+	g_ptr_array_add(argv, g_strdup("-ovg_name,lv_name,lv_size"));
 	g_ptr_array_add(argv, g_strdup(self->vg_name));
 	if (!lvm_run(self, argv, &out, error)) {
 		g_prefix_error(error, "listing the volumes of volume group '%s': ", self->vg_name);
@@ -129,23 +132,27 @@ lvm_list_volumes(GntDiskStore *self, GError **error)
 	for (guint i = 0; lines[i] != NULL; i++) {
 		g_auto(GStrv) fields = g_strsplit(g_strstrip(lines[i]), "|", -1);
 
-		/* "<vg>|<lv>"; anything else is a warning */
-		if (g_strv_length(fields) == 2 && strcmp(fields[0], self->vg_name) == 0 &&
+		/* "<vg>|<lv>|<bytes>"; anything else is a warning */
+		if (g_strv_length(fields) == 3 && strcmp(fields[0], self->vg_name) == 0 &&
 		    fields[1][0] != '\0')
-			g_ptr_array_add(names, g_strdup(fields[1]));
+			g_ptr_array_add(volumes,
+			                gnt_disk_volume_new(g_strdup(fields[1]),
+			                                    g_ascii_strtoull(fields[2], NULL, 10)));
 	}
-	return g_steal_pointer(&names);
+	return g_steal_pointer(&volumes);
 }
 
 /* Whether volume @name is in the group. */
 static gboolean
 lvm_has_volume(GntDiskStore *self, const gchar *name, gboolean *exists, GError **error)
 {
-	g_autoptr(GPtrArray) names = lvm_list_volumes(self, error);
+	g_autoptr(GPtrArray) volumes = lvm_list_volumes(self, error);
 
-	if (names == NULL)
+	if (volumes == NULL)
 		return FALSE;
-	*exists = g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL);
+	*exists = FALSE;
+	for (guint i = 0; i < volumes->len; i++)
+		*exists |= strcmp(((GntDiskVolume *)g_ptr_array_index(volumes, i))->name, name) == 0;
 	return TRUE;
 }
 

@@ -29,6 +29,7 @@ typedef struct {
 	                 guint64 new_size_mib, GError **error);
 	gchar *(*dup_path)(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 	                   GError **error);
+	/* every volume: GntDiskVolume, unsorted (transfer full) */
 	GPtrArray *(*list_volumes)(GntDiskStore *self, GError **error);
 } GntDiskBackend;
 
@@ -44,6 +45,10 @@ struct _GntDiskStore {
 
 extern const GntDiskBackend gnt_disk_backend_file;
 extern const GntDiskBackend gnt_disk_backend_lvm;
+
+/* A listed volume, for the backends. (transfer full: @name) */
+GntDiskVolume *
+gnt_disk_volume_new(gchar *name, guint64 size_bytes);
 
 /* "disk 1 (10.0G) of instance 'web1'" (transfer full) */
 gchar *

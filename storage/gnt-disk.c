@@ -573,25 +573,61 @@ gnt_disk_store_dup_volume_name(const GntDiskStore *self, const GntDiskSpec *disk
 	}
 }
 
-static gint
-disk_compare_names(gconstpointer a, gconstpointer b)
+GntDiskVolume *
+gnt_disk_volume_new(gchar *name, guint64 size_bytes)
 {
-	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+	GntDiskVolume *self = g_new0(GntDiskVolume, 1);
+
+	self->name = name;
+	self->size_bytes = size_bytes;
+	return self;
+}
+
+void
+gnt_disk_volume_free(GntDiskVolume *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->name);
+	g_free(self);
+}
+
+static gint
+disk_compare_volumes(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0((*(GntDiskVolume *const *)a)->name, (*(GntDiskVolume *const *)b)->name);
+}
+
+GPtrArray *
+gnt_disk_store_list_volume_sizes(GntDiskStore *self, GError **error)
+{
+	g_autoptr(GPtrArray) volumes = NULL;
+
+	g_return_val_if_fail(self != NULL, NULL);
+
+	if (self->backend == NULL)
+		return g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
+	volumes = self->backend->list_volumes(self, error);
+	if (volumes != NULL)
+		g_ptr_array_sort(volumes, disk_compare_volumes);
+	return g_steal_pointer(&volumes);
 }
 
 GPtrArray *
 gnt_disk_store_list_volumes(GntDiskStore *self, GError **error)
 {
-	g_autoptr(GPtrArray) names = NULL;
+	g_autoptr(GPtrArray) volumes = gnt_disk_store_list_volume_sizes(self, error);
+	GPtrArray *names;
 
-	g_return_val_if_fail(self != NULL, NULL);
+	if (volumes == NULL)
+		return NULL;
+	names = g_ptr_array_new_full(volumes->len, g_free);
+	for (guint i = 0; i < volumes->len; i++) {
+		GntDiskVolume *volume = g_ptr_array_index(volumes, i);
 
-	if (self->backend == NULL)
-		return g_ptr_array_new_with_free_func(g_free);
-	names = self->backend->list_volumes(self, error);
-	if (names != NULL)
-		g_ptr_array_sort(names, disk_compare_names);
-	return g_steal_pointer(&names);
+		g_ptr_array_add(names, g_steal_pointer(&volume->name));
+	}
+	return names;
 }
 
 gboolean

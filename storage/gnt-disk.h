@@ -134,6 +134,24 @@ gnt_disk_store_dup_volume_name(const GntDiskStore *self, const GntDiskSpec *disk
 GPtrArray *
 gnt_disk_store_list_volumes(GntDiskStore *self, GError **error);
 
+/* One volume as the store lists it: its name as
+ * gnt_disk_store_list_volumes() gives it and the size a guest sees, in
+ * bytes (a qcow2 image's virtual size, a raw file's length, a logical
+ * volume's size). */
+typedef struct {
+	gchar *name;
+	guint64 size_bytes;
+} GntDiskVolume;
+
+void
+gnt_disk_volume_free(GntDiskVolume *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDiskVolume, gnt_disk_volume_free)
+
+/* The same volumes with their sizes (cluster verify compares them with the
+ * configuration), sorted by name. (transfer full: GntDiskVolume) */
+GPtrArray *
+gnt_disk_store_list_volume_sizes(GntDiskStore *self, GError **error);
+
 /* The space of the volume group or of the file system holding the file
  * storage directory, in whole MiB (0 and 0 for diskless). */
 gboolean

@@ -242,7 +242,8 @@ typedef struct {
 	JsonObject *op;
 	gboolean submitted;
 	guint64 job_id;
-	gchar *failure; /* why it was not submitted */
+	gchar *failure; /* why it was not submitted, or failed */
+	JsonArray *results; /* once it succeeded */
 } ExecutorJob;
 
 static void
@@ -251,14 +252,18 @@ executor_job_free(gpointer data)
 	ExecutorJob *job = data;
 
 	g_free(job->name);
-	json_object_unref(job->op);
+	if (job->op != NULL)
+		json_object_unref(job->op);
 	g_free(job->failure);
+	if (job->results != NULL)
+		json_array_unref(job->results);
 	g_free(job);
 }
 
 struct _GntCliJobExecutor {
 	GntCli *cli;
 	gboolean verbose;
+	gboolean added; /* the jobs were submitted elsewhere (AddJobId) */
 	GPtrArray *jobs; /* ExecutorJob */
 };
 
@@ -293,6 +298,65 @@ gnt_cli_job_executor_queue(GntCliJobExecutor *self, const gchar *name, JsonObjec
 	g_ptr_array_add(self->jobs, job);
 }
 
+/* Ganeti's _IfName(name, " for %s") */
+static const gchar *
+executor_for(const ExecutorJob *job, gchar **buffer)
+{
+	*buffer = job->name != NULL ? g_strdup_printf(" for %s", job->name) : g_strdup("");
+	return *buffer;
+}
+
+/* [ok, id or reason] of SubmitManyJobs, or of an opcode's "jobs" list */
+static void
+executor_job_set_status(ExecutorJob *job, JsonNode *answer)
+{
+	JsonArray *pair = JSON_NODE_HOLDS_ARRAY(answer) ? json_node_get_array(answer) : NULL;
+	JsonNode *ok = pair != NULL && json_array_get_length(pair) == 2
+			       ? json_array_get_element(pair, 0)
+			       : NULL;
+	gint64 id = 0;
+
+	job->submitted = ok != NULL && json_node_get_value_type(ok) == G_TYPE_BOOLEAN &&
+			 json_node_get_boolean(ok) &&
+			 gnt_json_node_get_int(json_array_get_element(pair, 1), "a job ID", &id, NULL);
+	job->job_id = (guint64)id;
+	if (!job->submitted)
+		job->failure = pair != NULL && json_array_get_length(pair) == 2
+				       ? gnt_cli_py_str(json_array_get_element(pair, 1))
+				       : gnt_cli_py_str(answer);
+}
+
+void
+gnt_cli_job_executor_add_job_id(GntCliJobExecutor *self, const gchar *name, JsonNode *entry)
+{
+	ExecutorJob *job = g_new0(ExecutorJob, 1);
+
+	job->name = g_strdup(name);
+	executor_job_set_status(job, entry);
+	self->added = TRUE;
+	g_ptr_array_add(self->jobs, job);
+}
+
+guint
+gnt_cli_job_executor_get_n_jobs(GntCliJobExecutor *self)
+{
+	return self->jobs->len;
+}
+
+JsonArray *
+gnt_cli_job_executor_get_result(GntCliJobExecutor *self, guint index)
+{
+	g_return_val_if_fail(index < self->jobs->len, NULL);
+	return ((ExecutorJob *)g_ptr_array_index(self->jobs, index))->results;
+}
+
+const gchar *
+gnt_cli_job_executor_get_failure(GntCliJobExecutor *self, guint index)
+{
+	g_return_val_if_fail(index < self->jobs->len, NULL);
+	return ((ExecutorJob *)g_ptr_array_index(self->jobs, index))->failure;
+}
+
 /* SubmitManyJobs of one job per queued opcode: [[ok, id or reason], ...]. */
 static gboolean
 executor_submit(GntCliJobExecutor *self, GError **error)
@@ -320,25 +384,9 @@ executor_submit(GntCliJobExecutor *self, GError **error)
 			    gnt_json_node_type_name(result));
 		return FALSE;
 	}
-	for (guint i = 0; i < self->jobs->len; i++) {
-		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
-		JsonNode *answer = json_array_get_element(answers, i);
-		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(answer) ? json_node_get_array(answer) : NULL;
-		JsonNode *ok = pair != NULL && json_array_get_length(pair) == 2
-				       ? json_array_get_element(pair, 0)
-				       : NULL;
-		gint64 id = 0;
-
-		job->submitted = ok != NULL && json_node_get_value_type(ok) == G_TYPE_BOOLEAN &&
-				 json_node_get_boolean(ok) &&
-				 gnt_json_node_get_int(json_array_get_element(pair, 1), "a job ID",
-						       &id, NULL);
-		job->job_id = (guint64)id;
-		if (!job->submitted)
-			job->failure = pair != NULL && json_array_get_length(pair) == 2
-					       ? gnt_cli_py_str(json_array_get_element(pair, 1))
-					       : gnt_cli_py_str(answer);
-	}
+	for (guint i = 0; i < self->jobs->len; i++)
+		executor_job_set_status(g_ptr_array_index(self->jobs, i),
+					json_array_get_element(answers, i));
 	return TRUE;
 }
 
@@ -361,36 +409,42 @@ executor_wait(GntCliJobExecutor *self)
 	for (guint i = 0; i < self->jobs->len; i++) {
 		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
 
+		g_autofree gchar *for_name = NULL;
+
 		if (!job->submitted) {
-			g_printerr("Failed to submit job for %s: %s\n", job->name, job->failure);
+			g_printerr("Failed to submit job%s: %s\n", executor_for(job, &for_name),
+				   job->failure);
 			all_ok = FALSE;
 		}
 	}
 	for (guint i = 0; i < self->jobs->len; i++) {
 		ExecutorJob *job = g_ptr_array_index(self->jobs, i);
 		g_autoptr(GError) error = NULL;
-		g_autoptr(JsonArray) results = NULL;
+		g_autofree gchar *for_name = NULL;
 		g_autofree gchar *text = NULL;
 		gint exit_code;
 
 		if (!job->submitted)
 			continue;
-		g_print("Waiting for job %" G_GUINT64_FORMAT " for %s ...\n", job->job_id, job->name);
+		g_print("Waiting for job %" G_GUINT64_FORMAT "%s ...\n", job->job_id,
+			executor_for(job, &for_name));
 		fflush(stdout);
-		results = gnt_cli_poll_job(self->cli, job->job_id, GNT_CLI_POLL_STDIO, &error);
-		if (results != NULL)
+		job->results = gnt_cli_poll_job(self->cli, job->job_id, GNT_CLI_POLL_STDIO, &error);
+		if (job->results != NULL)
 			continue;
 		all_ok = FALSE;
 		fflush(stdout);
 		if (g_strcmp0(gnt_cli_get_exception_class(self->cli), "JobLost") == 0) {
-			g_printerr("Job %" G_GUINT64_FORMAT " for %s has been archived, cannot check "
+			g_printerr("Job %" G_GUINT64_FORMAT "%s has been archived, cannot check "
 				   "its result\n",
-				   job->job_id, job->name);
+				   job->job_id, for_name);
+			job->failure = g_strdup(error->message);
 			continue;
 		}
 		text = gnt_cli_format_error(self->cli, error, &exit_code);
-		g_printerr("Job %" G_GUINT64_FORMAT " for %s has failed: %s\n", job->job_id,
-			   job->name, text);
+		g_printerr("Job %" G_GUINT64_FORMAT "%s has failed: %s\n", job->job_id, for_name,
+			   text);
+		job->failure = g_steal_pointer(&text);
 	}
 	return all_ok;
 }
@@ -399,7 +453,7 @@ gboolean
 gnt_cli_job_executor_run(GntCliJobExecutor *self, gboolean *all_ok, GError **error)
 {
 	*all_ok = FALSE;
-	if (!executor_submit(self, error))
+	if (!self->added && !executor_submit(self, error))
 		return FALSE;
 	if (!gnt_cli_get_options(self->cli)->submit_only) {
 		*all_ok = executor_wait(self);

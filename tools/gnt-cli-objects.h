@@ -80,6 +80,20 @@ gnt_cli_job_executor_free(GntCliJobExecutor *self);
 /* Queues one job of @op (transfer full), the common options applied. */
 void
 gnt_cli_job_executor_queue(GntCliJobExecutor *self, const gchar *name, JsonObject *op);
+/* AddJobId: a job submitted already, as an opcode's "jobs" answer lists
+ * it (@entry: [true, id] or [false, reason]; transfer none); @name may be
+ * NULL. A run with such jobs submits nothing and waits for them. */
+void
+gnt_cli_job_executor_add_job_id(GntCliJobExecutor *self, const gchar *name, JsonNode *entry);
+/* After a run: job @index's opresult list, or NULL when it was not
+ * submitted or failed. (transfer none) */
+JsonArray *
+gnt_cli_job_executor_get_result(GntCliJobExecutor *self, guint index);
+guint
+gnt_cli_job_executor_get_n_jobs(GntCliJobExecutor *self);
+/* After a run: why job @index failed, as printed (NULL: it succeeded). */
+const gchar *
+gnt_cli_job_executor_get_failure(GntCliJobExecutor *self, guint index);
 /*
  * WaitOrShow(wait = not --submit): submits the queued jobs, then waits for
  * each, reporting failures on stderr ("Job 5 for inst1 has failed: ...").

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gnt-cluster-verify.h"
 #include "gnt-cli-create.h"
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
@@ -983,6 +984,13 @@ static const GntCliCommand commands[] = {
 	 "not be disabled. --os-search-path DIRS puts DIRS before Ganeti's four directories."},
 	{"remove-tags", remove_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
 	 gnt_cli_tags_entries, "<tag>...", "Remove tags from the cluster", NULL},
+	{"verify", gnt_cluster_verify, 0, 0,
+	 GNT_CLI_OPT_VERBOSE | GNT_CLI_OPT_DRY_RUN | GNT_CLI_OPT_PRIORITY,
+	 gnt_cluster_verify_entries, "", "Does a check on the cluster configuration",
+	 GNT_CLUSTER_VERIFY_HELP},
+	{"verify-disks", gnt_cluster_verify_disks, 0, 0, GNT_CLI_OPT_PRIORITY,
+	 gnt_cluster_verify_disks_entries, "", "Does a check on the cluster disk status",
+	 GNT_CLUSTER_VERIFY_DISKS_HELP},
 	{"version", show_cluster_version, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
 	 "Shows the cluster version", NULL},
 	{NULL},

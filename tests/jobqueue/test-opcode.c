@@ -199,6 +199,33 @@ test_depends_resolved(void)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 }
 
+/* Ganeti 3.0's OpClusterVerify as its client sends it (every field); the
+ * error codes and optional checks are checked against the code table. */
+static void
+test_cluster_verify(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = parse(
+		"{\"OP_ID\": \"OP_CLUSTER_VERIFY\", \"debug_simulate_errors\": false,"
+		" \"error_codes\": true, \"skip_checks\": [\"nplusone_mem\"],"
+		" \"ignore_errors\": [\"ENODEORPHANLV\", \"EEXTAGS\"], \"verbose\": false,"
+		" \"group_name\": null, \"verify_clutter\": false, \"dry_run\": null,"
+		" \"debug_level\": null, \"priority\": 0, \"depends\": null, \"comment\": null,"
+		" \"reason\": []}",
+		&error);
+
+	g_assert_no_error(error);
+	g_assert_true(gnt_opcode_get_bool(op, "error_codes", FALSE));
+	assert_invalid("{\"OP_ID\": \"OP_CLUSTER_VERIFY\", \"ignore_errors\": [\"EBOGUS\"]}",
+		       "OP_CLUSTER_VERIFY: parameter 'ignore_errors' 'EBOGUS' is not a cluster "
+		       "verify error code");
+	assert_invalid("{\"OP_ID\": \"OP_CLUSTER_VERIFY\", \"skip_checks\": [\"drbd\"]}",
+		       "OP_CLUSTER_VERIFY: parameter 'skip_checks' 'drbd' is not an optional check "
+		       "(nplusone_mem, hvparam_assessment)");
+	assert_invalid("{\"OP_ID\": \"OP_CLUSTER_VERIFY_GROUP\"}",
+		       "OP_CLUSTER_VERIFY_GROUP: parameter 'group_name' is required");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -207,6 +234,7 @@ main(int argc, char **argv)
 	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
 	g_test_add_func("/opcode/invalid", test_invalid);
 	g_test_add_func("/opcode/limits", test_limits);
+	g_test_add_func("/opcode/cluster-verify", test_cluster_verify);
 	g_test_add_func("/opcode/secret-and-private", test_secret_and_private);
 	g_test_add_func("/opcode/depends-resolved", test_depends_resolved);
 	return g_test_run();

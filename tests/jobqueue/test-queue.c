@@ -466,6 +466,71 @@ test_secrets_lost_at_restart(QueueFx *fx, gconstpointer data)
 			    "secret parameters were lost at master restart; resubmit the job");
 }
 
+/* A unit submits jobs (Ganeti's ResultWithJobs, as OP_CLUSTER_VERIFY
+ * does): its result lists their IDs, they run, and a relative dependency
+ * counts within the jobs it submitted. */
+static void
+test_unit_submits_jobs(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(
+		fx, queue_fx_job("OP_TEST_DUMMY",
+				 "{\"submit_jobs\": [[{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 7}],"
+				 " [{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 8,"
+				 " \"depends\": [[-1, []]]}]]}",
+				 NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
+	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonArray *jobs;
+
+	g_assert_cmpstr(status, ==, "success");
+	jobs = json_object_get_array_member(json_object_get_object_member(op, "result"), "jobs");
+	g_assert_cmpuint(json_array_get_length(jobs), ==, 2);
+	for (guint i = 0; i < 2; i++) {
+		JsonArray *entry = json_array_get_array_element(jobs, i);
+		guint64 child = (guint64)json_array_get_int_element(entry, 1);
+		g_autofree gchar *child_status = NULL;
+		g_autoptr(JsonObject) child_record = NULL;
+		JsonObject *child_op;
+
+		g_assert_true(json_array_get_boolean_element(entry, 0));
+		g_assert_cmpuint(child, ==, id + 1 + i);
+		child_status = queue_fx_wait_final(fx, child);
+		g_assert_cmpstr(child_status, ==, "success");
+		child_record = queue_fx_record(fx, child);
+		child_op = json_array_get_object_element(
+			json_object_get_array_member(child_record, "ops"), 0);
+		g_assert_cmpint(json_object_get_int_member(child_op, "result"), ==, 7 + i);
+		if (i == 1) {
+			JsonArray *deps = json_object_get_array_member(
+				json_object_get_object_member(child_op, "input"), "depends");
+			g_assert_cmpint(json_array_get_int_element(
+						json_array_get_array_element(deps, 0), 0),
+					==, (gint64)(id + 1));
+		}
+	}
+}
+
+/* A job to submit that is not a valid opcode fails the unit before any
+ * job is made. */
+static void
+test_unit_submits_bad_job(QueueFx *fx, gconstpointer data)
+{
+	guint64 id = queue_fx_submit(
+		fx, queue_fx_job("OP_TEST_DUMMY",
+				 "{\"submit_jobs\": [[{\"OP_ID\": \"OP_TEST_DELAY\"}]]}", NULL));
+	g_autofree gchar *status = queue_fx_wait_final(fx, id);
+	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) next = NULL;
+
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpPrereqError",
+			    "'submit_jobs': job 0, opcode 0: OP_TEST_DELAY: parameter 'duration' is required");
+	next = gnt_queue_lookup_job(fx->queue, id + 1, NULL, &error);
+	g_assert_null(next);
+}
+
 static void
 add(const gchar *path, void (*func)(QueueFx *, gconstpointer))
 {
@@ -495,6 +560,8 @@ main(int argc, char **argv)
 	add_started("/queue/prereq-error", test_prereq_error);
 	add_started("/queue/dependencies", test_dependencies);
 	add_started("/queue/relative-dependency", test_relative_dependency);
+	add_started("/queue/unit-submits-jobs", test_unit_submits_jobs);
+	add_started("/queue/unit-submits-bad-job", test_unit_submits_bad_job);
 	add_started("/queue/cancel", test_cancel);
 	add_started("/queue/cancel-waiting-for-locks", test_cancel_waiting_for_locks);
 	add_started("/queue/priorities", test_priorities);

@@ -9,6 +9,7 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-node-calls-backup.h"
+#include "gnt-node-calls-verify.h"
 #include "gnt-node-calls.h"
 #include "gnt-rpc-node.h"
 #include "rpc-test-server.h"
@@ -179,6 +180,74 @@ test_node_info(NodeFx *fx, gconstpointer data)
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "node_info: ");
 	assert_error_has(error, "'xen'");
+}
+
+/* node_verify: the facts every part reports (volumes with their sizes, a
+ * qcow2 image's virtual size, the certificate), each failing part as its
+ * own "<part>_error", and bad parameters refused. */
+static void
+test_node_verify(NodeFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *const hypervisors[] = {"fake", NULL};
+	const gchar *const unknown[] = {"xen", NULL};
+	const gchar *const search_path[] = {fx->os_dir, NULL};
+	g_autoptr(JsonObject) storage = json_object_new();
+	g_autoptr(JsonObject) answer = NULL;
+	g_autofree gchar *dir = g_build_filename(fx->node1.file_dir, "web1", NULL);
+	g_autofree gchar *raw = g_build_filename(dir, "a.file.disk0", NULL);
+	g_autofree gchar *qcow2 = g_build_filename(dir, "b.file.disk1", NULL);
+	/* a qcow2 header: magic, version 3, ..., the virtual size at 24 */
+	guchar header[32] = {'Q', 'F', 'I', 0xfb, 0, 0, 0, 3};
+	JsonObject *volumes, *file, *cert;
+	JsonArray *version;
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0750), ==, 0);
+	g_assert_true(g_file_set_contents(raw, "12345", 5, NULL));
+	header[28] = 0x40; /* bytes 24..31, big-endian: 0x40000000, 1 GiB */
+	g_assert_true(g_file_set_contents(qcow2, (const gchar *)header, sizeof(header), NULL));
+	json_object_set_string_member(storage, "file_storage_dir", fx->node1.file_dir);
+	json_object_set_string_member(storage, "volume_group_name", "gnt-no-such-vg");
+	answer = gnt_node_call_node_verify(fx->node1.client, fx->node1.record, hypervisors, storage,
+					   search_path, &error);
+	g_assert_no_error(error);
+	version = json_object_get_array_member(answer, "version");
+	g_assert_cmpint(json_array_get_int_element(version, 0), ==, 1);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "time")), ==, 2);
+	g_assert_true(json_object_has_member(answer, "node_info"));
+	g_assert_true(json_object_has_member(answer, "instance_list"));
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "os_diagnose")),
+			 >, 0);
+	cert = json_object_get_object_member(answer, "certificate");
+	g_assert_cmpint(json_object_get_int_member(cert, "not_after"), >,
+			g_get_real_time() / G_USEC_PER_SEC + 365 * 86400);
+	volumes = json_object_get_object_member(answer, "volumes");
+	file = json_object_get_object_member(volumes, "file");
+	g_assert_cmpint(json_object_get_int_member(file, "web1/a.file.disk0"), ==, 5);
+	g_assert_cmpint(json_object_get_int_member(file, "web1/b.file.disk1"), ==, 1 << 30);
+	/* the volume group is missing: its listing fails alone */
+	g_assert_false(json_object_has_member(volumes, "plain"));
+	g_assert_nonnull(strstr(json_object_get_string_member(volumes, "plain_error"),
+				"gnt-no-such-vg"));
+	g_assert_nonnull(json_object_get_array_member(answer, "taps"));
+	json_object_unref(g_steal_pointer(&answer));
+
+	/* an unknown hypervisor fails node_info and instance_list only */
+	answer = gnt_node_call_node_verify(fx->node1.client, fx->node1.record, unknown, storage,
+					   search_path, &error);
+	g_assert_no_error(error);
+	g_assert_false(json_object_has_member(answer, "instance_list"));
+	g_assert_nonnull(strstr(json_object_get_string_member(answer, "instance_list_error"),
+				"'xen'"));
+	g_assert_true(json_object_has_member(answer, "os_diagnose"));
+	json_object_unref(g_steal_pointer(&answer));
+
+	json_object_set_int_member(storage, "file_storage_dir", 7);
+	g_assert_null(gnt_node_call_node_verify(fx->node1.client, fx->node1.record, hypervisors,
+						storage, search_path, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "node_verify: ");
+	assert_error_has(error, "'file_storage_dir'");
 }
 
 static JsonObject *
@@ -726,6 +795,8 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/rpc/node/node-info", NodeFx, NULL, node_set_up, test_node_info,
+		   node_tear_down);
+	g_test_add("/rpc/node/node-verify", NodeFx, NULL, node_set_up, test_node_verify,
 		   node_tear_down);
 	g_test_add("/rpc/node/fake-lifecycle", NodeFx, NULL, node_set_up, test_fake_lifecycle,
 		   node_tear_down);

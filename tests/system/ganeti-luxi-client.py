@@ -114,6 +114,8 @@ def run_checks(address):
     check(count >= 5 and left == 0, "AutoArchiveJobs(-1): %d, %d" % (count, left))
     check(c.QueryJobs(None, ["id"]) == [], "no live jobs after auto-archive")
 
+    verify_with_ganeti_cli(c)
+
     # bad input answers, and the connection stays usable
     try:
         c.CallMethod("SubmitJob", [[{"OP_ID": "OP_NO_SUCH_THING"}]])
@@ -126,6 +128,68 @@ def run_checks(address):
     except (errors.LuxiError, errors.GenericError) as err:
         check("duration" in str(err), "invalid parameter refused: %s" % err)
     check(c.QueryClusterInfo()["name"] == "cluster.example.com", "still serving")
+
+
+class VerifyOpts(object):
+    """The options gnt-cluster verify and verify-disks parse, as Ganeti's
+    optparse leaves them by default."""
+    verbose = False
+    error_codes = True
+    simulate_errors = False
+    skip_nplusone_mem = False
+    skip_hvparam_assessment = False
+    ignore_errors = []
+    nodegroup = None
+    verify_clutter = False
+    no_strict = False
+    debug = 0
+    dry_run = False
+    priority = None
+    submit_only = False
+    print_jobid = False
+    reason = None
+
+
+def verify_with_ganeti_cli(c):
+    """Ganeti's own gnt-cluster verify and verify-disks (gnt_cluster.py
+    VerifyCluster, VerifyDisks): its JobExecutor follows the job IDs the
+    opcode returns, and its exit code comes from their results."""
+    import contextlib
+    import io
+    from ganeti.client import gnt_cluster
+
+    gnt_cluster.GetClient = lambda *args, **kwargs: c
+    saved_argv = sys.argv
+    sys.argv = ["gnt-cluster", "verify"]  # the reason trail names the command
+    try:
+        verify_runs(gnt_cluster)
+    finally:
+        sys.argv = saved_argv
+
+
+def verify_runs(gnt_cluster):
+    import contextlib
+    import io
+
+    opts = VerifyOpts()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = gnt_cluster.VerifyCluster(opts, [])
+    text = out.getvalue()
+    check(rc == 0, "Ganeti's VerifyCluster: exit 0 on a healthy cluster: %s" % text)
+    check("Submitted jobs " in text and "* Verifying group 'default'" in text,
+          "Ganeti's VerifyCluster follows the submitted jobs: %s" % text)
+    opts.simulate_errors = True
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = gnt_cluster.VerifyCluster(opts, [])
+    check(rc == 1 and "ERROR:ENODEVERSION:node:" in out.getvalue(),
+          "Ganeti's VerifyCluster: simulated errors give exit 1: %s" % out.getvalue())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = gnt_cluster.VerifyDisks(opts, [])
+    check(rc == 0 and "No disks need to be activated." in out.getvalue(),
+          "Ganeti's VerifyDisks reads the group result: %s" % out.getvalue())
 
 
 if __name__ == "__main__":

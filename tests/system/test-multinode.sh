@@ -134,8 +134,20 @@ pnode=$(gnt "$GNT_TEST_GNT_INSTANCE" list --no-headers -o pnode web1)
 [ "$pnode" = "${NAME[1]}" ] || fail "web1 is on '$pnode', not ${NAME[1]}"
 [ -d "${ROOT[1]}/var/lib/gantry/fake-hv" ] || fail "node2's fake hypervisor holds nothing"
 
+log "gnt-cluster verify: healthy, then web1 running on node3 too (doc/verify.md)"
+out=$(gnt "$GNT_TEST_GNT_CLUSTER" verify --error-codes) || fail "verify of the healthy cluster: $out"
+grep -q " - ERROR:" <<<"$out" && fail "an error on the healthy cluster: $out"
+cp "${ROOT[1]}"/var/lib/gantry/fake-hv/*-web1*.json "${ROOT[2]}/var/lib/gantry/fake-hv/"
+out=$(gnt "$GNT_TEST_GNT_CLUSTER" verify --error-codes) && fail "verify passed with web1 twice: $out"
+grep -Eq " - ERROR:EINSTANCEWRONGNODE:instance:web1[^:]*:instance should not run on node ${NAME[2]}$" \
+	<<<"$out" || fail "no EINSTANCEWRONGNODE for web1 on node3: $out"
+rm "${ROOT[2]}"/var/lib/gantry/fake-hv/*-web1*.json
+
 log "node2's noded stopped: a job on web1 fails naming the node"
 GANTRY_ROOT="${ROOT[1]}" "$GNT_TEST_GANTRY_DAEMONS" stop
+out=$(gnt "$GNT_TEST_GNT_CLUSTER" verify --error-codes) && fail "verify passed with node2 down: $out"
+grep -q " - ERROR:ENODERPC:node:${NAME[1]}:while contacting node: " <<<"$out" ||
+	fail "no ENODERPC for node2: $out"
 if out=$(gnt "$GNT_TEST_GNT_INSTANCE" shutdown --timeout 5 web1 2>&1); then
 	fail "shutdown worked with node2 down: $out"
 fi
@@ -156,4 +168,4 @@ gnt "$GNT_TEST_GNT_NODE" list --no-headers -o name | grep -q "${NAME[2]}" &&
 	fail "node3 is still listed after its removal"
 
 FAILED=0
-tap "ok 1 - three nodes in namespaces: join, placement, node down and back"
+tap "ok 1 - three nodes in namespaces: join, placement, verify, node down and back"
