@@ -165,17 +165,28 @@ daemon_pid(Harness *h, const gchar *daemon)
 	return (GPid)g_ascii_strtoll(text, NULL, 10);
 }
 
-static void
-restart_daemons(Harness *h)
+/* Stops them all and starts them again: masterd's start-up pass is the
+ * recovery looked at. A daemon that does not come back is a finding. */
+static gboolean
+restart_daemons(Harness *h, GString *why)
 {
 	g_autoptr(GError) error = NULL;
+	gint stopped, started;
 
 	g_clear_object(&h->cluster.client);
-	/* stop them all: masterd's start-up pass is the recovery looked at */
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GANTRY_DAEMONS", "stop"), ==, 0);
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GANTRY_DAEMONS", "start"), ==, 0);
+	stopped = GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GANTRY_DAEMONS", "stop");
+	started = GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GANTRY_DAEMONS", "start");
+	if (stopped != 0 || started != 0) {
+		g_string_append_printf(why, "gantry-daemons stop exited %d, start %d", stopped,
+				       started);
+		return FALSE;
+	}
 	h->cluster.client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(h->cluster.paths), &error);
-	g_assert_no_error(error);
+	if (h->cluster.client == NULL) {
+		g_string_append_printf(why, "after gantry-daemons start: %s", error->message);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 /* Every live job in the queue has ended (twice in a row, 200 ms apart:
@@ -306,6 +317,20 @@ check_no_children(Harness *h, GString *why)
 }
 
 static gboolean
+check_verify(Harness *h, GString *why)
+{
+	gint status = GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GNT_CLUSTER", "verify");
+
+	if (status != 0) {
+		g_string_append_printf(why, "gnt-cluster verify exited %d (its output is in the "
+					    "test log)",
+				       status);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
 run_trial(Harness *h, guint trial, guint max_load_ms, GString *why)
 {
 	GThread *workers[3];
@@ -326,15 +351,17 @@ run_trial(Harness *h, guint trial, guint max_load_ms, GString *why)
 	g_atomic_int_set(&h->stop, 1);
 	for (guint i = 0; i < G_N_ELEMENTS(workers); i++)
 		g_thread_join(workers[i]);
-	restart_daemons(h);
 	g_print("trial %u: killed %s after %u ms; %u jobs acknowledged so far\n", trial, victim,
 		load_ms, h->acknowledged->len);
+	if (!restart_daemons(h, why))
+		return FALSE;
 	if (!queue_settled(h)) {
 		g_string_append_printf(why, "jobs still running %d s after the restart",
 				       SETTLE_TIMEOUT_S);
 		return FALSE;
 	}
-	return check_acknowledged(h, why) && check_disks(h, why) && check_no_children(h, why);
+	return check_acknowledged(h, why) && check_disks(h, why) && check_no_children(h, why) &&
+	       check_verify(h, why);
 }
 
 int
