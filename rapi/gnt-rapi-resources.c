@@ -12,6 +12,7 @@
 #include "gnt-job-status.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
+#include "gnt-rapi-ganeti.h"
 
 /* Ganeti's reason trail sources (constants.OPCODE_REASON_SRC_*) */
 #define REASON_SRC_USER	 "gnt:user"
@@ -70,7 +71,11 @@ static const GntRapiRoute routes[] = {
 const GntRapiRoute *
 gnt_rapi_routes(void)
 {
-	return routes;
+	static gsize all = 0;
+
+	if (g_once_init_enter(&all))
+		g_once_init_leave(&all, (gsize)gnt_rapi_ganeti_routes_new(routes));
+	return (const GntRapiRoute *)all;
 }
 
 /* ---- query arguments ---- */
