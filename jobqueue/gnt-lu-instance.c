@@ -1979,32 +1979,6 @@ const GntLuClass gnt_lu_instance_set_params = {
 
 /* ---- OP_INSTANCE_REINSTALL ---------------------------------------------------------- */
 
-/* Whether the instance's node runs it, whatever its record says (Ganeti's
- * CheckInstanceState asks the node too). */
-static gboolean
-instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar *doing,
-			   GError **error)
-{
-	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
-				      NULL};
-	g_autoptr(JsonObject) running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors,
-								     error);
-	JsonObject *entry;
-	const gchar *state = NULL;
-
-	if (running == NULL)
-		return FALSE;
-	entry = record_object(running, instance_name(ctx));
-	if (entry != NULL)
-		gnt_json_get_string(entry, "state", &state, NULL);
-	if (entry != NULL && g_strcmp0(state, "shutoff") != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "Instance '%s' is running, %s",
-			    instance_name(ctx), doing);
-		return FALSE;
-	}
-	return TRUE;
-}
-
 /* The names in @names (a JSON list of strings) given neither as secret,
  * public nor private parameter of the install as it is to be. (transfer
  * full) */
@@ -2154,7 +2128,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 			    instance_name(ctx->current), state);
 		return FALSE;
 	}
-	if (!instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
+	if (!gnt_lu_instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
 	    !check_no_repeated_params(op_public, op_private, error) ||
 	    !check_instance_fields(op, error))
 		return FALSE;
