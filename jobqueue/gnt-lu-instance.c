@@ -626,6 +626,23 @@ create_check_install_args(const GntOpcode *op, GError **error)
 	return TRUE;
 }
 
+/* Ganeti's iallocator (hail through htools) picks the nodes; Gantry has
+ * only its default placement, so an iallocator is refused rather than
+ * ignored. */
+static gboolean
+check_no_iallocator(const GntOpcode *op, GError **error)
+{
+	const gchar *iallocator = gnt_opcode_get_string(op, "iallocator");
+
+	if (iallocator == NULL || iallocator[0] == '\0')
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "iallocator '%s' is not supported: Gantry has no instance allocator, only its "
+		    "default placement (the node given, else the master node)",
+		    iallocator);
+	return FALSE;
+}
+
 static gboolean
 create_check_args(GntLu *lu, GError **error)
 {
@@ -643,7 +660,8 @@ create_check_args(GntLu *lu, GError **error)
 			    gnt_opcode_get_string(op, "mode"));
 		return FALSE;
 	}
-	if (!gnt_config_check_name(gnt_opcode_get_string(op, "instance_name"), "instance name",
+	if (!check_no_iallocator(op, error) ||
+	    !gnt_config_check_name(gnt_opcode_get_string(op, "instance_name"), "instance name",
 				   error))
 		return FALSE;
 	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
@@ -1703,6 +1721,8 @@ set_params_check_args(GntLu *lu, GError **error)
 	g_autoptr(JsonObject) be = NULL;
 	gboolean any = FALSE;
 
+	if (!check_no_iallocator(op, error))
+		return FALSE;
 	for (guint i = 0; i < G_N_ELEMENTS(not_yet); i++) {
 		if (param_given(op, not_yet[i].param)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s not supported yet",

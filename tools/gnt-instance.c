@@ -407,11 +407,15 @@ instance_info(JsonNode **values, JsonObject *install, JsonObject *metadata)
 	add_str(info, "Serial number", values[INFO_SERIAL]);
 	add_time(info, "Creation time", values[INFO_CTIME]);
 	add_time(info, "Modification time", values[INFO_MTIME]);
+	/* Ganeti's run_state: "up" when the node runs it, else "down" for an
+	 * instance meant to run, else its admin state */
 	if (!opt_static && oper_state != NULL &&
 	    json_node_get_value_type(oper_state) == G_TYPE_BOOLEAN)
 		gnt_cli_info_add_printf(info, "State", "configured to be %s, actual state is %s",
 					admin_state,
-					json_node_get_boolean(oper_state) ? "running" : "down");
+					json_node_get_boolean(oper_state)   ? "up"
+					: g_strcmp0(admin_state, "up") == 0 ? "down"
+									    : admin_state);
 	else
 		gnt_cli_info_add_printf(info, "State", "configured to be %s", admin_state);
 	gnt_cli_info_add(info, "Nodes", NULL, nodes_info(values));

@@ -398,6 +398,13 @@ def check_cluster_calls(c, master):
     except rapi.GanetiApiError as err:
         check(err.code == 404, "GetJobStatus of an unknown job: %s" % err)
 
+    # an iallocator is refused, not ignored: Gantry has only its default placement
+    job = c.CreateInstance("create", "web6.example.com", "diskless", [], [], os="noop",
+                           iallocator="hail")
+    check(not c.WaitForJobCompletion(job, period=PERIOD)
+          and "iallocator 'hail' is not supported" in str(c.GetJobStatus(job)["opresult"]),
+          "CreateInstance with an iallocator fails saying so")
+
     # builds a dict for InstancesMultiAlloc, no request
     alloc = c.InstanceAllocation("create", "web5.example.com", "file", [{"size": 1}], [])
     check(alloc["name"] == "web5.example.com", "InstanceAllocation: %r" % alloc)

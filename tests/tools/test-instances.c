@@ -375,6 +375,8 @@ test_disks(InstFx *fx, gconstpointer data)
 	info = INSTANCE(fx, "info", "dk1");
 	expect(info, 0, NULL);
 	assert_has(info->out, "    - disk/0: file, size 1.0G\n");
+	/* Ganeti's run_state words */
+	assert_has(info->out, "  State: configured to be up, actual state is up\n");
 
 	EXPECT_FAILURE(fx, "Requested size (512M) is smaller than current disk size (1.0G)",
 		       "grow-disk", "--absolute", "dk1", "0", "512M");
@@ -384,6 +386,10 @@ test_disks(InstFx *fx, gconstpointer data)
 		       "1", "1G");
 	EXPECT_FAILURE(fx, "must be a positive number of MiB, not 0", "grow-disk", "dk1", "0", "0");
 	EXPECT_FAILURE(fx, "instance 'nope' does not exist", "grow-disk", "nope", "0", "1G");
+	/* no allocator: said, not ignored */
+	EXPECT_FAILURE(fx, "iallocator 'hail' is not supported: Gantry has no instance allocator",
+		       "add", "-t", "file", "--disk", "0:size=16M", "-o", "noop", "-I", "hail",
+		       "dk2.example.com");
 	g_assert_cmpint(stat(fields[2], &st), ==, 0);
 	g_assert_cmpint(st.st_size, ==, 1 << 30);
 
