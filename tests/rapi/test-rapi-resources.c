@@ -658,6 +658,7 @@ test_instance_disks(RapiFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) record = NULL;
 	g_autoptr(JsonObject) failed = NULL;
 	g_autofree gchar *status = NULL;
+	g_autofree gchar *opresult = NULL;
 	JsonArray *row;
 	const gchar *path;
 
@@ -700,8 +701,8 @@ test_instance_disks(RapiFx *fx, gconstpointer data)
 	status = wait_job(fx, job_id_of(job));
 	g_assert_cmpstr(status, ==, "error");
 	failed = get_job(fx, job);
-	g_assert_nonnull(strstr(gnt_json_to_string(json_object_get_member(failed, "opresult")),
-				"is smaller than current disk size"));
+	opresult = gnt_json_to_string(json_object_get_member(failed, "opresult"));
+	g_assert_nonnull(strstr(opresult, "is smaller than current disk size"));
 	g_assert_cmpint(file_size(path), ==, 48 << 20);
 	call_fails(fx, "POST", "/2/instances/web1.example.com/disk/0/grow", "{\"amount\": 0}",
 		   GNT_ERROR_INVALID, "amount");
