@@ -566,6 +566,7 @@ gnt_config_add_object(GntConfig *self, GntObjectKind kind, JsonObject *record, G
 	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
 		return FALSE;
 	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
+	gnt_config_notify_changed_locked(self);
 	return TRUE;
 }
 
@@ -614,6 +615,7 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
 		return FALSE;
 	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
+	gnt_config_notify_changed_locked(self);
 	return TRUE;
 }
 
@@ -634,5 +636,6 @@ gnt_config_remove_object(GntConfig *self, GntObjectKind kind, const gchar *uuid,
 	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
 		return FALSE;
 	cache_remove(objects_cache(self, kind), uuid);
+	gnt_config_notify_changed_locked(self);
 	return TRUE;
 }

@@ -16,7 +16,13 @@ struct _GntConfig {
 	sqlite3 *db;
 	GntCluster *cluster;
 	GntObjectCache *objects[GNT_OBJECT_LAST];
+	GntConfigChangedFunc changed_func; /* guarded by mutex */
+	gpointer changed_data;
 };
+
+/* After a committed change, with the mutex held. */
+void
+gnt_config_notify_changed_locked(GntConfig *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sqlite3_stmt, sqlite3_finalize)
 

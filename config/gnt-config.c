@@ -913,7 +913,26 @@ config_commit_cluster_locked(GntConfig *self, GntCluster *cluster, GError **erro
 		return FALSE;
 	gnt_cluster_free(self->cluster);
 	self->cluster = cluster;
+	gnt_config_notify_changed_locked(self);
 	return TRUE;
+}
+
+void
+gnt_config_notify_changed_locked(GntConfig *self)
+{
+	if (self->changed_func != NULL)
+		self->changed_func(self->changed_data);
+}
+
+void
+gnt_config_set_changed_func(GntConfig *self, GntConfigChangedFunc func, gpointer user_data)
+{
+	g_return_if_fail(GNT_IS_CONFIG(self));
+
+	g_mutex_lock(&self->mutex);
+	self->changed_func = func;
+	self->changed_data = user_data;
+	g_mutex_unlock(&self->mutex);
 }
 
 /* Commits a new value of one setting, with the mutex held: a copy of the

@@ -189,4 +189,12 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 gboolean
 gnt_config_remove_object(GntConfig *self, GntObjectKind kind, const gchar *uuid, GError **error);
 
+/* Calls @func(@user_data) after every committed change (the cluster record,
+ * a node, an instance), on the thread that made it and with the config
+ * locked: @func must not call the config (it schedules, gnt-ssconf.h).
+ * NULL: none. One at a time. */
+typedef void (*GntConfigChangedFunc)(gpointer user_data);
+void
+gnt_config_set_changed_func(GntConfig *self, GntConfigChangedFunc func, gpointer user_data);
+
 G_END_DECLS

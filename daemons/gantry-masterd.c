@@ -14,6 +14,7 @@
 #include "gnt-queue.h"
 #include "gnt-recovery.h"
 #include "gnt-rpc-client.h"
+#include "gnt-ssconf.h"
 
 #define MASTERD_NAME		 "gantry-masterd"
 #define MASTERD_DEFAULT_MAX_JOBS 20
@@ -39,6 +40,7 @@ typedef struct {
 	GntLuxiServer *server;
 	GntRecovery *recovery;
 	guint recovery_timer;
+	GntSsconfWatch *ssconf;
 } Master;
 
 static void
@@ -83,6 +85,7 @@ master_clear(gpointer state)
 	g_clear_pointer(&self->recovery, gnt_recovery_free);
 	g_clear_object(&self->queue);
 	g_clear_object(&self->env.rpc);
+	g_clear_pointer(&self->ssconf, gnt_ssconf_watch_free);
 	g_clear_object(&self->config);
 }
 
@@ -122,6 +125,10 @@ master_start(gpointer state, const GntPaths *paths, gconstpointer options, GErro
 	}
 	self->env.config = self->config;
 	self->env.paths = paths;
+	/* Ganeti's ssconf files, for scripts that read them (gnt-cluster getmaster) */
+	self->ssconf = gnt_ssconf_watch_new(self->config, gnt_paths_get_data_dir(paths), error);
+	if (self->ssconf == NULL)
+		return FALSE;
 	/* the cluster's certificates let units call the nodes */
 	self->env.rpc = gnt_rpc_client_new_from_paths(paths, &rpc_error);
 	if (self->env.rpc == NULL)

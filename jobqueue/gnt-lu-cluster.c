@@ -553,6 +553,23 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 	return g_steal_pointer(&changes);
 }
 
+/* Drops from @changes the settings that stay as they were: the values
+ * compared are the stored ones (@after: normalised, merged), so that
+ * "changed" is only said of what changed. */
+static void
+drop_unchanged(JsonObject *changes, JsonObject *before, JsonObject *after)
+{
+	g_autoptr(GList) keys = json_object_get_members(changes);
+
+	for (GList *l = keys; l != NULL; l = l->next) {
+		JsonNode *old_value = json_object_get_member(before, l->data);
+		JsonNode *new_value = json_object_get_member(after, l->data);
+
+		if (old_value != NULL && new_value != NULL && json_node_equal(old_value, new_value))
+			json_object_remove_member(changes, l->data);
+	}
+}
+
 JsonObject *
 gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonObject *params,
 				    GError **error)
@@ -576,6 +593,7 @@ gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonOb
 	/* every setting checked, alone and together, on a copy */
 	if (!gnt_cluster_apply_settings(cluster, changes, error))
 		return NULL;
+	drop_unchanged(changes, old_settings, cluster->settings);
 	old_templates = json_object_get_array_member(old_settings, "enabled_disk_templates");
 	new_templates = json_object_get_array_member(cluster->settings, "enabled_disk_templates");
 	if (!check_templates_unused(config, old_templates, new_templates, error))

@@ -9,6 +9,7 @@
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
+#include "gnt-node-calls.h"
 
 /* Ganeti's backend parameters and what an instance gets without them. */
 static const struct {
@@ -219,4 +220,28 @@ gnt_lu_spec_get_be_int(JsonObject *spec, const gchar *name)
 	JsonObject *be = json_object_get_object_member(spec, "beparams");
 
 	return json_object_has_member(be, name) ? json_object_get_int_member(be, name) : 0;
+}
+
+gboolean
+gnt_lu_instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar *doing,
+				  GError **error)
+{
+	const gchar *name = json_object_get_string_member(ctx->instance, "name");
+	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
+				      NULL};
+	g_autoptr(JsonObject) running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors,
+								     error);
+	JsonObject *entry = NULL;
+	const gchar *state = NULL;
+
+	if (running == NULL)
+		return FALSE;
+	if (gnt_json_get_object(running, name, &entry, NULL))
+		gnt_json_get_string(entry, "state", &state, NULL);
+	if (entry != NULL && g_strcmp0(state, "shutoff") != 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "Instance '%s' is running, %s",
+			    name, doing);
+		return FALSE;
+	}
+	return TRUE;
 }

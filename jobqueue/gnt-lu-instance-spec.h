@@ -39,6 +39,13 @@ void
 gnt_lu_instance_ctx_free(GntLuInstanceCtx *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntLuInstanceCtx, gnt_lu_instance_ctx_free)
 
+/* GNT_ERROR_WRONG_STATE "Instance 'x' is running, @doing" when its node
+ * runs it, whatever its record says (Ganeti's CheckInstanceState asks the
+ * node too). */
+gboolean
+gnt_lu_instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar *doing,
+				  GError **error);
+
 /* The spec a node is sent about @instance (doc/node-rpc.md): the record,
  * filled hvparams and beparams, storage places, the OS search path.
  * Fails when the stored hvparams no longer validate. (transfer full) */

@@ -628,6 +628,23 @@ create_check_install_args(const GntOpcode *op, GError **error)
 	return TRUE;
 }
 
+/* Ganeti's iallocator (hail through htools) picks the nodes; Gantry has
+ * only its default placement, so an iallocator is refused rather than
+ * ignored. */
+static gboolean
+check_no_iallocator(const GntOpcode *op, GError **error)
+{
+	const gchar *iallocator = gnt_opcode_get_string(op, "iallocator");
+
+	if (iallocator == NULL || iallocator[0] == '\0')
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "iallocator '%s' is not supported: Gantry has no instance allocator, only its "
+		    "default placement (the node given, else the master node)",
+		    iallocator);
+	return FALSE;
+}
+
 static gboolean
 create_check_args(GntLu *lu, GError **error)
 {
@@ -645,7 +662,8 @@ create_check_args(GntLu *lu, GError **error)
 			    gnt_opcode_get_string(op, "mode"));
 		return FALSE;
 	}
-	if (!gnt_config_check_name(gnt_opcode_get_string(op, "instance_name"), "instance name",
+	if (!check_no_iallocator(op, error) ||
+	    !gnt_config_check_name(gnt_opcode_get_string(op, "instance_name"), "instance name",
 				   error))
 		return FALSE;
 	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
@@ -1749,6 +1767,8 @@ set_params_check_args(GntLu *lu, GError **error)
 	g_autoptr(JsonObject) be = NULL;
 	gboolean any = FALSE;
 
+	if (!check_no_iallocator(op, error))
+		return FALSE;
 	for (guint i = 0; i < G_N_ELEMENTS(not_yet); i++) {
 		if (param_given(op, not_yet[i].param)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s not supported yet",
@@ -2025,32 +2045,6 @@ const GntLuClass gnt_lu_instance_set_params = {
 
 /* ---- OP_INSTANCE_REINSTALL ---------------------------------------------------------- */
 
-/* Whether the instance's node runs it, whatever its record says (Ganeti's
- * CheckInstanceState asks the node too). */
-static gboolean
-instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, const gchar *doing,
-			   GError **error)
-{
-	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
-				      NULL};
-	g_autoptr(JsonObject) running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors,
-								     error);
-	JsonObject *entry;
-	const gchar *state = NULL;
-
-	if (running == NULL)
-		return FALSE;
-	entry = record_object(running, instance_name(ctx));
-	if (entry != NULL)
-		gnt_json_get_string(entry, "state", &state, NULL);
-	if (entry != NULL && g_strcmp0(state, "shutoff") != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "Instance '%s' is running, %s",
-			    instance_name(ctx), doing);
-		return FALSE;
-	}
-	return TRUE;
-}
-
 /* The names in @names (a JSON list of strings) given neither as secret,
  * public nor private parameter of the install as it is to be. (transfer
  * full) */
@@ -2200,7 +2194,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 			    instance_name(ctx->current), state);
 		return FALSE;
 	}
-	if (!instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
+	if (!gnt_lu_instance_check_not_running(rpc, ctx->current, "cannot reinstall", error) ||
 	    !check_no_repeated_params(op_public, op_private, error) ||
 	    !check_instance_fields(op, error))
 		return FALSE;

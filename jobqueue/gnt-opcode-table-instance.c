@@ -174,6 +174,61 @@ static const GntParamDef instance_console_params[] = {
 	{NULL},
 };
 
+static const GntParamDef instance_activate_disks_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	/* file images and logical volumes: no recorded size to ignore, no
+	 * mirror to wait for */
+	{"ignore_size", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+static const GntParamDef instance_deactivate_disks_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
+/* Ganeti's pDiskChgAmount is non-negative; growing by nothing is refused
+ * here, as gnt-instance grow-disk is meant to grow */
+static gboolean
+validate_grow_amount(JsonNode *value, GError **error)
+{
+	if (json_node_get_int(value) <= 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "must be a positive number of MiB, not %" G_GINT64_FORMAT,
+			    json_node_get_int(value));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+validate_disk_index(JsonNode *value, GError **error)
+{
+	if (json_node_get_int(value) < 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "must be a disk index (0 or more), not %" G_GINT64_FORMAT,
+			    json_node_get_int(value));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static const GntParamDef instance_grow_disk_params[] = {
+	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{"disk", GNT_PARAM_TYPE_INT, NULL, FALSE, GNT_PARAM_PUBLIC, validate_disk_index},
+	/* MiB: added to the disk, or its new size with absolute */
+	{"amount", GNT_PARAM_TYPE_INT, NULL, FALSE, GNT_PARAM_PUBLIC, validate_grow_amount},
+	{"absolute", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{NULL},
+};
+
 static const GntParamDef instance_query_data_params[] = {
 	{"instances", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
 	{"static", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
@@ -227,8 +282,24 @@ static const GntOpDef op_instance_query_data = {
 	&gnt_lu_instance_query_data, TRUE,
 };
 
+static const GntOpDef op_instance_activate_disks = {
+	"OP_INSTANCE_ACTIVATE_DISKS", "instance_name", instance_activate_disks_params,
+	GNT_LOCK_SHARED, &gnt_lu_instance_activate_disks,
+};
+static const GntOpDef op_instance_deactivate_disks = {
+	"OP_INSTANCE_DEACTIVATE_DISKS", "instance_name", instance_deactivate_disks_params,
+	GNT_LOCK_SHARED, &gnt_lu_instance_deactivate_disks,
+};
+static const GntOpDef op_instance_grow_disk = {
+	"OP_INSTANCE_GROW_DISK", "instance_name", instance_grow_disk_params, GNT_LOCK_SHARED,
+	&gnt_lu_instance_grow_disk,
+};
+
 const GntOpDef *const gnt_op_defs_instance[] = {
+	&op_instance_activate_disks,
 	&op_instance_console,
+	&op_instance_deactivate_disks,
+	&op_instance_grow_disk,
 	&op_instance_create,
 	&op_instance_query_data,
 	&op_instance_reboot,

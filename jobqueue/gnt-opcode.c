@@ -296,6 +296,11 @@ opcode_parse(JsonObject *input, JsonObject *private_values, OpcodeSource source,
 		return NULL;
 	}
 	def = gnt_op_def_lookup(op_id);
+	if (def == NULL && gnt_op_id_is_unsupported(op_id)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "opcode '%s' is not supported by Gantry", op_id);
+		return NULL;
+	}
 	if (def == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown opcode '%s'", op_id);
 		return NULL;

@@ -40,6 +40,16 @@ typedef struct _GntOpcode GntOpcode;
 /* Looks up an OP_ID ("OP_TEST_DELAY"); NULL if unknown. */
 const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id);
+
+/* Ganeti's OP_IDs, all 76 of them, NULL-terminated (gnt-opcode-ganeti.c).
+ * (transfer none) */
+const gchar *const *
+gnt_op_ids_ganeti(void);
+/* Whether @op_id is one of Ganeti's that the opcode table lacks: parsing
+ * it fails with "opcode 'OP_X' is not supported by Gantry", and LUXI
+ * answers that as an encoded OpPrereqError, not as a malformed request. */
+gboolean
+gnt_op_id_is_unsupported(const gchar *op_id);
 const gchar *
 gnt_op_def_get_id(const GntOpDef *def);
 

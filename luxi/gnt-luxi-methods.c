@@ -376,9 +376,10 @@ arg_job_id(JsonArray *args, guint index)
 /* ---- job submission ---- */
 
 /* Parses one job's opcodes; @job_index is -1 for SubmitJob's only job.
+ * @unsupported tells a failure on an opcode of Ganeti's that Gantry lacks.
  * (transfer full) GPtrArray of GntOpcode */
 static GPtrArray *
-parse_job(JsonNode *node, gint job_index, GError **error)
+parse_job(JsonNode *node, gint job_index, gboolean *unsupported, GError **error)
 {
 	g_autoptr(GPtrArray) ops = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_opcode_unref);
 	g_autofree gchar *what = job_index < 0 ? g_strdup("the job")
@@ -404,6 +405,9 @@ parse_job(JsonNode *node, gint job_index, GError **error)
 				    gnt_json_node_type_name(element));
 		else
 			op = gnt_opcode_new_from_json(json_node_get_object(element), error);
+		if (op == NULL && JSON_NODE_HOLDS_OBJECT(element))
+			*unsupported = gnt_op_id_is_unsupported(json_object_get_string_member_with_default(
+				json_node_get_object(element), "OP_ID", NULL));
 		if (op == NULL) {
 			if (job_index < 0)
 				g_prefix_error(error, "opcode %u: ", i);
@@ -414,6 +418,18 @@ parse_job(JsonNode *node, gint job_index, GError **error)
 		g_ptr_array_add(ops, op);
 	}
 	return g_steal_pointer(&ops);
+}
+
+/* A job that did not parse: Ganeti's clients show an encoded error as
+ * such, so an opcode of Ganeti's that Gantry lacks is an OpPrereqError
+ * saying so; anything else is a malformed request, as luxid answers it. */
+static void
+call_return_job_error(GntLuxiCall *call, const GError *error, gboolean unsupported)
+{
+	if (unsupported)
+		call_return_error(call, NULL, error);
+	else
+		call_return_request_error(call, error);
 }
 
 static void
@@ -460,10 +476,11 @@ submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-	GPtrArray *ops = parse_job(arg_node(args, 0), -1, &error);
+	gboolean unsupported = FALSE;
+	GPtrArray *ops = parse_job(arg_node(args, 0), -1, &unsupported, &error);
 
 	if (ops == NULL) {
-		call_return_request_error(call, error);
+		call_return_job_error(call, error, unsupported);
 		return;
 	}
 	g_ptr_array_add(jobs, ops);
@@ -490,10 +507,12 @@ method_submit_many_jobs(GntLuxiCall *call, JsonArray *args)
 
 	for (guint i = 0; i < json_array_get_length(list); i++) {
 		g_autoptr(GError) error = NULL;
-		GPtrArray *ops = parse_job(json_array_get_element(list, i), (gint)i, &error);
+		gboolean unsupported = FALSE;
+		GPtrArray *ops = parse_job(json_array_get_element(list, i), (gint)i, &unsupported,
+					   &error);
 
 		if (ops == NULL) {
-			call_return_request_error(call, error);
+			call_return_job_error(call, error, unsupported);
 			return;
 		}
 		g_ptr_array_add(jobs, ops);
@@ -1523,7 +1542,7 @@ static void
 method_unsupported(GntLuxiCall *call, JsonArray *args)
 {
 	g_autoptr(GError) error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
-					      "LUXI method '%s' is not supported yet",
+					      "LUXI method '%s' is not supported by Gantry",
 					      call->def->name);
 
 	call_return_error(call, NULL, error);

@@ -1,7 +1,8 @@
 /*
  * The cluster's resources: /, /2, /version, /2/info, /2/features, /2/os,
- * /2/tags and /2/query (rlib2's R_root, R_version, R_2_info, R_2_features,
- * R_2_os, R_2_tags, R_2_query, R_2_query_fields).
+ * /2/modify, /2/tags and /2/query (rlib2's R_root, R_version, R_2_info,
+ * R_2_features, R_2_os, R_2_cluster_modify, R_2_tags, R_2_query,
+ * R_2_query_fields).
  */
 #include "gnt-rapi-resources-private.h"
 
@@ -289,4 +290,19 @@ gnt_rapi_get_query_fields(GntRapiRequest *request, GError **error)
 		json_array_add_null_element(args);
 	}
 	return gnt_rapi_call(request, "QueryFields", args, error);
+}
+
+/* rlib2's R_2_cluster_modify: OP_CLUSTER_SET_PARAMS from the body. Its
+ * PUT_FORBIDDEN compression_tools is not a parameter of Gantry's opcode,
+ * so masterd refuses it as unknown. */
+JsonNode *
+gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = json_object_new();
+	JsonObject *body = NULL;
+
+	if (!gnt_rapi_request_get_body_object(request, FALSE, &body, error))
+		return NULL;
+	return gnt_rapi_submit_opcode(request, "OP_CLUSTER_SET_PARAMS", "cluster_modify", body, NULL,
+				      statics, error);
 }

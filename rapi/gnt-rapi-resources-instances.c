@@ -139,6 +139,24 @@ static const OpcodeResource instance_rename = {
 	{{NULL}},
 };
 
+static const OpcodeResource instance_activate_disks = {
+	"OP_INSTANCE_ACTIVATE_DISKS", "instances_name_activate_disks", FALSE, NULL, FALSE,
+	{{"ignore_size", "ignore_size"}},
+};
+static const OpcodeResource instance_deactivate_disks = {
+	"OP_INSTANCE_DEACTIVATE_DISKS", "instances_name_deactivate_disks", FALSE, NULL, FALSE,
+	{{"force", "force"}},
+};
+/* amount, absolute, wait_for_sync and ignore_ipolicy come in the body */
+static const OpcodeResource instance_grow_disk = {
+	"OP_INSTANCE_GROW_DISK", "instances_name_disk_grow", TRUE, NULL, FALSE,
+	{{NULL}},
+};
+static const OpcodeResource instance_console = {
+	"OP_INSTANCE_CONSOLE", "instances_name_console", FALSE, NULL, FALSE,
+	{{NULL}},
+};
+
 static JsonObject *
 statics_new(GntRapiRequest *request)
 {
@@ -475,4 +493,114 @@ JsonNode *
 gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error)
 {
 	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "instance", request->args[0], error);
+}
+
+/* ---- disks ---- */
+
+JsonNode *
+gnt_rapi_put_instance_activate_disks(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_activate_disks, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_put_instance_deactivate_disks(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+
+	return submit_resource(request, &instance_deactivate_disks, NULL, statics, error);
+}
+
+JsonNode *
+gnt_rapi_post_instance_disk_grow(GntRapiRequest *request, GError **error)
+{
+	g_autoptr(JsonObject) statics = statics_new(request);
+	gint64 index = 0;
+
+	/* the route's {index} is digits: only its range can be wrong */
+	if (!g_ascii_string_to_signed(request->args[1], 10, 0, G_MAXINT, &index, NULL)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "Invalid disk index '%s'",
+			    request->args[1]);
+		return NULL;
+	}
+	json_object_set_int_member(statics, "disk", index);
+	return submit_resource(request, &instance_grow_disk, NULL, statics, error);
+}
+
+/* ---- console ---- */
+
+/* Ganeti's objects.InstanceConsole from OP_INSTANCE_CONSOLE's answer: an
+ * interactive console is "ssh" to the instance's node as root, running
+ * the command there (virsh console); without one, a "message". */
+static JsonNode *
+console_to_ganeti(const gchar *name, JsonObject *console)
+{
+	JsonObject *answer = json_object_new();
+	JsonArray *command = NULL;
+	const gchar *node = NULL;
+	const gchar *log = NULL;
+
+	gnt_json_get_array(console, "command", &command, NULL);
+	gnt_json_get_string(console, "node", &node, NULL);
+	gnt_json_get_string(console, "log", &log, NULL);
+	json_object_set_string_member(answer, "instance", name);
+	if (command != NULL && json_array_get_length(command) > 0 && node != NULL) {
+		json_object_set_string_member(answer, "kind", "ssh");
+		json_object_set_string_member(answer, "host", node);
+		json_object_set_string_member(answer, "user", "root");
+		json_object_set_array_member(answer, "command", json_array_ref(command));
+	} else {
+		g_autofree gchar *message =
+			log != NULL ? g_strdup_printf("Instance %s has no interactive console; its "
+						      "console log is %s on node %s",
+						      name, log, node != NULL ? node : "?")
+				    : g_strdup_printf("Instance %s has no interactive console", name);
+
+		json_object_set_string_member(answer, "kind", "message");
+		json_object_set_string_member(answer, "message", message);
+	}
+	return gnt_json_node_new_object(answer);
+}
+
+/* rlib2's R_2_instances_name_console: 503 unless the instance runs; else
+ * how to reach its console. */
+JsonNode *
+gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error)
+{
+	const gchar *const fields[] = {"name", "oper_state", NULL};
+	g_autoptr(JsonObject) statics = statics_new(request);
+	g_autoptr(JsonNode) instance = gnt_rapi_get_object(request, "QueryInstances", "Instance",
+							   fields, NULL, error);
+	g_autoptr(JsonNode) job = NULL;
+	g_autoptr(JsonArray) results = NULL;
+	JsonNode *console;
+	const gchar *name = NULL;
+	gboolean running = FALSE;
+
+	if (instance == NULL)
+		return NULL;
+	gnt_json_get_string(json_node_get_object(instance), "name", &name, NULL);
+	gnt_json_get_bool(json_node_get_object(instance), "oper_state", &running, NULL);
+	if (!running) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_TEMP_NO_RESOURCES,
+				    "Instance console unavailable");
+		return NULL;
+	}
+	job = submit_resource(request, &instance_console, NULL, statics, error);
+	if (job == NULL)
+		return NULL;
+	results = gnt_rapi_wait_for_job(request, (guint64)json_node_get_int(job), error);
+	if (results == NULL)
+		return NULL;
+	console = json_array_get_length(results) == 1 ? json_array_get_element(results, 0) : NULL;
+	if (console == NULL || !JSON_NODE_HOLDS_OBJECT(console)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+			    "the console job %" G_GINT64_FORMAT " answered %s, not an object",
+			    json_node_get_int(job), gnt_json_node_type_name(console));
+		return NULL;
+	}
+	return console_to_ganeti(name != NULL ? name : request->args[0],
+				 json_node_get_object(console));
 }

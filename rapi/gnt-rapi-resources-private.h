@@ -197,6 +197,7 @@ JsonNode *gnt_rapi_get_version(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_info(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_features(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_os(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_cluster_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_cluster_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_delete_cluster_tags(GntRapiRequest *request, GError **error);
@@ -216,6 +217,10 @@ JsonNode *gnt_rapi_post_instance_reboot(GntRapiRequest *request, GError **error)
 JsonNode *gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_instance_modify(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_instance_activate_disks(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_instance_deactivate_disks(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_post_instance_disk_grow(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error);

@@ -12,6 +12,7 @@
 #include "gnt-job-status.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
+#include "gnt-rapi-ganeti.h"
 
 /* Ganeti's reason trail sources (constants.OPCODE_REASON_SRC_*) */
 #define REASON_SRC_USER	 "gnt:user"
@@ -28,6 +29,7 @@ static const GntRapiRoute routes[] = {
 	{"/2/info", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_info},
 	{"/2/features", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_features},
 	{"/2/os", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_os},
+	{"/2/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_cluster_modify},
 	{"/2/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_cluster_tags},
 	{"/2/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_cluster_tags},
 	{"/2/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_cluster_tags},
@@ -43,6 +45,11 @@ static const GntRapiRoute routes[] = {
 	{"/2/instances/{name}/reinstall", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_instance_reinstall},
 	{"/2/instances/{name}/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_modify},
 	{"/2/instances/{name}/rename", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_rename},
+	{"/2/instances/{name}/activate-disks", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_activate_disks},
+	{"/2/instances/{name}/deactivate-disks", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_deactivate_disks},
+	{"/2/instances/{name}/disk/{index}/grow", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_instance_disk_grow},
+	/* it starts a job: any user, as in Ganeti */
+	{"/2/instances/{name}/console", "GET", GNT_RAPI_ACCESS_READ, gnt_rapi_get_instance_console},
 	{"/2/instances/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_instance_tags},
 	{"/2/instances/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_tags},
 	{"/2/instances/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_instance_tags},
@@ -70,7 +77,11 @@ static const GntRapiRoute routes[] = {
 const GntRapiRoute *
 gnt_rapi_routes(void)
 {
-	return routes;
+	static gsize all = 0;
+
+	if (g_once_init_enter(&all))
+		g_once_init_leave(&all, (gsize)gnt_rapi_ganeti_routes_new(routes));
+	return (const GntRapiRoute *)all;
 }
 
 /* ---- query arguments ---- */

@@ -65,12 +65,20 @@ typedef struct {
 	const gchar *pattern;
 	const gchar *method;
 	GntRapiAccess access;
+	/* NULL: a resource of Ganeti's that Gantry does not implement; the
+	 * server answers 501 naming @resource, before authentication (as for
+	 * a method the resource does not have) */
 	GntRapiHandlerFunc handler;
+	/* rlib2's class name, "R_2_instances_name_migrate": set on the routes
+	 * without a handler (gnt-rapi-ganeti.h) */
+	const gchar *resource;
 } GntRapiRoute;
 
-/* Every route gantry-rapi serves, ended by an all-NULL entry. A path that
- * matches no pattern is a 404; one that matches a pattern but not the
- * method, a 501 "Method X is unsupported for path Y". */
+/* Every route gantry-rapi serves, ended by an all-NULL entry: Gantry's
+ * handlers, then Ganeti's resources that have none (gnt-rapi-ganeti.h).
+ * A path that matches no pattern is a 404; one that matches a pattern but
+ * not the method, a 501 "Method X is unsupported for path Y"; a route
+ * without handler, a 501 "... is not implemented by Gantry". */
 const GntRapiRoute *
 gnt_rapi_routes(void);
 

@@ -436,6 +436,14 @@ find_route(GntRapiServer *self, const gchar *method, const gchar *path, GPtrArra
 		path_known = TRUE;
 		if (!g_str_equal(route->route->method, method))
 			continue;
+		if (route->route->handler == NULL) {
+			refuse(refusal, 501,
+			       g_strdup_printf("Not implemented by Gantry: %s %s (Ganeti "
+					       "resource %s)",
+					       method, route->route->pattern,
+					       route->route->resource));
+			return NULL;
+		}
 		for (guint j = 0; j < n; j++) {
 			if (route->kinds[j] != SEGMENT_LITERAL)
 				g_ptr_array_add(args, g_strdup(segments[j]));
@@ -713,7 +721,9 @@ gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket,
 		n++;
 	self->routes = g_new0(CompiledRoute, n);
 	for (guint i = 0; i < n; i++) {
-		g_return_val_if_fail(routes[i].pattern[0] == '/' && routes[i].handler != NULL, NULL);
+		g_return_val_if_fail(routes[i].pattern[0] == '/' &&
+					     (routes[i].handler != NULL || routes[i].resource != NULL),
+				     NULL);
 		compile_route(&routes[i], &self->routes[i]);
 	}
 	self->n_routes = n;

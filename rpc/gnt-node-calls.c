@@ -215,6 +215,29 @@ gnt_node_call_blockdev_add(GntRpcClient *client, JsonObject *node, JsonObject *s
 }
 
 gboolean
+gnt_node_call_blockdev_grow(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			    guint disk_index, guint64 new_size_mib, GError **error)
+{
+	g_autoptr(JsonArray) args = spec_args(spec);
+
+	json_array_add_int_element(args, disk_index);
+	json_array_add_int_element(args, (gint64)new_size_mib);
+	return call_done(client, node, "blockdev_grow", args, GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S,
+			 error);
+}
+
+JsonArray *
+gnt_node_call_blockdev_assemble(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+				GError **error)
+{
+	g_autoptr(JsonArray) args = spec_args(spec);
+	g_autoptr(JsonNode) result = call_expecting(client, node, "blockdev_assemble", args,
+						    GNT_NODE_CALL_TIMEOUT_S, JSON_NODE_ARRAY, error);
+
+	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
+}
+
+gboolean
 gnt_node_call_blockdev_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      const gchar *old_name, GError **error)
 {

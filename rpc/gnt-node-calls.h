@@ -89,6 +89,16 @@ gnt_node_call_blockdev_remove(GntRpcClient *client, JsonObject *node, JsonObject
 gboolean
 gnt_node_call_blockdev_add(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			   guint disk_index, GError **error);
+/* Grows disk @disk_index of the spec's instance (of the size its record
+ * says) to @new_size_mib, after the node checked the space. */
+gboolean
+gnt_node_call_blockdev_grow(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			    guint disk_index, guint64 new_size_mib, GError **error);
+/* Checks that every disk of the spec's instance is there: the path of
+ * each (what the hypervisor opens), in the record's order. (transfer full) */
+JsonArray *
+gnt_node_call_blockdev_assemble(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+				GError **error);
 /* After renaming @old_name to the spec's name: moves the file disks'
  * directory (nothing to do for plain and diskless). */
 gboolean

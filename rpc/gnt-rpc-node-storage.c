@@ -11,6 +11,19 @@
 #include "gnt-json.h"
 #include "gnt-rpc-node-private.h"
 
+/* Disk @index of the spec, or GNT_ERROR_INVALID naming the instance. */
+static GntDiskSpec *
+spec_disk(GntRpcNodeSpec *spec, guint index, GError **error)
+{
+	if (index >= spec->disks->len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' has no disk %u (it has %u)", spec->name, index,
+			    spec->disks->len);
+		return NULL;
+	}
+	return g_ptr_array_index(spec->disks, index);
+}
+
 static JsonNode *
 blockdev_create_procedure(JsonArray *args, gpointer user_data, GError **error)
 {
@@ -43,25 +56,66 @@ static JsonNode *
 blockdev_add_procedure(JsonArray *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	GntDiskSpec *disk;
 	guint index = 0;
 
 	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, disk index", error) ||
 	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXINT, &index, error))
 		return NULL;
 	spec = gnt_rpc_node_spec_parse(args, 0, error);
-	if (spec == NULL)
-		return NULL;
-	if (index >= spec->disks->len) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "instance '%s' has no disk %u (it has %u)", spec->name, index,
-			    spec->disks->len);
-		return NULL;
-	}
-	if (!gnt_disk_store_add(spec->store, spec->name, g_ptr_array_index(spec->disks, index),
-				error))
+	disk = spec != NULL ? spec_disk(spec, index, error) : NULL;
+	if (disk == NULL || !gnt_disk_store_add(spec->store, spec->name, disk, error))
 		return NULL;
 	g_info("added disk %u of instance '%s'", index, spec->name);
 	return gnt_json_node_new_null();
+}
+
+/* Ganeti's blockdev_grow: disk @index (of the size its record says) to
+ * @new_size MiB, after checking the space for the difference. */
+static JsonNode *
+blockdev_grow_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	GntDiskSpec *disk;
+	guint index = 0;
+	guint new_size = 0;
+
+	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, disk index, new size", error) ||
+	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXINT, &index, error) ||
+	    !gnt_rpc_node_arg_uint(args, 2, "'new_size'", G_MAXUINT, &new_size, error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	disk = spec != NULL ? spec_disk(spec, index, error) : NULL;
+	if (disk == NULL || !gnt_disk_store_grow(spec->store, spec->name, disk, new_size, error))
+		return NULL;
+	g_info("grew disk %u of instance '%s' to %u MiB", index, spec->name, new_size);
+	return gnt_json_node_new_null();
+}
+
+/* Ganeti's blockdev_assemble for every disk: file images and logical
+ * volumes are usable as long as they exist, so this checks each one and
+ * answers [path, ...] in the record's order: what the hypervisor opens. */
+static JsonNode *
+blockdev_assemble_procedure(JsonArray *args, gpointer user_data, GError **error)
+{
+	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autoptr(JsonArray) paths = json_array_new();
+
+	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
+		return NULL;
+	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	if (spec == NULL)
+		return NULL;
+	for (guint i = 0; i < spec->disks->len; i++) {
+		gchar *path = gnt_disk_store_dup_path(spec->store, spec->name,
+						      g_ptr_array_index(spec->disks, i), error);
+
+		if (path == NULL)
+			return NULL;
+		json_array_add_string_element(paths, path);
+		g_free(path);
+	}
+	return gnt_json_node_new_array(g_steal_pointer(&paths));
 }
 
 /* Moves <dir>/<old> to <dir>/<new>, never over an existing entry nor
@@ -144,5 +198,7 @@ const GntRpcProcedure gnt_rpc_node_storage_procedures[] = {
 	{"blockdev_remove", blockdev_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
 	{"blockdev_add", blockdev_add_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
 	{"blockdev_rename", blockdev_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_grow", blockdev_grow_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_assemble", blockdev_assemble_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
 	{NULL},
 };

@@ -31,6 +31,7 @@ static gchar *opt_osparams_secret_file;
 static gchar *opt_hypervisor;
 static gchar *opt_beparams;
 static gchar *opt_node;
+static gchar *opt_iallocator;
 static gboolean opt_no_install;
 static gboolean opt_no_start;
 static gboolean opt_name_check = TRUE;
@@ -63,7 +64,11 @@ static gchar *opt_safe_install;
 	 "SIZE"}
 #define NODE_ENTRY                                                                               \
 	{"node", 'n', 0, G_OPTION_ARG_STRING, &opt_node,                                         \
-	 "Target node and optional secondary node", "PNODE[:SNODE]"}
+	 "Target node and optional secondary node", "PNODE[:SNODE]"},                            \
+	{"iallocator", 'I', 0, G_OPTION_ARG_STRING, &opt_iallocator,                             \
+	 "Select nodes for the instance automatically using the <NAME> iallocator plugin "       \
+	 "(Gantry has none: refused, the instance goes to -n or the master node)",               \
+	 "NAME"}
 
 const GOptionEntry gnt_cli_create_add_entries[] = {
 	DISK_TEMPLATE_ENTRY,
@@ -814,6 +819,7 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 		json_object_set_string_member(op, "pnode", nodes[0]);
 		gnt_cli_set_string_or_null(op, "snode", nodes[0] != NULL ? nodes[1] : NULL);
 	}
+	gnt_cli_set_string_or_null(op, "iallocator", opt_iallocator);
 	if (!build_hypervisor(cli, op, error) ||
 	    (be = gnt_cli_parse_beparams(cli, opt_beparams, FALSE, error)) == NULL)
 		return NULL;

@@ -13,6 +13,7 @@
 #include "gnt-json.h"
 #include "gnt-lu.h"
 #include "gnt-rpc-protocol.h"
+#include "gnt-ssconf.h"
 #include "gnt-tls.h"
 
 /* How long destroy waits for the daemons to stop before killing them. */
@@ -932,6 +933,23 @@ show_cluster_config(GntCli *cli, gchar **args)
 	return 0;
 }
 
+/* ---- getmaster ---- */
+
+/* Ganeti's ShowClusterMaster: the master node's name from the ssconf file
+ * masterd keeps, so it answers without the master daemon. */
+static gint
+show_cluster_master(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *master =
+		gnt_ssconf_read(gnt_paths_get_data_dir(gnt_cli_get_paths(cli)), "master_node", &error);
+
+	if (master == NULL)
+		return gnt_cli_fail(cli, error);
+	g_print("%s\n", master);
+	return 0;
+}
+
 /* ---- version ---- */
 
 static gint
@@ -965,6 +983,10 @@ static const GntCliCommand commands[] = {
 	 "Submits OP_CLUSTER_DESTROY and waits for it; if it succeeds, stops the daemons and "
 	 "removes <root>/var/lib/gantry, <root>/run/gantry and <root>/var/log/gantry (nothing "
 	 "outside the root). Refuses without --yes-do-it."},
+	{"getmaster", show_cluster_master, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
+	 "Shows the cluster master",
+	 "Reads <root>/var/lib/gantry/ssconf_master_node, which the master daemon writes with "
+	 "Ganeti's other ssconf files at its start and after every configuration change."},
 	{"info", show_cluster_config, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
 	 "Show cluster configuration", NULL},
 	{"init", init_cluster, 1, 1, GNT_CLI_OPT_NONE, init_entries, "<cluster-name>",

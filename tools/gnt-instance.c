@@ -7,6 +7,7 @@
 #include "gnt-cli-create.h"
 #include "gnt-cli-objects.h"
 #include "gnt-json.h"
+#include "gnt-size.h"
 
 /* Ganeti's DEFAULT_SHUTDOWN_TIMEOUT, in seconds */
 #define DEFAULT_SHUTDOWN_TIMEOUT 120
@@ -406,11 +407,15 @@ instance_info(JsonNode **values, JsonObject *install, JsonObject *metadata)
 	add_str(info, "Serial number", values[INFO_SERIAL]);
 	add_time(info, "Creation time", values[INFO_CTIME]);
 	add_time(info, "Modification time", values[INFO_MTIME]);
+	/* Ganeti's run_state: "up" when the node runs it, else "down" for an
+	 * instance meant to run, else its admin state */
 	if (!opt_static && oper_state != NULL &&
 	    json_node_get_value_type(oper_state) == G_TYPE_BOOLEAN)
 		gnt_cli_info_add_printf(info, "State", "configured to be %s, actual state is %s",
 					admin_state,
-					json_node_get_boolean(oper_state) ? "running" : "down");
+					json_node_get_boolean(oper_state)   ? "up"
+					: g_strcmp0(admin_state, "up") == 0 ? "down"
+									    : admin_state);
 	else
 		gnt_cli_info_add_printf(info, "State", "configured to be %s", admin_state);
 	gnt_cli_info_add(info, "Nodes", NULL, nodes_info(values));
@@ -1314,6 +1319,122 @@ console_instance(GntCli *cli, gchar **args)
 	return 0;
 }
 
+/* ---- activate-disks, deactivate-disks, grow-disk ---- */
+
+static gboolean opt_ignore_size;
+static gboolean opt_wait_for_sync;
+static gboolean opt_no_wait_for_sync;
+static gboolean opt_absolute;
+
+static const GOptionEntry activate_disks_entries[] = {
+	{"ignore-size", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_size,
+	 "Ignore the current recorded size (useful for forcing activation when the recorded "
+	 "size is wrong)", NULL},
+	{"wait-for-sync", 0, 0, G_OPTION_ARG_NONE, &opt_wait_for_sync,
+	 "Wait for the disks to synchronize", NULL},
+	{NULL},
+};
+
+static const GOptionEntry deactivate_disks_entries[] = {
+	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
+	{NULL},
+};
+
+static const GOptionEntry grow_disk_entries[] = {
+	{"no-wait-for-sync", 0, 0, G_OPTION_ARG_NONE, &opt_no_wait_for_sync,
+	 "Don't wait for sync (DANGEROUS!)", NULL},
+	{"absolute", 0, 0, G_OPTION_ARG_NONE, &opt_absolute,
+	 "Marks the grow as absolute instead of the (default) relative mode", NULL},
+	{NULL},
+};
+
+/* Submits the one opcode @op (transfer full); its result in *@result. */
+static gboolean
+send_one(GntCli *cli, JsonObject *op, JsonNode **result, GError **error)
+{
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) results = NULL;
+
+	json_array_add_object_element(ops, op);
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, error))
+		return FALSE;
+	if (result != NULL)
+		*result = results != NULL && json_array_get_length(results) > 0
+				  ? json_node_copy(json_array_get_element(results, 0))
+				  : NULL;
+	return TRUE;
+}
+
+/* Ganeti's ActivateDisks: "node:disk/0:/path" per disk. */
+static gint
+activate_disks(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) result = NULL;
+	JsonObject *op = gnt_cli_new_opcode(cli, "OP_INSTANCE_ACTIVATE_DISKS");
+
+	json_object_set_string_member(op, "instance_name", args[0]);
+	json_object_set_boolean_member(op, "ignore_size", opt_ignore_size);
+	json_object_set_boolean_member(op, "wait_for_sync", opt_wait_for_sync);
+	if (!send_one(cli, op, &result, &error))
+		return gnt_cli_fail(cli, error);
+	for (guint i = 0; result != NULL && JSON_NODE_HOLDS_ARRAY(result) &&
+			  i < json_array_get_length(json_node_get_array(result));
+	     i++) {
+		JsonArray *row = json_array_get_array_element(json_node_get_array(result), i);
+
+		if (row != NULL && json_array_get_length(row) == 3)
+			g_print("%s:%s:%s\n", json_array_get_string_element(row, 0),
+				json_array_get_string_element(row, 1),
+				json_array_get_string_element(row, 2));
+	}
+	return 0;
+}
+
+static gint
+deactivate_disks(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	JsonObject *op = gnt_cli_new_opcode(cli, "OP_INSTANCE_DEACTIVATE_DISKS");
+
+	json_object_set_string_member(op, "instance_name", args[0]);
+	json_object_set_boolean_member(op, "force", opt_force);
+	if (!send_one(cli, op, NULL, &error))
+		return gnt_cli_fail(cli, error);
+	return 0;
+}
+
+/* Ganeti's GrowDisk: <instance> <disk index> <amount with a unit>. */
+static gint
+grow_disk(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GError) parse_error = NULL;
+	JsonObject *op;
+	gint64 index = 0;
+	guint64 amount = 0;
+
+	if (!g_ascii_string_to_signed(args[1], 10, 0, G_MAXINT, &index, &parse_error)) {
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID, "Invalid disk index: %s",
+					 parse_error->message);
+		return gnt_cli_fail(cli, error);
+	}
+	if (!gnt_size_parse(args[2], &amount, NULL)) {
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
+					 "Can't parse the given amount '%s'", args[2]);
+		return gnt_cli_fail(cli, error);
+	}
+	op = gnt_cli_new_opcode(cli, "OP_INSTANCE_GROW_DISK");
+	json_object_set_string_member(op, "instance_name", args[0]);
+	json_object_set_int_member(op, "disk", index);
+	json_object_set_int_member(op, "amount", (gint64)amount);
+	json_object_set_boolean_member(op, "absolute", opt_absolute);
+	json_object_set_boolean_member(op, "wait_for_sync", !opt_no_wait_for_sync);
+	if (!send_one(cli, op, NULL, &error))
+		return gnt_cli_fail(cli, error);
+	return 0;
+}
+
 /* Commands in alphabetical order, as Ganeti lists them; the tag commands
  * join them here. */
 static const GntCliCommand commands[] = {
@@ -1331,10 +1452,25 @@ static const GntCliCommand commands[] = {
 	 "job log; a failed step removes everything made. --install-mode self_install needs no "
 	 "OS: the first boot uses --install-hvparams. --os-image (a raw or qcow2 image, a path "
 	 "on the node or an http(s) URL) is written onto disk 0 before the OS scripts run."},
+	{"activate-disks", activate_disks, 1, 1, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY,
+	 activate_disks_entries, "[--ignore-size] <instance-name>", "Activate an instance's disks",
+	 "Prints node:disk/N:path for each disk. Gantry's disks (file images, logical volumes) "
+	 "are usable whenever they exist: this checks each one on the node and records the "
+	 "disks as active; --ignore-size and --wait-for-sync change nothing."},
 	{"console", console_instance, 1, 1, GNT_CLI_OPT_PRIORITY, console_entries,
 	 "[--show-cmd] <instance-name>", "Opens a console on the specified instance",
 	 "Without a terminal (or for a hypervisor without an interactive console) it prints the "
 	 "first lines of the instance's serial console log instead."},
+	{"deactivate-disks", deactivate_disks, 1, 1, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY,
+	 deactivate_disks_entries, "[-f] <instance-name>", "Deactivate an instance's disks",
+	 "Refused while the instance runs, unless -f. Only the record changes: file images and "
+	 "logical volumes have nothing to tear down."},
+	{"grow-disk", grow_disk, 3, 3, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY,
+	 grow_disk_entries, "[--absolute] <instance-name> <disk> <size>", "Grow an instance's disk",
+	 "Grows disk <disk> (0, 1, ...) by <size> (a unit: 512M, 2G; MiB without one), or to "
+	 "<size> with --absolute, which may not be smaller than the disk. The file image (raw or "
+	 "qcow2) or logical volume grows on the node, after a check of the free space; a running "
+	 "instance sees the new size at its next start."},
 	{"info", show_instance_config, 0, -1, GNT_CLI_OPT_NONE, info_entries,
 	 "[-s] {--all | <instance-name>...}", "Show information on the specified instance(s)",
 	 "Names may be short (\"inst1\" for \"inst1.example.com\"); an unknown name fails. "

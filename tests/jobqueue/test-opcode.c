@@ -70,6 +70,13 @@ test_invalid(void)
 	assert_invalid("{\"duration\": 1}", "opcode: 'OP_ID' is missing");
 	assert_invalid("{\"OP_ID\": 7}", "opcode: 'OP_ID' must be a string, not integer");
 	assert_invalid("{\"OP_ID\": \"OP_NOPE\"}", "unknown opcode 'OP_NOPE'");
+	/* Ganeti's, not Gantry's */
+	assert_invalid("{\"OP_ID\": \"OP_NODE_EVACUATE\"}",
+		       "opcode 'OP_NODE_EVACUATE' is not supported by Gantry");
+	g_assert_true(gnt_op_id_is_unsupported("OP_NODE_EVACUATE"));
+	g_assert_false(gnt_op_id_is_unsupported("OP_TEST_DELAY"));
+	g_assert_false(gnt_op_id_is_unsupported("OP_NOPE"));
+	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti()), ==, 76);
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}", "OP_TEST_DELAY: parameter 'duration' is required");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": null}",
 		       "OP_TEST_DELAY: parameter 'duration' is required");

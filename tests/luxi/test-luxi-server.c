@@ -604,6 +604,18 @@ test_submit_many(ServerFx *fx, gconstpointer data)
 			  NULL, GNT_ERROR_INVALID, expected);
 	assert_call(client, "QueryJobs", "[[], [\"id\"]]", "[[1],[2]]");
 	assert_call(client, "SubmitManyJobs", "[[]]", "[]");
+	/* an opcode of Ganeti's that Gantry lacks: an encoded error that says
+	 * so (Ganeti's CLI shows it), not a malformed request */
+	assert_call_fails(client, "SubmitJob", "[[{\"OP_ID\": \"OP_INSTANCE_MIGRATE\"}]]",
+			  "OpPrereqError", GNT_ERROR_INVALID,
+			  "opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by Gantry");
+	assert_error_args(client, "[\"opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by "
+				  "Gantry\",\"wrong_input\"]");
+	assert_call_fails(client, "SubmitManyJobs",
+			  "[[[{\"OP_ID\": \"OP_TEST_DUMMY\"}], [{\"OP_ID\": \"OP_GROUP_ADD\"}]]]",
+			  "OpPrereqError", GNT_ERROR_INVALID,
+			  "job 1, opcode 0: opcode 'OP_GROUP_ADD' is not supported by Gantry");
+	assert_call(client, "QueryJobs", "[[], [\"id\"]]", "[[1],[2]]");
 }
 
 static void
@@ -630,7 +642,7 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	assert_call_fails(client, "PickupJob", "[1]", "GenericError", GNT_ERROR_FAULT,
 			  "Luxi call 'PickupJob' is for internal use only");
 	assert_call_fails(client, "QueryGroups", "[[], [\"name\"], false]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "LUXI method 'QueryGroups' is not supported yet");
+			  GNT_ERROR_INVALID, "LUXI method 'QueryGroups' is not supported by Gantry");
 	assert_call(client, "ChangeJobPriority", "[7, -10]", "[false,\"Job 7 not found\"]");
 }
 

@@ -8,11 +8,13 @@
  * nothing submitted.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-luxi-client.h"
 #include "gnt-paths.h"
+#include "gnt-rapi-ganeti.h"
 #include "gnt-rapi-resources-private.h"
 #include "gnt-rapi-resources.h"
 #include "tools/tools-test.h"
@@ -307,9 +309,15 @@ test_routes(void)
 		const GntRapiRoute *r = &routes[n];
 
 		g_assert_true(r->pattern[0] == '/');
-		g_assert_nonnull(r->handler);
+		/* every route is one of Ganeti's, with a handler or its 501 */
+		g_assert_true(gnt_rapi_ganeti_has(r->pattern, r->method));
+		if (r->handler == NULL) {
+			g_assert_cmpstr(r->resource, ==, gnt_rapi_ganeti_resource(r->pattern));
+			continue;
+		}
 		/* Ganeti's access rules (section 3.2 of the reference sheet) */
-		if (g_str_has_prefix(r->pattern, "/2/query/"))
+		if (g_str_has_prefix(r->pattern, "/2/query/") ||
+		    g_strcmp0(r->pattern, "/2/instances/{name}/console") == 0)
 			g_assert_cmpint(r->access, ==, GNT_RAPI_ACCESS_READ);
 		else if (g_strcmp0(r->method, "GET") != 0)
 			g_assert_cmpint(r->access, ==, GNT_RAPI_ACCESS_WRITE);
@@ -322,7 +330,12 @@ test_routes(void)
 			g_assert_false(g_strcmp0(routes[j].pattern, r->pattern) == 0 &&
 				       g_strcmp0(routes[j].method, r->method) == 0);
 	}
-	g_assert_cmpuint(n, ==, 35);
+	/* Ganeti's 62 resources have 84 paths and methods, each here once */
+	g_assert_cmpuint(n, ==, 84);
+	/* the cluster itself */
+	g_assert_cmpstr(gnt_rapi_ganeti_resource("/2/modify"), ==, "R_2_cluster_modify");
+	g_assert_null(gnt_rapi_ganeti_resource("/2/nothing"));
+	g_assert_false(gnt_rapi_ganeti_has("/2/instances/{name}/console", "PUT"));
 }
 
 static void
@@ -609,6 +622,110 @@ test_instance_operations(RapiFx *fx, gconstpointer data)
 	assert_job_succeeds(fx, remove);
 	call_fails(fx, "GET", "/2/instances/web2.example.com", NULL, GNT_ERROR_NOT_FOUND,
 		   "web2.example.com");
+}
+
+/* The opcode result of the job whose ID is @answer, once it succeeded.
+ * (transfer full) */
+static JsonNode *
+job_opresult(RapiFx *fx, JsonNode *answer)
+{
+	g_autoptr(JsonObject) job = NULL;
+
+	assert_job_succeeds(fx, answer);
+	job = get_job(fx, answer);
+	return json_node_copy(
+		json_array_get_element(json_object_get_array_member(job, "opresult"), 0));
+}
+
+static gint64
+file_size(const gchar *path)
+{
+	struct stat st;
+
+	g_assert_cmpint(stat(path, &st), ==, 0);
+	return (gint64)st.st_size;
+}
+
+static void
+test_instance_disks(RapiFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonNode) activated = NULL;
+	g_autoptr(JsonNode) grown = NULL;
+	g_autoptr(JsonNode) deactivate = NULL;
+	g_autoptr(JsonNode) forced = NULL;
+	g_autoptr(JsonNode) stop = NULL;
+	g_autoptr(JsonNode) job = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	g_autoptr(JsonObject) failed = NULL;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *opresult = NULL;
+	JsonArray *row;
+	const gchar *path;
+
+	if (!have_noop_os())
+		return;
+	create_instance(fx, CREATE_BODY_FILE("web1.example.com", ""));
+
+	/* Ganeti's answer: [[node, iv_name, device path]] */
+	activated = job_opresult(fx, call_ok(fx, "PUT",
+					     "/2/instances/web1.example.com/activate-disks", NULL));
+	g_assert_cmpuint(json_array_get_length(json_node_get_array(activated)), ==, 1);
+	row = json_array_get_array_element(json_node_get_array(activated), 0);
+	g_assert_cmpuint(json_array_get_length(row), ==, 3);
+	g_assert_cmpstr(json_array_get_string_element(row, 1), ==, "disk/0");
+	path = json_array_get_string_element(row, 2);
+	g_assert_true(g_path_is_absolute(path));
+	g_assert_cmpint(file_size(path), ==, 16 << 20);
+	record = get_object(fx, "/2/instances/web1.example.com?fields=disks_active,disk.sizes");
+	g_assert_true(json_object_get_boolean_member(record, "disks_active"));
+	g_clear_pointer(&record, json_object_unref);
+
+	/* grow by 16 MiB: the file and the record */
+	grown = job_opresult(fx, call_ok(fx, "POST", "/2/instances/web1.example.com/disk/0/grow",
+					 "{\"amount\": 16}"));
+	g_assert_cmpint(file_size(path), ==, 32 << 20);
+	record = get_object(fx, "/2/instances/web1.example.com?fields=disk.sizes");
+	g_assert_cmpint(json_array_get_int_element(json_object_get_array_member(record,
+										 "disk.sizes"),
+						   0),
+			==, 32);
+	g_clear_pointer(&record, json_object_unref);
+	/* absolute: to 48 MiB; smaller than now is refused, as is growing by 0
+	 * or a disk the instance does not have */
+	g_clear_pointer(&grown, json_node_unref);
+	grown = job_opresult(fx, call_ok(fx, "POST", "/2/instances/web1.example.com/disk/0/grow",
+					 "{\"amount\": 48, \"absolute\": true}"));
+	g_assert_cmpint(file_size(path), ==, 48 << 20);
+	job = call_ok(fx, "POST", "/2/instances/web1.example.com/disk/0/grow",
+		      "{\"amount\": 32, \"absolute\": true}");
+	status = wait_job(fx, job_id_of(job));
+	g_assert_cmpstr(status, ==, "error");
+	failed = get_job(fx, job);
+	opresult = gnt_json_to_string(json_object_get_member(failed, "opresult"));
+	g_assert_nonnull(strstr(opresult, "is smaller than current disk size"));
+	g_assert_cmpint(file_size(path), ==, 48 << 20);
+	call_fails(fx, "POST", "/2/instances/web1.example.com/disk/0/grow", "{\"amount\": 0}",
+		   GNT_ERROR_INVALID, "amount");
+	g_clear_pointer(&job, json_node_unref);
+	g_clear_pointer(&status, g_free);
+	job = call_ok(fx, "POST", "/2/instances/web1.example.com/disk/3/grow", "{\"amount\": 1}");
+	status = wait_job(fx, job_id_of(job));
+	g_assert_cmpstr(status, ==, "error");
+
+	/* deactivating under a running instance needs force */
+	deactivate = call_ok(fx, "PUT", "/2/instances/web1.example.com/deactivate-disks", NULL);
+	g_clear_pointer(&status, g_free);
+	status = wait_job(fx, job_id_of(deactivate));
+	g_assert_cmpstr(status, ==, "error");
+	forced = call_ok(fx, "PUT", "/2/instances/web1.example.com/deactivate-disks?force=1", NULL);
+	assert_job_succeeds(fx, forced);
+	record = get_object(fx, "/2/instances/web1.example.com?fields=disks_active");
+	g_assert_false(json_object_get_boolean_member(record, "disks_active"));
+	stop = call_ok(fx, "PUT", "/2/instances/web1.example.com/shutdown", NULL);
+	assert_job_succeeds(fx, stop);
+	g_clear_pointer(&deactivate, json_node_unref);
+	deactivate = call_ok(fx, "PUT", "/2/instances/web1.example.com/deactivate-disks", NULL);
+	assert_job_succeeds(fx, deactivate);
 }
 
 static void
@@ -1300,6 +1417,7 @@ main(int argc, char **argv)
 	ADD("/rapi/resources/instances/list", test_instances);
 	ADD("/rapi/resources/instances/operations", test_instance_operations);
 	ADD("/rapi/resources/instances/tags", test_instance_tags);
+	ADD("/rapi/resources/instances/disks", test_instance_disks);
 	ADD("/rapi/resources/instances/info", test_instance_info);
 	ADD("/rapi/resources/instances/reinstall", test_instance_reinstall);
 	ADD("/rapi/resources/bad-input", test_bad_input);

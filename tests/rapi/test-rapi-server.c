@@ -125,6 +125,8 @@ static const GntRapiRoute test_routes[] = {
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, handle_echo},
 	{"/2/fail/{name}", "GET", GNT_RAPI_ACCESS_NONE, handle_fail},
 	{"/2/big", "GET", GNT_RAPI_ACCESS_NONE, handle_big},
+	/* a resource of Ganeti's without a handler */
+	{"/2/things/{name}/migrate", "PUT", GNT_RAPI_ACCESS_NONE, NULL, "R_2_things_name_migrate"},
 	{NULL},
 };
 
@@ -843,6 +845,14 @@ test_routes_and_errors(Fx *fx, gconstpointer data)
 	expect_error(fx, "GET", "/2/things/a%20b", NULL, 404, "Not Found", NULL);
 	expect_error(fx, "GET", "/2/things/", NULL, 404, "Not Found", NULL);
 	expect_error(fx, "GET", "/2/things/x/tags", NULL, 501, "Method GET is unsupported for path /2/things/x/tags", NULL);
+	/* not implemented: 501 naming the resource, before authentication
+	 * (this request has no user, and PUT needs one) */
+	expect_error(fx, "PUT", "/2/things/x/migrate", NULL, 501,
+		     "Not implemented by Gantry: PUT /2/things/{name}/migrate (Ganeti resource "
+		     "R_2_things_name_migrate)",
+		     "Server does not support this operation");
+	expect_error(fx, "GET", "/2/things/x/migrate", NULL, 501,
+		     "Method GET is unsupported for path /2/things/x/migrate", NULL);
 
 	/* the GError -> status mapping of gnt-rapi-route.h; messages HTML-escaped */
 	r = send_request(fx, "GET", "/2/fail/invalid", NULL);

@@ -381,6 +381,20 @@ test_blockdev_errors(NodeFx *fx, gconstpointer data)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_add: instance 'web2' has no disk 3 (it has 1)");
 	g_clear_error(&error);
+	g_assert_false(gnt_node_call_blockdev_grow(fx->node1.client, fx->node1.record, spec, 3, 64,
+		       &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, "blockdev_grow: instance 'web2' has no disk 3 (it has 1)");
+	g_clear_error(&error);
+	/* a disk that is not there cannot be grown nor assembled */
+	g_assert_false(gnt_node_call_blockdev_grow(fx->node1.client, fx->node1.record, spec, 0, 64,
+		       &error));
+	g_assert_nonnull(error);
+	g_clear_error(&error);
+	g_assert_null(gnt_node_call_blockdev_assemble(fx->node1.client, fx->node1.record, spec,
+		      &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_clear_error(&error);
 
 	/* a malformed spec */
 	json_object_remove_member(spec, "beparams");

@@ -122,6 +122,22 @@ def run_checks(address):
         check(False, "an unknown opcode is refused")
     except (errors.LuxiError, errors.GenericError) as err:
         check("OP_NO_SUCH_THING" in str(err), "unknown opcode refused: %s" % err)
+    # what Gantry lacks of Ganeti's: an error Ganeti's CLI shows as such,
+    # not "Unhandled protocol error"
+    try:
+        c.SubmitJob([opcodes.OpInstanceMigrate(instance_name="web1.example.com")])
+        check(False, "an opcode Gantry lacks is refused")
+    except errors.OpPrereqError as err:
+        text = cli.FormatError(err)[1]
+        check("OP_INSTANCE_MIGRATE' is not supported by Gantry" in text
+              and "Unhandled" not in text, "an opcode Gantry lacks: %r" % text)
+    try:
+        c.QueryGroups(None, ["name"], False)
+        check(False, "a LUXI method Gantry lacks is refused")
+    except errors.OpPrereqError as err:
+        text = cli.FormatError(err)[1]
+        check("'QueryGroups' is not supported by Gantry" in text and "Unhandled" not in text,
+              "a LUXI method Gantry lacks: %r" % text)
     try:
         c.SubmitJob([opcodes.OpTestDelay(duration=-1)])
         check(False, "a negative duration is refused")

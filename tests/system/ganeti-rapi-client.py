@@ -25,6 +25,9 @@ USER, PASSWORD = "ops", "rapi-test-pw"
 PERIOD = 0.05
 checks = 0
 failed = 0
+# the client's public methods called by this test, checked against all of
+# them at the end: a method added to the client fails the test until added
+called = set()
 
 
 def check(cond, what):
@@ -36,6 +39,29 @@ def check(cond, what):
         print("not ok %d - %s" % (checks, what))
     else:
         print("ok %d - %s" % (checks, what))
+
+
+class Recorder(object):
+    """Wraps a GanetiRapiClient and notes which public methods are called."""
+
+    def __init__(self, client):
+        self._client = client
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if callable(attr) and not name.startswith("_"):
+            called.add(name)
+        return attr
+
+
+def expect_501(call, resource, what):
+    """The call answers 501 naming Ganeti's resource, never a 404."""
+    try:
+        call()
+        check(False, "%s is not implemented: it did not fail" % what)
+    except rapi.GanetiApiError as err:
+        check(err.code == 501 and "Not implemented by Gantry" in str(err)
+              and resource in str(err), "%s: %s" % (what, err))
 
 
 def main(root):
@@ -65,9 +91,10 @@ def submit_delay(env, seconds):
 
 
 def run_checks(env, port, cafile):
-    c = rapi.GanetiRapiClient("127.0.0.1", port=port, username=USER, password=PASSWORD,
-                              curl_config_fn=rapi.GenericCurlConfig(cafile=cafile,
-                                                                    verify_hostname=True))
+    c = Recorder(rapi.GanetiRapiClient("127.0.0.1", port=port, username=USER,
+                                       password=PASSWORD,
+                                       curl_config_fn=rapi.GenericCurlConfig(
+                                           cafile=cafile, verify_hostname=True)))
 
     check(c.GetVersion() == 2, "GetVersion is 2 (port %d, certificate verified)" % port)
     info = c.GetInfo()
@@ -161,6 +188,9 @@ def run_checks(env, port, cafile):
     check(bulk_jobs[queued]["status"] == "canceled" and bulk_jobs[hold]["status"] == "success",
           "GetJobs(bulk): statuses")
 
+    check_more_instance_calls(c, info["master"])
+    check_not_implemented(c, info["master"])
+
     job = c.DeleteInstance("web1.example.com")
     check(c.WaitForJobCompletion(job, period=PERIOD), "DeleteInstance's job succeeds")
     check(c.GetInstances() == [], "GetInstances: none left")
@@ -185,6 +215,199 @@ def run_checks(env, port, cafile):
         check(False, "a wrong password is refused")
     except rapi.GanetiApiError as err:
         check(err.code == 401, "a wrong password is a 401: %s" % err)
+
+    check_cluster_calls(c, info["master"])
+    missing = sorted(m for m in dir(rapi.GanetiRapiClient)
+                     if not m.startswith("_") and callable(getattr(rapi.GanetiRapiClient, m))
+                     and m not in called)
+    check(missing == [], "every public method of GanetiRapiClient was called: %r missing"
+          % missing)
+
+
+def wait_ok(c, job, what):
+    ok = c.WaitForJobCompletion(job, period=PERIOD)
+    check(ok, "%s's job succeeds%s" % (what, "" if ok else ": %r" % c.GetJobStatus(job)))
+    return c.GetJobStatus(job)["opresult"]
+
+
+def check_more_instance_calls(c, master):
+    """Instance resources beyond the basic life cycle, on web1 (running, one
+    16 MiB file disk)."""
+    name = "web1.example.com"
+    wait_ok(c, c.RebootInstance(name, reboot_type="soft"), "RebootInstance")
+    wait_ok(c, c.ModifyInstance(name, beparams={"vcpus": 2}), "ModifyInstance")
+    check(c.GetInstance(name)["beparams"]["vcpus"] == 2, "ModifyInstance: vcpus 2")
+
+    # the fake hypervisor has no interactive console: Ganeti's "message" kind
+    console = c.GetInstanceConsole(name)
+    check(console["instance"] == name and console["kind"] == "message"
+          and "no interactive console" in console["message"],
+          "GetInstanceConsole: %r" % console)
+
+    result = wait_ok(c, c.ActivateInstanceDisks(name), "ActivateInstanceDisks")
+    rows = result[0]
+    check(len(rows) == 1 and rows[0][0] == master and rows[0][1] == "disk/0"
+          and rows[0][2].startswith("/"), "ActivateInstanceDisks: %r" % (rows,))
+    path = rows[0][2]
+    check(os.path.getsize(path) == 16 << 20, "the disk file is 16 MiB")
+    wait_ok(c, c.GrowInstanceDisk(name, 0, 16), "GrowInstanceDisk")
+    check(os.path.getsize(path) == 32 << 20, "GrowInstanceDisk grew the file to 32 MiB")
+    check(c.GetInstance(name)["disk.sizes"] == [32], "GrowInstanceDisk: disk.sizes [32]")
+    job = c.GrowInstanceDisk(name, 5, 16)
+    check(not c.WaitForJobCompletion(job, period=PERIOD)
+          and "Invalid disk index 5" in str(c.GetJobStatus(job)["opresult"]),
+          "GrowInstanceDisk of a disk the instance lacks fails")
+    wait_ok(c, c.DeactivateInstanceDisks(name, force=True), "DeactivateInstanceDisks")
+
+    wait_ok(c, c.AddInstanceTags(name, ["web", "prod"]), "AddInstanceTags")
+    check(sorted(c.GetInstanceTags(name)) == ["prod", "web"], "GetInstanceTags")
+    wait_ok(c, c.DeleteInstanceTags(name, ["prod"]), "DeleteInstanceTags")
+    check(c.GetInstanceTags(name) == ["web"], "DeleteInstanceTags removed one")
+
+    wait_ok(c, c.ShutdownInstance(name, timeout=5), "ShutdownInstance")
+    wait_ok(c, c.RenameInstance(name, "web9.example.com", ip_check=False, name_check=False),
+            "RenameInstance")
+    wait_ok(c, c.RenameInstance("web9.example.com", name, ip_check=False, name_check=False),
+            "RenameInstance back")
+    try:
+        c.GetInstanceConsole(name)
+        check(False, "GetInstanceConsole of a stopped instance fails")
+    except rapi.GanetiApiError as err:
+        check(err.code == 503, "GetInstanceConsole of a stopped instance: %s" % err)
+    wait_ok(c, c.StartupInstance(name), "StartupInstance")
+
+    # an instance that does not exist is a 404; a job on one fails
+    for (what, call) in [("GetInstanceConsole", lambda: c.GetInstanceConsole("nosuch")),
+                         ("GetInstanceTags", lambda: c.GetInstanceTags("nosuch"))]:
+        try:
+            call()
+            check(False, "%s of an unknown instance fails" % what)
+        except rapi.GanetiApiError as err:
+            check(err.code == 404, "%s of an unknown instance: %s" % (what, err))
+
+
+def check_not_implemented(c, node):
+    """Every method Gantry lacks: 501 naming Ganeti's resource, even on
+    objects that exist (web1, the master node)."""
+    inst = "web1.example.com"
+    cases = [
+        ("AddFilter", lambda: c.AddFilter(0, [], "ACCEPT"), "R_2_filters"),
+        ("GetFilters", lambda: c.GetFilters(), "R_2_filters"),
+        ("GetFilter", lambda: c.GetFilter("f1"), "R_2_filters_uuid"),
+        ("ReplaceFilter", lambda: c.ReplaceFilter("f1", 0, [], "ACCEPT"), "R_2_filters_uuid"),
+        ("DeleteFilter", lambda: c.DeleteFilter("f1"), "R_2_filters_uuid"),
+        ("RedistributeConfig", lambda: c.RedistributeConfig(), "R_2_redist_config"),
+        ("GetGroups", lambda: c.GetGroups(), "R_2_groups"),
+        ("CreateGroup", lambda: c.CreateGroup("g2"), "R_2_groups"),
+        ("GetGroup", lambda: c.GetGroup("default"), "R_2_groups_name"),
+        ("DeleteGroup", lambda: c.DeleteGroup("default"), "R_2_groups_name"),
+        ("ModifyGroup", lambda: c.ModifyGroup("default", alloc_policy="preferred"),
+         "R_2_groups_name_modify"),
+        ("RenameGroup", lambda: c.RenameGroup("default", "g3"), "R_2_groups_name_rename"),
+        ("AssignGroupNodes", lambda: c.AssignGroupNodes("default", [node]),
+         "R_2_groups_name_assign_nodes"),
+        ("GetGroupTags", lambda: c.GetGroupTags("default"), "R_2_groups_name_tags"),
+        ("AddGroupTags", lambda: c.AddGroupTags("default", ["t"]), "R_2_groups_name_tags"),
+        ("DeleteGroupTags", lambda: c.DeleteGroupTags("default", ["t"]),
+         "R_2_groups_name_tags"),
+        ("GetNetworks", lambda: c.GetNetworks(), "R_2_networks"),
+        ("CreateNetwork", lambda: c.CreateNetwork("n1", "192.0.2.0/24"), "R_2_networks"),
+        ("GetNetwork", lambda: c.GetNetwork("n1"), "R_2_networks_name"),
+        ("DeleteNetwork", lambda: c.DeleteNetwork("n1"), "R_2_networks_name"),
+        ("ModifyNetwork", lambda: c.ModifyNetwork("n1", gateway="192.0.2.1"),
+         "R_2_networks_name_modify"),
+        ("ConnectNetwork", lambda: c.ConnectNetwork("n1", "default", "bridged", "br0"),
+         "R_2_networks_name_connect"),
+        ("DisconnectNetwork", lambda: c.DisconnectNetwork("n1", "default"),
+         "R_2_networks_name_disconnect"),
+        ("GetNetworkTags", lambda: c.GetNetworkTags("n1"), "R_2_networks_name_tags"),
+        ("AddNetworkTags", lambda: c.AddNetworkTags("n1", ["t"]), "R_2_networks_name_tags"),
+        ("DeleteNetworkTags", lambda: c.DeleteNetworkTags("n1", ["t"]),
+         "R_2_networks_name_tags"),
+        ("GetNodeRole", lambda: c.GetNodeRole(node), "R_2_nodes_name_role"),
+        ("SetNodeRole", lambda: c.SetNodeRole(node, "master"), "R_2_nodes_name_role"),
+        ("ModifyNode", lambda: c.ModifyNode(node, drained=False), "R_2_nodes_name_modify"),
+        ("PowercycleNode", lambda: c.PowercycleNode(node), "R_2_nodes_name_powercycle"),
+        ("EvacuateNode", lambda: c.EvacuateNode(node, accept_old=True),
+         "R_2_nodes_name_evacuate"),
+        ("MigrateNode", lambda: c.MigrateNode(node), "R_2_nodes_name_migrate"),
+        ("GetNodeStorageUnits", lambda: c.GetNodeStorageUnits(node, "file", "name"),
+         "R_2_nodes_name_storage"),
+        ("ModifyNodeStorageUnits", lambda: c.ModifyNodeStorageUnits(node, "lvm-vg", "xenvg"),
+         "R_2_nodes_name_storage_modify"),
+        ("RepairNodeStorageUnits", lambda: c.RepairNodeStorageUnits(node, "lvm-vg", "xenvg"),
+         "R_2_nodes_name_storage_repair"),
+        ("InstancesMultiAlloc", lambda: c.InstancesMultiAlloc([]),
+         "R_2_instances_multi_alloc"),
+        ("MigrateInstance", lambda: c.MigrateInstance(inst), "R_2_instances_name_migrate"),
+        ("FailoverInstance", lambda: c.FailoverInstance(inst), "R_2_instances_name_failover"),
+        ("ReplaceInstanceDisks", lambda: c.ReplaceInstanceDisks(inst),
+         "R_2_instances_name_replace_disks"),
+        ("RecreateInstanceDisks", lambda: c.RecreateInstanceDisks(inst),
+         "R_2_instances_name_recreate_disks"),
+        ("PrepareExport", lambda: c.PrepareExport(inst, "remote"),
+         "R_2_instances_name_prepare_export"),
+        ("ExportInstance", lambda: c.ExportInstance(inst, "local", node),
+         "R_2_instances_name_export"),
+    ]
+    for (method, call, resource) in cases:
+        getattr(c, method)  # noted as called
+        expect_501(call, resource, method)
+
+
+def check_cluster_calls(c, master):
+    """The cluster's and nodes' resources, and what the client does alone."""
+    wait_ok(c, c.AddClusterTags(["alpha", "beta"]), "AddClusterTags")
+    check(sorted(c.GetClusterTags()) == ["alpha", "beta"], "GetClusterTags")
+    wait_ok(c, c.DeleteClusterTags(["alpha"]), "DeleteClusterTags")
+    check(c.GetClusterTags() == ["beta"], "DeleteClusterTags removed one")
+    wait_ok(c, c.AddNodeTags(master, ["rack1"]), "AddNodeTags")
+    check(c.GetNodeTags(master) == ["rack1"], "GetNodeTags")
+    wait_ok(c, c.DeleteNodeTags(master, ["rack1"]), "DeleteNodeTags")
+    check(c.GetNodeTags(master) == [], "DeleteNodeTags")
+    check(c.GetNode(master)["name"] == master, "GetNode")
+    try:
+        c.GetNode("nosuch.example.com")
+        check(False, "GetNode of an unknown node fails")
+    except rapi.GanetiApiError as err:
+        check(err.code == 404, "GetNode of an unknown node: %s" % err)
+
+    # /2/modify: OP_CLUSTER_SET_PARAMS
+    wait_ok(c, c.ModifyCluster(enabled_hypervisors=["fake", "kvm"]), "ModifyCluster")
+    check(c.GetInfo()["enabled_hypervisors"] == ["fake", "kvm"],
+          "ModifyCluster: enabled hypervisors fake, kvm")
+    try:
+        c.ModifyCluster(no_such_setting=1)
+        check(False, "ModifyCluster with an unknown parameter fails")
+    except rapi.GanetiApiError as err:
+        check(err.code == 400 and "no_such_setting" in str(err),
+              "ModifyCluster with an unknown parameter: %s" % err)
+
+    rows = c.Query("node", ["name"])["data"]
+    check(rows == [[[0, master]]], "Query(node): %r" % (rows,))
+    fields = [f["name"] for f in c.QueryFields("node", ["name"])["fields"]]
+    check(fields == ["name"], "QueryFields(node): %r" % fields)
+
+    job = c.GetInstanceInfo("nosuch.example.com", static=True)
+    check(not c.WaitForJobCompletion(job, period=PERIOD), "a failing job")
+    status = c.WaitForJobChange(job, ["status"], None, None)
+    check(status["job_info"] == ["error"], "WaitForJobChange of a finished job: %r" % status)
+    try:
+        c.GetJobStatus(987654)
+        check(False, "GetJobStatus of an unknown job fails")
+    except rapi.GanetiApiError as err:
+        check(err.code == 404, "GetJobStatus of an unknown job: %s" % err)
+
+    # an iallocator is refused, not ignored: Gantry has only its default placement
+    job = c.CreateInstance("create", "web6.example.com", "diskless", [], [], os="noop",
+                           iallocator="hail")
+    check(not c.WaitForJobCompletion(job, period=PERIOD)
+          and "iallocator 'hail' is not supported" in str(c.GetJobStatus(job)["opresult"]),
+          "CreateInstance with an iallocator fails saying so")
+
+    # builds a dict for InstancesMultiAlloc, no request
+    alloc = c.InstanceAllocation("create", "web5.example.com", "file", [{"size": 1}], [])
+    check(alloc["name"] == "web5.example.com", "InstanceAllocation: %r" % alloc)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@
 
 #include "gnt-paths.h"
 
+#include <sys/stat.h>
+
 #include "tools-test.h"
 
 #define NOOP_OS "/usr/share/ganeti/os/noop"
@@ -332,6 +334,70 @@ test_many(InstFx *fx, gconstpointer data)
 		assert_has(failed_->err, culprit);                                                \
 	}                                                                                         \
 	G_STMT_END
+
+/* activate-disks prints node:disk/N:path; grow-disk grows the file on the
+ * node and the record; Ganeti's refusals. */
+static void
+test_disks(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) add = NULL;
+	g_autoptr(Run) activated = NULL;
+	g_autoptr(Run) grown = NULL;
+	g_autoptr(Run) absolute = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) forced = NULL;
+	g_auto(GStrv) fields = NULL;
+	struct stat st;
+
+	if (skip_without_noop())
+		return;
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=16M", "-o", "noop", "dk1.example.com");
+	expect(add, 0, NULL);
+	activated = INSTANCE(fx, "activate-disks", "dk1");
+	expect(activated, 0, NULL);
+	g_strchomp(activated->out);
+	fields = g_strsplit(activated->out, ":", 3);
+	g_assert_cmpuint(g_strv_length(fields), ==, 3);
+	g_assert_cmpstr(fields[1], ==, "disk/0");
+	g_assert_true(g_str_has_prefix(fields[2], fx->file_storage));
+	g_assert_cmpint(stat(fields[2], &st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, 16 << 20);
+
+	grown = INSTANCE(fx, "grow-disk", "dk1", "0", "16M");
+	expect(grown, 0, NULL);
+	assert_has(grown->out, "Growing disk 0 of instance 'dk1.example.com' by 16M to 32M");
+	g_assert_cmpint(stat(fields[2], &st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, 32 << 20);
+	absolute = INSTANCE(fx, "grow-disk", "--absolute", "dk1", "0", "1G");
+	expect(absolute, 0, NULL);
+	g_assert_cmpint(stat(fields[2], &st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, 1 << 30);
+	info = INSTANCE(fx, "info", "dk1");
+	expect(info, 0, NULL);
+	assert_has(info->out, "    - disk/0: file, size 1.0G\n");
+	/* Ganeti's run_state words */
+	assert_has(info->out, "  State: configured to be up, actual state is up\n");
+
+	EXPECT_FAILURE(fx, "Requested size (512M) is smaller than current disk size (1.0G)",
+		       "grow-disk", "--absolute", "dk1", "0", "512M");
+	EXPECT_FAILURE(fx, "Can't parse the given amount '1Q'", "grow-disk", "dk1", "0", "1Q");
+	EXPECT_FAILURE(fx, "Invalid disk index: ", "grow-disk", "dk1", "first", "1G");
+	EXPECT_FAILURE(fx, "Invalid disk index 1 (must be between 0 and 0)", "grow-disk", "dk1",
+		       "1", "1G");
+	EXPECT_FAILURE(fx, "must be a positive number of MiB, not 0", "grow-disk", "dk1", "0", "0");
+	EXPECT_FAILURE(fx, "instance 'nope' does not exist", "grow-disk", "nope", "0", "1G");
+	/* no allocator: said, not ignored */
+	EXPECT_FAILURE(fx, "iallocator 'hail' is not supported: Gantry has no instance allocator",
+		       "add", "-t", "file", "--disk", "0:size=16M", "-o", "noop", "-I", "hail",
+		       "dk2.example.com");
+	g_assert_cmpint(stat(fields[2], &st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, 1 << 30);
+
+	EXPECT_FAILURE(fx, "Instance 'dk1.example.com' is running, cannot shutdown disks",
+		       "deactivate-disks", "dk1");
+	forced = INSTANCE(fx, "deactivate-disks", "-f", "dk1");
+	expect(forced, 0, NULL);
+}
 
 static void
 test_reinstall(InstFx *fx, gconstpointer data)
@@ -781,6 +847,7 @@ main(int argc, char **argv)
 	ADD("/tools/instances/reinstall", test_reinstall);
 	ADD("/tools/instances/rename", test_rename);
 	ADD("/tools/instances/modify", test_modify);
+	ADD("/tools/instances/disks", test_disks);
 	ADD("/tools/instances/self-install", test_self_install);
 	ADD("/tools/instances/install-refusals", test_install_refusals);
 	ADD("/tools/instances/os-image", test_os_image);

@@ -126,6 +126,8 @@ static void
 test_modify(NodesFx *fx, gconstpointer data)
 {
 	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) same = NULL;
+	g_autoptr(Run) nothing = NULL;
 
 	EXPECT(0, NULL,
 	       CLUSTER(fx, "modify", "--enabled-hypervisors", "fake,kvm", "-H", "kvm:accel=tcg"));
@@ -143,6 +145,15 @@ test_modify(NodesFx *fx, gconstpointer data)
 	assert_has(info->out, "OS search path: /srv/gantry/os, /srv/ganeti/os, ");
 	assert_has(info->out, "    link: br1\n");
 	assert_has(info->out, "mac prefix: 02:00:01\n");
+
+	/* only what changed is said to have changed */
+	same = CLUSTER(fx, "modify", "--enabled-hypervisors", "fake,kvm", "-H", "kvm:accel=tcg",
+		       "--max-running-jobs", "4");
+	expect_has(same, 0, "Cluster parameter 'max_running_jobs' changed\n");
+	g_assert_null(strstr(same->out, "'enabled_hypervisors' changed"));
+	g_assert_null(strstr(same->out, "'hvparams' changed"));
+	nothing = CLUSTER(fx, "modify", "--mac-prefix", "02:00:01");
+	expect_has(nothing, 0, "No changes to the cluster parameters\n");
 }
 
 static void

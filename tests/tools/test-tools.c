@@ -244,6 +244,7 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 	g_autofree gchar *data_dir = root_path(fx, "var/lib/gantry");
 	g_autofree gchar *run_dir = root_path(fx, "run/gantry");
 	g_autofree gchar *log_dir = root_path(fx, "var/log/gantry");
+	g_autofree gchar *master_line = NULL;
 
 	/* nothing there yet */
 	r = run_expect(fx, 1, TOOL_JOB, "list");
@@ -282,6 +283,14 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_CLUSTER, "version");
 	assert_contains(r->out, "Software version: " GNT_VERSION "\n");
+	g_clear_pointer(&r, run_result_free);
+	/* from the ssconf file masterd wrote, as Ganeti's does */
+	r = run_expect(fx, 0, TOOL_CLUSTER, "getmaster");
+	g_assert_true(g_str_has_suffix(r->out, "\n") && strchr(r->out, '\n')[1] == '\0');
+	master_line = g_strdup_printf("Master node: %s", r->out);
+	g_clear_pointer(&r, run_result_free);
+	r = run_expect(fx, 0, TOOL_CLUSTER, "info");
+	assert_contains(r->out, master_line);
 	g_clear_pointer(&r, run_result_free);
 
 	/* destroy */
