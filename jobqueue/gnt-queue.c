@@ -16,22 +16,28 @@
 #define AUTO_ARCHIVE_BUDGET_S	30
 #define MSG_MASTER_STOPPED "the master daemon stopped while the job was running"
 #define MSG_SECRETS_LOST "secret parameters were lost at master restart; resubmit the job"
+/* what a refused submission's error starts with */
+#define SUBMIT_FAILED "job not queued: "
+/* ... and any other change that will never be written */
+#define CHANGE_FAILED "the job queue could not record the change: "
 
 /* One unfinished job and what the scheduler knows of it. Guarded by the
  * queue's mutex, except the two flags read by lock waiters (atomics). */
 typedef struct {
 	GntJob *job;
 	gint cancel;	      /* atomic: cancel requested while taken */
+	gboolean accepted;    /* its submission is durable */
 	gboolean taken;	      /* handed to a worker */
 	gboolean dep_waiting; /* parked until its dependencies finish */
 	guint64 final_seq;    /* ticket of the final state; 0 while running */
 } QueueEntry;
 
 /* An async request answered once ticket @seq is durable; @on_durable (if
- * set) runs first, in the main loop, with @failed TRUE if the commit did not
- * happen. */
+ * set) runs first, in the main loop, with @failed TRUE if it never will be
+ * (a submission whose write failed). */
 typedef struct {
 	guint64 seq;
+	const gchar *failure_prefix; /* what the caller reads when it failed */
 	GTask *task;
 	gpointer result;
 	GDestroyNotify result_free;
@@ -45,11 +51,26 @@ typedef struct {
 	gpointer user_data;
 } Watch;
 
-/* A batch the committer could not write. */
+/* Tickets the committer will never write. */
 typedef struct {
-	guint64 from, upto;
-	gchar *message;
+	GntCommitRange range;
+	GError *error;
 } FailedRange;
+
+static void
+failed_range_clear(FailedRange *failed)
+{
+	g_clear_error(&failed->error);
+}
+
+static GArray *
+queue_failed_new(void)
+{
+	GArray *failed = g_array_new(FALSE, FALSE, sizeof(FailedRange));
+
+	g_array_set_clear_func(failed, (GDestroyNotify)failed_range_clear);
+	return failed;
+}
 
 struct _GntQueue {
 	GObject parent_instance;
@@ -59,6 +80,7 @@ struct _GntQueue {
 	GntCommitter *committer;
 	GntLockManager *locks;
 	GThreadPool *pool;
+	GCancellable *stop; /* cancelled at shutdown: workers stop waiting for a failing store */
 
 	GMutex mutex; /* everything below, and the state of every GntJob */
 	GCond stop_cond; /* stopping, or one fewer job running */
@@ -73,7 +95,7 @@ struct _GntQueue {
 	/* handed from the committer thread to the main loop */
 	GArray *changed_ids;
 	guint64 durable_upto;
-	GArray *failed; /* FailedRange */
+	GArray *failed; /* FailedRange, since the last dispatch */
 	GSource *notify_source;
 	guint64 last_seq; /* ticket of the newest change pushed */
 
@@ -129,8 +151,8 @@ encode_prereq_error(const GError *error)
 /* ---- pushing changes ---------------------------------------------------- */
 
 /* Called with the mutex held. Serializes now: the job keeps changing. */
-static guint64
-queue_push_job_locked(GntQueue *self, GntJob *job)
+static GntJobStoreChange *
+queue_job_change_locked(GntJob *job)
 {
 	g_autoptr(JsonObject) record = gnt_job_to_json(job);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
@@ -148,7 +170,13 @@ queue_push_job_locked(GntQueue *self, GntJob *job)
 			change->private_values = gnt_json_to_string(pnode);
 		}
 	}
-	self->last_seq = gnt_committer_push(self->committer, change);
+	return change;
+}
+
+static guint64
+queue_push_job_locked(GntQueue *self, GntJob *job)
+{
+	self->last_seq = gnt_committer_push(self->committer, queue_job_change_locked(job));
 	return self->last_seq;
 }
 
@@ -174,17 +202,20 @@ static gboolean queue_dispatch_notifications(gpointer user_data);
 
 /* Runs in the committer thread. */
 static void
-queue_commit_done(GArray *ids, guint64 upto, const GError *error, gpointer user_data)
+queue_commit_done(GArray *ids, guint64 durable_upto, GArray *dropped, const GError *error,
+		  gpointer user_data)
 {
 	GntQueue *self = user_data;
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	g_array_append_vals(self->changed_ids, ids->data, ids->len);
-	if (error != NULL) {
-		FailedRange range = {self->durable_upto + 1, upto, g_strdup(error->message)};
-		g_array_append_val(self->failed, range);
+	for (guint i = 0; i < dropped->len; i++) {
+		FailedRange failed = {g_array_index(dropped, GntCommitRange, i), g_error_copy(error)};
+		g_array_append_val(self->failed, failed);
 	}
-	self->durable_upto = upto;
+	if (dropped->len == 0 && durable_upto == self->durable_upto)
+		return; /* a failed write that keeps its changes: nothing to tell */
+	self->durable_upto = durable_upto;
 	if (self->notify_source == NULL) {
 		self->notify_source = g_idle_source_new();
 		g_source_set_priority(self->notify_source, G_PRIORITY_DEFAULT);
@@ -194,25 +225,26 @@ queue_commit_done(GArray *ids, guint64 upto, const GError *error, gpointer user_
 	}
 }
 
-static const gchar *
-failed_message(GArray *failed, guint64 seq)
+static const GError *
+failed_error(GArray *failed, guint64 seq)
 {
 	for (guint i = 0; i < failed->len; i++) {
-		FailedRange *range = &g_array_index(failed, FailedRange, i);
-		if (seq >= range->from && seq <= range->upto)
-			return range->message;
+		FailedRange *failed_range = &g_array_index(failed, FailedRange, i);
+		if (seq >= failed_range->range.from && seq <= failed_range->range.upto)
+			return failed_range->error;
 	}
 	return NULL;
 }
 
 static void
-pending_reply_complete(GntQueue *self, PendingReply *reply, const gchar *failure)
+pending_reply_complete(GntQueue *self, PendingReply *reply, const GError *failure)
 {
 	if (reply->on_durable != NULL)
 		reply->on_durable(self, reply->result, failure != NULL);
 	if (failure != NULL) {
-		g_task_return_new_error(reply->task, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-					"the job queue could not record the change: %s", failure);
+		g_task_return_error(reply->task,
+				    g_error_new(failure->domain, failure->code, "%s%s",
+						reply->failure_prefix, failure->message));
 		if (reply->result_free != NULL && reply->result != NULL)
 			reply->result_free(reply->result);
 	} else {
@@ -259,7 +291,7 @@ queue_dispatch_notifications(gpointer user_data)
 	ids = g_steal_pointer(&self->changed_ids);
 	self->changed_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 	failed = g_steal_pointer(&self->failed);
-	self->failed = g_array_new(FALSE, FALSE, sizeof(FailedRange));
+	self->failed = queue_failed_new();
 	upto = self->durable_upto;
 	g_clear_pointer(&self->notify_source, g_source_unref);
 	/* jobs whose final state is durable leave the scheduler */
@@ -276,20 +308,29 @@ queue_dispatch_notifications(gpointer user_data)
 	}
 	g_mutex_unlock(&self->mutex);
 
+	/* what will never be written, wherever it waits; then what is durable */
+	for (GList *l = failed->len > 0 ? self->replies->head : NULL; l != NULL;) {
+		GList *next = l->next;
+		PendingReply *reply = l->data;
+		const GError *failure = failed_error(failed, reply->seq);
+		if (failure != NULL) {
+			g_queue_delete_link(self->replies, l);
+			pending_reply_complete(self, reply, failure);
+		}
+		l = next;
+	}
 	while (!g_queue_is_empty(self->replies)) {
 		PendingReply *reply = g_queue_peek_head(self->replies);
 		if (reply->seq > upto)
 			break;
 		g_queue_pop_head(self->replies);
-		pending_reply_complete(self, reply, failed_message(failed, reply->seq));
+		pending_reply_complete(self, reply, NULL);
 	}
 	for (guint i = 0; i < ids->len; i++) {
 		guint64 *id = &g_array_index(ids, guint64, i);
 		if (g_hash_table_add(seen, id))
 			queue_fire_watches(self, *id);
 	}
-	for (guint i = 0; i < failed->len; i++)
-		g_free(g_array_index(failed, FailedRange, i).message);
 	if (any_finished) {
 		queue_evaluate_dependents(self);
 		/* a burst (thousands of jobs in one SubmitManyJobs) leaves
@@ -299,17 +340,18 @@ queue_dispatch_notifications(gpointer user_data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Answers @task once everything pushed so far is durable. */
+/* Answers @task once ticket @seq (and so everything pushed before) is
+ * durable; if it never will be, with @failure_prefix and the reason. */
 static void
-queue_reply_when_durable(GntQueue *self, GTask *task, gpointer result, GDestroyNotify result_free,
+queue_reply_when_durable(GntQueue *self, guint64 seq, const gchar *failure_prefix, GTask *task,
+			 gpointer result, GDestroyNotify result_free,
 			 void (*on_durable)(GntQueue *, gpointer, gboolean))
 {
 	PendingReply *reply = g_new0(PendingReply, 1);
 
 	reply->on_durable = on_durable;
-	g_mutex_lock(&self->mutex);
-	reply->seq = self->last_seq;
-	g_mutex_unlock(&self->mutex);
+	reply->seq = seq;
+	reply->failure_prefix = failure_prefix;
 	reply->task = task;
 	reply->result = result;
 	reply->result_free = result_free;
@@ -575,7 +617,8 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	}
 
 	/* the running state is durable before the unit touches anything, so
-	 * a restart knows this opcode may have had effects */
+	 * a restart knows this opcode may have had effects; while the store
+	 * cannot write, the unit waits (and a stop leaves the job queued) */
 	g_mutex_lock(&self->mutex);
 	if (g_atomic_int_get(&entry->cancel)) {
 		/* canceled between taking the locks and starting: it never ran */
@@ -589,9 +632,14 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	seq = queue_push_job_locked(self, entry->job);
 	g_mutex_unlock(&self->mutex);
 	if (!gnt_opcode_get_def(op->input)->idempotent &&
-	    !gnt_committer_wait(self->committer, seq, &error)) {
-		result = encode_exception("OpExecError", error->message, NULL);
-	} else if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
+	    !gnt_committer_wait(self->committer, seq, self->stop, &error)) {
+		g_info("job %" G_GUINT64_FORMAT " left queued at the stop: %s",
+		       gnt_job_get_id(entry->job), error->message);
+		gnt_lock_manager_release(self->locks, locks);
+		queue_lu_clear(&lu);
+		return OP_ABANDONED;
+	}
+	if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "prerequisite check");
 		result = encode_prereq_error(error);
 	} else if (!gnt_opcode_get_bool(op->input, "dry_run", FALSE)) {
@@ -856,6 +904,7 @@ queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data
 	id = gnt_job_get_id(job);
 	status = gnt_job_get_status(job);
 	entry = queue_entry_new(g_steal_pointer(&job));
+	entry->accepted = TRUE;
 	g_hash_table_insert(self->unfinished, g_memdup2(&id, sizeof(id)), entry);
 
 	if (gnt_job_lost_secrets(entry->job)) {
@@ -896,9 +945,8 @@ gnt_queue_finalize(GObject *object)
 	g_hash_table_unref(self->unfinished);
 	g_sequence_free(self->runnable);
 	g_array_unref(self->changed_ids);
-	for (guint i = 0; i < self->failed->len; i++)
-		g_free(g_array_index(self->failed, FailedRange, i).message);
 	g_array_unref(self->failed);
+	g_object_unref(self->stop);
 	g_queue_free(self->replies);
 	g_ptr_array_unref(self->dep_waiting);
 	g_ptr_array_unref(self->finishing);
@@ -926,7 +974,8 @@ gnt_queue_init(GntQueue *self)
 						 (GDestroyNotify)queue_entry_free);
 	self->runnable = g_sequence_new(NULL);
 	self->changed_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-	self->failed = g_array_new(FALSE, FALSE, sizeof(FailedRange));
+	self->failed = queue_failed_new();
+	self->stop = g_cancellable_new();
 	self->replies = g_queue_new();
 	self->dep_waiting = g_ptr_array_new();
 	self->finishing = g_ptr_array_new();
@@ -956,9 +1005,17 @@ gnt_queue_new(const gchar *queue_db_path, GntLuEnv *env, GError **error)
 		g_prefix_error(error, "loading '%s': ", queue_db_path);
 		return NULL;
 	}
-	/* the jobs that ended at load are durably ended before anyone asks */
-	if (self->last_seq > 0 && !gnt_committer_wait(self->committer, self->last_seq, error))
-		return NULL;
+	/* the jobs that ended at load are durably ended before anyone asks;
+	 * if the store cannot write, they are once it can, and the queue
+	 * serves meanwhile (refusing new jobs, saying why) */
+	if (self->last_seq > 0) {
+		g_autoptr(GCancellable) first_try = g_cancellable_new();
+		g_autoptr(GError) local = NULL;
+
+		g_cancellable_cancel(first_try);
+		if (!gnt_committer_wait(self->committer, self->last_seq, first_try, &local))
+			g_info("jobs ended at load are not written yet: %s", local->message);
+	}
 	g_info("job queue loaded: %u unfinished jobs, last job ID %" G_GUINT64_FORMAT,
 	       g_hash_table_size(self->unfinished), self->last_id);
 	return g_steal_pointer(&self);
@@ -988,7 +1045,10 @@ gnt_queue_start(GntQueue *self)
 	self->started = TRUE;
 	g_hash_table_iter_init(&iter, self->unfinished);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&entry)) {
-		if (!gnt_job_status_is_finalized(gnt_job_get_status(entry->job)))
+		/* the loaded ones; a submission placed itself once durable */
+		if (entry->accepted && !entry->dep_waiting &&
+		    !gnt_job_status_is_finalized(gnt_job_get_status(entry->job)) &&
+		    g_sequence_lookup(self->runnable, entry, runnable_cmp, NULL) == NULL)
 			g_ptr_array_add(waiting, entry);
 	}
 	for (guint i = 0; i < waiting->len; i++)
@@ -1007,6 +1067,7 @@ gnt_queue_shutdown(GntQueue *self, guint grace_ms)
 	g_cond_broadcast(&self->stop_cond);
 	g_mutex_unlock(&self->mutex);
 	gnt_lock_manager_wake(self->locks);
+	g_cancellable_cancel(self->stop);
 
 	g_mutex_lock(&self->mutex);
 	while (self->n_running > 0) {
@@ -1058,12 +1119,14 @@ queue_submitted_durable(GntQueue *self, gpointer result, gboolean failed)
 	for (guint i = 0; i < ids->len; i++) {
 		guint64 id = g_array_index(ids, guint64, i);
 		QueueEntry *entry = g_hash_table_lookup(self->unfinished, &id);
-		if (entry == NULL || entry->final_seq != 0)
+		if (entry == NULL)
 			continue;
-		if (failed)
+		if (failed) {
 			g_hash_table_remove(self->unfinished, &id);
-		else
+		} else {
+			entry->accepted = TRUE;
 			queue_place_job_locked(self, entry);
+		}
 	}
 	queue_schedule_locked(self);
 }
@@ -1076,8 +1139,9 @@ gnt_queue_submit_async(GntQueue *self, GPtrArray *jobs, gboolean ignore_drain,
 	G_GNUC_UNUSED g_autoptr(GPtrArray) owned = jobs; /* frees @jobs on every return */
 	g_autoptr(GArray) ids = g_array_sized_new(FALSE, FALSE, sizeof(guint64), jobs->len);
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) changes = NULL;
 	gint64 now = g_get_real_time();
-	guint64 first_id;
+	guint64 first_id, seq;
 
 	g_mutex_lock(&self->mutex);
 	if (self->drained && !ignore_drain) {
@@ -1100,25 +1164,34 @@ gnt_queue_submit_async(GntQueue *self, GPtrArray *jobs, gboolean ignore_drain,
 				gnt_opcode_add_reason(op, source, text, now * 1000);
 		}
 	}
+	/* a store that cannot write would only lose them: say why at once */
+	if (error == NULL && !gnt_committer_check_writing(self->committer, &error))
+		g_prefix_error(&error, SUBMIT_FAILED);
 	if (error != NULL) {
 		g_mutex_unlock(&self->mutex);
 		g_task_return_error(task, g_steal_pointer(&error));
 		return;
 	}
+	changes = g_ptr_array_new_full(jobs->len, (GDestroyNotify)gnt_job_store_change_free);
 	for (guint j = 0; j < jobs->len; j++) {
 		guint64 id = first_id + j;
 		GntJob *job = gnt_job_new(id, g_ptr_array_ref(g_ptr_array_index(jobs, j)), now);
 		QueueEntry *entry = queue_entry_new(job);
-		queue_push_job_locked(self, job);
+		g_ptr_array_add(changes, queue_job_change_locked(job));
 		/* known to the scheduler at once; placed when durable */
 		g_hash_table_insert(self->unfinished, g_memdup2(&id, sizeof(id)), entry);
 		g_array_append_val(ids, id);
 	}
+	/* the IDs stay used even if the jobs are dropped: the last ID is an
+	 * ordinary change, written before the jobs or with them. The jobs go
+	 * in one transaction, or not at all: acknowledged means all durable. */
 	self->last_id = first_id + jobs->len - 1;
 	queue_push_simple_locked(self, GNT_JOB_STORE_SET_LAST_ID, self->last_id);
+	seq = gnt_committer_push_tentative(self->committer, g_steal_pointer(&changes));
+	self->last_seq = seq;
 	g_mutex_unlock(&self->mutex);
-	queue_reply_when_durable(self, g_steal_pointer(&task), g_steal_pointer(&ids), garray_unref,
-				 queue_submitted_durable);
+	queue_reply_when_durable(self, seq, SUBMIT_FAILED, g_steal_pointer(&task),
+				 g_steal_pointer(&ids), garray_unref, queue_submitted_durable);
 }
 
 GArray *
@@ -1178,7 +1251,14 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 	QueueEntry *entry = g_hash_table_lookup(self->unfinished, &job_id);
 	GntJobStatus status;
+	guint64 seq;
 
+	if (entry != NULL && !entry->accepted) {
+		/* its submission is not durable (and may never be): no job yet */
+		g_task_return_pointer(task, cancel_result_new(FALSE, job_id, "not found"),
+				      cancel_result_free);
+		return;
+	}
 	if (entry == NULL || entry->final_seq != 0) {
 		GntJobStatus stored;
 		g_autoptr(GError) error = NULL;
@@ -1196,8 +1276,9 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 		gnt_job_finish_ops(entry->job, 0, GNT_JOB_STATUS_CANCELED, result);
 		queue_finalize_job_locked(self, entry);
 		g_ptr_array_add(self->finishing, entry);
+		seq = entry->final_seq;
 		g_clear_pointer(&locker, g_mutex_locker_free);
-		queue_reply_when_durable(self, g_steal_pointer(&task),
+		queue_reply_when_durable(self, seq, CHANGE_FAILED, g_steal_pointer(&task),
 					 cancel_result_new(TRUE, job_id, "canceled"),
 					 cancel_result_free, NULL);
 		return;
@@ -1215,10 +1296,10 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 		if (!gnt_job_status_is_finalized(op->status))
 			op->status = GNT_JOB_STATUS_CANCELING;
 	}
-	queue_push_job_locked(self, entry->job);
+	seq = queue_push_job_locked(self, entry->job);
 	g_clear_pointer(&locker, g_mutex_locker_free);
 	gnt_lock_manager_wake(self->locks);
-	queue_reply_when_durable(self, g_steal_pointer(&task),
+	queue_reply_when_durable(self, seq, CHANGE_FAILED, g_steal_pointer(&task),
 				 cancel_result_new(TRUE, job_id, "will be canceled"),
 				 cancel_result_free, NULL);
 }
@@ -1256,7 +1337,14 @@ gnt_queue_archive_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback call
 	GntJobStatus status;
 	gboolean archived = FALSE;
 	g_autoptr(JsonObject) record = NULL;
+	g_autoptr(GError) error = NULL;
+	guint64 seq;
 
+	if (!gnt_committer_check_writing(self->committer, &error)) {
+		g_prefix_error(&error, "job not archived: ");
+		g_task_return_error(task, g_steal_pointer(&error));
+		return;
+	}
 	/* only what is durably finished and still live can move */
 	record = gnt_job_store_lookup(self->store, job_id, &archived, NULL);
 	if (record == NULL || archived ||
@@ -1266,9 +1354,10 @@ gnt_queue_archive_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback call
 		return;
 	}
 	g_mutex_lock(&self->mutex);
-	queue_push_simple_locked(self, GNT_JOB_STORE_ARCHIVE, job_id);
+	seq = queue_push_simple_locked(self, GNT_JOB_STORE_ARCHIVE, job_id);
 	g_mutex_unlock(&self->mutex);
-	queue_reply_when_durable(self, g_steal_pointer(&task), bool_box(TRUE), g_free, NULL);
+	queue_reply_when_durable(self, seq, CHANGE_FAILED, g_steal_pointer(&task), bool_box(TRUE),
+				 g_free, NULL);
 }
 
 gboolean
@@ -1299,8 +1388,12 @@ gnt_queue_auto_archive_async(GntQueue *self, gint64 age_s, gint64 timeout_s,
 	gint64 before = age_s < 0 ? G_MAXINT64 : g_get_real_time() - age_s * G_USEC_PER_SEC;
 	gint64 deadline = g_get_monotonic_time() + MAX(timeout_s, 1) * G_USEC_PER_SEC;
 	AutoArchiveResult *result = g_new0(AutoArchiveResult, 1);
+	guint64 seq = 0;
 
-	ids = gnt_job_store_list_finished(self->store, before, G_MAXUINT, &error);
+	if (gnt_committer_check_writing(self->committer, &error))
+		ids = gnt_job_store_list_finished(self->store, before, G_MAXUINT, &error);
+	else
+		g_prefix_error(&error, "no job archived: ");
 	if (ids == NULL) {
 		g_free(result);
 		g_task_return_error(task, g_steal_pointer(&error));
@@ -1312,11 +1405,16 @@ gnt_queue_auto_archive_async(GntQueue *self, gint64 age_s, gint64 timeout_s,
 			result->left = ids->len - i;
 			break;
 		}
-		queue_push_simple_locked(self, GNT_JOB_STORE_ARCHIVE, g_array_index(ids, guint64, i));
+		seq = queue_push_simple_locked(self, GNT_JOB_STORE_ARCHIVE,
+					       g_array_index(ids, guint64, i));
 		result->archived++;
 	}
 	g_mutex_unlock(&self->mutex);
-	queue_reply_when_durable(self, g_steal_pointer(&task), result, g_free, NULL);
+	if (seq == 0)
+		g_task_return_pointer(task, result, g_free);
+	else
+		queue_reply_when_durable(self, seq, CHANGE_FAILED, g_steal_pointer(&task), result,
+					 g_free, NULL);
 }
 
 gboolean
@@ -1374,13 +1472,25 @@ gnt_queue_set_auto_archive(GntQueue *self, guint age_s)
 gboolean
 gnt_queue_set_drained(GntQueue *self, gboolean drained, GError **error)
 {
+	GPtrArray *change = g_ptr_array_new();
+	gboolean was;
 	guint64 seq;
 
+	if (!gnt_committer_check_writing(self->committer, error))
+		return FALSE;
+	/* tentative: the flag is written, or stays as it was */
+	g_ptr_array_add(change, gnt_job_store_change_new(GNT_JOB_STORE_SET_DRAINED, drained));
 	g_mutex_lock(&self->mutex);
+	was = self->drained;
 	self->drained = drained;
-	seq = queue_push_simple_locked(self, GNT_JOB_STORE_SET_DRAINED, drained ? 1 : 0);
+	seq = gnt_committer_push_tentative(self->committer, change);
 	g_mutex_unlock(&self->mutex);
-	return gnt_committer_wait(self->committer, seq, error);
+	if (gnt_committer_wait(self->committer, seq, NULL, error))
+		return TRUE;
+	g_mutex_lock(&self->mutex);
+	self->drained = was;
+	g_mutex_unlock(&self->mutex);
+	return FALSE;
 }
 
 gboolean

@@ -38,11 +38,18 @@ static const gchar schema_sql[] =
 
 #define FINALIZED_SQL "('canceled', 'success', 'error')"
 
+/* A full disk is named as such: it is the operator's to fix, and the
+ * queue takes jobs again by itself once there is space. */
 static gboolean
 sql_fail(sqlite3 *db, GError **error, const gchar *what)
 {
-	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "job queue: %s: %s", what,
-		    sqlite3_errmsg(db));
+	if (sqlite3_errcode(db) == SQLITE_FULL)
+		g_set_error(error, GNT_ERROR, GNT_ERROR_TEMP_NO_RESOURCES,
+			    "the job queue's disk is full ('%s': %s)", sqlite3_db_filename(db, "main"),
+			    what);
+	else
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "job queue: %s: %s", what,
+			    sqlite3_errmsg(db));
 	return FALSE;
 }
 

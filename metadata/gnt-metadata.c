@@ -135,8 +135,23 @@ progress_entry_free(ProgressEntry *self)
 	g_free(self);
 }
 
+/* The largest entry (invalid UTF-8 made valid may triple) stays well
+ * below the bound, so the newest one is always kept. */
+G_STATIC_ASSERT(3 * (GNT_METADATA_PROGRESS_OUTPUT_MAX + GNT_METADATA_PROGRESS_DETAIL_MAX) +
+			GNT_METADATA_PROGRESS_NAME_MAX + 1024 <
+		GNT_METADATA_PROGRESS_MAX_BYTES);
+
+/* What an entry costs, counted against GNT_METADATA_PROGRESS_MAX_BYTES. */
+static gsize
+progress_entry_size(const ProgressEntry *self)
+{
+	return sizeof(*self) + strlen(self->step) + strlen(self->state) + strlen(self->detail) +
+	       strlen(self->output);
+}
+
 typedef struct {
 	GQueue entries; /* ProgressEntry, oldest first */
+	gsize bytes;	/* their progress_entry_size() */
 	guint64 next;
 } Progress;
 
@@ -626,8 +641,14 @@ gnt_metadata_store_add_progress(GntMetadataStore *self, const gchar *name, const
 	entry->output = dup_utf8_tail(output != NULL ? output : "", output != NULL ? output_len : 0,
 				      GNT_METADATA_PROGRESS_OUTPUT_MAX);
 	g_queue_push_tail(&progress->entries, entry);
-	while (progress->entries.length > GNT_METADATA_PROGRESS_MAX_ENTRIES)
-		progress_entry_free(g_queue_pop_head(&progress->entries));
+	progress->bytes += progress_entry_size(entry);
+	while (progress->entries.length > GNT_METADATA_PROGRESS_MAX_ENTRIES ||
+	       progress->bytes > GNT_METADATA_PROGRESS_MAX_BYTES) {
+		ProgressEntry *oldest = g_queue_pop_head(&progress->entries);
+
+		progress->bytes -= progress_entry_size(oldest);
+		progress_entry_free(oldest);
+	}
 	return TRUE;
 }
 

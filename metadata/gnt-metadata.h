@@ -28,9 +28,11 @@ G_BEGIN_DECLS
 #define GNT_METADATA_PIPE_MAX_BYTES (1024 * 1024)
 /* The personalization package's largest size. */
 #define GNT_METADATA_PACKAGE_MAX (256 * 1024 * 1024)
-/* Progress: entries kept per instance (the oldest go), output kept per
- * entry (its tail), longest step name and detail. */
+/* Progress: entries and bytes of text kept per instance (the oldest go
+ * first: enough for an install's job log, a few full outputs), output kept
+ * per entry (its tail), longest step name and detail. */
 #define GNT_METADATA_PROGRESS_MAX_ENTRIES 1000
+#define GNT_METADATA_PROGRESS_MAX_BYTES	  (2 * 1024 * 1024)
 #define GNT_METADATA_PROGRESS_OUTPUT_MAX  (64 * 1024)
 #define GNT_METADATA_PROGRESS_NAME_MAX	  64
 #define GNT_METADATA_PROGRESS_DETAIL_MAX  4096

@@ -1054,6 +1054,46 @@ test_progress(MetadFx *fx, gconstpointer data)
 			==, 5);
 }
 
+/* A guest that reports more than the bound: the newest entries stay, the
+ * oldest went first, and what is kept (all of it is what GET answers)
+ * stays within GNT_METADATA_PROGRESS_MAX_BYTES. */
+static void
+test_progress_bounded(MetadFx *fx, gconstpointer data)
+{
+	g_autofree gchar *output = g_strnfill(GNT_METADATA_PROGRESS_OUTPUT_MAX, 'o');
+	g_autofree gchar *detail = g_strnfill(GNT_METADATA_PROGRESS_DETAIL_MAX, 'd');
+	g_autofree gchar *query = g_strconcat("step=write_image&state=info&detail=", detail, NULL);
+	/* four times the bound */
+	guint n = 4 * GNT_METADATA_PROGRESS_MAX_BYTES /
+		  (GNT_METADATA_PROGRESS_OUTPUT_MAX + GNT_METADATA_PROGRESS_DETAIL_MAX);
+	g_autoptr(JsonArray) entries = NULL;
+	gint64 next = -1;
+	gsize kept = 0;
+	guint len;
+
+	for (guint i = 0; i < n; i++)
+		g_assert_cmpuint(post_progress(fx, "web1", query, output), ==, 200);
+	entries = progress_entries(fx, 0, &next);
+	len = json_array_get_length(entries);
+	g_assert_cmpint(next, ==, n);
+	g_assert_cmpuint(len, >, 0);
+	g_assert_cmpuint(len, <, n / 3);
+	for (guint i = 0; i < len; i++) {
+		JsonObject *entry = json_array_get_object_element(entries, i);
+
+		/* the newest ones, without a gap */
+		g_assert_cmpint(json_object_get_int_member(entry, "seq"), ==, n - len + i);
+		g_assert_cmpstr(json_object_get_string_member(entry, "output"), ==, output);
+		kept += strlen(json_object_get_string_member(entry, "output")) +
+			strlen(json_object_get_string_member(entry, "detail"));
+	}
+	g_assert_cmpuint(kept, <=, GNT_METADATA_PROGRESS_MAX_BYTES);
+	/* the bound is used, not far undercut */
+	g_assert_cmpuint(kept, >, GNT_METADATA_PROGRESS_MAX_BYTES -
+					  2 * (GNT_METADATA_PROGRESS_OUTPUT_MAX +
+					       GNT_METADATA_PROGRESS_DETAIL_MAX));
+}
+
 #define TRICKY_VALUE "it's\n$(touch /tmp/gnt-pwned)`id` \\ \"q\" '\\''"
 
 static void
@@ -1281,6 +1321,7 @@ main(int argc, char **argv)
 	ADD("/metad/channel-refused", test_channel_refused);
 	ADD("/metad/package", test_package);
 	ADD("/metad/progress", test_progress);
+	ADD("/metad/progress-bounded", test_progress_bounded);
 	ADD("/metad/install-tree", test_install_tree);
 	ADD("/metad/bad-requests", test_bad_requests);
 #undef ADD
