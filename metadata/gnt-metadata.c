@@ -344,7 +344,7 @@ parse_nic(Nic *nic, JsonObject *obj, GError **error)
 		return FALSE;
 	if (nic->mac != NULL && !is_mac(nic->mac)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'mac' is not a MAC address like 52:54:00:12:34:56");
+			    "'mac' '%s' is not a MAC address like 52:54:00:12:34:56", nic->mac);
 		return FALSE;
 	}
 	if (channel != NULL && !JSON_NODE_HOLDS_NULL(channel) &&

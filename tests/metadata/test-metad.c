@@ -526,6 +526,10 @@ test_control(MetadFx *fx, gconstpointer data)
 		"{\"name\":\"web1\",\"ssh_keys\":[\"a\\nb\"]}",
 		"{\"name\":\"web1\",\"nics\":[1]}",
 		"{\"name\":\"web1\",\"user_data\":5}",
+		"{\"name\":\"web1\",\"nics\":[{\"mac\":\"../52:54\"}]}",
+		"{\"name\":\"web1\",\"nics\":[{\"mac\":\"52:54:00:00:00:0g\"}]}",
+		"{\"name\":\"web1\",\"nics\":[{\"channel\":\"yes\"}]}",
+		"{\"name\":\"web1\",\"availability_zone\":1}",
 	};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonObject) record = parse_object("{\"name\":\"../x\"}");
@@ -536,6 +540,7 @@ test_control(MetadFx *fx, gconstpointer data)
 		g_assert_false(gnt_metad_client_push(fx->control, "web1", obj, &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 		g_assert_nonnull(strstr(error->message, "web1"));
+		g_test_message("refused: %s", error->message);
 		g_clear_error(&error);
 	}
 	{
