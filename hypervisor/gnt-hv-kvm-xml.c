@@ -40,8 +40,33 @@ build_cmdline(GHashTable *hvparams)
 	return g_strjoinv(" ", (gchar **)parts->pdata);
 }
 
+/*
+ * The SMBIOS tables of an instance with the channel: cloud-init's
+ * ds-identify (and DataSourceOpenStack's detect_openstack()) take a chassis
+ * asset tag "OpenStack Compute" to mean an OpenStack metadata service at
+ * 169.254.169.254, which metad is; the system stays Gantry's own. No
+ * serial: cloud-init takes a system uuid starting "ec2" that equals the
+ * serial for AWS, and a random uuid may start so.
+ */
 static void
-append_os(GString *xml, GHashTable *hvparams)
+append_sysinfo(GString *xml, const GntHvChannelNic *channel)
+{
+	if (channel == NULL)
+		return;
+	g_string_append(xml, "  <sysinfo type='smbios'>\n"
+			     "    <system>\n"
+			     "      <entry name='manufacturer'>Gantry</entry>\n"
+			     "      <entry name='product'>Gantry</entry>\n"
+			     "      <entry name='family'>Virtual Machine</entry>\n"
+			     "    </system>\n"
+			     "    <chassis>\n"
+			     "      <entry name='asset'>OpenStack Compute</entry>\n"
+			     "    </chassis>\n"
+			     "  </sysinfo>\n");
+}
+
+static void
+append_os(GString *xml, GHashTable *hvparams, gboolean sysinfo)
 {
 	const gchar *machine = gnt_hv_params_get_string(hvparams, "machine_version");
 	const gchar *kernel = gnt_hv_params_get_string(hvparams, "kernel_path");
@@ -67,6 +92,8 @@ append_os(GString *xml, GHashTable *hvparams)
 
 		append(xml, "    <boot dev='%s'/>\n", dev);
 	}
+	if (sysinfo)
+		g_string_append(xml, "    <smbios mode='sysinfo'/>\n");
 	g_string_append(xml, "  </os>\n");
 }
 
@@ -381,7 +408,8 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	       GNT_HV_KVM_XML_NS, inst->name, started);
 	append(xml, "  <memory unit='MiB'>%" G_GUINT64_FORMAT "</memory>\n", inst->memory_mib);
 	append(xml, "  <vcpu>%u</vcpu>\n", inst->vcpus);
-	append_os(xml, hvparams);
+	append_sysinfo(xml, inst->channel);
+	append_os(xml, hvparams, inst->channel != NULL);
 	if (gnt_hv_params_get_bool(hvparams, "acpi"))
 		g_string_append(xml, "  <features>\n    <acpi/>\n  </features>\n");
 	append_cpu(xml, hvparams);

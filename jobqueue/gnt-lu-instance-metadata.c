@@ -70,14 +70,31 @@ metadata_nics(JsonObject *instance)
 		json_object_set_string_member(entry, "ip",
 					      string_member(json_node_get_object(comm), "ip"));
 		json_object_set_string_member(entry, "netmask", GNT_METADATA_NETMASK);
+		json_object_set_boolean_member(entry, "channel", TRUE);
 		json_array_add_object_element(out, entry);
 	}
 	return out;
 }
 
+/* The instance's availability zone: its primary node's group, Ganeti's
+ * nearest kin of one (nodes sharing networks and storage); NULL when the
+ * node is not known. */
+static gchar *
+dup_availability_zone(GntConfig *config, JsonObject *instance)
+{
+	const gchar *uuid = string_member(instance, "primary_node");
+	g_autoptr(JsonObject) node = NULL;
+
+	if (uuid == NULL)
+		return NULL;
+	node = gnt_config_dup_object(config, GNT_OBJECT_NODE, uuid, NULL);
+	return g_strdup(string_member(node, "group"));
+}
+
 JsonObject *
 gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance)
 {
+	g_autofree gchar *zone = NULL;
 	g_autoptr(GntCluster) cluster = NULL;
 	JsonObject *record;
 	JsonNode *keys;
@@ -93,6 +110,9 @@ gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance)
 	json_object_set_string_member(record, "hostname", string_member(instance, "name"));
 	if (string_member(instance, "os") != NULL)
 		json_object_set_string_member(record, "os", string_member(instance, "os"));
+	zone = dup_availability_zone(config, instance);
+	if (zone != NULL)
+		json_object_set_string_member(record, "availability_zone", zone);
 	json_object_set_member(record, "osparams", member_copy_or_empty_object(instance, "osparams"));
 	json_object_set_member(record, "osparams_private",
 			       member_copy_or_empty_object(instance, "osparams_private"));

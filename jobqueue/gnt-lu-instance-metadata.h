@@ -27,10 +27,11 @@ G_BEGIN_DECLS
 
 /*
  * The record of @instance (a config record): name, uuid, hostname (the
- * name), os, osparams (public), osparams_private, os_search_path (the
- * cluster's), user_data (when it has some), ssh_keys (its own, else the
- * cluster's), nics ({"mac", "ip"?, "netmask"?}, the communication NIC last
- * with its link-local address and GNT_METADATA_NETMASK). Never secrets:
+ * name), os, availability_zone (its primary node's group), osparams
+ * (public), osparams_private, os_search_path (the cluster's), user_data
+ * (when it has some), ssh_keys (its own, else the cluster's), nics
+ * ({"mac", "ip"?, "netmask"?}, the communication NIC last with its
+ * link-local address, GNT_METADATA_NETMASK and "channel": true). Never secrets:
  * gnt_node_call_metad_push() adds them to the request. (transfer full)
  */
 JsonObject *

@@ -6,14 +6,18 @@
  */
 #include "gnt-metadata.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-metadata-tree.h"
 #include "gnt-secret.h"
 
 #define JSON_TYPE  "application/json"
-#define TEXT_TYPE  "text/plain; charset=utf-8"
+#define TEXT_TYPE  GNT_METADATA_TEXT_TYPE
 #define BYTES_TYPE "application/octet-stream"
 #define GZIP_TYPE  "application/gzip"
 #define SHELL_TYPE "text/x-shellscript; charset=utf-8"
@@ -36,13 +40,16 @@ static const gchar *const openstack_versions[] = {
 	"2012-08-10", "2013-04-04", "2013-10-17", "2015-10-15", "2016-06-30",
 	"2016-10-06", "2017-02-22", "2018-08-27", "latest",    NULL,
 };
-/* EC2's versions: the oldest dated one cloud-init falls back on, and latest. */
-static const gchar *const ec2_versions[] = {"2009-04-04", "latest", NULL};
+/* EC2's versions: the oldest dated one cloud-init falls back on, the ones
+ * DataSourceEc2 tries first (extended_metadata_versions), and latest. */
+static const gchar *const ec2_versions[] = {"2009-04-04", "2016-09-02", "2018-09-24",
+					    "2021-03-23", "latest",	NULL};
 
 typedef struct {
 	gchar *mac;
 	gchar *ip;
 	gchar *netmask;
+	gboolean channel; /* the NIC to metad itself */
 } Nic;
 
 static void
@@ -81,6 +88,7 @@ typedef struct {
 	gchar *uuid;
 	gchar *hostname;
 	gchar *os;
+	gchar *availability_zone;
 	GTree *params;	    /* name -> Param, sorted */
 	GTree *scripts;	    /* name -> GBytes */
 	GBytes *user_data;  /* NULL: none */
@@ -97,6 +105,7 @@ instance_free(Instance *self)
 	g_free(self->uuid);
 	g_free(self->hostname);
 	g_free(self->os);
+	g_free(self->availability_zone);
 	g_clear_pointer(&self->params, g_tree_unref);
 	g_clear_pointer(&self->scripts, g_tree_unref);
 	g_clear_pointer(&self->user_data, g_bytes_unref);
@@ -326,6 +335,39 @@ key_id(const gchar *key, guint index)
 	return g_strdup_printf("key-%u", index);
 }
 
+/* "52:54:00:12:34:56": the EC2 tree names a directory after it */
+static gboolean
+is_mac(const gchar *text)
+{
+	if (strlen(text) != 17)
+		return FALSE;
+	for (guint i = 0; i < 17; i++) {
+		if (i % 3 == 2 ? text[i] != ':' : !g_ascii_isxdigit(text[i]))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+parse_nic(Nic *nic, JsonObject *obj, GError **error)
+{
+	JsonNode *channel = json_object_get_member(obj, "channel");
+
+	if (!dup_optional_string(obj, "mac", &nic->mac, error) ||
+	    !dup_optional_string(obj, "ip", &nic->ip, error) ||
+	    !dup_optional_string(obj, "netmask", &nic->netmask, error))
+		return FALSE;
+	if (nic->mac != NULL && !is_mac(nic->mac)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'mac' '%s' is not a MAC address like 52:54:00:12:34:56", nic->mac);
+		return FALSE;
+	}
+	if (channel != NULL && !JSON_NODE_HOLDS_NULL(channel) &&
+	    !gnt_json_get_bool(obj, "channel", &nic->channel, error))
+		return FALSE;
+	return TRUE;
+}
+
 static gboolean
 parse_lists(Instance *inst, JsonObject *record, GError **error)
 {
@@ -363,10 +405,7 @@ parse_lists(Instance *inst, JsonObject *record, GError **error)
 		}
 		nic = g_new0(Nic, 1);
 		g_ptr_array_add(inst->nics, nic);
-		if (!dup_optional_string(json_node_get_object(node), "mac", &nic->mac, error) ||
-		    !dup_optional_string(json_node_get_object(node), "ip", &nic->ip, error) ||
-		    !dup_optional_string(json_node_get_object(node), "netmask", &nic->netmask,
-					 error)) {
+		if (!parse_nic(nic, json_node_get_object(node), error)) {
 			g_prefix_error(error, "'nics[%u]': ", i);
 			return FALSE;
 		}
@@ -459,6 +498,7 @@ instance_from_json(const gchar *name, JsonObject *record, GError **error)
 	if (!dup_optional_string(record, "uuid", &inst->uuid, error) ||
 	    !dup_optional_string(record, "hostname", &inst->hostname, error) ||
 	    !dup_optional_string(record, "os", &inst->os, error) ||
+	    !dup_optional_string(record, "availability_zone", &inst->availability_zone, error) ||
 	    !dup_optional_string(record, "user_data", &user_data, error))
 		return NULL;
 	for (guint v = 0; v < VISIBILITY_COUNT; v++) {
@@ -727,14 +767,23 @@ answer_text(GntMetadataAnswer *answer, const gchar *type, const gchar *text)
 	answer_set(answer, 200, type, g_bytes_new(text, strlen(text)));
 }
 
+/* @text (freed) copied into bytes, then wiped. (transfer full) */
+static GBytes *
+bytes_wiping(GString *text)
+{
+	GBytes *bytes = g_bytes_new(text->str, text->len);
+
+	gnt_secret_wipe(text->str, text->len);
+	g_string_free(text, TRUE);
+	return bytes;
+}
+
 /* A GString holding private values: copied into the body, then wiped. */
 static void
 answer_sensitive(GntMetadataAnswer *answer, GString *text)
 {
-	answer_set(answer, 200, JSON_TYPE, g_bytes_new(text->str, text->len));
+	answer_set(answer, 200, JSON_TYPE, bytes_wiping(text));
 	answer->sensitive = TRUE;
-	gnt_secret_wipe(text->str, text->len);
-	g_string_free(text, TRUE);
 }
 
 static void
@@ -980,20 +1029,67 @@ gantry_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
 
 /* --- OpenStack's tree: /openstack/<version>/... ------------------------ */
 
-static void
-append_listing(GString *out, const gchar *line)
+static GBytes *
+listing_bytes(const gchar *const *lines)
 {
-	if (out->len > 0)
-		g_string_append_c(out, '\n');
-	g_string_append(out, line);
+	g_autofree gchar *text = g_strjoinv("\n", (GStrv)lines);
+
+	return g_bytes_new(text, strlen(text));
 }
 
-static GBytes *
-openstack_meta_data(Instance *inst)
+/* The position of @version in openstack_versions ("latest" is the last). */
+static guint
+openstack_version_index(const gchar *version)
 {
+	for (guint i = 0; openstack_versions[i] != NULL; i++) {
+		if (g_str_equal(openstack_versions[i], version))
+			return i;
+	}
+	return G_MAXUINT;
+}
+
+/* Whether @version (an index) has what OpenStack added in @since. */
+static gboolean
+openstack_since(guint version, const gchar *since)
+{
+	return version >= openstack_version_index(since);
+}
+
+/* 512 bytes from the kernel's CSPRNG, base64: Nova's random_seed, fresh
+ * for every answer; NULL if the kernel gives none. */
+static gchar *
+random_seed_new(void)
+{
+	guchar seed[512];
+	gsize got = 0;
+	gchar *text = NULL;
+
+	while (got < sizeof(seed)) {
+		gssize n = getrandom(seed + got, sizeof(seed) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			gnt_secret_wipe(seed, sizeof(seed));
+			return NULL;
+		}
+		got += (gsize)n;
+	}
+	text = g_base64_encode(seed, sizeof(seed));
+	gnt_secret_wipe(seed, sizeof(seed));
+	return text;
+}
+
+/* meta_data.json; @version an index in openstack_versions */
+static GBytes *
+openstack_meta_data(gconstpointer data, guint version)
+{
+	const Instance *inst = data;
 	GString *out = g_string_new("{");
 	gboolean first = TRUE;
 
+	if (inst->availability_zone != NULL)
+		append_member(out, "availability_zone", inst->availability_zone, &first);
 	append_member(out, "hostname", inst->hostname != NULL ? inst->hostname : inst->name,
 		      &first);
 	g_string_append(out, ",\"keys\":[");
@@ -1015,13 +1111,21 @@ openstack_meta_data(Instance *inst)
 		append_member(out, inst->key_ids->pdata[i], inst->keys->pdata[i], &key_first);
 	}
 	g_string_append_c(out, '}');
+	if (openstack_since(version, "2013-04-04")) {
+		g_autofree gchar *seed = random_seed_new();
+
+		if (seed != NULL) {
+			append_member(out, "random_seed", seed, &first);
+			gnt_secret_wipe_string(seed);
+		}
+	}
 	append_member(out, "uuid", inst->uuid != NULL ? inst->uuid : inst->name, &first);
 	g_string_append_c(out, '}');
-	return g_string_free_to_bytes(out);
+	return bytes_wiping(out);
 }
 
 static GBytes *
-openstack_network_data(Instance *inst)
+openstack_network_data(const Instance *inst)
 {
 	GString *links = g_string_new(NULL);
 	GString *networks = g_string_new(NULL);
@@ -1057,135 +1161,170 @@ openstack_network_data(Instance *inst)
 	return g_string_free_to_bytes(out);
 }
 
+/* /openstack/<version>/ as Nova lists it: the files each version has. */
+static GntMetadataTree *
+openstack_tree(const Instance *inst, guint version)
+{
+	GntMetadataTree *dir = gnt_metadata_tree_new();
+
+	gnt_metadata_tree_add_built(dir, "meta_data.json", JSON_TYPE, openstack_meta_data, inst,
+				    version, TRUE);
+	if (inst->user_data != NULL)
+		gnt_metadata_tree_add_file(dir, "user_data", BYTES_TYPE,
+					   g_bytes_ref(inst->user_data));
+	if (openstack_since(version, "2013-10-17"))
+		gnt_metadata_tree_add_file(dir, "vendor_data.json", JSON_TYPE,
+					   g_bytes_new_static("{}", 2));
+	if (openstack_since(version, "2015-10-15"))
+		gnt_metadata_tree_add_file(dir, "network_data.json", JSON_TYPE,
+					   openstack_network_data(inst));
+	if (openstack_since(version, "2016-10-06"))
+		gnt_metadata_tree_add_file(dir, "vendor_data2.json", JSON_TYPE,
+					   g_bytes_new_static("{}", 2));
+	return dir;
+}
+
+/* @parts: what follows "openstack" */
 static void
 openstack_answer(Instance *inst, const gchar *const *parts, GntMetadataAnswer *answer)
 {
-	guint n = g_strv_length((GStrv)parts);
+	g_autoptr(GntMetadataTree) tree = NULL;
+	guint version;
 
-	/* /openstack/ lists the versions */
-	if (n == 1 && parts[0][0] == '\0') {
-		g_autofree gchar *list = g_strjoinv("\n", (GStrv)openstack_versions);
-		answer_text(answer, TEXT_TYPE, list);
+	/* /openstack and /openstack/ list the versions */
+	if (parts[0] == NULL || (parts[0][0] == '\0' && parts[1] == NULL)) {
+		answer_set(answer, 200, TEXT_TYPE, listing_bytes(openstack_versions));
 		return;
 	}
-	if (!g_strv_contains(openstack_versions, parts[0]) || n != 2) {
+	version = openstack_version_index(parts[0]);
+	if (version == G_MAXUINT) {
 		answer_not_found(answer);
 		return;
 	}
-	if (g_str_equal(parts[1], "")) {
-		GString *out = g_string_new(NULL);
-
-		append_listing(out, "meta_data.json");
-		append_listing(out, "network_data.json");
-		if (inst->user_data != NULL)
-			append_listing(out, "user_data");
-		append_listing(out, "vendor_data.json");
-		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
-	} else if (g_str_equal(parts[1], "meta_data.json")) {
-		answer_set(answer, 200, JSON_TYPE, openstack_meta_data(inst));
-	} else if (g_str_equal(parts[1], "network_data.json")) {
-		answer_set(answer, 200, JSON_TYPE, openstack_network_data(inst));
-	} else if (g_str_equal(parts[1], "vendor_data.json")) {
-		answer_text(answer, JSON_TYPE, "{}");
-	} else if (g_str_equal(parts[1], "user_data") && inst->user_data != NULL) {
-		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(inst->user_data));
-	} else {
+	tree = openstack_tree(inst, version);
+	if (!gnt_metadata_tree_answer(tree, parts + 1, answer))
 		answer_not_found(answer);
-	}
 }
 
 /* --- EC2's tree: /<version>/meta-data/... ------------------------------ */
 
+/* The instance's own address: the first NIC with one that is not the
+ * channel to metad (whose link-local address is no one else's business). */
 static const gchar *
-first_ip(Instance *inst)
+own_ip(const Instance *inst)
 {
 	for (guint i = 0; i < inst->nics->len; i++) {
 		const Nic *nic = inst->nics->pdata[i];
 
-		if (nic->ip != NULL)
+		if (nic->ip != NULL && !nic->channel)
 			return nic->ip;
 	}
 	return NULL;
 }
 
-/* public-keys/..., @parts after "public-keys" */
-static void
-ec2_public_keys(Instance *inst, const gchar *const *parts, guint n, GntMetadataAnswer *answer)
+/* "192.0.2.0/24" for @ip and @netmask; NULL unless both are IPv4 and the
+ * mask is contiguous. */
+static gchar *
+ipv4_cidr_block(const gchar *ip, const gchar *netmask)
 {
-	guint64 index = 0;
+	struct in_addr addr, mask;
+	guint32 bits;
+	guint prefix = 0;
+	gchar text[INET_ADDRSTRLEN];
 
-	if (n == 1 && parts[0][0] == '\0') {
-		GString *out = g_string_new(NULL);
-
-		for (guint i = 0; i < inst->keys->len; i++) {
-			g_autofree gchar *line =
-				g_strdup_printf("%u=%s", i, (const gchar *)inst->key_ids->pdata[i]);
-			append_listing(out, line);
-		}
-		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
-		return;
-	}
-	if (!g_ascii_string_to_unsigned(parts[0], 10, 0, G_MAXUINT, &index, NULL) ||
-	    index >= inst->keys->len || n > 2) {
-		answer_not_found(answer);
-		return;
-	}
-	if (n == 1 || parts[1][0] == '\0') {
-		answer_text(answer, TEXT_TYPE, "openssh-key");
-		return;
-	}
-	if (!g_str_equal(parts[1], "openssh-key")) {
-		answer_not_found(answer);
-		return;
-	}
-	answer_text(answer, TEXT_TYPE, inst->keys->pdata[index]);
+	if (ip == NULL || netmask == NULL || inet_pton(AF_INET, ip, &addr) != 1 ||
+	    inet_pton(AF_INET, netmask, &mask) != 1)
+		return NULL;
+	bits = ntohl(mask.s_addr);
+	while (prefix < 32 && (bits & (0x80000000u >> prefix)) != 0)
+		prefix++;
+	if (prefix < 32 && (bits << prefix) != 0)
+		return NULL; /* not contiguous */
+	addr.s_addr &= mask.s_addr;
+	if (inet_ntop(AF_INET, &addr, text, sizeof(text)) == NULL)
+		return NULL;
+	return g_strdup_printf("%s/%u", text, prefix);
 }
 
+/* meta-data/network/interfaces/macs/<mac>/, what cloud-init turns into
+ * its network config (convert_ec2_metadata_network_config) */
+static void
+ec2_add_macs(GntMetadataTree *meta, const Instance *inst, const gchar *hostname)
+{
+	GntMetadataTree *macs = gnt_metadata_tree_add_dir(
+		gnt_metadata_tree_add_dir(gnt_metadata_tree_add_dir(meta, "network"), "interfaces"),
+		"macs");
+
+	for (guint i = 0; i < inst->nics->len; i++) {
+		const Nic *nic = inst->nics->pdata[i];
+		g_autofree gchar *number = g_strdup_printf("%u", i);
+		g_autofree gchar *block = ipv4_cidr_block(nic->ip, nic->netmask);
+		GntMetadataTree *dir = NULL;
+
+		if (nic->mac == NULL)
+			continue;
+		dir = gnt_metadata_tree_add_dir(macs, nic->mac);
+		gnt_metadata_tree_add_text(dir, "device-number", number);
+		gnt_metadata_tree_add_text(dir, "local-hostname", hostname);
+		if (nic->ip != NULL)
+			gnt_metadata_tree_add_text(dir, "local-ipv4s", nic->ip);
+		gnt_metadata_tree_add_text(dir, "mac", nic->mac);
+		if (block != NULL)
+			gnt_metadata_tree_add_text(dir, "subnet-ipv4-cidr-block", block);
+	}
+}
+
+/* <version>/: the same keys for every version metad knows */
+static GntMetadataTree *
+ec2_tree(const Instance *inst)
+{
+	GntMetadataTree *dir = gnt_metadata_tree_new();
+	GntMetadataTree *meta = gnt_metadata_tree_add_dir(dir, "meta-data");
+	const gchar *hostname = inst->hostname != NULL ? inst->hostname : inst->name;
+	const Nic *primary = inst->nics->len > 0 ? inst->nics->pdata[0] : NULL;
+
+	if (inst->user_data != NULL)
+		gnt_metadata_tree_add_file(dir, "user-data", BYTES_TYPE,
+					   g_bytes_ref(inst->user_data));
+	gnt_metadata_tree_add_text(meta, "ami-launch-index", "0");
+	gnt_metadata_tree_add_text(meta, "hostname", hostname);
+	gnt_metadata_tree_add_text(meta, "instance-id",
+				   inst->uuid != NULL ? inst->uuid : inst->name);
+	gnt_metadata_tree_add_text(meta, "local-hostname", hostname);
+	if (own_ip(inst) != NULL)
+		gnt_metadata_tree_add_text(meta, "local-ipv4", own_ip(inst));
+	if (primary != NULL && primary->mac != NULL)
+		gnt_metadata_tree_add_text(meta, "mac", primary->mac);
+	if (inst->nics->len > 0)
+		ec2_add_macs(meta, inst, hostname);
+	if (inst->availability_zone != NULL)
+		gnt_metadata_tree_add_text(gnt_metadata_tree_add_dir(meta, "placement"),
+					   "availability-zone", inst->availability_zone);
+	if (inst->keys->len > 0) {
+		GntMetadataTree *keys = gnt_metadata_tree_add_dir(meta, "public-keys");
+
+		for (guint i = 0; i < inst->keys->len; i++) {
+			g_autofree gchar *index = g_strdup_printf("%u", i);
+			g_autofree gchar *line =
+				g_strdup_printf("%u=%s", i, (const gchar *)inst->key_ids->pdata[i]);
+			GntMetadataTree *key = gnt_metadata_tree_add_dir(keys, index);
+
+			/* listed "0=alice" without a slash, yet a directory */
+			gnt_metadata_tree_set_listed(key, line);
+			gnt_metadata_tree_add_text(key, "openssh-key", inst->keys->pdata[i]);
+		}
+	}
+	return dir;
+}
+
+/* @parts: what follows the version */
 static void
 ec2_answer(Instance *inst, const gchar *const *parts, GntMetadataAnswer *answer)
 {
-	guint n = g_strv_length((GStrv)parts);
-	const gchar *hostname = inst->hostname != NULL ? inst->hostname : inst->name;
+	g_autoptr(GntMetadataTree) tree = ec2_tree(inst);
 
-	if (n == 2 && parts[1][0] == '\0') {
-		GString *out = g_string_new("meta-data/");
-
-		if (inst->user_data != NULL)
-			append_listing(out, "user-data");
-		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
-		return;
-	}
-	if (n == 2 && g_str_equal(parts[1], "user-data") && inst->user_data != NULL) {
-		answer_set(answer, 200, BYTES_TYPE, g_bytes_ref(inst->user_data));
-		return;
-	}
-	if (n < 3 || !g_str_equal(parts[1], "meta-data")) {
+	if (!gnt_metadata_tree_answer(tree, parts, answer))
 		answer_not_found(answer);
-		return;
-	}
-	if (n == 3 && parts[2][0] == '\0') {
-		GString *out = g_string_new(NULL);
-
-		append_listing(out, "hostname");
-		append_listing(out, "instance-id");
-		append_listing(out, "local-hostname");
-		if (first_ip(inst) != NULL)
-			append_listing(out, "local-ipv4");
-		if (inst->keys->len > 0)
-			append_listing(out, "public-keys/");
-		answer_set(answer, 200, TEXT_TYPE, g_string_free_to_bytes(out));
-	} else if (n == 3 && (g_str_equal(parts[2], "hostname") ||
-			      g_str_equal(parts[2], "local-hostname"))) {
-		answer_text(answer, TEXT_TYPE, hostname);
-	} else if (n == 3 && g_str_equal(parts[2], "instance-id")) {
-		answer_text(answer, TEXT_TYPE, inst->uuid != NULL ? inst->uuid : inst->name);
-	} else if (n == 3 && g_str_equal(parts[2], "local-ipv4") && first_ip(inst) != NULL) {
-		answer_text(answer, TEXT_TYPE, first_ip(inst));
-	} else if (n >= 4 && g_str_equal(parts[2], "public-keys") && inst->keys->len > 0) {
-		ec2_public_keys(inst, parts + 3, n - 3, answer);
-	} else {
-		answer_not_found(answer);
-	}
 }
 
 void
@@ -1222,12 +1361,17 @@ gnt_metadata_store_answer(GntMetadataStore *self, const gchar *instance, const g
 		answer_not_found(answer);
 		return;
 	}
-	if (n >= 2 && g_str_equal(parts[0], "openstack")) {
+	/* / lists the EC2 versions, as EC2 and Nova do ("" splits into no parts) */
+	if (n == 0) {
+		answer_set(answer, 200, TEXT_TYPE, listing_bytes(ec2_versions));
+		return;
+	}
+	if (g_str_equal(parts[0], "openstack")) {
 		openstack_answer(inst, (const gchar *const *)parts + 1, answer);
 		return;
 	}
-	if (n >= 2 && g_strv_contains(ec2_versions, parts[0])) {
-		ec2_answer(inst, (const gchar *const *)parts, answer);
+	if (g_strv_contains(ec2_versions, parts[0])) {
+		ec2_answer(inst, (const gchar *const *)parts + 1, answer);
 		return;
 	}
 	answer_not_found(answer);

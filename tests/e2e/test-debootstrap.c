@@ -14,6 +14,16 @@
  * (PARTITION_STYLE=none, root=/dev/vda); with it, Debian's default msdos
  * layout (root=/dev/vda1). $GNT_E2E_PARTITION_STYLE forces one.
  *
+ * The same run proves cloud-init against metad: the variant's customization
+ * hook installs Debian's cloud-init package, the instance is made with the channel
+ * (-C yes), user data and an ssh key. cloud-init's ds-identify must pick
+ * the OpenStack datasource by itself (from the SMBIOS chassis asset tag),
+ * DataSourceOpenStackLocal must reach 169.254.169.254 through the channel
+ * (metad's DHCP lease on the tap, then its OpenStack tree), set the host
+ * name, install the key for the default user and root, and run the user
+ * data's runcmd, which copies ds-identify's result from /run to the disk
+ * and says so on the serial console. The disk is read afterwards.
+ *
  * Skipped, saying exactly what is missing, when libvirtd does not answer,
  * a package or loop devices are missing, or the mirror cannot be reached.
  */
@@ -22,11 +32,31 @@
 #include <libsoup/soup.h>
 
 #define INSTANCE "deb1.example.com"
+#define SSH_KEY                                                                              \
+	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJyUrIxQeCgT6bmOIGu7ePEb95q+eRvPqU0bm2jNpBP+ " \
+	"e2e@gantry"
+/* runcmd: /run is gone after the shutdown, so what ds-identify and
+ * cloud-init wrote there is copied to the disk and synced (the shutdown
+ * ends in a destroy); then one line on the console to wait for */
+#define CLOUD_INIT_DONE "gantry-e2e: user data ran on "
+#define USER_DATA                                                                      \
+	"#cloud-config\n"                                                             \
+	"runcmd:\n"                                                                   \
+	"  - [sh, -c, 'cp /run/cloud-init/cloud.cfg /var/tmp/ds-identify.cfg; "        \
+	"cp /run/cloud-init/ds-identify.log /var/tmp/ds-identify.log; "                \
+	"cp /run/cloud-init/status.json /var/tmp/cloud-init-status.json; "            \
+	"hostname > /var/tmp/gantry-e2e-hostname; "                                   \
+	"python3 -c \"import urllib.request as u; print(u.urlopen("                    \
+	"\\\"http://169.254.169.254/openstack/latest/meta_data.json\\\", "            \
+	"timeout=60).read().decode())\" > /var/tmp/gantry-e2e-meta-data.json; sync; "  \
+	"echo \"gantry-e2e: user data\" \"ran on $(hostname)\" > /dev/console']\n"
 #define VARIANTS_DIR "/etc/ganeti/instance-debootstrap/variants"
 #define OS_DIR "/usr/share/ganeti/os/debootstrap"
 /* debootstrap from the mirror took 1 min 46 s here; allow for a slow one */
 #define INSTALL_TIMEOUT_S 1200
 #define LOGIN_TIMEOUT_S 420
+/* cloud-init's four stages under TCG, after the login prompt */
+#define CLOUD_INIT_TIMEOUT_S 600
 /* the installed system does not power off on the ACPI button: the guest has
  * no modules for the host's kernel (button.ko) and no logind (no dbus) */
 #define SHUTDOWN_TIMEOUT_S 10
@@ -261,6 +291,41 @@ e2e_dup_missing(E2eFx *fx, const gchar *kernel, const gchar *initrd)
 	return NULL;
 }
 
+/* The variant's customization hook (run-parts of CUSTOMIZE_DIR, with the
+ * new system at $TARGET): Debian's cloud-init installed into it with apt,
+ * the rest made as in Debian's cloud images.
+ * Not debootstrap's --include (the variant's EXTRA_PKGS): debootstrap fails
+ * configuring cloud-init's Python dependencies among the base packages. */
+static gchar *
+e2e_write_hooks(E2eFx *fx)
+{
+	static const gchar hook[] =
+		"#!/bin/sh\n"
+		"# written by Gantry's e2e test (tests/e2e/test-debootstrap.c)\n"
+		"set -e\n"
+		"export PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive\n"
+		"mount -t proc proc \"$TARGET/proc\"\n"
+		"trap 'umount \"$TARGET/proc\"' EXIT\n"
+		"chroot \"$TARGET\" apt-get -q update\n"
+		"chroot \"$TARGET\" apt-get -q -y --no-install-recommends install cloud-init\n"
+		"chroot \"$TARGET\" apt-get clean\n"
+		/* as Debian's cloud images: cloud-init's default locale exists, and
+		 * ifupdown reads the network config cloud-init writes (the
+		 * definition's /etc/network/interfaces has only lo) */
+		"sed -i 's/^# *en_US.UTF-8/en_US.UTF-8/' \"$TARGET/etc/locale.gen\"\n"
+		"chroot \"$TARGET\" locale-gen\n"
+		"echo 'source /etc/network/interfaces.d/*' >> \"$TARGET/etc/network/interfaces\"\n";
+	g_autoptr(GError) error = NULL;
+	gchar *dir = g_build_filename(fx->cluster.boot_dir, "hooks", NULL);
+	g_autofree gchar *path = g_build_filename(dir, "50-cloud-init", NULL);
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	g_assert_true(g_file_set_contents(path, hook, -1, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(g_chmod(path, 0755), ==, 0);
+	return dir;
+}
+
 /* The variant's configuration, sourced by the definition's common.sh
  * after /etc/default/ganeti-instance-debootstrap. */
 static void
@@ -271,6 +336,7 @@ e2e_write_variant(E2eFx *fx)
 	g_autofree gchar *cache_dir = NULL;
 	g_autofree gchar *conf = NULL;
 	g_autofree gchar *reap = NULL;
+	g_autofree gchar *hooks = e2e_write_hooks(fx);
 
 	/* a private, empty cache directory: every run installs from the mirror
 	 * (the definition's own cache would skip debootstrap on a second run);
@@ -281,10 +347,11 @@ e2e_write_variant(E2eFx *fx)
 			       "MIRROR=\"%s\"\n"
 			       "SUITE=\"%s\"\n"
 			       "PARTITION_STYLE=\"%s\"\n"
+			       "CUSTOMIZE_DIR=\"%s\"\n"
 			       "CACHE_DIR=\"%s\"\n"
 			       "GENERATE_CACHE=\"%s\"\n"
 			       "CLEAN_CACHE=\"\"\n",
-			       fx->mirror, fx->suite, fx->partition_style, cache_dir,
+			       fx->mirror, fx->suite, fx->partition_style, hooks, cache_dir,
 			       cache != NULL ? "yes" : "no");
 	fx->variant = g_strdup_printf("gantry-e2e-%d", (gint)getpid());
 	fx->variant_file = g_strdup_printf(VARIANTS_DIR "/%s.conf", fx->variant);
@@ -349,6 +416,19 @@ print_os_logs(GntTestCluster *cluster)
 	}
 }
 
+/* The serial console's last lines, for a boot that did not get there. */
+static void
+print_console(GntTestCluster *cluster)
+{
+	g_autofree gchar *log = g_build_filename(cluster->root, "var", "log", "gantry", "console",
+						 INSTANCE ".log", NULL);
+	g_autofree gchar *text = NULL;
+
+	if (g_file_get_contents(log, &text, NULL, NULL))
+		g_test_message("the serial console's log:\n%s",
+			       strlen(text) > 6000 ? text + strlen(text) - 6000 : text);
+}
+
 /* A file of the installed root filesystem, read from the disk image
  * without mounting it (debugfs); NULL when that cannot be done. */
 static gchar *
@@ -366,6 +446,53 @@ read_guest_file(const gchar *image, const gchar *path)
 	return out;
 }
 
+/* @path on the guest's disk holds @needle. */
+static void
+assert_guest_file_contains(const gchar *image, const gchar *path, const gchar *needle)
+{
+	g_autofree gchar *text = read_guest_file(image, path);
+
+	g_test_message("%s:\n%s", path, text != NULL ? text : "(unreadable)");
+	g_assert_nonnull(text);
+	if (strstr(text, needle) == NULL)
+		g_error("%s on the guest's disk does not hold '%s'", path, needle);
+}
+
+/* What cloud-init did, read from the disk after the shutdown. */
+static void
+assert_cloud_init_done(const gchar *image)
+{
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *hostname = NULL;
+
+	/* ds-identify found the datasource by itself, from the SMBIOS tables */
+	assert_guest_file_contains(image, "/var/tmp/ds-identify.cfg",
+				   "datasource_list: [ OpenStack, None ]");
+	assert_guest_file_contains(image, "/var/tmp/ds-identify.log",
+				   "DMI_CHASSIS_ASSET_TAG=OpenStack Compute");
+	assert_guest_file_contains(image, "/var/tmp/ds-identify.log",
+				   "Found single datasource: OpenStack");
+	/* the datasource read metad in the local stage; no stage had errors */
+	assert_guest_file_contains(image, "/var/tmp/cloud-init-status.json",
+				   "\"datasource\": \"DataSourceOpenStackLocal [net,ver=2]\"");
+	status = read_guest_file(image, "/var/tmp/cloud-init-status.json");
+	g_assert_null(strstr(status, "\"errors\": [\n"));
+	/* the host name from meta_data.json, the key for the default user and root */
+	assert_guest_file_contains(image, "/var/lib/cloud/data/set-hostname",
+				   "\"fqdn\": \"" INSTANCE "\"");
+	/* set: the OS definition wrote the full name, cloud-init (Debian's
+	 * prefer_fqdn_over_hostname: false) the short one */
+	hostname = read_guest_file(image, "/var/tmp/gantry-e2e-hostname");
+	g_assert_nonnull(hostname);
+	g_assert_cmpstr(g_strstrip(hostname), ==, "deb1");
+	assert_guest_file_contains(image, "/home/debian/.ssh/authorized_keys", SSH_KEY);
+	assert_guest_file_contains(image, "/root/.ssh/authorized_keys", SSH_KEY);
+	/* after the boot, through the network config cloud-init made of
+	 * network_data.json (the channel NIC's link-local address) */
+	assert_guest_file_contains(image, "/var/tmp/gantry-e2e-meta-data.json",
+				   "\"name\":\"" INSTANCE "\"");
+}
+
 static void
 test_install_and_boot(E2eFx *fx, gconstpointer data)
 {
@@ -377,9 +504,10 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 	g_autoptr(JsonArray) created = NULL;
 	g_autoptr(JsonArray) started = NULL;
 	g_autoptr(JsonArray) stopped = NULL;
+	g_autoptr(GString) user_data = g_string_new(NULL);
 	gboolean partitioned;
 	gint64 t0, t;
-	gdouble login_s;
+	gdouble login_s, cloud_init_s;
 
 	if (fx->skip != NULL) {
 		g_test_skip(fx->skip);
@@ -389,17 +517,22 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 	g_test_message("mirror %s, suite %s, partition style %s", fx->mirror, fx->suite,
 		       fx->partition_style);
 
-	/* install only: the disk is looked at before the first boot */
+	/* install only: the disk is looked at before the first boot; with the
+	 * channel, user data and a key (gnt-instance add -C yes --user-data
+	 * FILE --ssh-key FILE) */
+	gnt_json_append_string(user_data, USER_DATA);
 	create = g_strdup_printf(
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" INSTANCE "\","
 		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
 		" \"disks\": [{\"size\": \"1G\"}], \"nics\": [],"
+		" \"instance_communication\": true, \"user_data\": %s,"
+		" \"ssh_keys\": [\"" SSH_KEY "\"],"
 		" \"os_type\": \"debootstrap+%s\", \"force_variant\": true,"
 		" \"osparams\": {\"filesystem\": \"ext4\"}, \"beparams\": {\"memory\": 512},"
 		" \"hvparams\": {\"accel\": \"tcg\", \"kernel_path\": \"%s\", \"initrd_path\": \"%s\","
 		" \"root_path\": \"%s\", \"kernel_args\": \"ro console=ttyS0\"},"
 		" \"start\": false}",
-		fx->variant, cluster->kernel, fx->initrd, partitioned ? "/dev/vda1" : "/dev/vda");
+		user_data->str, fx->variant, cluster->kernel, fx->initrd, partitioned ? "/dev/vda1" : "/dev/vda");
 	t0 = g_get_monotonic_time();
 	created = gnt_test_cluster_run_op(cluster, create, INSTALL_TIMEOUT_S);
 	if (g_strcmp0(json_array_get_string_element(created, 0), "success") != 0)
@@ -428,16 +561,17 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 	gnt_test_cluster_assert_success(started);
 	login_s = gnt_test_cluster_wait_console(cluster, INSTANCE, "login:", LOGIN_TIMEOUT_S);
 	g_test_message("login prompt on the serial console %.1f s after the start", login_s);
-	if (login_s < 0) {
-		g_autofree gchar *log = g_build_filename(cluster->root, "var", "log", "gantry",
-							 "console", INSTANCE ".log", NULL);
-		g_autofree gchar *text = NULL;
-
-		if (g_file_get_contents(log, &text, NULL, NULL))
-			g_test_message("the serial console's log:\n%s",
-				       strlen(text) > 6000 ? text + strlen(text) - 6000 : text);
-	}
+	if (login_s < 0)
+		print_console(cluster);
 	g_assert_cmpfloat(login_s, >=, 0);
+	/* cloud-init's final stage may end after the prompt */
+	cloud_init_s = gnt_test_cluster_wait_console(cluster, INSTANCE, CLOUD_INIT_DONE,
+						     CLOUD_INIT_TIMEOUT_S);
+	g_test_message("cloud-init's user data ran %.1f s after the start",
+		       cloud_init_s < 0 ? -1.0 : login_s + cloud_init_s);
+	if (cloud_init_s < 0)
+		print_console(cluster);
+	g_assert_cmpfloat(cloud_init_s, >=, 0);
 
 	/* ACPI first, then the destroy (see SHUTDOWN_TIMEOUT_S) */
 	t = g_get_monotonic_time();
@@ -454,6 +588,8 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 		       strstr(stop_text, "destroyed") != NULL ? "ACPI ignored: destroyed"
 							      : "the guest powered off");
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
+	if (!partitioned)
+		assert_cloud_init_done(files->pdata[0]);
 
 	gnt_test_cluster_remove_instance(cluster, INSTANCE, files->pdata[0]);
 	g_test_message("whole test %.1f s", (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);

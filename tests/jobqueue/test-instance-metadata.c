@@ -109,6 +109,7 @@ test_record(MetaFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) instance = gnt_json_parse(
 		"{\"name\": \"web1.example.com\", \"uuid\": \"u-1\", \"os\": \"noop+default\","
+		" \"primary_node\": \"n-1\","
 		" \"osparams\": {\"os-package\": \"https://example.com/p.tgz\"},"
 		" \"osparams_private\": {\"rootpw\": \"s3cret\"},"
 		" \"communication\": true,"
@@ -122,6 +123,7 @@ test_record(MetaFx *fx, gconstpointer data)
 	g_autoptr(JsonNode) expected = gnt_json_parse(
 		"{\"name\": \"web1.example.com\", \"uuid\": \"u-1\","
 		" \"hostname\": \"web1.example.com\", \"os\": \"noop+default\","
+		" \"availability_zone\": \"rack1\","
 		" \"osparams\": {\"os-package\": \"https://example.com/p.tgz\"},"
 		" \"osparams_private\": {\"rootpw\": \"s3cret\"},"
 		" \"os_search_path\": [\"/srv/ganeti/os\", \"/usr/local/lib/ganeti/os\","
@@ -130,17 +132,24 @@ test_record(MetaFx *fx, gconstpointer data)
 		" \"ssh_keys\": [\"ssh-ed25519 AAAA admin@example.com\"],"
 		" \"nics\": [{\"mac\": \"aa:00:00:0a:0b:0c\"},"
 		" {\"mac\": \"aa:00:00:01:02:03\", \"ip\": \"169.254.3.4\","
-		" \"netmask\": \"255.255.0.0\"}]}",
+		" \"netmask\": \"255.255.0.0\", \"channel\": true}]}",
 		-1, NULL);
 	g_autoptr(JsonNode) secret = gnt_json_parse(
 		"{\"token\": \"t\", \"os-package-username\": \"u\", \"os-package-password\": \"p\"}",
 		-1, NULL);
 	g_autoptr(JsonObject) kept = NULL;
+	g_autoptr(JsonObject) node = json_object_new();
 	g_autoptr(JsonNode) got = NULL;
 	g_autofree gchar *got_text = NULL;
 	g_autofree gchar *expected_text = NULL;
 	JsonArray *keys = json_array_new();
 
+	/* the availability zone: the primary node's group */
+	json_object_set_string_member(node, "name", "node2.example.com");
+	json_object_set_string_member(node, "uuid", "n-1");
+	json_object_set_string_member(node, "group", "rack1");
+	g_assert_no_error(error);
+	g_assert_true(gnt_config_add_object(fx->config, GNT_OBJECT_NODE, node, &error));
 	g_assert_no_error(error);
 	json_array_add_string_element(keys, "ssh-ed25519 AAAA admin@example.com");
 	json_object_set_array_member(changes, "ssh_keys", keys);

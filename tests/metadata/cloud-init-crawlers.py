@@ -1,14 +1,25 @@
 #!/usr/bin/python3
-"""cloud-init's own crawlers (Debian's cloud-init) against gantry-metad.
+"""cloud-init's own datasources (Debian's cloud-init) against gantry-metad.
 
 metad on a temporary root; an instance pushed over the control socket with
 a channel {"device": "lo", "address": "127.0.0.1", "port": <free>} (a TCP
-listener bound to lo with SO_BINDTODEVICE, as on a tap); then cloud-init's
-OpenStack reader (cloudinit.sources.helpers.openstack.MetadataReader, what
-DataSourceOpenStack.read_metadata_service() runs) and its EC2 helpers
-(get_instance_metadata, get_instance_userdata) with metadata_address
-pointing at it. Each value they read is checked: instance id/uuid, host
-name, public keys, user data, network data.
+listener bound to lo with SO_BINDTODEVICE, as on a tap). Then, with
+metadata_urls pointing at it:
+
+- DataSourceOpenStack.get_data(), the whole path cloud-init takes on a
+  guest (detect_openstack() from the DMI data, which is patched to the
+  chassis asset tag Gantry's kvm instances carry, /openstack, the version
+  chosen from its listing, meta_data.json, user data, vendor data 1 and 2,
+  network_data.json, the EC2 tree it reads too) and what the datasource
+  makes of it: instance id, host name, keys, availability zone, random
+  seed, network config;
+- DataSourceEc2.get_data(): 2009-04-04/meta-data/instance-id, the API
+  version it prefers (2021-03-23), user data, the meta-data crawl, the
+  network config it makes of meta-data/network/;
+- the OpenStack MetadataReader and the EC2 helpers at every version.
+
+The host's NICs and fallback NIC are patched to the instance's MACs, as a
+guest would have them.
 """
 
 import http.client
@@ -19,8 +30,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+from unittest import mock
 
 # Debian's cloud-init (/usr/lib/python3/dist-packages/cloudinit)
+from cloudinit import distros, helpers  # noqa: E402
+from cloudinit.sources import DataSourceEc2, DataSourceOpenStack  # noqa: E402
 from cloudinit.sources.helpers import ec2 as ec2_helpers  # noqa: E402
 from cloudinit.sources.helpers import openstack  # noqa: E402
 
@@ -34,9 +48,15 @@ RECORD = {
     "os": "debootstrap+default",
     "user_data": USER_DATA,
     "ssh_keys": [KEY_ALICE, KEY_RSA],
+    "availability_zone": "rack1",
     "nics": [{"mac": "52:54:00:00:00:01", "ip": "192.0.2.10", "netmask": "255.255.255.0"},
-             {"mac": "52:54:00:00:00:02"}],
+             {"mac": "52:54:00:00:00:02"},
+             {"mac": "52:54:00:00:00:03", "ip": "169.254.3.4", "netmask": "255.255.0.0",
+              "channel": True}],
 }
+# the guest's NICs, by MAC
+GUEST_NICS = {"52:54:00:00:00:01": "eth0", "52:54:00:00:00:02": "eth1",
+              "52:54:00:00:00:03": "eth2"}
 checks = 0
 failed = 0
 
@@ -99,27 +119,24 @@ def run_checks(base):
     check(ud == USER_DATA, "openstack: user data %r" % ud)
     net = found.get("networkdata") or {}
     links = net.get("links", [])
-    check([link.get("ethernet_mac_address") for link in links]
-          == ["52:54:00:00:00:01", "52:54:00:00:00:02"], "openstack: network links %r" % links)
+    check([link.get("ethernet_mac_address") for link in links] == list(GUEST_NICS),
+          "openstack: network links %r" % links)
     nets = net.get("networks", [])
-    check(len(nets) == 2 and nets[0].get("ip_address") == "192.0.2.10"
+    check(len(nets) == 3 and nets[0].get("ip_address") == "192.0.2.10"
           and nets[0].get("netmask") == "255.255.255.0" and nets[0].get("type") == "ipv4"
-          and nets[1].get("type") == "ipv4_dhcp", "openstack: networks %r" % nets)
+          and nets[1].get("type") == "ipv4_dhcp" and nets[2].get("ip_address") == "169.254.3.4",
+          "openstack: networks %r" % nets)
     check(found.get("vendordata") == {}, "openstack: vendor data")
+    check(found.get("vendordata2") == {}, "openstack: vendor data 2")
     check(found.get("version") == 2, "openstack: version 2")
-    # cloud-init turns network_data.json into its own network config
-    from cloudinit.sources.helpers.openstack import convert_net_json
-    config = convert_net_json(net, known_macs={"52:54:00:00:00:01": "eth0",
-                                               "52:54:00:00:00:02": "eth1"})
-    physical = [c for c in config.get("config", []) if c.get("type") == "physical"]
-    check([p.get("name") for p in physical] == ["eth0", "eth1"],
-          "openstack: network config names %r" % physical)
-    subnets = physical[0].get("subnets", []) if physical else []
-    check(subnets and subnets[0].get("address") == "192.0.2.10"
-          and subnets[0].get("type") == "static", "openstack: static subnet %r" % subnets)
+    check(reader._find_working_version() == "2018-08-27",
+          "openstack: the newest version cloud-init knows, from /openstack")
+    seed = md.get("random_seed")
+    check(isinstance(seed, bytes) and len(seed) == 512, "openstack: a 512-byte random seed")
+    check(md.get("availability_zone") == "rack1", "openstack: availability zone")
 
-    # EC2, at latest and at the dated version cloud-init falls back on
-    for version in ("latest", "2009-04-04"):
+    # EC2, at every version metad serves
+    for version in ("latest", "2021-03-23", "2018-09-24", "2016-09-02", "2009-04-04"):
         meta = ec2_helpers.get_instance_metadata(version, metadata_address=base, timeout=5,
                                                  retries=0)
         check(meta.get("instance-id") == UUID, "ec2 %s: instance-id %r"
@@ -137,6 +154,75 @@ def run_checks(base):
         if isinstance(ud, bytes):
             ud = ud.decode()
         check(ud == USER_DATA, "ec2 %s: user data %r" % (version, ud))
+        check(meta.get("placement", {}).get("availability-zone") == "rack1",
+              "ec2 %s: placement" % version)
+        check(sorted(meta.get("network", {}).get("interfaces", {}).get("macs", {}))
+              == sorted(GUEST_NICS), "ec2 %s: network macs" % version)
+
+
+def datasource(cls, name, base, root):
+    """A datasource of cloud-init as a guest would build it, reading @base."""
+    paths = helpers.Paths({"cloud_dir": os.path.join(root, "cloud"),
+                           "run_dir": os.path.join(root, "run")})
+    sys_cfg = {"datasource_list": [name],
+               "datasource": {name: {"metadata_urls": [base], "max_wait": 10, "timeout": 5,
+                                     "retries": 0, "strict_id": "false"}}}
+    distro = distros.fetch("debian")("debian", {}, paths)
+    return cls(sys_cfg, distro, paths)
+
+
+def run_datasources(base, root):
+    # what Gantry's kvm instances carry in their SMBIOS tables
+    dmi = {"chassis-asset-tag": "OpenStack Compute", "system-product-name": "Gantry",
+           "system-manufacturer": "Gantry"}
+    with mock.patch("cloudinit.dmi.read_dmi_data", side_effect=dmi.get), \
+            mock.patch("cloudinit.net.get_interfaces_by_mac", return_value=GUEST_NICS), \
+            mock.patch("cloudinit.net.find_fallback_nic", return_value="eth0"), \
+            mock.patch("cloudinit.util.is_x86", return_value=True):
+        check(DataSourceOpenStack.detect_openstack(), "openstack: detected from the DMI data")
+        ds = datasource(DataSourceOpenStack.DataSourceOpenStack, "OpenStack", base, root)
+        check(ds.get_data(), "openstack: DataSourceOpenStack.get_data()")
+        check(ds.metadata_address == base, "openstack: metadata address %r"
+              % ds.metadata_address)
+        check(ds.get_instance_id() == UUID, "openstack: instance id %r" % ds.get_instance_id())
+        check(ds.get_hostname(fqdn=True).hostname == "web1.example.com",
+              "openstack: fqdn %r" % (ds.get_hostname(fqdn=True),))
+        check(sorted(ds.get_public_ssh_keys()) == sorted([KEY_ALICE, KEY_RSA]),
+              "openstack: ssh keys %r" % ds.get_public_ssh_keys())
+        ud = ds.userdata_raw.decode() if isinstance(ds.userdata_raw, bytes) else ds.userdata_raw
+        check(ud == USER_DATA, "openstack: user data %r" % ud)
+        check(ds.availability_zone == "rack1", "openstack: availability zone %r"
+              % ds.availability_zone)
+        check(ds.vendordata2_pure == {}, "openstack: vendor_data2.json")
+        config = ds.network_config
+        physical = [c for c in config.get("config", []) if c.get("type") == "physical"]
+        check([p.get("name") for p in physical] == ["eth0", "eth1", "eth2"],
+              "openstack: network config names %r" % physical)
+        subnets = [p.get("subnets", [{}])[0] for p in physical]
+        check([(s.get("type"), s.get("address")) for s in subnets]
+              == [("static", "192.0.2.10"), ("dhcp4", None), ("static", "169.254.3.4")],
+              "openstack: subnets %r" % subnets)
+
+        ds = datasource(DataSourceEc2.DataSourceEc2, "Ec2", base, root)
+        check(ds.get_data(), "ec2: DataSourceEc2.get_data()")
+        check(ds._crawled_metadata.get("_metadata_api_version") == "2021-03-23",
+              "ec2: the API version it prefers %r"
+              % ds._crawled_metadata.get("_metadata_api_version"))
+        check(ds.get_instance_id() == UUID, "ec2: instance id")
+        check(ds.metadata.get("local-ipv4") == "192.0.2.10",
+              "ec2: local-ipv4 is the instance's own %r" % ds.metadata.get("local-ipv4"))
+        check(ds.get_hostname(fqdn=True).hostname == "web1.example.com", "ec2: fqdn")
+        check(sorted(ds.get_public_ssh_keys()) == sorted([KEY_ALICE, KEY_RSA]),
+              "ec2: ssh keys %r" % ds.get_public_ssh_keys())
+        check(ds.availability_zone == "rack1", "ec2: availability zone %r"
+              % ds.availability_zone)
+        ud = ds.userdata_raw.decode() if isinstance(ds.userdata_raw, bytes) else ds.userdata_raw
+        check(ud == USER_DATA, "ec2: user data")
+        ethernets = (ds.network_config or {}).get("ethernets", {})
+        check(sorted(ethernets) == ["eth0", "eth1", "eth2"]
+              and all(e.get("dhcp4") for e in ethernets.values())
+              and ethernets["eth2"]["match"]["macaddress"] == "52:54:00:00:00:03",
+              "ec2: network config %r" % ethernets)
 
 
 def main():
@@ -157,6 +243,7 @@ def main():
         control(control_socket, "PUT", "/instances/web1/channel",
                 {"device": "lo", "address": "127.0.0.1", "port": port})
         run_checks("http://127.0.0.1:%d" % port)
+        run_datasources("http://127.0.0.1:%d" % port, root)
     finally:
         if metad is not None:
             metad.terminate()

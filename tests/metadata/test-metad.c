@@ -32,14 +32,16 @@
 	"\"os_scripts\":{\"create\":\"#!/bin/sh\\necho web1\\n\"},"                           \
 	"\"user_data\":\"#cloud-config\\nhostname: web1\\n\","                                \
 	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3web1 alice@example.com\",\"ssh-rsa AAAAB3web1\"]," \
-	"\"nics\":[{\"mac\":\"52:54:00:00:00:01\",\"ip\":\"169.254.0.5\","                   \
-	"\"netmask\":\"255.255.0.0\"}],\"unknown_member\":1}"
+	"\"availability_zone\":\"default\","                                                 \
+	"\"nics\":[{\"mac\":\"52:54:00:00:00:01\",\"ip\":\"192.0.2.10\","                    \
+	"\"netmask\":\"255.255.255.0\"},{\"mac\":\"52:54:00:00:00:0a\",\"ip\":\"169.254.0.5\"," \
+	"\"netmask\":\"255.255.0.0\",\"channel\":true}],\"unknown_member\":1}"
 
 #define DB1_RECORD                                                                   \
 	"{\"name\":\"db1\",\"uuid\":\"7d2f0c7e-0002\",\"hostname\":\"db1.example.com\","  \
 	"\"os\":\"noop\",\"osparams_secret\":{\"token\":\"" OTHER_SECRET "\"},"            \
 	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3db1 bob@example.com\"],"                       \
-	"\"nics\":[{\"mac\":\"52:54:00:00:00:02\",\"ip\":\"169.254.0.6\"}]}"
+	"\"nics\":[{\"mac\":\"52:54:00:00:00:02\",\"ip\":\"169.254.0.6\",\"channel\":true}]}"
 
 typedef struct {
 	GPtrArray *dirs; /* make_root()'s */
@@ -234,78 +236,186 @@ test_pipe_limit(MetadFx *fx, gconstpointer data)
 	g_assert_cmpstr(body, ==, big);
 }
 
+/* meta_data.json without its random_seed, which must be 512 fresh random
+ * bytes in base64 (Nova's, from 2013-04-04 on) */
+static gchar *
+dup_meta_data_without_seed(MetadFx *fx, const gchar *path, gboolean seeded)
+{
+	guint status = 0;
+	g_autofree gchar *body = request(fx, "web1", "GET", path, NULL, NULL, &status);
+	g_autofree gchar *again = request(fx, "web1", "GET", path, NULL, NULL, &status);
+	g_autoptr(GRegex) seed = g_regex_new(",\"random_seed\":\"([A-Za-z0-9+/=]+)\"", 0, 0, NULL);
+	g_autoptr(GMatchInfo) match = NULL;
+	g_autoptr(GMatchInfo) match_again = NULL;
+
+	g_assert_cmpuint(status, ==, 200);
+	g_assert_cmpint(g_regex_match(seed, body, 0, &match), ==, seeded);
+	if (seeded) {
+		g_autofree gchar *text = g_match_info_fetch(match, 1);
+		g_autofree gchar *text_again = NULL;
+		gsize len = 0;
+		g_autofree guchar *raw = g_base64_decode(text, &len);
+
+		g_assert_cmpuint(len, ==, 512);
+		g_assert_true(g_regex_match(seed, again, 0, &match_again));
+		text_again = g_match_info_fetch(match_again, 1);
+		g_assert_cmpstr(text, !=, text_again); /* fresh for every answer */
+	}
+	return g_regex_replace_literal(seed, body, -1, 0, "", 0, NULL);
+}
+
+/* Every directory answers its listing with and without its trailing slash;
+ * a file with one is a miss. */
+static void
+assert_listing(MetadFx *fx, const gchar *instance, const gchar *dir, const gchar *expected)
+{
+	g_autofree gchar *slashed = g_strconcat(dir, "/", NULL);
+
+	assert_get(fx, instance, dir, expected);
+	assert_get(fx, instance, slashed, expected);
+}
+
 static void
 test_openstack_tree(MetadFx *fx, gconstpointer data)
 {
 	static const gchar meta_data[] =
-		"{\"hostname\":\"web1.example.com\",\"keys\":["
+		"{\"availability_zone\":\"default\",\"hostname\":\"web1.example.com\",\"keys\":["
 		"{\"data\":\"ssh-ed25519 AAAAC3web1 alice@example.com\",\"name\":\"alice@example.com\","
 		"\"type\":\"ssh\"},{\"data\":\"ssh-rsa AAAAB3web1\",\"name\":\"key-1\",\"type\":\"ssh\"}],"
 		"\"launch_index\":0,\"name\":\"web1\",\"public_keys\":{"
 		"\"alice@example.com\":\"ssh-ed25519 AAAAC3web1 alice@example.com\","
 		"\"key-1\":\"ssh-rsa AAAAB3web1\"},\"uuid\":\"7d2f0c7e-0001\"}";
+	g_autofree gchar *latest = NULL;
+	g_autofree gchar *rocky = NULL;
+	g_autofree gchar *folsom = NULL;
 
-	assert_get(fx, "web1", "/openstack/",
-		   "2012-08-10\n2013-04-04\n2013-10-17\n2015-10-15\n2016-06-30\n2016-10-06\n"
-		   "2017-02-22\n2018-08-27\nlatest");
-	assert_get(fx, "web1", "/openstack/latest/",
-		   "meta_data.json\nnetwork_data.json\nuser_data\nvendor_data.json");
-	assert_get(fx, "db1", "/openstack/latest/",
-		   "meta_data.json\nnetwork_data.json\nvendor_data.json");
-	assert_get(fx, "web1", "/openstack/latest/meta_data.json", meta_data);
-	assert_get(fx, "web1", "/openstack/2012-08-10/meta_data.json", meta_data);
+	/* cloud-init asks for /openstack without the slash */
+	assert_listing(fx, "web1", "/openstack",
+		       "2012-08-10\n2013-04-04\n2013-10-17\n2015-10-15\n2016-06-30\n2016-10-06\n"
+		       "2017-02-22\n2018-08-27\nlatest");
+	/* what each version has, as Nova lists it */
+	assert_listing(fx, "web1", "/openstack/latest",
+		       "meta_data.json\nuser_data\nvendor_data.json\nnetwork_data.json\n"
+		       "vendor_data2.json");
+	assert_listing(fx, "db1", "/openstack/2018-08-27",
+		       "meta_data.json\nvendor_data.json\nnetwork_data.json\nvendor_data2.json");
+	assert_listing(fx, "web1", "/openstack/2016-06-30",
+		       "meta_data.json\nuser_data\nvendor_data.json\nnetwork_data.json");
+	assert_listing(fx, "web1", "/openstack/2013-10-17",
+		       "meta_data.json\nuser_data\nvendor_data.json");
+	assert_listing(fx, "web1", "/openstack/2012-08-10", "meta_data.json\nuser_data");
+	assert_not_found(fx, "web1", "GET", "/openstack/2012-08-10/vendor_data.json", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/2015-10-15/vendor_data2.json", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/2013-10-17/network_data.json", NULL);
+
+	latest = dup_meta_data_without_seed(fx, "/openstack/latest/meta_data.json", TRUE);
+	rocky = dup_meta_data_without_seed(fx, "/openstack/2018-08-27/meta_data.json", TRUE);
+	folsom = dup_meta_data_without_seed(fx, "/openstack/2012-08-10/meta_data.json", FALSE);
+	g_assert_cmpstr(latest, ==, meta_data);
+	g_assert_cmpstr(rocky, ==, meta_data);
+	g_assert_cmpstr(folsom, ==, meta_data);
 	assert_get(fx, "web1", "/openstack/latest/user_data", "#cloud-config\nhostname: web1\n");
 	assert_get(fx, "web1", "/openstack/latest/vendor_data.json", "{}");
+	assert_get(fx, "web1", "/openstack/latest/vendor_data2.json", "{}");
+	/* the channel NIC is a NIC of the guest too: its address on the channel */
 	assert_get(fx, "web1", "/openstack/latest/network_data.json",
 		   "{\"links\":[{\"ethernet_mac_address\":\"52:54:00:00:00:01\",\"id\":\"nic0\","
-		   "\"type\":\"phy\"}],\"networks\":[{\"id\":\"nic0\",\"ip_address\":\"169.254.0.5\","
-		   "\"link\":\"nic0\",\"netmask\":\"255.255.0.0\",\"type\":\"ipv4\"}],"
-		   "\"services\":[]}");
+		   "\"type\":\"phy\"},{\"ethernet_mac_address\":\"52:54:00:00:00:0a\",\"id\":\"nic1\","
+		   "\"type\":\"phy\"}],\"networks\":[{\"id\":\"nic0\",\"ip_address\":\"192.0.2.10\","
+		   "\"link\":\"nic0\",\"netmask\":\"255.255.255.0\",\"type\":\"ipv4\"},"
+		   "{\"id\":\"nic1\",\"ip_address\":\"169.254.0.5\",\"link\":\"nic1\","
+		   "\"netmask\":\"255.255.0.0\",\"type\":\"ipv4\"}],\"services\":[]}");
 	assert_not_found(fx, "db1", "GET", "/openstack/latest/user_data", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/latest/user_data/", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/latest/meta_data.json/", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/latest//meta_data.json", NULL);
 	assert_not_found(fx, "web1", "GET", "/openstack/2099-01-01/meta_data.json", NULL);
+	assert_not_found(fx, "web1", "GET", "/openstack/2099-01-01", NULL);
 }
 
 static void
 test_ec2_tree(MetadFx *fx, gconstpointer data)
 {
-	static const gchar *const versions[] = {"latest", "2009-04-04"};
+	/* the dated versions DataSourceEc2 asks for first, its fallback, latest */
+	static const gchar *const versions[] = {"latest", "2021-03-23", "2018-09-24", "2016-09-02",
+						"2009-04-04"};
+	/* {instance, path under the version, answer}: directories are asked
+	 * for with and without their slash; NULL: 404 */
+	static const struct {
+		const gchar *instance, *path, *expected;
+		gboolean dir;
+	} entries[] = {
+		{"web1", "", "meta-data/\nuser-data", TRUE},
+		{"db1", "", "meta-data/", TRUE},
+		{"web1", "/meta-data",
+		 "ami-launch-index\nhostname\ninstance-id\nlocal-hostname\nlocal-ipv4\nmac\n"
+		 "network/\nplacement/\npublic-keys/",
+		 TRUE},
+		{"web1", "/meta-data/instance-id", "7d2f0c7e-0001", FALSE},
+		{"web1", "/meta-data/instance-id/", NULL, FALSE}, /* a file has no slash */
+		{"web1", "/meta-data/hostname", "web1.example.com", FALSE},
+		/* the instance's own address, not the channel's */
+		{"web1", "/meta-data/local-ipv4", "192.0.2.10", FALSE},
+		{"web1", "/meta-data/mac", "52:54:00:00:00:01", FALSE},
+		{"web1", "/meta-data/placement", "availability-zone", TRUE},
+		{"web1", "/meta-data/placement/availability-zone", "default", FALSE},
+		{"web1", "/meta-data/public-keys", "0=alice@example.com\n1=key-1", TRUE},
+		{"web1", "/meta-data/public-keys/0", "openssh-key", TRUE},
+		{"web1", "/meta-data/public-keys/1/openssh-key", "ssh-rsa AAAAB3web1", FALSE},
+		{"web1", "/meta-data/public-keys/2/openssh-key", NULL, FALSE},
+		{"web1", "/meta-data/network", "interfaces/", TRUE},
+		{"web1", "/meta-data/network/interfaces", "macs/", TRUE},
+		{"web1", "/meta-data/network/interfaces/macs", "52:54:00:00:00:01/\n52:54:00:00:00:0a/",
+		 TRUE},
+		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01",
+		 "device-number\nlocal-hostname\nlocal-ipv4s\nmac\nsubnet-ipv4-cidr-block", TRUE},
+		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01/local-ipv4s",
+		 "192.0.2.10", FALSE},
+		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01/subnet-ipv4-cidr-block",
+		 "192.0.2.0/24", FALSE},
+		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:0a/device-number", "1",
+		 FALSE},
+		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:0a/subnet-ipv4-cidr-block",
+		 "169.254.0.0/16", FALSE},
+		{"web1", "/user-data", "#cloud-config\nhostname: web1\n", FALSE},
+		{"db1", "/user-data", NULL, FALSE},
+		/* db1: no address but the channel's, no netmask, no zone */
+		{"db1", "/meta-data",
+		 "ami-launch-index\nhostname\ninstance-id\nlocal-hostname\nmac\nnetwork/\npublic-keys/",
+		 TRUE},
+		{"db1", "/meta-data/network/interfaces/macs/52:54:00:00:00:02",
+		 "device-number\nlocal-hostname\nlocal-ipv4s\nmac", TRUE},
+		{"db1", "/meta-data/local-ipv4", NULL, FALSE},
+		{"db1", "/meta-data/placement/availability-zone", NULL, FALSE},
+		{"web1", "//meta-data", NULL, FALSE},
+		{"web1", "/meta-data//hostname", NULL, FALSE},
+	};
 
-	for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
-		g_autofree gchar *v = g_strdup_printf("/%s/", versions[i]);
-		g_autofree gchar *md = g_strconcat(v, "meta-data/", NULL);
-		g_autofree gchar *id = g_strconcat(md, "instance-id", NULL);
-		g_autofree gchar *host = g_strconcat(md, "hostname", NULL);
-		g_autofree gchar *ip = g_strconcat(md, "local-ipv4", NULL);
-		g_autofree gchar *keys = g_strconcat(md, "public-keys/", NULL);
-		g_autofree gchar *key0 = g_strconcat(md, "public-keys/0/", NULL);
-		g_autofree gchar *key1 = g_strconcat(md, "public-keys/1/openssh-key", NULL);
-		g_autofree gchar *key2 = g_strconcat(md, "public-keys/2/openssh-key", NULL);
-		g_autofree gchar *user = g_strconcat(v, "user-data", NULL);
+	assert_listing(fx, "web1", "", "2009-04-04\n2016-09-02\n2018-09-24\n2021-03-23\nlatest");
+	for (guint v = 0; v < G_N_ELEMENTS(versions); v++) {
+		for (guint i = 0; i < G_N_ELEMENTS(entries); i++) {
+			g_autofree gchar *path =
+				g_strdup_printf("/%s%s", versions[v], entries[i].path);
 
-		assert_get(fx, "web1", v, "meta-data/\nuser-data");
-		assert_get(fx, "web1", md,
-			   "hostname\ninstance-id\nlocal-hostname\nlocal-ipv4\npublic-keys/");
-		assert_get(fx, "web1", id, "7d2f0c7e-0001");
-		assert_get(fx, "web1", host, "web1.example.com");
-		assert_get(fx, "web1", ip, "169.254.0.5");
-		assert_get(fx, "web1", keys, "0=alice@example.com\n1=key-1");
-		assert_get(fx, "web1", key0, "openssh-key");
-		assert_get(fx, "web1", key1, "ssh-rsa AAAAB3web1");
-		assert_not_found(fx, "web1", "GET", key2, NULL);
-		assert_get(fx, "web1", user, "#cloud-config\nhostname: web1\n");
-		assert_not_found(fx, "db1", "GET", user, NULL);
+			if (entries[i].expected == NULL)
+				assert_not_found(fx, entries[i].instance, "GET", path, NULL);
+			else if (entries[i].dir)
+				assert_listing(fx, entries[i].instance, path, entries[i].expected);
+			else
+				assert_get(fx, entries[i].instance, path, entries[i].expected);
+		}
 	}
 	assert_not_found(fx, "web1", "GET", "/2007-01-19/meta-data/", NULL);
-	assert_not_found(fx, "web1", "GET", "/latest", NULL);
 }
 
 static void
 test_misses(MetadFx *fx, gconstpointer data)
 {
 	static const gchar *const paths[] = {
-		"/", "/nope", "/ganeti/latest/", "/ganeti/latest/os/parameters.json/x",
+		"/nope", "/ganeti/latest/", "/ganeti/latest/os/parameters.json/x",
 		"/ganeti/latest/os/scripts/%2e%2e", "/openstack/latest/nope",
-		"/latest/meta-data/nope", "/latest/meta-data/public-keys/x", "/a%2fb",
+		"/latest/meta-data/nope", "/latest/meta-data/public-keys/x", "/a%2fb", "//",
+		"/latest/meta-data/public-keys/0=alice@example.com",
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(paths); i++)
@@ -416,6 +526,10 @@ test_control(MetadFx *fx, gconstpointer data)
 		"{\"name\":\"web1\",\"ssh_keys\":[\"a\\nb\"]}",
 		"{\"name\":\"web1\",\"nics\":[1]}",
 		"{\"name\":\"web1\",\"user_data\":5}",
+		"{\"name\":\"web1\",\"nics\":[{\"mac\":\"../52:54\"}]}",
+		"{\"name\":\"web1\",\"nics\":[{\"mac\":\"52:54:00:00:00:0g\"}]}",
+		"{\"name\":\"web1\",\"nics\":[{\"channel\":\"yes\"}]}",
+		"{\"name\":\"web1\",\"availability_zone\":1}",
 	};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonObject) record = parse_object("{\"name\":\"../x\"}");
@@ -426,6 +540,7 @@ test_control(MetadFx *fx, gconstpointer data)
 		g_assert_false(gnt_metad_client_push(fx->control, "web1", obj, &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 		g_assert_nonnull(strstr(error->message, "web1"));
+		g_test_message("refused: %s", error->message);
 		g_clear_error(&error);
 	}
 	{
@@ -449,7 +564,8 @@ test_control(MetadFx *fx, gconstpointer data)
 		push(fx, "web1", "{\"name\":\"web1\"}");
 		assert_get(fx, "web1", "/latest/meta-data/instance-id", "web1");
 		assert_get(fx, "web1", "/ganeti/latest/os/parameters.json", "{}");
-		assert_get(fx, "web1", "/latest/meta-data/", "hostname\ninstance-id\nlocal-hostname");
+		assert_get(fx, "web1", "/latest/meta-data/",
+			   "ami-launch-index\nhostname\ninstance-id\nlocal-hostname");
 		assert_get(fx, "web1", "/ganeti/latest/read", "kept");
 	}
 }
