@@ -1,14 +1,15 @@
 /*
  * http/gnt-http-server.c: HTTP/1.1 connections on GIO streams for
- * gantry-rapi and gantry-metad (gnt-http-server.h): reading, parsing,
- * writing, keep-alive, timeouts and limits; requests go to the user's
- * handler.
+ * gantry-rapi, gantry-metad and gantry-noded (gnt-http-server.h): reading,
+ * parsing, writing, keep-alive, timeouts and limits; requests go to the
+ * user's handler.
  */
 #include "gnt-http-server.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -24,6 +25,9 @@
 #define ACCEPT_RETRY_MS	  1000 /* after accept() failed, say EMFILE */
 #define DRAIN_TIMEOUT_S	  2    /* reading what a client still sends before closing */
 #define DRAIN_MAX	  (64 * 1024 * 1024)
+/* descriptors left for all but connections: GLib aborts when it cannot
+ * make a wakeup descriptor (a thread's main context, a handshake's) */
+#define FD_RESERVE 64
 
 /* ---- statuses ---- */
 
@@ -203,6 +207,7 @@ struct _GntHttpServer {
 
 	GQueue conns; /* GntHttpConn, oldest first */
 	GHashTable *unproven; /* peer address → its unproven connections (GUINT_TO_POINTER) */
+	guint n_handshakes;   /* handshake threads whose end is not yet back */
 	GSource *sweep;
 	gboolean stopped;
 };
@@ -363,7 +368,7 @@ unproven_remove(GntHttpServer *self, const gchar *address)
 
 /* The client has shown it speaks HTTP (a whole request head) or who it is
  * (a trusted certificate): it no longer counts against its address's
- * unproven connections, and is no longer closed to make room. */
+ * unproven connections, and is closed to make room only once idle. */
 static void
 conn_set_proven(GntHttpConn *conn)
 {
@@ -392,8 +397,9 @@ conn_close(GntHttpConn *conn)
 	/* not g_io_stream_close(): a TLS close_notify could block; shut down
 	 * first: it wakes a handshake blocked on the socket in its thread,
 	 * which closing alone would not (and the client would not see the
-	 * end). That thread closes the descriptor once it is out: closed
-	 * under it, the number could be reused by the next accept. */
+	 * end). A handshake's end closes the descriptor then
+	 * (handshake_done_cb()): closed under the thread, its number could
+	 * be reused by the next accept. */
 	g_socket_shutdown(conn->socket, TRUE, TRUE, NULL);
 	if (conn->handshake_cancel != NULL)
 		g_cancellable_cancel(conn->handshake_cancel);
@@ -953,6 +959,7 @@ handshake_done_cb(gpointer user_data)
 	Handshake *hs = user_data;
 	GntHttpConn *conn = hs->conn;
 
+	conn->server->n_handshakes--;
 	g_clear_object(&conn->handshake_cancel);
 	if (conn->state == CONN_CLOSED) {
 		g_socket_close(conn->socket, NULL); /* conn_close() left it to us */
@@ -1024,8 +1031,10 @@ handshake_start_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
 	hs->verify_client_data = self->options.verify_client_data;
 	hs->context = g_main_context_ref(self->context);
 	conn->ref_count++;
+	self->n_handshakes++;
 	thread = g_thread_try_new("gnt-http-tls", handshake_thread, hs, &error);
 	if (thread == NULL) {
+		self->n_handshakes--;
 		g_warning("cannot start a TLS handshake: %s", error->message);
 		g_clear_object(&conn->handshake_cancel);
 		handshake_free(hs);
@@ -1180,16 +1189,31 @@ accept_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
 			listener_stop_accept(listener);
 			return G_SOURCE_CONTINUE; /* destroyed already */
 		}
-		if (self->conns.length >= self->options.max_clients && !close_oldest_idle(self) &&
-		    !close_oldest_unproven(self, NULL)) {
-			/* the kernel's backlog holds the rest until one closes */
-			server_pause_accept(self, 0);
-			return G_SOURCE_CONTINUE; /* destroyed already */
+		if (self->conns.length >= self->options.max_clients) {
+			/* make room only for a connection known to wait: the
+			 * first of a batch (the source fired for it); the
+			 * source fires again for the next */
+			if (i > 0)
+				return G_SOURCE_CONTINUE;
+			if (!close_oldest_idle(self) && !close_oldest_unproven(self, NULL)) {
+				/* the kernel's backlog holds the rest until one closes */
+				server_pause_accept(self, 0);
+				return G_SOURCE_CONTINUE; /* destroyed already */
+			}
 		}
 		accepted = g_socket_accept(socket, NULL, &error);
 		if (accepted == NULL) {
 			if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
 				break;
+			if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES) &&
+			    (close_oldest_unproven(self, NULL) || close_oldest_idle(self))) {
+				/* out of descriptors: a silent client must not
+				 * keep out one that talks (the master); the
+				 * source fires again once this one is back */
+				g_debug("accepting a connection: %s; closed another to make room",
+					error->message);
+				return G_SOURCE_CONTINUE;
+			}
 			g_warning("accepting a connection: %s; trying again in %u ms",
 				  error->message, ACCEPT_RETRY_MS);
 			server_pause_accept(self, ACCEPT_RETRY_MS);
@@ -1413,6 +1437,10 @@ gnt_http_server_stop(GntHttpServer *self)
 	g_clear_pointer(&self->accept_retry, g_source_unref);
 	while (self->conns.head != NULL)
 		conn_close(self->conns.head->data);
+	/* closed, their handshakes end at once; what they hold is freed
+	 * when their ends come back here */
+	while (self->n_handshakes > 0)
+		g_main_context_iteration(self->context, TRUE);
 	g_ptr_array_set_size(self->listeners, 0);
 	g_source_destroy(self->sweep);
 	g_clear_pointer(&self->sweep, g_source_unref);
@@ -1463,6 +1491,7 @@ gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
 		    gpointer user_data)
 {
 	GntHttpServer *self;
+	struct rlimit limit;
 
 	g_return_val_if_fail(handler != NULL, NULL);
 	self = g_object_new(GNT_TYPE_HTTP_SERVER, NULL);
@@ -1470,6 +1499,10 @@ gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
 		self->options = *options;
 	if (self->options.max_clients == 0)
 		self->options.max_clients = GNT_HTTP_DEFAULT_MAX_CLIENTS;
+	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+	    limit.rlim_cur >= 2 * FD_RESERVE &&
+	    self->options.max_clients > limit.rlim_cur - FD_RESERVE)
+		self->options.max_clients = (guint)(limit.rlim_cur - FD_RESERVE);
 	if (self->options.max_clients_per_address == 0)
 		self->options.max_clients_per_address = GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS;
 	if (self->options.request_timeout_s == 0)

@@ -1,4 +1,4 @@
-#pragma once /* http/gnt-http-server.h: HTTP/1.1 framing shared by gantry-rapi and gantry-metad */
+#pragma once /* http/gnt-http-server.h: HTTP/1.1 framing of rapi, metad and noded */
 
 #include <gio/gio.h>
 #include <libsoup/soup.h>
@@ -96,7 +96,8 @@ typedef gboolean (*GntHttpVerifyClientFunc)(GTlsCertificate *certificate, gpoint
 					    GError **error);
 
 typedef struct {
-	/* Connections served at once over all listeners. 0: default. */
+	/* Connections served at once over all listeners, at most the
+	 * descriptor limit (RLIMIT_NOFILE) less 64. 0: default. */
 	guint max_clients;
 	/* Connections served at once on any one listener (one untrusted
 	 * client cannot take them all); more wait in its backlog. 0: no

@@ -1,8 +1,10 @@
 /* Node RPC over real TLS on loopback: server, client, join protocol, and
  * gantry-noded as a process. Servers run in their own thread and context, as
  * the master's blocking client calls run in job worker threads. */
+#define _GNU_SOURCE /* prlimit() */
 #include <libsoup/soup.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "gnt-build-config.h"
@@ -576,6 +578,16 @@ count_fds(GPid pid)
 	return n;
 }
 
+/* gantry-noded as a process, and its pid; its port. */
+static guint
+start_noded_pid(RpcFx *fx, GSubprocess **noded, GPid *pid)
+{
+	guint port = start_noded(fx->paths, NULL, NULL, noded);
+
+	*pid = (GPid)g_ascii_strtoll(g_subprocess_get_identifier(*noded), NULL, 10);
+	return port;
+}
+
 /* Connections that never authenticate, silent ones closed at once and TLS
  * ones without a client certificate, leave no descriptor behind in
  * gantry-noded (libsoup's server kept one per connection). */
@@ -584,8 +596,8 @@ test_noded_descriptors(RpcFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocess) noded = NULL;
-	guint port = start_noded(fx->paths, NULL, NULL, &noded);
-	GPid pid = (GPid)g_ascii_strtoll(g_subprocess_get_identifier(noded), NULL, 10);
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
 	g_autoptr(JsonNode) result = gnt_rpc_client_call(fx->client, "node1", "127.0.0.1", port,
 							 "version", NULL, 10, &error);
 	guint before;
@@ -609,6 +621,50 @@ test_noded_descriptors(RpcFx *fx, gconstpointer data)
 	stop_noded(noded);
 }
 
+static void
+master_call(RpcFx *fx, guint port)
+{
+	/* a new client each time: a new connection, a new handshake */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntRpcClient) client = gnt_rpc_client_new_from_paths(fx->paths, &error);
+	g_autoptr(JsonNode) result = NULL;
+
+	g_assert_no_error(error);
+	result = gnt_rpc_client_call(client, "node1", "127.0.0.1", port, "version", NULL, 10,
+				     &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(result);
+}
+
+/* Under a descriptor limit that 40 silent connections would reach, they
+ * keep out neither the master's calls then nor those after the limit is
+ * raised: one address holds at most 32 of them (libsoup's server held
+ * them all, and at the limit once, never accepted again). */
+static void
+test_noded_descriptor_limit(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GPtrArray) silent = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autoptr(GSubprocess) noded = NULL;
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
+	struct rlimit old;
+	struct rlimit tight;
+
+	master_call(fx, port);
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, NULL, &old), ==, 0);
+	tight = old;
+	tight.rlim_cur = count_fds(pid) + 40;
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, &tight, NULL), ==, 0);
+	for (guint i = 0; i < 40; i++)
+		g_ptr_array_add(silent, silent_connect(port));
+	master_call(fx, port);
+	master_call(fx, port);
+	g_assert_cmpuint(count_fds(pid), <=, tight.rlim_cur);
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, &old, NULL), ==, 0);
+	master_call(fx, port);
+	stop_noded(noded);
+}
+
 /* A hundred TCP connections that send nothing hold up neither the master's
  * handshakes nor its calls (libsoup's server stalled every handshake behind
  * them for up to a minute), and one address keeps at most
@@ -618,25 +674,15 @@ test_silent_connections(RpcFx *fx, gconstpointer data)
 {
 	g_autoptr(GPtrArray) silent = g_ptr_array_new_with_free_func(g_object_unref);
 	g_autoptr(GSubprocess) noded = NULL;
-	guint port = start_noded(fx->paths, NULL, NULL, &noded);
-	GPid pid = (GPid)g_ascii_strtoll(g_subprocess_get_identifier(noded), NULL, 10);
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
 	guint baseline = count_fds(pid);
 	guint open_fds = 0;
 
 	for (guint i = 0; i < 100; i++)
 		g_ptr_array_add(silent, silent_connect(port));
-	for (guint i = 0; i < 3; i++) {
-		/* a new client each time: a new connection, a new handshake */
-		g_autoptr(GError) error = NULL;
-		g_autoptr(GntRpcClient) client = gnt_rpc_client_new_from_paths(fx->paths, &error);
-		g_autoptr(JsonNode) result = NULL;
-
-		g_assert_no_error(error);
-		result = gnt_rpc_client_call(client, "node1", "127.0.0.1", port, "version", NULL, 10,
-					     &error);
-		g_assert_no_error(error);
-		g_assert_nonnull(result);
-	}
+	for (guint i = 0; i < 3; i++)
+		master_call(fx, port);
 	/* the silent ones beyond the cap were closed, the rest are held */
 	for (guint i = 0; i < 100; i++) {
 		open_fds = count_fds(pid);
@@ -707,5 +753,7 @@ main(int argc, char **argv)
 		   rpc_tear_down);
 	g_test_add("/rpc/noded/silent-connections", RpcFx, NULL, rpc_set_up,
 		   test_silent_connections, rpc_tear_down);
+	g_test_add("/rpc/noded/descriptor-limit", RpcFx, NULL, rpc_set_up,
+		   test_noded_descriptor_limit, rpc_tear_down);
 	return g_test_run();
 }
