@@ -682,7 +682,9 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 	conn->headers = g_steal_pointer(&head.headers);
 	conn->version = head.version;
 	conn->head_len = head_len;
-	conn_set_proven(conn);
+	/* where clients are to show a certificate, only that proves them */
+	if (conn->server->options.verify_client == NULL)
+		conn_set_proven(conn);
 	conn->keep_alive =
 		conn->version == SOUP_HTTP_1_1
 			? !soup_message_headers_header_contains(conn->headers, "Connection", "close")
@@ -882,8 +884,8 @@ conn_run(GntHttpConn *conn)
 	conn_unref(conn);
 }
 
-/* Closes the connection idle for longest to make room, an untrusted one if
- * there is; FALSE if none is idle. */
+/* Closes the connection idle for longest to make room; FALSE if none is.
+ * A trusted client's (the master's) is never closed for another. */
 static gboolean
 close_oldest_idle(GntHttpServer *self)
 {
@@ -892,10 +894,8 @@ close_oldest_idle(GntHttpServer *self)
 	for (GList *l = self->conns.head; l != NULL; l = l->next) {
 		GntHttpConn *conn = l->data;
 
-		if (conn->idle_since == 0)
-			continue;
-		if (oldest == NULL || (oldest->trusted && !conn->trusted) ||
-		    (oldest->trusted == conn->trusted && conn->idle_since < oldest->idle_since))
+		if (conn->idle_since != 0 && !conn->trusted &&
+		    (oldest == NULL || conn->idle_since < oldest->idle_since))
 			oldest = conn;
 	}
 	if (oldest == NULL)

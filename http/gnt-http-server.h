@@ -35,7 +35,8 @@ G_BEGIN_DECLS
  * holds up another's; the request timeout ends it. With verify_client, the
  * server asks for a client certificate and checks it once per connection;
  * a connection whose certificate passes is trusted: never counted against
- * its address, and the last closed to make room.
+ * its address, never closed to make room; the others stay unproven, head
+ * or not.
  *
  * The handler gets each complete request and answers it with
  * gnt_http_request_respond(), at once or later (from the main context),
@@ -104,8 +105,8 @@ typedef struct {
 	 * limit but max_clients. */
 	guint max_clients_per_listener;
 	/* Connections of one peer IP address that have not yet sent a whole
-	 * request head nor a trusted certificate; a new one closes the
-	 * oldest of them. 0: default. */
+	 * request head (with verify_client: a trusted certificate); a new
+	 * one closes the oldest of them. 0: default. */
 	guint max_clients_per_address;
 	/* Seconds a client has to send a whole request (head and body),
 	 * counted from the connection's start or the request's first byte;

@@ -1,12 +1,20 @@
 /* tests/http/test-http-server.c: the HTTP/1.1 server's limits, in a thread
  * of its own, driven over raw loopback sockets */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gnt-http-server.h"
 #include "gnt-net.h"
+#include "gnt-tls.h"
 
 typedef struct {
 	GntHttpServerOptions options;
+	gboolean tls; /* a certificate from a new CA */
+} FxConfig;
+
+typedef struct {
+	GntHttpServerOptions options;
+	gchar *dir; /* the certificate's, with TLS */
 	GThread *thread;
 	GMainContext *context;
 	GMainLoop *loop;
@@ -53,11 +61,35 @@ server_thread(gpointer data)
 	return NULL;
 }
 
+/* Gives the server a certificate of a new CA (in a new temporary dir). */
+static void
+fx_make_certificate(Fx *fx)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *cert = NULL;
+	g_autofree gchar *key = NULL;
+	GntTlsCa *ca = gnt_tls_ca_new("http.example.com", &error);
+
+	g_assert_no_error(error);
+	fx->dir = g_dir_make_tmp("gnt-http-XXXXXX", &error);
+	g_assert_no_error(error);
+	cert = g_build_filename(fx->dir, "server.pem", NULL);
+	key = g_build_filename(fx->dir, "server.key", NULL);
+	g_assert_true(gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "localhost", NULL, cert, key, &error));
+	g_assert_no_error(error);
+	gnt_tls_ca_free(ca);
+	fx->options.certificate = gnt_tls_load_certificate(cert, key, &error);
+	g_assert_no_error(error);
+}
+
 static void
 fx_set_up(Fx *fx, gconstpointer data)
 {
-	if (data != NULL)
-		fx->options = *(const GntHttpServerOptions *)data;
+	const FxConfig *config = data;
+
+	fx->options = config->options;
+	if (config->tls)
+		fx_make_certificate(fx);
 	g_mutex_init(&fx->lock);
 	g_cond_init(&fx->cond);
 	fx->context = g_main_context_new();
@@ -85,6 +117,13 @@ fx_tear_down(Fx *fx, gconstpointer data)
 	g_main_context_unref(fx->context);
 	g_mutex_clear(&fx->lock);
 	g_cond_clear(&fx->cond);
+	g_clear_object(&fx->options.certificate);
+	if (fx->dir != NULL) {
+		g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", fx->dir);
+
+		g_assert_cmpint(system(cmd), ==, 0);
+		g_free(fx->dir);
+	}
 }
 
 /* A blocking connection whose reads give up after 10 s. */
@@ -134,7 +173,8 @@ read_answer(GSocket *socket)
 	return g_string_free(answer, FALSE);
 }
 
-static const GntHttpServerOptions small_body = {.max_body = 64 * 1024};
+static const FxConfig defaults = {{0}, FALSE};
+static const FxConfig small_body = {{.max_body = 64 * 1024}, FALSE};
 
 /* One data byte behind a kilobyte of chunk extension, a thousand times:
  * refused with 413 once the bytes received pass the limit, though the
@@ -210,6 +250,61 @@ test_silent_connections(Fx *fx, gconstpointer data)
 					     GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS);
 }
 
+static gboolean
+accept_any_cb(GTlsConnection *tls, GTlsCertificate *cert, GTlsCertificateFlags errors,
+	      gpointer user_data)
+{
+	return TRUE;
+}
+
+/* GET over TLS on a new connection; the answer's status line. */
+static gchar *
+tls_get(Fx *fx)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = connect_raw(fx);
+	g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection(socket);
+	g_autoptr(GIOStream) tls = g_tls_client_connection_new(G_IO_STREAM(base), NULL, &error);
+	static const gchar request[] = "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	gchar answer[64] = {0};
+	gsize n = 0;
+
+	g_assert_no_error(error);
+	g_signal_connect(tls, "accept-certificate", G_CALLBACK(accept_any_cb), NULL);
+	if (!g_output_stream_write_all(g_io_stream_get_output_stream(tls), request,
+				       sizeof(request) - 1, NULL, NULL, &error) ||
+	    !g_input_stream_read_all(g_io_stream_get_input_stream(tls), answer, 15, &n, NULL,
+				     &error))
+		return g_strdup(error->message);
+	return g_strndup(answer, n);
+}
+
+static const FxConfig with_tls = {{.max_clients = 1000}, TRUE};
+
+/* A hundred clients that start a TLS handshake (a record header announcing
+ * a hello) and stall hold up no other client's handshake (glib-networking's
+ * asynchronous handshakes blocked GTask's shared threads until the request
+ * timeout), and the server never takes more than its per-address share of
+ * them. */
+static void
+test_slow_handshakes(Fx *fx, gconstpointer data)
+{
+	g_autoptr(GPtrArray) slow = g_ptr_array_new_with_free_func(g_object_unref);
+	static const gchar hello_start[] = "\x16\x03\x01\x02\x00";
+
+	for (guint i = 0; i < 100; i++) {
+		GSocket *socket = connect_raw(fx);
+
+		g_assert_true(send_all(socket, hello_start, sizeof(hello_start) - 1));
+		g_ptr_array_add(slow, socket);
+	}
+	for (guint i = 0; i < 3; i++) {
+		g_autofree gchar *answer = tls_get(fx);
+
+		g_assert_cmpstr(answer, ==, "HTTP/1.1 200 OK");
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -218,7 +313,9 @@ main(int argc, char **argv)
 		   test_chunk_extensions, fx_tear_down);
 	g_test_add("/http/server/chunked-ok", Fx, &small_body, fx_set_up, test_chunked_ok,
 		   fx_tear_down);
-	g_test_add("/http/server/silent-connections", Fx, NULL, fx_set_up, test_silent_connections,
+	g_test_add("/http/server/silent-connections", Fx, &defaults, fx_set_up, test_silent_connections,
+		   fx_tear_down);
+	g_test_add("/http/server/slow-handshakes", Fx, &with_tls, fx_set_up, test_slow_handshakes,
 		   fx_tear_down);
 	return g_test_run();
 }
