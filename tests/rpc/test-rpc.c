@@ -604,6 +604,7 @@ test_noded_descriptors(RpcFx *fx, gconstpointer data)
 	guint after = 0;
 
 	g_assert_no_error(error);
+	g_assert_nonnull(result);
 	before = count_fds(pid);
 	for (guint i = 0; i < 200; i++) {
 		if (i % 2 == 0) {
