@@ -1,29 +1,33 @@
 /*
  * http/gnt-http-server.c: HTTP/1.1 connections on GIO streams for
- * gantry-rapi and gantry-metad (gnt-http-server.h): reading, parsing,
- * writing, keep-alive, timeouts and limits; requests go to the user's
- * handler.
+ * gantry-rapi, gantry-metad and gantry-noded (gnt-http-server.h): reading,
+ * parsing, writing, keep-alive, timeouts and limits; requests go to the
+ * user's handler.
  */
 #include "gnt-http-server.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "gnt-error.h"
+#include "gnt-http-chunked.h"
+#include "gnt-http-head.h"
 #include "gnt-secret.h"
 
 #define READ_CHUNK	  (16 * 1024)
 #define MAX_HEAD	  (64 * 1024) /* request line and headers */
-#define MAX_CHUNK_LINE	  1024
-#define MAX_TRAILERS	  (8 * 1024)
 #define ACCEPT_BATCH	  64
 #define SWEEP_INTERVAL_MS 250
 #define ACCEPT_RETRY_MS	  1000 /* after accept() failed, say EMFILE */
 #define DRAIN_TIMEOUT_S	  2    /* reading what a client still sends before closing */
 #define DRAIN_MAX	  (64 * 1024 * 1024)
+/* descriptors left for all but connections: GLib aborts when it cannot
+ * make a wakeup descriptor (a thread's main context, a handshake's) */
+#define FD_RESERVE 64
 
 /* ---- statuses ---- */
 
@@ -202,6 +206,8 @@ struct _GntHttpServer {
 	gboolean accept_paused; /* at max_clients, or accept() failed */
 
 	GQueue conns; /* GntHttpConn, oldest first */
+	GHashTable *unproven; /* peer address → its unproven connections (GUINT_TO_POINTER) */
+	guint n_handshakes;   /* handshake threads whose end is not yet back */
 	GSource *sweep;
 	gboolean stopped;
 };
@@ -217,14 +223,6 @@ typedef enum {
 	CONN_DRAINING, /* answered, shut down for writing: reading the rest until EOF */
 	CONN_CLOSED,
 } ConnState;
-
-typedef enum {
-	CHUNK_SIZE,
-	CHUNK_DATA,
-	CHUNK_DATA_END,
-	CHUNK_TRAILERS,
-	CHUNK_DONE,
-} ChunkState;
 
 struct _GntHttpConn {
 	GntHttpServer *server; /* not referenced: the server outlives its open connections */
@@ -258,11 +256,16 @@ struct _GntHttpConn {
 	gboolean keep_alive;
 	gboolean sent_continue;	   /* "100 Continue" was (or is being) sent */
 	gboolean writing_continue; /* it is being written */
-	ChunkState chunk_state;
-	gsize chunk_left;
+	GntHttpChunked chunked;
 	gsize chunk_pos; /* in buf: where chunked decoding goes on */
-	gsize trailers_len;
 	GByteArray *chunked_body;
+
+	/* who is asking */
+	gchar *address;	    /* the peer's IP address; NULL: a unix socket */
+	gboolean proven;    /* a whole request head arrived (or the client is trusted) */
+	gboolean trusted;   /* verify_client passed */
+	gchar *client_error; /* why not, when a verify_client is set */
+	GCancellable *handshake_cancel; /* while the TLS handshake runs */
 
 	/* writing: out_bytes, then out_body */
 	GBytes *out_bytes;
@@ -286,6 +289,12 @@ listener_has_room(Listener *listener)
 	return max == 0 || listener->n_conns < max;
 }
 
+static guint
+unproven_count(GntHttpServer *self, const gchar *address)
+{
+	return address != NULL ? GPOINTER_TO_UINT(g_hash_table_lookup(self->unproven, address)) : 0;
+}
+
 static gint64
 request_deadline(GntHttpConn *conn)
 {
@@ -307,10 +316,7 @@ conn_reset_request(GntHttpConn *conn)
 	conn->keep_alive = FALSE;
 	conn->sent_continue = FALSE;
 	conn->writing_continue = FALSE;
-	conn->chunk_state = CHUNK_SIZE;
-	conn->chunk_left = 0;
 	conn->chunk_pos = 0;
-	conn->trailers_len = 0;
 	g_clear_pointer(&conn->chunked_body, g_byte_array_unref);
 }
 
@@ -335,7 +341,41 @@ conn_unref(GntHttpConn *conn)
 	g_free(conn->buf);
 	g_clear_object(&conn->stream);
 	g_clear_object(&conn->socket);
+	g_clear_object(&conn->handshake_cancel);
+	g_free(conn->address);
+	g_free(conn->client_error);
 	g_free(conn);
+}
+
+static void
+unproven_add(GntHttpServer *self, const gchar *address)
+{
+	if (address != NULL)
+		g_hash_table_insert(self->unproven, g_strdup(address),
+				    GUINT_TO_POINTER(unproven_count(self, address) + 1));
+}
+
+static void
+unproven_remove(GntHttpServer *self, const gchar *address)
+{
+	guint n = unproven_count(self, address);
+
+	if (n > 1)
+		g_hash_table_insert(self->unproven, g_strdup(address), GUINT_TO_POINTER(n - 1));
+	else if (address != NULL)
+		g_hash_table_remove(self->unproven, address);
+}
+
+/* The client has shown it speaks HTTP (a whole request head) or who it is
+ * (a trusted certificate): it no longer counts against its address's
+ * unproven connections, and is closed to make room only once idle. */
+static void
+conn_set_proven(GntHttpConn *conn)
+{
+	if (conn->proven)
+		return;
+	conn->proven = TRUE;
+	unproven_remove(conn->server, conn->address);
 }
 
 /* Closes at once: no more reading or writing. */
@@ -351,13 +391,20 @@ conn_close(GntHttpConn *conn)
 	conn->state = CONN_CLOSED;
 	conn->listener = NULL;
 	listener->n_conns--;
+	if (!conn->proven)
+		unproven_remove(self, conn->address);
 	conn_clear_source(conn);
 	/* not g_io_stream_close(): a TLS close_notify could block; shut down
-	 * first: it wakes a handshake blocked on the socket in another
-	 * thread, which closing alone would not (and the client would not
-	 * see the end) */
+	 * first: it wakes a handshake blocked on the socket in its thread,
+	 * which closing alone would not (and the client would not see the
+	 * end). A handshake's end closes the descriptor then
+	 * (handshake_done_cb()): closed under the thread, its number could
+	 * be reused by the next accept. */
 	g_socket_shutdown(conn->socket, TRUE, TRUE, NULL);
-	g_socket_close(conn->socket, NULL);
+	if (conn->handshake_cancel != NULL)
+		g_cancellable_cancel(conn->handshake_cancel);
+	else
+		g_socket_close(conn->socket, NULL);
 	g_queue_unlink(&self->conns, &conn->link);
 	conn_unref(conn);
 	if (self->accept_paused)
@@ -502,16 +549,22 @@ conn_write(GntHttpConn *conn)
 	return TRUE;
 }
 
-/* Drops the first @n bytes of the buffer, leaving no copy behind (bodies
- * may hold secrets). */
+/* Drops @n bytes at @offset in the buffer (conn_consume(): the first
+ * ones), leaving no copy behind (bodies may hold secrets). */
 static void
-conn_consume(GntHttpConn *conn, gsize n)
+conn_drop(GntHttpConn *conn, gsize offset, gsize n)
 {
 	if (n == 0)
 		return;
-	memmove(conn->buf, conn->buf + n, conn->len - n);
+	memmove(conn->buf + offset, conn->buf + offset + n, conn->len - offset - n);
 	gnt_secret_wipe(conn->buf + conn->len - n, n);
 	conn->len -= n;
+}
+
+static void
+conn_consume(GntHttpConn *conn, gsize n)
+{
+	conn_drop(conn, 0, n);
 }
 
 typedef struct {
@@ -573,6 +626,9 @@ conn_dispatch(GntHttpConn *conn, GBytes *body /* taken */, gsize wire_len)
 	request->flags.head_only = g_str_equal(request->method, "HEAD");
 	request->flags.server_header = self->server_header;
 	request->listener_data = conn->listener->data;
+	request->remote_address = g_strdup(conn->address);
+	request->client_trusted = conn->trusted;
+	request->client_error = g_strdup(conn->client_error);
 	conn_consume(conn, wire_len);
 	conn->state = CONN_HANDLING;
 	conn->deadline = 0;
@@ -598,23 +654,6 @@ find_head_end(GntHttpConn *conn)
 	return 0;
 }
 
-static gboolean
-parse_content_length(const gchar *text, goffset *length)
-{
-	guint64 value = 0;
-
-	if (text == NULL || text[0] == '\0')
-		return FALSE;
-	for (const gchar *p = text; *p != '\0'; p++) {
-		if (!g_ascii_isdigit(*p))
-			return FALSE;
-	}
-	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &value, NULL))
-		return FALSE;
-	*length = (goffset)value;
-	return TRUE;
-}
-
 static void
 conn_fail_too_large(GntHttpConn *conn)
 {
@@ -629,39 +668,23 @@ conn_fail_too_large(GntHttpConn *conn)
 static gboolean
 conn_parse_head(GntHttpConn *conn, gsize head_len)
 {
+	g_autoptr(GError) error = NULL;
+	GntHttpHead head;
 	guint status;
-	const gchar *te;
-	goffset length;
 
-	conn->headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_REQUEST);
-	status = soup_headers_parse_request((const gchar *)conn->buf, (int)head_len, conn->headers,
-					    &conn->method, &conn->target, &conn->version);
-	if (status != SOUP_STATUS_OK) {
-		if (status == SOUP_STATUS_HTTP_VERSION_NOT_SUPPORTED || status == SOUP_STATUS_NOT_IMPLEMENTED)
-			conn_fail(conn, 505, NULL);
-		else
-			conn_fail(conn, 400, "Malformed request");
+	status = gnt_http_head_parse(conn->buf, head_len, &head, &error);
+	if (status != 0) {
+		conn_fail(conn, status, error->message);
 		return FALSE;
 	}
+	conn->method = g_steal_pointer(&head.method);
+	conn->target = g_steal_pointer(&head.target);
+	conn->headers = g_steal_pointer(&head.headers);
+	conn->version = head.version;
 	conn->head_len = head_len;
-	if (conn->version == SOUP_HTTP_1_1 &&
-	    soup_message_headers_get_one(conn->headers, "Host") == NULL) {
-		conn_fail(conn, 400, "Missing Host header");
-		return FALSE;
-	}
-	if (conn->target[0] != '/') {
-		/* absolute form: keep only the path and the query */
-		g_autoptr(GUri) uri = g_uri_parse(conn->target, G_URI_FLAGS_ENCODED, NULL);
-
-		if (uri == NULL || g_uri_get_path(uri)[0] != '/') {
-			conn_fail(conn, 400, "Invalid request target");
-			return FALSE;
-		}
-		g_free(conn->target);
-		conn->target = g_uri_get_query(uri) != NULL
-				       ? g_strconcat(g_uri_get_path(uri), "?", g_uri_get_query(uri), NULL)
-				       : g_strdup(g_uri_get_path(uri));
-	}
+	/* where clients are to show a certificate, only that proves them */
+	if (conn->server->options.verify_client == NULL)
+		conn_set_proven(conn);
 	conn->keep_alive =
 		conn->version == SOUP_HTTP_1_1
 			? !soup_message_headers_header_contains(conn->headers, "Connection", "close")
@@ -670,42 +693,25 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 	/* one client's "close" must not end the stream the others share */
 	if (conn->listener != NULL && conn->listener->shared_streams)
 		conn->keep_alive = TRUE;
-	conn->encoding = soup_message_headers_get_encoding(conn->headers);
-	te = soup_message_headers_get_list(conn->headers, "Transfer-Encoding");
-	switch (conn->encoding) {
-	case SOUP_ENCODING_NONE:
-	case SOUP_ENCODING_EOF: /* a request has no body without a length */
-		conn->encoding = SOUP_ENCODING_NONE;
-		break;
-	case SOUP_ENCODING_CONTENT_LENGTH:
-		/* digits only, once (libsoup would take "-5" or "1, 2") */
-		if (!parse_content_length(soup_message_headers_get_list(conn->headers,
-									 "Content-Length"),
-					  &length)) {
-			conn_fail(conn, 400, "Invalid Content-Length");
-			return FALSE;
-		}
-		if ((guint64)length > conn->max_body) {
+	switch (head.framing) {
+	case GNT_HTTP_BODY_LENGTH:
+		if (head.content_length > conn->max_body) {
 			conn_fail_too_large(conn);
 			return FALSE;
 		}
-		conn->content_length = (gsize)length;
+		conn->encoding = SOUP_ENCODING_CONTENT_LENGTH;
+		conn->content_length = (gsize)head.content_length;
 		break;
-	case SOUP_ENCODING_CHUNKED:
+	case GNT_HTTP_BODY_CHUNKED:
+		conn->encoding = SOUP_ENCODING_CHUNKED;
 		conn->chunked_body = g_byte_array_new();
 		conn->chunk_pos = head_len;
+		gnt_http_chunked_init(&conn->chunked, conn->max_body);
 		break;
-	case SOUP_ENCODING_UNRECOGNIZED:
-	case SOUP_ENCODING_BYTERANGES:
+	case GNT_HTTP_BODY_NONE:
 	default:
-		if (te != NULL) {
-			g_autofree gchar *message =
-				g_strdup_printf("Transfer-Encoding '%s' is not supported", te);
-			conn_fail(conn, 501, message);
-		} else {
-			conn_fail(conn, 400, "Invalid Content-Length");
-		}
-		return FALSE;
+		conn->encoding = SOUP_ENCODING_NONE;
+		break;
 	}
 	if (conn->encoding != SOUP_ENCODING_NONE &&
 	    (soup_message_headers_get_expectations(conn->headers) & SOUP_EXPECTATION_CONTINUE) &&
@@ -721,97 +727,30 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 	return TRUE;
 }
 
-/* Decodes as much of a chunked body as the buffer holds. */
+/* Decodes as much of a chunked body as the buffer holds, dropping the
+ * encoded bytes once decoded: the buffer keeps the head and at most an
+ * unfinished line, whatever the client sends. */
 static gboolean
 conn_decode_chunked(GntHttpConn *conn, gboolean *done)
 {
-	gsize max_body = conn->max_body;
+	gsize consumed = 0;
+	GntHttpChunkedResult result =
+		gnt_http_chunked_decode(&conn->chunked, conn->buf + conn->chunk_pos,
+					conn->len - conn->chunk_pos, conn->chunked_body, &consumed);
 
-	*done = FALSE;
-	for (;;) {
-		gsize avail = conn->len - conn->chunk_pos;
-		const guint8 *p = conn->buf + conn->chunk_pos;
-		const guint8 *nl;
-
-		switch (conn->chunk_state) {
-		case CHUNK_SIZE: {
-			guint64 size = 0;
-			gsize i = 0;
-
-			nl = memchr(p, '\n', avail);
-			if (nl == NULL) {
-				if (avail > MAX_CHUNK_LINE) {
-					conn_fail(conn, 400, "Malformed chunked body");
-					return FALSE;
-				}
-				return TRUE;
-			}
-			while (i < (gsize)(nl - p) && g_ascii_isxdigit(p[i]) && size <= max_body)
-				size = size * 16 + (guint64)g_ascii_xdigit_value(p[i++]);
-			if (i == 0 || (p[i] != ';' && p[i] != '\r' && p[i] != '\n')) {
-				conn_fail(conn, 400, "Malformed chunked body");
-				return FALSE;
-			}
-			if (size > max_body - conn->chunked_body->len) {
-				conn_fail_too_large(conn);
-				return FALSE;
-			}
-			conn->chunk_pos += (gsize)(nl - p) + 1;
-			conn->chunk_left = (gsize)size;
-			conn->chunk_state = size == 0 ? CHUNK_TRAILERS : CHUNK_DATA;
-			break;
-		}
-		case CHUNK_DATA: {
-			gsize take = MIN(avail, conn->chunk_left);
-
-			if (take == 0)
-				return TRUE;
-			g_byte_array_append(conn->chunked_body, p, (guint)take);
-			conn->chunk_pos += take;
-			conn->chunk_left -= take;
-			if (conn->chunk_left == 0)
-				conn->chunk_state = CHUNK_DATA_END;
-			break;
-		}
-		case CHUNK_DATA_END:
-			if (avail < 1 || (p[0] == '\r' && avail < 2))
-				return TRUE;
-			if (p[0] == '\n') {
-				conn->chunk_pos += 1;
-			} else if (p[0] == '\r' && p[1] == '\n') {
-				conn->chunk_pos += 2;
-			} else {
-				conn_fail(conn, 400, "Malformed chunked body");
-				return FALSE;
-			}
-			conn->chunk_state = CHUNK_SIZE;
-			break;
-		case CHUNK_TRAILERS:
-			nl = memchr(p, '\n', avail);
-			if (nl == NULL) {
-				if (avail > MAX_TRAILERS) {
-					conn_fail(conn, 400, "Malformed chunked body");
-					return FALSE;
-				}
-				return TRUE;
-			}
-			conn->chunk_pos += (gsize)(nl - p) + 1;
-			conn->trailers_len += (gsize)(nl - p) + 1;
-			if (nl == p || (nl == p + 1 && p[0] == '\r')) {
-				conn->chunk_state = CHUNK_DONE;
-				*done = TRUE;
-				return TRUE;
-			}
-			if (conn->trailers_len > MAX_TRAILERS) {
-				conn_fail(conn, 400, "Malformed chunked body");
-				return FALSE;
-			}
-			break;
-		case CHUNK_DONE:
-		default:
-			*done = TRUE;
-			return TRUE;
-		}
+	conn_drop(conn, conn->chunk_pos, consumed);
+	*done = result == GNT_HTTP_CHUNKED_DONE;
+	switch (result) {
+	case GNT_HTTP_CHUNKED_MALFORMED:
+		conn_fail(conn, 400, "Malformed chunked body");
+		return FALSE;
+	case GNT_HTTP_CHUNKED_TOO_LARGE:
+		conn_fail_too_large(conn);
+		return FALSE;
+	case GNT_HTTP_CHUNKED_MORE:
+	case GNT_HTTP_CHUNKED_DONE:
+	default:
+		return TRUE;
 	}
 }
 
@@ -945,7 +884,8 @@ conn_run(GntHttpConn *conn)
 	conn_unref(conn);
 }
 
-/* Closes the connection idle for longest to make room; FALSE if none is. */
+/* Closes the connection idle for longest to make room; FALSE if none is.
+ * A trusted client's (the master's) is never closed for another. */
 static gboolean
 close_oldest_idle(GntHttpServer *self)
 {
@@ -954,7 +894,8 @@ close_oldest_idle(GntHttpServer *self)
 	for (GList *l = self->conns.head; l != NULL; l = l->next) {
 		GntHttpConn *conn = l->data;
 
-		if (conn->idle_since != 0 && (oldest == NULL || conn->idle_since < oldest->idle_since))
+		if (conn->idle_since != 0 && !conn->trusted &&
+		    (oldest == NULL || conn->idle_since < oldest->idle_since))
 			oldest = conn;
 	}
 	if (oldest == NULL)
@@ -964,19 +905,157 @@ close_oldest_idle(GntHttpServer *self)
 	return TRUE;
 }
 
-static void
-handshake_done_cb(GObject *stream, GAsyncResult *result, gpointer user_data)
+/* Closes the oldest connection (of @address; NULL: of any) that has not
+ * yet sent a whole request head nor proved who it is: silent or slow, it
+ * must not keep a client that talks out. FALSE if there is none. */
+static gboolean
+close_oldest_unproven(GntHttpServer *self, const gchar *address)
 {
-	GntHttpConn *conn = user_data;
-	g_autoptr(GError) error = NULL;
+	for (GList *l = self->conns.head; l != NULL; l = l->next) {
+		GntHttpConn *conn = l->data;
 
-	if (!g_tls_connection_handshake_finish(G_TLS_CONNECTION(stream), result, &error)) {
-		g_debug("TLS handshake with a client: %s", error->message);
+		if (conn->proven || (address != NULL && g_strcmp0(conn->address, address) != 0))
+			continue;
+		g_debug("closing a connection from %s that sent no request yet, to make room",
+			conn->address != NULL ? conn->address : "a local client");
 		conn_close(conn);
-	} else if (conn->state == CONN_READING) {
-		conn_run(conn);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+/* A TLS handshake, run in a thread of its own: glib-networking's
+ * asynchronous handshake blocks a thread of GTask's shared pool for as
+ * long as the client keeps quiet, and a few dozen quiet clients would
+ * hold up every other handshake (and any GTask) until the pool grows. */
+typedef struct {
+	GntHttpConn *conn; /* referenced; touched in the main context only */
+	GTlsConnection *tls;
+	GCancellable *cancel;
+	GntHttpVerifyClientFunc verify_client;
+	gpointer verify_client_data;
+	GMainContext *context;
+	/* results */
+	GError *error;
+	gboolean trusted;
+	gchar *client_error;
+} Handshake;
+
+static void
+handshake_free(Handshake *hs)
+{
+	g_object_unref(hs->tls);
+	g_object_unref(hs->cancel);
+	g_main_context_unref(hs->context);
+	g_clear_error(&hs->error);
+	g_free(hs->client_error);
+	g_free(hs);
+}
+
+/* Back in the main context. */
+static gboolean
+handshake_done_cb(gpointer user_data)
+{
+	Handshake *hs = user_data;
+	GntHttpConn *conn = hs->conn;
+
+	conn->server->n_handshakes--;
+	g_clear_object(&conn->handshake_cancel);
+	if (conn->state == CONN_CLOSED) {
+		g_socket_close(conn->socket, NULL); /* conn_close() left it to us */
+	} else if (hs->error != NULL) {
+		g_debug("TLS handshake with %s: %s", conn->address != NULL ? conn->address : "a client",
+			hs->error->message);
+		conn_close(conn);
+	} else {
+		conn->trusted = hs->trusted;
+		conn->client_error = g_steal_pointer(&hs->client_error);
+		if (conn->trusted)
+			conn_set_proven(conn);
+		if (conn->state == CONN_READING)
+			conn_run(conn);
 	}
 	conn_unref(conn);
+	handshake_free(hs);
+	return G_SOURCE_REMOVE;
+}
+
+static gpointer
+handshake_thread(gpointer user_data)
+{
+	Handshake *hs = user_data;
+	g_autoptr(GSource) done = g_idle_source_new();
+
+	if (g_tls_connection_handshake(hs->tls, hs->cancel, &hs->error) &&
+	    hs->verify_client != NULL) {
+		GTlsCertificate *peer = g_tls_connection_get_peer_certificate(hs->tls);
+		g_autoptr(GError) error = NULL;
+
+		if (hs->verify_client(peer, hs->verify_client_data, &error))
+			hs->trusted = TRUE;
+		else
+			hs->client_error = g_strdup(error->message);
+	}
+	g_source_set_callback(done, handshake_done_cb, hs, NULL);
+	g_source_attach(done, hs->context);
+	return NULL;
+}
+
+/* Lets any client certificate through the handshake: the server's
+ * verify_client says what it is worth, and the handler can then say more
+ * than a failed handshake would. */
+static gboolean
+accept_certificate_cb(GTlsConnection *tls, GTlsCertificate *cert, GTlsCertificateFlags errors,
+		      gpointer user_data)
+{
+	return TRUE;
+}
+
+/* The client has sent something (its hello, or its end): only now does the
+ * handshake take a thread. */
+static gboolean
+handshake_start_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
+{
+	GntHttpConn *conn = user_data;
+	GntHttpServer *self = conn->server;
+	g_autoptr(GError) error = NULL;
+	Handshake *hs = g_new0(Handshake, 1);
+	GThread *thread;
+
+	g_clear_pointer(&conn->source, g_source_unref);
+	hs->conn = conn;
+	hs->tls = G_TLS_CONNECTION(g_object_ref(conn->stream));
+	conn->handshake_cancel = g_cancellable_new();
+	hs->cancel = g_object_ref(conn->handshake_cancel);
+	hs->verify_client = self->options.verify_client;
+	hs->verify_client_data = self->options.verify_client_data;
+	hs->context = g_main_context_ref(self->context);
+	conn->ref_count++;
+	self->n_handshakes++;
+	thread = g_thread_try_new("gnt-http-tls", handshake_thread, hs, &error);
+	if (thread == NULL) {
+		self->n_handshakes--;
+		g_warning("cannot start a TLS handshake: %s", error->message);
+		g_clear_object(&conn->handshake_cancel);
+		handshake_free(hs);
+		conn_close(conn);
+		conn_unref(conn);
+		return G_SOURCE_REMOVE;
+	}
+	g_thread_unref(thread);
+	return G_SOURCE_REMOVE;
+}
+
+/* The peer's IP address, NULL for a unix socket. (transfer full) */
+static gchar *
+peer_address(GSocket *socket)
+{
+	g_autoptr(GSocketAddress) address = g_socket_get_remote_address(socket, NULL);
+
+	if (address == NULL || !G_IS_INET_SOCKET_ADDRESS(address))
+		return NULL;
+	return g_inet_address_to_string(
+		g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(address)));
 }
 
 static void
@@ -985,26 +1064,38 @@ conn_new(Listener *listener, GSocket *socket)
 	GntHttpServer *self = listener->server;
 	g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection(socket);
 	g_autoptr(GError) error = NULL;
+	g_autofree gchar *address = peer_address(socket);
 	GntHttpConn *conn;
 	GIOStream *stream;
 
 	g_socket_set_blocking(socket, FALSE);
 	if (g_socket_get_family(socket) != G_SOCKET_FAMILY_UNIX)
 		(void)g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+	if (address != NULL && unproven_count(self, address) >= self->options.max_clients_per_address &&
+	    !close_oldest_unproven(self, address)) {
+		g_socket_close(socket, NULL);
+		return;
+	}
 	if (self->options.certificate != NULL) {
-		/* no database, rather than the default one: clients present no
-		 * certificate, and loading the system's trust store costs
-		 * megabytes per handshake */
+		/* no database, rather than the default one: the system's
+		 * trust store says nothing about a client, and loading it
+		 * costs megabytes per handshake; verify_client checks */
 		stream = g_initable_new(g_tls_backend_get_server_connection_type(
 						g_tls_backend_get_default()),
 					NULL, &error, "base-io-stream", base, "certificate",
 					self->options.certificate, "database", NULL,
-					"authentication-mode", G_TLS_AUTHENTICATION_NONE,
+					"authentication-mode",
+					self->options.verify_client != NULL
+						? G_TLS_AUTHENTICATION_REQUESTED
+						: G_TLS_AUTHENTICATION_NONE,
 					"require-close-notify", FALSE, NULL);
 		if (stream == NULL) {
 			g_warning("cannot start TLS on a new connection: %s", error->message);
+			g_socket_close(socket, NULL);
 			return;
 		}
+		g_signal_connect(stream, "accept-certificate", G_CALLBACK(accept_certificate_cb),
+				 NULL);
 	} else {
 		stream = G_IO_STREAM(g_object_ref(base));
 	}
@@ -1021,15 +1112,17 @@ conn_new(Listener *listener, GSocket *socket)
 	conn->out = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
 	conn->state = CONN_READING;
 	conn->version = SOUP_HTTP_1_1;
+	conn->address = g_steal_pointer(&address);
+	unproven_add(self, conn->address);
 	/* the TLS handshake and the first request count as one request */
 	conn->deadline = request_deadline(conn);
 	g_queue_push_tail_link(&self->conns, &conn->link);
 	if (self->options.certificate != NULL) {
 		/* explicitly: glib-networking's implicit handshake in a
 		 * non-blocking read costs far more (memory and time) */
-		conn->ref_count++;
-		g_tls_connection_handshake_async(G_TLS_CONNECTION(stream), G_PRIORITY_DEFAULT, NULL,
-						 handshake_done_cb, conn);
+		conn->source = g_socket_create_source(socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+		g_source_set_callback(conn->source, G_SOURCE_FUNC(handshake_start_cb), conn, NULL);
+		g_source_attach(conn->source, self->context);
 	} else {
 		conn_run(conn);
 	}
@@ -1049,6 +1142,8 @@ gnt_http_request_free(GntHttpRequest *request)
 	}
 	g_free(request->method);
 	g_free(request->target);
+	g_free(request->remote_address);
+	g_free(request->client_error);
 	if (request->headers != NULL)
 		soup_message_headers_unref(request->headers);
 	g_clear_pointer(&request->body, g_bytes_unref);
@@ -1094,15 +1189,31 @@ accept_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
 			listener_stop_accept(listener);
 			return G_SOURCE_CONTINUE; /* destroyed already */
 		}
-		if (self->conns.length >= self->options.max_clients && !close_oldest_idle(self)) {
-			/* the kernel's backlog holds the rest until one closes */
-			server_pause_accept(self, 0);
-			return G_SOURCE_CONTINUE; /* destroyed already */
+		if (self->conns.length >= self->options.max_clients) {
+			/* make room only for a connection known to wait: the
+			 * first of a batch (the source fired for it); the
+			 * source fires again for the next */
+			if (i > 0)
+				return G_SOURCE_CONTINUE;
+			if (!close_oldest_idle(self) && !close_oldest_unproven(self, NULL)) {
+				/* the kernel's backlog holds the rest until one closes */
+				server_pause_accept(self, 0);
+				return G_SOURCE_CONTINUE; /* destroyed already */
+			}
 		}
 		accepted = g_socket_accept(socket, NULL, &error);
 		if (accepted == NULL) {
 			if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
 				break;
+			if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES) &&
+			    (close_oldest_unproven(self, NULL) || close_oldest_idle(self))) {
+				/* out of descriptors: a silent client must not
+				 * keep out one that talks (the master); the
+				 * source fires again once this one is back */
+				g_debug("accepting a connection: %s; closed another to make room",
+					error->message);
+				return G_SOURCE_CONTINUE;
+			}
 			g_warning("accepting a connection: %s; trying again in %u ms",
 				  error->message, ACCEPT_RETRY_MS);
 			server_pause_accept(self, ACCEPT_RETRY_MS);
@@ -1263,6 +1374,50 @@ gnt_http_server_remove_listener(GntHttpServer *self, guint id)
 	listener_free(listener);
 }
 
+typedef struct {
+	GntHttpServer *server;
+	guint seconds;
+} KeepAliveUpdate;
+
+static void
+keep_alive_update_free(gpointer data)
+{
+	KeepAliveUpdate *update = data;
+
+	g_object_unref(update->server);
+	g_free(update);
+}
+
+static gboolean
+keep_alive_update_cb(gpointer data)
+{
+	KeepAliveUpdate *update = data;
+	GntHttpServer *self = update->server;
+
+	self->options.keep_alive_s = update->seconds;
+	for (GList *l = self->conns.head; l != NULL; l = l->next) {
+		GntHttpConn *conn = l->data;
+
+		if (conn->idle_since != 0)
+			conn->deadline = conn->idle_since + (gint64)self->options.keep_alive_s *
+								    G_USEC_PER_SEC;
+	}
+	return G_SOURCE_REMOVE;
+}
+
+void
+gnt_http_server_set_keep_alive(GntHttpServer *self, guint seconds)
+{
+	KeepAliveUpdate *update;
+
+	g_return_if_fail(GNT_IS_HTTP_SERVER(self));
+	update = g_new0(KeepAliveUpdate, 1);
+	update->server = g_object_ref(self);
+	update->seconds = MAX(1, seconds);
+	g_main_context_invoke_full(self->context, G_PRIORITY_DEFAULT, keep_alive_update_cb, update,
+				   keep_alive_update_free);
+}
+
 guint
 gnt_http_server_get_n_connections(GntHttpServer *self)
 {
@@ -1282,6 +1437,10 @@ gnt_http_server_stop(GntHttpServer *self)
 	g_clear_pointer(&self->accept_retry, g_source_unref);
 	while (self->conns.head != NULL)
 		conn_close(self->conns.head->data);
+	/* closed, their handshakes end at once; what they hold is freed
+	 * when their ends come back here */
+	while (self->n_handshakes > 0)
+		g_main_context_iteration(self->context, TRUE);
 	g_ptr_array_set_size(self->listeners, 0);
 	g_source_destroy(self->sweep);
 	g_clear_pointer(&self->sweep, g_source_unref);
@@ -1302,6 +1461,7 @@ gnt_http_server_finalize(GObject *object)
 	GntHttpServer *self = GNT_HTTP_SERVER(object);
 
 	g_ptr_array_unref(self->listeners);
+	g_hash_table_unref(self->unproven);
 	g_clear_object(&self->options.certificate);
 	g_free(self->server_header);
 	g_main_context_unref(self->context);
@@ -1322,6 +1482,7 @@ gnt_http_server_init(GntHttpServer *self)
 {
 	self->context = g_main_context_ref_thread_default();
 	self->listeners = g_ptr_array_new_with_free_func((GDestroyNotify)listener_free);
+	self->unproven = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_queue_init(&self->conns);
 }
 
@@ -1330,6 +1491,7 @@ gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
 		    gpointer user_data)
 {
 	GntHttpServer *self;
+	struct rlimit limit;
 
 	g_return_val_if_fail(handler != NULL, NULL);
 	self = g_object_new(GNT_TYPE_HTTP_SERVER, NULL);
@@ -1337,6 +1499,12 @@ gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
 		self->options = *options;
 	if (self->options.max_clients == 0)
 		self->options.max_clients = GNT_HTTP_DEFAULT_MAX_CLIENTS;
+	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+	    limit.rlim_cur >= 2 * FD_RESERVE &&
+	    self->options.max_clients > limit.rlim_cur - FD_RESERVE)
+		self->options.max_clients = (guint)(limit.rlim_cur - FD_RESERVE);
+	if (self->options.max_clients_per_address == 0)
+		self->options.max_clients_per_address = GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS;
 	if (self->options.request_timeout_s == 0)
 		self->options.request_timeout_s = GNT_HTTP_DEFAULT_REQUEST_TIMEOUT;
 	if (self->options.keep_alive_s == 0)

@@ -1,4 +1,4 @@
-#pragma once /* http/gnt-http-server.h: HTTP/1.1 framing shared by gantry-rapi and gantry-metad */
+#pragma once /* http/gnt-http-server.h: HTTP/1.1 framing of rapi, metad and noded */
 
 #include <gio/gio.h>
 #include <libsoup/soup.h>
@@ -21,8 +21,22 @@ G_BEGIN_DECLS
  * Continue, keep-alive with pipelined requests answered in order (the next
  * one is read once the answer to the previous one is out), a time limit for
  * a whole request and one for an idle connection, a limit on connections
- * (an idle kept-alive one is closed to make room; else the kernel's backlog
- * holds the rest), 413 before reading a body that is too large.
+ * (an idle kept-alive one is closed to make room, else the oldest one that
+ * has not sent a whole request head yet; only when every one is busy does
+ * the kernel's backlog hold the rest), a limit on the connections of one
+ * peer address that have not sent a whole head yet (its oldest is closed
+ * for a new one), 413 before reading a body that is too large and as soon
+ * as the bytes of a chunked body, its chunk sizes, extensions and trailers
+ * included, go over the limit. Request heads are parsed strictly
+ * (gnt-http-head.h).
+ *
+ * With a certificate, each TLS handshake starts once the client has sent
+ * something and runs in a thread of its own, so no client, silent or slow,
+ * holds up another's; the request timeout ends it. With verify_client, the
+ * server asks for a client certificate and checks it once per connection;
+ * a connection whose certificate passes is trusted: never counted against
+ * its address, never closed to make room; the others stay unproven, head
+ * or not.
  *
  * The handler gets each complete request and answers it with
  * gnt_http_request_respond(), at once or later (from the main context),
@@ -33,6 +47,7 @@ G_BEGIN_DECLS
 #define GNT_HTTP_DEFAULT_REQUEST_TIMEOUT 30 /* seconds for a request's head and body */
 #define GNT_HTTP_DEFAULT_KEEP_ALIVE	 30 /* seconds an idle connection is kept */
 #define GNT_HTTP_DEFAULT_MAX_BODY	 (10 * 1024 * 1024)
+#define GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS 32
 
 /* How an answer must be framed for the request it answers. */
 typedef struct {
@@ -55,6 +70,12 @@ typedef struct {
 	/* the listener's (gnt_http_server_add_listener()): valid while that
 	 * listener exists, so only sure in the handler itself */
 	gpointer listener_data;
+	/* the client's IP address (NULL: a unix socket) */
+	gchar *remote_address;
+	/* the server's verify_client passed for the client's certificate;
+	 * else, with a verify_client, client_error says why not */
+	gboolean client_trusted;
+	gchar *client_error;
 	/* < private > */
 	GntHttpConn *conn;
 } GntHttpRequest;
@@ -69,13 +90,24 @@ typedef void (*GntHttpHandler)(GntHttpRequest *request, gpointer user_data);
 typedef gchar *(*GntHttpErrorBodyFunc)(guint status, const gchar *message,
 				       const gchar **content_type);
 
+/* Whether @certificate (the client's, with its chain; NULL: it presented
+ * none) may be trusted; FALSE with @error saying why. Called in a
+ * handshake's thread. */
+typedef gboolean (*GntHttpVerifyClientFunc)(GTlsCertificate *certificate, gpointer user_data,
+					    GError **error);
+
 typedef struct {
-	/* Connections served at once over all listeners. 0: default. */
+	/* Connections served at once over all listeners, at most the
+	 * descriptor limit (RLIMIT_NOFILE) less 64. 0: default. */
 	guint max_clients;
 	/* Connections served at once on any one listener (one untrusted
 	 * client cannot take them all); more wait in its backlog. 0: no
 	 * limit but max_clients. */
 	guint max_clients_per_listener;
+	/* Connections of one peer IP address that have not yet sent a whole
+	 * request head (with verify_client: a trusted certificate); a new
+	 * one closes the oldest of them. 0: default. */
+	guint max_clients_per_address;
 	/* Seconds a client has to send a whole request (head and body),
 	 * counted from the connection's start or the request's first byte;
 	 * then the connection is closed. 0: default. */
@@ -90,6 +122,11 @@ typedef struct {
 	GntHttpErrorBodyFunc error_body;
 	/* Speak HTTPS on every listener with this certificate and key. */
 	GTlsCertificate *certificate;
+	/* With a certificate: ask each client for its certificate and check
+	 * it with this (thread-safe, called with verify_client_data, which
+	 * must outlive the server). NULL: no client certificates. */
+	GntHttpVerifyClientFunc verify_client;
+	gpointer verify_client_data;
 } GntHttpServerOptions;
 
 #define GNT_TYPE_HTTP_SERVER (gnt_http_server_get_type())
@@ -124,6 +161,11 @@ gnt_http_server_set_listener_shared_streams(GntHttpServer *self, guint id, gbool
  * unanswered requests are answered into the void). */
 void
 gnt_http_server_remove_listener(GntHttpServer *self, guint id);
+
+/* Seconds an idle kept-alive connection stays open (at least 1), also for
+ * those idle now. Thread-safe: applied in the server's context. */
+void
+gnt_http_server_set_keep_alive(GntHttpServer *self, guint seconds);
 
 /* Open client connections. */
 guint

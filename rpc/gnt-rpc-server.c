@@ -1,17 +1,20 @@
 #include "gnt-rpc-server.h"
 
-#include <libsoup/soup.h>
 #include <string.h>
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
+#include "gnt-http-server.h"
 #include "gnt-json.h"
 #include "gnt-net.h"
 #include "gnt-tls.h"
 
+/* Connections served at once; the master keeps about one per job thread. */
+#define RPC_MAX_CLIENTS 512
+
 struct _GntRpcServer {
 	GObject parent_instance;
-	SoupServer *soup;
+	GntHttpServer *http;
 	GTlsCertificate *ca;
 	gchar *master_cn;
 	GHashTable *procedures; /* name → RpcEntry */
@@ -19,11 +22,6 @@ struct _GntRpcServer {
 	guint port;
 	gchar *uri;
 	guint n_running; /* touched in the server's context only */
-	GMainContext *context;
-	GHashTable *connections; /* GSocket -> RpcConnection, server's context only */
-	GSource *sweep;		 /* closes idle connections while there are any */
-	guint keep_alive_s;  /* atomic */
-	guint n_connections; /* atomic: the size of @connections */
 };
 
 G_DEFINE_TYPE(GntRpcServer, gnt_rpc_server, G_TYPE_OBJECT)
@@ -39,57 +37,47 @@ typedef struct {
 	gchar *name;
 	GntRpcProcedureFunc func;
 	gpointer user_data;
-	GBytes *body;
-	SoupServerMessage *msg;
-	gboolean gone; /* the client hung up (timed out) or the server stopped */
+	GntHttpRequest *request;
 	/* set by the worker */
 	guint status;
 	gchar *answer;
 } RpcCall;
 
-/* A client connection, known from its first request on; closed by the
- * sweep once idle for keep_alive_s. */
-typedef struct {
-	GSocket *socket;
-	gboolean busy; /* a request is being read, run or answered */
-	gint64 idle_since;
-	/* what the handshake presented: libsoup 3.2 gives it to the first
-	 * message of a connection only */
-	GTlsCertificate *peer_certificate;
-} RpcConnection;
-
-static void
-rpc_connection_free(RpcConnection *conn)
-{
-	g_object_unref(conn->socket);
-	g_clear_object(&conn->peer_certificate);
-	g_free(conn);
-}
-
 static void
 rpc_call_free(RpcCall *call)
 {
 	g_free(call->name);
-	g_bytes_unref(call->body);
-	g_signal_handlers_disconnect_by_data(call->msg, call);
-	g_clear_object(&call->msg);
+	gnt_http_request_free(call->request);
 	g_free(call->answer);
 	g_free(call);
 }
 
 static void
-respond(SoupServerMessage *msg, guint status, gchar *answer /* taken */)
+respond(GntHttpRequest *request, guint status, const gchar *extra_headers,
+	gchar *answer /* taken */)
 {
-	gsize len = strlen(answer);
-
-	soup_server_message_set_status(msg, status, NULL);
-	soup_server_message_set_response(msg, GNT_RPC_CONTENT_TYPE, SOUP_MEMORY_TAKE, answer, len);
+	gnt_http_request_respond(request,
+				 gnt_http_build_response(&request->flags, status,
+							 GNT_RPC_CONTENT_TYPE, extra_headers,
+							 answer, strlen(answer)),
+				 NULL);
+	g_free(answer);
 }
 
 static void
-respond_error(SoupServerMessage *msg, guint status, GntError code, const gchar *message)
+respond_error(GntHttpRequest *request, guint status, GntError code, const gchar *message)
 {
-	respond(msg, status, gnt_rpc_encode_error_literal(code, message));
+	respond(request, status, NULL, gnt_rpc_encode_error_literal(code, message));
+}
+
+/* The http layer's own refusals (400, 408, 413...) in RPC's error body. */
+static gchar *
+error_body(guint status, const gchar *message, const gchar **content_type)
+{
+	*content_type = GNT_RPC_CONTENT_TYPE;
+	return gnt_rpc_encode_error_literal(GNT_ERROR_INVALID,
+					    message != NULL ? message
+							    : gnt_http_status_reason(status));
 }
 
 /* In the worker: parse, run, encode. */
@@ -101,7 +89,8 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 	g_autoptr(JsonNode) args = NULL;
 	g_autoptr(JsonNode) result = NULL;
 	gsize len = 0;
-	const gchar *data = g_bytes_get_data(call->body, &len);
+	GBytes *body = call->request->body;
+	const gchar *data = body != NULL ? g_bytes_get_data(body, &len) : NULL;
 
 	args = gnt_json_parse(data != NULL ? data : "", (gssize)len, &error);
 	if (args == NULL) {
@@ -134,7 +123,8 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 	g_task_return_boolean(task, TRUE);
 }
 
-/* Back in the server's context: answer. */
+/* Back in the server's context: answer (into the void when the client has
+ * gone meanwhile). */
 static void
 rpc_call_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -142,226 +132,81 @@ rpc_call_done(GObject *source, GAsyncResult *result, gpointer user_data)
 	RpcCall *call = g_task_get_task_data(G_TASK(result));
 
 	self->n_running--;
-	if (call->gone) {
-		g_info("'%s' finished after its client had gone", call->name);
-		return;
-	}
-	respond(call->msg, call->status, g_steal_pointer(&call->answer));
-	soup_server_message_unpause(call->msg);
+	respond(g_steal_pointer(&call->request), call->status, NULL,
+		g_steal_pointer(&call->answer));
 }
 
-static void
-call_gone_cb(SoupServerMessage *msg, gpointer user_data)
-{
-	RpcCall *call = user_data;
-
-	call->gone = TRUE;
-}
-
-/* The certificate the client of @msg presented in its connection's
- * handshake, or NULL. */
-static GTlsCertificate *
-peer_certificate_of(GntRpcServer *self, SoupServerMessage *msg)
-{
-	GTlsCertificate *cert = soup_server_message_get_tls_peer_certificate(msg);
-	GSocket *socket = soup_server_message_get_socket(msg);
-	RpcConnection *conn =
-		socket != NULL ? g_hash_table_lookup(self->connections, socket) : NULL;
-
-	if (conn == NULL)
-		return cert;
-	if (cert != NULL && conn->peer_certificate == NULL)
-		conn->peer_certificate = g_object_ref(cert);
-	return cert != NULL ? cert : conn->peer_certificate;
-}
-
-/* Whether the client is the cluster's master; answers 403 if not. */
+/* Whether the client is the cluster's master (its certificate was checked
+ * in the handshake); answers 403 if not. */
 static gboolean
-check_client(GntRpcServer *self, SoupServerMessage *msg, const gchar *path)
+check_client(GntHttpRequest *request, const gchar *name)
 {
-	g_autoptr(GError) error = NULL;
 	g_autofree gchar *message = NULL;
 
-	if (gnt_tls_verify_peer(self->ca, peer_certificate_of(self, msg), GNT_TLS_ROLE_MASTER,
-				self->master_cn, &error))
+	if (request->client_trusted)
 		return TRUE;
-	g_warning("refused '%s' from %s: client certificate: %s", path,
-		  soup_server_message_get_remote_host(msg), error->message);
+	g_warning("refused '/%s' from %s: client certificate: %s", name,
+		  request->remote_address != NULL ? request->remote_address : "a local client",
+		  request->client_error);
 	message = g_strdup_printf("this node answers only the master of its cluster: %s",
-				  error->message);
-	respond_error(msg, SOUP_STATUS_FORBIDDEN, GNT_ERROR_ENVIRONMENT, message);
+				  request->client_error);
+	respond_error(request, SOUP_STATUS_FORBIDDEN, GNT_ERROR_ENVIRONMENT, message);
 	return FALSE;
 }
 
 static void
-handle_request(SoupServer *soup, SoupServerMessage *msg, const gchar *path, GHashTable *query,
-	       gpointer user_data)
+handle_request(GntHttpRequest *request, gpointer user_data)
 {
 	GntRpcServer *self = GNT_RPC_SERVER(user_data);
-	const gchar *name = path[0] == '/' ? path + 1 : path;
+	const gchar *question = strchr(request->target, '?');
+	g_autofree gchar *name =
+		g_strndup(request->target + 1, question != NULL
+						       ? (gsize)(question - request->target - 1)
+						       : strlen(request->target + 1));
 	RpcEntry *entry = g_hash_table_lookup(self->procedures, name);
-	SoupMessageBody *body = soup_server_message_get_request_body(msg);
 	g_autoptr(GTask) task = NULL;
 	RpcCall *call;
 
-	if (soup_server_message_get_status(msg) != SOUP_STATUS_NONE)
-		return; /* answered already (413 on the headers) */
+	/* only the master keeps a connection: no one else holds a place */
+	if (!request->client_trusted)
+		request->flags.keep_alive = FALSE;
 	if ((entry == NULL || !(entry->flags & GNT_RPC_PROCEDURE_PUBLIC)) &&
-	    !check_client(self, msg, path))
+	    !check_client(request, name))
 		return;
 	if (entry == NULL) {
 		g_autofree gchar *message = g_strdup_printf("unknown procedure '%s'", name);
-		g_info("%s (from %s)", message, soup_server_message_get_remote_host(msg));
-		respond_error(msg, SOUP_STATUS_NOT_FOUND, GNT_ERROR_NOT_FOUND, message);
+		g_info("%s (from %s)", message, request->remote_address);
+		respond_error(request, SOUP_STATUS_NOT_FOUND, GNT_ERROR_NOT_FOUND, message);
 		return;
 	}
-	if (g_strcmp0(soup_server_message_get_method(msg), SOUP_METHOD_PUT) != 0) {
+	if (!g_str_equal(request->method, "PUT")) {
 		g_autofree gchar *message = g_strdup_printf(
-			"procedure '%s' is called with PUT, not %s", name,
-			soup_server_message_get_method(msg));
-		soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow",
-					     "PUT");
-		respond_error(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, GNT_ERROR_INVALID, message);
-		return;
-	}
-	if ((gsize)body->length > self->max_body_size) {
-		g_autofree gchar *message = g_strdup_printf(
-			"body of '%s' is larger than %" G_GSIZE_FORMAT " bytes", name,
-			self->max_body_size);
-		respond_error(msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, GNT_ERROR_INVALID, message);
+			"procedure '%s' is called with PUT, not %s", name, request->method);
+		respond(request, SOUP_STATUS_METHOD_NOT_ALLOWED, "Allow: PUT\r\n",
+			gnt_rpc_encode_error_literal(GNT_ERROR_INVALID, message));
 		return;
 	}
 	call = g_new0(RpcCall, 1);
 	call->name = g_strdup(name);
 	call->func = entry->func;
 	call->user_data = entry->user_data;
-	call->body = soup_message_body_flatten(body);
-	call->msg = g_object_ref(msg);
-	g_signal_connect(msg, "disconnected", G_CALLBACK(call_gone_cb), call);
-	g_signal_connect(msg, "finished", G_CALLBACK(call_gone_cb), call);
+	call->request = request;
 	task = g_task_new(self, NULL, rpc_call_done, NULL);
 	g_task_set_source_tag(task, handle_request);
 	g_task_set_task_data(task, call, (GDestroyNotify)rpc_call_free);
 	self->n_running++;
-	soup_server_message_pause(msg);
-	g_debug("calling '%s' for %s", name, soup_server_message_get_remote_host(msg));
+	g_debug("calling '%s' for %s", name, request->remote_address);
 	g_task_run_in_thread(task, rpc_call_run);
 }
 
-/* Shuts down the connections idle for keep_alive_s: libsoup then sees the
- * end of the stream and drops them. (shutdown, not close: libsoup still
- * polls the descriptor.) */
+/* The handshake's check (in its thread): the cluster CA's master. */
 static gboolean
-sweep_cb(gpointer user_data)
+verify_master(GTlsCertificate *certificate, gpointer user_data, GError **error)
 {
 	GntRpcServer *self = GNT_RPC_SERVER(user_data);
-	gint64 now = g_get_monotonic_time();
-	guint keep_alive_s = (guint)g_atomic_int_get(&self->keep_alive_s);
-	GHashTableIter iter;
-	RpcConnection *conn;
 
-	g_hash_table_iter_init(&iter, self->connections);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&conn)) {
-		if (conn->busy || now - conn->idle_since < (gint64)keep_alive_s * G_USEC_PER_SEC)
-			continue;
-		g_debug("closing a connection idle for %u s", keep_alive_s);
-		g_socket_shutdown(conn->socket, TRUE, TRUE, NULL); /* gone already: fine */
-		g_hash_table_iter_remove(&iter);
-	}
-	g_atomic_int_set(&self->n_connections, g_hash_table_size(self->connections));
-	if (g_hash_table_size(self->connections) > 0)
-		return G_SOURCE_CONTINUE;
-	g_clear_pointer(&self->sweep, g_source_unref);
-	return G_SOURCE_REMOVE;
-}
-
-/* The connection @msg arrived on, tracked from now on; NULL when libsoup
- * does not say. */
-static RpcConnection *
-connection_of(GntRpcServer *self, SoupServerMessage *msg)
-{
-	GSocket *socket = soup_server_message_get_socket(msg);
-	RpcConnection *conn;
-
-	if (socket == NULL)
-		return NULL;
-	conn = g_hash_table_lookup(self->connections, socket);
-	if (conn != NULL)
-		return conn;
-	conn = g_new0(RpcConnection, 1);
-	conn->socket = g_object_ref(socket);
-	conn->idle_since = g_get_monotonic_time();
-	g_hash_table_insert(self->connections, socket, conn);
-	g_atomic_int_set(&self->n_connections, g_hash_table_size(self->connections));
-	if (self->sweep == NULL) {
-		/* a few connections (one per master thread): a look each second is cheap */
-		self->sweep = g_timeout_source_new_seconds(1);
-		g_source_set_callback(self->sweep, sweep_cb, self, NULL);
-		g_source_set_name(self->sweep, "gnt-rpc-server idle connections");
-		g_source_attach(self->sweep, self->context);
-	}
-	return conn;
-}
-
-/* A request ended (answered, or its client went): idle from now on. */
-static void
-request_done_cb(SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
-{
-	GSocket *socket = soup_server_message_get_socket(msg);
-	RpcConnection *conn = socket != NULL ? g_hash_table_lookup(
-						       GNT_RPC_SERVER(user_data)->connections, socket)
-					     : NULL;
-
-	if (conn != NULL) {
-		conn->busy = FALSE;
-		conn->idle_since = g_get_monotonic_time();
-	}
-}
-
-/* Refuses an announced body that is too large before reading it. */
-static void
-got_headers_cb(SoupServerMessage *msg, gpointer user_data)
-{
-	GntRpcServer *self = GNT_RPC_SERVER(user_data);
-	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
-	RpcConnection *conn = connection_of(self, msg);
-
-	if (conn != NULL)
-		conn->busy = TRUE;
-
-	if (soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-	    (gsize)soup_message_headers_get_content_length(headers) > self->max_body_size) {
-		g_autofree gchar *message = g_strdup_printf(
-			"body of %" G_GINT64_FORMAT " bytes is larger than %" G_GSIZE_FORMAT,
-			(gint64)soup_message_headers_get_content_length(headers),
-			self->max_body_size);
-		respond_error(msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, GNT_ERROR_INVALID, message);
-	}
-}
-
-/* Lets any client certificate through the handshake: handle_request()
- * checks it against the cluster CA and answers 403, which says more than a
- * failed handshake. */
-static gboolean
-accept_certificate_cb(SoupServerMessage *msg, GTlsCertificate *cert,
-		      GTlsCertificateFlags errors, gpointer user_data)
-{
-	return TRUE;
-}
-
-/* Also right after a request on a kept-alive connection: the next one may
- * never come, so the connection counts as idle until its headers arrive. */
-static void
-request_started_cb(SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
-{
-	RpcConnection *conn = connection_of(GNT_RPC_SERVER(user_data), msg);
-
-	if (conn != NULL) {
-		conn->busy = FALSE;
-		conn->idle_since = g_get_monotonic_time();
-	}
-	g_signal_connect_object(msg, "got-headers", G_CALLBACK(got_headers_cb), user_data, 0);
-	g_signal_connect(msg, "accept-certificate", G_CALLBACK(accept_certificate_cb), NULL);
+	return gnt_tls_verify_peer(self->ca, certificate, GNT_TLS_ROLE_MASTER, self->master_cn,
+				   error);
 }
 
 static void
@@ -369,13 +214,9 @@ gnt_rpc_server_dispose(GObject *object)
 {
 	GntRpcServer *self = GNT_RPC_SERVER(object);
 
-	if (self->soup != NULL)
-		soup_server_disconnect(self->soup);
-	g_clear_object(&self->soup);
-	if (self->sweep != NULL)
-		g_source_destroy(self->sweep);
-	g_clear_pointer(&self->sweep, g_source_unref);
-	g_hash_table_remove_all(self->connections);
+	if (self->http != NULL)
+		gnt_http_server_stop(self->http);
+	g_clear_object(&self->http);
 	G_OBJECT_CLASS(gnt_rpc_server_parent_class)->dispose(object);
 }
 
@@ -388,8 +229,6 @@ gnt_rpc_server_finalize(GObject *object)
 	g_free(self->master_cn);
 	g_free(self->uri);
 	g_hash_table_unref(self->procedures);
-	g_hash_table_unref(self->connections);
-	g_main_context_unref(self->context);
 	G_OBJECT_CLASS(gnt_rpc_server_parent_class)->finalize(object);
 }
 
@@ -407,10 +246,6 @@ gnt_rpc_server_init(GntRpcServer *self)
 {
 	self->procedures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	self->max_body_size = GNT_RPC_MAX_BODY_SIZE;
-	self->context = g_main_context_ref_thread_default();
-	self->connections = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-						  (GDestroyNotify)rpc_connection_free);
-	self->keep_alive_s = GNT_RPC_KEEP_ALIVE_S;
 }
 
 GntRpcServer *
@@ -432,16 +267,18 @@ gnt_rpc_server_new(GTlsCertificate *certificate, GTlsCertificate *ca, GError **e
 	self = g_object_new(GNT_TYPE_RPC_SERVER, NULL);
 	self->ca = g_object_ref(ca);
 	self->master_cn = gnt_tls_dup_master_cn(ca_cn + strlen(GNT_TLS_CA_CN_PREFIX));
-	self->soup = soup_server_new("tls-certificate", certificate, "server-header",
-				     "gantry-noded/" GNT_VERSION " ", NULL);
-	soup_server_set_tls_auth_mode(self->soup, G_TLS_AUTHENTICATION_REQUESTED);
-	soup_server_add_handler(self->soup, NULL, handle_request, self, NULL);
-	g_signal_connect_object(self->soup, "request-started", G_CALLBACK(request_started_cb), self,
-				0);
-	g_signal_connect_object(self->soup, "request-finished", G_CALLBACK(request_done_cb), self,
-				0);
-	g_signal_connect_object(self->soup, "request-aborted", G_CALLBACK(request_done_cb), self,
-				0);
+	self->http = gnt_http_server_new(
+		&(GntHttpServerOptions){
+			.max_clients = RPC_MAX_CLIENTS,
+			.keep_alive_s = GNT_RPC_KEEP_ALIVE_S,
+			.max_body = self->max_body_size,
+			.server_header = "gantry-noded/" GNT_VERSION,
+			.error_body = error_body,
+			.certificate = certificate,
+			.verify_client = verify_master,
+			.verify_client_data = self,
+		},
+		handle_request, self);
 	return g_steal_pointer(&self);
 }
 
@@ -490,14 +327,14 @@ void
 gnt_rpc_server_set_keep_alive(GntRpcServer *self, guint seconds)
 {
 	g_return_if_fail(GNT_IS_RPC_SERVER(self));
-	g_atomic_int_set(&self->keep_alive_s, MAX(1, seconds));
+	gnt_http_server_set_keep_alive(self->http, seconds);
 }
 
 guint
 gnt_rpc_server_get_n_connections(GntRpcServer *self)
 {
 	g_return_val_if_fail(GNT_IS_RPC_SERVER(self), 0);
-	return (guint)g_atomic_int_get(&self->n_connections);
+	return gnt_http_server_get_n_connections(self->http);
 }
 
 gboolean
@@ -511,11 +348,7 @@ gnt_rpc_server_listen(GntRpcServer *self, const gchar *address, guint port, GErr
 	listener = gnt_net_listen(address, port, "https", &bound_port, &uri, error);
 	if (listener == NULL)
 		return FALSE;
-	if (!soup_server_listen_socket(self->soup, listener, SOUP_SERVER_LISTEN_HTTPS, error)) {
-		gnt_error_convert(error);
-		g_prefix_error(error, "listening on %s port %u: ", address, port);
-		return FALSE;
-	}
+	gnt_http_server_add_listener(self->http, listener, self->max_body_size, NULL);
 	if (self->uri == NULL) { /* the first address listened on */
 		self->port = bound_port;
 		self->uri = g_steal_pointer(&uri);
@@ -545,7 +378,7 @@ void
 gnt_rpc_server_stop(GntRpcServer *self)
 {
 	g_return_if_fail(GNT_IS_RPC_SERVER(self));
-	soup_server_disconnect(self->soup);
+	gnt_http_server_stop(self->http);
 }
 
 gboolean

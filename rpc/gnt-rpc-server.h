@@ -9,13 +9,15 @@
 G_BEGIN_DECLS
 
 /*
- * The node side of node RPC (doc/node-rpc.md): an HTTPS server (libsoup 3)
- * presenting the node's certificate and answering `PUT /<procedure>` only
- * to a client whose certificate the cluster CA signed for the master role
- * (anything else: 403, and a log line saying who and why). Each call runs in
- * a worker thread, so a slow procedure never holds up another; the server
- * itself lives in the thread-default main context it was created in.
- * Connections are kept alive between calls, and closed once idle.
+ * The node side of node RPC (doc/node-rpc.md): an HTTPS server (Gantry's
+ * http/ layer) presenting the node's certificate and answering
+ * `PUT /<procedure>` only to a client whose certificate the cluster CA
+ * signed for the master role, checked once per connection after the
+ * handshake (anything else: 403, and a log line saying who and why). Each
+ * call runs in a worker thread, so a slow procedure never holds up another;
+ * the server itself lives in the thread-default main context it was created
+ * in. Connections are kept alive between calls, and closed once idle;
+ * silent or slow clients hold up no one (gnt-http-server.h).
  */
 
 /*
@@ -59,7 +61,7 @@ gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table,
 			      gpointer user_data);
 
 /* Bodies larger than @max_bytes are refused with 413 (default
- * GNT_RPC_MAX_BODY_SIZE). */
+ * GNT_RPC_MAX_BODY_SIZE). Applies to the addresses listened on after. */
 void
 gnt_rpc_server_set_max_body_size(GntRpcServer *self, gsize max_bytes);
 
@@ -79,9 +81,8 @@ gnt_rpc_server_get_port(GntRpcServer *self);
 guint
 gnt_rpc_server_get_n_running(GntRpcServer *self);
 /* Connections stay open between calls; one idle for @seconds (default
- * GNT_RPC_KEEP_ALIVE_S, at least 1) is closed by the server, within a
- * second. A connection counts as idle from its accept until its first
- * request's headers, and after each answer. Thread-safe. */
+ * GNT_RPC_KEEP_ALIVE_S, at least 1) after an answer is closed by the
+ * server, within a second. Thread-safe. */
 void
 gnt_rpc_server_set_keep_alive(GntRpcServer *self, guint seconds);
 /* Connections the server holds open (busy or idle); thread-safe. */

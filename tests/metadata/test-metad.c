@@ -414,12 +414,17 @@ test_misses(MetadFx *fx, gconstpointer data)
 	static const gchar *const paths[] = {
 		"/nope", "/ganeti/latest/", "/ganeti/latest/os/parameters.json/x",
 		"/ganeti/latest/os/scripts/%2e%2e", "/openstack/latest/nope",
-		"/latest/meta-data/nope", "/latest/meta-data/public-keys/x", "/a%2fb", "//",
+		"/latest/meta-data/nope", "/latest/meta-data/public-keys/x", "//",
 		"/latest/meta-data/public-keys/0=alice@example.com",
 	};
+	guint status = 0;
+	g_autofree gchar *body = NULL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(paths); i++)
 		assert_not_found(fx, "web1", "GET", paths[i], NULL);
+	/* an encoded '/' is never a separator: the request is refused */
+	body = request(fx, "web1", "GET", "/latest/meta-data%2finstance-id", NULL, NULL, &status);
+	g_assert_cmpuint(status, ==, 400);
 	assert_not_found(fx, "web1", "PUT", "/latest/meta-data/instance-id", NULL);
 	assert_not_found(fx, "web1", "DELETE", "/openstack/latest/meta_data.json", NULL);
 }

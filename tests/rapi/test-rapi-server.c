@@ -934,8 +934,14 @@ test_odd_requests(Fx *fx, gconstpointer data)
 		{"PUT /2/echo HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", 400},
 		{"PUT /2/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
 		 400},
-		/* libsoup's parser skips a header line without a colon */
-		{"GET /version HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n", 200},
+		/* strict framing (http/gnt-http-head.h): what a proxy may read otherwise */
+		{"GET /version HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n", 400},
+		{"GET /version HTTP/1.1\r\nHost : x\r\n\r\n", 400},
+		{"GET /version HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n", 400},
+		{"PUT /2/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+		 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
+		{"GET /2/jobs/7%2f..%2f..%2fversion HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+		{"GET /2/jobs/7%2F8 HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		{"GET /version HTTP/1.1\r\nHost: x\r\nContent-Length: 1, 2\r\n\r\n", 400},
 		{garbage, 400, sizeof(garbage) - 1},
 		{"\r\n\r\nGET /version HTTP/1.1\r\nHost: x\r\n\r\n", 200}, /* leading empty lines */
@@ -1095,7 +1101,7 @@ test_slow_client(Fx *fx, gconstpointer data)
 }
 
 /* --max-clients 2: a third connection closes the oldest idle one to get
- * in; with none idle it waits in the backlog until one goes. */
+ * in; with none idle, the oldest that has not sent a whole head. */
 static void
 test_max_clients(Fx *fx, gconstpointer data)
 {
@@ -1105,7 +1111,6 @@ test_max_clients(Fx *fx, gconstpointer data)
 	g_autoptr(GSocket) d = NULL;
 	g_autoptr(GSocket) e = NULL;
 	g_autofree gchar *response = NULL;
-	gint64 start;
 
 	raw_send(a, "GET /version HTTP/1.1\r\nHost: x\r\n\r\n", -1);
 	response = raw_read_response(a);
@@ -1124,19 +1129,18 @@ test_max_clients(Fx *fx, gconstpointer data)
 	g_clear_object(&b);
 	g_clear_object(&c);
 
-	/* two connections busy with unfinished requests: e waits for the
-	 * request timeout to free a place */
+	/* two connections that never finish their heads: a new one closes
+	 * the older at once, rather than wait for its request timeout */
 	d = raw_connect(fx);
 	raw_send(d, "GET /version HTTP/1.1\r\n", -1);
 	e = raw_connect(fx);
 	raw_send(e, "GET /version HTTP/1.1\r\n", -1);
 	g_clear_object(&a);
-	a = raw_connect(fx); /* the kernel accepts it; the server not yet */
-	start = g_get_monotonic_time();
+	a = raw_connect(fx);
 	raw_send(a, "GET /version HTTP/1.1\r\nHost: x\r\n\r\n", -1);
 	response = raw_read_response(a);
 	g_assert_cmpuint(status_of(response), ==, 200);
-	g_assert_cmpint(g_get_monotonic_time() - start, >=, G_USEC_PER_SEC / 2);
+	g_assert_true(raw_wait_closed(d, 5));
 }
 
 /* ---- gantry-rapi itself, on a cluster gnt-cluster init made ---- */

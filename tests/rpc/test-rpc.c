@@ -1,8 +1,10 @@
 /* Node RPC over real TLS on loopback: server, client, join protocol, and
  * gantry-noded as a process. Servers run in their own thread and context, as
  * the master's blocking client calls run in job worker threads. */
+#define _GNU_SOURCE /* prlimit() */
 #include <libsoup/soup.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "gnt-build-config.h"
@@ -223,7 +225,7 @@ test_body_too_large(RpcFx *fx, gconstpointer data)
 
 	g_assert_cmpuint(put_raw(fx, "version", body, &message), ==,
 			 SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE);
-	g_assert_cmpstr(message, ==, "body of 504 bytes is larger than 100");
+	g_assert_cmpstr(message, ==, "Request body larger than 100 bytes");
 }
 
 static void
@@ -265,6 +267,9 @@ version_call_thread(gpointer data)
 	result = gnt_rpc_client_call(client, "node1", "127.0.0.1", srv->port, "version", NULL, 10,
 				     &error);
 	g_assert_no_error(error);
+	/* its own connection, beside the other thread's (closed when this
+	 * thread ends) */
+	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 2);
 	return NULL;
 }
 
@@ -294,7 +299,6 @@ test_keep_alive(RpcFx *fx, gconstpointer data)
 	}
 	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 1);
 	g_thread_join(g_thread_new("other-caller", version_call_thread, srv));
-	g_assert_cmpuint(gnt_rpc_server_get_n_connections(srv->server), ==, 2);
 
 	g_assert_null(gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", srv->port, "version",
 					  NULL, 10, &error));
@@ -515,6 +519,183 @@ test_noded(RpcFx *fx, gconstpointer data)
 	stop_noded(noded);
 }
 
+/* A TCP connection to @port on loopback that has sent nothing. */
+static GSocket *
+silent_connect(guint port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, (guint16)port);
+	g_autoptr(GSocket) socket =
+		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+
+	g_assert_no_error(error);
+	g_assert_true(g_socket_connect(socket, address, NULL, &error));
+	g_assert_no_error(error);
+	return g_steal_pointer(&socket);
+}
+
+static gboolean
+accept_any_cb(GTlsConnection *tls, GTlsCertificate *cert, GTlsCertificateFlags errors,
+	      gpointer user_data)
+{
+	return TRUE;
+}
+
+/* A TLS connection without a client certificate that asks for "version":
+ * the node refuses it (403) and closes. */
+static void
+unauthenticated_call(guint port)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSocket) socket = silent_connect(port);
+	g_autoptr(GSocketConnection) base = g_socket_connection_factory_create_connection(socket);
+	g_autoptr(GIOStream) tls = g_tls_client_connection_new(G_IO_STREAM(base), NULL, &error);
+	static const gchar request[] = "PUT /version HTTP/1.1\r\nHost: x\r\n"
+				       "Content-Length: 2\r\n\r\n[]";
+	gchar answer[64] = {0};
+
+	g_assert_no_error(error);
+	g_signal_connect(tls, "accept-certificate", G_CALLBACK(accept_any_cb), NULL);
+	g_assert_true(g_output_stream_write_all(g_io_stream_get_output_stream(tls), request,
+						sizeof(request) - 1, NULL, NULL, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_input_stream_read_all(g_io_stream_get_input_stream(tls), answer,
+					      sizeof(answer) - 1, NULL, NULL, &error));
+	g_assert_true(g_str_has_prefix(answer, "HTTP/1.1 403 "));
+}
+
+static guint
+count_fds(GPid pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/fd", (gint)pid);
+	g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+	guint n = 0;
+
+	g_assert_nonnull(dir);
+	while (g_dir_read_name(dir) != NULL)
+		n++;
+	return n;
+}
+
+/* gantry-noded as a process, and its pid; its port. */
+static guint
+start_noded_pid(RpcFx *fx, GSubprocess **noded, GPid *pid)
+{
+	guint port = start_noded(fx->paths, NULL, NULL, noded);
+
+	*pid = (GPid)g_ascii_strtoll(g_subprocess_get_identifier(*noded), NULL, 10);
+	return port;
+}
+
+/* Connections that never authenticate, silent ones closed at once and TLS
+ * ones without a client certificate, leave no descriptor behind in
+ * gantry-noded (libsoup's server kept one per connection). */
+static void
+test_noded_descriptors(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) noded = NULL;
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
+	g_autoptr(JsonNode) result = gnt_rpc_client_call(fx->client, "node1", "127.0.0.1", port,
+							 "version", NULL, 10, &error);
+	guint before;
+	guint after = 0;
+
+	g_assert_no_error(error);
+	g_assert_nonnull(result);
+	before = count_fds(pid);
+	for (guint i = 0; i < 200; i++) {
+		if (i % 2 == 0) {
+			g_autoptr(GSocket) socket = silent_connect(port);
+
+			g_socket_close(socket, NULL);
+		} else {
+			unauthenticated_call(port);
+		}
+	}
+	/* noded sees the last ones close a little later */
+	for (guint i = 0; i < 100 && (after = count_fds(pid)) != before; i++)
+		g_usleep(G_USEC_PER_SEC / 10);
+	g_assert_cmpuint(after, ==, before);
+	stop_noded(noded);
+}
+
+static void
+master_call(RpcFx *fx, guint port)
+{
+	/* a new client each time: a new connection, a new handshake */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntRpcClient) client = gnt_rpc_client_new_from_paths(fx->paths, &error);
+	g_autoptr(JsonNode) result = NULL;
+
+	g_assert_no_error(error);
+	result = gnt_rpc_client_call(client, "node1", "127.0.0.1", port, "version", NULL, 10,
+				     &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(result);
+}
+
+/* Under a descriptor limit that 40 silent connections would reach, they
+ * keep out neither the master's calls then nor those after the limit is
+ * raised: one address holds at most 32 of them (libsoup's server held
+ * them all, and at the limit once, never accepted again). */
+static void
+test_noded_descriptor_limit(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GPtrArray) silent = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autoptr(GSubprocess) noded = NULL;
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
+	struct rlimit old;
+	struct rlimit tight;
+
+	master_call(fx, port);
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, NULL, &old), ==, 0);
+	tight = old;
+	tight.rlim_cur = count_fds(pid) + 40;
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, &tight, NULL), ==, 0);
+	for (guint i = 0; i < 40; i++)
+		g_ptr_array_add(silent, silent_connect(port));
+	master_call(fx, port);
+	master_call(fx, port);
+	g_assert_cmpuint(count_fds(pid), <=, tight.rlim_cur);
+	g_assert_cmpint(prlimit(pid, RLIMIT_NOFILE, &old, NULL), ==, 0);
+	master_call(fx, port);
+	stop_noded(noded);
+}
+
+/* A hundred TCP connections that send nothing hold up neither the master's
+ * handshakes nor its calls (libsoup's server stalled every handshake behind
+ * them for up to a minute), and one address keeps at most
+ * GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS of them open. */
+static void
+test_silent_connections(RpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GPtrArray) silent = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autoptr(GSubprocess) noded = NULL;
+	GPid pid = 0;
+	guint port = start_noded_pid(fx, &noded, &pid);
+	guint baseline = count_fds(pid);
+	guint open_fds = 0;
+
+	for (guint i = 0; i < 100; i++)
+		g_ptr_array_add(silent, silent_connect(port));
+	for (guint i = 0; i < 3; i++)
+		master_call(fx, port);
+	/* the silent ones beyond the cap were closed, the rest are held */
+	for (guint i = 0; i < 100; i++) {
+		open_fds = count_fds(pid);
+		if (open_fds <= baseline + 32 + 3)
+			break;
+		g_usleep(G_USEC_PER_SEC / 10);
+	}
+	g_assert_cmpuint(open_fds, <=, baseline + 32 + 3);
+	g_assert_cmpuint(open_fds, >=, baseline + 32);
+	stop_noded(noded);
+}
+
 /* A second gantry-noded joins through the first one with --join. */
 static void
 test_noded_join(RpcFx *fx, gconstpointer data)
@@ -569,5 +750,11 @@ main(int argc, char **argv)
 	g_test_add("/rpc/join/refused", RpcFx, NULL, rpc_set_up, test_join_refused, rpc_tear_down);
 	g_test_add("/rpc/noded/version", RpcFx, NULL, rpc_set_up, test_noded, rpc_tear_down);
 	g_test_add("/rpc/noded/join", RpcFx, NULL, rpc_set_up, test_noded_join, rpc_tear_down);
+	g_test_add("/rpc/noded/descriptors", RpcFx, NULL, rpc_set_up, test_noded_descriptors,
+		   rpc_tear_down);
+	g_test_add("/rpc/noded/silent-connections", RpcFx, NULL, rpc_set_up,
+		   test_silent_connections, rpc_tear_down);
+	g_test_add("/rpc/noded/descriptor-limit", RpcFx, NULL, rpc_set_up,
+		   test_noded_descriptor_limit, rpc_tear_down);
 	return g_test_run();
 }
