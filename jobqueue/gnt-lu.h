@@ -78,6 +78,11 @@ extern const GntLuClass gnt_lu_backup_export;
 extern const GntLuClass gnt_lu_backup_query;
 extern const GntLuClass gnt_lu_backup_remove;
 extern const GntLuClass gnt_lu_instance_reinstall;
+extern const GntLuClass gnt_lu_group_add; /* gnt-lu-group.c */
+extern const GntLuClass gnt_lu_group_set_params;
+extern const GntLuClass gnt_lu_group_rename;
+extern const GntLuClass gnt_lu_group_remove;
+extern const GntLuClass gnt_lu_group_assign_nodes;
 
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has

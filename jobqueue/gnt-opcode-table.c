@@ -196,5 +196,6 @@ const GntOpDef *const *const gnt_op_tables[] = {
 	gnt_op_defs_instance,
 	gnt_op_defs_node,
 	gnt_op_defs_backup,
+	gnt_op_defs_group,
 	NULL,
 };

@@ -227,6 +227,18 @@ JsonNode *gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error);
 
+/* gnt-rapi-resources-groups.c */
+JsonNode *gnt_rapi_get_groups(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_post_groups(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_get_group(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_delete_group(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_modify(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error);
+
 /* gnt-rapi-resources-jobs.c */
 JsonNode *gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_job(GntRapiRequest *request, GError **error);

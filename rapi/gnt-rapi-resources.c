@@ -53,6 +53,17 @@ static const GntRapiRoute routes[] = {
 	{"/2/nodes/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_node_tags},
 	{"/2/nodes/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_node_tags},
 
+	{"/2/groups", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_groups},
+	{"/2/groups", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_groups},
+	{"/2/groups/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_group},
+	{"/2/groups/{name}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_group},
+	{"/2/groups/{name}/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_modify},
+	{"/2/groups/{name}/rename", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_rename},
+	{"/2/groups/{name}/assign-nodes", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_assign_nodes},
+	{"/2/groups/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_group_tags},
+	{"/2/groups/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_tags},
+	{"/2/groups/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_group_tags},
+
 	{"/2/jobs", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_jobs},
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_job},
 	{"/2/jobs/{id}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_job},
@@ -786,8 +797,9 @@ gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *k
 	json_object_set_array_member(statics, "tags", list);
 	json_object_set_boolean_member(statics, "dry_run", dry_run);
 	/* rlib2's resource names: R_2_tags, R_2_instances_name_tags, ... */
-	resource = g_strcmp0(kind, "cluster") == 0 ? g_strdup("tags")
-						   : g_strdup_printf("%ss_name_tags", kind);
+	resource = g_strcmp0(kind, "cluster") == 0     ? g_strdup("tags")
+		   : g_strcmp0(kind, "nodegroup") == 0 ? g_strdup("groups_name_tags")
+						       : g_strdup_printf("%ss_name_tags", kind);
 	/* Ganeti ignores the body of a tag request */
 	return gnt_rapi_submit_opcode(request, op_id, resource, NULL, NULL, statics, error);
 }
