@@ -99,6 +99,78 @@ gnt_config_lookup_group(GntConfig *self, const gchar *name, GError **error)
 	return g_strdup(uuid);
 }
 
+/* ---- node and disk parameters ---- */
+
+/* @value (a string) as the type of @model, or NULL. (transfer full) */
+static JsonNode *
+coerce_string(JsonNode *model, const gchar *value)
+{
+	static const gchar *const yes[] = {"yes", "true", "1", NULL};
+	static const gchar *const no[] = {"no", "false", "0", NULL};
+	g_autofree gchar *lower = g_ascii_strdown(value, -1);
+	gchar *end = NULL;
+
+	switch (json_node_get_value_type(model)) {
+	case G_TYPE_STRING:
+		return gnt_json_node_new_string(value);
+	case G_TYPE_BOOLEAN:
+		if (g_strv_contains(yes, lower) || g_strv_contains(no, lower))
+			return gnt_json_node_new_bool(g_strv_contains(yes, lower));
+		return NULL;
+	case G_TYPE_INT64: {
+		gint64 number = g_ascii_strtoll(value, &end, 10);
+
+		return *value != '\0' && *end == '\0' ? gnt_json_node_new_int(number) : NULL;
+	}
+	case G_TYPE_DOUBLE: {
+		gdouble number = g_ascii_strtod(value, &end);
+
+		return *value != '\0' && *end == '\0' ? gnt_json_node_new_double(number) : NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
+JsonObject *
+gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what,
+			GError **error)
+{
+	g_autoptr(JsonObject) out = json_object_new();
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	json_object_iter_init_ordered(&iter, given);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		JsonNode *model = defaults != NULL ? json_object_get_member(defaults, key) : NULL;
+		GType want = model != NULL ? json_node_get_value_type(model) : G_TYPE_INVALID;
+		JsonNode *coerced = NULL;
+
+		if (model == NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s'", what, key);
+			return NULL;
+		}
+		if (JSON_NODE_HOLDS_NULL(value) ||
+		    (json_node_get_value_type(value) == G_TYPE_STRING &&
+		     g_strcmp0(json_node_get_string(value), "default") == 0))
+			coerced = gnt_json_node_deep_copy(value);
+		else if (json_node_get_value_type(value) == G_TYPE_STRING)
+			coerced = coerce_string(model, json_node_get_string(value));
+		else if (json_node_get_value_type(value) == want ||
+			 (want == G_TYPE_DOUBLE && gnt_json_node_is_number(value)))
+			coerced = gnt_json_node_deep_copy(value);
+		if (coerced == NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "%s '%s' has the wrong type: expected %s, got %s", what, key,
+				    gnt_json_node_type_name(model), gnt_json_node_type_name(value));
+			return NULL;
+		}
+		json_object_set_member(out, key, coerced);
+	}
+	return g_steal_pointer(&out);
+}
+
 /* ---- instance policies ---- */
 
 static const gchar *const spec_keys[] = {

@@ -53,6 +53,19 @@ gnt_config_lookup_group(GntConfig *self, const gchar *name, GError **error);
 gboolean
 gnt_group_check_ipolicy(JsonObject *ipolicy, GError **error);
 
+/*
+ * Ganeti's ForceDictType for node or disk parameters: @given (a group's
+ * ndparams, or its diskparams of one template) checked against @defaults
+ * (the cluster's, which name every parameter with a value of its type);
+ * strings are converted to the parameter's type ("2222" for ssh_port,
+ * "yes" for exclusive_storage), as the command line gives them, and null
+ * or "default" stays (it removes the value). GNT_ERROR_INVALID naming the
+ * parameter, @what in the message ("node parameter"). (transfer full)
+ */
+JsonObject *
+gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what,
+			GError **error);
+
 /* Ganeti's FillIPolicy: the cluster's @base with the group's @custom over
  * it ("std" key by key, the rest whole). (transfer full) */
 JsonObject *

@@ -62,83 +62,93 @@ dup_group(GntConfig *config, const gchar *name, GError **error)
 
 /* ---- parameters ---- */
 
-/* ndparams: every key one the cluster's ndparams have, of the same type. */
-static gboolean
-check_ndparams(GntConfig *config, JsonObject *ndparams, GError **error)
+/* The opcode's ndparams in their types (gnt_group_coerce_params()), or
+ * NULL without an error when none are given. (transfer full) */
+static JsonObject *
+op_ndparams(GntLu *lu, GError **error)
 {
-	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(config);
-	JsonObject *known = NULL;
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
+	JsonObject *given = op_dict(gnt_lu_get_opcode(lu), "ndparams");
+	g_autoptr(GntCluster) cluster = NULL;
+	JsonObject *defaults = NULL;
 
-	if (ndparams == NULL)
-		return TRUE;
-	gnt_json_get_object(cluster->settings, "ndparams", &known, NULL);
-	json_object_iter_init(&iter, ndparams);
-	while (json_object_iter_next(&iter, &key, &value)) {
-		JsonNode *model = known != NULL ? json_object_get_member(known, key) : NULL;
-		gboolean numeric = model != NULL && gnt_json_node_is_number(model);
-
-		if (model == NULL) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown node parameter '%s'",
-				    key);
-			return FALSE;
-		}
-		if (JSON_NODE_HOLDS_NULL(value))
-			continue; /* back to the cluster's value */
-		if (numeric ? !gnt_json_node_is_number(value)
-			    : json_node_get_value_type(value) != json_node_get_value_type(model)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "node parameter '%s' must be a %s, not a %s", key,
-				    gnt_json_node_type_name(model), gnt_json_node_type_name(value));
-			return FALSE;
-		}
-	}
-	return TRUE;
+	if (given == NULL)
+		return NULL;
+	cluster = gnt_config_dup_cluster(lu_config(lu));
+	gnt_json_get_object(cluster->settings, "ndparams", &defaults, NULL);
+	return gnt_group_coerce_params(defaults, given, "node parameter", error);
 }
 
-/* diskparams: a dictionary per disk template the cluster knows. */
-static gboolean
-check_diskparams(GntConfig *config, JsonObject *diskparams, GError **error)
+/* The opcode's diskparams: a dictionary per disk template the cluster
+ * knows, each parameter one the cluster's has, in its type; NULL without
+ * an error when none are given. (transfer full) */
+static JsonObject *
+op_diskparams(GntLu *lu, GError **error)
 {
-	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(config);
+	JsonObject *given = op_dict(gnt_lu_get_opcode(lu), "diskparams");
+	g_autoptr(GntCluster) cluster = NULL;
+	g_autoptr(JsonObject) out = json_object_new();
 	JsonObject *known = NULL;
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
 
-	if (diskparams == NULL)
-		return TRUE;
+	if (given == NULL)
+		return NULL;
+	cluster = gnt_config_dup_cluster(lu_config(lu));
 	gnt_json_get_object(cluster->settings, "diskparams", &known, NULL);
-	json_object_iter_init(&iter, diskparams);
-	while (json_object_iter_next(&iter, &key, &value)) {
-		if (known == NULL || !json_object_has_member(known, key)) {
+	json_object_iter_init_ordered(&iter, given);
+	while (json_object_iter_next_ordered(&iter, &key, &value)) {
+		JsonObject *defaults = NULL;
+		JsonObject *params;
+
+		if (known == NULL || !gnt_json_get_object(known, key, &defaults, NULL)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "While verify diskparams options: unknown disk template '%s'",
 				    key);
-			return FALSE;
+			return NULL;
 		}
 		if (!JSON_NODE_HOLDS_OBJECT(value)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "While verify diskparams options: the parameters of '%s' must"
 				    " be a dictionary",
 				    key);
-			return FALSE;
+			return NULL;
 		}
+		params = gnt_group_coerce_params(defaults, json_node_get_object(value),
+						 "disk parameter", error);
+		if (params == NULL) {
+			g_prefix_error(error, "While verify diskparams options: %s: ", key);
+			return NULL;
+		}
+		json_object_set_object_member(out, key, params);
+	}
+	return g_steal_pointer(&out);
+}
+
+/* Whether @make (op_ndparams, op_diskparams) accepts the opcode's values. */
+static gboolean
+check_coerced(GntLu *lu, JsonObject *(*make)(GntLu *lu, GError **error), GError **error)
+{
+	g_autoptr(GError) local = NULL;
+	g_autoptr(JsonObject) params = make(lu, &local);
+
+	if (local != NULL) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
 	}
 	return TRUE;
 }
 
+/* The parameters given; the instance policy only with @ipolicy (a change
+ * of set-params is checked once merged with the group's). */
 static gboolean
-check_params(GntLu *lu, GError **error)
+check_params(GntLu *lu, gboolean ipolicy, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	JsonObject *ipolicy = op_dict(op, "ipolicy");
+	JsonObject *policy = ipolicy ? op_dict(op, "ipolicy") : NULL;
 
-	return check_ndparams(lu_config(lu), op_dict(op, "ndparams"), error) &&
-	       check_diskparams(lu_config(lu), op_dict(op, "diskparams"), error) &&
-	       (ipolicy == NULL || gnt_group_check_ipolicy(ipolicy, error));
+	return check_coerced(lu, op_ndparams, error) && check_coerced(lu, op_diskparams, error) &&
+	       (policy == NULL || gnt_group_check_ipolicy(policy, error));
 }
 
 /* Ganeti's _GetUpdatedParams: @changes over @old; a null or "default"
@@ -202,7 +212,7 @@ updated_diskparams(JsonObject *old, JsonObject *changes)
 static gboolean
 add_check_args(GntLu *lu, GError **error)
 {
-	return check_group_name(op_group_name(lu), error) && check_params(lu, error);
+	return check_group_name(op_group_name(lu), error) && check_params(lu, TRUE, error);
 }
 
 static gboolean
@@ -225,12 +235,25 @@ add_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	g_autoptr(JsonObject) group = gnt_group_record_new(op_group_name(lu));
+	g_autoptr(JsonObject) ndparams = op_ndparams(lu, error);
+	g_autoptr(JsonObject) diskparams = ndparams != NULL || op_dict(op, "ndparams") == NULL
+						   ? op_diskparams(lu, error)
+						   : NULL;
 	/* opcode parameter -> record key */
 	static const gchar *const dicts[][2] = {
-		{"ndparams", "ndparams"},	  {"diskparams", "diskparams"},
-		{"ipolicy", "ipolicy"},		  {"hv_state", "hv_state_static"},
+		{"ipolicy", "ipolicy"},
+		{"hv_state", "hv_state_static"},
 		{"disk_state", "disk_state_static"},
 	};
+
+	if ((ndparams == NULL && op_dict(op, "ndparams") != NULL) ||
+	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
+		return NULL;
+	if (ndparams != NULL)
+		json_object_set_object_member(group, "ndparams", updated_params(NULL, ndparams));
+	if (diskparams != NULL)
+		json_object_set_object_member(group, "diskparams",
+					      updated_diskparams(NULL, diskparams));
 
 	if (gnt_opcode_get_string(op, "alloc_policy") != NULL)
 		json_object_set_string_member(group, "alloc_policy",
@@ -293,7 +316,7 @@ set_params_check_args(GntLu *lu, GError **error)
 				    "Please pass at least one modification");
 		return FALSE;
 	}
-	return check_params(lu, error);
+	return check_params(lu, FALSE, error);
 }
 
 static gboolean
@@ -326,7 +349,6 @@ update_dict(JsonObject *group, const gchar *key, JsonObject *changes,
 {
 	JsonObject *old = NULL;
 	JsonObject *updated;
-	g_autofree gchar *text = NULL;
 	JsonArray *pair;
 
 	if (changes == NULL)
@@ -336,10 +358,9 @@ update_dict(JsonObject *group, const gchar *key, JsonObject *changes,
 	json_object_set_object_member(group, key, updated);
 	if (result == NULL)
 		return;
-	text = gnt_json_to_string(json_object_get_member(group, key));
 	pair = json_array_new();
 	json_array_add_string_element(pair, param);
-	json_array_add_string_element(pair, text);
+	json_array_add_element(pair, gnt_json_node_deep_copy(json_object_get_member(group, key)));
 	json_array_add_array_element(result, pair);
 }
 
@@ -350,11 +371,17 @@ set_params_exec(GntLu *lu, GError **error)
 	JsonObject *group = gnt_lu_get_data(lu);
 	g_autoptr(JsonArray) result = json_array_new();
 	const gchar *policy = gnt_opcode_get_string(op, "alloc_policy");
+	g_autoptr(JsonObject) ndparams = op_ndparams(lu, error);
+	g_autoptr(JsonObject) diskparams = ndparams != NULL || op_dict(op, "ndparams") == NULL
+						   ? op_diskparams(lu, error)
+						   : NULL;
 
+	if ((ndparams == NULL && op_dict(op, "ndparams") != NULL) ||
+	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
+		return NULL;
 	/* Ganeti reports the node and disk parameters it changed */
-	update_dict(group, "ndparams", op_dict(op, "ndparams"), updated_params, result, "ndparams");
-	update_dict(group, "diskparams", op_dict(op, "diskparams"), updated_diskparams, result,
-		    "diskparams");
+	update_dict(group, "ndparams", ndparams, updated_params, result, "ndparams");
+	update_dict(group, "diskparams", diskparams, updated_diskparams, result, "diskparams");
 	if (policy != NULL)
 		json_object_set_string_member(group, "alloc_policy", policy);
 	update_dict(group, "hv_state_static", op_dict(op, "hv_state"), updated_params, NULL, NULL);

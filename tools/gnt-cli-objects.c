@@ -168,6 +168,30 @@ unescape_and_split(const gchar *text)
 	return (GStrv)g_ptr_array_free(g_steal_pointer(&out), FALSE);
 }
 
+void
+gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
+{
+	JsonArray *changes = NULL;
+
+	if (results != NULL && json_array_get_length(results) > 0 &&
+	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
+		changes = json_array_get_array_element(results, 0);
+	if (changes == NULL || json_array_get_length(changes) == 0)
+		return;
+	g_print("Modified %s %s\n", what, name);
+	for (guint i = 0; i < json_array_get_length(changes); i++) {
+		JsonNode *pair = json_array_get_element(changes, i);
+		g_autofree gchar *param = NULL;
+		g_autofree gchar *data = NULL;
+
+		if (!JSON_NODE_HOLDS_ARRAY(pair) || json_array_get_length(json_node_get_array(pair)) != 2)
+			continue;
+		param = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 0));
+		data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
+		g_print(" - %-5s -> %s\n", param, data);
+	}
+}
+
 JsonObject *
 gnt_cli_parse_keyval(const gchar *option, const gchar *text, GError **error)
 {

@@ -36,6 +36,13 @@ gnt_cli_format_comma_list(JsonNode *value);
 JsonNode *
 gnt_cli_format_params(JsonNode *custom, JsonNode *actual);
 
+/* What Ganeti's set-params commands print of their opcode's result (a
+ * list of [param, value] pairs; @results: the job's results, may be NULL):
+ * "Modified @what @name" and " - param -> value" per change, nothing when
+ * nothing changed. */
+void
+gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
+
 /* The value of cell @index of a Query row ([status, value] pairs), or NULL
  * when its status is not normal. (transfer none) */
 JsonNode *

@@ -493,7 +493,6 @@ modify_node(GntCli *cli, gchar **args)
 	g_autoptr(JsonArray) ops = json_array_new();
 	g_autoptr(JsonArray) results = NULL;
 	JsonObject *op = gnt_cli_new_opcode(cli, "OP_NODE_SET_PARAMS");
-	JsonArray *changes = NULL;
 	gboolean any = opt_secondary_ip != NULL;
 
 	json_array_add_object_element(ops, op);
@@ -525,24 +524,7 @@ modify_node(GntCli *cli, gchar **args)
 	json_object_set_boolean_member(op, "auto_promote", opt_auto_promote);
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);
-	if (results != NULL && json_array_get_length(results) > 0 &&
-	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
-		changes = json_array_get_array_element(results, 0);
-	if (changes != NULL && json_array_get_length(changes) > 0) {
-		g_print("Modified node %s\n", args[0]);
-		for (guint i = 0; i < json_array_get_length(changes); i++) {
-			JsonNode *pair = json_array_get_element(changes, i);
-			g_autofree gchar *param = NULL;
-			g_autofree gchar *data = NULL;
-
-			if (!JSON_NODE_HOLDS_ARRAY(pair) ||
-			    json_array_get_length(json_node_get_array(pair)) != 2)
-				continue;
-			param = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 0));
-			data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
-			g_print(" - %-5s -> %s\n", param, data);
-		}
-	}
+	gnt_cli_print_changes("node", args[0], results);
 	return 0;
 }
 
