@@ -287,24 +287,18 @@ static void
 merge_member(JsonObject *out, const gchar *key, JsonObject *over)
 {
 	JsonNode *base = json_object_get_member(out, key);
-	JsonObject *merged = json_object_new();
-	JsonObjectIter iter;
-	const gchar *name;
-	JsonNode *value;
+	JsonObject *merged = base != NULL && JSON_NODE_HOLDS_OBJECT(base)
+				     ? gnt_json_object_deep_copy(json_node_get_object(base))
+				     : json_object_new();
 
-	if (base != NULL && JSON_NODE_HOLDS_OBJECT(base)) {
-		json_object_iter_init(&iter, json_node_get_object(base));
-		while (json_object_iter_next(&iter, &name, &value))
-			json_object_set_member(merged, name, gnt_json_node_deep_copy(value));
-	}
-	json_object_iter_init(&iter, over);
-	while (json_object_iter_next(&iter, &name, &value))
-		json_object_set_member(merged, name, gnt_json_node_deep_copy(value));
+	gnt_json_object_overlay(merged, over);
 	json_object_set_object_member(out, key, merged);
 }
 
-JsonObject *
-gnt_group_fill_ipolicy(JsonObject *base, JsonObject *custom)
+/* @base (copied) with @custom over it: the dictionaries of the keys
+ * @merged names (NULL: every one) merged key by key, the rest replaced. */
+static JsonObject *
+fill_over(JsonObject *base, JsonObject *custom, const gchar *merged)
 {
 	JsonObject *out = base != NULL ? gnt_json_object_deep_copy(base) : json_object_new();
 	JsonObjectIter iter;
@@ -315,7 +309,7 @@ gnt_group_fill_ipolicy(JsonObject *base, JsonObject *custom)
 		return out;
 	json_object_iter_init(&iter, custom);
 	while (json_object_iter_next(&iter, &key, &value)) {
-		if (g_strcmp0(key, "std") == 0 && JSON_NODE_HOLDS_OBJECT(value))
+		if ((merged == NULL || g_strcmp0(key, merged) == 0) && JSON_NODE_HOLDS_OBJECT(value))
 			merge_member(out, key, json_node_get_object(value));
 		else
 			json_object_set_member(out, key, gnt_json_node_deep_copy(value));
@@ -324,19 +318,13 @@ gnt_group_fill_ipolicy(JsonObject *base, JsonObject *custom)
 }
 
 JsonObject *
+gnt_group_fill_ipolicy(JsonObject *base, JsonObject *custom)
+{
+	return fill_over(base, custom, "std");
+}
+
+JsonObject *
 gnt_group_fill_diskparams(JsonObject *base, JsonObject *custom)
 {
-	JsonObject *out = base != NULL ? gnt_json_object_deep_copy(base) : json_object_new();
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
-
-	if (custom == NULL)
-		return out;
-	json_object_iter_init(&iter, custom);
-	while (json_object_iter_next(&iter, &key, &value)) {
-		if (JSON_NODE_HOLDS_OBJECT(value))
-			merge_member(out, key, json_node_get_object(value));
-	}
-	return out;
+	return fill_over(base, custom, NULL);
 }

@@ -350,21 +350,6 @@ member_or_null(JsonObject *rec, const gchar *key)
 	return node != NULL ? node : gnt_json_node_new_null();
 }
 
-/* Overlays the members of @over onto @out (copies). */
-static void
-object_overlay(JsonObject *out, JsonObject *over)
-{
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
-
-	if (over == NULL)
-		return;
-	json_object_iter_init(&iter, over);
-	while (json_object_iter_next(&iter, &key, &value))
-		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
-}
-
 /* The cluster setting @key (a dictionary), or the empty one. */
 static JsonObject *
 cluster_setting(const QueryContext *ctx, const gchar *key)
@@ -780,10 +765,10 @@ inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst)
 		JsonObject *os_hvp = os != NULL ? rec_object(ctx, cluster_setting(ctx, "os_hvp"), os)
 						: ctx->empty;
 
-		object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
-		object_overlay(out, rec_object(ctx, os_hvp, hv));
+		gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
+		gnt_json_object_overlay(out, rec_object(ctx, os_hvp, hv));
 	}
-	object_overlay(out, rec_object(ctx, inst, "hvparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "hvparams"));
 	for (guint i = 0; hv_globals[i] != NULL; i++)
 		json_object_remove_member(out, hv_globals[i]);
 	return out;
@@ -794,8 +779,8 @@ inst_filled_beparams(const QueryContext *ctx, JsonObject *inst)
 {
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
-	object_overlay(out, rec_object(ctx, inst, "beparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "beparams"));
 	return out;
 }
 
@@ -824,11 +809,11 @@ inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
 	if (os != NULL) {
 		g_autofree gchar *base = g_strndup(os, strcspn(os, "+"));
 
-		object_overlay(out, rec_object(ctx, cluster_os, base));
+		gnt_json_object_overlay(out, rec_object(ctx, cluster_os, base));
 		if (g_strcmp0(base, os) != 0)
-			object_overlay(out, rec_object(ctx, cluster_os, os));
+			gnt_json_object_overlay(out, rec_object(ctx, cluster_os, os));
 	}
-	object_overlay(out, rec_object(ctx, inst, "osparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "osparams"));
 	overlay_redacted(out, rec_object(ctx, inst, "osparams_private"));
 	return out;
 }
@@ -1132,8 +1117,8 @@ nic_filled_params(const QueryContext *ctx, JsonObject *nic)
 {
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
-	object_overlay(out, rec_object(ctx, nic, "nicparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
+	gnt_json_object_overlay(out, rec_object(ctx, nic, "nicparams"));
 	return out;
 }
 
@@ -1490,7 +1475,7 @@ get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status
 	const QueryContext *ctx = user_data;
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, cluster_setting(ctx, "ndparams"));
+	gnt_json_object_overlay(out, cluster_setting(ctx, "ndparams"));
 	if (ctx->kind == GNT_OBJECT_NODE) {
 		const NodeInfo *node = ctx_node(ctx, rec_string((JsonObject *)item, "uuid"));
 		const GroupInfo *group = node != NULL && node->group != NULL
@@ -1498,9 +1483,9 @@ get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status
 						 : NULL;
 
 		if (group != NULL)
-			object_overlay(out, group->ndparams);
+			gnt_json_object_overlay(out, group->ndparams);
 	}
-	object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
 	return gnt_json_node_new_object(out);
 }
 

@@ -151,39 +151,17 @@ check_params(GntLu *lu, gboolean ipolicy, GError **error)
 	       (policy == NULL || gnt_group_check_ipolicy(policy, error));
 }
 
-/* Ganeti's _GetUpdatedParams: @changes over @old; a null or "default"
- * value removes the key (back to the cluster's). (transfer full) */
-static JsonObject *
-updated_params(JsonObject *old, JsonObject *changes)
-{
-	JsonObject *out = old != NULL ? gnt_json_object_deep_copy(old) : json_object_new();
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
-
-	json_object_iter_init_ordered(&iter, changes);
-	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		if (JSON_NODE_HOLDS_NULL(value) ||
-		    (json_node_get_value_type(value) == G_TYPE_STRING &&
-		     g_strcmp0(json_node_get_string(value), "default") == 0))
-			json_object_remove_member(out, key);
-		else
-			json_object_set_member(out, key, gnt_json_node_deep_copy(value));
-	}
-	return out;
-}
-
 /* Ganeti's GetUpdatedIPolicy: "std" key by key, the rest whole. */
 static JsonObject *
 updated_ipolicy(JsonObject *old, JsonObject *changes)
 {
-	JsonObject *out = updated_params(old, changes);
+	JsonObject *out = gnt_lu_params_update(old, changes);
 	JsonObject *old_std = NULL;
 	JsonObject *new_std = NULL;
 
 	if (old != NULL && gnt_json_get_object(old, "std", &old_std, NULL) &&
 	    gnt_json_get_object(changes, "std", &new_std, NULL))
-		json_object_set_object_member(out, "std", updated_params(old_std, new_std));
+		json_object_set_object_member(out, "std", gnt_lu_params_update(old_std, new_std));
 	return out;
 }
 
@@ -202,7 +180,7 @@ updated_diskparams(JsonObject *old, JsonObject *changes)
 
 		gnt_json_get_object(out, key, &current, NULL);
 		json_object_set_object_member(out, key,
-					      updated_params(current, json_node_get_object(value)));
+					      gnt_lu_params_update(current, json_node_get_object(value)));
 	}
 	return out;
 }
@@ -250,7 +228,7 @@ add_exec(GntLu *lu, GError **error)
 	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
 		return NULL;
 	if (ndparams != NULL)
-		json_object_set_object_member(group, "ndparams", updated_params(NULL, ndparams));
+		json_object_set_object_member(group, "ndparams", gnt_lu_params_update(NULL, ndparams));
 	if (diskparams != NULL)
 		json_object_set_object_member(group, "diskparams",
 					      updated_diskparams(NULL, diskparams));
@@ -263,7 +241,7 @@ add_exec(GntLu *lu, GError **error)
 
 		if (value != NULL)
 			json_object_set_object_member(group, dicts[i][1],
-						      updated_params(NULL, value));
+						      gnt_lu_params_update(NULL, value));
 	}
 	gnt_lu_feedback(lu, "Adding node group %s", op_group_name(lu));
 	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_GROUP, group, error))
@@ -380,12 +358,12 @@ set_params_exec(GntLu *lu, GError **error)
 	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
 		return NULL;
 	/* Ganeti reports the node and disk parameters it changed */
-	update_dict(group, "ndparams", ndparams, updated_params, result, "ndparams");
+	update_dict(group, "ndparams", ndparams, gnt_lu_params_update, result, "ndparams");
 	update_dict(group, "diskparams", diskparams, updated_diskparams, result, "diskparams");
 	if (policy != NULL)
 		json_object_set_string_member(group, "alloc_policy", policy);
-	update_dict(group, "hv_state_static", op_dict(op, "hv_state"), updated_params, NULL, NULL);
-	update_dict(group, "disk_state_static", op_dict(op, "disk_state"), updated_params, NULL,
+	update_dict(group, "hv_state_static", op_dict(op, "hv_state"), gnt_lu_params_update, NULL, NULL);
+	update_dict(group, "disk_state_static", op_dict(op, "disk_state"), gnt_lu_params_update, NULL,
 		    NULL);
 	update_dict(group, "ipolicy", op_dict(op, "ipolicy"), updated_ipolicy, NULL, NULL);
 	/* read under the group's lock: no stale serial_no check */

@@ -84,6 +84,11 @@ extern const GntLuClass gnt_lu_group_rename;
 extern const GntLuClass gnt_lu_group_remove;
 extern const GntLuClass gnt_lu_group_assign_nodes;
 
+/* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
+ * overlaid, a change to "default" or null removing the key. (transfer full) */
+JsonObject *
+gnt_lu_params_update(JsonObject *old, JsonObject *changes);
+
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has
  * them; null or missing leaves a setting alone) as the complete new values

@@ -109,35 +109,7 @@ node_info(JsonArray *row)
 static gint
 show_node_config(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonArray) call_args = json_array_new();
-	g_autoptr(JsonNode) result = NULL;
-	g_autoptr(GntCliInfo) container = gnt_cli_info_new_list();
-	g_autofree gchar *text = NULL;
-	JsonArray *rows;
-
-	json_array_add_array_element(call_args, gnt_cli_strv_to_json(args));
-	json_array_add_array_element(call_args, gnt_cli_strv_to_json((gchar **)info_fields));
-	json_array_add_boolean_element(call_args, FALSE);
-	result = gnt_cli_call_array(cli, "QueryNodes", g_steal_pointer(&call_args), &error);
-	if (result == NULL)
-		return gnt_cli_fail(cli, error);
-	if (!JSON_NODE_HOLDS_ARRAY(result)) {
-		g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID, "QueryNodes answered a %s, not a list",
-			    gnt_json_node_type_name(result));
-		return gnt_cli_fail(cli, error);
-	}
-	rows = json_node_get_array(result);
-	for (guint r = 0; r < json_array_get_length(rows); r++) {
-		JsonNode *row = json_array_get_element(rows, r);
-
-		if (JSON_NODE_HOLDS_ARRAY(row) &&
-		    json_array_get_length(json_node_get_array(row)) == INFO_N_FIELDS)
-			gnt_cli_info_append(container, node_info(json_node_get_array(row)));
-	}
-	text = gnt_cli_info_format(container);
-	g_print("%s\n", text);
-	return 0;
+	return gnt_cli_show_info(cli, "QueryNodes", args, info_fields, node_info);
 }
 
 /* ---- add ---- */
