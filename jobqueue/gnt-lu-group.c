@@ -125,32 +125,6 @@ op_diskparams(GntLu *lu, GError **error)
 	return g_steal_pointer(&out);
 }
 
-/* Whether @make (op_ndparams, op_diskparams) accepts the opcode's values. */
-static gboolean
-check_coerced(GntLu *lu, JsonObject *(*make)(GntLu *lu, GError **error), GError **error)
-{
-	g_autoptr(GError) local = NULL;
-	g_autoptr(JsonObject) params = make(lu, &local);
-
-	if (local != NULL) {
-		g_propagate_error(error, g_steal_pointer(&local));
-		return FALSE;
-	}
-	return TRUE;
-}
-
-/* The parameters given; the instance policy only with @ipolicy (a change
- * of set-params is checked once merged with the group's). */
-static gboolean
-check_params(GntLu *lu, gboolean ipolicy, GError **error)
-{
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	JsonObject *policy = ipolicy ? op_dict(op, "ipolicy") : NULL;
-
-	return check_coerced(lu, op_ndparams, error) && check_coerced(lu, op_diskparams, error) &&
-	       (policy == NULL || gnt_group_check_ipolicy(policy, error));
-}
-
 /* Ganeti's GetUpdatedIPolicy: "std" key by key, the rest whole. */
 static JsonObject *
 updated_ipolicy(JsonObject *old, JsonObject *changes)
@@ -185,12 +159,101 @@ updated_diskparams(JsonObject *old, JsonObject *changes)
 	return out;
 }
 
+/* What OP_GROUP_ADD and OP_GROUP_SET_PARAMS do to a group record: the
+ * opcode's parameters, checked and in their types. */
+typedef struct {
+	JsonObject *group;	/* the new record, or the one read under the lock */
+	JsonObject *ndparams;	/* NULL: not given */
+	JsonObject *diskparams; /* NULL: not given */
+} GroupChange;
+
+static void
+group_change_free(GroupChange *change)
+{
+	g_clear_pointer(&change->group, json_object_unref);
+	g_clear_pointer(&change->ndparams, json_object_unref);
+	g_clear_pointer(&change->diskparams, json_object_unref);
+	g_free(change);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GroupChange, group_change_free)
+
+/* The change of @group (transfer full); GNT_ERROR_INVALID for node or disk
+ * parameters the cluster does not have or of the wrong type, and with
+ * @ipolicy for an instance policy that is not valid as given (a change of
+ * set-params is checked once merged with the group's). */
+static GroupChange *
+group_change_new(GntLu *lu, JsonObject *group, gboolean ipolicy, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(GroupChange) change = g_new0(GroupChange, 1);
+	JsonObject *policy = ipolicy ? op_dict(op, "ipolicy") : NULL;
+
+	change->group = group;
+	if (op_dict(op, "ndparams") != NULL &&
+	    (change->ndparams = op_ndparams(lu, error)) == NULL)
+		return NULL;
+	if (op_dict(op, "diskparams") != NULL &&
+	    (change->diskparams = op_diskparams(lu, error)) == NULL)
+		return NULL;
+	if (policy != NULL && !gnt_group_check_ipolicy(policy, error))
+		return NULL;
+	return g_steal_pointer(&change);
+}
+
+/* The record's dictionary @key with @changes (may be NULL) applied by
+ * @update; with @result, Ganeti's [param, new value] pair added to it. */
+static void
+update_dict(JsonObject *group, const gchar *key, JsonObject *changes,
+	    JsonObject *(*update)(JsonObject *old, JsonObject *changes), JsonArray *result)
+{
+	JsonObject *old = NULL;
+	JsonArray *pair;
+
+	if (changes == NULL)
+		return;
+	gnt_json_get_object(group, key, &old, NULL);
+	json_object_set_object_member(group, key, update(old, changes));
+	if (result == NULL)
+		return;
+	pair = json_array_new();
+	json_array_add_string_element(pair, key);
+	json_array_add_element(pair, gnt_json_node_deep_copy(json_object_get_member(group, key)));
+	json_array_add_array_element(result, pair);
+}
+
+/* Applies @change to its record; what Ganeti reports of it (the node and
+ * disk parameters changed, as [param, value] pairs). (transfer full) */
+static JsonArray *
+group_change_apply(GntLu *lu, GroupChange *change)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	JsonObject *group = change->group;
+	JsonArray *result = json_array_new();
+	const gchar *policy = gnt_opcode_get_string(op, "alloc_policy");
+
+	update_dict(group, "ndparams", change->ndparams, gnt_lu_params_update, result);
+	update_dict(group, "diskparams", change->diskparams, updated_diskparams, result);
+	if (policy != NULL)
+		json_object_set_string_member(group, "alloc_policy", policy);
+	update_dict(group, "hv_state_static", op_dict(op, "hv_state"), gnt_lu_params_update, NULL);
+	update_dict(group, "disk_state_static", op_dict(op, "disk_state"), gnt_lu_params_update,
+		    NULL);
+	update_dict(group, "ipolicy", op_dict(op, "ipolicy"), updated_ipolicy, NULL);
+	return result;
+}
+
 /* ---- OP_GROUP_ADD ---- */
 
 static gboolean
 add_check_args(GntLu *lu, GError **error)
 {
-	return check_group_name(op_group_name(lu), error) && check_params(lu, TRUE, error);
+	g_autoptr(GroupChange) change = NULL;
+
+	if (!check_group_name(op_group_name(lu), error))
+		return FALSE;
+	change = group_change_new(lu, json_object_new(), TRUE, error);
+	return change != NULL;
 }
 
 static gboolean
@@ -198,6 +261,7 @@ add_check_prereq(GntLu *lu, GError **error)
 {
 	/* a name that is a group's name or UUID */
 	g_autofree gchar *uuid = gnt_config_lookup_group(lu_config(lu), op_group_name(lu), NULL);
+	GroupChange *change;
 
 	if (uuid != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
@@ -205,46 +269,22 @@ add_check_prereq(GntLu *lu, GError **error)
 			    op_group_name(lu), uuid);
 		return FALSE;
 	}
+	change = group_change_new(lu, gnt_group_record_new(op_group_name(lu)), TRUE, error);
+	if (change == NULL)
+		return FALSE;
+	gnt_lu_set_data(lu, change, (GDestroyNotify)group_change_free);
 	return TRUE;
 }
 
 static JsonNode *
 add_exec(GntLu *lu, GError **error)
 {
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	g_autoptr(JsonObject) group = gnt_group_record_new(op_group_name(lu));
-	g_autoptr(JsonObject) ndparams = op_ndparams(lu, error);
-	g_autoptr(JsonObject) diskparams = ndparams != NULL || op_dict(op, "ndparams") == NULL
-						   ? op_diskparams(lu, error)
-						   : NULL;
-	/* opcode parameter -> record key */
-	static const gchar *const dicts[][2] = {
-		{"ipolicy", "ipolicy"},
-		{"hv_state", "hv_state_static"},
-		{"disk_state", "disk_state_static"},
-	};
+	GroupChange *change = gnt_lu_get_data(lu);
 
-	if ((ndparams == NULL && op_dict(op, "ndparams") != NULL) ||
-	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
-		return NULL;
-	if (ndparams != NULL)
-		json_object_set_object_member(group, "ndparams", gnt_lu_params_update(NULL, ndparams));
-	if (diskparams != NULL)
-		json_object_set_object_member(group, "diskparams",
-					      updated_diskparams(NULL, diskparams));
-
-	if (gnt_opcode_get_string(op, "alloc_policy") != NULL)
-		json_object_set_string_member(group, "alloc_policy",
-					      gnt_opcode_get_string(op, "alloc_policy"));
-	for (guint i = 0; i < G_N_ELEMENTS(dicts); i++) {
-		JsonObject *value = op_dict(op, dicts[i][0]);
-
-		if (value != NULL)
-			json_object_set_object_member(group, dicts[i][1],
-						      gnt_lu_params_update(NULL, value));
-	}
+	/* a new group reports no changes */
+	json_array_unref(group_change_apply(lu, change));
 	gnt_lu_feedback(lu, "Adding node group %s", op_group_name(lu));
-	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_GROUP, group, error))
+	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_GROUP, change->group, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -282,6 +322,7 @@ static gboolean
 set_params_check_args(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	g_autoptr(GroupChange) change = NULL;
 	gboolean given = FALSE;
 
 	for (guint i = 0; i < G_N_ELEMENTS(set_params_mods); i++) {
@@ -294,18 +335,22 @@ set_params_check_args(GntLu *lu, GError **error)
 				    "Please pass at least one modification");
 		return FALSE;
 	}
-	return check_params(lu, FALSE, error);
+	change = group_change_new(lu, json_object_new(), FALSE, error);
+	return change != NULL;
 }
 
 static gboolean
 set_params_check_prereq(GntLu *lu, GError **error)
 {
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	g_autoptr(JsonObject) group = dup_group(lu_config(lu), op_group_name(lu), error);
-	JsonObject *changes = op_dict(op, "ipolicy");
+	JsonObject *changes = op_dict(gnt_lu_get_opcode(lu), "ipolicy");
+	JsonObject *group = dup_group(lu_config(lu), op_group_name(lu), error);
+	g_autoptr(GroupChange) change = NULL;
 	JsonObject *old = NULL;
 
 	if (group == NULL)
+		return FALSE;
+	change = group_change_new(lu, group, FALSE, error);
+	if (change == NULL)
 		return FALSE;
 	if (changes != NULL) {
 		g_autoptr(JsonObject) ipolicy = NULL;
@@ -315,60 +360,19 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		if (!gnt_group_check_ipolicy(ipolicy, error))
 			return FALSE;
 	}
-	gnt_lu_set_data(lu, g_steal_pointer(&group), (GDestroyNotify)json_object_unref);
+	gnt_lu_set_data(lu, g_steal_pointer(&change), (GDestroyNotify)group_change_free);
 	return TRUE;
-}
-
-/* The record's dictionary @key with @changes applied by @update. */
-static void
-update_dict(JsonObject *group, const gchar *key, JsonObject *changes,
-	    JsonObject *(*update)(JsonObject *old, JsonObject *changes), JsonArray *result,
-	    const gchar *param)
-{
-	JsonObject *old = NULL;
-	JsonObject *updated;
-	JsonArray *pair;
-
-	if (changes == NULL)
-		return;
-	gnt_json_get_object(group, key, &old, NULL);
-	updated = update(old, changes);
-	json_object_set_object_member(group, key, updated);
-	if (result == NULL)
-		return;
-	pair = json_array_new();
-	json_array_add_string_element(pair, param);
-	json_array_add_element(pair, gnt_json_node_deep_copy(json_object_get_member(group, key)));
-	json_array_add_array_element(result, pair);
 }
 
 static JsonNode *
 set_params_exec(GntLu *lu, GError **error)
 {
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	JsonObject *group = gnt_lu_get_data(lu);
-	g_autoptr(JsonArray) result = json_array_new();
-	const gchar *policy = gnt_opcode_get_string(op, "alloc_policy");
-	g_autoptr(JsonObject) ndparams = op_ndparams(lu, error);
-	g_autoptr(JsonObject) diskparams = ndparams != NULL || op_dict(op, "ndparams") == NULL
-						   ? op_diskparams(lu, error)
-						   : NULL;
+	GroupChange *change = gnt_lu_get_data(lu);
+	g_autoptr(JsonArray) result = group_change_apply(lu, change);
 
-	if ((ndparams == NULL && op_dict(op, "ndparams") != NULL) ||
-	    (diskparams == NULL && op_dict(op, "diskparams") != NULL))
-		return NULL;
-	/* Ganeti reports the node and disk parameters it changed */
-	update_dict(group, "ndparams", ndparams, gnt_lu_params_update, result, "ndparams");
-	update_dict(group, "diskparams", diskparams, updated_diskparams, result, "diskparams");
-	if (policy != NULL)
-		json_object_set_string_member(group, "alloc_policy", policy);
-	update_dict(group, "hv_state_static", op_dict(op, "hv_state"), gnt_lu_params_update, NULL, NULL);
-	update_dict(group, "disk_state_static", op_dict(op, "disk_state"), gnt_lu_params_update, NULL,
-		    NULL);
-	update_dict(group, "ipolicy", op_dict(op, "ipolicy"), updated_ipolicy, NULL, NULL);
 	/* read under the group's lock: no stale serial_no check */
-	json_object_remove_member(group, "serial_no");
-	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_GROUP, group, error))
+	json_object_remove_member(change->group, "serial_no");
+	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_GROUP, change->group, error))
 		return NULL;
 	return gnt_json_node_new_array(g_steal_pointer(&result));
 }
