@@ -26,6 +26,8 @@ import tempfile
 
 from ganeti.rapi import client as rapi  # Debian's python3-ganeti-rapi
 
+from tap import Checks
+
 HTOOLS = "/usr/lib/ganeti/3.0/usr/bin"
 GNT_CLUSTER = os.environ["GNT_TEST_GNT_CLUSTER"]
 GNT_NODE = os.environ["GNT_TEST_GNT_NODE"]
@@ -38,19 +40,7 @@ NODE2, NODE2_IP = "node2.example.com", "127.0.0.2"
 # (and other tests write to the same disk): they agree within this much
 MEM_SLACK_MIB = 512
 DSK_SLACK_GIB = 2
-checks = 0
-failed = 0
-
-
-def check(cond, what):
-    """Counts and prints a check; a failed one does not stop the others."""
-    global checks, failed
-    checks += 1
-    if not cond:
-        failed += 1
-        print("not ok %d - %s" % (checks, what))
-    else:
-        print("ok %d - %s" % (checks, what))
+check = Checks()
 
 
 def run(argv, env, check_rc=True):
@@ -253,8 +243,7 @@ def main():
         run([GNT_CLUSTER, "destroy", "--yes-do-it"], env, check_rc=False)
         shutil.rmtree(root1, ignore_errors=True)
         shutil.rmtree(root2, ignore_errors=True)
-    print("1..%d" % checks)
-    return 1 if failed else 0
+    return check.finish()
 
 
 if __name__ == "__main__":
