@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 from ganeti.rapi import client as rapi  # Debian's python3-ganeti-rapi
 
@@ -101,6 +102,22 @@ def make_cluster(env, root2):
     return master
 
 
+def wait_for_live_data(env, timeout=60):
+    """Until every node reports its live figures: htools need them (a node
+    that did not answer a query within masterd's 5 s shows "?"), and a
+    loaded machine (sanitizer builds, parallel tests) can be slow at first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = run([GNT_NODE, "list", "--no-headers", "--separator=|", "-o",
+                   "mtotal,dtotal,ctotal"], env).stdout
+        cells = [c for line in out.splitlines() for c in line.split("|")]
+        if cells and all(c.isdigit() for c in cells):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(1)
+
+
 def htool(name, args, env):
     """An htool run to completion (exit 0); its output (hbal prints its
     tables on stderr)."""
@@ -136,6 +153,7 @@ def status_table(text, header_start, blank=()):
 def run_checks(env, cafile):
     port = int(open(os.path.join(env["GANTRY_ROOT"], "var/lib/gantry/rapi-port")).read())
     url = "https://127.0.0.1:%d" % port
+    check(wait_for_live_data(env), "every node reports its memory, disk and CPUs")
     nodes = table(GNT_NODE, "node", ["name", "mtotal", "mnode", "mfree", "dtotal", "dfree",
                                      "ctotal", "pinst_cnt", "group.uuid"], env)
     insts = table(GNT_INSTANCE, "instance", ["name", "pnode", "status", "oper_ram",
