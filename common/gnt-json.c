@@ -798,6 +798,20 @@ gnt_json_object_deep_copy(JsonObject *obj)
 	return copy;
 }
 
+void
+gnt_json_object_overlay(JsonObject *out, JsonObject *over)
+{
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (over == NULL)
+		return;
+	json_object_iter_init(&iter, over);
+	while (json_object_iter_next(&iter, &key, &value))
+		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+}
+
 JsonNode *
 gnt_json_node_deep_copy(JsonNode *node)
 {

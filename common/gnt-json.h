@@ -69,6 +69,10 @@ void
 gnt_json_node_wipe_strings(JsonNode *node);
 JsonObject *
 gnt_json_object_deep_copy(JsonObject *obj);
+/* Copies every member of @over (may be NULL) into @out, replacing those of
+ * the same name (Ganeti's FillDict, one level). */
+void
+gnt_json_object_overlay(JsonObject *out, JsonObject *over);
 
 /* Object members. @out is borrowed for get_string/get_array/get_object. */
 gboolean

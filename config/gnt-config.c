@@ -6,12 +6,13 @@
 #include <sys/utsname.h>
 
 #include "gnt-build-config.h"
+#include "gnt-config-groups.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-paths.h"
 
-/* 1: the cluster; 2: nodes and instances */
-#define SCHEMA_VERSION 2
+/* 1: the cluster; 2: nodes and instances; 3: node groups */
+#define SCHEMA_VERSION 3
 
 /* ------------------------------------------------------------------ */
 /* Cluster settings: one table, in the order QueryClusterInfo shows them */
@@ -452,7 +453,7 @@ db_create_schema(sqlite3 *db, GError **error)
 {
 	/* One table per object kind; every statement is idempotent, so an
 	 * older database gains the tables it lacks. */
-	static const gchar *const kinds[] = {"cluster", "node", "instance"};
+	static const gchar *const kinds[] = {"cluster", "node", "instance", "nodegroup"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		g_autofree gchar *sql = g_strdup_printf(
@@ -721,6 +722,8 @@ gnt_config_create(const gchar *path, const gchar *cluster_name, const gchar *mas
 		return NULL;
 	}
 	self->cluster = data.cluster;
+	if (!gnt_config_ensure_groups(self, error))
+		return NULL;
 	return g_steal_pointer(&self);
 }
 
@@ -743,7 +746,8 @@ gnt_config_open(const gchar *path, GError **error)
 		return NULL;
 	if (!empty)
 		self->cluster = db_read_cluster(self->db, &found, &error_local);
-	if (self->cluster != NULL && !gnt_config_objects_load(self, error))
+	if (self->cluster != NULL &&
+	    (!gnt_config_objects_load(self, error) || !gnt_config_ensure_groups(self, error)))
 		return NULL;
 	if (self->cluster != NULL)
 		return g_steal_pointer(&self);

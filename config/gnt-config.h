@@ -149,10 +149,11 @@ gnt_config_set_cluster_tags(GntConfig *self, const gchar *const *tags, GError **
 typedef enum {
 	GNT_OBJECT_NODE,
 	GNT_OBJECT_INSTANCE,
+	GNT_OBJECT_GROUP, /* node groups: gnt-config-groups.h */
 	GNT_OBJECT_LAST
 } GntObjectKind;
 
-/* "node", "instance" */
+/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables) */
 const gchar *
 gnt_object_kind_to_string(GntObjectKind kind);
 

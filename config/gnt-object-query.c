@@ -1,5 +1,5 @@
 /*
- * The "instance" and "node" query resources, after Ganeti's query.py:
+ * The "instance", "node" and "group" query resources, after Ganeti's query.py:
  * field names, titles, kinds and docs are Ganeti's. Rows are built while
  * gnt_config_foreach_object() holds the config locked, from the borrowed
  * records: getters copy what they return (gnt_json_node_deep_copy(), as
@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "gnt-config-groups.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-query.h"
@@ -139,7 +140,7 @@ gnt_object_name_compare(const gchar *a, const gchar *b)
 typedef struct {
 	gchar *uuid;
 	gchar *name;
-	gchar *group;
+	gchar *group; /* its group's UUID */
 	gboolean offline;
 	gboolean vm_capable;
 	LiveNode *live; /* borrowed from the GntLiveData; NULL: not asked */
@@ -154,6 +155,22 @@ node_info_free(gpointer data)
 	g_free(info->uuid);
 	g_free(info->name);
 	g_free(info->group);
+	g_free(info);
+}
+
+/* A node group as node and instance rows see it. */
+typedef struct {
+	gchar *name;
+	JsonObject *ndparams; /* its own */
+} GroupInfo;
+
+static void
+group_info_free(gpointer data)
+{
+	GroupInfo *info = data;
+
+	g_free(info->name);
+	g_clear_pointer(&info->ndparams, json_object_unref);
 	g_free(info);
 }
 
@@ -173,6 +190,8 @@ typedef struct {
 	InstRow row;
 	GntLiveData *live;	  /* borrowed; NULL: not collected */
 	GHashTable *nodes;	  /* uuid -> NodeInfo */
+	GHashTable *groups;	  /* uuid -> GroupInfo */
+	GHashTable *group_nodes;  /* group uuid -> GPtrArray of node names */
 	GHashTable *running_on;	  /* instance name -> GPtrArray of node UUIDs (borrowed) */
 	GHashTable *primaries;	  /* node uuid -> GPtrArray of instance names */
 	GHashTable *secondaries;  /* node uuid -> GPtrArray of instance names */
@@ -184,6 +203,8 @@ query_context_free(QueryContext *ctx)
 {
 	g_clear_pointer(&ctx->cluster, gnt_cluster_free);
 	g_clear_pointer(&ctx->nodes, g_hash_table_unref);
+	g_clear_pointer(&ctx->groups, g_hash_table_unref);
+	g_clear_pointer(&ctx->group_nodes, g_hash_table_unref);
 	g_clear_pointer(&ctx->running_on, g_hash_table_unref);
 	g_clear_pointer(&ctx->primaries, g_hash_table_unref);
 	g_clear_pointer(&ctx->secondaries, g_hash_table_unref);
@@ -329,21 +350,6 @@ member_or_null(JsonObject *rec, const gchar *key)
 	return node != NULL ? node : gnt_json_node_new_null();
 }
 
-/* Overlays the members of @over onto @out (copies). */
-static void
-object_overlay(JsonObject *out, JsonObject *over)
-{
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
-
-	if (over == NULL)
-		return;
-	json_object_iter_init(&iter, over);
-	while (json_object_iter_next(&iter, &key, &value))
-		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
-}
-
 /* The cluster setting @key (a dictionary), or the empty one. */
 static JsonObject *
 cluster_setting(const QueryContext *ctx, const gchar *key)
@@ -411,16 +417,44 @@ text_inst_pnode(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 }
 TEXT_FIELD(inst_pnode)
 
-static JsonNode *
-get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+/* The name of the group @uuid (may be NULL), or NULL. */
+static const gchar *
+ctx_group_name(const QueryContext *ctx, const gchar *uuid)
 {
-	const NodeInfo *node = inst_pnode(user_data, (JsonObject *)item);
+	const GroupInfo *group = uuid != NULL ? g_hash_table_lookup(ctx->groups, uuid) : NULL;
 
-	if (node == NULL || node->group == NULL) {
+	return group != NULL ? group->name : NULL;
+}
+
+/* The group of @node (may be NULL): its name, or with @uuid its UUID;
+ * RS_UNAVAIL when it has none. */
+static JsonNode *
+node_group_field(const QueryContext *ctx, const NodeInfo *node, gboolean uuid,
+		 GntQueryStatus *status)
+{
+	const gchar *value = node == NULL ? NULL
+			     : uuid	  ? node->group
+					  : ctx_group_name(ctx, node->group);
+
+	if (value == NULL) {
 		*status = GNT_QUERY_STATUS_UNAVAIL;
 		return NULL;
 	}
-	return gnt_json_node_new_string(node->group);
+	return gnt_json_node_new_string(value);
+}
+
+static JsonNode *
+get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), FALSE,
+				status);
+}
+
+static JsonNode *
+get_inst_pnode_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), TRUE,
+				status);
 }
 
 static JsonNode *
@@ -502,6 +536,7 @@ MEMBER_FIELD(rec_serial_no, "serial_no")
 MEMBER_FIELD(rec_ctime, "ctime")
 MEMBER_FIELD(rec_mtime, "mtime")
 MEMBER_FIELD(inst_os, "os")
+MEMBER_FIELD(group_alloc_policy, "alloc_policy")
 MEMBER_FIELD(inst_hypervisor, "hypervisor")
 MEMBER_FIELD(inst_disk_template, "disk_template")
 MEMBER_FIELD(node_pip, "primary_ip")
@@ -530,8 +565,8 @@ get_inst_forthcoming(gconstpointer item, gpointer user_data, GntQueryStatus *sta
 	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, "forthcoming", FALSE));
 }
 
-/* A list with one element per secondary node: its group name, or null
- * (@group_uuid: always null, there are no group UUIDs yet). */
+/* A list with one element per secondary node: its group's name (or with
+ * @group_uuid its UUID), or null. */
 static JsonNode *
 snodes_groups(gconstpointer item, gpointer user_data, gboolean group_uuid)
 {
@@ -545,8 +580,12 @@ snodes_groups(gconstpointer item, gpointer user_data, gboolean group_uuid)
 				? ctx_node(user_data, json_node_get_string(uuid))
 				: NULL;
 
-		if (node != NULL && node->group != NULL && !group_uuid)
-			json_array_add_string_element(out, node->group);
+		const gchar *group = node == NULL ? NULL
+				     : group_uuid ? node->group
+						  : ctx_group_name(user_data, node->group);
+
+		if (group != NULL)
+			json_array_add_string_element(out, group);
 		else
 			json_array_add_null_element(out);
 	}
@@ -726,10 +765,10 @@ inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst)
 		JsonObject *os_hvp = os != NULL ? rec_object(ctx, cluster_setting(ctx, "os_hvp"), os)
 						: ctx->empty;
 
-		object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
-		object_overlay(out, rec_object(ctx, os_hvp, hv));
+		gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
+		gnt_json_object_overlay(out, rec_object(ctx, os_hvp, hv));
 	}
-	object_overlay(out, rec_object(ctx, inst, "hvparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "hvparams"));
 	for (guint i = 0; hv_globals[i] != NULL; i++)
 		json_object_remove_member(out, hv_globals[i]);
 	return out;
@@ -740,8 +779,8 @@ inst_filled_beparams(const QueryContext *ctx, JsonObject *inst)
 {
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
-	object_overlay(out, rec_object(ctx, inst, "beparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "beparams"));
 	return out;
 }
 
@@ -770,11 +809,11 @@ inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
 	if (os != NULL) {
 		g_autofree gchar *base = g_strndup(os, strcspn(os, "+"));
 
-		object_overlay(out, rec_object(ctx, cluster_os, base));
+		gnt_json_object_overlay(out, rec_object(ctx, cluster_os, base));
 		if (g_strcmp0(base, os) != 0)
-			object_overlay(out, rec_object(ctx, cluster_os, os));
+			gnt_json_object_overlay(out, rec_object(ctx, cluster_os, os));
 	}
-	object_overlay(out, rec_object(ctx, inst, "osparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, inst, "osparams"));
 	overlay_redacted(out, rec_object(ctx, inst, "osparams_private"));
 	return out;
 }
@@ -1078,8 +1117,8 @@ nic_filled_params(const QueryContext *ctx, JsonObject *nic)
 {
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
-	object_overlay(out, rec_object(ctx, nic, "nicparams"));
+	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
+	gnt_json_object_overlay(out, rec_object(ctx, nic, "nicparams"));
 	return out;
 }
 
@@ -1276,7 +1315,7 @@ static const GntQueryField instance_static_fields[] = {
 	FW_HOSTNAME("pnode", "Primary_node", TEXT, "Primary node", inst_pnode),
 	F("pnode.group", "PrimaryNodeGroup", TEXT, "Primary node's group", get_inst_pnode_group),
 	F("pnode.group.uuid", "PrimaryNodeGroupUUID", TEXT, "Primary node's group UUID",
-	  get_unavail),
+	  get_inst_pnode_group_uuid),
 	F("snodes", "Secondary_Nodes", OTHER,
 	  "Secondary nodes; usually this will just be one node", get_inst_snodes),
 	F("snodes.group", "SecondaryNodesGroups", OTHER, "Node groups of secondary nodes",
@@ -1409,7 +1448,15 @@ get_node_role(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 static JsonNode *
 get_node_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return member_or_unavail((JsonObject *)item, "group", status);
+	return node_group_field(user_data, ctx_node(user_data, rec_string((JsonObject *)item, "uuid")),
+				FALSE, status);
+}
+
+static JsonNode *
+get_node_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return node_group_field(user_data, ctx_node(user_data, rec_string((JsonObject *)item, "uuid")),
+				TRUE, status);
 }
 
 static JsonNode *
@@ -1420,14 +1467,25 @@ get_node_powered(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 	return NULL;
 }
 
+/* Ganeti's filled node parameters: the cluster's, then the group's, then
+ * (for a node) the node's own. @item is a node or a group record. */
 static JsonNode *
 get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	const QueryContext *ctx = user_data;
 	JsonObject *out = json_object_new();
 
-	object_overlay(out, cluster_setting(ctx, "ndparams"));
-	object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
+	gnt_json_object_overlay(out, cluster_setting(ctx, "ndparams"));
+	if (ctx->kind == GNT_OBJECT_NODE) {
+		const NodeInfo *node = ctx_node(ctx, rec_string((JsonObject *)item, "uuid"));
+		const GroupInfo *group = node != NULL && node->group != NULL
+						 ? g_hash_table_lookup(ctx->groups, node->group)
+						 : NULL;
+
+		if (group != NULL)
+			gnt_json_object_overlay(out, group->ndparams);
+	}
+	gnt_json_object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
 	return gnt_json_node_new_object(out);
 }
 
@@ -1610,7 +1668,7 @@ static const GntQueryField node_static_fields[] = {
 	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
 	F("master", "IsMaster", BOOL, "Whether node is master", get_node_master),
 	F("group", "Group", TEXT, "Node group", get_node_group),
-	F("group.uuid", "GroupUUID", TEXT, "UUID of node group", get_unavail),
+	F("group.uuid", "GroupUUID", TEXT, "UUID of node group", get_node_group_uuid),
 	F("powered", "Powered", BOOL, "Whether node is thought to be powered on",
 	  get_node_powered),
 	F("ndparams", "NodeParameters", OTHER, "Merged node parameters", get_node_ndparams),
@@ -1664,15 +1722,84 @@ static const GntQueryField node_static_fields[] = {
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
 	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
-#undef F
-#undef F_HOSTNAME
-#undef FW
-#undef FW_HOSTNAME
 
 static const gchar *const node_live_fields[] = {
 	"mtotal", "mnode", "mfree", "dtotal", "dfree", "sptotal",
 	"spfree", "ctotal", "cnodes", "cnos", "csockets", "bootid", NULL,
 };
+
+/* ------------------------------------------------------------------ */
+/* Node groups (query.py's _BuildGroupFields) */
+
+/* node_cnt, node_list: the group's nodes; pinst_cnt, pinst_list: the
+ * instances whose primary node is in it (keyed by the group's UUID) */
+static JsonNode *
+get_group_node_cnt(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_count(((const QueryContext *)user_data)->group_nodes, item);
+}
+
+static JsonNode *
+get_group_node_list(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return instance_list(((const QueryContext *)user_data)->group_nodes, item);
+}
+
+static JsonNode *
+get_group_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_object(gnt_group_fill_ipolicy(
+		cluster_setting(user_data, "ipolicy"), rec_object(user_data, (JsonObject *)item, "ipolicy")));
+}
+
+static JsonNode *
+get_group_custom_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return custom_params(item, user_data, "ipolicy");
+}
+
+static JsonNode *
+get_group_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return gnt_json_node_new_object(
+		gnt_group_fill_diskparams(cluster_setting(user_data, "diskparams"),
+					  rec_object(user_data, (JsonObject *)item, "diskparams")));
+}
+
+static JsonNode *
+get_group_custom_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+{
+	return custom_params(item, user_data, "diskparams");
+}
+
+static const GntQueryField group_static_fields[] = {
+	FW("alloc_policy", "AllocPolicy", TEXT, "Allocation policy for group",
+	   group_alloc_policy),
+	FW("name", "Group", TEXT, "Group name", rec_name),
+	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Group"), rec_serial_no),
+	FW("uuid", "UUID", TEXT, "Group UUID", rec_uuid),
+	F("node_cnt", "Nodes", NUMBER, "Number of nodes", get_group_node_cnt),
+	F("node_list", "NodeList", OTHER, "List of nodes", get_group_node_list),
+	F("pinst_cnt", "Instances", NUMBER, "Number of primary instances", get_node_pinst_cnt),
+	F("pinst_list", "InstanceList", OTHER, "List of primary instances", get_node_pinst_list),
+	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
+	F("ipolicy", "InstancePolicy", OTHER, "Instance policy limitations (merged)",
+	  get_group_ipolicy),
+	F("custom_ipolicy", "CustomInstancePolicy", OTHER, "Custom instance policy limitations",
+	  get_group_custom_ipolicy),
+	F("custom_ndparams", "CustomNDParams", OTHER, "Custom node parameters",
+	  get_node_custom_ndparams),
+	F("ndparams", "NDParams", OTHER, "Node parameters", get_node_ndparams),
+	F("diskparams", "DiskParameters", OTHER, "Disk parameters (merged)", get_group_diskparams),
+	F("custom_diskparams", "CustomDiskParameters", OTHER, "Custom disk parameters",
+	  get_group_custom_diskparams),
+	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
+	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
+};
+#undef F
+#undef F_HOSTNAME
+#undef FW
+#undef FW_HOSTNAME
 
 /* ------------------------------------------------------------------ */
 /* The tables, built once, in natural name order as Ganeti lists them */
@@ -1789,6 +1916,17 @@ build_node_table(void)
 }
 
 static const GntQueryField *
+build_group_table(void)
+{
+	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
+
+	g_array_append_vals(fields, group_static_fields, G_N_ELEMENTS(group_static_fields));
+	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node");
+	g_array_sort(fields, field_compare);
+	return (const GntQueryField *)(gpointer)g_array_free(fields, FALSE);
+}
+
+static const GntQueryField *
 object_table(GntObjectKind kind)
 {
 	static const GntQueryField *tables[GNT_OBJECT_LAST];
@@ -1797,6 +1935,7 @@ object_table(GntObjectKind kind)
 	if (g_once_init_enter(&initialized)) {
 		tables[GNT_OBJECT_INSTANCE] = build_instance_table();
 		tables[GNT_OBJECT_NODE] = build_node_table();
+		tables[GNT_OBJECT_GROUP] = build_group_table();
 		g_once_init_leave(&initialized, 1);
 	}
 	return tables[kind];
@@ -1805,7 +1944,18 @@ object_table(GntObjectKind kind)
 static const gchar *const *
 live_fields(GntObjectKind kind)
 {
-	return kind == GNT_OBJECT_INSTANCE ? instance_live_fields : node_live_fields;
+	static const gchar *const none[] = {NULL};
+
+	switch (kind) {
+	case GNT_OBJECT_INSTANCE:
+		return instance_live_fields;
+	case GNT_OBJECT_NODE:
+		return node_live_fields;
+	case GNT_OBJECT_GROUP:
+	case GNT_OBJECT_LAST:
+	default:
+		return none;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1874,6 +2024,22 @@ collect_node_cb(JsonObject *rec, gpointer user_data)
 	return TRUE;
 }
 
+static gboolean
+collect_group_cb(JsonObject *rec, gpointer user_data)
+{
+	QueryContext *ctx = user_data;
+	const gchar *uuid = rec_string(rec, "uuid");
+	GroupInfo *info;
+
+	if (uuid == NULL)
+		return TRUE;
+	info = g_new0(GroupInfo, 1);
+	info->name = g_strdup(rec_string(rec, "name"));
+	info->ndparams = gnt_json_object_deep_copy(rec_object(ctx, rec, "ndparams"));
+	g_hash_table_replace(ctx->groups, g_strdup(uuid), info);
+	return TRUE;
+}
+
 static void
 name_list_add(GHashTable *map, const gchar *node_uuid, const gchar *name)
 {
@@ -1911,6 +2077,51 @@ static gint
 name_ptr_compare(gconstpointer a, gconstpointer b)
 {
 	return gnt_object_name_compare(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* For groups: a group's instances are those of its nodes as primaries. */
+static gboolean
+collect_group_instances_cb(JsonObject *rec, gpointer user_data)
+{
+	QueryContext *ctx = user_data;
+	const gchar *name = rec_string(rec, "name");
+	const NodeInfo *pnode = ctx_node(ctx, rec_string(rec, "primary_node"));
+
+	if (name != NULL && pnode != NULL && pnode->group != NULL)
+		name_list_add(ctx->primaries, pnode->group, name);
+	return TRUE;
+}
+
+static void
+name_lists_sort(GHashTable *map)
+{
+	GHashTableIter iter;
+	GPtrArray *names;
+
+	g_hash_table_iter_init(&iter, map);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&names))
+		g_ptr_array_sort(names, name_ptr_compare);
+}
+
+/* The group query's members: nodes and primary instances by group. */
+static void
+collect_group_members(QueryContext *ctx, GntConfig *config)
+{
+	GHashTableIter iter;
+	NodeInfo *node;
+
+	ctx->group_nodes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)g_ptr_array_unref);
+	ctx->primaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)g_ptr_array_unref);
+	g_hash_table_iter_init(&iter, ctx->nodes);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&node)) {
+		if (node->group != NULL)
+			name_list_add(ctx->group_nodes, node->group, node->name);
+	}
+	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_group_instances_cb, ctx);
+	name_lists_sort(ctx->group_nodes);
+	name_lists_sort(ctx->primaries);
 }
 
 /* Which nodes report each instance running: for ERROR_wrongnode. */
@@ -1959,12 +2170,14 @@ query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiv
 	ctx->cluster = gnt_config_dup_cluster(config);
 	ctx->empty = json_object_new();
 	ctx->nodes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, node_info_free);
+	ctx->groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, group_info_free);
 	gnt_config_foreach_object(config, GNT_OBJECT_NODE, collect_node_cb, ctx);
+	gnt_config_foreach_object(config, GNT_OBJECT_GROUP, collect_group_cb, ctx);
+	if (kind == GNT_OBJECT_GROUP)
+		collect_group_members(ctx, config);
 	if (kind == GNT_OBJECT_NODE &&
 	    (gnt_query_uses_field(query, "pinst_cnt") || gnt_query_uses_field(query, "pinst_list") ||
 	     gnt_query_uses_field(query, "sinst_cnt") || gnt_query_uses_field(query, "sinst_list"))) {
-		GHashTableIter iter;
-		GPtrArray *names;
 
 		ctx->primaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						       (GDestroyNotify)g_ptr_array_unref);
@@ -1972,12 +2185,8 @@ query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiv
 							 (GDestroyNotify)g_ptr_array_unref);
 		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_instance_nodes_cb,
 					  ctx);
-		g_hash_table_iter_init(&iter, ctx->primaries);
-		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&names))
-			g_ptr_array_sort(names, name_ptr_compare);
-		g_hash_table_iter_init(&iter, ctx->secondaries);
-		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&names))
-			g_ptr_array_sort(names, name_ptr_compare);
+		name_lists_sort(ctx->primaries);
+		name_lists_sort(ctx->secondaries);
 	}
 	if (kind == GNT_OBJECT_INSTANCE && live != NULL && gnt_query_uses_field(query, "status"))
 		collect_running_on(ctx);
@@ -2056,11 +2265,18 @@ row_compare(gconstpointer a, gconstpointer b)
 	return gnt_object_name_compare(((const Row *)a)->name, ((const Row *)b)->name);
 }
 
-/* "Instance", "Node" */
+/* "Instance", "Node", "Group" */
 static const gchar *
 kind_title(GntObjectKind kind)
 {
-	return kind == GNT_OBJECT_INSTANCE ? "Instance" : "Node";
+	static const gchar *const titles[] = {
+		[GNT_OBJECT_NODE] = "Node",
+		[GNT_OBJECT_INSTANCE] = "Instance",
+		[GNT_OBJECT_GROUP] = "Group",
+	};
+	G_STATIC_ASSERT(G_N_ELEMENTS(titles) == GNT_OBJECT_LAST);
+
+	return titles[kind];
 }
 
 /* Looks the named items up (names or short names), in order, without

@@ -278,6 +278,19 @@ member_copy(JsonObject *obj, const gchar *key, gboolean object_fallback)
 			       : gnt_json_node_new_null();
 }
 
+/* The name of @node's group (null when it has none). (transfer full) */
+static JsonNode *
+group_name_of(GntConfig *config, JsonObject *node)
+{
+	const gchar *uuid = json_object_get_string_member_with_default(node, "group", NULL);
+	g_autoptr(JsonObject) group =
+		uuid != NULL ? gnt_config_dup_object(config, GNT_OBJECT_GROUP, uuid, NULL) : NULL;
+
+	if (group == NULL)
+		return json_node_new(JSON_NODE_NULL);
+	return json_node_copy(json_object_get_member(group, "name"));
+}
+
 static JsonObject *
 instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	       GHashTable *running_by_node, GError **error)
@@ -305,9 +318,8 @@ instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	json_object_set_member(entry, "config_state", member_copy(instance, "admin_state", FALSE));
 	json_object_set_member(entry, "run_state", state);
 	json_object_set_member(entry, "pnode", member_copy(node, "name", FALSE));
-	/* node groups are names only here: no UUID to give */
-	json_object_set_null_member(entry, "pnode_group_uuid");
-	json_object_set_member(entry, "pnode_group_name", member_copy(node, "group", FALSE));
+	json_object_set_member(entry, "pnode_group_uuid", member_copy(node, "group", FALSE));
+	json_object_set_member(entry, "pnode_group_name", group_name_of(config, node));
 	json_object_set_array_member(entry, "snodes", json_array_new());
 	json_object_set_array_member(entry, "snodes_group_uuids", json_array_new());
 	json_object_set_array_member(entry, "snodes_group_names", json_array_new());

@@ -126,8 +126,8 @@ lu_dup_osparams_secret(GntLu *lu)
 
 /* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
  * overlaid, a change to "default" or null removing the key. (transfer full) */
-static JsonObject *
-params_update(JsonObject *old, JsonObject *changes)
+JsonObject *
+gnt_lu_params_update(JsonObject *old, JsonObject *changes)
 {
 	JsonObject *out = old != NULL ? gnt_json_object_deep_copy(old) : json_object_new();
 	JsonObjectIter iter;
@@ -196,7 +196,7 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
 	g_autoptr(GPtrArray) search_path = os_search_path(info);
-	g_autoptr(JsonObject) merged = params_update(osparams, NULL);
+	g_autoptr(JsonObject) merged = gnt_lu_params_update(osparams, NULL);
 	JsonObject *more[] = {osparams_private, osparams_secret};
 	JsonObjectIter iter;
 	const gchar *key;
@@ -522,7 +522,7 @@ create_parse_nics(JsonArray *given, GError **error)
 
 /* Ganeti's -B values: memory (sets maxmem and minmem), maxmem, minmem,
  * vcpus, ...; sizes may carry a unit. With @allow_default, "default" is
- * kept as it is (for params_update()). */
+ * kept as it is (for gnt_lu_params_update()). */
 static JsonObject *
 create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 {
@@ -1928,10 +1928,10 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 		changes_add(changes, iv_name, gnt_json_node_new_string(what));
 	}
 	json_object_set_object_member(updated, "hvparams",
-				      params_update(record_object(instance, "hvparams"), hv));
+				      gnt_lu_params_update(record_object(instance, "hvparams"), hv));
 	changes_add_params(changes, "hv", hv, FALSE);
 	json_object_set_object_member(updated, "beparams",
-				      params_update(record_object(instance, "beparams"), be));
+				      gnt_lu_params_update(record_object(instance, "beparams"), be));
 	changes_add_params(changes, "be", be, FALSE);
 	/* Ganeti does not list the OS; the list says what changed */
 	if (os_name != NULL) {
@@ -1939,11 +1939,11 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 		changes_add(changes, "os", gnt_json_node_new_string(os_name));
 	}
 	json_object_set_object_member(updated, "osparams",
-				      params_update(record_object(instance, "osparams"), os_public));
+				      gnt_lu_params_update(record_object(instance, "osparams"), os_public));
 	changes_add_params(changes, "os", os_public, FALSE);
 	json_object_set_object_member(
 		updated, "osparams_private",
-		params_update(record_object(instance, "osparams_private"), os_private));
+		gnt_lu_params_update(record_object(instance, "osparams_private"), os_private));
 	changes_add_params(changes, "os_private", os_private, TRUE);
 	set_params_apply_metadata(op, updated, changes);
 	/* an instance made before communication NICs existed gets one now */
@@ -2202,10 +2202,10 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	if (os_type != NULL)
 		json_object_set_string_member(ctx->updated, "os", os_type);
 	json_object_set_object_member(ctx->updated, "osparams",
-				      params_update(record_object(instance, "osparams"), op_public));
+				      gnt_lu_params_update(record_object(instance, "osparams"), op_public));
 	json_object_set_object_member(
 		ctx->updated, "osparams_private",
-		params_update(record_object(instance, "osparams_private"), op_private));
+		gnt_lu_params_update(record_object(instance, "osparams_private"), op_private));
 	/* the stored install parameters (none for an instance made with
 	 * --no-install: Gantry installs before its first boot) */
 	if (gnt_install_get(ctx->updated) == NULL)

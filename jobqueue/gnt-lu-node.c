@@ -6,6 +6,7 @@
  */
 #include <gio/gio.h>
 
+#include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -100,12 +101,6 @@ add_check_args(GntLu *lu, GError **error)
 	    (pip != NULL && !check_ip(pip, "primary IP", error)) ||
 	    (sip != NULL && !check_ip(sip, "Secondary IP", error)))
 		return FALSE;
-	if (group != NULL && g_strcmp0(group, "default") != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
-			    "node group '%s' does not exist (Gantry has the group 'default' only)",
-			    group);
-		return FALSE;
-	}
 	if (gnt_opcode_get_bool(op, "readd", FALSE) && group != NULL) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "Cannot pass a node group when a node is being readded");
@@ -222,8 +217,15 @@ add_check_prereq(GntLu *lu, GError **error)
 	/* Ganeti: a readded node has its offline and drained flags reset */
 	json_object_set_boolean_member(record, "offline", FALSE);
 	json_object_set_boolean_member(record, "drained", FALSE);
-	if (!json_object_has_member(record, "group"))
-		json_object_set_string_member(record, "group", "default");
+	if (!readd) {
+		/* Ganeti: the named group, else the only one there is */
+		g_autofree gchar *group =
+			gnt_config_lookup_group(lu_config(lu), gnt_opcode_get_string(op, "group"), error);
+
+		if (group == NULL)
+			return FALSE;
+		json_object_set_string_member(record, "group", group);
+	}
 	if (gnt_opcode_get_param(op, "ndparams") != NULL &&
 	    !JSON_NODE_HOLDS_NULL(gnt_opcode_get_param(op, "ndparams")))
 		json_object_set_member(record, "ndparams",

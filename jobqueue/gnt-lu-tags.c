@@ -24,7 +24,9 @@ compare_strings(gconstpointer a, gconstpointer b)
 static GntObjectKind
 tags_object_kind(const gchar *kind)
 {
-	return g_strcmp0(kind, "node") == 0 ? GNT_OBJECT_NODE : GNT_OBJECT_INSTANCE;
+	if (g_strcmp0(kind, "node") == 0)
+		return GNT_OBJECT_NODE;
+	return g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP : GNT_OBJECT_INSTANCE;
 }
 
 static gboolean
@@ -33,8 +35,7 @@ tags_check_args(GntLu *lu, GError **error)
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *kind = gnt_opcode_get_string(op, "kind");
 
-	if (g_strcmp0(kind, "cluster") != 0 && g_strcmp0(kind, "node") != 0 &&
-	    g_strcmp0(kind, "instance") != 0) {
+	if (g_strcmp0(kind, "network") == 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "tags of a %s are not supported (Gantry has no %ss)", kind, kind);
 		return FALSE;
@@ -58,6 +59,13 @@ tags_declare_locks(GntLu *lu, GntLockSet *locks)
 	if (g_strcmp0(kind, "cluster") == 0 || name == NULL)
 		return;
 	record = gnt_config_dup_object(gnt_lu_get_env(lu)->config, tags_object_kind(kind), name, NULL);
+	if (tags_object_kind(kind) == GNT_OBJECT_GROUP) {
+		/* groups are locked by UUID: a rename keeps the lock */
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODEGROUP,
+				 record != NULL ? json_object_get_string_member(record, "uuid") : name,
+				 GNT_LOCK_EXCLUSIVE);
+		return;
+	}
 	gnt_lock_set_add(locks,
 			 tags_object_kind(kind) == GNT_OBJECT_NODE ? GNT_LOCK_LEVEL_NODE
 								   : GNT_LOCK_LEVEL_INSTANCE,

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-disk.h"
 #include "gnt-error.h"
@@ -21,26 +22,40 @@
 #include "gnt-size.h"
 #include "gnt-verify-codes.h"
 
-#define DEFAULT_GROUP "default"
-
 /* ---- groups -------------------------------------------------------------- */
 
 GStrv
 gnt_lu_verify_dup_group_names(GntConfig *config)
 {
-	/* one implicit group until node groups exist */
-	return g_strsplit(DEFAULT_GROUP, ",", -1);
+	g_autoptr(GPtrArray) groups = gnt_config_dup_objects(config, GNT_OBJECT_GROUP);
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+
+	for (guint i = 0; i < groups->len; i++)
+		g_ptr_array_add(names, g_strdup(json_object_get_string_member(
+					       g_ptr_array_index(groups, i), "name")));
+	g_ptr_array_add(names, NULL);
+	return (GStrv)g_ptr_array_free(g_steal_pointer(&names), FALSE);
 }
 
 GPtrArray *
 gnt_lu_verify_dup_group_nodes(GntConfig *config, const gchar *group_name, GError **error)
 {
-	if (g_strcmp0(group_name, DEFAULT_GROUP) != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "Node group '%s' not found",
-			    group_name);
+	g_autofree gchar *uuid = gnt_config_lookup_group(config, group_name, error);
+	g_autoptr(GPtrArray) all = NULL;
+	GPtrArray *members;
+
+	if (uuid == NULL)
 		return NULL;
+	all = gnt_config_dup_objects(config, GNT_OBJECT_NODE);
+	members = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	for (guint i = 0; i < all->len; i++) {
+		JsonObject *node = g_ptr_array_index(all, i);
+
+		if (g_strcmp0(json_object_get_string_member_with_default(node, "group", NULL),
+			      uuid) == 0)
+			g_ptr_array_add(members, json_object_ref(node));
 	}
-	return gnt_config_dup_objects(config, GNT_OBJECT_NODE);
+	return members;
 }
 
 GPtrArray *

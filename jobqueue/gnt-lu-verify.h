@@ -5,11 +5,7 @@
 
 G_BEGIN_DECLS
 
-/*
- * Node groups as the verify units see them. Today there is one group, the
- * implicit "default", holding every node: these two functions are the only
- * place that knows it, so that real node groups plug in here.
- */
+/* Node groups as the verify units see them (config/gnt-config-groups.h). */
 
 /* Every group's name, sorted. (transfer full) */
 GStrv

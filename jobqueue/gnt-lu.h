@@ -98,6 +98,16 @@ extern const GntLuClass gnt_lu_cluster_verify_config;
 extern const GntLuClass gnt_lu_cluster_verify_group;
 extern const GntLuClass gnt_lu_cluster_verify_disks;
 extern const GntLuClass gnt_lu_group_verify_disks;
+extern const GntLuClass gnt_lu_group_add; /* gnt-lu-group.c */
+extern const GntLuClass gnt_lu_group_set_params;
+extern const GntLuClass gnt_lu_group_rename;
+extern const GntLuClass gnt_lu_group_remove;
+extern const GntLuClass gnt_lu_group_assign_nodes;
+
+/* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
+ * overlaid, a change to "default" or null removing the key. (transfer full) */
+JsonObject *
+gnt_lu_params_update(JsonObject *old, JsonObject *changes);
 
 /*
  * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has

@@ -197,5 +197,6 @@ const GntOpDef *const *const gnt_op_tables[] = {
 	gnt_op_defs_node,
 	gnt_op_defs_backup,
 	gnt_op_defs_verify,
+	gnt_op_defs_group,
 	NULL,
 };

@@ -824,6 +824,7 @@ typedef enum {
 	RESOURCE_JOB,
 	RESOURCE_INSTANCE,
 	RESOURCE_NODE,
+	RESOURCE_GROUP,
 } Resource;
 
 static gboolean
@@ -835,8 +836,11 @@ check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
 		*resource = RESOURCE_JOB;
 		return TRUE;
 	}
-	if (g_strcmp0(what, "instance") == 0 || g_strcmp0(what, "node") == 0) {
-		*resource = g_strcmp0(what, "node") == 0 ? RESOURCE_NODE : RESOURCE_INSTANCE;
+	if (g_strcmp0(what, "instance") == 0 || g_strcmp0(what, "node") == 0 ||
+	    g_strcmp0(what, "group") == 0) {
+		*resource = g_strcmp0(what, "node") == 0    ? RESOURCE_NODE
+			    : g_strcmp0(what, "group") == 0 ? RESOURCE_GROUP
+							    : RESOURCE_INSTANCE;
 		return call_need_config(call);
 	}
 	if (g_strv_contains(luxi_resources, what))
@@ -852,7 +856,16 @@ check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
 static GntObjectKind
 resource_kind(Resource resource)
 {
-	return resource == RESOURCE_NODE ? GNT_OBJECT_NODE : GNT_OBJECT_INSTANCE;
+	switch (resource) {
+	case RESOURCE_NODE:
+		return GNT_OBJECT_NODE;
+	case RESOURCE_GROUP:
+		return GNT_OBJECT_GROUP;
+	case RESOURCE_JOB:
+	case RESOURCE_INSTANCE:
+	default:
+		return GNT_OBJECT_INSTANCE;
+	}
 }
 
 /* ---- live data ---- */
@@ -1437,7 +1450,7 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances and QueryNodes: [names, fields, use_locking]. */
+/* QueryInstances, QueryNodes and QueryGroups: [names, fields, use_locking]. */
 static void
 query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
 {
@@ -1475,6 +1488,12 @@ method_query_nodes(GntLuxiCall *call, JsonArray *args)
 	query_objects(call, args, GNT_OBJECT_NODE);
 }
 
+static void
+method_query_groups(GntLuxiCall *call, JsonArray *args)
+{
+	query_objects(call, args, GNT_OBJECT_GROUP);
+}
+
 static const gchar *const tag_kinds[] = {
 	"cluster", "node", "instance", "nodegroup", "network", NULL,
 };
@@ -1490,9 +1509,9 @@ dup_tags(JsonObject *record)
 	return json_node_copy(tags);
 }
 
-/* QueryTags(kind, name): the cluster's tags, or those of the node or
- * instance @name names (short names too); an unknown one is an
- * OpPrereqError unknown_entity. */
+/* QueryTags(kind, name): the cluster's tags, or those of the node,
+ * instance or node group @name names (short names too); an unknown one is
+ * an OpPrereqError unknown_entity. */
 static void
 method_query_tags(GntLuxiCall *call, JsonArray *args)
 {
@@ -1507,8 +1526,7 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 		call_return_request_error(call, error);
 		return;
 	}
-	if (g_strcmp0(kind, "cluster") != 0 && g_strcmp0(kind, "node") != 0 &&
-	    g_strcmp0(kind, "instance") != 0) {
+	if (g_strcmp0(kind, "network") == 0) {
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
 				    "querying the tags of a %s is not supported yet", kind);
 		call_return_error(call, NULL, error);
@@ -1527,7 +1545,9 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 		call_return_error(call, NULL, error);
 		return;
 	}
-	object_kind = g_strcmp0(kind, "node") == 0 ? GNT_OBJECT_NODE : GNT_OBJECT_INSTANCE;
+	object_kind = g_strcmp0(kind, "node") == 0	 ? GNT_OBJECT_NODE
+		      : g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP
+							  : GNT_OBJECT_INSTANCE;
 	record = gnt_config_dup_object(call->config, object_kind, json_node_get_string(name),
 				       &error);
 	if (record == NULL) {
@@ -1584,7 +1604,9 @@ static const MethodDef methods[] = {
 	{"QueryNodes", method_query_nodes, 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL}, {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}}},
-	UNSUPPORTED("QueryGroups"),
+	{"QueryGroups", method_query_groups, 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL}, {"fields", ARG_STRING_LIST},
+	  {"use_locking", ARG_BOOL}}},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),

@@ -55,7 +55,7 @@ add_memory_alias(JsonObject *instance)
 JsonNode *
 gnt_rapi_get_instances(GntRapiRequest *request, GError **error)
 {
-	return gnt_rapi_list_objects(request, "QueryInstances", instance_fields, "/2/instances/",
+	return gnt_rapi_list_objects(request, "QueryInstances", instance_fields, "/2/instances/", "id",
 				     add_memory_alias, error);
 }
 

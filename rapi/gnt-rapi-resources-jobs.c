@@ -79,7 +79,7 @@ gnt_rapi_get_jobs(GntRapiRequest *request, GError **error)
 	if (result == NULL)
 		return NULL;
 	if (!bulk)
-		return gnt_rapi_uri_list(rows, "/2/jobs/");
+		return gnt_rapi_uri_list(rows, "/2/jobs/", "id");
 	list = json_array_new();
 	for (guint i = 0; i < json_array_get_length(rows); i++)
 		json_array_add_object_element(

@@ -29,7 +29,7 @@ add_secondary_ip(JsonObject *node)
 JsonNode *
 gnt_rapi_get_nodes(GntRapiRequest *request, GError **error)
 {
-	return gnt_rapi_list_objects(request, "QueryNodes", node_fields, "/2/nodes/",
+	return gnt_rapi_list_objects(request, "QueryNodes", node_fields, "/2/nodes/", "id",
 				     add_secondary_ip, error);
 }
 

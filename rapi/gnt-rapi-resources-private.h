@@ -72,14 +72,16 @@ typedef void (*GntRapiFixupFunc)(JsonObject *obj);
 
 /*
  * A list resource over a classic query (@method: QueryInstances,
- * QueryNodes) with rlib2's options: "bulk=1" answers one object per item
- * with @fields (or those of "fields=a,b"), each passed to @fixup (may be
- * NULL); otherwise the sorted [{"id": name, "uri": "@uri_prefix" name}].
- * "lock=1" is passed on (masterd refuses it, as luxid does). (transfer full)
+ * QueryNodes, QueryGroups) with rlib2's options: "bulk=1" answers one object
+ * per item with @fields (or those of "fields=a,b"), each passed to @fixup
+ * (may be NULL); otherwise the sorted [{@id_key: name, "uri": "@uri_prefix"
+ * name}] (rlib2's uri_fields: "id", or "name" for groups). "lock=1" is
+ * passed on (masterd refuses it, as luxid does). (transfer full)
  */
 JsonNode *
 gnt_rapi_list_objects(GntRapiRequest *request, const gchar *method, const gchar *const *fields,
-		      const gchar *uri_prefix, GntRapiFixupFunc fixup, GError **error);
+		      const gchar *uri_prefix, const gchar *id_key, GntRapiFixupFunc fixup,
+		      GError **error);
 /* One item of it, named by the path's first argument: its object, or
  * GNT_ERROR_NOT_FOUND when the name is unknown (@what names it in the
  * message: "Instance"). (transfer full) */
@@ -92,10 +94,10 @@ gnt_rapi_get_object(GntRapiRequest *request, const gchar *method, const gchar *w
 JsonObject *
 gnt_rapi_row_to_object(const gchar *const *fields, JsonArray *row);
 /* Ganeti's BuildUriList over the first column of @rows (names or job IDs):
- * [{"id": ID, "uri": "@prefix" ID}], sorted by name (numerically for IDs).
- * (transfer full) */
+ * [{@id_key: ID, "uri": "@prefix" ID}], sorted by name (numerically for
+ * IDs). (transfer full) */
 JsonNode *
-gnt_rapi_uri_list(JsonArray *rows, const gchar *prefix);
+gnt_rapi_uri_list(JsonArray *rows, const gchar *prefix, const gchar *id_key);
 
 /* ---- opcodes and jobs ---- */
 
@@ -231,6 +233,18 @@ JsonNode *gnt_rapi_get_node(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error);
 JsonNode *gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error);
+
+/* gnt-rapi-resources-groups.c */
+JsonNode *gnt_rapi_get_groups(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_post_groups(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_get_group(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_delete_group(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_modify(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-jobs.c */
 JsonNode *gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);

@@ -60,6 +60,17 @@ static const GntRapiRoute routes[] = {
 	{"/2/nodes/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_node_tags},
 	{"/2/nodes/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_node_tags},
 
+	{"/2/groups", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_groups},
+	{"/2/groups", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_groups},
+	{"/2/groups/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_group},
+	{"/2/groups/{name}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_group},
+	{"/2/groups/{name}/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_modify},
+	{"/2/groups/{name}/rename", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_rename},
+	{"/2/groups/{name}/assign-nodes", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_assign_nodes},
+	{"/2/groups/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_group_tags},
+	{"/2/groups/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_tags},
+	{"/2/groups/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_group_tags},
+
 	{"/2/jobs", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_jobs},
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_job},
 	{"/2/jobs/{id}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_job},
@@ -346,7 +357,7 @@ compare_ids(gconstpointer a, gconstpointer b)
 }
 
 JsonNode *
-gnt_rapi_uri_list(JsonArray *rows, const gchar *prefix)
+gnt_rapi_uri_list(JsonArray *rows, const gchar *prefix, const gchar *id_key)
 {
 	g_autoptr(GPtrArray) ids = g_ptr_array_new();
 	JsonArray *list = json_array_new();
@@ -369,7 +380,7 @@ gnt_rapi_uri_list(JsonArray *rows, const gchar *prefix)
 			uri = g_strconcat(prefix,
 					  JSON_NODE_HOLDS_VALUE(id) ? json_node_get_string(id) : "",
 					  NULL);
-		json_object_set_member(entry, "id", json_node_ref(id));
+		json_object_set_member(entry, id_key, json_node_ref(id));
 		json_object_set_string_member(entry, "uri", uri);
 		json_array_add_object_element(list, entry);
 	}
@@ -406,6 +417,7 @@ typedef struct {
 	gboolean bulk;
 	gboolean lock;		 /* passed on: masterd refuses it, as luxid does */
 	const gchar *uri_prefix; /* of a list: "/2/instances/" */
+	const gchar *id_key;	 /* of a list's entries: "id", or "name" for groups */
 	const gchar *what;	 /* of an item, for messages: "Instance" */
 	GntRapiFixupFunc fixup;
 } ObjectQuery;
@@ -423,7 +435,7 @@ fetch_objects(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *
 
 	if (q->name == NULL && !q->bulk) {
 		result = classic_query(request, q->method, NULL, name_field, q->lock, &rows, error);
-		return result != NULL ? gnt_rapi_uri_list(rows, q->uri_prefix) : NULL;
+		return result != NULL ? gnt_rapi_uri_list(rows, q->uri_prefix, q->id_key) : NULL;
 	}
 	result = classic_query(request, q->method, q->name, q->fields, q->lock, &rows,
 			       error);
@@ -473,11 +485,12 @@ lookup_objects(GntRapiRequest *request, ObjectQuery *q, GError **error)
 
 JsonNode *
 gnt_rapi_list_objects(GntRapiRequest *request, const gchar *method, const gchar *const *fields,
-		      const gchar *uri_prefix, GntRapiFixupFunc fixup, GError **error)
+		      const gchar *uri_prefix, const gchar *id_key, GntRapiFixupFunc fixup,
+		      GError **error)
 {
 	g_auto(GStrv) selected = gnt_rapi_request_get_fields(request, fields);
 	ObjectQuery q = {method, NULL, (const gchar *const *)selected, FALSE, FALSE, uri_prefix,
-			 NULL, fixup};
+			 id_key, NULL, fixup};
 
 	if (!gnt_rapi_request_get_flag(request, "bulk", &q.bulk, error))
 		return NULL;
@@ -490,7 +503,7 @@ gnt_rapi_get_object(GntRapiRequest *request, const gchar *method, const gchar *w
 {
 	g_auto(GStrv) selected = gnt_rapi_request_get_fields(request, fields);
 	ObjectQuery q = {method, request->args[0], (const gchar *const *)selected, FALSE, FALSE,
-			 NULL, what, fixup};
+			 NULL, NULL, what, fixup};
 
 	/* an unknown name is OpPrereqError unknown_entity: 404 */
 	return lookup_objects(request, &q, error);
@@ -797,8 +810,9 @@ gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *k
 	json_object_set_array_member(statics, "tags", list);
 	json_object_set_boolean_member(statics, "dry_run", dry_run);
 	/* rlib2's resource names: R_2_tags, R_2_instances_name_tags, ... */
-	resource = g_strcmp0(kind, "cluster") == 0 ? g_strdup("tags")
-						   : g_strdup_printf("%ss_name_tags", kind);
+	resource = g_strcmp0(kind, "cluster") == 0     ? g_strdup("tags")
+		   : g_strcmp0(kind, "nodegroup") == 0 ? g_strdup("groups_name_tags")
+						       : g_strdup_printf("%ss_name_tags", kind);
 	/* Ganeti ignores the body of a tag request */
 	return gnt_rapi_submit_opcode(request, op_id, resource, NULL, NULL, statics, error);
 }

@@ -168,6 +168,66 @@ unescape_and_split(const gchar *text)
 	return (GStrv)g_ptr_array_free(g_steal_pointer(&out), FALSE);
 }
 
+gint
+gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *const *fields,
+		  GntCliRowInfoFunc row_info)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) result = NULL;
+	g_autoptr(GntCliInfo) container = gnt_cli_info_new_list();
+	g_autofree gchar *text = NULL;
+	guint n_fields = g_strv_length((gchar **)fields);
+	JsonArray *rows;
+
+	json_array_add_array_element(args, gnt_cli_strv_to_json(names));
+	json_array_add_array_element(args, gnt_cli_strv_to_json((gchar **)fields));
+	json_array_add_boolean_element(args, FALSE);
+	result = gnt_cli_call_array(cli, method, g_steal_pointer(&args), &error);
+	if (result == NULL)
+		return gnt_cli_fail(cli, error);
+	if (!JSON_NODE_HOLDS_ARRAY(result)) {
+		g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID, "%s answered a %s, not a list",
+			    method, gnt_json_node_type_name(result));
+		return gnt_cli_fail(cli, error);
+	}
+	rows = json_node_get_array(result);
+	for (guint r = 0; r < json_array_get_length(rows); r++) {
+		JsonNode *row = json_array_get_element(rows, r);
+
+		if (JSON_NODE_HOLDS_ARRAY(row) &&
+		    json_array_get_length(json_node_get_array(row)) == n_fields)
+			gnt_cli_info_append(container, row_info(json_node_get_array(row)));
+	}
+	text = gnt_cli_info_format(container);
+	g_print("%s\n", text);
+	return 0;
+}
+
+void
+gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
+{
+	JsonArray *changes = NULL;
+
+	if (results != NULL && json_array_get_length(results) > 0 &&
+	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
+		changes = json_array_get_array_element(results, 0);
+	if (changes == NULL || json_array_get_length(changes) == 0)
+		return;
+	g_print("Modified %s %s\n", what, name);
+	for (guint i = 0; i < json_array_get_length(changes); i++) {
+		JsonNode *pair = json_array_get_element(changes, i);
+		g_autofree gchar *param = NULL;
+		g_autofree gchar *data = NULL;
+
+		if (!JSON_NODE_HOLDS_ARRAY(pair) || json_array_get_length(json_node_get_array(pair)) != 2)
+			continue;
+		param = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 0));
+		data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
+		g_print(" - %-5s -> %s\n", param, data);
+	}
+}
+
 JsonObject *
 gnt_cli_parse_keyval(const gchar *option, const gchar *text, GError **error)
 {

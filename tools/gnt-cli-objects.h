@@ -36,6 +36,24 @@ gnt_cli_format_comma_list(JsonNode *value);
 JsonNode *
 gnt_cli_format_params(JsonNode *custom, JsonNode *actual);
 
+/* One item of an info command, made of a row of its query. (transfer full) */
+typedef GntCliInfo *(*GntCliRowInfoFunc)(JsonArray *row);
+
+/* Ganeti's info commands (gnt-node info, gnt-group info): a classic query
+ * (@method: QueryNodes, QueryGroups, ...) of @names (all when empty) and
+ * @fields; each row that has every field made an item by @row_info, the
+ * list printed as PrintGenericInfo does. The exit code, errors printed. */
+gint
+gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *const *fields,
+		  GntCliRowInfoFunc row_info);
+
+/* What Ganeti's set-params commands print of their opcode's result (a
+ * list of [param, value] pairs; @results: the job's results, may be NULL):
+ * "Modified @what @name" and " - param -> value" per change, nothing when
+ * nothing changed. */
+void
+gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
+
 /* The value of cell @index of a Query row ([status, value] pairs), or NULL
  * when its status is not normal. (transfer none) */
 JsonNode *

@@ -19,14 +19,16 @@ compare_strings(gconstpointer a, gconstpointer b)
 	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
 }
 
-/* The tags of a node or instance: the "tags" field of its Query row. */
+/* The tags of a node, instance or node group: the "tags" field of its
+ * Query row (the tag kind "nodegroup" is the query resource "group"). */
 static JsonArray *
 query_object_tags(GntCli *cli, const gchar *kind, const gchar *name, GError **error)
 {
 	gchar *names[] = {(gchar *)name, NULL};
 	gchar *fields[] = {"tags", NULL};
-	g_autoptr(JsonObject) response =
-		gnt_cli_query(cli, kind, fields, gnt_cli_name_filter(names), error);
+	gboolean group = g_strcmp0(kind, "nodegroup") == 0;
+	g_autoptr(JsonObject) response = gnt_cli_query(cli, group ? "group" : kind, fields,
+						       gnt_cli_name_filter(names), error);
 	JsonArray *data = NULL;
 	JsonNode *tags;
 
@@ -37,7 +39,10 @@ query_object_tags(GntCli *cli, const gchar *kind, const gchar *name, GError **er
 	if (json_array_get_length(data) == 0 ||
 	    !JSON_NODE_HOLDS_ARRAY(json_array_get_element(data, 0))) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_NOT_FOUND, "%s '%s' does not exist",
-					 g_strcmp0(kind, "node") == 0 ? "Node" : "Instance", name);
+					 group				 ? "Group"
+					 : g_strcmp0(kind, "node") == 0 ? "Node"
+									: "Instance",
+					 name);
 		return NULL;
 	}
 	tags = gnt_cli_row_value(json_array_get_array_element(data, 0), 0);

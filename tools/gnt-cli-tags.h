@@ -7,8 +7,8 @@ G_BEGIN_DECLS
 /*
  * The tag commands every gnt-* command of a taggable object has (Ganeti's
  * cli.ListTags, AddTags, RemoveTags): list-tags, add-tags and remove-tags
- * of the cluster (@name NULL), a node or an instance. @kind is Ganeti's
- * tag kind: "cluster", "node" or "instance".
+ * of the cluster (@name NULL), a node, an instance or a node group. @kind is Ganeti's
+ * tag kind: "cluster", "node", "instance" or "nodegroup".
  */
 
 /* --from FILE: more tags, one a line ("-": standard input). */

@@ -9,6 +9,7 @@
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
 #include "gnt-cli.h"
+#include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
 #include "gnt-lu.h"
@@ -379,9 +380,13 @@ init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
 	g_autofree gchar *ip = opt_primary_ip != NULL ? g_strdup(opt_primary_ip) : init_dup_primary_ip();
 	g_autofree gchar *listen = NULL;
 	g_autoptr(JsonObject) node = json_object_new();
+	/* the default group gnt_config_create() made */
+	g_autofree gchar *group = gnt_config_lookup_group(config, NULL, error);
 	const gchar *addresses[] = {ip, NULL};
 	guint port = (guint)opt_noded_port;
 
+	if (group == NULL)
+		return FALSE;
 	if (opt_noded_port < 0 || opt_noded_port > 65535) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "--noded-port must be from 0 to 65535, not %d", opt_noded_port);
@@ -400,7 +405,7 @@ init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
 	json_object_set_boolean_member(node, "vm_capable", TRUE);
 	json_object_set_boolean_member(node, "offline", FALSE);
 	json_object_set_boolean_member(node, "drained", FALSE);
-	json_object_set_string_member(node, "group", "default");
+	json_object_set_string_member(node, "group", group);
 	json_object_set_object_member(node, "ndparams", json_object_new());
 	json_object_set_array_member(node, "tags", json_array_new());
 	if (!gnt_config_add_object(config, GNT_OBJECT_NODE, node, error))

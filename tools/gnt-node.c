@@ -109,35 +109,7 @@ node_info(JsonArray *row)
 static gint
 show_node_config(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonArray) call_args = json_array_new();
-	g_autoptr(JsonNode) result = NULL;
-	g_autoptr(GntCliInfo) container = gnt_cli_info_new_list();
-	g_autofree gchar *text = NULL;
-	JsonArray *rows;
-
-	json_array_add_array_element(call_args, gnt_cli_strv_to_json(args));
-	json_array_add_array_element(call_args, gnt_cli_strv_to_json((gchar **)info_fields));
-	json_array_add_boolean_element(call_args, FALSE);
-	result = gnt_cli_call_array(cli, "QueryNodes", g_steal_pointer(&call_args), &error);
-	if (result == NULL)
-		return gnt_cli_fail(cli, error);
-	if (!JSON_NODE_HOLDS_ARRAY(result)) {
-		g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID, "QueryNodes answered a %s, not a list",
-			    gnt_json_node_type_name(result));
-		return gnt_cli_fail(cli, error);
-	}
-	rows = json_node_get_array(result);
-	for (guint r = 0; r < json_array_get_length(rows); r++) {
-		JsonNode *row = json_array_get_element(rows, r);
-
-		if (JSON_NODE_HOLDS_ARRAY(row) &&
-		    json_array_get_length(json_node_get_array(row)) == INFO_N_FIELDS)
-			gnt_cli_info_append(container, node_info(json_node_get_array(row)));
-	}
-	text = gnt_cli_info_format(container);
-	g_print("%s\n", text);
-	return 0;
+	return gnt_cli_show_info(cli, "QueryNodes", args, info_fields, node_info);
 }
 
 /* ---- add ---- */
@@ -493,7 +465,6 @@ modify_node(GntCli *cli, gchar **args)
 	g_autoptr(JsonArray) ops = json_array_new();
 	g_autoptr(JsonArray) results = NULL;
 	JsonObject *op = gnt_cli_new_opcode(cli, "OP_NODE_SET_PARAMS");
-	JsonArray *changes = NULL;
 	gboolean any = opt_secondary_ip != NULL;
 
 	json_array_add_object_element(ops, op);
@@ -525,24 +496,7 @@ modify_node(GntCli *cli, gchar **args)
 	json_object_set_boolean_member(op, "auto_promote", opt_auto_promote);
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);
-	if (results != NULL && json_array_get_length(results) > 0 &&
-	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
-		changes = json_array_get_array_element(results, 0);
-	if (changes != NULL && json_array_get_length(changes) > 0) {
-		g_print("Modified node %s\n", args[0]);
-		for (guint i = 0; i < json_array_get_length(changes); i++) {
-			JsonNode *pair = json_array_get_element(changes, i);
-			g_autofree gchar *param = NULL;
-			g_autofree gchar *data = NULL;
-
-			if (!JSON_NODE_HOLDS_ARRAY(pair) ||
-			    json_array_get_length(json_node_get_array(pair)) != 2)
-				continue;
-			param = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 0));
-			data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
-			g_print(" - %-5s -> %s\n", param, data);
-		}
-	}
+	gnt_cli_print_changes("node", args[0], results);
 	return 0;
 }
 

@@ -3,12 +3,15 @@
 
 #include "config-test-json.h"
 #include "gnt-error.h"
+#include "gnt-config-groups.h"
 #include "gnt-object-query.h"
 #include "gnt-test-util.h"
 
 #define NODE1 "11111111-1111-1111-1111-111111111111"
 #define NODE2 "22222222-2222-2222-2222-222222222222"
 #define NODE3 "33333333-3333-3333-3333-333333333333"
+#define GROUP1 "99999999-0000-0000-0000-000000000001"
+#define GROUP2 "99999999-0000-0000-0000-000000000002"
 
 typedef struct {
 	GntTestRoot root;
@@ -34,20 +37,36 @@ fx_set_up(QueryFx *fx, gconstpointer data)
 
 	gnt_test_root_init(&fx->root, "node1.example.com");
 	config = fx->root.config;
+	/* the groups, with UUIDs the expected answers can name: the default
+	 * one the cluster was made with and a second one for node3 */
+	{
+		g_autofree gchar *made = gnt_config_lookup_group(config, NULL, NULL);
+
+		g_assert_true(gnt_config_remove_object(config, GNT_OBJECT_GROUP, made, NULL));
+	}
+	add_record(config, GNT_OBJECT_GROUP,
+		   "{\"uuid\": \"" GROUP1 "\", \"name\": \"default\", \"alloc_policy\": \"preferred\","
+		   " \"ndparams\": {}, \"diskparams\": {}, \"ipolicy\": {}, \"tags\": []}");
+	add_record(config, GNT_OBJECT_GROUP,
+		   "{\"uuid\": \"" GROUP2 "\", \"name\": \"rack2\", \"alloc_policy\": \"last_resort\","
+		   " \"ndparams\": {\"ssh_port\": 2200, \"spindle_count\": 4},"
+		   " \"diskparams\": {\"plain\": {\"stripes\": 2}},"
+		   " \"ipolicy\": {\"vcpu-ratio\": 2.0, \"std\": {\"memory-size\": 256}},"
+		   " \"tags\": [\"cold\"]}");
 	add_record(config, GNT_OBJECT_NODE,
 		   "{\"uuid\": \"" NODE1 "\", \"name\": \"node1.example.com\","
 		   " \"primary_ip\": \"192.0.2.1\", \"secondary_ip\": \"198.51.100.1\","
 		   " \"master_candidate\": true, \"master_capable\": true, \"vm_capable\": true,"
-		   " \"offline\": false, \"drained\": false, \"group\": \"default\","
+		   " \"offline\": false, \"drained\": false, \"group\": \"" GROUP1 "\","
 		   " \"ndparams\": {\"ssh_port\": 2222}, \"tags\": [\"rack1\"]}");
 	add_record(config, GNT_OBJECT_NODE,
 		   "{\"uuid\": \"" NODE2 "\", \"name\": \"node2.example.com\","
 		   " \"primary_ip\": \"192.0.2.2\", \"secondary_ip\": \"192.0.2.2\","
-		   " \"master_candidate\": false, \"drained\": true, \"group\": \"default\"}");
+		   " \"master_candidate\": false, \"drained\": true, \"group\": \"" GROUP1 "\"}");
 	add_record(config, GNT_OBJECT_NODE,
 		   "{\"uuid\": \"" NODE3 "\", \"name\": \"node3.example.com\","
 		   " \"primary_ip\": \"192.0.2.3\", \"secondary_ip\": \"192.0.2.3\","
-		   " \"offline\": true, \"group\": \"default\"}");
+		   " \"offline\": true, \"group\": \"" GROUP2 "\"}");
 	add_record(config, GNT_OBJECT_INSTANCE,
 		   "{\"uuid\": \"i-web1\", \"name\": \"web1.example.com\", \"primary_node\": \"" NODE1
 		   "\", \"os\": \"noop+default\", \"hypervisor\": \"fake\","
@@ -163,6 +182,7 @@ test_fields_golden(void)
 {
 	check_fields_golden(GNT_OBJECT_INSTANCE, "query-instance-fields.json");
 	check_fields_golden(GNT_OBJECT_NODE, "query-node-fields.json");
+	check_fields_golden(GNT_OBJECT_GROUP, "query-group-fields.json");
 }
 
 static void
@@ -231,7 +251,7 @@ test_instance_basic(QueryFx *fx, gconstpointer data)
 		     "[[[0, \"db2.example.com\"], [0, \"node2.example.com\"], [0, \"default\"],"
 		     " [0, \"noop\"], [0, \"kvm\"], [0, \"down\"], [0, false], [0, \"user\"],"
 		     " [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-db2\"]],"
-		     "[[0, \"off3.example.com\"], [0, \"node3.example.com\"], [0, \"default\"],"
+		     "[[0, \"off3.example.com\"], [0, \"node3.example.com\"], [0, \"rack2\"],"
 		     " [0, \"noop\"], [0, \"fake\"], [0, \"offline\"], [0, false], [0, \"admin\"],"
 		     " [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-off3\"]],"
 		     "[[0, \"web1.example.com\"], [0, \"node1.example.com\"], [0, \"default\"],"
@@ -527,9 +547,84 @@ test_node_basic(QueryFx *fx, gconstpointer data)
 		     " [0, false], [0, true], [0, []], [0, 1], [0, [\"db2.example.com\"]], [0, 0],"
 		     " [0, []], [3, null], [0, {}], [0, 1], [0, \"" NODE2 "\"]],"
 		     "[[0, \"node3.example.com\"], [0, \"192.0.2.3\"], [0, \"192.0.2.3\"],"
-		     " [0, false], [0, \"O\"], [0, \"default\"], [0, false], [0, true], [0, true],"
+		     " [0, false], [0, \"O\"], [0, \"rack2\"], [0, false], [0, true], [0, true],"
 		     " [0, true], [0, false], [0, []], [0, 1], [0, [\"off3.example.com\"]], [0, 0],"
 		     " [0, []], [3, null], [0, {}], [0, 1], [0, \"" NODE3 "\"]]]");
+}
+
+/* Nodes see their group: its name and UUID, and its node parameters
+ * between the cluster's and their own. */
+static void
+test_node_group(QueryFx *fx, gconstpointer data)
+{
+	assert_query(fx, GNT_OBJECT_NODE,
+		     FIELDS("name", "group", "group.uuid", "ndp/ssh_port", "ndp/spindle_count"),
+		     NULL, NULL,
+		     "[[[0, \"node1.example.com\"], [0, \"default\"], [0, \"" GROUP1 "\"],"
+		     " [0, 2222], [0, 1]],"
+		     " [[0, \"node2.example.com\"], [0, \"default\"], [0, \"" GROUP1 "\"],"
+		     " [0, 22], [0, 1]],"
+		     " [[0, \"node3.example.com\"], [0, \"rack2\"], [0, \"" GROUP2 "\"],"
+		     " [0, 2200], [0, 4]]]");
+	assert_query(fx, GNT_OBJECT_INSTANCE,
+		     FIELDS("name", "pnode.group", "pnode.group.uuid"),
+		     "[\"=\", \"name\", \"off3.example.com\"]", NULL,
+		     "[[[0, \"off3.example.com\"], [0, \"rack2\"], [0, \"" GROUP2 "\"]]]");
+}
+
+/* ---- groups ---- */
+
+static void
+test_group_basic(QueryFx *fx, gconstpointer data)
+{
+	assert_query(fx, GNT_OBJECT_GROUP,
+		     FIELDS("name", "uuid", "alloc_policy", "node_cnt", "node_list", "pinst_cnt",
+			    "pinst_list", "tags", "custom_ndparams", "ndp/ssh_port",
+			    "custom_diskparams", "custom_ipolicy", "serial_no"),
+		     NULL, NULL,
+		     "[[[0, \"default\"], [0, \"" GROUP1 "\"], [0, \"preferred\"], [0, 2],"
+		     " [0, [\"node1.example.com\", \"node2.example.com\"]], [0, 3],"
+		     " [0, [\"db2.example.com\", \"web1.example.com\", \"web10.example.com\"]],"
+		     " [0, []], [0, {}], [0, 22], [0, {}], [0, {}], [0, 1]],"
+		     " [[0, \"rack2\"], [0, \"" GROUP2 "\"], [0, \"last_resort\"], [0, 1],"
+		     " [0, [\"node3.example.com\"]], [0, 1], [0, [\"off3.example.com\"]],"
+		     " [0, [\"cold\"]], [0, {\"ssh_port\": 2200, \"spindle_count\": 4}],"
+		     " [0, 2200], [0, {\"plain\": {\"stripes\": 2}}],"
+		     " [0, {\"vcpu-ratio\": 2.0, \"std\": {\"memory-size\": 256}}], [0, 1]]]");
+	/* by name or UUID, and an unknown one */
+	assert_query(fx, GNT_OBJECT_GROUP, FIELDS("name"), "[\"=\", \"name\", \"rack2\"]", NULL,
+		     "[[[0, \"rack2\"]]]");
+	assert_query_fails(fx, GNT_OBJECT_GROUP, FIELDS("name"), "[\"=\", \"name\", \"nope\"]",
+			   GNT_ERROR_NOT_FOUND, "Group name 'nope' not found");
+}
+
+/* The filled parameters: the cluster's with the group's over them (the
+ * instance policy's "std" key by key, the disk parameters per template). */
+static void
+test_group_filled(QueryFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonNode) rows = query_data(fx, GNT_OBJECT_GROUP,
+					      FIELDS("ndparams", "ipolicy", "diskparams"),
+					      "[\"=\", \"name\", \"rack2\"]", NULL);
+	JsonArray *row = json_array_get_array_element(json_node_get_array(rows), 0);
+	JsonObject *nd = json_array_get_object_element(json_array_get_array_element(row, 0), 1);
+	JsonObject *ipolicy = json_array_get_object_element(json_array_get_array_element(row, 1), 1);
+	JsonObject *disk = json_array_get_object_element(json_array_get_array_element(row, 2), 1);
+	JsonObject *std = json_object_get_object_member(ipolicy, "std");
+
+	g_assert_cmpint(json_object_get_int_member(nd, "ssh_port"), ==, 2200);
+	g_assert_cmpint(json_object_get_int_member(nd, "spindle_count"), ==, 4);
+	g_assert_false(json_object_get_boolean_member(nd, "exclusive_storage"));
+	g_assert_cmpfloat(json_object_get_double_member(ipolicy, "vcpu-ratio"), ==, 2.0);
+	g_assert_cmpfloat(json_object_get_double_member(ipolicy, "spindle-ratio"), ==, 32.0);
+	g_assert_cmpint(json_object_get_int_member(std, "memory-size"), ==, 256);
+	g_assert_cmpint(json_object_get_int_member(std, "cpu-count"), ==, 1);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(ipolicy, "minmax")), ==,
+			 1);
+	g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(disk, "plain"),
+						   "stripes"),
+			==, 2);
+	g_assert_true(json_object_has_member(disk, "file"));
 }
 
 static void
@@ -808,6 +903,9 @@ main(int argc, char **argv)
 	ADD("/object-query/node/basic", test_node_basic);
 	ADD("/object-query/node/live", test_node_live);
 	ADD("/object-query/node/filters", test_node_filters);
+	ADD("/object-query/node/group", test_node_group);
+	ADD("/object-query/group/basic", test_group_basic);
+	ADD("/object-query/group/filled", test_group_filled);
 	ADD("/object-query/written-answers", test_written_answers);
 	ADD("/object-query/scale", test_scale);
 #undef ADD

@@ -1,6 +1,7 @@
 /* Nodes and instances in config.db: the cache, the database, short names. */
 #include <sqlite3.h>
 
+#include "gnt-config-groups.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-test-util.h"
@@ -149,6 +150,108 @@ test_schema_1_upgraded(void)
 	gnt_test_root_clear(&root);
 }
 
+/* A config.db from before node groups (schema 2: nodes name their group
+ * "default") gains the group table, the group "default", and nodes that
+ * carry its UUID; a new one has the group from the start. */
+static void
+test_schema_2_groups(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntConfig) reopened = NULL;
+	g_autoptr(GPtrArray) groups = NULL;
+	g_autoptr(JsonObject) node = NULL;
+	g_autoptr(JsonObject) lost = NULL;
+	g_autofree gchar *uuid = NULL;
+	sqlite3 *db = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	groups = gnt_config_dup_objects(root.config, GNT_OBJECT_GROUP);
+	g_assert_cmpuint(groups->len, ==, 1);
+	g_assert_cmpstr(json_object_get_string_member(g_ptr_array_index(groups, 0), "name"), ==,
+			GNT_GROUP_DEFAULT_NAME);
+	g_assert_cmpstr(json_object_get_string_member(g_ptr_array_index(groups, 0), "alloc_policy"),
+			==, "preferred");
+	add(root.config, GNT_OBJECT_NODE, "{\"name\": \"n1.example.com\", \"group\": \"default\"}");
+	add(root.config, GNT_OBJECT_NODE, "{\"name\": \"n2.example.com\", \"group\": \"gone\"}");
+	g_clear_object(&root.config);
+	g_assert_cmpint(sqlite3_open(gnt_paths_get_config_db(root.paths), &db), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_exec(db, "DROP TABLE nodegroup; PRAGMA user_version = 2", NULL,
+				     NULL, NULL),
+			==, SQLITE_OK);
+	sqlite3_close(db);
+
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	uuid = gnt_config_lookup_group(reopened, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(uuid);
+	node = gnt_config_dup_object(reopened, GNT_OBJECT_NODE, "n1.example.com", &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(node, "group"), ==, uuid);
+	/* an unknown group: the default one */
+	lost = gnt_config_dup_object(reopened, GNT_OBJECT_NODE, "n2.example.com", &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(json_object_get_string_member(lost, "group"), ==, uuid);
+	/* the lookups: by name or UUID, none, several */
+	g_assert_null(gnt_config_lookup_group(reopened, "nope", &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_assert_cmpstr(error->message, ==, "Node group 'nope' not found");
+	g_clear_error(&error);
+	add(reopened, GNT_OBJECT_GROUP, "{\"name\": \"rack2\"}");
+	g_assert_null(gnt_config_lookup_group(reopened, NULL, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_clear_error(&error);
+	{
+		g_autofree gchar *by_name = gnt_config_lookup_group(reopened, "default", &error);
+		g_autofree gchar *by_uuid = gnt_config_lookup_group(reopened, uuid, &error);
+
+		g_assert_cmpstr(by_name, ==, uuid);
+		g_assert_cmpstr(by_uuid, ==, uuid);
+	}
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
+/* Instance policies a group may have, and what is refused. */
+static void
+test_group_ipolicy(void)
+{
+	static const struct {
+		const gchar *json;
+		const gchar *error; /* NULL: valid */
+	} cases[] = {
+		{"{}", NULL},
+		{"{\"vcpu-ratio\": 2, \"spindle-ratio\": 0.5, \"disk-templates\": [\"file\"]}", NULL},
+		{"{\"std\": {\"memory-size\": 256}}", NULL},
+		{"{\"minmax\": [{\"min\": {\"cpu-count\": 1}, \"max\": {\"cpu-count\": 4}}]}", NULL},
+		{"{\"colour\": 1}", "Invalid instance policy: unknown key 'colour'"},
+		{"{\"vcpu-ratio\": 0}", "Invalid instance policy: 'vcpu-ratio' must be a number > 0"},
+		{"{\"std\": {\"memory-size\": -1}}",
+		 "Invalid instance policy: 'std/memory-size' must be an integer >= 0"},
+		{"{\"std\": {\"ram\": 1}}", "Invalid instance policy: unknown key 'ram' in 'std'"},
+		{"{\"minmax\": []}", "Invalid instance policy: 'minmax' must be a non-empty list"},
+		{"{\"minmax\": [{\"min\": {}}]}",
+		 "Invalid instance policy: 'minmax' element 0 must have exactly 'min' and 'max'"},
+		{"{\"disk-templates\": [1]}",
+		 "Invalid instance policy: 'disk-templates' must be a list of names"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = gnt_json_parse(cases[i].json, -1, NULL);
+
+		if (cases[i].error == NULL) {
+			g_assert_true(gnt_group_check_ipolicy(json_node_get_object(node), &error));
+			g_assert_no_error(error);
+		} else {
+			g_assert_false(gnt_group_check_ipolicy(json_node_get_object(node), &error));
+			g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+			g_assert_cmpstr(error->message, ==, cases[i].error);
+		}
+	}
+}
+
 /* The cache shares its records' empty {} and []: what it hands out is still
  * the caller's to change, and changing it changes no other record. */
 static void
@@ -204,5 +307,7 @@ main(int argc, char **argv)
 	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
+	g_test_add_func("/config/objects/schema-2-groups", test_schema_2_groups);
+	g_test_add_func("/config/objects/group-ipolicy", test_group_ipolicy);
 	return g_test_run();
 }

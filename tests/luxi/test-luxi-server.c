@@ -612,9 +612,9 @@ test_submit_many(ServerFx *fx, gconstpointer data)
 	assert_error_args(client, "[\"opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by "
 				  "Gantry\",\"wrong_input\"]");
 	assert_call_fails(client, "SubmitManyJobs",
-			  "[[[{\"OP_ID\": \"OP_TEST_DUMMY\"}], [{\"OP_ID\": \"OP_GROUP_ADD\"}]]]",
+			  "[[[{\"OP_ID\": \"OP_TEST_DUMMY\"}], [{\"OP_ID\": \"OP_INSTANCE_MIGRATE\"}]]]",
 			  "OpPrereqError", GNT_ERROR_INVALID,
-			  "job 1, opcode 0: opcode 'OP_GROUP_ADD' is not supported by Gantry");
+			  "job 1, opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by Gantry");
 	assert_call(client, "QueryJobs", "[[], [\"id\"]]", "[[1],[2]]");
 }
 
@@ -628,21 +628,30 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(obj, "name"), ==, "cluster.example.com");
 	g_assert_true(json_object_has_member(obj, "software_version"));
 	assert_call(client, "QueryTags", "[\"cluster\", \"\"]", "[]");
-	assert_call_fails(client, "QueryTags", "[\"nodegroup\", \"default\"]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "querying the tags of a nodegroup is not supported yet");
-	assert_error_args(client, "[\"querying the tags of a nodegroup is not supported yet\","
+	/* the group gnt-cluster init makes */
+	assert_call(client, "QueryTags", "[\"nodegroup\", \"default\"]", "[]");
+	assert_call_fails(client, "QueryTags", "[\"network\", \"net1\"]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "querying the tags of a network is not supported yet");
+	assert_error_args(client, "[\"querying the tags of a network is not supported yet\","
 				  "\"wrong_input\"]");
 	assert_call_fails(client, "QueryTags", "[\"bogus\", \"\"]", NULL, GNT_ERROR_INVALID,
 			  "Failed to parse request: QueryTags: unknown tag kind 'bogus'");
 	assert_error_args(client, NULL); /* a plain string */
-	assert_call_fails(client, "Query", "[\"group\", [\"name\"], null]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "querying the resource 'group' is not supported yet");
+	assert_call(client, "Query", "[\"group\", [\"name\", \"node_cnt\"], null]",
+		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Group\",\"kind\":\"text\","
+		    "\"doc\":\"Group name\"},{\"name\":\"node_cnt\",\"title\":\"Nodes\","
+		    "\"kind\":\"number\",\"doc\":\"Number of nodes\"}],"
+		    "\"data\":[[[0,\"default\"],[0,0]]]}");
+	assert_call_fails(client, "Query", "[\"network\", [\"name\"], null]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "querying the resource 'network' is not supported yet");
 	assert_call_fails(client, "QueryFields", "[\"os\", null]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "resource 'os' cannot be queried over LUXI");
 	assert_call_fails(client, "PickupJob", "[1]", "GenericError", GNT_ERROR_FAULT,
 			  "Luxi call 'PickupJob' is for internal use only");
-	assert_call_fails(client, "QueryGroups", "[[], [\"name\"], false]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "LUXI method 'QueryGroups' is not supported by Gantry");
+	assert_call(client, "QueryGroups", "[[], [\"name\", \"alloc_policy\"], false]",
+		    "[[\"default\",\"preferred\"]]");
+	assert_call_fails(client, "QueryNetworks", "[[], [\"name\"], false]", "OpPrereqError",
+			  GNT_ERROR_INVALID, "LUXI method 'QueryNetworks' is not supported by Gantry");
 	assert_call(client, "ChangeJobPriority", "[7, -10]", "[false,\"Job 7 not found\"]");
 }
 

@@ -1072,6 +1072,129 @@ test_nodes(RapiFx *fx, gconstpointer data)
 	g_assert_cmpstr(tags_text, ==, "[\"rack1\"]");
 }
 
+/* ---- node groups ---- */
+
+/* rlib2.G_FIELDS */
+static const gchar *const g_fields[] = {
+	"alloc_policy", "name", "node_cnt", "node_list", "ipolicy", "custom_ipolicy",
+	"diskparams", "custom_diskparams", "ndparams", "custom_ndparams", "ctime", "mtime",
+	"uuid", "serial_no", "tags", NULL,
+};
+
+/* The job of @answer must end "error" with a message holding @needle. */
+static void
+assert_job_fails(RapiFx *fx, JsonNode *answer, const gchar *needle)
+{
+	g_autofree gchar *status = wait_job(fx, job_id_of(answer));
+	g_autoptr(JsonObject) job = get_job(fx, answer);
+	g_autofree gchar *result = to_text(json_object_get_member(job, "opresult"));
+
+	g_assert_cmpstr(status, ==, "error");
+	if (strstr(result, needle) == NULL)
+		g_error("job result %s lacks '%s'", result, needle);
+}
+
+static void
+test_groups(RapiFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) info = get_object(fx, "/2/info");
+	const gchar *master = json_object_get_string_member(info, "master");
+	g_autoptr(JsonNode) list = call_ok(fx, "GET", "/2/groups", NULL);
+	g_autoptr(JsonNode) bulk = call_ok(fx, "GET", "/2/groups?bulk=1", NULL);
+	JsonObject *entry = json_array_get_object_element(json_node_get_array(list), 0);
+	JsonObject *first = json_array_get_object_element(json_node_get_array(bulk), 0);
+	g_autoptr(JsonObject) group = NULL;
+	g_autoptr(JsonObject) node = NULL;
+	g_autoptr(JsonNode) job = NULL;
+	g_autoptr(JsonNode) tags = NULL;
+	g_autofree gchar *node_target = g_strconcat("/2/nodes/", master, NULL);
+	g_autofree gchar *assign_body = g_strdup_printf("{\"nodes\": [\"%s\"]}", master);
+	g_autofree gchar *tags_text = NULL;
+
+	/* the default group, holding the master */
+	g_assert_cmpuint(json_array_get_length(json_node_get_array(list)), ==, 1);
+	g_assert_cmpstr(json_object_get_string_member(entry, "name"), ==, "default"); /* rlib2: name, not id */
+	g_assert_cmpstr(json_object_get_string_member(entry, "uri"), ==, "/2/groups/default");
+	for (guint i = 0; g_fields[i] != NULL; i++) {
+		if (!json_object_has_member(first, g_fields[i]))
+			g_error("bulk group lacks '%s'", g_fields[i]);
+	}
+	g_assert_cmpint(json_object_get_int_member(first, "node_cnt"), ==, 1);
+	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(first,
+										   "node_list"),
+						      0),
+			==, master);
+	node = get_object(fx, node_target);
+	g_assert_cmpstr(json_object_get_string_member(node, "group.uuid"), ==,
+			json_object_get_string_member(first, "uuid"));
+
+	/* add (R_2_groups renames "name"), modify (custom_* renamed) */
+	job = call_ok(fx, "POST", "/2/groups",
+		      "{\"name\": \"rack2\", \"alloc_policy\": \"last_resort\","
+		      " \"ipolicy\": {\"vcpu-ratio\": 3.0}}");
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/groups/rack2/modify",
+		      "{\"custom_ndparams\": {\"ssh_port\": 2200}, \"alloc_policy\": \"preferred\"}");
+	assert_job_succeeds(fx, job);
+	group = get_object(fx, "/2/groups/rack2");
+	g_assert_cmpstr(json_object_get_string_member(group, "alloc_policy"), ==, "preferred");
+	g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(group,
+										 "custom_ndparams"),
+						   "ssh_port"),
+			==, 2200);
+	g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(group,
+										    "ipolicy"),
+							"vcpu-ratio"),
+			  ==, 3.0);
+	g_assert_cmpint(json_object_get_int_member(group, "node_cnt"), ==, 0);
+
+	/* bad input: refused before a job, or by the job */
+	call_fails(fx, "POST", "/2/groups", "{\"name\": \"x\", \"group_name\": \"y\"}",
+		   GNT_ERROR_INVALID, "group_name");
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "POST", "/2/groups", "{\"name\": \"rack2\"}");
+	assert_job_fails(fx, job, "already exists");
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/groups/rack2/modify",
+		      "{\"ipolicy\": {\"vcpu-ratio\": -1}}");
+	assert_job_fails(fx, job, "vcpu-ratio");
+
+	/* the master moves; the group it left is empty and can go, the one it
+	 * is in can not */
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/groups/rack2/assign-nodes", assign_body);
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&node, json_object_unref);
+	node = get_object(fx, node_target);
+	g_assert_cmpstr(json_object_get_string_member(node, "group.uuid"), ==,
+			json_object_get_string_member(group, "uuid"));
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/groups/rack2", NULL);
+	assert_job_fails(fx, job, "not empty");
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/groups/default", NULL);
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/groups/rack2", NULL);
+	assert_job_fails(fx, job, "not empty");
+
+	/* rename and tags */
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/groups/rack2/rename", "{\"new_name\": \"rack3\"}");
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/groups/rack3/tags?tag=cold&tag=b", NULL);
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/groups/rack3/tags?tag=b", NULL);
+	assert_job_succeeds(fx, job);
+	tags = call_ok(fx, "GET", "/2/groups/rack3/tags", NULL);
+	tags_text = to_text(tags);
+	g_assert_cmpstr(tags_text, ==, "[\"cold\"]");
+	call_fails(fx, "GET", "/2/groups/rack2", NULL, GNT_ERROR_NOT_FOUND, "rack2");
+}
+
 /* ---- jobs ---- */
 
 static const gchar *const j_fields[] = {
@@ -1424,6 +1547,7 @@ main(int argc, char **argv)
 	ADD("/rapi/resources/unknown-things", test_unknown_things);
 	ADD("/rapi/resources/secret-never-shown", test_secret_never_shown);
 	ADD("/rapi/resources/nodes", test_nodes);
+	ADD("/rapi/resources/groups", test_groups);
 	ADD("/rapi/resources/jobs", test_jobs);
 	ADD("/rapi/resources/jobs/cancel", test_job_cancel);
 	ADD("/rapi/resources/jobs/wait-unchanged", test_job_wait_unchanged);

@@ -114,6 +114,32 @@ def run_checks(address):
     check(count >= 5 and left == 0, "AutoArchiveJobs(-1): %d, %d" % (count, left))
     check(c.QueryJobs(None, ["id"]) == [], "no live jobs after auto-archive")
 
+    # node groups with Ganeti's own opcodes (their defaults serialized as
+    # Ganeti sends them) and queries
+    jid = c.SubmitJob([opcodes.OpGroupAdd(group_name="rack2", alloc_policy="last_resort",
+                                          ndparams={"ssh_port": 2200})])
+    cli.PollJob(jid, cl=c, feedback_fn=lambda m: None)
+    rows = c.QueryGroups([], ["name", "node_cnt", "alloc_policy", "ndp/ssh_port"], False)
+    check(sorted(rows) == [["default", 1, "preferred", 22], ["rack2", 0, "last_resort", 2200]],
+          "QueryGroups: %r" % (rows,))
+    jid = c.SubmitJob([opcodes.OpGroupSetParams(group_name="rack2", alloc_policy="preferred",
+                                                ipolicy={"vcpu-ratio": 2.0}),
+                       opcodes.OpGroupRename(group_name="rack2", new_name="rack3"),
+                       opcodes.OpTagsSet(kind="nodegroup", name="rack3", tags=["cold"])])
+    result = cli.PollJob(jid, cl=c, feedback_fn=lambda m: None)
+    check(result[1] == "rack3", "OpGroupRename answers the new name: %r" % (result,))
+    resp = c.Query("group", ["name", "alloc_policy", "custom_ipolicy"], ["=", "name", "rack3"])
+    check(resp.data == [[[0, "rack3"], [0, "preferred"], [0, {"vcpu-ratio": 2.0}]]],
+          "Query group: %r" % (resp.data,))
+    check(c.QueryTags("nodegroup", "rack3") == ["cold"], "QueryTags nodegroup")
+    jid = c.SubmitJob([opcodes.OpGroupRemove(group_name="rack3")])
+    cli.PollJob(jid, cl=c, feedback_fn=lambda m: None)
+    try:
+        jid = c.SubmitJob([opcodes.OpGroupRemove(group_name="default")])
+        cli.PollJob(jid, cl=c, feedback_fn=lambda m: None)
+        check(False, "the group with the master node is not removed")
+    except errors.OpPrereqError as err:
+        check("not empty" in str(err), "a group with nodes stays: %s" % err)
     verify_with_ganeti_cli(c)
 
     # bad input answers, and the connection stays usable
@@ -132,11 +158,11 @@ def run_checks(address):
         check("OP_INSTANCE_MIGRATE' is not supported by Gantry" in text
               and "Unhandled" not in text, "an opcode Gantry lacks: %r" % text)
     try:
-        c.QueryGroups(None, ["name"], False)
+        c.QueryNetworks(None, ["name"], False)
         check(False, "a LUXI method Gantry lacks is refused")
     except errors.OpPrereqError as err:
         text = cli.FormatError(err)[1]
-        check("'QueryGroups' is not supported by Gantry" in text and "Unhandled" not in text,
+        check("'QueryNetworks' is not supported by Gantry" in text and "Unhandled" not in text,
               "a LUXI method Gantry lacks: %r" % text)
     try:
         c.SubmitJob([opcodes.OpTestDelay(duration=-1)])

@@ -351,9 +351,10 @@ join_node(NodesFx *fx, const gchar *token, const gchar *listen)
 
 #define NODE2 "node2.example.com"
 
-/* Adds node2 in two steps: the token, the join, gnt-node add again. */
+/* Adds node2 in two steps: the token, the join, gnt-node add again (into
+ * @group, NULL: the only one there is). */
 static void
-add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
+add_node2(NodesFx *fx, const gchar *port, const gchar *listen, const gchar *group)
 {
 	g_autoptr(Run) first = NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port,
 				    "--join-timeout", "0", NODE2);
@@ -376,8 +377,13 @@ add_node2(NodesFx *fx, const gchar *port, const gchar *listen)
 		expect_has(again, 1, "was already used");
 		remove_tree(other);
 	}
-	EXPECT(0, "Adding node " NODE2 " (127.0.0.2, port ",
-	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+	if (group != NULL)
+		EXPECT(0, "Adding node " NODE2 " (127.0.0.2, port ",
+		       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port,
+			    "--node-group", group, NODE2));
+	else
+		EXPECT(0, "Adding node " NODE2 " (127.0.0.2, port ",
+		       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
 }
 
 static void
@@ -387,7 +393,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	g_autofree gchar *listen = g_strdup_printf("127.0.0.2:%s", port);
 	g_autofree gchar *os_dir = g_strdup_printf("%s", g_getenv("GNT_TEST_OS_DIR"));
 
-	add_node2(fx, port, listen);
+	add_node2(fx, port, listen, NULL);
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name,pip,offline,drained",
 					NODE2);
@@ -497,6 +503,112 @@ test_node_add_wait(NodesFx *fx, gconstpointer data)
 	assert_has(rest, "Adding node " NODE2);
 }
 
+#define GROUP(fx, ...) RUN(fx, "GNT_TEST_GNT_GROUP", __VA_ARGS__)
+
+/* Node groups as an operator uses them: node2 added into a new group, which
+ * then holds an instance; parameters the nodes inherit; the refusals;
+ * node2 moved back, the group renamed, tagged and removed. */
+static void
+test_groups(NodesFx *fx, gconstpointer data)
+{
+	g_autofree gchar *port = g_strdup_printf("%u", free_port());
+	g_autofree gchar *listen = g_strdup_printf("127.0.0.2:%s", port);
+	g_autoptr(Run) list = NODE(fx, "list", "--no-headers", "-o", "name");
+	g_autofree gchar *master = g_strstrip(g_strdup(list->out));
+
+	/* gnt-cluster init made the group "default" */
+	EXPECT(0, "default     1         0 preferred   ", GROUP(fx, "list"));
+	EXPECT(0, "Adding node group rack2",
+	       GROUP(fx, "add", "--alloc-policy", "last_resort", "-N", "ssh_port=2200",
+		     "--ipolicy-vcpu-ratio", "2.5", "rack2"));
+	EXPECT(1, "Desired group name 'rack2' already exists as a node group",
+	       GROUP(fx, "add", "rack2"));
+	EXPECT(1, "'alloc_policy' must be one of preferred, last_resort, unallocable",
+	       GROUP(fx, "add", "--alloc-policy", "sometimes", "rack9"));
+	EXPECT(1, "unknown node parameter 'colour'", GROUP(fx, "add", "-N", "colour=red", "rack9"));
+	add_node2(fx, port, listen, "rack2");
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "--separator=|", "-o",
+					"name,group,ndp/ssh_port", NODE2, master);
+		g_autofree gchar *want = g_strdup_printf(NODE2 "|rack2|2200\n%s|default|22\n",
+							 master);
+
+		expect_has(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, want);
+	}
+	EXPECT(0, NULL,
+	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
+			"web1"));
+	{
+		g_autoptr(Run) r = GROUP(fx, "list", "--no-headers", "--separator=|", "-o",
+					 "name,node_cnt,node_list,pinst_cnt,pinst_list,alloc_policy");
+		g_autofree gchar *want = g_strdup_printf("default|1|%s|0||preferred\n"
+							 "rack2|1|" NODE2 "|1|web1|last_resort\n",
+							 master);
+
+		expect_has(r, 0, NULL);
+		g_assert_cmpstr(r->out, ==, want);
+	}
+	EXPECT(0, "primary: " NODE2 "\n      group: rack2 (UUID ", INSTANCE(fx, "info", "web1"));
+	{
+		g_autoptr(Run) r = GROUP(fx, "info", "rack2");
+		expect_has(r, 0, "- Node group: rack2\n  Node parameters: \n");
+		assert_has(r->out, "    ssh_port: 2200\n");
+		assert_has(r->out, "    spindle_count: default (1)\n");
+		assert_has(r->out, "    vcpu-ratio: 2.5\n");
+		assert_has(r->out, "    spindle-ratio: default (32.0)\n");
+		assert_has(r->out, "    allowed disk templates: default (diskless, file, plain)\n");
+	}
+
+	/* modify: the nodes inherit; "default" goes back to the cluster's */
+	EXPECT(1, "Please give at least one of the parameters.", GROUP(fx, "modify", "rack2"));
+	EXPECT(1, "node parameter 'ssh_port' has the wrong type: expected integer, got string",
+	       GROUP(fx, "modify", "-N", "ssh_port=many", "rack2"));
+	EXPECT(1, "Missing parameters in ipolicy spec max: disk-count",
+	       GROUP(fx, "modify", "--ipolicy-bounds-specs",
+		     "min:cpu-count=1,disk-count=1,disk-size=1G,memory-size=128,nic-count=1,"
+		     "spindle-use=1/max:cpu-count=4",
+		     "rack2"));
+	EXPECT(0, "Modified node group rack2\n - ndparams -> {'ssh_port': 2201}\n",
+	       GROUP(fx, "modify", "-N", "ssh_port=2201", "--alloc-policy", "preferred", "rack2"));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "ndp/ssh_port", NODE2);
+		g_assert_cmpstr(r->out, ==, "2201\n");
+	}
+	EXPECT(0, NULL, GROUP(fx, "modify", "--ipolicy-vcpu-ratio", "default", "rack2"));
+	{
+		g_autoptr(Run) r = GROUP(fx, "list", "--no-headers", "-o",
+					 "alloc_policy,custom_ipolicy", "rack2");
+		g_assert_cmpstr(r->out, ==, "preferred {}\n");
+	}
+
+	/* a group with nodes stays; the last group too */
+	EXPECT(1, "Group 'rack2' not empty, has the following nodes: " NODE2,
+	       GROUP(fx, "remove", "rack2"));
+	EXPECT(1, "Node group 'nope' not found", GROUP(fx, "assign-nodes", "nope", NODE2));
+	EXPECT(1, "'nope.example.com'", GROUP(fx, "assign-nodes", "default", "nope.example.com"));
+	EXPECT(0, NULL, GROUP(fx, "assign-nodes", "default", NODE2));
+	{
+		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "group,ndp/ssh_port", NODE2);
+		g_assert_cmpstr(r->out, ==, "default 22\n");
+	}
+	EXPECT(0, NULL, GROUP(fx, "rename", "rack2", "rack3"));
+	EXPECT(1, "Desired new name 'default' clashes with existing node group",
+	       GROUP(fx, "rename", "rack3", "default"));
+	EXPECT(0, NULL, GROUP(fx, "add-tags", "rack3", "cold", "spare"));
+	EXPECT(0, NULL, GROUP(fx, "remove-tags", "rack3", "spare"));
+	EXPECT(0, "cold\n", GROUP(fx, "list-tags", "rack3"));
+	EXPECT(1, "Group name 'rack2' not found", GROUP(fx, "list-tags", "rack2"));
+	EXPECT(0, "Removing node group rack3", GROUP(fx, "remove", "rack3"));
+	EXPECT(1, "Group 'default' not empty", GROUP(fx, "remove", "default"));
+	EXPECT(0, "node_cnt ", GROUP(fx, "list-fields"));
+	{
+		g_autoptr(Run) r = GROUP(fx, "list", "--no-headers", "-o", "name");
+		g_assert_cmpstr(r->out, ==, "default\n");
+	}
+	EXPECT(0, NULL, INSTANCE(fx, "remove", "-f", "web1"));
+}
+
 static void
 test_node_bad(NodesFx *fx, gconstpointer data)
 {
@@ -550,5 +662,6 @@ main(int argc, char **argv)
 	g_test_add("/nodes/node/add-wait", NodesFx, NULL, fx_set_up, test_node_add_wait,
 		   fx_tear_down);
 	g_test_add("/nodes/node/bad", NodesFx, NULL, fx_set_up, test_node_bad, fx_tear_down);
+	g_test_add("/nodes/groups", NodesFx, NULL, fx_set_up, test_groups, fx_tear_down);
 	return g_test_run();
 }
