@@ -1037,7 +1037,7 @@ create_mark_done(GntLu *lu, JsonObject *stored, GError **error)
 
 	if (current == NULL)
 		return FALSE;
-	json_object_remove_member(current, GNT_RECOVERY_CREATING_JOB);
+	gnt_recovery_unmark(current);
 	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
 }
 
@@ -1131,8 +1131,7 @@ create_exec(GntLu *lu, GError **error)
 			json_object_get_string_member(record, "name"));
 	/* until the create ended well (create_mark_done()): a master killed
 	 * meanwhile finds it half made at its next start (gnt-recovery.h) */
-	json_object_set_int_member(record, GNT_RECOVERY_CREATING_JOB,
-				   (gint64)gnt_lu_get_job_id(lu));
+	gnt_recovery_mark(record, GNT_RECOVERY_CREATE, gnt_lu_get_job_id(lu));
 	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_INSTANCE, record, error))
 		return NULL;
 	stored = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
@@ -1182,14 +1181,17 @@ remove_exec(GntLu *lu, GError **error)
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	gboolean forced = FALSE;
 	g_autoptr(GError) step_error = NULL;
+	g_autoptr(JsonObject) marked = NULL;
+	GntRecoveryOp half_done_by = GNT_RECOVERY_CREATE;
+	guint64 half_done_job = 0;
 
 	if (rpc == NULL)
 		return NULL;
-	if (json_object_has_member(ctx->instance, GNT_RECOVERY_CREATING_JOB))
-		gnt_lu_feedback(lu, "Instance %s was left half created by job %" G_GINT64_FORMAT
-				    ": removing what that job made",
-				instance_name(ctx),
-				json_object_get_int_member(ctx->instance, GNT_RECOVERY_CREATING_JOB));
+	if (gnt_recovery_get_mark(ctx->instance, &half_done_by, &half_done_job))
+		gnt_lu_feedback(lu, "Instance %s was left half %s by job %" G_GUINT64_FORMAT
+				    ": removing what is left",
+				instance_name(ctx), gnt_recovery_op_to_participle(half_done_by),
+				half_done_job);
 	gnt_lu_feedback(lu, "Shutting down instance %s on node %s", instance_name(ctx),
 			json_object_get_string_member(ctx->node, "name"));
 	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &step_error) &&
@@ -1201,6 +1203,12 @@ remove_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "WARNING: could not shut the instance down: %s", step_error->message);
 	}
 	g_clear_error(&step_error);
+	/* from here on the instance is neither whole nor gone until the record
+	 * is: a remove interrupted now is finished by masterd (gnt-recovery.h) */
+	marked = json_object_ref(ctx->instance);
+	gnt_recovery_mark(marked, GNT_RECOVERY_REMOVE, gnt_lu_get_job_id(lu));
+	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, marked, error))
+		return NULL;
 	gnt_lu_feedback(lu, "Removing block devices for instance %s", instance_name(ctx));
 	if (!gnt_node_call_blockdev_remove(rpc, ctx->node, ctx->spec, &step_error)) {
 		if (!ignore) {

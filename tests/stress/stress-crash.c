@@ -398,6 +398,8 @@ main(int argc, char **argv)
 	h.rand = g_rand_new_with_seed((guint32)seed);
 	h.acknowledged = g_array_new(FALSE, FALSE, sizeof(guint64));
 	g_mutex_init(&h.lock);
+	/* the reaper, made now, must keep the root of a failed trial */
+	g_setenv("GNT_TEST_KEEP_ROOT", "1", TRUE);
 	gnt_test_cluster_init(&h.cluster, "stress.example.com", "fake");
 	port_file = g_build_filename(gnt_paths_get_data_dir(h.cluster.paths), "rapi-port", NULL);
 	g_assert_true(g_file_get_contents(port_file, &port, NULL, NULL));
@@ -409,7 +411,6 @@ main(int argc, char **argv)
 			g_printerr("stress-crash: trial %u failed (seed %" G_GINT64_FORMAT
 				   "): %s; the root %s is kept\n",
 				   done + 1, seed, why->str, h.cluster.root);
-			g_setenv("GNT_TEST_KEEP_ROOT", "1", TRUE);
 			gnt_test_cluster_clear(&h.cluster);
 			return 1;
 		}
@@ -419,6 +420,7 @@ main(int argc, char **argv)
 		done, (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC,
 		h.acknowledged->len, g_atomic_int_get(&h.instance_serial),
 		g_atomic_int_get(&h.rapi_reads));
+	g_unsetenv("GNT_TEST_KEEP_ROOT");
 	gnt_test_cluster_clear(&h.cluster);
 	g_array_unref(h.acknowledged);
 	g_rand_free(h.rand);
