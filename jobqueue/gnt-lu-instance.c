@@ -1003,9 +1003,10 @@ create_check_prereq(GntLu *lu, GError **error)
  * the node cannot remove them (noded down or killed), the record stays,
  * still marked as being created by this job, so that masterd's recovery
  * pass (gnt-recovery.h) removes both once the node answers again: an
- * instance is either whole or, in the end, gone.
+ * instance is either whole or, in the end, gone. Returns whether all of
+ * it is gone now.
  */
-static void
+static gboolean
 create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
 		 gboolean disks_may_exist)
 {
@@ -1020,20 +1021,23 @@ create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spe
 				", until the master removes it (it tries again at start-up and every "
 				"5 minutes)",
 				error->message, gnt_lu_get_job_id(lu));
-		return;
+		return FALSE;
 	}
-	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, &error))
+	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, &error)) {
 		gnt_lu_feedback(lu, "WARNING: could not remove the instance from the config: %s",
 				error->message);
+		return FALSE;
+	}
+	return TRUE;
 }
 
-/* The create ended well: its record loses the mark of a create under way. */
+/* The create ended well: its record loses the mark of an operation under
+ * way (gnt-recovery.h). */
 static gboolean
-create_mark_done(GntLu *lu, JsonObject *stored, GError **error)
+instance_clear_mark(GntLu *lu, const gchar *uuid, GError **error)
 {
-	g_autoptr(JsonObject) current = gnt_config_dup_object(
-		lu_config(lu), GNT_OBJECT_INSTANCE, json_object_get_string_member(stored, "uuid"),
-		error);
+	g_autoptr(JsonObject) current =
+		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
 
 	if (current == NULL)
 		return FALSE;
@@ -1094,13 +1098,14 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 		g_autoptr(JsonObject) spec =
 			gnt_lu_instance_spec_new(lu_config(lu), stored, &spec_error);
 
-		if (spec != NULL)
-			create_roll_back(lu, rpc, node, spec, gnt_install_disks_may_exist(install));
-		else
+		if (spec == NULL)
 			gnt_lu_feedback(lu, "WARNING: could not undo the create: %s",
 					spec_error->message);
-		gnt_lu_feedback(lu, "Instance %s was not created: what the install made is removed",
-				json_object_get_string_member(stored, "name"));
+		else if (create_roll_back(lu, rpc, node, spec,
+					  gnt_install_disks_may_exist(install)))
+			gnt_lu_feedback(lu,
+					"Instance %s was not created: what the install made is removed",
+					json_object_get_string_member(stored, "name"));
 		return FALSE;
 	}
 	state = gnt_install_dup_state(install);
@@ -1129,7 +1134,7 @@ create_exec(GntLu *lu, GError **error)
 	}
 	gnt_lu_feedback(lu, "adding instance %s to cluster config",
 			json_object_get_string_member(record, "name"));
-	/* until the create ended well (create_mark_done()): a master killed
+	/* until the create ended well (instance_clear_mark()): a master killed
 	 * meanwhile finds it half made at its next start (gnt-recovery.h) */
 	gnt_recovery_mark(record, GNT_RECOVERY_CREATE, gnt_lu_get_job_id(lu));
 	if (!gnt_config_add_object(lu_config(lu), GNT_OBJECT_INSTANCE, record, error))
@@ -1142,7 +1147,7 @@ create_exec(GntLu *lu, GError **error)
 		ok = create_exec_install(lu, rpc, node, stored, start, error);
 	else
 		ok = create_exec_without_install(lu, rpc, node, stored, start, error);
-	if (!ok || !create_mark_done(lu, stored, error))
+	if (!ok || !instance_clear_mark(lu, json_object_get_string_member(stored, "uuid"), error))
 		return NULL;
 	if (gnt_lu_instance_has_communication(stored)) {
 		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
@@ -1181,34 +1186,41 @@ remove_exec(GntLu *lu, GError **error)
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	gboolean forced = FALSE;
 	g_autoptr(GError) step_error = NULL;
-	g_autoptr(JsonObject) marked = NULL;
 	GntRecoveryOp half_done_by = GNT_RECOVERY_CREATE;
 	guint64 half_done_job = 0;
 
 	if (rpc == NULL)
 		return NULL;
-	if (gnt_recovery_get_mark(ctx->instance, &half_done_by, &half_done_job))
+	if (gnt_recovery_get_mark(ctx->instance, &half_done_by, &half_done_job)) {
+		/* its mark stays until the record goes: a half-made instance stays
+		 * half made if this removal fails too */
 		gnt_lu_feedback(lu, "Instance %s was left half %s by job %" G_GUINT64_FORMAT
 				    ": removing what is left",
 				instance_name(ctx), gnt_recovery_op_to_participle(half_done_by),
 				half_done_job);
+	} else {
+		/* from here on the removal is decided: one that fails part way or
+		 * is interrupted (the master killed, the node's answer lost: the
+		 * node may have done it) is finished by masterd (gnt-recovery.h) */
+		g_autoptr(JsonObject) marked = gnt_json_object_deep_copy(ctx->instance);
+
+		gnt_recovery_mark(marked, GNT_RECOVERY_REMOVE, gnt_lu_get_job_id(lu));
+		if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, marked, error))
+			return NULL;
+	}
 	gnt_lu_feedback(lu, "Shutting down instance %s on node %s", instance_name(ctx),
 			json_object_get_string_member(ctx->node, "name"));
 	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &step_error) &&
 	    !g_error_matches(step_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
 		if (!ignore) {
+			gnt_lu_feedback(lu, "The instance stays marked as being removed: the "
+					    "master finishes its removal once the node answers");
 			g_propagate_error(error, g_steal_pointer(&step_error));
 			return NULL;
 		}
 		gnt_lu_feedback(lu, "WARNING: could not shut the instance down: %s", step_error->message);
 	}
 	g_clear_error(&step_error);
-	/* from here on the instance is neither whole nor gone until the record
-	 * is: a remove interrupted now is finished by masterd (gnt-recovery.h) */
-	marked = json_object_ref(ctx->instance);
-	gnt_recovery_mark(marked, GNT_RECOVERY_REMOVE, gnt_lu_get_job_id(lu));
-	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, marked, error))
-		return NULL;
 	gnt_lu_feedback(lu, "Removing block devices for instance %s", instance_name(ctx));
 	if (!gnt_node_call_blockdev_remove(rpc, ctx->node, ctx->spec, &step_error)) {
 		if (!ignore) {
