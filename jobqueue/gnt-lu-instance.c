@@ -559,13 +559,12 @@ create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 			if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
 				mib = (guint64)json_node_get_int(value);
 			} else if (!JSON_NODE_HOLDS_VALUE(value) ||
-				   json_node_get_value_type(value) != G_TYPE_STRING ||
-				   !gnt_size_parse(json_node_get_string(value), &mib, error)) {
-				if (error != NULL && *error == NULL)
-					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "backend parameter '%s' must be a size", key);
-				else
-					g_prefix_error(error, "backend parameter '%s': ", key);
+				   json_node_get_value_type(value) != G_TYPE_STRING) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "backend parameter '%s' must be a size", key);
+				return NULL;
+			} else if (!gnt_size_parse(json_node_get_string(value), &mib, error)) {
+				g_prefix_error(error, "backend parameter '%s': ", key);
 				return NULL;
 			}
 			if (g_strcmp0(key, "memory") == 0) {

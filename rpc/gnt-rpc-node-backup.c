@@ -90,13 +90,13 @@ resolve_export(GntRpcNode *node, const gchar *path, GError **error)
 		}
 		name = path + len + 1;
 	}
-	if (strchr(name, '/') != NULL || !gnt_rpc_node_check_name(name, "export name", error)) {
-		if (error != NULL && *error == NULL)
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "export path '%s' must name one export right below '%s'", path,
-				    base);
+	if (strchr(name, '/') != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "export path '%s' must name one export right below '%s'", path, base);
 		return NULL;
 	}
+	if (!gnt_rpc_node_check_name(name, "export name", error))
+		return NULL;
 	dir = g_build_filename(base, name, NULL);
 	if (g_lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "no export '%s' in '%s'", name,
