@@ -228,13 +228,16 @@ test_fake_runs_agent(ApplFx *fx, gconstpointer data)
 {
 	g_autoptr(GntHvAppliance) app = fake_appliance(
 		fx, "echo \"socket=$GANTRY_METAD_SOCKET\"\necho \"disks=$GANTRY_DISKS\" >&2\n"
-		    "echo done\nexit 3\n");
+		    "echo \"noded's own=[$GNT_NODED_ONLY]\"\necho done\nexit 3\n");
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *tail = NULL;
 	g_autofree gchar *expected = g_strdup_printf(
-		"socket=%s/web1.sock\ndisks=/srv/gantry/web1/disk0.img /dev/vg0/web1-disk1\ndone",
+		"socket=%s/web1.sock\ndisks=/srv/gantry/web1/disk0.img /dev/vg0/web1-disk1\n"
+		"noded's own=[]\ndone",
 		fx->dir);
 
+	/* the agent gets its variables and none of the daemon's */
+	g_setenv("GNT_NODED_ONLY", "leaked", TRUE);
 	/* the agent's exit status is not the verdict: metad's progress is */
 	g_assert_true(gnt_hypervisor_run_appliance(fx->hv, app, NULL, &tail, &error));
 	g_assert_no_error(error);
