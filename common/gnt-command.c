@@ -404,7 +404,8 @@ gnt_command_wait(GntCommand *self)
 				  (g_get_monotonic_time() - self->started_us)) /
 				 1000;
 
-		timer = attach(g_timeout_source_new((guint)MAX(left_ms, 0)), ctx, timeout_cb, self);
+		timer = attach(g_timeout_source_new((guint)CLAMP(left_ms, 0, G_MAXUINT)), ctx,
+			       timeout_cb, self);
 	}
 	if (self->cancellable != NULL)
 		cancel = attach(g_cancellable_source_new(self->cancellable), ctx,
