@@ -152,6 +152,17 @@ gnt_command_setenv(GntCommand *self, const gchar *name, const gchar *value)
 }
 
 void
+gnt_command_add_environ(GntCommand *self, const gchar *const *envp)
+{
+	for (guint i = 0; envp != NULL && envp[i] != NULL; i++) {
+		g_auto(GStrv) pair = g_strsplit(envp[i], "=", 2);
+
+		if (pair[0] != NULL && pair[1] != NULL)
+			gnt_command_setenv(self, pair[0], pair[1]);
+	}
+}
+
+void
 gnt_command_pass_env(GntCommand *self, const gchar *name)
 {
 	const gchar *value = g_getenv(name);

@@ -70,6 +70,9 @@ gnt_command_set_environ(GntCommand *self, const gchar *const *envp);
 /* Adds (or replaces) one variable of the child's environment. */
 void
 gnt_command_setenv(GntCommand *self, const gchar *name, const gchar *value);
+/* Adds each "NAME=VALUE" of @envp (copied; nullable). */
+void
+gnt_command_add_environ(GntCommand *self, const gchar *const *envp);
 /* Passes the daemon's own value of @name on, if it has one. */
 void
 gnt_command_pass_env(GntCommand *self, const gchar *name);

@@ -14,12 +14,7 @@ gnt_subprocess_run(const gchar *const *argv, const gchar *const *envp, guint tim
 	g_return_val_if_fail(argv != NULL && argv[0] != NULL, FALSE);
 
 	cmd = gnt_command_new_argv(argv);
-	for (guint i = 0; envp != NULL && envp[i] != NULL; i++) {
-		g_auto(GStrv) pair = g_strsplit(envp[i], "=", 2);
-
-		if (pair[0] != NULL && pair[1] != NULL)
-			gnt_command_setenv(cmd, pair[0], pair[1]);
-	}
+	gnt_command_add_environ(cmd, envp);
 	gnt_command_set_timeout(cmd, timeout_s);
 	/* the callers parse what it printed: all of it */
 	gnt_command_set_output_keep(cmd, G_MAXSIZE);

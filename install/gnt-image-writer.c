@@ -560,11 +560,7 @@ qemu_img_convert(const gchar *path, const gchar *format, guint64 virtual_size,
 		 * qcow2 one would be fragmented) */
 		gnt_command_add_args(cmd, "-W", "-m", "16", NULL);
 	gnt_command_add_args(cmd, path, options->target, NULL);
-	for (guint i = 0; tool_env[i] != NULL; i++) {
-		g_auto(GStrv) pair = g_strsplit(tool_env[i], "=", 2);
-
-		gnt_command_setenv(cmd, pair[0], pair[1]);
-	}
+	gnt_command_add_environ(cmd, tool_env);
 	gnt_command_set_line_func(cmd, convert_line_cb, &out);
 	gnt_command_set_timeout(cmd, convert_timeout_s(virtual_size));
 	reporter_init(&reporter, options, GNT_IMAGE_PHASE_WRITING, virtual_size);

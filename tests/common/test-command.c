@@ -101,13 +101,15 @@ test_env_when_asked(void)
 
 	g_setenv("GNT_PASSED", "from the daemon", TRUE);
 	g_setenv("GNT_LEAK", "no", TRUE);
-	gnt_command_add_args(cmd, "-c", "echo \"[$GNT_PASSED][$SET][$GNT_LEAK][$GNT_ABSENT]\"", NULL);
+	gnt_command_add_args(cmd, "-c",
+			     "echo \"[$GNT_PASSED][$SET][$GNT_LEAK][$GNT_ABSENT][$LC_ALL]\"", NULL);
 	gnt_command_pass_env(cmd, "GNT_PASSED");
 	gnt_command_pass_env(cmd, "GNT_ABSENT");
 	gnt_command_setenv(cmd, "SET", "x=y");
+	gnt_command_add_environ(cmd, (const gchar *const[]){"LC_ALL=C", "BAD", NULL});
 	g_assert_true(gnt_command_run(cmd, NULL));
 	out = output_of(cmd);
-	g_assert_cmpstr(out, ==, "[from the daemon][x=y][][]\n");
+	g_assert_cmpstr(out, ==, "[from the daemon][x=y][][][C]\n");
 
 	/* an environment given whole is exec'd as is: no PATH added */
 	gnt_command_set_environ(exact, envp);
