@@ -371,7 +371,7 @@ timeout_cb(gpointer user_data)
 }
 
 static gboolean
-cancelled_cb(GCancellable *cancellable, gpointer user_data)
+cancelled_cb(gint fd, GIOCondition condition, gpointer user_data)
 {
 	GntCommand *self = user_data;
 
@@ -399,6 +399,7 @@ gnt_command_wait(GntCommand *self)
 	g_autoptr(GSource) output = NULL;
 	g_autoptr(GSource) timer = NULL;
 	g_autoptr(GSource) cancel = NULL;
+	GPollFD cancel_fd = {.fd = -1};
 
 	g_return_if_fail(self != NULL && self->pid > 0);
 	if (self->exited && self->output_fd < 0)
@@ -418,8 +419,10 @@ gnt_command_wait(GntCommand *self)
 		timer = attach(g_timeout_source_new((guint)CLAMP(left_ms, 0, G_MAXUINT)), ctx,
 			       timeout_cb, self);
 	}
-	if (self->cancellable != NULL)
-		cancel = attach(g_cancellable_source_new(self->cancellable), ctx,
+	/* the cancellable's descriptor, not a GCancellableSource: GLib 2.74
+	 * leaks that source when another thread cancels while it goes */
+	if (self->cancellable != NULL && g_cancellable_make_pollfd(self->cancellable, &cancel_fd))
+		cancel = attach(g_unix_fd_source_new(cancel_fd.fd, G_IO_IN), ctx,
 				G_SOURCE_FUNC(cancelled_cb), self);
 	while (!self->exited || self->output_fd >= 0)
 		g_main_context_iteration(ctx, TRUE);
@@ -427,8 +430,10 @@ gnt_command_wait(GntCommand *self)
 		g_source_destroy(output);
 	if (timer != NULL)
 		g_source_destroy(timer);
-	if (cancel != NULL)
+	if (cancel != NULL) {
 		g_source_destroy(cancel);
+		g_cancellable_release_fd(self->cancellable);
+	}
 	g_source_destroy(child);
 
 	if (self->end == GNT_COMMAND_END_TIMED_OUT)

@@ -244,18 +244,25 @@ test_fake_runs_agent(ApplFx *fx, gconstpointer data)
 	g_assert_cmpstr(tail, ==, expected);
 }
 
-/* Whether process @pid is gone (or a zombie nobody reaps). */
+/* Whether process @pid is gone (or a zombie nobody reaps) within 5 s:
+ * a SIGKILL sent takes effect when the process is next scheduled. */
 static gboolean
 process_is_gone(GPid pid)
 {
 	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", pid);
-	g_autofree gchar *stat = NULL;
-	const gchar *close;
 
-	if (!g_file_get_contents(path, &stat, NULL, NULL))
-		return TRUE;
-	close = strrchr(stat, ')');
-	return close != NULL && close[1] == ' ' && close[2] == 'Z';
+	for (guint i = 0; i < 100; i++) {
+		g_autofree gchar *stat = NULL;
+		const gchar *close;
+
+		if (!g_file_get_contents(path, &stat, NULL, NULL))
+			return TRUE;
+		close = strrchr(stat, ')');
+		if (close != NULL && close[1] == ' ' && close[2] == 'Z')
+			return TRUE;
+		g_usleep(50 * 1000);
+	}
+	return FALSE;
 }
 
 static void
