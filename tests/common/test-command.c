@@ -8,6 +8,7 @@
 #include "gnt-child.h"
 #include "gnt-command.h"
 #include "gnt-error.h"
+#include "gnt-test-process.h"
 
 /* Runs `sh -c @script` and returns it, ended. */
 static GntCommand *
@@ -29,25 +30,6 @@ output_of(GntCommand *cmd)
 	const gchar *data = gnt_command_get_output(cmd, &len);
 
 	return g_strndup(data, len);
-}
-
-/* Whether @pid is gone or a zombie, waiting up to 5 seconds for it. */
-static gboolean
-process_ends(GPid pid)
-{
-	for (guint i = 0; i < 100; i++) {
-		g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", (gint)pid);
-		g_autofree gchar *stat = NULL;
-		const gchar *end;
-
-		if (!g_file_get_contents(path, &stat, NULL, NULL))
-			return TRUE;
-		end = strrchr(stat, ')');
-		if (end != NULL && end[1] == ' ' && end[2] == 'Z')
-			return TRUE;
-		g_usleep(50 * 1000);
-	}
-	return FALSE;
 }
 
 static GPid
@@ -222,7 +204,7 @@ test_timeout_kills_group(void)
 	tail = gnt_command_dup_output_tail(cmd, 5);
 	g_assert_cmpstr(tail, ==, "started");
 	/* the background sleep, in the same group, went too */
-	g_assert_true(process_ends(read_pid(pid_path)));
+	g_assert_true(gnt_test_process_ends(read_pid(pid_path)));
 	(void)g_unlink(pid_path);
 	(void)g_rmdir(dir);
 }
@@ -353,7 +335,7 @@ test_parent_death(void)
 	g_thread_join(g_thread_new("spawner", spawn_and_leave_thread, cmd));
 	pid = gnt_command_get_pid(cmd);
 	g_assert_cmpint(pid, >, 0);
-	g_assert_true(process_ends(pid));
+	g_assert_true(gnt_test_process_ends(pid));
 	gnt_command_wait(cmd);
 	g_assert_cmpint(gnt_command_get_end(cmd), ==, GNT_COMMAND_END_SIGNALED);
 	g_assert_cmpstr(gnt_command_get_failure(cmd), ==, "terminated by signal 9");

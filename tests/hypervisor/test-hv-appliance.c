@@ -8,6 +8,7 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
+#include "gnt-test-process.h"
 #include "hv-golden.h"
 
 #ifdef GNT_HAVE_LIBVIRT
@@ -244,27 +245,6 @@ test_fake_runs_agent(ApplFx *fx, gconstpointer data)
 	g_assert_cmpstr(tail, ==, expected);
 }
 
-/* Whether process @pid is gone (or a zombie nobody reaps) within 5 s:
- * a SIGKILL sent takes effect when the process is next scheduled. */
-static gboolean
-process_is_gone(GPid pid)
-{
-	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", pid);
-
-	for (guint i = 0; i < 100; i++) {
-		g_autofree gchar *stat = NULL;
-		const gchar *close;
-
-		if (!g_file_get_contents(path, &stat, NULL, NULL))
-			return TRUE;
-		close = strrchr(stat, ')');
-		if (close != NULL && close[1] == ' ' && close[2] == 'Z')
-			return TRUE;
-		g_usleep(50 * 1000);
-	}
-	return FALSE;
-}
-
 static void
 test_fake_timeout(ApplFx *fx, gconstpointer data)
 {
@@ -292,7 +272,7 @@ test_fake_timeout(ApplFx *fx, gconstpointer data)
 	fields = g_strsplit(g_strstrip(text), " ", -1);
 	g_assert_cmpuint(g_strv_length(fields), ==, 2);
 	for (guint i = 0; i < 2; i++)
-		g_assert_true(process_is_gone((GPid)g_ascii_strtoll(fields[i], NULL, 10)));
+		g_assert_true(gnt_test_process_ends((GPid)g_ascii_strtoll(fields[i], NULL, 10)));
 }
 
 static void
