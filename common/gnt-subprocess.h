@@ -5,7 +5,8 @@
 G_BEGIN_DECLS
 
 /*
- * Runs a helper program with a clean environment (only @envp, plus PATH set
+ * A GntCommand (gnt-command.h) in one call, for the helpers whose output
+ * is parsed: runs a helper program with a clean environment (only @envp, plus PATH set
  * to a safe default when @envp has none), stdin from /dev/null, stdout and
  * stderr merged into @output. A program still running after @timeout_s
  * seconds (0: no limit) is killed and fails with GNT_ERROR_ENVIRONMENT.

@@ -2,11 +2,13 @@
  * file <state_dir>/<domain name>.json, so the state outlives a daemon
  * restart; a shutdown is instant. For fast tests and benchmarks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gnt-command.h"
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
 #include "gnt-json.h"
@@ -282,130 +284,73 @@ fake_get_console(GntHypervisor *hv, const gchar *name, GError **error)
 
 /* --- the install appliance: the agent as a host process ---------------- */
 
-static void
-appliance_child_setup(gpointer data)
-{
-	/* a process group of its own, so that a timeout kills the agent's
-	 * children too */
-	setpgid(0, 0);
-}
-
-static void
-appliance_exited_cb(GObject *source, GAsyncResult *result, gpointer user_data)
-{
-	gboolean *done = user_data;
-
-	(void)g_subprocess_wait_finish(G_SUBPROCESS(source), result, NULL);
-	*done = TRUE;
-}
-
-static gboolean
-appliance_timeout_cb(gpointer user_data)
-{
-	gboolean *timed_out = user_data;
-
-	*timed_out = TRUE;
-	return G_SOURCE_REMOVE;
-}
-
-static gboolean
-appliance_cancelled_cb(GCancellable *cancellable, gpointer user_data)
-{
-	return G_SOURCE_REMOVE;
-}
-
-/* Kills what is left of the agent's process group. */
-static void
-appliance_kill_group(GPid pgid)
-{
-	if (pgid > 1)
-		(void)kill(-pgid, SIGKILL);
-}
-
 static gboolean
 fake_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *cancellable,
 		   GError **error)
 {
-	g_autoptr(GSubprocessLauncher) launcher =
-		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
-					  G_SUBPROCESS_FLAGS_STDERR_MERGE);
-	g_autoptr(GMainContext) context = g_main_context_new();
-	g_autoptr(GSubprocess) proc = NULL;
+	g_autoptr(GntCommand) cmd = NULL;
 	g_autoptr(GString) disks = g_string_new(NULL);
-	g_autoptr(GSource) timeout = NULL;
-	g_autoptr(GSource) cancelled = NULL;
-	const gchar *identifier;
-	gboolean done = FALSE, timed_out = FALSE;
-	GPid pgid = 0;
+	int console_fd;
+	gboolean started;
 
 	for (guint i = 0; i < app->disks->len; i++) {
 		const GntHvDisk *disk = app->disks->pdata[i];
 
 		g_string_append_printf(disks, "%s%s", i > 0 ? " " : "", disk->path);
 	}
-	g_subprocess_launcher_set_stdout_file_path(launcher, app->console_log);
-	g_subprocess_launcher_setenv(launcher, "GANTRY_METAD_SOCKET", app->channel->socket, TRUE);
-	g_subprocess_launcher_setenv(launcher, "GANTRY_DISKS", disks->str, TRUE);
+	if (g_file_test(app->agent, G_FILE_TEST_IS_EXECUTABLE)) {
+		cmd = gnt_command_new(app->agent);
+	} else {
+		cmd = gnt_command_new("/bin/sh");
+		gnt_command_add_arg(cmd, app->agent);
+	}
+	/* what the agent needs and nothing of noded's own environment; no
+	 * input: the agent reads metad, never its stdin */
+	gnt_command_setenv(cmd, "GANTRY_METAD_SOCKET", app->channel->socket);
+	gnt_command_setenv(cmd, "GANTRY_DISKS", disks->str);
 	if (app->debug)
-		g_subprocess_launcher_setenv(launcher, "GANTRY_DEBUG", "1", TRUE);
-	g_subprocess_launcher_set_child_setup(launcher, appliance_child_setup, NULL, NULL);
-	if (g_file_test(app->agent, G_FILE_TEST_IS_EXECUTABLE))
-		proc = g_subprocess_launcher_spawn(launcher, error, app->agent, NULL);
-	else
-		proc = g_subprocess_launcher_spawn(launcher, error, "/bin/sh", app->agent, NULL);
-	if (proc == NULL) {
-		gnt_error_convert(error);
+		gnt_command_setenv(cmd, "GANTRY_DEBUG", "1");
+	console_fd = open(app->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (console_fd < 0) {
+		int errsv = errno;
+		g_autofree gchar *what = g_strdup_printf("opening the console log '%s'",
+							 app->console_log);
+
+		gnt_error_set_errno(error, errsv, what);
+		g_prefix_error(error, "install appliance of instance '%s': ", app->name);
+		return FALSE;
+	}
+	/* the console: stdout and stderr */
+	gnt_command_set_stdout_fd(cmd, console_fd);
+	gnt_command_set_stderr_fd(cmd, console_fd);
+	gnt_command_set_timeout(cmd, app->timeout_s);
+	gnt_command_set_cancellable(cmd, cancellable);
+	started = gnt_command_spawn(cmd, error);
+	(void)close(console_fd);
+	if (!started) {
 		g_prefix_error(error, "install appliance of instance '%s': agent '%s': ", app->name,
 			       app->agent);
 		return FALSE;
 	}
-	/* no input: the agent reads metad, never its stdin */
-	(void)g_output_stream_close(g_subprocess_get_stdin_pipe(proc), NULL, NULL);
-	identifier = g_subprocess_get_identifier(proc);
-	if (identifier != NULL)
-		pgid = (GPid)g_ascii_strtoll(identifier, NULL, 10);
-	g_info("install appliance of instance '%s': agent '%s' runs as process %s", app->name,
-	       app->agent, identifier != NULL ? identifier : "?");
-
-	g_main_context_push_thread_default(context);
-	g_subprocess_wait_async(proc, NULL, appliance_exited_cb, &done);
-	if (app->timeout_s > 0) {
-		timeout = g_timeout_source_new_seconds(app->timeout_s);
-		g_source_set_callback(timeout, appliance_timeout_cb, &timed_out, NULL);
-		g_source_attach(timeout, context);
-	}
-	if (cancellable != NULL) {
-		/* wakes the loop below */
-		cancelled = g_cancellable_source_new(cancellable);
-		g_source_set_callback(cancelled, G_SOURCE_FUNC(appliance_cancelled_cb), NULL, NULL);
-		g_source_attach(cancelled, context);
-	}
-	while (!done && !timed_out && !g_cancellable_is_cancelled(cancellable))
-		g_main_context_iteration(context, TRUE);
-	if (!done) {
-		appliance_kill_group(pgid);
-		g_subprocess_force_exit(proc);
-		while (!done)
-			g_main_context_iteration(context, TRUE);
-	}
-	if (timeout != NULL)
-		g_source_destroy(timeout);
-	if (cancelled != NULL)
-		g_source_destroy(cancelled);
-	g_main_context_pop_thread_default(context);
+	g_info("install appliance of instance '%s': agent '%s' runs as process %d", app->name,
+	       app->agent, (gint)gnt_command_get_pid(cmd));
 	/* whatever the agent left behind goes with it */
-	appliance_kill_group(pgid);
-	if (timed_out) {
+	gnt_command_wait(cmd);
+	switch (gnt_command_get_end(cmd)) {
+	case GNT_COMMAND_END_TIMED_OUT:
 		gnt_hv_appliance_set_timeout_error(app, error);
 		return FALSE;
-	}
-	if (g_cancellable_is_cancelled(cancellable) && !g_subprocess_get_if_exited(proc)) {
+	case GNT_COMMAND_END_CANCELLED:
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "install appliance of instance '%s': cancelled", app->name);
 		return FALSE;
+	case GNT_COMMAND_END_NONE:
+	case GNT_COMMAND_END_EXITED:
+	case GNT_COMMAND_END_SIGNALED:
+		break;
 	}
 	g_info("install appliance of instance '%s': agent ended (status %d)", app->name,
-	       g_subprocess_get_status(proc));
+	       gnt_command_get_exit_status(cmd));
 	return TRUE;
 }
 

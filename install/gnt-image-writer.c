@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "gnt-build-config.h"
-#include "gnt-child.h"
+#include "gnt-command.h"
 #include "gnt-error.h"
 #include "gnt-http-get.h"
 #include "gnt-json.h"
@@ -501,37 +501,44 @@ check_image_info(const ImageInfo *info, GError **error)
 	return TRUE;
 }
 
-/* Reads qemu-img's progress lines ("    (12.34/100%)\r") from @stream;
- * other lines are kept in @tail (the last few) for an error. */
+/* What qemu-img convert printed, as it comes. */
+typedef struct {
+	Reporter *reporter;
+	guint64 virtual_size;
+	GString *tail; /* the last few lines that are not progress, for an error */
+} ConvertOutput;
+
+/* A line of qemu-img convert -p: progress ("    (12.34/100%)") or
+ * anything else, kept for an error. */
 static void
-read_convert_output(GInputStream *stream, Reporter *reporter, guint64 virtual_size,
-		    GString *tail)
+convert_line_cb(const gchar *line, gpointer user_data)
 {
-	g_autoptr(GString) line = g_string_new(NULL);
-	gchar buf[4096];
-	gssize n;
+	ConvertOutput *out = user_data;
+	g_autofree gchar *text = g_strstrip(g_strdup(line));
+	gdouble percent = 0;
 
-	while ((n = g_input_stream_read(stream, buf, sizeof(buf), NULL, NULL)) > 0) {
-		for (gssize i = 0; i < n; i++) {
-			gdouble percent = 0;
-
-			if (buf[i] != '\r' && buf[i] != '\n') {
-				g_string_append_c(line, buf[i]);
-				continue;
-			}
-			if (sscanf(line->str, " (%lf/100%%)", &percent) == 1) {
-				reporter_report(reporter,
-						(guint64)((gdouble)virtual_size * percent / 100.0),
-						FALSE);
-			} else if (g_strstrip(line->str)[0] != '\0') {
-				if (tail->len > 2048)
-					g_string_truncate(tail, 0);
-				g_string_append_printf(tail, "%s%s", tail->len > 0 ? "; " : "",
-						       line->str);
-			}
-			g_string_truncate(line, 0);
-		}
+	if (sscanf(text, "(%lf/100%%)", &percent) == 1) {
+		reporter_report(out->reporter,
+				(guint64)((gdouble)out->virtual_size * percent / 100.0), FALSE);
+		return;
 	}
+	if (text[0] == '\0')
+		return;
+	if (out->tail->len > 2048)
+		g_string_truncate(out->tail, 0);
+	g_string_append_printf(out->tail, "%s%s", out->tail->len > 0 ? "; " : "", text);
+}
+
+/* How long a convert may take: qemu-img may hang on a broken target, and
+ * a disk written at less than CONVERT_MIN_BYTES_PER_S is broken anyway. */
+#define CONVERT_MIN_TIMEOUT_S	  600
+#define CONVERT_MIN_BYTES_PER_S (4 * 1024 * 1024)
+
+static guint
+convert_timeout_s(guint64 virtual_size)
+{
+	return (guint)MIN(CONVERT_MIN_TIMEOUT_S + virtual_size / CONVERT_MIN_BYTES_PER_S,
+			  G_MAXUINT);
 }
 
 /* qemu-img convert -n of @path (of @format) onto the target, in its
@@ -540,54 +547,29 @@ static gboolean
 qemu_img_convert(const gchar *path, const gchar *format, guint64 virtual_size,
 		 const GntImageWriteOptions *options, gboolean direct, GError **error)
 {
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
-	g_autoptr(GSubprocess) proc = NULL;
-	g_auto(GntChildGroup) group = {0};
+	g_autoptr(GntCommand) cmd = gnt_command_new("qemu-img");
 	g_autoptr(GString) tail = g_string_new(NULL);
-	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	gboolean raw_target = options->target_format == GNT_DISK_FORMAT_RAW;
 	Reporter reporter;
-	const gchar *args[] = {"qemu-img", "convert", "-n", "-p", "-f", format, "-O",
-			       gnt_disk_format_to_string(options->target_format), "-t",
-			       direct ? "none" : "writeback", NULL};
+	ConvertOutput out = {.reporter = &reporter, .virtual_size = virtual_size, .tail = tail};
 
-	for (guint i = 0; args[i] != NULL; i++)
-		g_ptr_array_add(argv, (gpointer)args[i]);
-	if (raw_target) {
+	gnt_command_add_args(cmd, "convert", "-n", "-p", "-f", format, "-O",
+			     gnt_disk_format_to_string(options->target_format), "-t",
+			     direct ? "none" : "writeback", NULL);
+	if (options->target_format == GNT_DISK_FORMAT_RAW)
 		/* out-of-order writes, 16 coroutines: for raw targets only (a
 		 * qcow2 one would be fragmented) */
-		g_ptr_array_add(argv, "-W");
-		g_ptr_array_add(argv, "-m");
-		g_ptr_array_add(argv, "16");
-	}
-	g_ptr_array_add(argv, (gpointer)path);
-	g_ptr_array_add(argv, (gpointer)options->target);
-	g_ptr_array_add(argv, NULL);
-	g_subprocess_launcher_set_environ(launcher, (gchar **)tool_env);
-	g_subprocess_launcher_setenv(launcher, "PATH", "/usr/local/bin:/usr/bin:/bin", TRUE);
-	g_subprocess_launcher_set_stdin_file_path(launcher, "/dev/null");
-	g_subprocess_launcher_set_child_setup(launcher, gnt_child_setup, GNT_CHILD_SETUP_DATA, NULL);
-	proc = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, error);
-	if (proc == NULL) {
-		gnt_error_convert(error);
-		g_prefix_error(error, "running qemu-img: ");
-		return FALSE;
-	}
-	group = gnt_child_group_of(proc);
+		gnt_command_add_args(cmd, "-W", "-m", "16", NULL);
+	gnt_command_add_args(cmd, path, options->target, NULL);
+	gnt_command_add_environ(cmd, tool_env);
+	gnt_command_set_line_func(cmd, convert_line_cb, &out);
+	gnt_command_set_timeout(cmd, convert_timeout_s(virtual_size));
 	reporter_init(&reporter, options, GNT_IMAGE_PHASE_WRITING, virtual_size);
-	read_convert_output(g_subprocess_get_stdout_pipe(proc), &reporter, virtual_size, tail);
-	if (!g_subprocess_wait(proc, NULL, error)) {
-		gnt_error_convert(error);
+	if (!gnt_command_run(cmd, error))
 		return FALSE;
-	}
-	if (!g_subprocess_get_if_exited(proc) || g_subprocess_get_exit_status(proc) != 0) {
+	if (gnt_command_get_failure(cmd) != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "qemu-img convert failed (exit status %d; a truncated or damaged "
-			    "image?): %s",
-			    g_subprocess_get_if_exited(proc) ? g_subprocess_get_exit_status(proc)
-							     : 128 + g_subprocess_get_term_sig(proc),
-			    tail->len > 0 ? tail->str : "(no output)");
+			    "qemu-img convert failed (%s; a truncated or damaged image?): %s",
+			    gnt_command_get_failure(cmd), tail->len > 0 ? tail->str : "(no output)");
 		return FALSE;
 	}
 	reporter_report(&reporter, virtual_size, TRUE);

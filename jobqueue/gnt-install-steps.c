@@ -469,9 +469,11 @@ run_os_scripts_in_appliance(GntInstall *self, GError **error)
 {
 	g_autoptr(JsonObject) options = appliance_options_new(self);
 
+	g_autoptr(GError) local = NULL;
+
 	gnt_lu_feedback(self->lu, "* running the OS create script in the install appliance...");
 	self->appliance_result = gnt_node_call_appliance_run(
-		self->rpc, self->node, self->spec, options, appliance_progress, self, error);
+		self->rpc, self->node, self->spec, options, appliance_progress, self, &local);
 	/* the secrets and the password went with the call; the options' copy
 	 * goes now */
 	{
@@ -480,8 +482,8 @@ run_os_scripts_in_appliance(GntInstall *self, GError **error)
 		gnt_json_node_wipe_strings(node);
 	}
 	if (self->appliance_result == NULL) {
-		if (error != NULL && *error != NULL)
-			move_output_tail_to_job_log(self->lu, *error);
+		move_output_tail_to_job_log(self->lu, local);
+		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
 	return TRUE;
@@ -490,6 +492,7 @@ run_os_scripts_in_appliance(GntInstall *self, GError **error)
 static gboolean
 run_os_scripts_run(GntInstall *self, GError **error)
 {
+	g_autoptr(GError) local = NULL;
 	gboolean ok;
 
 	if (self->in_appliance)
@@ -498,12 +501,14 @@ run_os_scripts_run(GntInstall *self, GError **error)
 	gnt_lu_feedback(self->lu, "* running the instance OS create scripts...");
 	if (self->kind == GNT_INSTALL_REINSTALL)
 		ok = gnt_node_call_os_reinstall(self->rpc, self->node, self->spec,
-						self->osparams_secret, debug_level(self), error);
+						self->osparams_secret, debug_level(self), &local);
 	else
 		ok = gnt_node_call_os_create(self->rpc, self->node, self->spec,
-					     self->osparams_secret, debug_level(self), error);
-	if (!ok && error != NULL && *error != NULL)
-		move_output_tail_to_job_log(self->lu, *error);
+					     self->osparams_secret, debug_level(self), &local);
+	if (!ok) {
+		move_output_tail_to_job_log(self->lu, local);
+		g_propagate_error(error, g_steal_pointer(&local));
+	}
 	return ok;
 }
 

@@ -521,14 +521,16 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 			JsonObject *base = json_object_has_member(os_hvp, os)
 						   ? json_object_get_object_member(os_hvp, os)
 						   : NULL;
-			JsonObject *merged = JSON_NODE_HOLDS_OBJECT(hvs)
-						     ? merge_groups(base, json_node_get_object(hvs),
-								    "os_hvp", error)
-						     : NULL;
+			JsonObject *merged;
+
+			if (!JSON_NODE_HOLDS_OBJECT(hvs)) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "'os_hvp' of '%s' must be a dictionary", os);
+				json_object_unref(os_hvp);
+				return NULL;
+			}
+			merged = merge_groups(base, json_node_get_object(hvs), "os_hvp", error);
 			if (merged == NULL) {
-				if (error != NULL && *error == NULL)
-					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "'os_hvp' of '%s' must be a dictionary", os);
 				json_object_unref(os_hvp);
 				return NULL;
 			}

@@ -214,49 +214,56 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
 }
 
-/* The node's definition of @os_name ("name+variant") as os_diagnose lists
- * it, NULL (without an error) when the node has none. (transfer full) */
-static GntOsDefinition *
-lu_dup_os_definition(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
-		     GError **error)
+/* Looks up the node's definition of @os_name ("name+variant") as
+ * os_diagnose lists it: TRUE with *@os NULL when the node has none, FALSE
+ * only when the lookup itself failed. (*@os: transfer full) */
+static gboolean
+lu_lookup_os_definition(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
+			GntOsDefinition **os, GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
 	g_autoptr(GPtrArray) search_path = os_search_path(info);
 	g_autofree gchar *name = NULL;
 	g_autoptr(JsonArray) found = NULL;
 
+	*os = NULL;
 	gnt_os_split_name(os_name, &name, NULL);
 	found = gnt_node_call_os_diagnose(rpc, node, (const gchar *const *)search_path->pdata,
 					  error);
 	if (found == NULL)
-		return NULL;
+		return FALSE;
 	for (guint i = 0; i < json_array_get_length(found); i++) {
-		JsonObject *os = json_array_get_object_element(found, i);
+		JsonObject *entry = json_array_get_object_element(found, i);
 
-		if (os == NULL || g_strcmp0(json_object_get_string_member_with_default(os, "name", NULL),
-					    name) != 0)
+		if (entry == NULL ||
+		    g_strcmp0(json_object_get_string_member_with_default(entry, "name", NULL),
+			      name) != 0)
 			continue;
-		return gnt_os_definition_from_json(os, error);
+		*os = gnt_os_definition_from_json(entry, error);
+		return *os != NULL;
 	}
-	return NULL;
+	return TRUE;
 }
 
-/* The names @os_name's definition on @node declares in its
- * parameters.list, or NULL when it declares none (no such OS, or one older
- * than API 20, which takes no parameters). (transfer full) */
-static GHashTable *
-lu_dup_os_parameters(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
-		     GError **error)
+/* Looks up the names @os_name's definition on @node declares in its
+ * parameters.list: TRUE with *@names NULL when it declares none (no such
+ * OS, or one older than API 20, which takes no parameters), FALSE only
+ * when the lookup failed. (*@names: transfer full) */
+static gboolean
+lu_lookup_os_parameters(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
+			GHashTable **names, GError **error)
 {
-	g_autoptr(GntOsDefinition) os = lu_dup_os_definition(lu, rpc, node, os_name, error);
-	GHashTable *names;
+	g_autoptr(GntOsDefinition) os = NULL;
 
+	*names = NULL;
+	if (!lu_lookup_os_definition(lu, rpc, node, os_name, &os, error))
+		return FALSE;
 	if (os == NULL || os->parameters[0] == NULL)
-		return NULL;
-	names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		return TRUE;
+	*names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	for (guint k = 0; os->parameters[k] != NULL; k++)
-		g_hash_table_add(names, g_strdup(os->parameters[k]));
-	return names;
+		g_hash_table_add(*names, g_strdup(os->parameters[k]));
+	return TRUE;
 }
 
 /*
@@ -284,9 +291,10 @@ lu_choose_install_where(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObje
 		return TRUE;
 	info = gnt_config_dup_cluster_info(lu_config(lu));
 	safe = gnt_install_safe_install_enabled(safe_param, info);
-	os = lu_dup_os_definition(lu, rpc, node, os_name, error);
+	if (!lu_lookup_os_definition(lu, rpc, node, os_name, &os, error))
+		return FALSE;
 	if (os == NULL)
-		return error == NULL || *error == NULL; /* os_validate names a missing OS */
+		return TRUE; /* os_validate names a missing OS */
 	if (!gnt_install_choose_where(os, os_name,
 				      gnt_install_os_is_trusted(
 					      json_object_get_array_member(info, "trusted_os"),
@@ -551,13 +559,12 @@ create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 			if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
 				mib = (guint64)json_node_get_int(value);
 			} else if (!JSON_NODE_HOLDS_VALUE(value) ||
-				   json_node_get_value_type(value) != G_TYPE_STRING ||
-				   !gnt_size_parse(json_node_get_string(value), &mib, error)) {
-				if (error != NULL && *error == NULL)
-					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "backend parameter '%s' must be a size", key);
-				else
-					g_prefix_error(error, "backend parameter '%s': ", key);
+				   json_node_get_value_type(value) != G_TYPE_STRING) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "backend parameter '%s' must be a size", key);
+				return NULL;
+			} else if (!gnt_size_parse(json_node_get_string(value), &mib, error)) {
+				g_prefix_error(error, "backend parameter '%s': ", key);
 				return NULL;
 			}
 			if (g_strcmp0(key, "memory") == 0) {
@@ -2122,9 +2129,10 @@ reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, JsonObject
 	missing = reinstall_missing_secrets(json_node_get_array(names), secret, ctx->updated);
 	if (missing->len == 0)
 		return TRUE;
-	declared = lu_dup_os_parameters(lu, rpc, ctx->current->node, os, error);
+	if (!lu_lookup_os_parameters(lu, rpc, ctx->current->node, os, &declared, error))
+		return FALSE;
 	if (declared == NULL)
-		return error == NULL || *error == NULL;
+		return TRUE;
 	for (guint i = 0; i < missing->len; i++) {
 		if (g_hash_table_contains(declared, missing->pdata[i]))
 			g_string_append_printf(list, "%s'%s'", list->len > 0 ? ", " : "",

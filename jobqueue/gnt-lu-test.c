@@ -74,18 +74,20 @@ const GntLuClass gnt_lu_test_delay = {
 };
 
 /* "submit_jobs" (Ganeti's: a list of jobs, each a list of opcode
- * objects) as opcodes, every one checked before any is submitted; NULL
- * with no jobs to submit. */
-static GPtrArray *
-test_dummy_parse_jobs(const GntOpcode *op, GError **error)
+ * objects) as opcodes, every one checked before any is submitted: TRUE
+ * with *@out NULL when there are no jobs to submit, FALSE when one is
+ * wrong. (*@out: transfer full) */
+static gboolean
+test_dummy_parse_jobs(const GntOpcode *op, GPtrArray **out, GError **error)
 {
 	JsonNode *value = gnt_opcode_get_param(op, "submit_jobs");
 	JsonArray *jobs = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
 									: NULL;
 	g_autoptr(GPtrArray) parsed = NULL;
 
+	*out = NULL;
 	if (jobs == NULL || json_array_get_length(jobs) == 0)
-		return NULL;
+		return TRUE;
 	parsed = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	for (guint j = 0; j < json_array_get_length(jobs); j++) {
 		JsonNode *job = json_array_get_element(jobs, j);
@@ -96,7 +98,7 @@ test_dummy_parse_jobs(const GntOpcode *op, GError **error)
 		if (ops == NULL || json_array_get_length(ops) == 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "'submit_jobs': job %u must be a non-empty list of opcodes", j);
-			return NULL;
+			return FALSE;
 		}
 		for (guint i = 0; i < json_array_get_length(ops); i++) {
 			JsonObject *input = json_array_get_object_element(ops, i);
@@ -107,25 +109,21 @@ test_dummy_parse_jobs(const GntOpcode *op, GError **error)
 					g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 							    "an opcode must be an object");
 				g_prefix_error(error, "'submit_jobs': job %u, opcode %u: ", j, i);
-				return NULL;
+				return FALSE;
 			}
 			g_ptr_array_add(opcodes, child);
 		}
 	}
-	return g_steal_pointer(&parsed);
+	*out = g_steal_pointer(&parsed);
+	return TRUE;
 }
 
 static gboolean
 test_dummy_check_args(GntLu *lu, GError **error)
 {
-	g_autoptr(GError) local = NULL;
-	g_autoptr(GPtrArray) jobs = test_dummy_parse_jobs(gnt_lu_get_opcode(lu), &local);
+	g_autoptr(GPtrArray) jobs = NULL;
 
-	if (local != NULL) {
-		g_propagate_error(error, g_steal_pointer(&local));
-		return FALSE;
-	}
-	return TRUE;
+	return test_dummy_parse_jobs(gnt_lu_get_opcode(lu), &jobs, error);
 }
 
 /* Checks @value against "sha256:<hex>" without ever printing the value. */
@@ -181,7 +179,8 @@ test_dummy_exec(GntLu *lu, GError **error)
 		return NULL;
 	}
 	/* Ganeti's ResultWithJobs(submit_jobs): the jobs' IDs are the result */
-	jobs = test_dummy_parse_jobs(op, error);
+	if (!test_dummy_parse_jobs(op, &jobs, error))
+		return NULL;
 	if (jobs != NULL) {
 		JsonObject *submitted = json_object_new();
 
@@ -189,8 +188,6 @@ test_dummy_exec(GntLu *lu, GError **error)
 					     gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
 		return gnt_json_node_new_object(submitted);
 	}
-	if (error != NULL && *error != NULL)
-		return NULL;
 	return gnt_json_node_deep_copy(result); /* the worker thread owns the copy */
 }
 

@@ -163,8 +163,11 @@ column_json(sqlite3_stmt *stmt, int col, GError **error)
 {
 	const gchar *text = (const gchar *)sqlite3_column_text(stmt, col);
 
-	if (text == NULL)
+	if (text == NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "job queue: a stored value is missing");
 		return NULL;
+	}
 	return gnt_json_parse(text, sqlite3_column_bytes(stmt, col), error);
 }
 
@@ -173,10 +176,11 @@ column_record(sqlite3_stmt *stmt, int col, GError **error)
 {
 	g_autoptr(JsonNode) node = column_json(stmt, col, error);
 
-	if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node)) {
-		if (error != NULL && *error == NULL)
-			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-					    "job queue: a stored job is not a JSON object");
+	if (node == NULL)
+		return NULL;
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "job queue: a stored job is not a JSON object");
 		return NULL;
 	}
 	return json_object_ref(json_node_get_object(node));

@@ -3,13 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
-#include <signal.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "gnt-child.h"
+#include "gnt-command.h"
 #include "gnt-error.h"
 
 /* How much of a log's end is read for its tail. */
@@ -73,153 +70,51 @@ log_file_name(const gchar *log_dir, GntOsScript script, const GntOsEnv *env)
 	return g_build_filename(log_dir, base->str, NULL);
 }
 
-/* The last @lines lines of what @fd holds, valid UTF-8, without the final
- * newline. */
+/* The last @lines lines of what @fd holds, valid UTF-8. */
 static gchar *
 tail_fd(int fd, guint lines)
 {
 	g_autofree gchar *buf = NULL;
-	g_autofree gchar *valid = NULL;
 	struct stat st;
 	off_t start;
 	gssize got;
-	gsize len;
-	const gchar *p;
-	guint seen = 0;
 
 	if (fstat(fd, &st) != 0 || st.st_size <= 0)
 		return g_strdup("");
 	start = st.st_size > TAIL_MAX_BYTES ? st.st_size - TAIL_MAX_BYTES : 0;
-	buf = g_malloc(TAIL_MAX_BYTES + 1);
+	buf = g_malloc(TAIL_MAX_BYTES);
 	do {
 		got = pread(fd, buf, TAIL_MAX_BYTES, start);
 	} while (got < 0 && errno == EINTR);
 	if (got <= 0)
 		return g_strdup("");
-	len = (gsize)got;
-	while (len > 0 && buf[len - 1] == '\n')
-		len--;
-	buf[len] = '\0';
-	/* walk back over @lines newlines */
-	p = buf + len;
-	while (p > buf) {
-		if (p[-1] == '\n' && ++seen == lines)
-			break;
-		p--;
-	}
-	valid = g_utf8_make_valid(p, -1);
-	return g_steal_pointer(&valid);
-}
-
-typedef struct {
-	GMainLoop *loop;
-	GPid pid;
-	gboolean exited;
-	gint wait_status;
-	gboolean timed_out;
-	gboolean cancelled;
-} RunState;
-
-static void
-kill_group(RunState *state)
-{
-	(void)kill(-state->pid, SIGKILL);
-	(void)kill(state->pid, SIGKILL);
-}
-
-static void
-child_exited_cb(GPid pid, gint wait_status, gpointer user_data)
-{
-	RunState *state = user_data;
-
-	state->exited = TRUE;
-	state->wait_status = wait_status;
-	g_main_loop_quit(state->loop);
-}
-
-static gboolean
-timeout_cb(gpointer user_data)
-{
-	RunState *state = user_data;
-
-	state->timed_out = TRUE;
-	kill_group(state);
-	return G_SOURCE_REMOVE;
-}
-
-static gboolean
-cancelled_cb(GCancellable *cancellable, gpointer user_data)
-{
-	RunState *state = user_data;
-
-	state->cancelled = TRUE;
-	kill_group(state);
-	return G_SOURCE_REMOVE;
+	return gnt_command_tail_text(buf, (gsize)got, lines);
 }
 
 /*
- * Spawns @argv in @cwd with exactly @envp (not copied: g_spawn execs it as
- * is, so the secrets in it are not duplicated) and the given descriptors,
- * waits for it, and describes a failure in @reason ("exited with exit code
- * 1"; NULL on success). FALSE only when it could not be started.
+ * Runs @argv in @cwd with exactly @envp (not copied: it is exec'd as is,
+ * so the secrets in it are not duplicated) and the given descriptors,
+ * and describes a failure in @reason ("exited with exit code 1"; NULL on
+ * success). FALSE only when it could not be started.
  */
 static gboolean
 run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd, int stdin_fd,
 	    int stdout_fd, int stderr_fd, guint timeout_s, GCancellable *cancellable,
 	    gchar **reason, GError **error)
 {
-	g_autoptr(GMainContext) ctx = g_main_context_new();
-	g_autoptr(GMainLoop) loop = g_main_loop_new(ctx, FALSE);
-	g_autoptr(GSource) child = NULL;
-	g_autoptr(GSource) timer = NULL;
-	g_autoptr(GSource) cancel = NULL;
-	RunState state = {.loop = loop};
+	g_autoptr(GntCommand) cmd = gnt_command_new_argv(argv);
 
-	if (!g_spawn_async_with_pipes_and_fds(cwd, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
-					      /* a process group of its own, so that a timeout
-					       * kills whatever the script started too */
-					      gnt_child_setup, GNT_CHILD_SETUP_DATA, stdin_fd,
-					      stdout_fd, stderr_fd,
-					      NULL, NULL, 0, &state.pid, NULL, NULL, NULL, error)) {
-		gnt_error_convert(error);
+	gnt_command_set_environ(cmd, envp);
+	gnt_command_set_cwd(cmd, cwd);
+	gnt_command_set_stdin_fd(cmd, stdin_fd);
+	gnt_command_set_stdout_fd(cmd, stdout_fd);
+	gnt_command_set_stderr_fd(cmd, stderr_fd);
+	/* the script and whatever it started go as a whole */
+	gnt_command_set_timeout(cmd, timeout_s);
+	gnt_command_set_cancellable(cmd, cancellable);
+	if (!gnt_command_run(cmd, error))
 		return FALSE;
-	}
-	(void)setpgid(state.pid, state.pid); /* the child may not have run yet */
-	gnt_child_record(state.pid);
-
-	child = g_child_watch_source_new(state.pid);
-	g_source_set_callback(child, G_SOURCE_FUNC(child_exited_cb), &state, NULL);
-	g_source_attach(child, ctx);
-	if (timeout_s > 0) {
-		timer = g_timeout_source_new_seconds(timeout_s);
-		g_source_set_callback(timer, timeout_cb, &state, NULL);
-		g_source_attach(timer, ctx);
-	}
-	if (cancellable != NULL) {
-		cancel = g_cancellable_source_new(cancellable);
-		g_source_set_callback(cancel, G_SOURCE_FUNC(cancelled_cb), &state, NULL);
-		g_source_attach(cancel, ctx);
-	}
-	while (!state.exited)
-		g_main_loop_run(loop);
-	if (timer != NULL)
-		g_source_destroy(timer);
-	if (cancel != NULL)
-		g_source_destroy(cancel);
-	g_source_destroy(child);
-	g_spawn_close_pid(state.pid);
-	gnt_child_forget(state.pid);
-
-	*reason = NULL;
-	if (state.timed_out)
-		*reason = g_strdup_printf("killed after timeout of %u seconds", timeout_s);
-	else if (state.cancelled)
-		*reason = g_strdup("cancelled");
-	else if (WIFSIGNALED(state.wait_status))
-		*reason = g_strdup_printf("terminated by signal %d", WTERMSIG(state.wait_status));
-	else if (WIFEXITED(state.wait_status) && WEXITSTATUS(state.wait_status) != 0)
-		*reason = g_strdup_printf("exited with exit code %d",
-					  WEXITSTATUS(state.wait_status));
+	*reason = g_strdup(gnt_command_get_failure(cmd));
 	return TRUE;
 }
 

@@ -51,8 +51,8 @@ gnt_os_script_dup_log_dir(const GntPaths *paths);
  * full; may be NULL).
  *
  * Fails with GNT_ERROR_ENVIRONMENT "OS create script failed (exited with
- * exit code 1), last lines in the log file <path>:\n<tail>" (or "killed by
- * signal N", "killed after timeout of N seconds", "cancelled" when
+ * exit code 1), last lines in the log file <path>:\n<tail>" (or "terminated
+ * by signal N", "killed after timeout of N seconds", "cancelled" when
  * @options->cancellable fires), the tail being the last
  * GNT_OS_LOG_TAIL_LINES lines of the log; GNT_ERROR_ENVIRONMENT too when
  * the log, the streams or the script cannot be opened; GNT_ERROR_INVALID

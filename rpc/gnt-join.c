@@ -233,10 +233,12 @@ token_store_open(TokenStore *self, const gchar *path, GError **error)
 		return TRUE;
 	}
 	root = gnt_json_parse(data, (gssize)len, error);
-	if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root) ||
+	if (root != NULL && !JSON_NODE_HOLDS_OBJECT(root)) {
+		g_clear_pointer(&root, json_node_unref);
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "not an object");
+	}
+	if (root == NULL ||
 	    !gnt_json_get_array(json_node_get_object(root), "tokens", &tokens, error)) {
-		if (error != NULL && *error == NULL)
-			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "not an object");
 		g_prefix_error(error, "reading '%s': ", path);
 		return FALSE;
 	}
@@ -488,12 +490,13 @@ store_answer(const GntPaths *paths, const GntJoinToken *token, JsonNode *answer,
 	const gchar *cert_pem = NULL;
 	const gchar *ca_pem = NULL;
 
-	if (!JSON_NODE_HOLDS_OBJECT(answer) ||
-	    !gnt_json_get_string(json_node_get_object(answer), "certificate", &cert_pem, error) ||
+	if (!JSON_NODE_HOLDS_OBJECT(answer)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "the master's answer: not an object");
+		return FALSE;
+	}
+	if (!gnt_json_get_string(json_node_get_object(answer), "certificate", &cert_pem, error) ||
 	    !gnt_json_get_string(json_node_get_object(answer), "ca_certificate", &ca_pem, error)) {
-		if (error != NULL && *error == NULL)
-			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-					    "not an object");
 		g_prefix_error(error, "the master's answer: ");
 		return FALSE;
 	}

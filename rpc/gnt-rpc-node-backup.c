@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gnt-child.h"
+#include "gnt-command.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-node-calls-backup.h"
@@ -90,13 +90,13 @@ resolve_export(GntRpcNode *node, const gchar *path, GError **error)
 		}
 		name = path + len + 1;
 	}
-	if (strchr(name, '/') != NULL || !gnt_rpc_node_check_name(name, "export name", error)) {
-		if (error != NULL && *error == NULL)
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "export path '%s' must name one export right below '%s'", path,
-				    base);
+	if (strchr(name, '/') != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "export path '%s' must name one export right below '%s'", path, base);
 		return NULL;
 	}
+	if (!gnt_rpc_node_check_name(name, "export name", error))
+		return NULL;
 	dir = g_build_filename(base, name, NULL);
 	if (g_lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "no export '%s' in '%s'", name,
@@ -164,55 +164,22 @@ make_dir(const gchar *path, GError **error)
 
 /* ---- running the scripts, through gzip or not ------------------------- */
 
-/* gzip (-c, or -dc with @decompress) between @in_fd and @out_fd (both
- * taken), its stderr kept for the error. (transfer full) */
-static GSubprocess *
-gzip_spawn(gboolean decompress, int in_fd, int out_fd, GError **error)
-{
-	g_autoptr(GSubprocessLauncher) launcher =
-		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDERR_PIPE);
-	GSubprocess *proc;
-
-	g_subprocess_launcher_take_stdin_fd(launcher, in_fd);
-	g_subprocess_launcher_take_stdout_fd(launcher, out_fd);
-	/* ends with noded; otherwise it ends with its pipe */
-	g_subprocess_launcher_set_child_setup(launcher, gnt_child_setup, GNT_CHILD_SETUP_DATA, NULL);
-	proc = g_subprocess_launcher_spawn(launcher, error, "gzip", decompress ? "-dc" : "-c",
-					   NULL);
-	if (proc == NULL) {
-		gnt_error_convert(error);
-		g_prefix_error(error, "starting gzip: ");
-	}
-	/* the launcher's copies of the descriptors go with it, so that the
-	 * script alone holds its end of the pipe */
-	return proc;
-}
-
-/* Waits for gzip; FALSE (with its stderr) unless it exited with 0. */
+/* gzip (-c, or -dc with @decompress) between @in_fd and @out_fd (closed
+ * here once it runs, so that the script alone holds its end of the pipe),
+ * its stderr kept for the error; running when TRUE. */
 static gboolean
-gzip_wait(GSubprocess *proc, GError **error)
+gzip_spawn(GntCommand *gzip, gboolean decompress, int in_fd, int out_fd, GError **error)
 {
-	g_autoptr(GBytes) err = NULL;
-	g_autofree gchar *text = NULL;
+	gboolean ok;
 
-	if (!g_subprocess_communicate(proc, NULL, NULL, NULL, &err, error)) {
-		gnt_error_convert(error);
-		g_prefix_error(error, "gzip: ");
-		return FALSE;
-	}
-	if (g_subprocess_get_if_exited(proc) && g_subprocess_get_exit_status(proc) == 0)
-		return TRUE;
-	text = g_strndup(g_bytes_get_data(err, NULL), g_bytes_get_size(err));
-	g_strstrip(text);
-	if (g_subprocess_get_if_exited(proc))
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "gzip failed (exited with exit code %d): %s",
-			    g_subprocess_get_exit_status(proc), text);
-	else
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "gzip failed (terminated by signal %d): %s",
-			    g_subprocess_get_term_sig(proc), text);
-	return FALSE;
+	gnt_command_add_arg(gzip, decompress ? "-dc" : "-c");
+	gnt_command_set_stdin_fd(gzip, in_fd);
+	gnt_command_set_stdout_fd(gzip, out_fd);
+	/* without a timeout: it ends with its pipe, or with noded */
+	ok = gnt_command_spawn(gzip, error);
+	(void)close(in_fd);
+	(void)close(out_fd);
+	return ok;
 }
 
 /*
@@ -227,7 +194,7 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 	gboolean exporting = script == GNT_OS_SCRIPT_EXPORT;
 	g_autoptr(GntOsDefinition) os = NULL;
 	g_autoptr(GntOsEnv) env = NULL;
-	g_autoptr(GSubprocess) gzip = NULL;
+	g_autoptr(GntCommand) gzip = NULL;
 	g_autofree gchar *stream = NULL;
 	g_autofree gchar *log_file = NULL;
 	g_autoptr(GError) gzip_error = NULL;
@@ -237,6 +204,7 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 	};
 	int pipe_fds[2] = {-1, -1};
 	int script_fd = data_fd;
+	gboolean started;
 	gboolean ok;
 
 	env = gnt_rpc_node_spec_new_os_env(spec, debug_level, NULL, &os, error);
@@ -254,14 +222,15 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 			return FALSE;
 		}
 		/* export: script | gzip -c > dump; import: gzip -dc < dump | script */
-		gzip = exporting ? gzip_spawn(FALSE, pipe_fds[0], dup_fd, error)
-				 : gzip_spawn(TRUE, dup_fd, pipe_fds[1], error);
+		gzip = gnt_command_new("gzip");
+		started = exporting ? gzip_spawn(gzip, FALSE, pipe_fds[0], dup_fd, error)
+				    : gzip_spawn(gzip, TRUE, dup_fd, pipe_fds[1], error);
 		script_fd = exporting ? pipe_fds[1] : pipe_fds[0];
 		if (exporting)
 			pipe_fds[0] = -1;
 		else
 			pipe_fds[1] = -1;
-		if (gzip == NULL) {
+		if (!started) {
 			close_fd(&pipe_fds[0]);
 			close_fd(&pipe_fds[1]);
 			return FALSE;
@@ -276,9 +245,12 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 	/* gzip sees the end of its input, or the script's reading end goes */
 	close_fd(&pipe_fds[0]);
 	close_fd(&pipe_fds[1]);
-	if (gzip != NULL && !gzip_wait(gzip, &gzip_error) && ok) {
-		g_propagate_error(error, g_steal_pointer(&gzip_error));
-		ok = FALSE;
+	if (gzip != NULL) {
+		gnt_command_wait(gzip);
+		if (!gnt_command_check_success(gzip, &gzip_error) && ok) {
+			g_propagate_error(error, g_steal_pointer(&gzip_error));
+			ok = FALSE;
+		}
 	}
 	if (!ok) {
 		g_prefix_error(error, "instance '%s' disk %u: ", spec->name, index);

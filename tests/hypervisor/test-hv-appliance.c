@@ -8,6 +8,7 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
+#include "gnt-test-process.h"
 #include "hv-golden.h"
 
 #ifdef GNT_HAVE_LIBVIRT
@@ -228,31 +229,20 @@ test_fake_runs_agent(ApplFx *fx, gconstpointer data)
 {
 	g_autoptr(GntHvAppliance) app = fake_appliance(
 		fx, "echo \"socket=$GANTRY_METAD_SOCKET\"\necho \"disks=$GANTRY_DISKS\" >&2\n"
-		    "echo done\nexit 3\n");
+		    "echo \"noded's own=[$GNT_NODED_ONLY]\"\necho done\nexit 3\n");
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *tail = NULL;
 	g_autofree gchar *expected = g_strdup_printf(
-		"socket=%s/web1.sock\ndisks=/srv/gantry/web1/disk0.img /dev/vg0/web1-disk1\ndone",
+		"socket=%s/web1.sock\ndisks=/srv/gantry/web1/disk0.img /dev/vg0/web1-disk1\n"
+		"noded's own=[]\ndone",
 		fx->dir);
 
+	/* the agent gets its variables and none of the daemon's */
+	g_setenv("GNT_NODED_ONLY", "leaked", TRUE);
 	/* the agent's exit status is not the verdict: metad's progress is */
 	g_assert_true(gnt_hypervisor_run_appliance(fx->hv, app, NULL, &tail, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(tail, ==, expected);
-}
-
-/* Whether process @pid is gone (or a zombie nobody reaps). */
-static gboolean
-process_is_gone(GPid pid)
-{
-	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", pid);
-	g_autofree gchar *stat = NULL;
-	const gchar *close;
-
-	if (!g_file_get_contents(path, &stat, NULL, NULL))
-		return TRUE;
-	close = strrchr(stat, ')');
-	return close != NULL && close[1] == ' ' && close[2] == 'Z';
 }
 
 static void
@@ -282,7 +272,7 @@ test_fake_timeout(ApplFx *fx, gconstpointer data)
 	fields = g_strsplit(g_strstrip(text), " ", -1);
 	g_assert_cmpuint(g_strv_length(fields), ==, 2);
 	for (guint i = 0; i < 2; i++)
-		g_assert_true(process_is_gone((GPid)g_ascii_strtoll(fields[i], NULL, 10)));
+		g_assert_true(gnt_test_process_ends((GPid)g_ascii_strtoll(fields[i], NULL, 10)));
 }
 
 static void

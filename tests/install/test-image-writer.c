@@ -208,6 +208,30 @@ test_local_wrong_sha256(WriterFx *fx, gconstpointer data)
 	g_assert_cmpmem(g_bytes_get_data(disk, NULL), sizeof(zeroes), zeroes, sizeof(zeroes));
 }
 
+/* A qcow2 whose header is fine but whose first L2 table pointer is not:
+ * qemu-img info passes it, convert fails, and says why. */
+static void
+test_damaged_qcow2(WriterFx *fx, gconstpointer data)
+{
+	g_autoptr(GBytes) qcow2 = image_test_read_file(fx->qcow2);
+	g_autofree gchar *damaged = fx_path(fx, "damaged.qcow2");
+	gsize len = 0;
+	guint8 *bytes = g_bytes_unref_to_data(g_steal_pointer(&qcow2), &len);
+	guint64 l1_offset = 0;
+	const guint64 bad_entry = GUINT64_TO_BE(G_GUINT64_CONSTANT(0x8000000000000201));
+	g_autoptr(GBytes) written = NULL;
+
+	for (guint i = 0; i < 8; i++)
+		l1_offset = l1_offset << 8 | bytes[40 + i]; /* the header's l1_table_offset */
+	g_assert_cmpuint(l1_offset + 8, <=, len);
+	memcpy(bytes + l1_offset, &bad_entry, 8);
+	written = g_bytes_new_take(bytes, len);
+	image_test_write_file(damaged, written);
+	assert_refused(fx, damaged, NULL, GNT_ERROR_ENVIRONMENT,
+		       "qemu-img convert failed (exited with exit code 1; a truncated or damaged "
+		       "image?): qcow2: Image is corrupt: L2 table offset 0x200 unaligned");
+}
+
 static void
 test_backing_file(WriterFx *fx, gconstpointer data)
 {
@@ -497,6 +521,7 @@ main(int argc, char **argv)
 		{"/install/image/local/qcow2", test_local_qcow2},
 		{"/install/image/local/qcow2-disk", test_qcow2_disk},
 		{"/install/image/local/wrong-sha256", test_local_wrong_sha256},
+		{"/install/image/local/damaged-qcow2", test_damaged_qcow2},
 		{"/install/image/local/backing-file", test_backing_file},
 		{"/install/image/local/too-big", test_too_big},
 		{"/install/image/local/unknown-format", test_unknown_format},

@@ -345,7 +345,7 @@ test_refusals(BackupFx *fx, gconstpointer data)
 				  " \"g.example.com\", \"mode\": \"import\", \"disk_template\":"
 				  " \"file\", \"disks\": [], \"nics\": [{\"mac\": \"generate\"}],"
 				  " \"src_path\": \"web1.example.com\"}"),
-		       "OpExecError", "gzip failed");
+		       "OpExecError", "'gzip' failed");
 
 	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "g.example.com"), ==, 0);
 	g_assert_cmpuint(count_files(storage), ==, 1);	     /* web1's disk alone */
