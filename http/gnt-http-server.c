@@ -302,6 +302,27 @@ request_deadline(GntHttpConn *conn)
 	       (gint64)conn->server->options.request_timeout_s * G_USEC_PER_SEC;
 }
 
+/* A stream that carries the requests of several clients, one after the
+ * other: qemu's slirp guestfwd, one per guest on a root-only unix socket.
+ * It is as quiet as the guest is (a boot under load, a guest that asks
+ * nothing for hours) and qemu does not carry a guest's connection over to
+ * a new stream, so it is never closed for silence nor to make room. */
+static gboolean
+conn_is_shared_stream(GntHttpConn *conn)
+{
+	return conn->listener != NULL && conn->listener->shared_streams;
+}
+
+/* When a connection waiting (since @since) for its next request is closed:
+ * the keep-alive timeout; never for a shared stream (0). */
+static gint64
+idle_deadline(GntHttpConn *conn, gint64 since)
+{
+	if (conn_is_shared_stream(conn))
+		return 0;
+	return since + (gint64)conn->server->options.keep_alive_s * G_USEC_PER_SEC;
+}
+
 static void
 conn_reset_request(GntHttpConn *conn)
 {
@@ -502,7 +523,7 @@ conn_next_request(GntHttpConn *conn)
 		conn->deadline = request_deadline(conn);
 	} else {
 		conn->idle_since = now;
-		conn->deadline = now + (gint64)conn->server->options.keep_alive_s * G_USEC_PER_SEC;
+		conn->deadline = idle_deadline(conn, now);
 	}
 }
 
@@ -691,7 +712,7 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 			: soup_message_headers_header_contains(conn->headers, "Connection",
 							       "keep-alive");
 	/* one client's "close" must not end the stream the others share */
-	if (conn->listener != NULL && conn->listener->shared_streams)
+	if (conn_is_shared_stream(conn))
 		conn->keep_alive = TRUE;
 	switch (head.framing) {
 	case GNT_HTTP_BODY_LENGTH:
@@ -894,7 +915,7 @@ close_oldest_idle(GntHttpServer *self)
 	for (GList *l = self->conns.head; l != NULL; l = l->next) {
 		GntHttpConn *conn = l->data;
 
-		if (conn->idle_since != 0 && !conn->trusted &&
+		if (conn->idle_since != 0 && !conn->trusted && !conn_is_shared_stream(conn) &&
 		    (oldest == NULL || conn->idle_since < oldest->idle_since))
 			oldest = conn;
 	}
@@ -914,7 +935,8 @@ close_oldest_unproven(GntHttpServer *self, const gchar *address)
 	for (GList *l = self->conns.head; l != NULL; l = l->next) {
 		GntHttpConn *conn = l->data;
 
-		if (conn->proven || (address != NULL && g_strcmp0(conn->address, address) != 0))
+		if (conn->proven || conn_is_shared_stream(conn) ||
+		    (address != NULL && g_strcmp0(conn->address, address) != 0))
 			continue;
 		g_debug("closing a connection from %s that sent no request yet, to make room",
 			conn->address != NULL ? conn->address : "a local client");
@@ -1114,8 +1136,14 @@ conn_new(Listener *listener, GSocket *socket)
 	conn->version = SOUP_HTTP_1_1;
 	conn->address = g_steal_pointer(&address);
 	unproven_add(self, conn->address);
-	/* the TLS handshake and the first request count as one request */
-	conn->deadline = request_deadline(conn);
+	/* the TLS handshake and the first request count as one request; a
+	 * shared stream waits, idle, for its first */
+	if (conn_is_shared_stream(conn)) {
+		conn->idle_since = g_get_monotonic_time();
+		conn->deadline = 0;
+	} else {
+		conn->deadline = request_deadline(conn);
+	}
 	g_queue_push_tail_link(&self->conns, &conn->link);
 	if (self->options.certificate != NULL) {
 		/* explicitly: glib-networking's implicit handshake in a
@@ -1399,8 +1427,7 @@ keep_alive_update_cb(gpointer data)
 		GntHttpConn *conn = l->data;
 
 		if (conn->idle_since != 0)
-			conn->deadline = conn->idle_since + (gint64)self->options.keep_alive_s *
-								    G_USEC_PER_SEC;
+			conn->deadline = idle_deadline(conn, conn->idle_since);
 	}
 	return G_SOURCE_REMOVE;
 }

@@ -153,7 +153,11 @@ gnt_http_server_add_listener(GntHttpServer *self, GSocket *listener, gsize max_b
  * of a guest's TCP connections on one unix stream): then a request's
  * "Connection: close" (busybox wget sends it) does not close the
  * connection; every answer has its Content-Length anyway, and the peer's
- * own close still ends it. Default: no.
+ * own close still ends it. Such a stream is never closed for silence
+ * (before its first request or between requests: a guest booting slowly
+ * speaks late, and qemu does not carry a guest's connection over to a new
+ * stream) nor to make room; a request once begun has the request timeout.
+ * Default: no.
  */
 void
 gnt_http_server_set_listener_shared_streams(GntHttpServer *self, guint id, gboolean shared);

@@ -9,11 +9,13 @@
 
 typedef struct {
 	GntHttpServerOptions options;
-	gboolean tls; /* a certificate from a new CA */
+	gboolean tls;	 /* a certificate from a new CA */
+	gboolean shared; /* the listener's streams are shared (slirp's guestfwd) */
 } FxConfig;
 
 typedef struct {
 	GntHttpServerOptions options;
+	gboolean shared;
 	gchar *dir; /* the certificate's, with TLS */
 	GThread *thread;
 	GMainContext *context;
@@ -50,7 +52,8 @@ server_thread(gpointer data)
 	fx->server = gnt_http_server_new(&fx->options, handle, fx);
 	listener = gnt_net_listen("127.0.0.1", 0, "http", &port, &uri, &error);
 	g_assert_no_error(error);
-	gnt_http_server_add_listener(fx->server, listener, 0, NULL);
+	gnt_http_server_set_listener_shared_streams(
+		fx->server, gnt_http_server_add_listener(fx->server, listener, 0, NULL), fx->shared);
 	g_mutex_lock(&fx->lock);
 	fx->port = port;
 	g_cond_signal(&fx->cond);
@@ -88,6 +91,7 @@ fx_set_up(Fx *fx, gconstpointer data)
 	const FxConfig *config = data;
 
 	fx->options = config->options;
+	fx->shared = config->shared;
 	if (config->tls)
 		fx_make_certificate(fx);
 	g_mutex_init(&fx->lock);
@@ -280,6 +284,50 @@ tls_get(Fx *fx)
 }
 
 static const FxConfig with_tls = {{.max_clients = 1000}, TRUE};
+static const FxConfig short_timeouts = {{.request_timeout_s = 1, .keep_alive_s = 1}, FALSE};
+static const FxConfig short_timeouts_shared = {{.request_timeout_s = 1, .keep_alive_s = 1},
+					       FALSE, TRUE};
+
+/* Whether the server closed @socket within 1 s (EOF), rather than keeping
+ * it open with nothing to say. */
+static gboolean
+closed_by_server(GSocket *socket)
+{
+	gchar byte;
+
+	g_socket_set_timeout(socket, 1);
+	return g_socket_receive(socket, &byte, 1, NULL, NULL) == 0;
+}
+
+/* A connection silent past the request and keep-alive timeouts is closed,
+ * unless its listener's streams are shared (qemu's slirp guestfwd: a guest
+ * booting slowly under load sends its first request late, and qemu does not
+ * carry a guest's connection over to a new stream); a shared stream answers
+ * however late the request comes, "Connection: close" or not. */
+static void
+test_silence(Fx *fx, gconstpointer data)
+{
+	static const gchar request[] = "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	g_autoptr(GSocket) socket = connect_raw(fx);
+
+	/* past the request timeout (1 s) and two sweeps */
+	g_usleep(2 * G_USEC_PER_SEC);
+	if (!fx->shared) {
+		g_assert_true(closed_by_server(socket));
+		return;
+	}
+	for (guint i = 0; i < 2; i++) {
+		g_autofree gchar *answer = NULL;
+
+		g_socket_set_timeout(socket, 10);
+		g_assert_true(send_all(socket, request, strlen(request)));
+		answer = read_answer(socket);
+		g_assert_true(g_str_has_prefix(answer, "HTTP/1.1 200 "));
+		/* past the keep-alive timeout too */
+		g_usleep(2 * G_USEC_PER_SEC);
+	}
+	g_assert_false(closed_by_server(socket));
+}
 
 /* A hundred clients that start a TLS handshake (a record header announcing
  * a hello) and stall hold up no other client's handshake (glib-networking's
@@ -315,6 +363,10 @@ main(int argc, char **argv)
 		   fx_tear_down);
 	g_test_add("/http/server/silent-connections", Fx, &defaults, fx_set_up, test_silent_connections,
 		   fx_tear_down);
+	g_test_add("/http/server/silence-closes", Fx, &short_timeouts, fx_set_up, test_silence,
+		   fx_tear_down);
+	g_test_add("/http/server/silence-keeps-shared-streams", Fx, &short_timeouts_shared,
+		   fx_set_up, test_silence, fx_tear_down);
 	g_test_add("/http/server/slow-handshakes", Fx, &with_tls, fx_set_up, test_slow_handshakes,
 		   fx_tear_down);
 	return g_test_run();
