@@ -35,9 +35,11 @@ static const GntHvParamSpec kvm_params[] = {
 	{"serial_speed", GNT_HV_PARAM_INT, "38400", NULL},
 };
 
-/* like Ganeti's fake hypervisor: nothing to tune */
+/* Ganeti's fake hypervisor has nothing to tune; ours takes a kernel
+ * command line that it only records (in its state file), so that tests
+ * can follow a parameter from the cluster's defaults to the node */
 static const GntHvParamSpec fake_params[] = {
-	{NULL, GNT_HV_PARAM_LAST, NULL, NULL},
+	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL},
 };
 
 static const gchar *const hv_names[] = {"kvm", "fake", NULL};
@@ -71,7 +73,7 @@ gnt_hv_params_get_specs(const gchar *hv_name, gsize *n_specs)
 		return kvm_params;
 	}
 	if (g_strcmp0(hv_name, "fake") == 0) {
-		*n_specs = 0;
+		*n_specs = G_N_ELEMENTS(fake_params);
 		return fake_params;
 	}
 	*n_specs = 0;
