@@ -325,6 +325,19 @@ gnt_hv_params_to_json(const gchar *hv_name, GHashTable *params, JsonBuilder *bui
 	}
 }
 
+JsonObject *
+gnt_hv_params_to_object(const gchar *hv_name, GHashTable *params)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	json_builder_begin_object(builder);
+	gnt_hv_params_to_json(hv_name, params, builder);
+	json_builder_end_object(builder);
+	root = json_builder_get_root(builder);
+	return json_object_ref(json_node_get_object(root));
+}
+
 gboolean
 gnt_hv_params_get_bool(GHashTable *params, const gchar *name)
 {

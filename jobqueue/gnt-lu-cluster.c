@@ -106,13 +106,8 @@ static JsonObject *
 merge_objects(JsonObject *base, JsonObject *update)
 {
 	JsonObject *out = base != NULL ? gnt_json_object_deep_copy(base) : json_object_new();
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
-	json_object_iter_init_ordered(&iter, update);
-	while (json_object_iter_next_ordered(&iter, &key, &value))
-		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+	gnt_json_object_overlay(out, update);
 	return out;
 }
 
@@ -248,8 +243,6 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 	for (GList *l = names; l != NULL; l = l->next) {
 		const gchar *hv = l->data;
 		g_autoptr(GHashTable) table = NULL;
-		g_autoptr(JsonBuilder) builder = NULL;
-		g_autoptr(JsonNode) root = NULL;
 
 		if (!json_object_has_member(update, hv) &&
 		    !(newly_enabled != NULL && array_has_string(newly_enabled, hv)))
@@ -262,12 +255,7 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 			return NULL;
 		}
 		/* stored typed, as the hypervisor's table has them */
-		builder = json_builder_new();
-		json_builder_begin_object(builder);
-		gnt_hv_params_to_json(hv, table, builder);
-		json_builder_end_object(builder);
-		root = json_builder_get_root(builder);
-		json_object_set_object_member(merged, hv, json_object_ref(json_node_get_object(root)));
+		json_object_set_object_member(merged, hv, gnt_hv_params_to_object(hv, table));
 	}
 	return g_steal_pointer(&merged);
 }
