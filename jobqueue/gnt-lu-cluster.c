@@ -260,6 +260,30 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 	return g_steal_pointer(&merged);
 }
 
+/* Each hypervisor's entry of one OS's os_hvp checked against its table, as
+ * Ganeti checks them when they are set: a bad one would otherwise stop
+ * every instance of that OS when its parameters are filled. */
+static gboolean
+os_hvp_check(const gchar *os, JsonObject *hvs, GError **error)
+{
+	JsonObjectIter iter;
+	const gchar *hv;
+	JsonNode *params;
+
+	json_object_iter_init_ordered(&iter, hvs);
+	while (json_object_iter_next_ordered(&iter, &hv, &params)) {
+		g_autoptr(GHashTable) table = NULL;
+
+		if (gnt_hv_check_name(hv, error))
+			table = gnt_hv_params_from_json(hv, json_node_get_object(params), error);
+		if (table == NULL) {
+			g_prefix_error(error, "os_hvp of '%s': ", os);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 /* Ganeti's [["add"|"remove", name], ...] applied to a list of names. */
 static JsonArray *
 apply_list_mods(JsonArray *current, JsonArray *mods, const gchar *what, GError **error)
@@ -498,7 +522,7 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		json_object_set_object_member(changes, name, merged);
 	}
 	if (param_given(params, "os_hvp")) {
-		/* {os: {hv: params}}: one more level, each checked at use */
+		/* {os: {hv: params}}: one more level */
 		JsonObject *os_hvp = gnt_json_object_deep_copy(json_object_get_object_member(current, "os_hvp"));
 		JsonObjectIter iter;
 		const gchar *os;
@@ -517,6 +541,11 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 				if (error != NULL && *error == NULL)
 					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 						    "'os_hvp' of '%s' must be a dictionary", os);
+				json_object_unref(os_hvp);
+				return NULL;
+			}
+			if (!os_hvp_check(os, merged, error)) {
+				json_object_unref(merged);
 				json_object_unref(os_hvp);
 				return NULL;
 			}

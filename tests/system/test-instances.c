@@ -673,6 +673,10 @@ test_filled_params(InstFx *fx, gconstpointer data)
 
 	if (fx->dir == NULL)
 		return;
+	/* an os_hvp entry the hypervisor's table refuses is refused when set */
+	run_refused(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
+			" \"os_hvp\": {\"sample\": {\"fake\": {\"acpi\": true}}}}",
+		    "OpPrereqError", "os_hvp of 'sample': unknown hypervisor parameter 'acpi'");
 	run_ok(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
 		   " \"hvparams\": {\"fake\": {\"kernel_args\": \"ro cluster\"}},"
 		   " \"beparams\": {\"maxmem\": 256},"
