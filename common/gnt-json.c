@@ -807,8 +807,8 @@ gnt_json_object_overlay(JsonObject *out, JsonObject *over)
 
 	if (over == NULL)
 		return;
-	json_object_iter_init(&iter, over);
-	while (json_object_iter_next(&iter, &key, &value))
+	json_object_iter_init_ordered(&iter, over);
+	while (json_object_iter_next_ordered(&iter, &key, &value))
 		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
 }
 

@@ -66,14 +66,4 @@ JsonObject *
 gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what,
 			GError **error);
 
-/* Ganeti's FillIPolicy: the cluster's @base with the group's @custom over
- * it ("std" key by key, the rest whole). (transfer full) */
-JsonObject *
-gnt_group_fill_ipolicy(JsonObject *base, JsonObject *custom);
-/* Ganeti's FillDict one level down (diskparams: template -> params):
- * @base's dictionaries with @custom's of the same name merged over them.
- * (transfer full) */
-JsonObject *
-gnt_group_fill_diskparams(JsonObject *base, JsonObject *custom);
-
 G_END_DECLS

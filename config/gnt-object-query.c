@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "gnt-config-fill.h"
 #include "gnt-config-groups.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -682,8 +683,8 @@ inst_runs_elsewhere(const QueryContext *ctx, const InstRow *row)
 	return FALSE;
 }
 
-/* The instance's hvparams filled from the cluster's (skip_globals): a new
- * object. */
+/* The instance's effective hvparams (skip_globals): a new object, NULL
+ * when they cannot be filled. */
 static JsonObject *inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
 
 /* Ganeti's _GetLiveInstStatus. */
@@ -703,7 +704,8 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 			g_autoptr(JsonObject) hvparams = inst_filled_hvparams(ctx, inst);
 
 			allow_userdown = g_strcmp0(rec_string(inst, "hypervisor"), "kvm") != 0 ||
-					 rec_bool(hvparams, "user_shutdown", FALSE);
+					 (hvparams != NULL &&
+					  rec_bool(hvparams, "user_shutdown", FALSE));
 		}
 		if (up)
 			return allow_userdown ? "USER_down" : "ERROR_down";
@@ -749,38 +751,17 @@ TEXT_FIELD(inst_status)
 
 /* ---- parameters ---- */
 
-/* Ganeti's HVC_GLOBALS: cluster-wide, left out of an instance's values. */
-static const gchar *const hv_globals[] = {
-	"migration_bandwidth", "migration_mode", "migration_port", "xen_cmd", NULL,
-};
-
+/* Ganeti's FillHV(skip_globals=True), as the node is sent it without the
+ * globals; NULL (RS_UNAVAIL) when the stored parameters do not fit the
+ * hypervisor's table. */
 static JsonObject *
 inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst)
 {
-	const gchar *hv = rec_string(inst, "hypervisor");
-	const gchar *os = rec_string(inst, "os");
-	JsonObject *out = json_object_new();
+	g_autoptr(GError) error = NULL;
+	JsonObject *out = gnt_fill_hvparams(ctx->cluster->settings, inst, TRUE, &error);
 
-	if (hv != NULL) {
-		JsonObject *os_hvp = os != NULL ? rec_object(ctx, cluster_setting(ctx, "os_hvp"), os)
-						: ctx->empty;
-
-		gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "hvparams"), hv));
-		gnt_json_object_overlay(out, rec_object(ctx, os_hvp, hv));
-	}
-	gnt_json_object_overlay(out, rec_object(ctx, inst, "hvparams"));
-	for (guint i = 0; hv_globals[i] != NULL; i++)
-		json_object_remove_member(out, hv_globals[i]);
-	return out;
-}
-
-static JsonObject *
-inst_filled_beparams(const QueryContext *ctx, JsonObject *inst)
-{
-	JsonObject *out = json_object_new();
-
-	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "beparams"), "default"));
-	gnt_json_object_overlay(out, rec_object(ctx, inst, "beparams"));
+	if (out == NULL)
+		g_debug("instance '%s': %s", rec_string(inst, "name"), error->message);
 	return out;
 }
 
@@ -802,18 +783,9 @@ overlay_redacted(JsonObject *out, JsonObject *private_params)
 static JsonObject *
 inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
 {
-	const gchar *os = rec_string(inst, "os");
-	JsonObject *cluster_os = cluster_setting(ctx, "osparams");
-	JsonObject *out = json_object_new();
+	JsonObject *out = gnt_fill_osparams(ctx->cluster->settings, rec_string(inst, "os"),
+					    rec_object(ctx, inst, "osparams"));
 
-	if (os != NULL) {
-		g_autofree gchar *base = g_strndup(os, strcspn(os, "+"));
-
-		gnt_json_object_overlay(out, rec_object(ctx, cluster_os, base));
-		if (g_strcmp0(base, os) != 0)
-			gnt_json_object_overlay(out, rec_object(ctx, cluster_os, os));
-	}
-	gnt_json_object_overlay(out, rec_object(ctx, inst, "osparams"));
 	overlay_redacted(out, rec_object(ctx, inst, "osparams_private"));
 	return out;
 }
@@ -821,13 +793,22 @@ inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
 static JsonNode *
 get_inst_hvparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_object(inst_filled_hvparams(user_data, (JsonObject *)item));
+	JsonObject *params = inst_filled_hvparams(user_data, (JsonObject *)item);
+
+	if (params == NULL) {
+		*status = GNT_QUERY_STATUS_UNAVAIL;
+		return NULL;
+	}
+	return gnt_json_node_new_object(params);
 }
 
 static JsonNode *
 get_inst_beparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_object(inst_filled_beparams(user_data, (JsonObject *)item));
+	const QueryContext *ctx = user_data;
+
+	return gnt_json_node_new_object(
+		gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item));
 }
 
 static JsonNode *
@@ -895,14 +876,9 @@ static JsonNode *
 be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
 {
 	const QueryContext *ctx = user_data;
-	JsonObject *inst = (JsonObject *)item;
-	JsonNode *own = json_object_get_member(rec_object(ctx, inst, "beparams"), name);
-	JsonNode *def = json_object_get_member(
-		rec_object(ctx, cluster_setting(ctx, "beparams"), "default"), name);
+	g_autoptr(JsonObject) params = gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item);
 
-	if (own != NULL)
-		return gnt_json_node_deep_copy(own);
-	return def != NULL ? gnt_json_node_deep_copy(def) : gnt_json_node_new_null();
+	return member_or_null(params, name);
 }
 
 /* Ganeti's HVS_PARAMETER_TYPES without HVC_GLOBALS: name, title (NULL:
@@ -1115,11 +1091,7 @@ disk_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint
 static JsonObject *
 nic_filled_params(const QueryContext *ctx, JsonObject *nic)
 {
-	JsonObject *out = json_object_new();
-
-	gnt_json_object_overlay(out, rec_object(ctx, cluster_setting(ctx, "nicparams"), "default"));
-	gnt_json_object_overlay(out, rec_object(ctx, nic, "nicparams"));
-	return out;
+	return gnt_fill_nicparams(ctx->cluster->settings, nic);
 }
 
 /* The filled nicparams of each NIC: member @key, or null when the mode is
@@ -1473,20 +1445,17 @@ static JsonNode *
 get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	const QueryContext *ctx = user_data;
-	JsonObject *out = json_object_new();
+	const GroupInfo *group = NULL;
 
-	gnt_json_object_overlay(out, cluster_setting(ctx, "ndparams"));
 	if (ctx->kind == GNT_OBJECT_NODE) {
 		const NodeInfo *node = ctx_node(ctx, rec_string((JsonObject *)item, "uuid"));
-		const GroupInfo *group = node != NULL && node->group != NULL
-						 ? g_hash_table_lookup(ctx->groups, node->group)
-						 : NULL;
 
-		if (group != NULL)
-			gnt_json_object_overlay(out, group->ndparams);
+		if (node != NULL && node->group != NULL)
+			group = g_hash_table_lookup(ctx->groups, node->group);
 	}
-	gnt_json_object_overlay(out, rec_object(ctx, (JsonObject *)item, "ndparams"));
-	return gnt_json_node_new_object(out);
+	return gnt_json_node_new_object(
+		gnt_fill_ndparams(ctx->cluster->settings, group != NULL ? group->ndparams : NULL,
+				  rec_object(ctx, (JsonObject *)item, "ndparams")));
 }
 
 /* ndp/NAME: the filled value, null if unset (Ganeti). */
@@ -1748,7 +1717,7 @@ get_group_node_list(gconstpointer item, gpointer user_data, GntQueryStatus *stat
 static JsonNode *
 get_group_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_object(gnt_group_fill_ipolicy(
+	return gnt_json_node_new_object(gnt_fill_ipolicy(
 		cluster_setting(user_data, "ipolicy"), rec_object(user_data, (JsonObject *)item, "ipolicy")));
 }
 
@@ -1762,8 +1731,8 @@ static JsonNode *
 get_group_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	return gnt_json_node_new_object(
-		gnt_group_fill_diskparams(cluster_setting(user_data, "diskparams"),
-					  rec_object(user_data, (JsonObject *)item, "diskparams")));
+		gnt_fill_diskparams(cluster_setting(user_data, "diskparams"),
+				    rec_object(user_data, (JsonObject *)item, "diskparams")));
 }
 
 static JsonNode *

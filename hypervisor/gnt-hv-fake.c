@@ -10,6 +10,7 @@
 
 #include "gnt-command.h"
 #include "gnt-error.h"
+#include "gnt-hv-params.h"
 #include "gnt-hypervisor-private.h"
 #include "gnt-json.h"
 
@@ -33,41 +34,54 @@ state_path(GntHvFake *self, const gchar *name)
 }
 
 static gboolean
-write_state(GntHvFake *self, const GntHvInfo *info, gint64 started, const gchar *uuid,
-	    const gchar *console_log, GError **error)
+write_state(GntHvFake *self, const gchar *name, JsonObject *record, GError **error)
 {
-	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonNode) root = NULL;
-	g_autofree gchar *data = NULL;
-	g_autofree gchar *path = state_path(self, info->name);
+	g_autoptr(JsonNode) root = gnt_json_node_new_object(json_object_ref(record));
+	g_autofree gchar *data = gnt_json_to_string(root);
+	g_autofree gchar *path = state_path(self, name);
 
-	json_builder_begin_object(builder);
-	json_builder_set_member_name(builder, "name");
-	json_builder_add_string_value(builder, info->name);
-	json_builder_set_member_name(builder, "uuid");
-	json_builder_add_string_value(builder, uuid);
-	json_builder_set_member_name(builder, "state");
-	json_builder_add_string_value(builder, gnt_hv_state_to_string(info->state));
-	json_builder_set_member_name(builder, "memory_mib");
-	json_builder_add_int_value(builder, (gint64)info->memory_mib);
-	json_builder_set_member_name(builder, "vcpus");
-	json_builder_add_int_value(builder, info->vcpus);
-	json_builder_set_member_name(builder, "started");
-	json_builder_add_int_value(builder, started);
-	if (console_log != NULL) {
-		json_builder_set_member_name(builder, "console_log");
-		json_builder_add_string_value(builder, console_log);
-	}
-	json_builder_end_object(builder);
-	root = json_builder_get_root(builder);
-	data = gnt_json_to_string(root);
 	if (!g_file_set_contents_full(path, data, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0640,
 				      error)) {
 		gnt_error_convert(error);
-		g_prefix_error(error, "instance '%s': ", info->name);
+		g_prefix_error(error, "instance '%s': ", name);
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* The record of a started instance: what it was given, hvparams included,
+ * so that tests can compare it with what the master meant to send. */
+static JsonObject *
+start_record(const GntHvInstance *inst, GHashTable *hvparams, gboolean paused)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "name");
+	json_builder_add_string_value(builder, inst->name);
+	json_builder_set_member_name(builder, "uuid");
+	json_builder_add_string_value(builder, inst->uuid);
+	json_builder_set_member_name(builder, "state");
+	json_builder_add_string_value(
+		builder, gnt_hv_state_to_string(paused ? GNT_HV_STATE_PAUSED : GNT_HV_STATE_RUNNING));
+	json_builder_set_member_name(builder, "memory_mib");
+	json_builder_add_int_value(builder, (gint64)inst->memory_mib);
+	json_builder_set_member_name(builder, "vcpus");
+	json_builder_add_int_value(builder, inst->vcpus);
+	json_builder_set_member_name(builder, "started");
+	json_builder_add_int_value(builder, g_get_real_time() / G_USEC_PER_SEC);
+	if (inst->console_log != NULL) {
+		json_builder_set_member_name(builder, "console_log");
+		json_builder_add_string_value(builder, inst->console_log);
+	}
+	json_builder_set_member_name(builder, "hvparams");
+	json_builder_begin_object(builder);
+	gnt_hv_params_to_json("fake", hvparams, builder);
+	json_builder_end_object(builder);
+	json_builder_end_object(builder);
+	root = json_builder_get_root(builder);
+	return json_object_ref(json_node_get_object(root));
 }
 
 /* The stored record of @name; GNT_ERROR_NOT_FOUND when it does not run.
@@ -145,7 +159,7 @@ fake_start(GntHypervisor *hv, const GntHvInstance *inst, GHashTable *hvparams, g
 	GntHvFake *self = GNT_HV_FAKE(hv);
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autofree gchar *path = state_path(self, inst->name);
-	g_autoptr(GntHvInfo) info = NULL;
+	g_autoptr(JsonObject) record = NULL;
 
 	if (g_file_test(path, G_FILE_TEST_EXISTS)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "instance '%s' is already running",
@@ -162,11 +176,8 @@ fake_start(GntHypervisor *hv, const GntHvInstance *inst, GHashTable *hvparams, g
 			return FALSE;
 		}
 	}
-	info = gnt_hv_info_new(inst->name, paused ? GNT_HV_STATE_PAUSED : GNT_HV_STATE_RUNNING);
-	info->memory_mib = inst->memory_mib;
-	info->vcpus = inst->vcpus;
-	return write_state(self, info, g_get_real_time() / G_USEC_PER_SEC, inst->uuid,
-			   inst->console_log, error);
+	record = start_record(inst, hvparams, paused);
+	return write_state(self, inst->name, record, error);
 }
 
 static gboolean
@@ -206,9 +217,6 @@ fake_resume(GntHypervisor *hv, const gchar *name, GError **error)
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
 	g_autoptr(JsonObject) obj = NULL;
 	g_autoptr(GntHvInfo) info = read_state(self, name, &obj, error);
-	const gchar *uuid = NULL;
-	const gchar *console_log = NULL;
-	gint64 started = 0;
 
 	if (info == NULL)
 		return FALSE;
@@ -217,16 +225,8 @@ fake_resume(GntHypervisor *hv, const gchar *name, GError **error)
 			    name);
 		return FALSE;
 	}
-	if (!gnt_json_get_string(obj, "uuid", &uuid, error) ||
-	    !gnt_json_get_int(obj, "started", &started, error)) {
-		g_prefix_error(error, "instance '%s': ", name);
-		return FALSE;
-	}
-	if (json_object_has_member(obj, "console_log") &&
-	    !gnt_json_get_string(obj, "console_log", &console_log, error))
-		return FALSE;
-	info->state = GNT_HV_STATE_RUNNING;
-	return write_state(self, info, started, uuid, console_log, error);
+	json_object_set_string_member(obj, "state", gnt_hv_state_to_string(GNT_HV_STATE_RUNNING));
+	return write_state(self, name, obj, error);
 }
 
 static GntHvInfo *

@@ -35,9 +35,11 @@ static const GntHvParamSpec kvm_params[] = {
 	{"serial_speed", GNT_HV_PARAM_INT, "38400", NULL},
 };
 
-/* like Ganeti's fake hypervisor: nothing to tune */
+/* Ganeti's fake hypervisor has nothing to tune; ours takes a kernel
+ * command line that it only records (in its state file), so that tests
+ * can follow a parameter from the cluster's defaults to the node */
 static const GntHvParamSpec fake_params[] = {
-	{NULL, GNT_HV_PARAM_LAST, NULL, NULL},
+	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL},
 };
 
 static const gchar *const hv_names[] = {"kvm", "fake", NULL};
@@ -71,7 +73,7 @@ gnt_hv_params_get_specs(const gchar *hv_name, gsize *n_specs)
 		return kvm_params;
 	}
 	if (g_strcmp0(hv_name, "fake") == 0) {
-		*n_specs = 0;
+		*n_specs = G_N_ELEMENTS(fake_params);
 		return fake_params;
 	}
 	*n_specs = 0;
@@ -321,6 +323,19 @@ gnt_hv_params_to_json(const gchar *hv_name, GHashTable *params, JsonBuilder *bui
 		else
 			json_builder_add_string_value(builder, value);
 	}
+}
+
+JsonObject *
+gnt_hv_params_to_object(const gchar *hv_name, GHashTable *params)
+{
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+
+	json_builder_begin_object(builder);
+	gnt_hv_params_to_json(hv_name, params, builder);
+	json_builder_end_object(builder);
+	root = json_builder_get_root(builder);
+	return json_object_ref(json_node_get_object(root));
 }
 
 gboolean

@@ -67,6 +67,10 @@ gnt_hv_params_from_json(const gchar *hv_name, JsonObject *obj, GError **error);
 void
 gnt_hv_params_to_json(const gchar *hv_name, GHashTable *params, JsonBuilder *builder);
 
+/* The same as a new JSON object. (transfer full) */
+JsonObject *
+gnt_hv_params_to_object(const gchar *hv_name, GHashTable *params);
+
 /* A filled table's boolean / integer value (FALSE / 0 when absent). */
 gboolean
 gnt_hv_params_get_bool(GHashTable *params, const gchar *name);

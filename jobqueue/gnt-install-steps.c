@@ -202,16 +202,8 @@ record_dup_for_first_boot(JsonObject *record)
 	JsonObject *copy = gnt_json_object_deep_copy(record);
 	JsonObject *own = object_member(record, "hvparams");
 	JsonObject *hvparams = own != NULL ? gnt_json_object_deep_copy(own) : json_object_new();
-	JsonObject *install = object_member(gnt_install_get(record), "hvparams");
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
-	if (install != NULL) {
-		json_object_iter_init_ordered(&iter, install);
-		while (json_object_iter_next_ordered(&iter, &key, &value))
-			json_object_set_member(hvparams, key, gnt_json_node_deep_copy(value));
-	}
+	gnt_json_object_overlay(hvparams, object_member(gnt_install_get(record), "hvparams"));
 	json_object_set_object_member(copy, "hvparams", hvparams);
 	return copy;
 }

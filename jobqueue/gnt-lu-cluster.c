@@ -106,13 +106,8 @@ static JsonObject *
 merge_objects(JsonObject *base, JsonObject *update)
 {
 	JsonObject *out = base != NULL ? gnt_json_object_deep_copy(base) : json_object_new();
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
-	json_object_iter_init_ordered(&iter, update);
-	while (json_object_iter_next_ordered(&iter, &key, &value))
-		json_object_set_member(out, key, gnt_json_node_deep_copy(value));
+	gnt_json_object_overlay(out, update);
 	return out;
 }
 
@@ -248,8 +243,6 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 	for (GList *l = names; l != NULL; l = l->next) {
 		const gchar *hv = l->data;
 		g_autoptr(GHashTable) table = NULL;
-		g_autoptr(JsonBuilder) builder = NULL;
-		g_autoptr(JsonNode) root = NULL;
 
 		if (!json_object_has_member(update, hv) &&
 		    !(newly_enabled != NULL && array_has_string(newly_enabled, hv)))
@@ -262,14 +255,33 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 			return NULL;
 		}
 		/* stored typed, as the hypervisor's table has them */
-		builder = json_builder_new();
-		json_builder_begin_object(builder);
-		gnt_hv_params_to_json(hv, table, builder);
-		json_builder_end_object(builder);
-		root = json_builder_get_root(builder);
-		json_object_set_object_member(merged, hv, json_object_ref(json_node_get_object(root)));
+		json_object_set_object_member(merged, hv, gnt_hv_params_to_object(hv, table));
 	}
 	return g_steal_pointer(&merged);
+}
+
+/* Each hypervisor's entry of one OS's os_hvp checked against its table, as
+ * Ganeti checks them when they are set: a bad one would otherwise stop
+ * every instance of that OS when its parameters are filled. */
+static gboolean
+os_hvp_check(const gchar *os, JsonObject *hvs, GError **error)
+{
+	JsonObjectIter iter;
+	const gchar *hv;
+	JsonNode *params;
+
+	json_object_iter_init_ordered(&iter, hvs);
+	while (json_object_iter_next_ordered(&iter, &hv, &params)) {
+		g_autoptr(GHashTable) table = NULL;
+
+		if (gnt_hv_check_name(hv, error))
+			table = gnt_hv_params_from_json(hv, json_node_get_object(params), error);
+		if (table == NULL) {
+			g_prefix_error(error, "os_hvp of '%s': ", os);
+			return FALSE;
+		}
+	}
+	return TRUE;
 }
 
 /* Ganeti's [["add"|"remove", name], ...] applied to a list of names. */
@@ -510,7 +522,7 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		json_object_set_object_member(changes, name, merged);
 	}
 	if (param_given(params, "os_hvp")) {
-		/* {os: {hv: params}}: one more level, each checked at use */
+		/* {os: {hv: params}}: one more level */
 		JsonObject *os_hvp = gnt_json_object_deep_copy(json_object_get_object_member(current, "os_hvp"));
 		JsonObjectIter iter;
 		const gchar *os;
@@ -531,6 +543,11 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 			}
 			merged = merge_groups(base, json_node_get_object(hvs), "os_hvp", error);
 			if (merged == NULL) {
+				json_object_unref(os_hvp);
+				return NULL;
+			}
+			if (!os_hvp_check(os, merged, error)) {
+				json_object_unref(merged);
 				json_object_unref(os_hvp);
 				return NULL;
 			}

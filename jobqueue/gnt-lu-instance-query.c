@@ -6,6 +6,7 @@
  * "static") whether it runs, asked of its primary node; Gantry adds
  * "install", the record's install parameters and last install's steps.
  */
+#include "gnt-config-fill.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include <string.h>
@@ -180,20 +181,11 @@ nics_entry(JsonObject *instance, const GntCluster *cluster)
 	static const gchar *const own[] = {"name", "uuid", "ip", "mac"};
 	static const gchar *const params[] = {"mode", "link", "vlan"};
 	JsonArray *nics = json_object_get_array_member(instance, "nics");
-	JsonObject *defaults = NULL;
 	JsonArray *out = json_array_new();
 
-	if (json_object_has_member(cluster->settings, "nicparams")) {
-		JsonObject *nicparams = json_object_get_object_member(cluster->settings, "nicparams");
-
-		if (json_object_has_member(nicparams, "default"))
-			defaults = json_object_get_object_member(nicparams, "default");
-	}
 	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);
-		JsonObject *nicparams = json_object_has_member(nic, "nicparams")
-						? json_object_get_object_member(nic, "nicparams")
-						: NULL;
+		g_autoptr(JsonObject) filled = gnt_fill_nicparams(cluster->settings, nic);
 		JsonArray *tuple = json_array_new();
 
 		for (guint k = 0; k < G_N_ELEMENTS(own); k++) {
@@ -202,16 +194,9 @@ nics_entry(JsonObject *instance, const GntCluster *cluster)
 			json_array_add_element(tuple, value != NULL ? gnt_json_node_deep_copy(value)
 								    : gnt_json_node_new_null());
 		}
-		for (guint k = 0; k < G_N_ELEMENTS(params); k++) {
-			JsonNode *value = nicparams != NULL
-						  ? json_object_get_member(nicparams, params[k])
-						  : NULL;
-
-			if (value == NULL && defaults != NULL)
-				value = json_object_get_member(defaults, params[k]);
-			json_array_add_element(tuple, value != NULL ? gnt_json_node_deep_copy(value)
-								    : gnt_json_node_new_null());
-		}
+		for (guint k = 0; k < G_N_ELEMENTS(params); k++)
+			json_array_add_element(
+				tuple, gnt_json_node_deep_copy(json_object_get_member(filled, params[k])));
 		json_array_add_element(tuple, gnt_json_node_deep_copy(json_object_get_member(nic, "network")));
 		json_array_add_null_element(tuple);
 		json_array_add_array_element(out, tuple);
@@ -291,6 +276,18 @@ group_name_of(GntConfig *config, JsonObject *node)
 	return json_node_copy(json_object_get_member(group, "name"));
 }
 
+/* Ganeti's os_actual: SimpleFillOS of the public parameters. */
+static JsonObject *
+filled_osparams(JsonObject *instance, const GntCluster *cluster)
+{
+	const gchar *os = NULL;
+	JsonObject *own = NULL;
+
+	gnt_json_get_string(instance, "os", &os, NULL);
+	gnt_json_get_object(instance, "osparams", &own, NULL);
+	return gnt_fill_osparams(cluster->settings, os, own);
+}
+
 static JsonObject *
 instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	       GHashTable *running_by_node, GError **error)
@@ -331,7 +328,7 @@ instance_entry(GntLu *lu, JsonObject *instance, const GntCluster *cluster,
 	json_object_set_member(entry, "be_actual", member_copy(spec, "beparams", TRUE));
 	/* public parameters only: private ones are never shown */
 	json_object_set_member(entry, "os_instance", member_copy(instance, "osparams", TRUE));
-	json_object_set_member(entry, "os_actual", member_copy(instance, "osparams", TRUE));
+	json_object_set_object_member(entry, "os_actual", filled_osparams(instance, cluster));
 	for (guint i = 0; i < G_N_ELEMENTS(copied); i++)
 		json_object_set_member(entry, copied[i], member_copy(instance, copied[i], FALSE));
 	/* Gantry's: the install parameters and what the last install did

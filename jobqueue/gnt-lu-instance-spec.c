@@ -6,18 +6,10 @@
  */
 #include "gnt-lu-instance-spec.h"
 
+#include "gnt-config-fill.h"
 #include "gnt-error.h"
-#include "gnt-hv-params.h"
 #include "gnt-json.h"
 #include "gnt-node-calls.h"
-
-/* Ganeti's backend parameters and what an instance gets without them. */
-static const struct {
-	const gchar *name;
-	gint64 fallback;
-} be_defaults[] = {
-	{"maxmem", 128}, {"minmem", 128}, {"vcpus", 1}, {"spindle_use", 1},
-};
 
 GntRpcClient *
 gnt_lu_get_rpc(GntLu *lu, GError **error)
@@ -109,75 +101,6 @@ gnt_lu_instance_ctx_new(GntLu *lu, gboolean need_online, GError **error)
 	return ctx->spec != NULL ? g_steal_pointer(&ctx) : NULL;
 }
 
-/* The cluster's hvparams for @hv overlaid with the instance's own. */
-static JsonObject *
-fill_hvparams(JsonObject *cluster_info, JsonObject *instance, GError **error)
-{
-	const gchar *hv = json_object_get_string_member(instance, "hypervisor");
-	JsonObject *cluster_hvp = json_object_get_object_member(cluster_info, "hvparams");
-	JsonObject *cluster_own = cluster_hvp != NULL && json_object_has_member(cluster_hvp, hv)
-					  ? json_object_get_object_member(cluster_hvp, hv)
-					  : NULL;
-	JsonObject *own = json_object_has_member(instance, "hvparams")
-				  ? json_object_get_object_member(instance, "hvparams")
-				  : NULL;
-	g_autoptr(GHashTable) cluster_table = NULL;
-	g_autoptr(GHashTable) own_table = NULL;
-	g_autoptr(GHashTable) filled = NULL;
-	g_autoptr(JsonBuilder) builder = json_builder_new();
-	g_autoptr(JsonNode) root = NULL;
-
-	if (cluster_own != NULL) {
-		cluster_table = gnt_hv_params_from_json(hv, cluster_own, error);
-		if (cluster_table == NULL) {
-			g_prefix_error(error, "the cluster's %s parameters: ", hv);
-			return NULL;
-		}
-	}
-	if (own != NULL) {
-		own_table = gnt_hv_params_from_json(hv, own, error);
-		if (own_table == NULL)
-			return NULL;
-	}
-	filled = gnt_hv_params_fill(hv, cluster_table, own_table, error);
-	if (filled == NULL)
-		return NULL;
-	json_builder_begin_object(builder);
-	gnt_hv_params_to_json(hv, filled, builder);
-	json_builder_end_object(builder);
-	root = json_builder_get_root(builder);
-	return json_object_ref(json_node_get_object(root));
-}
-
-/* The cluster's "default" beparams overlaid with the instance's own. */
-static JsonObject *
-fill_beparams(JsonObject *cluster_info, JsonObject *instance)
-{
-	JsonObject *cluster_bep = json_object_get_object_member(cluster_info, "beparams");
-	JsonObject *defaults = cluster_bep != NULL && json_object_has_member(cluster_bep, "default")
-				       ? json_object_get_object_member(cluster_bep, "default")
-				       : NULL;
-	JsonObject *own = json_object_has_member(instance, "beparams")
-				  ? json_object_get_object_member(instance, "beparams")
-				  : NULL;
-	JsonObject *filled = defaults != NULL ? gnt_json_object_deep_copy(defaults) : json_object_new();
-
-	for (guint i = 0; i < G_N_ELEMENTS(be_defaults); i++) {
-		if (!json_object_has_member(filled, be_defaults[i].name))
-			json_object_set_int_member(filled, be_defaults[i].name,
-						   be_defaults[i].fallback);
-	}
-	if (own != NULL) {
-		JsonObjectIter iter;
-		const gchar *key;
-		JsonNode *value;
-		json_object_iter_init_ordered(&iter, own);
-		while (json_object_iter_next_ordered(&iter, &key, &value))
-			json_object_set_member(filled, key, gnt_json_node_deep_copy(value));
-	}
-	return filled;
-}
-
 JsonObject *
 gnt_lu_storage_spec_new(JsonObject *info)
 {
@@ -194,7 +117,8 @@ JsonObject *
 gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
-	g_autoptr(JsonObject) hvparams = fill_hvparams(info, instance, error);
+	/* all of them, globals included, as Ganeti's FillHV for a node */
+	g_autoptr(JsonObject) hvparams = gnt_fill_hvparams(info, instance, FALSE, error);
 	JsonObject *spec;
 	JsonObject *os;
 
@@ -205,7 +129,7 @@ gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error
 	spec = json_object_new();
 	json_object_set_object_member(spec, "instance", gnt_json_object_deep_copy(instance));
 	json_object_set_object_member(spec, "hvparams", g_steal_pointer(&hvparams));
-	json_object_set_object_member(spec, "beparams", fill_beparams(info, instance));
+	json_object_set_object_member(spec, "beparams", gnt_fill_beparams(info, instance));
 	json_object_set_object_member(spec, "storage", gnt_lu_storage_spec_new(info));
 	os = json_object_new();
 	json_object_set_member(os, "search_path",

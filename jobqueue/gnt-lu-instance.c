@@ -59,15 +59,10 @@ instance_store_members(GntLu *lu, const gchar *uuid, JsonObject *changes, GError
 {
 	g_autoptr(JsonObject) current =
 		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
 	if (current == NULL)
 		return FALSE;
-	json_object_iter_init_ordered(&iter, changes);
-	while (json_object_iter_next_ordered(&iter, &key, &value))
-		json_object_set_member(current, key, gnt_json_node_deep_copy(value));
+	gnt_json_object_overlay(current, changes);
 	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
 }
 
@@ -197,18 +192,9 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
 	g_autoptr(GPtrArray) search_path = os_search_path(info);
 	g_autoptr(JsonObject) merged = gnt_lu_params_update(osparams, NULL);
-	JsonObject *more[] = {osparams_private, osparams_secret};
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
-	for (guint i = 0; i < G_N_ELEMENTS(more); i++) {
-		if (more[i] == NULL)
-			continue;
-		json_object_iter_init_ordered(&iter, more[i]);
-		while (json_object_iter_next_ordered(&iter, &key, &value))
-			json_object_set_member(merged, key, gnt_json_node_deep_copy(value));
-	}
+	gnt_json_object_overlay(merged, osparams_private);
+	gnt_json_object_overlay(merged, osparams_secret);
 	return gnt_node_call_os_validate(
 		rpc, node, (const gchar *const *)search_path->pdata, os_name, merged,
 		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);

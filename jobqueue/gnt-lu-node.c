@@ -559,13 +559,8 @@ set_params_exec(GntLu *lu, GError **error)
 					      : NULL;
 		JsonObject *merged = current != NULL ? gnt_json_object_deep_copy(current)
 						     : json_object_new();
-		JsonObjectIter iter;
-		const gchar *key;
-		JsonNode *value;
 
-		json_object_iter_init_ordered(&iter, json_node_get_object(ndparams));
-		while (json_object_iter_next_ordered(&iter, &key, &value))
-			json_object_set_member(merged, key, gnt_json_node_deep_copy(value));
+		gnt_json_object_overlay(merged, json_node_get_object(ndparams));
 		json_object_set_object_member(node, "ndparams", merged);
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(capabilities); i++) {

@@ -254,9 +254,6 @@ modify_cluster(GntCli *cli, gchar **args)
 	gboolean any = FALSE;
 	g_autoptr(JsonObject) params = settings_params(cli, &any, &error);
 	JsonObject *op;
-	JsonObjectIter iter;
-	const gchar *key;
-	JsonNode *value;
 
 	if (params == NULL)
 		return gnt_cli_fail(cli, error);
@@ -267,9 +264,7 @@ modify_cluster(GntCli *cli, gchar **args)
 	op = gnt_cli_new_opcode(cli, "OP_CLUSTER_SET_PARAMS");
 	json_array_add_object_element(ops, op);
 	json_object_set_boolean_member(op, "force", opt_force);
-	json_object_iter_init_ordered(&iter, params);
-	while (json_object_iter_next_ordered(&iter, &key, &value))
-		json_object_set_member(op, key, json_node_copy(value));
+	gnt_json_object_overlay(op, params);
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
 		return gnt_cli_fail(cli, error);
 	return 0;

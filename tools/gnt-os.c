@@ -234,16 +234,10 @@ show_os_info(GntCli *cli, gchar **args)
 			continue;
 		for (guint k = 0; k < 2; k++) {
 			JsonNode *dict = json_array_get_element(row, k == 0 ? INFO_OS_HVP : INFO_OSPARAMS);
-			JsonObjectIter iter;
-			const gchar *key;
-			JsonNode *value;
 
-			if (!JSON_NODE_HOLDS_OBJECT(dict))
-				continue;
-			json_object_iter_init_ordered(&iter, json_node_get_object(dict));
-			while (json_object_iter_next_ordered(&iter, &key, &value))
-				json_object_set_member(k == 0 ? os_hvp : osparams, key,
-						       gnt_json_node_deep_copy(value));
+			if (JSON_NODE_HOLDS_OBJECT(dict))
+				gnt_json_object_overlay(k == 0 ? os_hvp : osparams,
+							json_node_get_object(dict));
 		}
 		if (args[0] != NULL) {
 			if (!g_ptr_array_find_with_equal_func(wanted, name, g_str_equal, &index))

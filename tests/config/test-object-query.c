@@ -70,7 +70,7 @@ fx_set_up(QueryFx *fx, gconstpointer data)
 	add_record(config, GNT_OBJECT_INSTANCE,
 		   "{\"uuid\": \"i-web1\", \"name\": \"web1.example.com\", \"primary_node\": \"" NODE1
 		   "\", \"os\": \"noop+default\", \"hypervisor\": \"fake\","
-		   " \"hvparams\": {\"migration_mode\": \"non-live\", \"acpi\": true},"
+		   " \"hvparams\": {\"migration_mode\": \"non-live\", \"kernel_args\": \"quiet\"},"
 		   " \"beparams\": {\"maxmem\": 512, \"vcpus\": 2},"
 		   " \"osparams\": {\"dhcp\": \"yes\"}, \"osparams_private\": {\"root_pw\": \"s3cret\"},"
 		   " \"admin_state\": \"up\", \"admin_state_source\": \"admin\","
@@ -293,12 +293,13 @@ test_instance_params(QueryFx *fx, gconstpointer data)
 	/* filled from the cluster's defaults; globals left out; private
 	 * parameters redacted */
 	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("hvparams", "custom_hvparams", "hv/acpi", "hv/kernel_path",
+		     FIELDS("hvparams", "custom_hvparams", "hv/kernel_args", "hv/kernel_path",
 			    "beparams", "custom_beparams", "be/maxmem", "be/memory", "vcpus",
 			    "be/minmem", "osparams", "custom_osparams"),
 		     "[\"==\", \"name\", \"web1\"]", NULL,
-		     "[[[0, {\"acpi\": true}], [0, {\"migration_mode\": \"non-live\", \"acpi\": true}],"
-		     " [0, true], [3, null],"
+		     "[[[0, {\"kernel_args\": \"quiet\"}],"
+		     " [0, {\"migration_mode\": \"non-live\", \"kernel_args\": \"quiet\"}],"
+		     " [0, \"quiet\"], [3, null],"
 		     " [0, {\"always_failover\": false, \"auto_balance\": true, \"maxmem\": 512,"
 		     " \"minmem\": 128, \"spindle_use\": 1, \"vcpus\": 2}],"
 		     " [0, {\"maxmem\": 512, \"vcpus\": 2}], [0, 512], [0, 512], [0, 2], [0, 128],"

@@ -3,6 +3,7 @@
 
 #include "gnt-error.h"
 #include "gnt-hypervisor.h"
+#include "gnt-json.h"
 
 typedef struct {
 	gchar *dir;
@@ -102,7 +103,12 @@ test_paused(FakeFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntHvInfo) info = NULL;
 	g_autoptr(GntHvInfo) info2 = NULL;
+	g_autofree gchar *path = g_build_filename(fx->state_dir, "c1-p1.json", NULL);
+	g_autofree gchar *text = NULL;
+	g_autoptr(JsonNode) record = NULL;
+	JsonObject *hvparams;
 
+	gnt_hv_instance_set_hvparam(inst, "kernel_args", "quiet");
 	g_assert_true(gnt_hypervisor_start(fx->hv, inst, TRUE, &error));
 	info = gnt_hypervisor_get_info(fx->hv, "p1", &error);
 	g_assert_cmpint(info->state, ==, GNT_HV_STATE_PAUSED);
@@ -110,6 +116,13 @@ test_paused(FakeFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	info2 = gnt_hypervisor_get_info(fx->hv, "p1", &error);
 	g_assert_cmpint(info2->state, ==, GNT_HV_STATE_RUNNING);
+	/* the record keeps the filled hvparams it was started with, resumed too */
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	record = gnt_json_parse(text, -1, &error);
+	g_assert_no_error(error);
+	hvparams = json_object_get_object_member(json_node_get_object(record), "hvparams");
+	g_assert_cmpuint(json_object_get_size(hvparams), ==, 1);
+	g_assert_cmpstr(json_object_get_string_member(hvparams, "kernel_args"), ==, "quiet");
 	g_assert_false(gnt_hypervisor_resume(fx->hv, "p1", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE);
 	g_assert_nonnull(strstr(error->message, "'p1'"));

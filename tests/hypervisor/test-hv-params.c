@@ -55,8 +55,10 @@ test_kvm_table(void)
 
 		g_assert_true(gnt_hv_params_check("kvm", one, NULL));
 	}
+	/* the fake's one parameter, which it only records */
 	g_assert_nonnull(gnt_hv_params_get_specs("fake", &n));
-	g_assert_cmpuint(n, ==, 0);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpstr(gnt_hv_params_lookup("fake", "kernel_args")->default_value, ==, "ro");
 	g_assert_null(gnt_hv_params_get_specs("nope", &n));
 }
 

@@ -612,6 +612,117 @@ test_reinstall(InstFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_array_get_string_element(info, 0), ==, "sample+minimal");
 }
 
+/* The record the fake hypervisor wrote for the one instance running on the
+ * node: what noded was given. (transfer full) */
+static JsonObject *
+fake_hv_record(InstFx *fx)
+{
+	g_autofree gchar *dir = g_build_filename(gnt_paths_get_data_dir(fx->paths), "fake-hv", NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	g_autofree gchar *text = NULL;
+	g_autoptr(JsonNode) root = NULL;
+	const gchar *name;
+
+	g_assert_nonnull(d);
+	name = g_dir_read_name(d);
+	g_assert_nonnull(name);
+	g_assert_null(g_dir_read_name(d));
+	path = g_build_filename(dir, name, NULL);
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	g_assert_no_error(error);
+	root = gnt_json_parse(text, -1, &error);
+	g_assert_no_error(error);
+	return json_object_ref(json_node_get_object(root));
+}
+
+static void
+assert_same_object(JsonObject *got, JsonObject *want, const gchar *what)
+{
+	g_autoptr(JsonNode) got_node = gnt_json_node_new_object(json_object_ref(got));
+	g_autoptr(JsonNode) want_node = gnt_json_node_new_object(json_object_ref(want));
+
+	if (!json_node_equal(got_node, want_node)) {
+		g_autofree gchar *got_text = gnt_json_to_string(got_node);
+		g_autofree gchar *want_text = gnt_json_to_string(want_node);
+
+		g_error("%s: %s, but the node was given %s", what, got_text, want_text);
+	}
+}
+
+/* The effective parameters a query shows are those the node gets: the
+ * cluster's hvparams, then the os_hvp of the instance's OS (its full name,
+ * variant included, as Ganeti), then the instance's own; the same for
+ * beparams. Compared: Query(instance) hvparams/beparams, the filled values
+ * of OP_INSTANCE_QUERY_DATA (RAPI /info), the fake hypervisor's record of
+ * what it started, and the OS script's environment. */
+static void
+test_filled_params(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) args = NULL;
+	g_autoptr(JsonNode) rows = NULL;
+	g_autoptr(JsonArray) query_data = NULL;
+	g_autoptr(JsonObject) record = NULL;
+	g_autofree gchar *env = NULL;
+	JsonArray *row;
+	JsonObject *hvparams;
+	JsonObject *beparams;
+	JsonObject *info;
+
+	if (fx->dir == NULL)
+		return;
+	/* an os_hvp entry the hypervisor's table refuses is refused when set */
+	run_refused(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
+			" \"os_hvp\": {\"sample\": {\"fake\": {\"acpi\": true}}}}",
+		    "OpPrereqError", "os_hvp of 'sample': unknown hypervisor parameter 'acpi'");
+	run_ok(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
+		   " \"hvparams\": {\"fake\": {\"kernel_args\": \"ro cluster\"}},"
+		   " \"beparams\": {\"maxmem\": 256},"
+		   " \"os_hvp\": {\"sample+minimal\": {\"fake\": {\"kernel_args\": \"ro os\"}},"
+		   "              \"sample\": {\"fake\": {\"kernel_args\": \"ro base\"}}}}");
+	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"fill1.example.com\","
+		   " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 8}],"
+		   " \"nics\": [{}], \"os_type\": \"sample+minimal\", \"hypervisor\": \"fake\","
+		   " \"beparams\": {\"vcpus\": 2}}");
+
+	args = gnt_json_parse("[[\"fill1.example.com\"], [\"hvparams\", \"beparams\"], false]", -1,
+			      NULL);
+	rows = gnt_luxi_client_call(fx->client, "QueryInstances", args, &error);
+	g_assert_no_error(error);
+	row = json_array_get_array_element(json_node_get_array(rows), 0);
+	hvparams = json_array_get_object_element(row, 0);
+	beparams = json_array_get_object_element(row, 1);
+	/* the OS's own value wins over the cluster's; "sample" is another OS */
+	g_assert_cmpstr(json_object_get_string_member(hvparams, "kernel_args"), ==, "ro os");
+	g_assert_cmpint(json_object_get_int_member(beparams, "maxmem"), ==, 256);
+	g_assert_cmpint(json_object_get_int_member(beparams, "vcpus"), ==, 2);
+
+	record = fake_hv_record(fx);
+	assert_same_object(hvparams, json_object_get_object_member(record, "hvparams"),
+			   "Query hvparams");
+	g_assert_cmpint(json_object_get_int_member(record, "memory_mib"), ==, 256);
+	g_assert_cmpint(json_object_get_int_member(record, "vcpus"), ==, 2);
+
+	query_data = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"fill1\"]}");
+	assert_job_ok(query_data);
+	info = json_object_get_object_member(
+		json_array_get_object_element(json_array_get_array_element(query_data, 1), 0),
+		"fill1.example.com");
+	assert_same_object(json_object_get_object_member(info, "hv_actual"),
+			   json_object_get_object_member(record, "hvparams"),
+			   "OP_INSTANCE_QUERY_DATA hv_actual");
+	assert_same_object(beparams, json_object_get_object_member(info, "be_actual"),
+			   "Query beparams against OP_INSTANCE_QUERY_DATA be_actual");
+
+	/* the OS create script ran with the same values */
+	env = disk0_env(fx, "fill1.example.com");
+	assert_has_line(env, "INSTANCE_HV_kernel_args=ro os");
+	assert_has_line(env, "INSTANCE_BE_maxmem=256");
+	assert_has_line(env, "INSTANCE_BE_vcpus=2");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -624,5 +735,7 @@ main(int argc, char **argv)
 		   test_refusals_leave_nothing, inst_tear_down);
 	g_test_add("/system/instances/reinstall", InstFx, NULL, inst_set_up, test_reinstall,
 		   inst_tear_down);
+	g_test_add("/system/instances/filled-params", InstFx, NULL, inst_set_up,
+		   test_filled_params, inst_tear_down);
 	return g_test_run();
 }
