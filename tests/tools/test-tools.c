@@ -832,16 +832,28 @@ test_job_max_running(ToolsFx *fx, gconstpointer data)
 {
 	guint64 a;
 	guint64 b;
+	g_autofree gchar *canceled = NULL;
+	g_autofree gchar *b_status = NULL;
+	g_autofree gchar *a_status = NULL;
 
 	check(fx, 0, NULL, TOOL_DAEMONS, "restart", "--", "--max-running-jobs", "1");
 	a = submit_delay(fx, "30", FALSE);
 	wait_for_status(fx, a, "running");
-	b = submit_delay(fx, "30", FALSE);
-	g_usleep(200 * 1000);
-	wait_for_status(fx, b, "queued");
-	check(fx, 0, NULL, TOOL_JOB, "cancel", "--queued", "--force");
+	/* The queue decides whether a job may start before it answers the
+	 * submission (its place is taken once durable, then the reply goes
+	 * out), so when this returns a free slot would already have given B
+	 * to a worker. Canceling tells the two apart: a job no worker holds is
+	 * "canceled" at once, one a worker took would be "will be canceled"
+	 * or "is no longer waiting in the queue". No lock, no dependency: only
+	 * the limit can hold B back. */
+	b = submit_delay(fx, "0", FALSE);
+	b_status = job_status(fx, b);
+	g_assert_cmpstr(b_status, ==, "queued");
+	canceled = g_strdup_printf("Job %" G_GUINT64_FORMAT " canceled\n", b);
+	check(fx, 0, canceled, TOOL_JOB, "cancel", "--queued", "--force");
 	wait_for_status(fx, b, "canceled");
-	wait_for_status(fx, a, "running");
+	a_status = job_status(fx, a);
+	g_assert_cmpstr(a_status, ==, "running");
 }
 
 static void
