@@ -110,12 +110,44 @@ fx_tear_down(ServerFx *fx, gconstpointer data)
 	g_free(fx->socket_path);
 }
 
-/* Runs in the server thread: reads its counters. */
+/* Runs @func(@data) in the server thread and waits for it to return. */
+typedef struct {
+	ServerFx *fx;
+	GSourceFunc func;
+	gpointer data;
+	gboolean done;
+} Invoke;
+
+static gboolean
+invoke_cb(gpointer user_data)
+{
+	Invoke *invoke = user_data;
+
+	invoke->func(invoke->data);
+	g_mutex_lock(&invoke->fx->lock);
+	invoke->done = TRUE;
+	g_cond_broadcast(&invoke->fx->cond);
+	g_mutex_unlock(&invoke->fx->lock);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+fx_invoke(ServerFx *fx, GSourceFunc func, gpointer data)
+{
+	Invoke invoke = {fx, func, data, FALSE};
+
+	g_main_context_invoke(fx->context, invoke_cb, &invoke);
+	g_mutex_lock(&fx->lock);
+	while (!invoke.done)
+		g_cond_wait(&fx->cond, &fx->lock);
+	g_mutex_unlock(&fx->lock);
+}
+
+/* The server's counters, read in its thread. */
 typedef struct {
 	ServerFx *fx;
 	guint n_connections;
 	guint n_watching;
-	gboolean done;
 } Counts;
 
 static gboolean
@@ -123,12 +155,8 @@ read_counts(gpointer data)
 {
 	Counts *counts = data;
 
-	g_mutex_lock(&counts->fx->lock);
 	counts->n_connections = gnt_luxi_server_get_n_connections(counts->fx->server);
 	counts->n_watching = gnt_luxi_server_get_n_watching(counts->fx->server);
-	counts->done = TRUE;
-	g_cond_signal(&counts->fx->cond);
-	g_mutex_unlock(&counts->fx->lock);
 	return G_SOURCE_REMOVE;
 }
 
@@ -137,11 +165,7 @@ fx_counts(ServerFx *fx)
 {
 	Counts counts = {fx};
 
-	g_main_context_invoke(fx->context, read_counts, &counts);
-	g_mutex_lock(&fx->lock);
-	while (!counts.done)
-		g_cond_wait(&fx->cond, &fx->lock);
-	g_mutex_unlock(&fx->lock);
+	fx_invoke(fx, read_counts, &counts);
 	return counts;
 }
 
@@ -891,18 +915,49 @@ test_idle_connections(ServerFx *fx, gconstpointer data)
 	fx_wait_counts(fx, 1, 0);
 }
 
+static gboolean
+stop_server(gpointer data)
+{
+	ServerFx *fx = data;
+
+	gnt_luxi_server_stop(fx->server);
+	return G_SOURCE_REMOVE;
+}
+
+/* Stopping with a client idle and another waiting on a job: both are
+ * closed, nothing is answered, nothing crashes, and the socket is gone. */
 static void
 test_stop_with_clients(ServerFx *fx, gconstpointer data)
 {
 	g_autoptr(GntLuxiClient) client = fx_client(fx);
 	g_autoptr(GSocket) socket = raw_connect(fx);
-	const gchar *wait = "{\"method\": \"WaitForJobChange\", \"args\": [1, [\"id\"], [1], null, "
-			    "60]}\x03";
+	g_autoptr(JsonNode) args = parse("[[\"cluster_name\"]]");
+	g_autoptr(JsonNode) answer = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *wait = NULL;
+	Counts counts;
+	guint64 id;
 
-	submit(client, "[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1}]");
+	/* a job that outlasts the test (shutting the queue down ends it) and a
+	 * wait for a field that never changes: the waiter stays parked */
+	id = submit(client, "[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 60}]");
+	wait = g_strdup_printf("{\"method\": \"WaitForJobChange\", \"args\": [%" G_GUINT64_FORMAT
+			       ", [\"id\"], [%" G_GUINT64_FORMAT "], null, 60]}\x03",
+			       id, id);
 	raw_send(socket, wait, strlen(wait));
 	fx_wait_counts(fx, 2, 1);
-	/* tear-down stops the server now: the waiter is dropped, not crashed */
+
+	fx_invoke(fx, stop_server, fx);
+	counts = fx_counts(fx);
+	g_assert_cmpuint(counts.n_connections, ==, 0);
+	g_assert_cmpuint(counts.n_watching, ==, 0);
+	g_assert_false(g_file_test(fx->socket_path, G_FILE_TEST_EXISTS));
+	/* the waiter reads the end of the stream, not an answer */
+	raw_expect_eof(socket);
+	/* the idle client's next call fails instead of hanging */
+	answer = gnt_luxi_client_call(client, "QueryConfigValues", args, &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 }
 
 /* ---- the socket file ---- */
@@ -1176,8 +1231,10 @@ typedef struct {
 	GntRpcNode *node;
 	GntRpcServer *server;
 	GntRpcClient *client;
+	const GntRpcProcedure *procedures; /* NULL: the node's own instance procedures */
+	gpointer procedures_data;
 	guint port;
-	gboolean done;
+	guint n_running; /* the node's procedures still running */
 } LiveNode;
 
 static gboolean
@@ -1189,15 +1246,24 @@ live_node_start_cb(gpointer data)
 	live->server = gnt_rpc_server_new_from_paths(live->fx->root.paths, &error);
 	g_assert_no_error(error);
 	gnt_rpc_node_add_procedures(live->server, live->fx->root.paths);
-	gnt_rpc_node_add_instance_procedures(live->server, live->node);
+	if (live->procedures != NULL)
+		gnt_rpc_server_add_procedures(live->server, live->procedures,
+					      live->procedures_data);
+	else
+		gnt_rpc_node_add_instance_procedures(live->server, live->node);
 	g_assert_true(gnt_rpc_server_listen(live->server, "127.0.0.1", 0, &error));
 	g_assert_no_error(error);
 	live->port = gnt_rpc_server_get_port(live->server);
 	gnt_luxi_server_set_rpc(live->fx->server, live->client);
-	g_mutex_lock(&live->fx->lock);
-	live->done = TRUE;
-	g_cond_signal(&live->fx->cond);
-	g_mutex_unlock(&live->fx->lock);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean
+live_node_count_running_cb(gpointer data)
+{
+	LiveNode *live = data;
+
+	live->n_running = gnt_rpc_server_get_n_running(live->server);
 	return G_SOURCE_REMOVE;
 }
 
@@ -1209,23 +1275,7 @@ live_node_stop_cb(gpointer data)
 	gnt_rpc_server_stop(live->server);
 	g_clear_object(&live->server);
 	gnt_luxi_server_set_rpc(live->fx->server, NULL);
-	g_mutex_lock(&live->fx->lock);
-	live->done = TRUE;
-	g_cond_signal(&live->fx->cond);
-	g_mutex_unlock(&live->fx->lock);
 	return G_SOURCE_REMOVE;
-}
-
-/* Runs @func(@live) in the server thread and waits for it. */
-static void
-live_node_invoke(LiveNode *live, GSourceFunc func)
-{
-	live->done = FALSE;
-	g_main_context_invoke(live->fx->context, func, live);
-	g_mutex_lock(&live->fx->lock);
-	while (!live->done)
-		g_cond_wait(&live->fx->cond, &live->fx->lock);
-	g_mutex_unlock(&live->fx->lock);
 }
 
 /* The cluster's certificates for node1.example.com, its node procedures,
@@ -1246,13 +1296,24 @@ live_node_start(LiveNode *live, ServerFx *fx)
 	live->client = gnt_rpc_client_new_from_paths(fx->root.paths, &error);
 	g_assert_no_error(error);
 	fx->env.rpc = live->client;
-	live_node_invoke(live, live_node_start_cb);
+	fx_invoke(fx, live_node_start_cb, live);
 }
 
+/* Waits (up to 20 s) for the node's procedures to return: a query whose
+ * client went away may still be asking, and they use live->node. */
 static void
 live_node_stop(LiveNode *live)
 {
-	live_node_invoke(live, live_node_stop_cb);
+	gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+
+	for (;;) {
+		fx_invoke(live->fx, live_node_count_running_cb, live);
+		if (live->n_running == 0)
+			break;
+		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+		g_usleep(5000);
+	}
+	fx_invoke(live->fx, live_node_stop_cb, live);
 	live->fx->env.rpc = NULL;
 	g_clear_object(&live->client);
 	g_clear_pointer(&live->node, gnt_rpc_node_free);
@@ -1440,25 +1501,91 @@ test_query_live_unresponsive(ServerFx *fx, gconstpointer data)
 	live_node_stop(&live);
 }
 
-/* The client goes away while the nodes are asked: the answer is dropped. */
+/* A node whose instance_list answers (no instance running) only once the
+ * test lets it: the test knows when the node is being asked. */
+typedef struct {
+	GMutex lock;
+	GCond cond;
+	guint n_asked;
+	gboolean released;
+} HeldNode;
+
+static JsonNode *
+held_instance_list(JsonArray *args, gpointer user_data, GError **error)
+{
+	HeldNode *held = user_data;
+	gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&held->lock);
+
+	held->n_asked++;
+	g_cond_broadcast(&held->cond);
+	while (!held->released) {
+		if (!g_cond_wait_until(&held->cond, &held->lock, deadline)) {
+			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT,
+					    "the test never released the node");
+			return NULL;
+		}
+	}
+	return json_node_init_object(json_node_alloc(), json_object_new());
+}
+
+static const GntRpcProcedure held_procedures[] = {
+	{"instance_list", held_instance_list, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{NULL},
+};
+
+/* Waits (up to 20 s) until the node was asked @n times in all. */
+static void
+held_wait_asked(HeldNode *held, guint n)
+{
+	gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&held->lock);
+
+	while (held->n_asked < n) {
+		if (!g_cond_wait_until(&held->cond, &held->lock, deadline))
+			g_assert_cmpuint(held->n_asked, >=, n);
+	}
+}
+
+static void
+held_release(HeldNode *held)
+{
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&held->lock);
+
+	held->released = TRUE;
+	g_cond_broadcast(&held->cond);
+}
+
+/* The client goes away while the node is asked: the server closes its
+ * connection at once, drops the answer when it comes, and serves on. */
 static void
 test_query_live_client_gone(ServerFx *fx, gconstpointer data)
 {
 	g_autoptr(GntLuxiClient) client = fx_client(fx);
 	g_autoptr(GSocket) raw = NULL;
-	LiveNode live = {NULL};
+	HeldNode held = {0};
+	LiveNode live = {.procedures = held_procedures, .procedures_data = &held};
 	const gchar request[] =
 		"{\"method\": \"QueryInstances\", \"args\": [[], [\"status\"], false]}\3";
 
+	g_mutex_init(&held.lock);
+	g_cond_init(&held.cond);
 	live_node_start(&live, fx);
 	add_live_node(fx, "n-1", "node1.example.com", live.port, FALSE);
 	add_live_instance(fx, "inst1.example.com", "n-1", "down");
 	raw = raw_connect(fx);
+	fx_wait_counts(fx, 2, 0);
 	raw_send(raw, request, sizeof(request) - 1);
+	held_wait_asked(&held, 1);
 	g_clear_object(&raw);
+	/* gone while the node has not answered */
 	fx_wait_counts(fx, 1, 0);
+	held_release(&held);
 	assert_call(client, "QueryInstances", "[[], [\"status\"], false]", "[[\"ADMIN_down\"]]");
+	g_assert_cmpuint(held.n_asked, ==, 2);
 	live_node_stop(&live);
+	g_mutex_clear(&held.lock);
+	g_cond_clear(&held.cond);
 }
 
 static void
