@@ -55,3 +55,23 @@ test_json_assert_same(JsonNode *got, JsonNode *expected)
 
 	g_assert_cmpstr(got_text, ==, expected_text);
 }
+
+/* Object @node laid out as tests/data's larger JSON files are: one member a
+ * line, in @node's order, each value on its line (for
+ * gnt_test_golden_update()). */
+static inline gchar *
+test_json_golden_text(JsonNode *node)
+{
+	JsonObject *object = json_node_get_object(node);
+	g_autoptr(GList) names = json_object_get_members(object); /* in order, unlike an iter */
+	GString *text = g_string_new("{");
+
+	for (GList *l = names; l != NULL; l = l->next) {
+		g_autofree gchar *value = gnt_json_to_string(json_object_get_member(object, l->data));
+
+		g_string_append_printf(text, "%s\n  \"%s\": %s", l == names ? "" : ",",
+				       (const gchar *)l->data, value);
+	}
+	g_string_append(text, "\n}\n");
+	return g_string_free(text, FALSE);
+}

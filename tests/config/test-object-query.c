@@ -5,6 +5,7 @@
 #include "gnt-error.h"
 #include "gnt-config-groups.h"
 #include "gnt-object-query.h"
+#include "gnt-test-golden.h"
 #include "gnt-test-util.h"
 
 #define NODE1 "11111111-1111-1111-1111-111111111111"
@@ -499,7 +500,8 @@ test_instance_golden(QueryFx *fx, gconstpointer data)
 	g_autoptr(JsonArray) fields = json_array_new();
 	g_autoptr(JsonNode) rows = NULL;
 	g_autoptr(JsonNode) got = json_node_init_object(json_node_alloc(), json_object_new());
-	g_autoptr(JsonNode) expected = test_json_load("query-instance-web10.json");
+	g_autoptr(JsonNode) expected = NULL;
+	g_autofree gchar *golden_text = NULL;
 	JsonArray *row;
 
 	for (guint i = 0; i < json_array_get_length(defs); i++) {
@@ -517,13 +519,9 @@ test_instance_golden(QueryFx *fx, gconstpointer data)
 		json_object_set_member(json_node_get_object(got),
 				       json_array_get_string_element(fields, i),
 				       json_node_copy(json_array_get_element(row, i)));
-	if (g_getenv("GNT_TEST_WRITE_GOLDEN") != NULL) {
-		g_autoptr(JsonGenerator) gen = json_generator_new();
-
-		json_generator_set_root(gen, got);
-		json_generator_set_pretty(gen, TRUE);
-		g_assert_true(json_generator_to_file(gen, g_getenv("GNT_TEST_WRITE_GOLDEN"), NULL));
-	}
+	golden_text = test_json_golden_text(got);
+	gnt_test_golden_update("query-instance-web10.json", golden_text);
+	expected = test_json_load("query-instance-web10.json");
 	test_json_assert_same(got, expected);
 }
 

@@ -2,7 +2,7 @@
 
 #include <glib.h>
 
-/* Compares @xml with tests/data/@name; GNT_TEST_UPDATE_GOLDEN=1 rewrites
- * the file instead. */
+/* Compares @xml with tests/data/@name (GNT_TEST_UPDATE_GOLDEN=1: after
+ * writing it there, gnt-test-golden.h). */
 void
 assert_golden(const gchar *xml, const gchar *name);

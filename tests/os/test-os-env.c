@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gnt-json.h"
+#include "gnt-test-golden.h"
 #include "gnt-os-env.h"
 #include "os-test.h"
 
@@ -97,14 +98,11 @@ test_golden(void)
 	g_autoptr(GntOsEnv) env = golden_env(os);
 	g_auto(GntOsEnvp) envp = gnt_os_env_build(env, GNT_OS_SCRIPT_CREATE, TRUE);
 	g_autofree gchar *text = join_env(envp);
-	g_autofree gchar *golden_path = os_test_data_path("os-env-create.golden");
+	g_autofree gchar *golden_path = gnt_test_golden_path("os-env-create.golden");
 	g_autofree gchar *golden = NULL;
 	g_autoptr(GError) error = NULL;
 
-	if (g_getenv("GNT_TEST_REGENERATE") != NULL) {
-		g_assert_true(g_file_set_contents(golden_path, text, -1, &error));
-		g_assert_no_error(error);
-	}
+	gnt_test_golden_update("os-env-create.golden", text);
 	g_assert_true(g_file_get_contents(golden_path, &golden, NULL, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(text, ==, golden);
