@@ -1006,6 +1006,11 @@ static gpointer
 handshake_thread(gpointer user_data)
 {
 	Handshake *hs = user_data;
+	/* our own reference, dropped after the source's: once attached, the
+	 * source may run, free @hs and with it the last other reference to
+	 * the context (the server stopped, its owner gone); unreferencing an
+	 * attached source locks its context, which must still exist */
+	g_autoptr(GMainContext) context = g_main_context_ref(hs->context);
 	g_autoptr(GSource) done = g_idle_source_new();
 
 	if (g_tls_connection_handshake(hs->tls, hs->cancel, &hs->error) &&
@@ -1019,8 +1024,8 @@ handshake_thread(gpointer user_data)
 			hs->client_error = g_strdup(error->message);
 	}
 	g_source_set_callback(done, handshake_done_cb, hs, NULL);
-	g_source_attach(done, hs->context);
-	return NULL;
+	g_source_attach(done, context);
+	return NULL; /* done is unreferenced before context: declared after it */
 }
 
 /* Lets any client certificate through the handshake: the server's
