@@ -195,14 +195,55 @@ start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
 	return (guint)g_uri_get_port(parsed);
 }
 
+typedef struct {
+	gboolean done;      /* the wait ended */
+	gboolean timed_out; /* noded was still running at the deadline */
+	GError *error;      /* how it exited, if not cleanly */
+} NodedExit;
+
+static void
+noded_exited_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	NodedExit *end = user_data;
+
+	(void)g_subprocess_wait_check_finish(G_SUBPROCESS(source), res, &end->error);
+	end->done = TRUE;
+}
+
+static gboolean
+noded_deadline_cb(gpointer user_data)
+{
+	NodedExit *end = user_data;
+
+	end->timed_out = TRUE;
+	return G_SOURCE_REMOVE;
+}
+
+/* SIGTERM, then 30 s at most for a clean exit: a noded that hangs on its
+ * way out is killed and fails the test instead of holding it up. */
 void
 stop_noded(GSubprocess *noded)
 {
-	g_autoptr(GError) error = NULL;
+	g_autoptr(GMainContext) context = g_main_context_new();
+	g_autoptr(GSource) deadline = g_timeout_source_new_seconds(30);
+	NodedExit end = {FALSE, FALSE, NULL};
 
+	g_main_context_push_thread_default(context);
+	g_source_set_callback(deadline, noded_deadline_cb, &end, NULL);
+	g_source_attach(deadline, context);
 	g_subprocess_send_signal(noded, SIGTERM);
-	g_assert_true(g_subprocess_wait_check(noded, NULL, &error));
-	g_assert_no_error(error);
+	g_subprocess_wait_check_async(noded, NULL, noded_exited_cb, &end);
+	while (!end.done && !end.timed_out)
+		g_main_context_iteration(context, TRUE);
+	if (!end.done)
+		g_subprocess_force_exit(noded);
+	while (!end.done)
+		g_main_context_iteration(context, TRUE);
+	g_source_destroy(deadline);
+	g_main_context_pop_thread_default(context);
+	if (end.timed_out && end.error != NULL)
+		g_error("gantry-noded did not exit within 30 s of SIGTERM");
+	g_assert_no_error(end.error);
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
+#include "gnt-http-server.h"
 #include "gnt-join.h"
 #include "gnt-json.h"
 #include "gnt-rpc-client-private.h"
@@ -530,9 +531,23 @@ silent_connect(guint port)
 		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
 
 	g_assert_no_error(error);
+	/* bounds every wait on it (and on a TLS stream over it) */
+	g_socket_set_timeout(socket, 30);
 	g_assert_true(g_socket_connect(socket, address, NULL, &error));
 	g_assert_no_error(error);
 	return g_steal_pointer(&socket);
+}
+
+/* Whether the peer closed @socket (it reads the end of the stream); a
+ * socket still open reads nothing yet. */
+static gboolean
+peer_closed(GSocket *socket)
+{
+	gchar byte;
+
+	if (!(g_socket_condition_check(socket, G_IO_IN | G_IO_HUP) & (G_IO_IN | G_IO_HUP)))
+		return FALSE;
+	return g_socket_receive_with_blocking(socket, &byte, 1, FALSE, NULL, NULL) <= 0;
 }
 
 static gboolean
@@ -605,6 +620,10 @@ test_noded_descriptors(RpcFx *fx, gconstpointer data)
 
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
+	/* noded's own descriptors may close meanwhile (a worker thread idle
+	 * long enough under load ends, and its wakeup descriptor with it), so
+	 * none may be left over the count before, rather than the exact
+	 * count: a leak leaves dozens */
 	before = count_fds(pid);
 	for (guint i = 0; i < 200; i++) {
 		if (i % 2 == 0) {
@@ -616,9 +635,9 @@ test_noded_descriptors(RpcFx *fx, gconstpointer data)
 		}
 	}
 	/* noded sees the last ones close a little later */
-	for (guint i = 0; i < 100 && (after = count_fds(pid)) != before; i++)
+	for (guint i = 0; i < 100 && (after = count_fds(pid)) > before; i++)
 		g_usleep(G_USEC_PER_SEC / 10);
-	g_assert_cmpuint(after, ==, before);
+	g_assert_cmpuint(after, <=, before);
 	stop_noded(noded);
 }
 
@@ -679,20 +698,29 @@ test_silent_connections(RpcFx *fx, gconstpointer data)
 	guint port = start_noded_pid(fx, &noded, &pid);
 	guint baseline = count_fds(pid);
 	guint open_fds = 0;
+	guint n_closed = 0;
 
 	for (guint i = 0; i < 100; i++)
 		g_ptr_array_add(silent, silent_connect(port));
 	for (guint i = 0; i < 3; i++)
 		master_call(fx, port);
-	/* the silent ones beyond the cap were closed, the rest are held */
+	/* noded accepts in order: the silent ones were all taken before the
+	 * master's first connection, and each closed to make room was closed
+	 * (its end sent) before that connection was answered */
+	for (guint i = 0; i < silent->len; i++)
+		n_closed += peer_closed(g_ptr_array_index(silent, i));
+	g_test_message("silent connections closed by noded: %u of 100", n_closed);
+	/* the oldest beyond the cap, then one more for the master's first
+	 * connection, unproven until its handshake ends */
+	g_assert_cmpuint(n_closed, ==, 100 - GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS + 1);
+	/* what noded holds: those still open and at most the master's three */
 	for (guint i = 0; i < 100; i++) {
 		open_fds = count_fds(pid);
-		if (open_fds <= baseline + 32 + 3)
+		if (open_fds <= baseline + (100 - n_closed) + 3)
 			break;
 		g_usleep(G_USEC_PER_SEC / 10);
 	}
-	g_assert_cmpuint(open_fds, <=, baseline + 32 + 3);
-	g_assert_cmpuint(open_fds, >=, baseline + 32);
+	g_assert_cmpuint(open_fds, <=, baseline + (100 - n_closed) + 3);
 	stop_noded(noded);
 }
 
