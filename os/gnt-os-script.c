@@ -159,12 +159,13 @@ cancelled_cb(GCancellable *cancellable, gpointer user_data)
 
 /*
  * Spawns @argv in @cwd with exactly @envp (not copied: g_spawn execs it as
- * is, so the secrets in it are not duplicated) and the given descriptors,
+ * is, so the secrets in it are not duplicated; taken, and wiped as soon as
+ * the child has its own copy, not when it ends) and the given descriptors,
  * waits for it, and describes a failure in @reason ("exited with exit code
  * 1"; NULL on success). FALSE only when it could not be started.
  */
 static gboolean
-run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd, int stdin_fd,
+run_process(const gchar *const *argv, gchar **envp_taken, const gchar *cwd, int stdin_fd,
 	    int stdout_fd, int stderr_fd, guint timeout_s, GCancellable *cancellable,
 	    gchar **reason, GError **error)
 {
@@ -174,8 +175,10 @@ run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd
 	g_autoptr(GSource) timer = NULL;
 	g_autoptr(GSource) cancel = NULL;
 	RunState state = {.loop = loop};
+	g_auto(GntOsEnvp) envp = envp_taken;
 
-	if (!g_spawn_async_with_pipes_and_fds(cwd, argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
+	if (!g_spawn_async_with_pipes_and_fds(cwd, argv, (const gchar *const *)envp,
+					      G_SPAWN_DO_NOT_REAP_CHILD,
 					      /* a process group of its own, so that a timeout
 					       * kills whatever the script started too */
 					      gnt_child_setup, GNT_CHILD_SETUP_DATA, stdin_fd,
@@ -184,6 +187,10 @@ run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd
 		gnt_error_convert(error);
 		return FALSE;
 	}
+	g_clear_pointer(&envp, gnt_os_envp_free);
+	/* the thread waits for the script now: what building the
+	 * environment left on its stack and in its registers goes */
+	gnt_secret_wipe_traces();
 	(void)setpgid(state.pid, state.pid); /* the child may not have run yet */
 	gnt_child_record(state.pid);
 
@@ -313,7 +320,7 @@ gnt_os_script_run(const GntOsDefinition *os, GntOsScript script, const GntOsEnv 
 		envp = gnt_os_env_build(env, script, FALSE);
 		g_debug("running OS %s script '%s' for '%s'", name, argv[0],
 			gnt_os_env_get_os_name(env));
-		ok = run_process(argv, (const gchar *const *)envp, os->path, in_fd,
+		ok = run_process(argv, g_steal_pointer(&envp), os->path, in_fd,
 				 out_fd >= 0 ? out_fd : log_fd, log_fd, options->timeout_s,
 				 options->cancellable, &reason, error);
 		if (!ok)
