@@ -119,6 +119,22 @@ lu_dup_osparams_secret(GntLu *lu)
 	return text != NULL ? gnt_secret_dict_new_from_json(text, NULL) : NULL;
 }
 
+/* The check that lu_dup_osparams_secret() loses nothing: every value a
+ * string (messages name the parameter, never a value). */
+static gboolean
+lu_check_osparams_secret(GntLu *lu, GError **error)
+{
+	const GntSecret *text = gnt_opcode_get_secret(gnt_lu_get_opcode(lu), "osparams_secret");
+	g_autoptr(GntSecretDict) dict = NULL;
+
+	if (text == NULL)
+		return TRUE;
+	dict = gnt_secret_dict_new_from_json(text, error);
+	if (dict == NULL)
+		g_prefix_error(error, "'osparams_secret': ");
+	return dict != NULL;
+}
+
 /* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
  * overlaid, a change to "default" or null removing the key. (transfer full) */
 JsonObject *
@@ -961,7 +977,7 @@ create_check_prereq(GntLu *lu, GError **error)
 		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 		g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 
-		if (rpc == NULL ||
+		if (rpc == NULL || !lu_check_osparams_secret(lu, error) ||
 		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
 				 record_object(record, "osparams"),
 				 record_object(record, "osparams_private"), secret, error))
@@ -2188,7 +2204,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	JsonObject *instance;
 	const gchar *state;
 
-	if (rpc == NULL)
+	if (rpc == NULL || !lu_check_osparams_secret(lu, error))
 		return FALSE;
 	ctx->current = gnt_lu_instance_ctx_new(lu, TRUE, error);
 	if (ctx->current == NULL)
