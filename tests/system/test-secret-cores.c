@@ -17,12 +17,22 @@
 #define JOB_TIMEOUT_S  120
 #define WAIT_LIMIT_S   60
 #define CONTEXT_BYTES  64
+#define INSTANCE_NAME  "keeper1.example.com"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 typedef struct {
 	GntTestCluster cluster;
 	gchar *os_dir;	/* the OS search path */
 	gchar *scratch; /* the script's digest and "go"; the cores */
 	gchar *secret;	/* random, for this run only */
+	GSubprocess *reaper; /* removes the directories (and any core) if the test fails */
 } CoresFx;
 
 /* Records the SHA-256 of the secret, then waits for "go". */
@@ -47,6 +57,13 @@ cores_set_up(CoresFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	fx->scratch = g_dir_make_tmp("gtc-cores-XXXXXX", &error);
 	g_assert_no_error(error);
+	{
+		g_autofree gchar *commands =
+			g_strdup_printf("touch '%s/go' 2>/dev/null; rm -rf '%s' '%s'", fx->scratch,
+					fx->os_dir, fx->scratch);
+
+		fx->reaper = gnt_test_reaper_new(commands);
+	}
 	gnt_test_make_os(fx->os_dir, OS_NAME, "dir where to meet the test\nroot_password the secret\n",
 			 CREATE_SCRIPT);
 	gnt_test_cluster_init_with_os(&fx->cluster, (const gchar *)data, fx->os_dir, OS_NAME);
@@ -61,6 +78,7 @@ cores_tear_down(CoresFx *fx, gconstpointer data)
 	gnt_test_cluster_clear(&fx->cluster);
 	gnt_test_remove_tree(fx->os_dir);
 	gnt_test_remove_tree(fx->scratch);
+	gnt_test_reaper_finish(&fx->reaper);
 	g_free(fx->os_dir);
 	g_free(fx->scratch);
 	g_free(fx->secret);
@@ -79,9 +97,9 @@ dup_context(const gchar *data, gsize len, const gchar *at, gsize n)
 	return g_string_free(out, FALSE);
 }
 
-/* The number of places @needle is at in @path; each is logged. */
+/* The number of places @needle is at in @path; with @log each is logged. */
 static guint
-count_in_file(const gchar *path, const gchar *needle)
+count_in_file(const gchar *path, const gchar *needle, gboolean log)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GMappedFile) file = g_mapped_file_new(path, FALSE, &error);
@@ -95,9 +113,11 @@ count_in_file(const gchar *path, const gchar *needle)
 	for (const gchar *at = data; len > 0 && (at = memmem(at, len - (gsize)(at - data), needle,
 							      n)) != NULL;
 	     at++) {
-		g_autofree gchar *context = dup_context(data, len, at, n);
+		if (log) {
+			g_autofree gchar *context = dup_context(data, len, at, n);
 
-		g_test_message("at %#zx: %s", (gsize)(at - data), context);
+			g_test_message("at %#zx: %s", (gsize)(at - data), context);
+		}
 		count++;
 	}
 	return count;
@@ -128,13 +148,17 @@ assert_not_in_cores(CoresFx *fx, const gchar *when)
 		g_assert_true(g_spawn_check_wait_status(status, NULL));
 		g_assert_true(g_file_test(core, G_FILE_TEST_EXISTS));
 		for (guint k = 0; k < G_N_ELEMENTS(needles); k++) {
-			guint n = count_in_file(core, needles[k]);
+			guint n = count_in_file(core, needles[k], TRUE);
 
 			if (n > 0)
 				g_test_message("%s: %u copies of the secret%s in the core of %s",
 					       when, n, k == 0 ? "" : " (base64)", daemons[i]);
 			found += n;
 		}
+		/* the search sees the heap: masterd and noded hold the
+		 * instance's name (public) somewhere in theirs */
+		if (!g_str_equal(daemons[i], "gantry-metad"))
+			g_assert_cmpuint(count_in_file(core, INSTANCE_NAME, FALSE), >, 0);
 		g_assert_cmpint(g_unlink(core), ==, 0);
 	}
 	g_assert_cmpuint(found, ==, 0);
@@ -155,13 +179,19 @@ test_install(CoresFx *fx, gconstpointer data)
 		" \"os_type\": \"" OS_NAME "\", \"hypervisor\": \"fake\", \"start\": false,"
 		" \"instance_communication\": true,"
 		" \"osparams\": {\"dir\": \"%s\"}, \"osparams_secret\": {\"root_password\": \"%s\"}}",
-		"keeper1.example.com", fx->scratch, fx->secret);
+		INSTANCE_NAME, fx->scratch, fx->secret);
 	g_autoptr(JsonNode) op = gnt_json_parse(op_json, -1, &error);
 	g_autoptr(JsonArray) ops = json_array_new();
 	g_autoptr(JsonArray) row = NULL;
 	guint64 job = 0;
 
 	g_assert_no_error(error);
+#ifdef UNDER_ASAN
+	/* ASan's allocator keeps freed blocks in a quarantine (no M_PERTURB),
+	 * and its shadow memory makes gcore take minutes */
+	g_test_skip("not meaningful under AddressSanitizer");
+	return;
+#endif
 	json_array_add_element(ops, g_steal_pointer(&op));
 	g_assert_true(gnt_luxi_client_submit_job(fx->cluster.client, ops, &job, &error));
 	g_assert_no_error(error);
