@@ -7,6 +7,7 @@
 #include <glib-unix.h>
 #include <signal.h>
 #include <stddef.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 /* What the daemon writes on the start-up pipe; a failure adds its message. */
 #define GNT_DAEMON_REPORT_READY "READY"
 #define GNT_DAEMON_REPORT_FAIL	"FAIL\n"
+/* What glibc writes over freed heap memory (mallopt M_PERTURB). */
+#define GNT_DAEMON_FREED_BYTE	0x5a
 
 struct _GntDaemon {
 	gchar *name;
@@ -308,6 +311,10 @@ gnt_daemon_harden(GError **error)
 		gnt_error_set_errno(error, errno, "prctl(PR_SET_DUMPABLE, 0)");
 		return FALSE;
 	}
+	/* freed heap memory is overwritten: the TLS library's buffers of
+	 * decrypted records (request bodies with secrets) are freed without
+	 * being zeroed (doc/secrets.md) */
+	(void)mallopt(M_PERTURB, GNT_DAEMON_FREED_BYTE);
 	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
 		limit.rlim_cur = limit.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {

@@ -18,6 +18,10 @@ typedef struct _GntSecret GntSecret;
 /* Copies @len bytes of @value (-1: NUL-terminated) into protected memory. */
 GntSecret *
 gnt_secret_new(const gchar *value, gssize len);
+/* @len zero bytes (and a NUL) to write the value into in place, with
+ * gnt_secret_get_data(): no copy of it is ever made outside. */
+GntSecret *
+gnt_secret_new_zeroed(gsize len);
 GntSecret *
 gnt_secret_copy(const GntSecret *self);
 void
@@ -26,12 +30,25 @@ gnt_secret_free(GntSecret *self);
 /* The value, NUL-terminated; valid until the secret is freed. */
 const gchar *
 gnt_secret_get(const GntSecret *self);
+gchar *
+gnt_secret_get_data(GntSecret *self);
 gsize
 gnt_secret_get_length(const GntSecret *self);
 
 /* Zeroes @len bytes at @mem in a way the compiler cannot drop. */
 void
 gnt_secret_wipe(gpointer mem, gsize len);
+
+/* Overwrites what copying a secret leaves beside the copies: the
+ * GNT_SECRET_STACK_WIPE bytes of stack below the caller's frame (buffers
+ * of the functions it called) and the vector registers the C library's
+ * string functions use (a core holds each thread's registers). */
+#define GNT_SECRET_STACK_WIPE (256 * 1024)
+void
+gnt_secret_wipe_traces(void);
+/* Only the registers: for code that runs on the stack it must keep. */
+void
+gnt_secret_wipe_registers(void);
 
 /* Zeroes a NUL-terminated string in place (the NUL stays). NULL is fine. */
 void

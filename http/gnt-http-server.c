@@ -651,6 +651,10 @@ conn_dispatch(GntHttpConn *conn, GBytes *body /* taken */, gsize wire_len)
 	request->client_trusted = conn->trusted;
 	request->client_error = g_strdup(conn->client_error);
 	conn_consume(conn, wire_len);
+	/* bodies may hold secrets: copying them (TLS, buffer, body) leaves
+	 * pieces in this thread's registers, which a core would show */
+	if (body != NULL)
+		gnt_secret_wipe_registers();
 	conn->state = CONN_HANDLING;
 	conn->deadline = 0;
 	conn->idle_since = 0;
@@ -846,8 +850,17 @@ conn_fill(GntHttpConn *conn)
 	gssize n;
 
 	if (!draining && conn->cap - conn->len < READ_CHUNK) {
-		conn->cap = MAX(conn->cap * 2, conn->len + READ_CHUNK);
-		conn->buf = g_realloc(conn->buf, conn->cap);
+		/* not g_realloc(): bodies may hold secrets, and the old buffer
+		 * is wiped before it is freed */
+		gsize cap = MAX(conn->cap * 2, conn->len + READ_CHUNK);
+		guint8 *grown = g_malloc(cap);
+
+		if (conn->len > 0)
+			memcpy(grown, conn->buf, conn->len);
+		gnt_secret_wipe(conn->buf, conn->cap);
+		g_free(conn->buf);
+		conn->buf = grown;
+		conn->cap = cap;
 	}
 	n = g_pollable_input_stream_read_nonblocking(
 		conn->in, draining ? scratch : conn->buf + conn->len,

@@ -59,7 +59,7 @@ struct _GntInstall {
 	GntInstallKind kind;
 	JsonObject *node;
 	JsonObject *record;
-	JsonObject *osparams_secret; /* nullable */
+	GntSecretDict *osparams_secret; /* nullable */
 	gboolean start;
 	GntRpcClient *rpc; /* while running */
 	JsonObject *spec;  /* of the record, while running */
@@ -392,7 +392,8 @@ package_url(GntInstall *self)
 static const gchar *
 secret_value(GntInstall *self, const gchar *name)
 {
-	return object_string(self->osparams_secret, name);
+	return self->osparams_secret != NULL ? gnt_secret_dict_lookup(self->osparams_secret, name)
+					     : NULL;
 }
 
 /* The appliance's progress entries, as they come, into the job log: a
@@ -419,6 +420,20 @@ appliance_progress(JsonObject *entry, gpointer user_data)
 	}
 }
 
+/* @secrets as a JSON object, for the appliance's call only (its options
+ * are wiped after it: doc/secrets.md, Limits). (transfer full) */
+static JsonObject *
+secrets_to_object(const GntSecretDict *secrets)
+{
+	g_autoptr(GPtrArray) names = gnt_secret_dict_dup_names(secrets);
+	JsonObject *out = json_object_new();
+
+	for (guint i = 0; i < names->len; i++)
+		json_object_set_string_member(out, names->pdata[i],
+					      gnt_secret_dict_lookup(secrets, names->pdata[i]));
+	return out;
+}
+
 /* What the node needs to run the appliance: the metadata record metad
  * serves it (with the secrets, which only travel), the package and its
  * credentials, the cluster's install timeout. (transfer full) */
@@ -427,7 +442,7 @@ appliance_options_new(GntInstall *self)
 {
 	GntConfig *config = gnt_lu_get_env(self->lu)->config;
 	g_autoptr(JsonObject) record = gnt_lu_instance_metadata_new(config, self->record);
-	g_autoptr(JsonObject) secrets = gnt_lu_instance_metadata_secrets(self->osparams_secret);
+	g_autoptr(GntSecretDict) secrets = gnt_lu_instance_metadata_secrets(self->osparams_secret);
 	g_autoptr(JsonObject) cluster = gnt_config_dup_cluster_info(config);
 	JsonObject *options;
 	const gchar *url = package_url(self);
@@ -436,7 +451,7 @@ appliance_options_new(GntInstall *self)
 
 	/* metad serves them to the appliance; never the package's credentials */
 	if (secrets != NULL)
-		json_object_set_object_member(record, "osparams_secret", g_steal_pointer(&secrets));
+		json_object_set_object_member(record, "osparams_secret", secrets_to_object(secrets));
 	options = json_object_new();
 	json_object_set_object_member(options, "record", g_steal_pointer(&record));
 	json_object_set_member(options, "package_url", gnt_json_node_new_string(url));
@@ -710,7 +725,7 @@ step_action_lookup(const gchar *name)
 
 GntInstall *
 gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *record,
-		JsonObject *osparams_secret, gboolean start)
+		GntSecretDict *osparams_secret, gboolean start)
 {
 	GntInstall *self;
 
@@ -720,7 +735,8 @@ gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *re
 	self->kind = kind;
 	self->node = json_object_ref(node);
 	self->record = gnt_json_object_deep_copy(record);
-	self->osparams_secret = osparams_secret != NULL ? json_object_ref(osparams_secret) : NULL;
+	self->osparams_secret = osparams_secret != NULL ? gnt_secret_dict_ref(osparams_secret)
+							: NULL;
 	self->start = start;
 	/* decided in the unit's check (gnt_install_choose_where()) */
 	self->in_appliance =
@@ -737,7 +753,7 @@ gnt_install_free(GntInstall *self)
 		return;
 	json_object_unref(self->node);
 	json_object_unref(self->record);
-	g_clear_pointer(&self->osparams_secret, json_object_unref);
+	g_clear_pointer(&self->osparams_secret, gnt_secret_dict_unref);
 	g_clear_pointer(&self->spec, json_object_unref);
 	g_clear_pointer(&self->appliance_result, json_object_unref);
 	json_array_unref(self->steps);
@@ -877,15 +893,14 @@ gnt_install_booted(const GntInstall *self)
 /* The names of the secret parameters given (sorted), for the next
  * reinstall to ask for again. */
 static JsonArray *
-secret_names(JsonObject *osparams_secret)
+secret_names(const GntSecretDict *osparams_secret)
 {
-	g_autoptr(GList) names = osparams_secret != NULL ? json_object_get_members(osparams_secret)
-							 : NULL;
+	g_autoptr(GPtrArray) names =
+		osparams_secret != NULL ? gnt_secret_dict_dup_names(osparams_secret) : NULL;
 	JsonArray *out = json_array_new();
 
-	names = g_list_sort(names, (GCompareFunc)g_strcmp0);
-	for (GList *l = names; l != NULL; l = l->next)
-		json_array_add_string_element(out, l->data);
+	for (guint i = 0; names != NULL && i < names->len; i++)
+		json_array_add_string_element(out, names->pdata[i]);
 	return out;
 }
 

@@ -3,6 +3,7 @@
 #include <json-glib/json-glib.h>
 
 #include "gnt-lu.h"
+#include "gnt-secret-dict.h"
 
 G_BEGIN_DECLS
 
@@ -68,7 +69,7 @@ typedef struct _GntInstall GntInstall;
  */
 GntInstall *
 gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *record,
-		JsonObject *osparams_secret, gboolean start);
+		GntSecretDict *osparams_secret, gboolean start);
 void
 gnt_install_free(GntInstall *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntInstall, gnt_install_free)

@@ -134,25 +134,25 @@ gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance)
 	return record;
 }
 
-JsonObject *
-gnt_lu_instance_metadata_secrets(JsonObject *osparams_secret)
+GntSecretDict *
+gnt_lu_instance_metadata_secrets(const GntSecretDict *osparams_secret)
 {
-	g_autoptr(JsonObject) out = NULL;
+	static const gchar *const credentials[] = {GNT_OSP_OS_PACKAGE_USERNAME,
+						   GNT_OSP_OS_PACKAGE_PASSWORD, NULL};
+	g_autoptr(GntSecretDict) out = NULL;
 
 	if (osparams_secret == NULL)
 		return NULL;
-	out = gnt_json_object_deep_copy(osparams_secret);
-	json_object_remove_member(out, GNT_OSP_OS_PACKAGE_USERNAME);
-	json_object_remove_member(out, GNT_OSP_OS_PACKAGE_PASSWORD);
-	return json_object_get_size(out) > 0 ? g_steal_pointer(&out) : NULL;
+	out = gnt_secret_dict_copy_without(osparams_secret, credentials);
+	return gnt_secret_dict_size(out) > 0 ? g_steal_pointer(&out) : NULL;
 }
 
 gboolean
 gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-			      JsonObject *instance, JsonObject *osparams_secret)
+			      JsonObject *instance, const GntSecretDict *osparams_secret)
 {
 	g_autoptr(JsonObject) record = NULL;
-	g_autoptr(JsonObject) secrets = NULL;
+	g_autoptr(GntSecretDict) secrets = NULL;
 	g_autoptr(GError) error = NULL;
 	const gchar *name = string_member(instance, "name");
 

@@ -4,6 +4,7 @@
 
 #include "gnt-config.h"
 #include "gnt-lu.h"
+#include "gnt-secret-dict.h"
 
 G_BEGIN_DECLS
 
@@ -40,8 +41,8 @@ gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance);
 /* The secrets metad may serve the instance: @osparams_secret (nullable)
  * without the os-package credentials; NULL when nothing is left.
  * (transfer full) */
-JsonObject *
-gnt_lu_instance_metadata_secrets(JsonObject *osparams_secret);
+GntSecretDict *
+gnt_lu_instance_metadata_secrets(const GntSecretDict *osparams_secret);
 
 /* Whether @instance has its communication channel ("communication": true). */
 gboolean
@@ -55,7 +56,7 @@ gnt_lu_instance_has_communication(JsonObject *instance);
  */
 gboolean
 gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-			      JsonObject *instance, JsonObject *osparams_secret);
+			      JsonObject *instance, const GntSecretDict *osparams_secret);
 
 /* Makes @node's metad forget instance @name; a failure is a warning. */
 void

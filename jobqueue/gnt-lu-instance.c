@@ -103,20 +103,31 @@ is_value_default(JsonNode *value)
 	       g_strcmp0(json_node_get_string(value), VALUE_DEFAULT) == 0;
 }
 
-/* The opcode's secret OS parameters ("osparams_secret") as an object, or
- * NULL when none were given. Its values are only ever sent to the node.
- * (transfer full) */
-static JsonObject *
+/* The opcode's secret OS parameters ("osparams_secret"), or NULL when none
+ * were given. They stay in protected memory until they are written into a
+ * node RPC's body (doc/secrets.md). (transfer full) */
+static GntSecretDict *
 lu_dup_osparams_secret(GntLu *lu)
 {
 	const GntSecret *text = gnt_opcode_get_secret(gnt_lu_get_opcode(lu), "osparams_secret");
-	g_autoptr(JsonNode) node = NULL;
+
+	return text != NULL ? gnt_secret_dict_new_from_json(text, NULL) : NULL;
+}
+
+/* The check that lu_dup_osparams_secret() loses nothing: every value a
+ * string (messages name the parameter, never a value). */
+static gboolean
+lu_check_osparams_secret(GntLu *lu, GError **error)
+{
+	const GntSecret *text = gnt_opcode_get_secret(gnt_lu_get_opcode(lu), "osparams_secret");
+	g_autoptr(GntSecretDict) dict = NULL;
 
 	if (text == NULL)
-		return NULL;
-	node = gnt_json_parse(gnt_secret_get(text), -1, NULL);
-	return node != NULL && JSON_NODE_HOLDS_OBJECT(node) ? json_object_ref(json_node_get_object(node))
-							     : NULL;
+		return TRUE;
+	dict = gnt_secret_dict_new_from_json(text, error);
+	if (dict == NULL)
+		g_prefix_error(error, "'osparams_secret': ");
+	return dict != NULL;
 }
 
 /* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
@@ -186,18 +197,17 @@ os_search_path(JsonObject *info)
  * script. Each object may be NULL. */
 static gboolean
 lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name,
-	    JsonObject *osparams, JsonObject *osparams_private, JsonObject *osparams_secret,
-	    GError **error)
+	    JsonObject *osparams, JsonObject *osparams_private,
+	    const GntSecretDict *osparams_secret, GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
 	g_autoptr(GPtrArray) search_path = os_search_path(info);
 	g_autoptr(JsonObject) merged = gnt_lu_params_update(osparams, NULL);
 
 	gnt_json_object_overlay(merged, osparams_private);
-	gnt_json_object_overlay(merged, osparams_secret);
 	return gnt_node_call_os_validate(
 		rpc, node, (const gchar *const *)search_path->pdata, os_name, merged,
-		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
+		osparams_secret, gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
 }
 
 /* Looks up the node's definition of @os_name ("name+variant") as
@@ -960,9 +970,9 @@ create_check_prereq(GntLu *lu, GError **error)
 	 * (--no-install): a later reinstall or export runs its scripts */
 	if (gnt_opcode_get_string(op, "os_type") != NULL) {
 		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
-		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+		g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 
-		if (rpc == NULL ||
+		if (rpc == NULL || !lu_check_osparams_secret(lu, error) ||
 		    !lu_check_os(lu, rpc, node, gnt_opcode_get_string(op, "os_type"),
 				 record_object(record, "osparams"),
 				 record_object(record, "osparams_private"), secret, error))
@@ -1081,7 +1091,7 @@ static gboolean
 create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *stored,
 		    gboolean start, GError **error)
 {
-	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 	g_autoptr(GntInstall) install =
 		gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
 	g_autoptr(JsonObject) state = NULL;
@@ -1143,7 +1153,7 @@ create_exec(GntLu *lu, GError **error)
 	if (!ok || !instance_clear_mark(lu, json_object_get_string_member(stored, "uuid"), error))
 		return NULL;
 	if (gnt_lu_instance_has_communication(stored)) {
-		g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+		g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 
 		gnt_lu_instance_metadata_push(lu, rpc, node, stored, secret);
 	}
@@ -1709,8 +1719,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ChangeCtx, change_ctx_free)
  * built (its hypervisor must still take it); @ctx (transfer full) kept for
  * exec. */
 static gboolean
-change_ctx_settle(GntLu *lu, ChangeCtx *ctx, gboolean check_os, JsonObject *osparams_secret,
-		  GError **error)
+change_ctx_settle(GntLu *lu, ChangeCtx *ctx, gboolean check_os,
+		  const GntSecretDict *osparams_secret, GError **error)
 {
 	g_autoptr(ChangeCtx) owned = ctx;
 	const gchar *os = record_os(ctx->updated);
@@ -2062,15 +2072,15 @@ const GntLuClass gnt_lu_instance_set_params = {
  * public nor private parameter of the install as it is to be. (transfer
  * full) */
 static GPtrArray *
-reinstall_missing_secrets(JsonArray *names, JsonObject *secret, JsonObject *updated)
+reinstall_missing_secrets(JsonArray *names, const GntSecretDict *secret, JsonObject *updated)
 {
 	GPtrArray *missing = g_ptr_array_new();
-	JsonObject *given[] = {secret, record_object(updated, "osparams"),
+	JsonObject *given[] = {record_object(updated, "osparams"),
 			       record_object(updated, "osparams_private")};
 
 	for (guint i = 0; names != NULL && i < json_array_get_length(names); i++) {
 		const gchar *name = json_array_get_string_element(names, i);
-		gboolean found = FALSE;
+		gboolean found = secret != NULL && name != NULL && gnt_secret_dict_contains(secret, name);
 
 		for (guint k = 0; name != NULL && k < G_N_ELEMENTS(given); k++)
 			found = found || (given[k] != NULL && json_object_has_member(given[k], name));
@@ -2099,7 +2109,7 @@ os_same_name(const gchar *a, const gchar *b)
  * for its own.
  */
 static gboolean
-reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, JsonObject *secret,
+reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, const GntSecretDict *secret,
 			GError **error)
 {
 	JsonObject *last = gnt_install_get(ctx->current->instance);
@@ -2137,7 +2147,7 @@ reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, JsonObject
  * reinstall of a package that needed them (the last install's secret
  * names) is refused without them. */
 static gboolean
-reinstall_check_package_credentials(ChangeCtx *ctx, JsonObject *secret, GError **error)
+reinstall_check_package_credentials(ChangeCtx *ctx, const GntSecretDict *secret, GError **error)
 {
 	static const gchar *const credentials[] = {GNT_OSP_OS_PACKAGE_USERNAME,
 						   GNT_OSP_OS_PACKAGE_PASSWORD};
@@ -2156,7 +2166,7 @@ reinstall_check_package_credentials(ChangeCtx *ctx, JsonObject *secret, GError *
 		for (guint k = 0; k < json_array_get_length(list); k++)
 			had = had || g_strcmp0(json_array_get_string_element(list, k),
 					       credentials[i]) == 0;
-		if (had && (secret == NULL || !json_object_has_member(secret, credentials[i])))
+		if (had && (secret == NULL || !gnt_secret_dict_contains(secret, credentials[i])))
 			g_string_append_printf(missing, "%s'%s'", missing->len > 0 ? ", " : "",
 					       credentials[i]);
 	}
@@ -2183,14 +2193,14 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	const gchar *os_type = gnt_opcode_get_string(op, "os_type");
 	const gchar *os_image = gnt_install_op_os_image(op);
 	g_autoptr(ChangeCtx) ctx = g_new0(ChangeCtx, 1);
-	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 	g_autoptr(GntInstall) install = NULL;
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	ChangeCtx *settled;
 	JsonObject *instance;
 	const gchar *state;
 
-	if (rpc == NULL)
+	if (rpc == NULL || !lu_check_osparams_secret(lu, error))
 		return FALSE;
 	ctx->current = gnt_lu_instance_ctx_new(lu, TRUE, error);
 	if (ctx->current == NULL)
@@ -2252,7 +2262,7 @@ reinstall_exec(GntLu *lu, GError **error)
 	const gchar *os_type = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "os_type");
 	const gchar *uuid = json_object_get_string_member(ctx->current->instance, "uuid");
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
-	g_autoptr(JsonObject) secret = lu_dup_osparams_secret(lu);
+	g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
 	g_autoptr(GntInstall) install = NULL;
 	g_autoptr(JsonObject) changes = json_object_new();
 	static const gchar *const kept[] = {"os", "osparams", "osparams_private"};

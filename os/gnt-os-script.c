@@ -93,18 +93,21 @@ tail_fd(int fd, guint lines)
 
 /*
  * Runs @argv in @cwd with exactly @envp (not copied: it is exec'd as is,
- * so the secrets in it are not duplicated) and the given descriptors,
+ * so the secrets in it are not duplicated; taken, and wiped as soon as the
+ * child has its own copy, not when it ends) and the given descriptors,
  * and describes a failure in @reason ("exited with exit code 1"; NULL on
  * success). FALSE only when it could not be started.
  */
 static gboolean
-run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd, int stdin_fd,
+run_process(const gchar *const *argv, gchar **envp_taken, const gchar *cwd, int stdin_fd,
 	    int stdout_fd, int stderr_fd, guint timeout_s, GCancellable *cancellable,
 	    gchar **reason, GError **error)
 {
 	g_autoptr(GntCommand) cmd = gnt_command_new_argv(argv);
+	g_auto(GntOsEnvp) envp = envp_taken;
+	gboolean started;
 
-	gnt_command_set_environ(cmd, envp);
+	gnt_command_set_environ(cmd, (const gchar *const *)envp);
 	gnt_command_set_cwd(cmd, cwd);
 	gnt_command_set_stdin_fd(cmd, stdin_fd);
 	gnt_command_set_stdout_fd(cmd, stdout_fd);
@@ -112,8 +115,14 @@ run_process(const gchar *const *argv, const gchar *const *envp, const gchar *cwd
 	/* the script and whatever it started go as a whole */
 	gnt_command_set_timeout(cmd, timeout_s);
 	gnt_command_set_cancellable(cmd, cancellable);
-	if (!gnt_command_run(cmd, error))
+	started = gnt_command_spawn(cmd, error);
+	/* the child has its own copy (or never will): ours goes now, and so
+	 * does what building it left on this thread's stack and registers */
+	g_clear_pointer(&envp, gnt_os_envp_free);
+	gnt_secret_wipe_traces();
+	if (!started)
 		return FALSE;
+	gnt_command_wait(cmd);
 	*reason = g_strdup(gnt_command_get_failure(cmd));
 	return TRUE;
 }
@@ -208,7 +217,7 @@ gnt_os_script_run(const GntOsDefinition *os, GntOsScript script, const GntOsEnv 
 		envp = gnt_os_env_build(env, script, FALSE);
 		g_debug("running OS %s script '%s' for '%s'", name, argv[0],
 			gnt_os_env_get_os_name(env));
-		ok = run_process(argv, (const gchar *const *)envp, os->path, in_fd,
+		ok = run_process(argv, g_steal_pointer(&envp), os->path, in_fd,
 				 out_fd >= 0 ? out_fd : log_fd, log_fd, options->timeout_s,
 				 options->cancellable, &reason, error);
 		if (!ok)

@@ -20,7 +20,7 @@ G_BEGIN_DECLS
  */
 gboolean
 gnt_node_call_metad_push(GntRpcClient *client, JsonObject *node, const gchar *name,
-			 JsonObject *record, JsonObject *osparams_secret, GError **error);
+			 JsonObject *record, const GntSecretDict *osparams_secret, GError **error);
 
 /* Makes the node's metad forget instance @name (unknown: not an error). */
 gboolean

@@ -8,6 +8,14 @@ JsonNode *
 gnt_node_call(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
 	      guint timeout_s, GError **error)
 {
+	return gnt_node_call_with_secrets(client, node, procedure, args, NULL, timeout_s, error);
+}
+
+JsonNode *
+gnt_node_call_with_secrets(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+			   JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
+			   GError **error)
+{
 	JsonNode *port_node;
 	const gchar *name = NULL;
 	const gchar *address = NULL;
@@ -34,8 +42,8 @@ gnt_node_call(GntRpcClient *client, JsonObject *node, const gchar *procedure, Js
 			    port);
 		return NULL;
 	}
-	return gnt_rpc_client_call(client, name, address, (guint)port, procedure, args, timeout_s,
-				   error);
+	return gnt_rpc_client_call_with_secrets(client, name, address, (guint)port, procedure,
+						args, secrets, timeout_s, error);
 }
 
 /* A call whose answer must hold @type; GNT_ERROR_ENVIRONMENT naming the
@@ -264,27 +272,31 @@ gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
 
 static gboolean
 call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-	       JsonObject *osparams_secret, guint debug_level, gboolean reinstall, GError **error)
+	       const GntSecretDict *osparams_secret, guint debug_level, gboolean reinstall,
+	       GError **error)
 {
 	g_autoptr(JsonArray) args = spec_args(spec);
+	g_autoptr(JsonNode) result = NULL;
 
-	add_object_or_null(args, osparams_secret);
+	json_array_add_element(args, osparams_secret != NULL ? gnt_secret_dict_placeholder_all()
+							     : json_node_new(JSON_NODE_NULL));
 	json_array_add_int_element(args, debug_level);
 	json_array_add_boolean_element(args, reinstall);
-	return call_done(client, node, "os_create", args, GNT_NODE_CALL_OS_CREATE_TIMEOUT_S,
-			 error);
+	result = gnt_node_call_with_secrets(client, node, "os_create", args, osparams_secret,
+					    GNT_NODE_CALL_OS_CREATE_TIMEOUT_S, error);
+	return result != NULL;
 }
 
 gboolean
 gnt_node_call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-			JsonObject *osparams_secret, guint debug_level, GError **error)
+			const GntSecretDict *osparams_secret, guint debug_level, GError **error)
 {
 	return call_os_create(client, node, spec, osparams_secret, debug_level, FALSE, error);
 }
 
 gboolean
 gnt_node_call_os_reinstall(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-			   JsonObject *osparams_secret, guint debug_level, GError **error)
+			   const GntSecretDict *osparams_secret, guint debug_level, GError **error)
 {
 	return call_os_create(client, node, spec, osparams_secret, debug_level, TRUE, error);
 }
@@ -304,18 +316,30 @@ gnt_node_call_os_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec
 
 gboolean
 gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
-			  const gchar *os_name, JsonObject *osparams, gboolean force_variant,
-			  GError **error)
+			  const gchar *os_name, JsonObject *osparams, const GntSecretDict *secrets,
+			  gboolean force_variant, GError **error)
 {
 	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonObject) merged = osparams != NULL ? gnt_json_object_deep_copy(osparams)
+							: json_object_new();
+	g_autoptr(GPtrArray) names = secrets != NULL ? gnt_secret_dict_dup_names(secrets) : NULL;
+	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(os_name != NULL, FALSE);
 
+	for (guint i = 0; names != NULL && i < names->len; i++)
+		json_object_set_member(merged, names->pdata[i],
+				       gnt_secret_dict_placeholder_value(names->pdata[i]));
 	add_strv(args, search_path);
 	json_array_add_string_element(args, os_name);
-	add_object_or_null(args, osparams);
+	if (osparams != NULL || names != NULL)
+		add_object_or_null(args, merged);
+	else
+		json_array_add_null_element(args);
 	json_array_add_boolean_element(args, force_variant);
-	return call_done(client, node, "os_validate", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	result = gnt_node_call_with_secrets(client, node, "os_validate", args, secrets,
+					    GNT_NODE_CALL_TIMEOUT_S, error);
+	return result != NULL;
 }
 
 /* One call, made in a thread of its own so that the calling thread can ask

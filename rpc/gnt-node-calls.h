@@ -41,6 +41,12 @@ G_BEGIN_DECLS
 JsonNode *
 gnt_node_call(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
 	      guint timeout_s, GError **error);
+/* The same, @args holding placeholders for @secrets (nullable): see
+ * gnt_rpc_client_call_with_secrets(). */
+JsonNode *
+gnt_node_call_with_secrets(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+			   JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
+			   GError **error);
 
 /* node_info: {"memory_total", "memory_free" (MiB), "cpu_count", "bootid",
  * "hypervisors": {name: available}, "storage": [{"type", "name",
@@ -117,12 +123,12 @@ gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
  * failure's message carries the script's log tail after its first line. */
 gboolean
 gnt_node_call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-			JsonObject *osparams_secret, guint debug_level, GError **error);
+			const GntSecretDict *osparams_secret, guint debug_level, GError **error);
 /* The same for a reinstall onto the instance's existing disks: the script
  * sees INSTANCE_REINSTALL=1 (Ganeti's instance_os_add with reinstall). */
 gboolean
 gnt_node_call_os_reinstall(GntRpcClient *client, JsonObject *node, JsonObject *spec,
-			   JsonObject *osparams_secret, guint debug_level, GError **error);
+			   const GntSecretDict *osparams_secret, guint debug_level, GError **error);
 /* Runs the rename script: OLD_INSTANCE_NAME @old_name, INSTANCE_NAME the
  * spec's. */
 gboolean
@@ -130,12 +136,13 @@ gnt_node_call_os_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec
 			const gchar *old_name, guint debug_level, GError **error);
 /* Ganeti's ValidateOS on the node: the OS exists and is valid, the variant
  * (unless @force_variant), and from API 20 the parameter names and the
- * verify script. @osparams: public, private and secret merged (nullable);
- * the node treats them all as private. */
+ * verify script. @osparams: public and private merged (nullable), to
+ * which @secrets (nullable) are added in the request only; the node treats
+ * them all as private. */
 gboolean
 gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
-			  const gchar *os_name, JsonObject *osparams, gboolean force_variant,
-			  GError **error);
+			  const gchar *os_name, JsonObject *osparams, const GntSecretDict *secrets,
+			  gboolean force_variant, GError **error);
 
 /* Called every @poll_ms while gnt_node_call_polling()'s call runs. */
 typedef void (*GntNodeCallPollFunc)(gpointer user_data);

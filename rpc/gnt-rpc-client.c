@@ -132,16 +132,83 @@ describe_send_error(const GError *error, GTlsDatabase *database, guint timeout_s
 	return g_strdup(error->message);
 }
 
-static gchar *
-encode_args(JsonArray *args)
+/*
+ * A request body that holds secrets. libsoup copies the body through a
+ * buffer on the calling thread's stack (GIO's splice), which stays there
+ * while the thread waits for the answer, an hour for an OS create. The
+ * splice's last read (end of stream) gets that buffer: it is wiped then.
+ */
+typedef struct {
+	GMemoryInputStream parent;
+} WipingInputStream;
+
+typedef struct {
+	GMemoryInputStreamClass parent_class;
+} WipingInputStreamClass;
+
+static GType wiping_input_stream_get_type(void);
+G_DEFINE_TYPE(WipingInputStream, wiping_input_stream, G_TYPE_MEMORY_INPUT_STREAM)
+
+static gssize
+wiping_input_stream_read(GInputStream *stream, void *buffer, gsize count,
+			 GCancellable *cancellable, GError **error)
+{
+	gssize n = G_INPUT_STREAM_CLASS(wiping_input_stream_parent_class)
+			   ->read_fn(stream, buffer, count, cancellable, error);
+
+	if (n == 0) {
+		gnt_secret_wipe(buffer, count);
+		gnt_secret_wipe_registers();
+	}
+	return n;
+}
+
+static void
+wiping_input_stream_class_init(WipingInputStreamClass *klass)
+{
+	G_INPUT_STREAM_CLASS(klass)->read_fn = wiping_input_stream_read;
+}
+
+static void
+wiping_input_stream_init(WipingInputStream *self)
+{
+}
+
+static GInputStream *
+wiping_input_stream_new(GBytes *bytes)
+{
+	GInputStream *stream = g_object_new(wiping_input_stream_get_type(), NULL);
+
+	g_memory_input_stream_add_bytes(G_MEMORY_INPUT_STREAM(stream), bytes);
+	return stream;
+}
+
+/* The request body: @args as JSON, with @secrets (nullable) in place of
+ * their placeholders. A body with secrets is built in protected memory
+ * and wiped when libsoup lets it go; only the placeholders' public text is
+ * ever on the heap. */
+static GBytes *
+encode_args(JsonArray *args, const GntSecretDict *secrets, GError **error)
 {
 	g_autoptr(JsonNode) node = json_node_new(JSON_NODE_ARRAY);
+	g_autofree gchar *text = NULL;
+	GntSecret *body;
+	gsize len;
 
 	if (args != NULL)
 		json_node_set_array(node, args);
 	else
 		json_node_take_array(node, json_array_new());
-	return gnt_json_to_string(node);
+	text = gnt_json_to_string(node);
+	if (secrets == NULL) {
+		len = strlen(text);
+		return g_bytes_new_take(g_steal_pointer(&text), len);
+	}
+	body = gnt_secret_dict_fill(secrets, text, error);
+	if (body == NULL)
+		return NULL;
+	return g_bytes_new_with_free_func(gnt_secret_get(body), gnt_secret_get_length(body),
+					  (GDestroyNotify)gnt_secret_free, body);
 }
 
 static SoupSession *
@@ -158,7 +225,8 @@ session_new(GTlsDatabase *database, guint timeout_s)
 static JsonNode *
 call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *certificate,
 		const gchar *node_name, const gchar *address, guint port, const gchar *procedure,
-		JsonArray *args, guint timeout_s, gboolean *broken, GError **error)
+		JsonArray *args, const GntSecretDict *secrets, guint timeout_s, gboolean *broken,
+		GError **error)
 {
 	g_autoptr(SoupMessage) msg = NULL;
 	g_autoptr(GBytes) request = NULL;
@@ -167,7 +235,6 @@ call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *c
 	g_autoptr(JsonNode) result = NULL;
 	g_autofree gchar *uri = NULL;
 	g_autofree gchar *path = g_strconcat("/", procedure, NULL);
-	g_autofree gchar *body = NULL;
 	gconstpointer data;
 	gsize len = 0;
 	guint status;
@@ -179,13 +246,25 @@ call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *c
 			       "'%s' is not a valid URI", uri);
 		return NULL;
 	}
-	body = encode_args(args);
-	len = strlen(body);
-	request = g_bytes_new_take(g_steal_pointer(&body), len);
-	soup_message_set_request_body_from_bytes(msg, GNT_RPC_CONTENT_TYPE, request);
+	request = encode_args(args, secrets, &local_error);
+	if (request == NULL) {
+		set_node_error(error, local_error->code, node_name, address, port, "%s: %s",
+			       procedure, local_error->message);
+		return NULL;
+	}
+	if (secrets != NULL) {
+		g_autoptr(GInputStream) stream = wiping_input_stream_new(request);
+
+		soup_message_set_request_body(msg, GNT_RPC_CONTENT_TYPE, stream,
+					      (gssize)g_bytes_get_size(request));
+	} else {
+		soup_message_set_request_body_from_bytes(msg, GNT_RPC_CONTENT_TYPE, request);
+	}
 	if (certificate != NULL)
 		soup_message_set_tls_client_certificate(msg, certificate);
 	answer = soup_session_send_and_read(session, msg, NULL, &local_error);
+	if (secrets != NULL)
+		gnt_secret_wipe_traces();
 	*broken = answer == NULL;
 	if (answer == NULL) {
 		g_autofree gchar *reason = describe_send_error(local_error, database, timeout_s);
@@ -227,7 +306,7 @@ gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 		timeout_s = GNT_RPC_DEFAULT_TIMEOUT_S;
 	session = session_new(database, timeout_s);
 	result = call_on_session(session, database, certificate, node_name, address, port,
-				 procedure, args, timeout_s, &broken, error);
+				 procedure, args, NULL, timeout_s, &broken, error);
 	soup_session_abort(session);
 	return result;
 }
@@ -258,6 +337,16 @@ JsonNode *
 gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *address, guint port,
 		    const gchar *procedure, JsonArray *args, guint timeout_s, GError **error)
 {
+	return gnt_rpc_client_call_with_secrets(self, node_name, address, port, procedure, args,
+						NULL, timeout_s, error);
+}
+
+JsonNode *
+gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name,
+				 const gchar *address, guint port, const gchar *procedure,
+				 JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
+				 GError **error)
+{
 	GHashTable *sessions;
 	g_autofree gchar *key = NULL;
 	CachedSession *cached;
@@ -281,7 +370,7 @@ gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *add
 	}
 	result = call_on_session(cached->session, G_TLS_DATABASE(cached->database),
 				 self->certificate, node_name, address, port, procedure, args,
-				 timeout_s, &broken, error);
+				 secrets, timeout_s, &broken, error);
 	cached->last_used = g_get_monotonic_time();
 	if (broken) /* refused, timed out, a failed handshake: start afresh next time */
 		g_hash_table_remove(sessions, key);

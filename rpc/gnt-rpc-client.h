@@ -5,6 +5,7 @@
 
 #include "gnt-paths.h"
 #include "gnt-rpc-protocol.h"
+#include "gnt-secret-dict.h"
 
 G_BEGIN_DECLS
 
@@ -46,5 +47,13 @@ gnt_rpc_client_new_from_paths(const GntPaths *paths, GError **error);
 JsonNode *
 gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *address, guint port,
 		    const gchar *procedure, JsonArray *args, guint timeout_s, GError **error);
+/* The same, @args holding placeholders for @secrets (nullable;
+ * common/gnt-secret-dict.h): the body is built, sent and freed in wiped,
+ * protected memory. */
+JsonNode *
+gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name,
+				 const gchar *address, guint port, const gchar *procedure,
+				 JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
+				 GError **error);
 
 G_END_DECLS

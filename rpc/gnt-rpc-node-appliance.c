@@ -803,7 +803,7 @@ appliance_run_status_procedure(JsonArray *args, gpointer user_data, GError **err
 }
 
 const GntRpcProcedure gnt_rpc_node_appliance_procedures[] = {
-	{"appliance_run", appliance_run_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"appliance_run", appliance_run_procedure, GNT_RPC_PROCEDURE_SECRETS},
 	{"appliance_run_status", appliance_run_status_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
 	{NULL},
 };

@@ -108,7 +108,7 @@ metad_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_metad_procedures[] = {
-	{"metad_push", metad_push_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"metad_push", metad_push_procedure, GNT_RPC_PROCEDURE_SECRETS},
 	{"metad_remove", metad_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
 	{NULL},
 };

@@ -63,6 +63,9 @@ env_set_params(GntOsEnv *env, JsonObject *params, OsParamKind kind, GError **err
 			g_autoptr(GntSecret) secret = gnt_secret_new(value, -1);
 
 			gnt_os_env_set_param_secret(env, l->data, secret);
+			/* moved into protected memory: the request's copy goes
+			 * now, not after the script */
+			gnt_secret_wipe_string((gchar *)value);
 		} else if (kind == OS_PARAM_PRIVATE) {
 			gnt_os_env_set_param_private(env, l->data, value);
 		} else {
@@ -341,8 +344,8 @@ os_validate_procedure(JsonArray *args, gpointer user_data, GError **error)
 
 const GntRpcProcedure gnt_rpc_node_os_procedures[] = {
 	{"os_diagnose", os_diagnose_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"os_create", os_create_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"os_create", os_create_procedure, GNT_RPC_PROCEDURE_SECRETS},
 	{"os_rename", os_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"os_validate", os_validate_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"os_validate", os_validate_procedure, GNT_RPC_PROCEDURE_SECRETS},
 	{NULL},
 };

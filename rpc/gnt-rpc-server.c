@@ -7,6 +7,7 @@
 #include "gnt-http-server.h"
 #include "gnt-json.h"
 #include "gnt-net.h"
+#include "gnt-secret.h"
 #include "gnt-tls.h"
 
 /* Connections served at once; the master keeps about one per job thread. */
@@ -36,6 +37,7 @@ typedef struct {
 typedef struct {
 	gchar *name;
 	GntRpcProcedureFunc func;
+	GntRpcProcedureFlags flags;
 	gpointer user_data;
 	GntHttpRequest *request;
 	/* set by the worker */
@@ -109,7 +111,16 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 		g_task_return_boolean(task, TRUE);
 		return;
 	}
+	if (call->flags & GNT_RPC_PROCEDURE_SECRETS) {
+		/* the body is parsed: drop it now (its bytes are wiped), not once
+		 * the procedure, which may run for an hour, has answered */
+		g_clear_pointer(&call->request->body, g_bytes_unref);
+	}
 	result = call->func(json_node_get_array(args), call->user_data, &error);
+	if (call->flags & GNT_RPC_PROCEDURE_SECRETS) {
+		gnt_json_node_wipe_strings(args);
+		gnt_secret_wipe_traces();
+	}
 	call->status = SOUP_STATUS_OK;
 	if (result != NULL) {
 		call->answer = gnt_rpc_encode_success(result);
@@ -189,6 +200,7 @@ handle_request(GntHttpRequest *request, gpointer user_data)
 	call = g_new0(RpcCall, 1);
 	call->name = g_strdup(name);
 	call->func = entry->func;
+	call->flags = entry->flags;
 	call->user_data = entry->user_data;
 	call->request = request;
 	task = g_task_new(self, NULL, rpc_call_done, NULL);

@@ -33,6 +33,9 @@ typedef enum {
 	/* Needs no client certificate: only the join endpoint, which checks
 	 * its own proof (rpc/gnt-join.h). */
 	GNT_RPC_PROCEDURE_PUBLIC = 1 << 0,
+	/* Its arguments may hold secrets: their strings are wiped once it has
+	 * returned (the body already is). It must keep no reference to them. */
+	GNT_RPC_PROCEDURE_SECRETS = 1 << 1,
 } GntRpcProcedureFlags;
 
 typedef struct {

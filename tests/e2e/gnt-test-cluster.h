@@ -249,6 +249,72 @@ gnt_test_cluster_set_os_search_path(GntTestCluster *self, const gchar *dir)
 			==, 0);
 }
 
+static inline void
+gnt_test_remove_tree(const gchar *dir)
+{
+	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", dir);
+
+	g_assert_cmpint(system(cmd), ==, 0);
+}
+
+/* A test OS @os_name under @os_dir: API 20, @parameters (parameters.list's
+ * text), @create as its create script, the other scripts doing nothing. */
+static inline void
+gnt_test_make_os(const gchar *os_dir, const gchar *os_name, const gchar *parameters,
+		 const gchar *create)
+{
+	g_autofree gchar *os = g_build_filename(os_dir, os_name, NULL);
+	static const gchar *const trivial[] = {"export", "import", "rename", "verify"};
+
+	g_assert_cmpint(g_mkdir_with_parents(os, 0755), ==, 0);
+	gnt_test_write_file(os, "ganeti_api_version", "20\n", 0644);
+	gnt_test_write_file(os, "parameters.list", parameters, 0644);
+	for (guint i = 0; i < G_N_ELEMENTS(trivial); i++)
+		gnt_test_write_file(os, trivial[i], "#!/bin/sh\nexit 0\n", 0755);
+	gnt_test_write_file(os, "create", create, 0755);
+}
+
+/* gnt_test_cluster_init() with the fake hypervisor, whose OS search path
+ * is @os_dir and which trusts @os_name there. */
+static inline void
+gnt_test_cluster_init_with_os(GntTestCluster *self, const gchar *name, const gchar *os_dir,
+			      const gchar *os_name)
+{
+	gnt_test_cluster_init(self, name, "fake");
+	gnt_test_cluster_set_os_search_path(self, os_dir);
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GNT_OS", "modify", "--trusted", "yes",
+					     os_name),
+			==, 0);
+}
+
+#define GNT_TEST_WAIT_STEP_US (50 * 1000)
+
+/* The contents of @path once it exists (a script writes it), waiting up to
+ * @limit_s. (transfer full) */
+static inline gchar *
+gnt_test_wait_file(const gchar *path, guint limit_s)
+{
+	for (guint i = 0; i < limit_s * G_USEC_PER_SEC / GNT_TEST_WAIT_STEP_US; i++) {
+		gchar *text = NULL;
+
+		if (g_file_get_contents(path, &text, NULL, NULL))
+			return text;
+		g_usleep(GNT_TEST_WAIT_STEP_US);
+	}
+	g_error("'%s' never appeared", path);
+}
+
+/* The pid of the cluster's @daemon ("gantry-noded"), from its pid file. */
+static inline GPid
+gnt_test_cluster_daemon_pid(GntTestCluster *self, const gchar *daemon)
+{
+	g_autofree gchar *path = gnt_paths_dup_pid_file(self->paths, daemon);
+	g_autofree gchar *text = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	return (GPid)g_ascii_strtoll(text, NULL, 10);
+}
+
 /* The master node's name, as QueryClusterInfo says. (transfer full) */
 static inline gchar *
 gnt_test_cluster_dup_master(GntTestCluster *self)

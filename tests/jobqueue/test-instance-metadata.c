@@ -134,10 +134,11 @@ test_record(MetaFx *fx, gconstpointer data)
 		" {\"mac\": \"aa:00:00:01:02:03\", \"ip\": \"169.254.3.4\","
 		" \"netmask\": \"255.255.0.0\", \"channel\": true}]}",
 		-1, NULL);
-	g_autoptr(JsonNode) secret = gnt_json_parse(
+	g_autoptr(GntSecret) secret_json = gnt_secret_new(
 		"{\"token\": \"t\", \"os-package-username\": \"u\", \"os-package-password\": \"p\"}",
-		-1, NULL);
-	g_autoptr(JsonObject) kept = NULL;
+		-1);
+	g_autoptr(GntSecretDict) secret = gnt_secret_dict_new_from_json(secret_json, NULL);
+	g_autoptr(GntSecretDict) kept = NULL;
 	g_autoptr(JsonObject) node = json_object_new();
 	g_autoptr(JsonNode) got = NULL;
 	g_autofree gchar *got_text = NULL;
@@ -176,11 +177,11 @@ test_record(MetaFx *fx, gconstpointer data)
 	g_assert_false(gnt_lu_instance_has_communication(json_node_get_object(instance)));
 
 	/* the package's credentials never reach metad */
-	kept = gnt_lu_instance_metadata_secrets(json_node_get_object(secret));
-	g_assert_cmpuint(json_object_get_size(kept), ==, 1);
-	g_assert_true(json_object_has_member(kept, "token"));
-	json_object_remove_member(json_node_get_object(secret), "token");
-	g_assert_null(gnt_lu_instance_metadata_secrets(json_node_get_object(secret)));
+	kept = gnt_lu_instance_metadata_secrets(secret);
+	g_assert_cmpuint(gnt_secret_dict_size(kept), ==, 1);
+	g_assert_cmpstr(gnt_secret_dict_lookup(kept, "token"), ==, "t");
+	gnt_secret_dict_remove(secret, "token");
+	g_assert_null(gnt_lu_instance_metadata_secrets(secret));
 	g_assert_null(gnt_lu_instance_metadata_secrets(NULL));
 }
 

@@ -1369,7 +1369,7 @@ test_node_rpc(MetadFx *fx, gconstpointer data)
 	g_autoptr(GntRpcClient) client = NULL;
 	g_autoptr(JsonObject) node = NULL;
 	g_autoptr(JsonObject) record = NULL;
-	g_autoptr(JsonObject) secrets = parse_object("{\"token\":\"" SECRET_VALUE "\"}");
+	g_autoptr(GntSecretDict) secrets = gnt_secret_dict_new();
 	g_autofree gchar *os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
 	g_autofree gchar *record_text = g_strdup_printf(
 		"{\"name\":\"app1\",\"uuid\":\"u-app1\",\"os\":\"sample+minimal\","
@@ -1385,6 +1385,7 @@ test_node_rpc(MetadFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	node = test_node_record(server->port);
 	record = parse_object(record_text);
+	gnt_secret_dict_set(secrets, "token", SECRET_VALUE);
 
 	g_assert_true(gnt_node_call_metad_push(client, node, "app1", record, secrets, &error));
 	g_assert_no_error(error);

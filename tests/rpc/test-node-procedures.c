@@ -536,7 +536,7 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	const gchar *const formats[] = {"raw", NULL};
 	g_autoptr(JsonObject) spec = make_spec(fx, "web4", "fake", formats);
-	g_autoptr(JsonObject) secret = json_object_new();
+	g_autoptr(GntSecretDict) secret = gnt_secret_dict_new();
 	g_autofree gchar *disk0 = disk_path(fx, spec, "web4", 0);
 	g_autofree gchar *recorded = NULL;
 	g_autofree gchar *expected_path = NULL;
@@ -544,7 +544,7 @@ test_os_create(NodeFx *fx, gconstpointer data)
 		g_build_filename(gnt_paths_get_log_dir(fx->node1.paths), "os", NULL);
 	guint with_secret = 0;
 
-	json_object_set_string_member(secret, "secret.token", SECRET_VALUE);
+	gnt_secret_dict_set(secret, "secret.token", SECRET_VALUE);
 	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
 		      &error));
 	g_assert_no_error(error);
@@ -628,28 +628,30 @@ test_os_validate(NodeFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	const gchar *const search_path[] = {fx->os_dir, NULL};
 	g_autoptr(JsonObject) osparams = json_object_new();
+	g_autoptr(GntSecretDict) secrets = gnt_secret_dict_new();
 
 	json_object_set_string_member(osparams, "filesystem", "ext4");
-	json_object_set_string_member(osparams, "secret.token", "x");
+	/* a secret parameter the OS declares, filled into the request */
+	gnt_secret_dict_set(secrets, "secret.token", "x");
 	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-						"sample+minimal", osparams, FALSE, &error));
+						"sample+minimal", osparams, secrets, FALSE, &error));
 	g_assert_no_error(error);
 
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
 		       "sample+big",
-						 osparams, FALSE, &error));
+						 osparams, secrets, FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "os_validate: OS 'sample+big': ");
 	g_clear_error(&error);
 	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
 		      "sample+big",
-						NULL, TRUE, &error));
+						NULL, secrets, TRUE, &error));
 	g_assert_no_error(error);
 
 	json_object_set_string_member(osparams, "filesystem", "btrfs");
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
 		       "sample",
-						 osparams, TRUE, &error));
+						 osparams, secrets, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "Invalid value 'btrfs' for the filesystem parameter");
 	g_clear_error(&error);
@@ -657,13 +659,13 @@ test_os_validate(NodeFx *fx, gconstpointer data)
 	json_object_set_string_member(osparams, "colour", "red");
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
 		       "sample",
-						 osparams, TRUE, &error));
+						 osparams, secrets, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "colour");
 	g_clear_error(&error);
 
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		       "nope", NULL,
+		       "nope", NULL, secrets,
 						 FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");

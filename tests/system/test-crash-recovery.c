@@ -28,39 +28,15 @@ typedef struct {
 	gchar *scratch; /* where the script writes its pids and waits for "go" */
 } CrashFx;
 
-static void
-remove_tree(const gchar *dir)
-{
-	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", dir);
-
-	g_assert_cmpint(system(cmd), ==, 0);
-}
-
-/* The test OS: its create script writes $OSP_DIR/script.pid and
- * $OSP_DIR/grandchild.pid, then waits until $OSP_DIR/go exists. */
-static void
-make_os(CrashFx *fx)
-{
-	g_autofree gchar *os = g_build_filename(fx->os_dir, OS_NAME, NULL);
-	static const gchar *const trivial[] = {"export", "import", "rename", "verify"};
-
-	g_assert_cmpint(g_mkdir_with_parents(os, 0755), ==, 0);
-	gnt_test_write_file(os, "ganeti_api_version", "20\n", 0644);
-	gnt_test_write_file(os, "parameters.list", "dir where to meet the test\n",
-		   0644);
-	for (guint i = 0; i < G_N_ELEMENTS(trivial); i++)
-		gnt_test_write_file(os, trivial[i], "#!/bin/sh\nexit 0\n", 0755);
-	gnt_test_write_file(os, "create",
-		   "#!/bin/sh\n"
-		   "sleep 600 &\n"
-		   "echo $! > \"$OSP_DIR/grandchild.pid.new\"\n"
-		   "mv \"$OSP_DIR/grandchild.pid.new\" \"$OSP_DIR/grandchild.pid\"\n"
-		   "echo $$ > \"$OSP_DIR/script.pid.new\"\n"
-		   "mv \"$OSP_DIR/script.pid.new\" \"$OSP_DIR/script.pid\"\n"
-		   "while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"
-		   "exit 0\n",
-		   0755);
-}
+#define CREATE_SCRIPT                                                       \
+	"#!/bin/sh\n"                                                         \
+	"sleep 600 &\n"                                                       \
+	"echo $! > \"$OSP_DIR/grandchild.pid.new\"\n"                         \
+	"mv \"$OSP_DIR/grandchild.pid.new\" \"$OSP_DIR/grandchild.pid\"\n"     \
+	"echo $$ > \"$OSP_DIR/script.pid.new\"\n"                             \
+	"mv \"$OSP_DIR/script.pid.new\" \"$OSP_DIR/script.pid\"\n"             \
+	"while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"               \
+	"exit 0\n"
 
 static void
 crash_set_up(CrashFx *fx, gconstpointer data)
@@ -71,12 +47,10 @@ crash_set_up(CrashFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	fx->scratch = g_dir_make_tmp("gtc-meet-XXXXXX", &error);
 	g_assert_no_error(error);
-	make_os(fx);
-	gnt_test_cluster_init(&fx->cluster, (const gchar *)data, "fake");
-	gnt_test_cluster_set_os_search_path(&fx->cluster, fx->os_dir);
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GNT_OS", "modify", "--trusted",
-					     "yes", OS_NAME),
-			==, 0);
+	/* its create script writes $OSP_DIR/script.pid and
+	 * $OSP_DIR/grandchild.pid, then waits until $OSP_DIR/go exists */
+	gnt_test_make_os(fx->os_dir, OS_NAME, "dir where to meet the test\n", CREATE_SCRIPT);
+	gnt_test_cluster_init_with_os(&fx->cluster, (const gchar *)data, fx->os_dir, OS_NAME);
 }
 
 static void
@@ -87,8 +61,8 @@ crash_tear_down(CrashFx *fx, gconstpointer data)
 	/* a script still waiting ends, so that noded stops at once */
 	gnt_test_write_file(NULL, go, "", 0644);
 	gnt_test_cluster_clear(&fx->cluster);
-	remove_tree(fx->os_dir);
-	remove_tree(fx->scratch);
+	gnt_test_remove_tree(fx->os_dir);
+	gnt_test_remove_tree(fx->scratch);
 	g_free(fx->os_dir);
 	g_free(fx->scratch);
 }
@@ -98,15 +72,9 @@ static GPid
 wait_pid_file(CrashFx *fx, const gchar *name)
 {
 	g_autofree gchar *path = g_build_filename(fx->scratch, name, NULL);
+	g_autofree gchar *text = gnt_test_wait_file(path, WAIT_LIMIT_S);
 
-	for (guint i = 0; i < WAIT_LIMIT_S * G_USEC_PER_SEC / WAIT_STEP_US; i++) {
-		g_autofree gchar *text = NULL;
-
-		if (g_file_get_contents(path, &text, NULL, NULL))
-			return (GPid)g_ascii_strtoll(text, NULL, 10);
-		g_usleep(WAIT_STEP_US);
-	}
-	g_error("the create script never wrote '%s'", path);
+	return (GPid)g_ascii_strtoll(text, NULL, 10);
 }
 
 /* Alive: running, not a zombie that nobody reaped yet. */
@@ -133,20 +101,10 @@ wait_gone(GPid pid)
 	return FALSE;
 }
 
-static GPid
-daemon_pid(CrashFx *fx, const gchar *daemon)
-{
-	g_autofree gchar *path = gnt_paths_dup_pid_file(fx->cluster.paths, daemon);
-	g_autofree gchar *text = NULL;
-
-	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-	return (GPid)g_ascii_strtoll(text, NULL, 10);
-}
-
 static void
 kill9(CrashFx *fx, const gchar *daemon)
 {
-	GPid pid = daemon_pid(fx, daemon);
+	GPid pid = gnt_test_cluster_daemon_pid(&fx->cluster, daemon);
 
 	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
 	g_assert_true(wait_gone(pid));
