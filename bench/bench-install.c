@@ -39,8 +39,9 @@ run_or_die(const gchar *const *argv)
 	g_autofree gchar *err = NULL;
 	gint status = 0;
 
-	if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-			  NULL, NULL, NULL, &err, &status, &error) ||
+	if (!g_spawn_sync(NULL, (gchar **)argv, NULL,
+			  G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+			  &status, &error) ||
 	    !g_spawn_check_wait_status(status, &error)) {
 		g_printerr("bench-install: %s: %s %s\n", argv[0], error->message, err ? err : "");
 		exit(1);
@@ -53,7 +54,8 @@ make_image(const gchar *raw, const gchar *qcow2, guint size_mib)
 	g_autofree gchar *count = g_strdup_printf("count=%u", size_mib / 4);
 	g_autofree gchar *of = g_strdup_printf("of=%s", raw);
 	const gchar *dd[] = {"dd", "if=/dev/urandom", of, "bs=4M", count, "status=none", NULL};
-	const gchar *convert[] = {"qemu-img", "convert", "-f", "raw", "-O", "qcow2", raw, qcow2, NULL};
+	const gchar *convert[] = {"qemu-img", "convert", "-f",	"raw", "-O",
+				  "qcow2",    raw,	 qcow2, NULL};
 	const gchar *sync_all[] = {"sync", NULL};
 
 	g_print("making a %u MiB random raw image and its qcow2 copy in %s...\n", size_mib,
@@ -150,9 +152,10 @@ main(int argc, char **argv)
 	g_autofree gchar *dir_option = NULL;
 	gint size_mib = 2048, runs = 3;
 	GOptionEntry entries[] = {
-		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir_option, "where the images and the disk go",
-		 "DIR"},
-		{"size", 0, 0, G_OPTION_ARG_INT, &size_mib, "the image's size (default 2048)", "MIB"},
+		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir_option,
+		 "where the images and the disk go", "DIR"},
+		{"size", 0, 0, G_OPTION_ARG_INT, &size_mib, "the image's size (default 2048)",
+		 "MIB"},
 		{"runs", 0, 0, G_OPTION_ARG_INT, &runs, "measurements of each (default 3)", "N"},
 		{NULL},
 	};
@@ -162,8 +165,11 @@ main(int argc, char **argv)
 	g_autofree gchar *raw_sha256 = NULL, *qcow2_sha256 = NULL;
 	guint64 bytes;
 	Method methods[] = {
-		{"dd bs=4M conv=fsync (raw)"}, {"gantry raw"}, {"gantry qcow2"},
-		{"gantry raw + sha256"}, {"gantry qcow2 + sha256"},
+		{"dd bs=4M conv=fsync (raw)"},
+		{"gantry raw"},
+		{"gantry qcow2"},
+		{"gantry raw + sha256"},
+		{"gantry qcow2 + sha256"},
 	};
 	gdouble dd_median;
 
@@ -197,11 +203,12 @@ main(int argc, char **argv)
 			gdouble seconds, rate;
 
 			fresh_disk(disk, bytes + 64 * MIB);
-			seconds = m == 0 ? time_dd(raw, disk) : time_writer(image, sha256, disk, work);
+			seconds = m == 0 ? time_dd(raw, disk)
+					 : time_writer(image, sha256, disk, work);
 			rate = (gdouble)bytes / 1e6 / seconds;
 			g_array_append_val(methods[m].rates, rate);
-			g_print("run %d: %-26s %6.2f s %7.1f MB/s\n", run + 1, methods[m].name, seconds,
-				rate);
+			g_print("run %d: %-26s %6.2f s %7.1f MB/s\n", run + 1, methods[m].name,
+				seconds, rate);
 		}
 	}
 	dd_median = median(methods[0].rates);

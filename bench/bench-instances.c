@@ -88,12 +88,13 @@ submit_creates(Bench *b, guint first, guint n)
 	GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint64));
 
 	for (guint i = 0; i < n; i++)
-		g_string_append_printf(text,
-				       "%s[{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
-				       " \"inst%05u.example.com\", \"mode\": \"create\","
-				       " \"disk_template\": \"diskless\", \"disks\": [], \"nics\": [],"
-				       " \"no_install\": true, \"start\": false, \"hypervisor\": \"fake\"}]",
-				       i ? "," : "", first + i);
+		g_string_append_printf(
+			text,
+			"%s[{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
+			" \"inst%05u.example.com\", \"mode\": \"create\","
+			" \"disk_template\": \"diskless\", \"disks\": [], \"nics\": [],"
+			" \"no_install\": true, \"start\": false, \"hypervisor\": \"fake\"}]",
+			i ? "," : "", first + i);
 	g_string_append(text, "]]");
 	res = call(b, "SubmitManyJobs", parse(text->str));
 	g_string_free(text, TRUE);
@@ -135,8 +136,9 @@ wait_jobs(Bench *b, GArray *ids)
 			pair = json_node_get_array(res);
 			log = json_array_get_array_element(pair, 1);
 			for (guint e = 0; e < json_array_get_length(log); e++)
-				prev_serial = MAX(prev_serial, json_array_get_int_element(
-								       json_array_get_array_element(log, e), 0));
+				prev_serial = MAX(prev_serial,
+						  json_array_get_int_element(
+							  json_array_get_array_element(log, e), 0));
 			json_node_unref(prev_info);
 			prev_info = json_node_copy(json_array_get_element(pair, 0));
 			st = json_array_get_string_element(json_node_get_array(prev_info), 0);
@@ -402,12 +404,17 @@ main(int argc, char **argv)
 	g_autofree gchar *gnt_cluster = g_strdup(g_getenv("GNT_GNT_CLUSTER"));
 	g_autofree gchar *gnt_instance = NULL;
 	GOptionEntry entries[] = {
-		{"gnt-cluster", 0, 0, G_OPTION_ARG_FILENAME, &gnt_cluster, "gnt-cluster to run", "PATH"},
-		{"gnt-instance", 0, 0, G_OPTION_ARG_FILENAME, &gnt_instance, "gnt-instance to time", "PATH"},
-		{"parallel", 0, 0, G_OPTION_ARG_INT, &parallel, "Instances added as parallel jobs (1000)", "N"},
-		{"total", 0, 0, G_OPTION_ARG_INT, &total, "Instances for the list figures (10000)", "N"},
+		{"gnt-cluster", 0, 0, G_OPTION_ARG_FILENAME, &gnt_cluster, "gnt-cluster to run",
+		 "PATH"},
+		{"gnt-instance", 0, 0, G_OPTION_ARG_FILENAME, &gnt_instance, "gnt-instance to time",
+		 "PATH"},
+		{"parallel", 0, 0, G_OPTION_ARG_INT, &parallel,
+		 "Instances added as parallel jobs (1000)", "N"},
+		{"total", 0, 0, G_OPTION_ARG_INT, &total, "Instances for the list figures (10000)",
+		 "N"},
 		{"repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Times each query this often (5)", "N"},
-		{"keep", 0, 0, G_OPTION_ARG_NONE, &keep, "Leave the cluster running (to profile it)", NULL},
+		{"keep", 0, 0, G_OPTION_ARG_NONE, &keep,
+		 "Leave the cluster running (to profile it)", NULL},
 		{"root", 0, 0, G_OPTION_ARG_FILENAME, &root,
 		 "Only time the queries, on the running cluster under DIR (from --keep)", "DIR"},
 		{NULL},
@@ -453,8 +460,8 @@ main(int argc, char **argv)
 	die(error, "connecting");
 	gnt_luxi_client_set_timeout(b.client, 600);
 	g_print("machine: %u CPUs; cluster under %s\n", g_get_num_processors(), b.dir);
-	g_print("idle RSS: masterd %.1f MiB, noded %.1f MiB\n", rss_kib("gantry-masterd", &b) / 1024.0,
-		rss_kib("gantry-noded", &b) / 1024.0);
+	g_print("idle RSS: masterd %.1f MiB, noded %.1f MiB\n",
+		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
 
 	t0 = g_get_monotonic_time();
 	ids = submit_creates(&b, 0, (guint)parallel);
@@ -484,7 +491,8 @@ main(int argc, char **argv)
 		g_print("RSS once masterd's idle threads ended (%u s later, %" G_GINT64_FORMAT
 			" threads): masterd %.1f MiB + noded %.1f MiB\n",
 			waited, threads_of("gantry-masterd", &b),
-			rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+			rss_kib("gantry-masterd", &b) / 1024.0,
+			rss_kib("gantry-noded", &b) / 1024.0);
 	}
 	/* the same cluster in its steady state: daemons started on it, no
 	 * burst of adds behind them (one list, as an operator would) */

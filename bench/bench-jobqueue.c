@@ -182,7 +182,7 @@ wait_final(Bench *b, guint64 id)
 	for (;;) {
 		g_autoptr(GError) error = NULL;
 		g_autoptr(JsonNode) res = gnt_luxi_client_wait_for_job_change(b->client, id, fields,
-									       prev, -1, 60, &error);
+									      prev, -1, 60, &error);
 		const gchar *status;
 		die_on_error(error, "WaitForJobChange");
 		if (JSON_NODE_HOLDS_VALUE(res)) /* "nochange" */
@@ -205,9 +205,11 @@ wait_all(Bench *b, guint64 last)
 
 	g_free(wait_final(b, last));
 	for (;;) {
-		g_autoptr(JsonNode) args = args_of(gnt_json_node_new_null(),
-						   gnt_json_node_new_array(json_array_ref(fields)), NULL);
-		g_autoptr(JsonNode) rows = gnt_luxi_client_call(b->client, "QueryJobs", args, &error);
+		g_autoptr(JsonNode)
+			args = args_of(gnt_json_node_new_null(),
+				       gnt_json_node_new_array(json_array_ref(fields)), NULL);
+		g_autoptr(JsonNode)
+			rows = gnt_luxi_client_call(b->client, "QueryJobs", args, &error);
 		JsonArray *arr;
 		guint64 pending = 0;
 		die_on_error(error, "QueryJobs");
@@ -231,7 +233,8 @@ static void
 archive_all(Bench *b)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonNode) args = args_of(gnt_json_node_new_int(-1), gnt_json_node_new_int(600), NULL);
+	g_autoptr(JsonNode)
+		args = args_of(gnt_json_node_new_int(-1), gnt_json_node_new_int(600), NULL);
 	g_autoptr(JsonNode) res = gnt_luxi_client_call(b->client, "AutoArchiveJobs", args, &error);
 
 	die_on_error(res == NULL ? error : NULL, "AutoArchiveJobs");
@@ -305,7 +308,8 @@ time_call_ms(Bench *b, const gchar *method, JsonNode *args, guint *rows)
 	if (JSON_NODE_HOLDS_ARRAY(res))
 		*rows = json_array_get_length(json_node_get_array(res));
 	else
-		*rows = json_array_get_length(json_object_get_array_member(json_node_get_object(res), "data"));
+		*rows = json_array_get_length(
+			json_object_get_array_member(json_node_get_object(res), "data"));
 	return ms;
 }
 
@@ -324,22 +328,25 @@ bench_memory(Bench *b, gint64 idle, guint n_archived)
 		done += batch;
 	}
 	wait_all(b, submit_many(b, 100)); /* some live jobs to list */
-	g_print("  right after the last batch     %.1f MiB\n", proc_rss_kib(masterd_pid(b)) / 1024.0);
+	g_print("  right after the last batch     %.1f MiB\n",
+		proc_rss_kib(masterd_pid(b)) / 1024.0);
 	/* the queue hands burst memory back after 2 s of idleness */
 	g_usleep(3 * G_USEC_PER_SEC);
 	g_print("  idle, after %u archived jobs %.1f MiB\n", n_archived,
 		proc_rss_kib(masterd_pid(b)) / 1024.0);
-	list_ms = time_call_ms(b, "QueryJobs",
-			       args_of(gnt_json_node_new_null(),
-				       gnt_json_node_new_array(string_list("id", "status", "summary", NULL)),
-				       NULL),
-			       &rows);
+	list_ms = time_call_ms(
+		b, "QueryJobs",
+		args_of(gnt_json_node_new_null(),
+			gnt_json_node_new_array(string_list("id", "status", "summary", NULL)),
+			NULL),
+		&rows);
 	g_print("  QueryJobs of the %u live jobs  %.2f ms\n", rows, list_ms);
-	query_ms = time_call_ms(b, "Query",
-				args_of(gnt_json_node_new_string("job"),
-					gnt_json_node_new_array(string_list("id", "status", "summary", NULL)),
-					gnt_json_node_new_null(), NULL),
-				&rows);
+	query_ms = time_call_ms(
+		b, "Query",
+		args_of(gnt_json_node_new_string("job"),
+			gnt_json_node_new_array(string_list("id", "status", "summary", NULL)),
+			gnt_json_node_new_null(), NULL),
+		&rows);
 	g_print("  Query(job) of the %u live jobs %.2f ms\n", rows, query_ms);
 }
 
@@ -352,7 +359,8 @@ main(int argc, char **argv)
 		{"masterd", 0, 0, G_OPTION_ARG_FILENAME, &masterd, "gantry-masterd to run", "PATH"},
 		{"jobs", 0, 0, G_OPTION_ARG_INT, &n_jobs, "Jobs in the throughput run (2000)", "N"},
 		{"latency-runs", 0, 0, G_OPTION_ARG_INT, &runs, "Latency samples (200)", "N"},
-		{"archived", 0, 0, G_OPTION_ARG_INT, &archived, "Archived jobs for the memory run (100000)", "N"},
+		{"archived", 0, 0, G_OPTION_ARG_INT, &archived,
+		 "Archived jobs for the memory run (100000)", "N"},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("- job queue benchmarks");
@@ -362,7 +370,8 @@ main(int argc, char **argv)
 
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	if (!g_option_context_parse(ctx, &argc, &argv, &error) || masterd == NULL) {
-		g_printerr("bench-jobqueue: %s\n", error ? error->message : "--masterd is required");
+		g_printerr("bench-jobqueue: %s\n",
+			   error ? error->message : "--masterd is required");
 		return 2;
 	}
 	bench_start(&b, masterd);

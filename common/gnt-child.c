@@ -117,7 +117,8 @@ gnt_child_kill_leftovers(void)
 
 		if (g_ascii_string_to_signed(name, 10, 2, G_MAXINT, &pgid, NULL) &&
 		    g_file_get_contents(path, &recorded, NULL, NULL) &&
-		    g_strcmp0(g_strstrip(recorded), boot_id) == 0 && kill(-(pid_t)pgid, SIGKILL) == 0) {
+		    g_strcmp0(g_strstrip(recorded), boot_id) == 0 &&
+		    kill(-(pid_t)pgid, SIGKILL) == 0) {
 			g_message("killed process group %" G_GINT64_FORMAT
 				  ", left running by an earlier run that was stopped without "
 				  "ending its children",

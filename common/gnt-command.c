@@ -409,8 +409,9 @@ gnt_command_wait(GntCommand *self)
 	child = attach(g_child_watch_source_new(self->pid), ctx, G_SOURCE_FUNC(child_exited_cb),
 		       self);
 	if (self->output_fd >= 0)
-		output = attach(g_unix_fd_source_new(self->output_fd, G_IO_IN | G_IO_HUP | G_IO_ERR),
-				ctx, G_SOURCE_FUNC(output_cb), self);
+		output =
+			attach(g_unix_fd_source_new(self->output_fd, G_IO_IN | G_IO_HUP | G_IO_ERR),
+			       ctx, G_SOURCE_FUNC(output_cb), self);
 	if (self->timeout_s > 0) {
 		gint64 left_ms = ((gint64)self->timeout_s * G_USEC_PER_SEC -
 				  (g_get_monotonic_time() - self->started_us)) /
@@ -437,14 +438,14 @@ gnt_command_wait(GntCommand *self)
 	g_source_destroy(child);
 
 	if (self->end == GNT_COMMAND_END_TIMED_OUT)
-		self->failure = g_strdup_printf("killed after timeout of %u seconds",
-						self->timeout_s);
+		self->failure =
+			g_strdup_printf("killed after timeout of %u seconds", self->timeout_s);
 	else if (self->end == GNT_COMMAND_END_CANCELLED)
 		self->failure = g_strdup("cancelled");
 	else if (WIFSIGNALED(self->wait_status)) {
 		self->end = GNT_COMMAND_END_SIGNALED;
-		self->failure = g_strdup_printf("terminated by signal %d",
-						WTERMSIG(self->wait_status));
+		self->failure =
+			g_strdup_printf("terminated by signal %d", WTERMSIG(self->wait_status));
 	} else {
 		self->end = GNT_COMMAND_END_EXITED;
 		if (WEXITSTATUS(self->wait_status) != 0)
@@ -501,8 +502,8 @@ gnt_command_check_success(const GntCommand *self, GError **error)
 	if (failure == NULL)
 		return TRUE;
 	tail = gnt_command_dup_output_tail(self, GNT_COMMAND_TAIL_LINES);
-	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "'%s' failed (%s)%s%s",
-		    program(self), failure, tail[0] != '\0' ? ": " : "", tail);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "'%s' failed (%s)%s%s", program(self),
+		    failure, tail[0] != '\0' ? ": " : "", tail);
 	return FALSE;
 }
 
@@ -536,7 +537,8 @@ gnt_command_tail_text(const gchar *text, gsize len, guint lines)
 		while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r')
 			start--;
 		if (start < end)
-			g_ptr_array_add(found, g_utf8_make_valid(text + start, (gssize)(end - start)));
+			g_ptr_array_add(found,
+					g_utf8_make_valid(text + start, (gssize)(end - start)));
 		end = start > 0 ? start - 1 : 0;
 	}
 	for (guint i = found->len; i > 0; i--)

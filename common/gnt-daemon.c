@@ -25,7 +25,7 @@
 #define GNT_DAEMON_REPORT_READY "READY"
 #define GNT_DAEMON_REPORT_FAIL	"FAIL\n"
 /* What glibc writes over freed heap memory (mallopt M_PERTURB). */
-#define GNT_DAEMON_FREED_BYTE	0x5a
+#define GNT_DAEMON_FREED_BYTE 0x5a
 
 struct _GntDaemon {
 	gchar *name;
@@ -96,15 +96,15 @@ become_daemon(int report_fd)
 	int null_fd;
 
 	if (setsid() < 0) {
-		g_autofree gchar *msg = g_strdup_printf(GNT_DAEMON_REPORT_FAIL "setsid(): %s",
-							g_strerror(errno));
+		g_autofree gchar *msg =
+			g_strdup_printf(GNT_DAEMON_REPORT_FAIL "setsid(): %s", g_strerror(errno));
 		(void)write_all(report_fd, msg, strlen(msg));
 		_exit(1);
 	}
 	pid = fork();
 	if (pid < 0) {
-		g_autofree gchar *msg = g_strdup_printf(GNT_DAEMON_REPORT_FAIL "fork(): %s",
-							g_strerror(errno));
+		g_autofree gchar *msg =
+			g_strdup_printf(GNT_DAEMON_REPORT_FAIL "fork(): %s", g_strerror(errno));
 		(void)write_all(report_fd, msg, strlen(msg));
 		_exit(1);
 	}
@@ -468,8 +468,8 @@ gnt_daemon_run(GntDaemon *self, GMainLoop *loop)
 }
 
 gboolean
-gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground,
-		   gboolean verbose, gboolean debug, GError **error)
+gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground, gboolean verbose,
+		   gboolean debug, GError **error)
 {
 	g_autofree gchar *log_file = NULL;
 
@@ -491,8 +491,8 @@ gnt_daemon_report_start_failure(GntDaemon *self, gboolean foreground, const GErr
 }
 
 gboolean
-gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries,
-			 const gchar *summary, const gchar *description, GError **error)
+gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries, const gchar *summary,
+			 const gchar *description, GError **error)
 {
 	g_autoptr(GOptionContext) context = g_option_context_new(NULL);
 

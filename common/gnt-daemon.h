@@ -100,8 +100,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDaemon, gnt_daemon_free)
 /* Creates the root's directories and sets up logging: to
  * <root>/var/log/gantry/@name.log when detaching, else to stderr. */
 gboolean
-gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground,
-		   gboolean verbose, gboolean debug, GError **error);
+gnt_daemon_prepare(const GntPaths *paths, const gchar *name, gboolean foreground, gboolean verbose,
+		   gboolean debug, GError **error);
 
 /* Tells whoever started the daemon why start-up failed, and says it where
  * an operator sees it: stderr in the foreground, else the log. */
@@ -173,8 +173,8 @@ gnt_daemon_main(const GntDaemonSpec *spec);
 /* Parses a daemon's command line with @entries (--help shows @summary and
  * @description); an argument that is not an option is refused. */
 gboolean
-gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries,
-			 const gchar *summary, const gchar *description, GError **error);
+gnt_daemon_parse_options(int *argc, char ***argv, const GOptionEntry *entries, const gchar *summary,
+			 const gchar *description, GError **error);
 
 /* A command line @name could not parse: prints "NAME: MESSAGE" and the hint
  * to try --help on stderr, and answers 2, the exit code for it. */
@@ -184,12 +184,25 @@ gnt_daemon_usage_error(const gchar *name, const GError *error);
 /* The options every daemon takes, as GOptionEntry initialisers over
  * @opts, a struct with the members root, foreground, debug and verbose;
  * @debug_text says what --debug logs. */
-#define GNT_DAEMON_OPTION_ENTRIES(opts, debug_text)                                  \
-	{"root", 0, 0, G_OPTION_ARG_FILENAME, &(opts)->root,                         \
-	 "The root all cluster files live under (default: $GANTRY_ROOT, else /)", "DIR"}, \
-	{"foreground", 'f', 0, G_OPTION_ARG_NONE, &(opts)->foreground,               \
-	 "Don't detach; log to stderr", NULL},                                       \
-	{"debug", 'd', 0, G_OPTION_ARG_NONE, &(opts)->debug, debug_text, NULL},      \
-	{"verbose", 0, 0, G_OPTION_ARG_NONE, &(opts)->verbose, "Log informational messages", NULL}
+#define GNT_DAEMON_OPTION_ENTRIES(opts, debug_text)                                                \
+	{"root",                                                                                   \
+	 0,                                                                                        \
+	 0,                                                                                        \
+	 G_OPTION_ARG_FILENAME,                                                                    \
+	 &(opts)->root,                                                                            \
+	 "The root all cluster files live under (default: $GANTRY_ROOT, else /)",                  \
+	 "DIR"},                                                                                   \
+		{"foreground",                                                                     \
+		 'f',                                                                              \
+		 0,                                                                                \
+		 G_OPTION_ARG_NONE,                                                                \
+		 &(opts)->foreground,                                                              \
+		 "Don't detach; log to stderr",                                                    \
+		 NULL},                                                                            \
+		{"debug", 'd', 0, G_OPTION_ARG_NONE, &(opts)->debug, debug_text, NULL},            \
+	{                                                                                          \
+		"verbose", 0, 0, G_OPTION_ARG_NONE, &(opts)->verbose,                              \
+			"Log informational messages", NULL                                         \
+	}
 
 G_END_DECLS

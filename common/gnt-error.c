@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-G_DEFINE_QUARK(gnt-error-quark, gnt_error)
+G_DEFINE_QUARK(gnt - error - quark, gnt_error)
 
 static const gchar *const ecode_names[] = {
 	[GNT_ERROR_INVALID] = "wrong_input",

@@ -85,7 +85,8 @@ gnt_json_parse_json_glib(const gchar *data, gssize len, GError **error)
 		return NULL;
 	}
 	if (!g_utf8_validate(data, len, NULL)) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "JSON text is not valid UTF-8");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "JSON text is not valid UTF-8");
 		return NULL;
 	}
 	if (!json_parser_load_from_data(parser, data, len, &error_local)) {
@@ -101,7 +102,8 @@ gnt_json_parse_json_glib(const gchar *data, gssize len, GError **error)
 	}
 	root = json_parser_get_root(parser);
 	if (root == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid JSON: empty document");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "invalid JSON: empty document");
 		return NULL;
 	}
 	return json_node_ref(root);
@@ -146,12 +148,13 @@ typedef struct {
 	const gchar *p;
 	const gchar *end;
 	guint depth;
-	GPtrArray *stack;	/* elements of the arrays being read */
-	GString *text;		/* the string being decoded */
-	SharedValues *shared;	/* NULL: every node its own */
+	GPtrArray *stack;     /* elements of the arrays being read */
+	GString *text;	      /* the string being decoded */
+	SharedValues *shared; /* NULL: every node its own */
 } Reader;
 
-static JsonNode *read_value(Reader *r);
+static JsonNode *
+read_value(Reader *r);
 
 static void
 skip_space(Reader *r)
@@ -503,7 +506,8 @@ shared_slot(SharedValues *shared, const gchar *token, gsize len, gboolean *seen)
 	}
 }
 
-static JsonNode *read_unshared_value(Reader *r);
+static JsonNode *
+read_unshared_value(Reader *r);
 
 /* A value shared before is the same node again (one more reference). */
 static JsonNode *
@@ -818,13 +822,14 @@ gnt_json_node_deep_copy(JsonNode *node)
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return gnt_json_node_new_null();
 	if (JSON_NODE_HOLDS_OBJECT(node))
-		return gnt_json_node_new_object(gnt_json_object_deep_copy(json_node_get_object(node)));
+		return gnt_json_node_new_object(
+			gnt_json_object_deep_copy(json_node_get_object(node)));
 	if (JSON_NODE_HOLDS_ARRAY(node)) {
 		JsonArray *src = json_node_get_array(node);
 		JsonArray *array = json_array_sized_new(json_array_get_length(src));
 		for (guint i = 0; i < json_array_get_length(src); i++)
-			json_array_add_element(array,
-					       gnt_json_node_deep_copy(json_array_get_element(src, i)));
+			json_array_add_element(
+				array, gnt_json_node_deep_copy(json_array_get_element(src, i)));
 		return gnt_json_node_new_array(array);
 	}
 	switch (json_node_get_value_type(node)) {
@@ -867,7 +872,8 @@ gnt_json_node_type_name(JsonNode *node)
 static gboolean
 node_holds_value_type(JsonNode *node, GType type)
 {
-	return node != NULL && JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == type;
+	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+	       json_node_get_value_type(node) == type;
 }
 
 gboolean
@@ -879,15 +885,16 @@ gnt_json_node_is_int(JsonNode *node)
 gboolean
 gnt_json_node_is_number(JsonNode *node)
 {
-	return node_holds_value_type(node, G_TYPE_INT64) || node_holds_value_type(node, G_TYPE_DOUBLE);
+	return node_holds_value_type(node, G_TYPE_INT64) ||
+	       node_holds_value_type(node, G_TYPE_DOUBLE);
 }
 
 gboolean
 gnt_json_node_get_int(JsonNode *node, const gchar *what, gint64 *out, GError **error)
 {
 	if (!gnt_json_node_is_int(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be an integer, not %s", what,
-			    gnt_json_node_type_name(node));
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be an integer, not %s",
+			    what, gnt_json_node_type_name(node));
 		return FALSE;
 	}
 	*out = json_node_get_int(node);
@@ -898,8 +905,8 @@ gboolean
 gnt_json_node_get_number(JsonNode *node, const gchar *what, gdouble *out, GError **error)
 {
 	if (!gnt_json_node_is_number(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a number, not %s", what,
-			    gnt_json_node_type_name(node));
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a number, not %s",
+			    what, gnt_json_node_type_name(node));
 		return FALSE;
 	}
 	*out = json_node_get_double(node); /* json-glib converts integers */
@@ -910,8 +917,8 @@ gboolean
 gnt_json_node_get_string(JsonNode *node, const gchar *what, const gchar **out, GError **error)
 {
 	if (!node_holds_value_type(node, G_TYPE_STRING)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a string, not %s", what,
-			    gnt_json_node_type_name(node));
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a string, not %s",
+			    what, gnt_json_node_type_name(node));
 		return FALSE;
 	}
 	*out = json_node_get_string(node);

@@ -131,5 +131,4 @@ gnt_json_node_new_array(JsonArray *array);
 JsonNode *
 gnt_json_node_new_object(JsonObject *object);
 
-
 G_END_DECLS

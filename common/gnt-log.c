@@ -39,7 +39,8 @@ log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoint
 	GLogLevelFlags severity = level & G_LOG_LEVEL_MASK;
 
 	/* a lower flag value is more severe; fatal levels are always written */
-	if (severity > log_max_level && (severity & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL)) == 0)
+	if (severity > log_max_level &&
+	    (severity & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL)) == 0)
 		return G_LOG_WRITER_HANDLED;
 	for (gsize i = 0; i < n_fields; i++) {
 		if (g_strcmp0(fields[i].key, "MESSAGE") == 0)

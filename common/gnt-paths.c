@@ -230,7 +230,8 @@ gnt_paths_check_socket(const gchar *path, GError **error)
 
 	if (strlen(path) > max) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "socket path '%s' is %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
+			    "socket path '%s' is %" G_GSIZE_FORMAT
+			    " bytes, more than the %" G_GSIZE_FORMAT
 			    " a unix socket allows: choose a shorter root",
 			    path, strlen(path), max);
 		return FALSE;

@@ -14,13 +14,13 @@ struct _GntSecretDict {
  * with a control character, which gnt_json_to_string() writes as
  * "\u0001". MARK_ALL stands for the whole dictionary, MARK_VALUE + NAME +
  * MARK_END for one value. */
-#define MARK_ALL	 "\001gantry-secrets\001"
-#define MARK_VALUE	 "\001gantry-secret:"
-#define MARK_END	 "\001"
-#define ENCODED_PREFIX	 "\"\\u0001gantry-secret"
-#define ENCODED_ALL	 "\"\\u0001gantry-secrets\\u0001\""
-#define ENCODED_VALUE	 "\"\\u0001gantry-secret:"
-#define ENCODED_END	 "\\u0001\""
+#define MARK_ALL       "\001gantry-secrets\001"
+#define MARK_VALUE     "\001gantry-secret:"
+#define MARK_END       "\001"
+#define ENCODED_PREFIX "\"\\u0001gantry-secret"
+#define ENCODED_ALL    "\"\\u0001gantry-secrets\\u0001\""
+#define ENCODED_VALUE  "\"\\u0001gantry-secret:"
+#define ENCODED_END    "\\u0001\""
 
 static gint
 compare_names(gconstpointer a, gconstpointer b, gpointer data)
@@ -34,8 +34,8 @@ gnt_secret_dict_new(void)
 	GntSecretDict *self = g_new0(GntSecretDict, 1);
 
 	self->ref_count = 1;
-	self->values = g_tree_new_full(compare_names, NULL, g_free,
-				       (GDestroyNotify)gnt_secret_free);
+	self->values =
+		g_tree_new_full(compare_names, NULL, g_free, (GDestroyNotify)gnt_secret_free);
 	return self;
 }
 

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 struct _GntSecret {
-	gchar *data;	/* page-aligned mapping of map_len bytes */
+	gchar *data; /* page-aligned mapping of map_len bytes */
 	gsize len;
 	gsize map_len;
-	gboolean heap;	/* g_malloc fallback when mmap failed */
+	gboolean heap; /* g_malloc fallback when mmap failed */
 };
 
 void

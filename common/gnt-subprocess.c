@@ -22,7 +22,8 @@ gnt_subprocess_run(const gchar *const *argv, const gchar *const *envp, guint tim
 		return FALSE;
 	if (gnt_command_get_end(cmd) == GNT_COMMAND_END_TIMED_OUT) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "'%s' did not finish within %u seconds and was killed", argv[0], timeout_s);
+			    "'%s' did not finish within %u seconds and was killed", argv[0],
+			    timeout_s);
 		return FALSE;
 	}
 	if (exit_status != NULL)

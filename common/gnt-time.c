@@ -32,8 +32,10 @@ gnt_timestamp_from_json(JsonNode *node, gint64 *usec, GError **error)
 		return FALSE;
 	}
 	pair = json_node_get_array(node);
-	if (!gnt_json_node_get_int(json_array_get_element(pair, 0), "timestamp seconds", &sec, error) ||
-	    !gnt_json_node_get_int(json_array_get_element(pair, 1), "timestamp microseconds", &frac, error))
+	if (!gnt_json_node_get_int(json_array_get_element(pair, 0), "timestamp seconds", &sec,
+				   error) ||
+	    !gnt_json_node_get_int(json_array_get_element(pair, 1), "timestamp microseconds", &frac,
+				   error))
 		return FALSE;
 	*usec = sec * G_USEC_PER_SEC + frac;
 	return TRUE;

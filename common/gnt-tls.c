@@ -322,8 +322,8 @@ crt_fill_leaf(GntTlsCa *self, gnutls_x509_crt_t crt, gnutls_pubkey_t pubkey, Gnt
 {
 	guchar key_id[64];
 	size_t key_id_size = sizeof(key_id);
-	const gchar *purpose =
-		role == GNT_TLS_ROLE_NODE ? GNUTLS_KP_TLS_WWW_SERVER : GNUTLS_KP_TLS_WWW_CLIENT;
+	const gchar *purpose = role == GNT_TLS_ROLE_NODE ? GNUTLS_KP_TLS_WWW_SERVER
+							 : GNUTLS_KP_TLS_WWW_CLIENT;
 	int ret;
 
 	if ((ret = crt_set_common(crt, cn, GNT_TLS_CERT_VALIDITY_DAYS)) < 0 ||
@@ -370,9 +370,8 @@ ca_sign(GntTlsCa *self, gnutls_pubkey_t pubkey, GntTlsRole role, const gchar *cn
 }
 
 gboolean
-gnt_tls_ca_issue(GntTlsCa *self, GntTlsRole role, const gchar *name,
-		 const gchar *const *addresses, const gchar *cert_path, const gchar *key_path,
-		 GError **error)
+gnt_tls_ca_issue(GntTlsCa *self, GntTlsRole role, const gchar *name, const gchar *const *addresses,
+		 const gchar *cert_path, const gchar *key_path, GError **error)
 {
 	gnutls_x509_privkey_t x509_key = NULL;
 	gnutls_privkey_t key = NULL; /* owns x509_key once imported */
@@ -504,7 +503,8 @@ gnt_tls_load_certificate(const gchar *cert_path, const gchar *key_path, GError *
 {
 	GTlsCertificate *cert;
 
-	if (!g_file_test(cert_path, G_FILE_TEST_EXISTS) || !g_file_test(key_path, G_FILE_TEST_EXISTS)) {
+	if (!g_file_test(cert_path, G_FILE_TEST_EXISTS) ||
+	    !g_file_test(key_path, G_FILE_TEST_EXISTS)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "'%s' does not exist",
 			    g_file_test(cert_path, G_FILE_TEST_EXISTS) ? key_path : cert_path);
 		return NULL;
@@ -524,7 +524,8 @@ gnt_tls_load_ca_certificate(const gchar *cert_path, GError **error)
 	GTlsCertificate *cert;
 
 	if (!g_file_test(cert_path, G_FILE_TEST_EXISTS)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "'%s' does not exist", cert_path);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "'%s' does not exist",
+			    cert_path);
 		return NULL;
 	}
 	cert = g_tls_certificate_new_from_file(cert_path, error);
@@ -623,8 +624,8 @@ tls_chain_init(TlsChain *self, GTlsCertificate *peer, GError **error)
 
 /* Verifies @chain against the single trusted CA @ca (taken over). */
 static gboolean
-tls_chain_verify(TlsChain *chain, gnutls_x509_crt_t ca, GntTlsRole role,
-		 const gchar *expected_cn, GError **error)
+tls_chain_verify(TlsChain *chain, gnutls_x509_crt_t ca, GntTlsRole role, const gchar *expected_cn,
+		 GError **error)
 {
 	gnutls_x509_trust_list_t list = NULL;
 	gnutls_typed_vdata_st purpose = {
@@ -678,7 +679,8 @@ gnt_tls_verify_peer(GTlsCertificate *ca, GTlsCertificate *peer, GntTlsRole role,
 
 	g_return_val_if_fail(G_IS_TLS_CERTIFICATE(ca), FALSE);
 	if (peer == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "no certificate presented");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "no certificate presented");
 		return FALSE;
 	}
 	if (!tls_chain_init(&chain, peer, error))
@@ -691,8 +693,8 @@ gnt_tls_verify_peer(GTlsCertificate *ca, GTlsCertificate *peer, GntTlsRole role,
 }
 
 gboolean
-gnt_tls_verify_peer_pinned(const gchar *ca_fingerprint, GTlsCertificate *peer,
-			   GntTlsRole role, const gchar *expected_cn, GError **error)
+gnt_tls_verify_peer_pinned(const gchar *ca_fingerprint, GTlsCertificate *peer, GntTlsRole role,
+			   const gchar *expected_cn, GError **error)
 {
 	g_auto(TlsChain) chain = {{NULL}, 0};
 	g_autofree gchar *fingerprint = NULL;
@@ -701,7 +703,8 @@ gnt_tls_verify_peer_pinned(const gchar *ca_fingerprint, GTlsCertificate *peer,
 	int ret;
 
 	if (peer == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "no certificate presented");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "no certificate presented");
 		return FALSE;
 	}
 	while (g_tls_certificate_get_issuer(last) != NULL)
@@ -737,8 +740,7 @@ G_DEFINE_TYPE(GntTlsPeerDatabase, gnt_tls_peer_database, G_TYPE_TLS_DATABASE)
 static GTlsCertificateFlags
 peer_database_verify_chain(GTlsDatabase *database, GTlsCertificate *chain, const gchar *purpose,
 			   GSocketConnectable *identity, GTlsInteraction *interaction,
-			   GTlsDatabaseVerifyFlags flags, GCancellable *cancellable,
-			   GError **error)
+			   GTlsDatabaseVerifyFlags flags, GCancellable *cancellable, GError **error)
 {
 	GntTlsPeerDatabase *self = GNT_TLS_PEER_DATABASE(database);
 	g_autoptr(GError) local_error = NULL;
@@ -761,9 +763,8 @@ peer_database_verify_chain(GTlsDatabase *database, GTlsCertificate *chain, const
 
 static GTlsCertificate *
 peer_database_lookup_certificate_issuer(GTlsDatabase *database, GTlsCertificate *certificate,
-					GTlsInteraction *interaction,
-					GTlsDatabaseLookupFlags flags, GCancellable *cancellable,
-					GError **error)
+					GTlsInteraction *interaction, GTlsDatabaseLookupFlags flags,
+					GCancellable *cancellable, GError **error)
 {
 	return NULL; /* peers send their whole chain */
 }
@@ -850,7 +851,8 @@ ca_issue_rapi(GntTlsCa *ca, const GntPaths *paths, const gchar *node_name,
 		g_ptr_array_add(names, (gpointer)addresses[i]);
 	g_ptr_array_add(names, NULL);
 	if (!gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, node_name, (const gchar *const *)names->pdata,
-			      gnt_paths_get_rapi_cert(paths), gnt_paths_get_rapi_key(paths), error)) {
+			      gnt_paths_get_rapi_cert(paths), gnt_paths_get_rapi_key(paths),
+			      error)) {
 		g_prefix_error(error, "issuing the RAPI certificate: ");
 		return FALSE;
 	}
@@ -863,8 +865,9 @@ gnt_tls_init_cluster(const GntPaths *paths, const gchar *cluster, const gchar *n
 {
 	g_autoptr(GntTlsCa) ca = gnt_tls_ca_new(cluster, error);
 
-	if (ca == NULL || !gnt_tls_ca_save(ca, gnt_paths_get_ca_cert(paths),
-					   gnt_paths_get_ca_key(paths), error) ||
+	if (ca == NULL ||
+	    !gnt_tls_ca_save(ca, gnt_paths_get_ca_cert(paths), gnt_paths_get_ca_key(paths),
+			     error) ||
 	    !gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, node_name, addresses,
 			      gnt_paths_get_node_cert(paths), gnt_paths_get_node_key(paths),
 			      error) ||

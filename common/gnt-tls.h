@@ -29,9 +29,9 @@ typedef enum {
 	GNT_TLS_ROLE_MASTER, /* client certificate of the master role */
 } GntTlsRole;
 
-#define GNT_TLS_CA_CN_PREFIX	 "gantry-ca:"
-#define GNT_TLS_MASTER_CN_PREFIX "gantry-master:"
-#define GNT_TLS_CA_VALIDITY_DAYS (10 * 365)
+#define GNT_TLS_CA_CN_PREFIX	   "gantry-ca:"
+#define GNT_TLS_MASTER_CN_PREFIX   "gantry-master:"
+#define GNT_TLS_CA_VALIDITY_DAYS   (10 * 365)
 #define GNT_TLS_CERT_VALIDITY_DAYS (10 * 365)
 
 /* The cluster CA: certificate and private key, in memory. */
@@ -67,9 +67,8 @@ gnt_tls_ca_dup_fingerprint(GntTlsCa *self);
  * and @key_path (0600).
  */
 gboolean
-gnt_tls_ca_issue(GntTlsCa *self, GntTlsRole role, const gchar *name,
-		 const gchar *const *addresses, const gchar *cert_path, const gchar *key_path,
-		 GError **error);
+gnt_tls_ca_issue(GntTlsCa *self, GntTlsRole role, const gchar *name, const gchar *const *addresses,
+		 const gchar *cert_path, const gchar *key_path, GError **error);
 
 /*
  * Signs a certificate request (PEM, made by gnt_tls_new_request()): checks its
@@ -131,8 +130,8 @@ gnt_tls_verify_peer(GTlsCertificate *ca, GTlsCertificate *peer, GntTlsRole role,
  * last certificate of the chain @peer presented.
  */
 gboolean
-gnt_tls_verify_peer_pinned(const gchar *ca_fingerprint, GTlsCertificate *peer,
-			   GntTlsRole role, const gchar *expected_cn, GError **error);
+gnt_tls_verify_peer_pinned(const gchar *ca_fingerprint, GTlsCertificate *peer, GntTlsRole role,
+			   const gchar *expected_cn, GError **error);
 
 /*
  * A GTlsDatabase that accepts exactly the peers gnt_tls_verify_peer() (or,

@@ -20,7 +20,10 @@ static const struct {
 	const gchar *name;
 	gint64 fallback;
 } be_fallbacks[] = {
-	{"maxmem", 128}, {"minmem", 128}, {"vcpus", 1}, {"spindle_use", 1},
+	{"maxmem", 128},
+	{"minmem", 128},
+	{"vcpus", 1},
+	{"spindle_use", 1},
 };
 
 /* @params (may be NULL) read with @hv's table, without the globals when
@@ -57,14 +60,14 @@ hv_overlay(GHashTable *out, const gchar *hv, JsonObject *params, gboolean skip_g
 }
 
 JsonObject *
-gnt_fill_hvparams(JsonObject *settings, JsonObject *instance, gboolean skip_globals,
-		  GError **error)
+gnt_fill_hvparams(JsonObject *settings, JsonObject *instance, gboolean skip_globals, GError **error)
 {
 	JsonObject *cluster_hvp = gnt_json_peek_object(settings, "hvparams");
 	JsonObject *os_hvp = NULL;
 	const gchar *hv = NULL;
 	const gchar *os = NULL;
-	g_autoptr(GHashTable) defaults = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GHashTable)
+		defaults = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autoptr(GHashTable) own_table = NULL;
 	g_autoptr(GHashTable) filled = NULL;
 
@@ -102,7 +105,8 @@ gnt_fill_beparams(JsonObject *settings, JsonObject *instance)
 	gnt_json_object_overlay(out, gnt_json_peek_object(cluster_be, "default"));
 	for (guint i = 0; i < G_N_ELEMENTS(be_fallbacks); i++) {
 		if (!json_object_has_member(out, be_fallbacks[i].name))
-			json_object_set_int_member(out, be_fallbacks[i].name, be_fallbacks[i].fallback);
+			json_object_set_int_member(out, be_fallbacks[i].name,
+						   be_fallbacks[i].fallback);
 	}
 	gnt_json_object_overlay(out, gnt_json_peek_object(instance, "beparams"));
 	return out;
@@ -172,7 +176,8 @@ fill_over(JsonObject *base, JsonObject *custom, const gchar *merged)
 		return out;
 	json_object_iter_init_ordered(&iter, custom);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		if ((merged == NULL || g_strcmp0(key, merged) == 0) && JSON_NODE_HOLDS_OBJECT(value))
+		if ((merged == NULL || g_strcmp0(key, merged) == 0) &&
+		    JSON_NODE_HOLDS_OBJECT(value))
 			merge_member(out, key, json_node_get_object(value));
 		else
 			json_object_set_member(out, key, gnt_json_node_deep_copy(value));

@@ -13,8 +13,8 @@ gnt_group_record_new(const gchar *name)
 {
 	JsonObject *group = json_object_new();
 	static const gchar *const dicts[] = {
-		"ndparams", "diskparams", "ipolicy", "hv_state_static", "disk_state_static",
-		"networks",
+		"ndparams",	   "diskparams",	"ipolicy",
+		"hv_state_static", "disk_state_static", "networks",
 	};
 
 	json_object_set_string_member(group, "name", name);
@@ -61,7 +61,8 @@ gnt_config_ensure_groups(GntConfig *self, GError **error)
 	nodes = gnt_config_dup_objects(self, GNT_OBJECT_NODE);
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
-		const gchar *group = json_object_get_string_member_with_default(node, "group", NULL);
+		const gchar *group =
+			json_object_get_string_member_with_default(node, "group", NULL);
 		const gchar *uuid = groups_find(groups, group);
 
 		if (uuid != NULL && g_strcmp0(uuid, group) == 0)
@@ -89,11 +90,13 @@ gnt_config_lookup_group(GntConfig *self, const gchar *name, GError **error)
 					    " specified explicitly.");
 			return NULL;
 		}
-		return g_strdup(json_object_get_string_member(g_ptr_array_index(groups, 0), "uuid"));
+		return g_strdup(
+			json_object_get_string_member(g_ptr_array_index(groups, 0), "uuid"));
 	}
 	uuid = groups_find(groups, name);
 	if (uuid == NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "Node group '%s' not found", name);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "Node group '%s' not found",
+			    name);
 		return NULL;
 	}
 	return g_strdup(uuid);
@@ -133,8 +136,7 @@ coerce_string(JsonNode *model, const gchar *value)
 }
 
 JsonObject *
-gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what,
-			GError **error)
+gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what, GError **error)
 {
 	g_autoptr(JsonObject) out = json_object_new();
 	JsonObjectIter iter;
@@ -148,7 +150,8 @@ gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *wh
 		JsonNode *coerced = NULL;
 
 		if (model == NULL) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s'", what, key);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s'", what,
+				    key);
 			return NULL;
 		}
 		if (JSON_NODE_HOLDS_NULL(value) ||
@@ -199,8 +202,8 @@ check_spec(JsonNode *node, const gchar *what, GError **error)
 		}
 		if (!gnt_json_node_is_int(value) || json_node_get_int(value) < 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Invalid instance policy: '%s/%s' must be an integer >= 0", what,
-				    key);
+				    "Invalid instance policy: '%s/%s' must be an integer >= 0",
+				    what, key);
 			return FALSE;
 		}
 	}
@@ -251,7 +254,8 @@ gnt_group_check_ipolicy(JsonObject *ipolicy, GError **error)
 		} else if (g_strcmp0(key, "std") == 0) {
 			if (!check_spec(value, "std", error))
 				return FALSE;
-		} else if (g_strcmp0(key, "vcpu-ratio") == 0 || g_strcmp0(key, "spindle-ratio") == 0) {
+		} else if (g_strcmp0(key, "vcpu-ratio") == 0 ||
+			   g_strcmp0(key, "spindle-ratio") == 0) {
 			if (!gnt_json_node_is_number(value) || json_node_get_double(value) <= 0) {
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "Invalid instance policy: '%s' must be a number > 0",
@@ -260,7 +264,7 @@ gnt_group_check_ipolicy(JsonObject *ipolicy, GError **error)
 			}
 		} else if (g_strcmp0(key, "disk-templates") == 0) {
 			JsonArray *list = JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
-								      : NULL;
+								       : NULL;
 
 			for (guint i = 0; list != NULL && i < json_array_get_length(list); i++) {
 				if (json_node_get_value_type(json_array_get_element(list, i)) !=

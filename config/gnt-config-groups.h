@@ -63,7 +63,6 @@ gnt_group_check_ipolicy(JsonObject *ipolicy, GError **error);
  * parameter, @what in the message ("node parameter"). (transfer full)
  */
 JsonObject *
-gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what,
-			GError **error);
+gnt_group_coerce_params(JsonObject *defaults, JsonObject *given, const gchar *what, GError **error);
 
 G_END_DECLS

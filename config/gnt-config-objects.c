@@ -91,9 +91,11 @@ shared_value_key(JsonNode *node)
 	if (JSON_NODE_HOLDS_NULL(node))
 		return g_strdup("n");
 	if (JSON_NODE_HOLDS_OBJECT(node))
-		return json_object_get_size(json_node_get_object(node)) == 0 ? g_strdup("{}") : NULL;
+		return json_object_get_size(json_node_get_object(node)) == 0 ? g_strdup("{}")
+									     : NULL;
 	if (JSON_NODE_HOLDS_ARRAY(node))
-		return json_array_get_length(json_node_get_array(node)) == 0 ? g_strdup("[]") : NULL;
+		return json_array_get_length(json_node_get_array(node)) == 0 ? g_strdup("[]")
+									     : NULL;
 	switch (json_node_get_value_type(node)) {
 	case G_TYPE_BOOLEAN:
 		return g_strdup(json_node_get_boolean(node) ? "b:1" : "b:0");
@@ -133,7 +135,8 @@ cache_lookup_shared(GntObjectCache *cache, JsonNode *node)
 	return shared;
 }
 
-static JsonObject *cache_copy_object(GntObjectCache *cache, JsonObject *obj);
+static JsonObject *
+cache_copy_object(GntObjectCache *cache, JsonObject *obj);
 
 /* @node's value for the cache: its shared node, or a copy. (transfer full) */
 static JsonNode *
@@ -146,13 +149,15 @@ cache_copy_node(GntObjectCache *cache, JsonNode *node)
 	if (shared != NULL)
 		return json_node_ref(shared);
 	if (JSON_NODE_HOLDS_OBJECT(node))
-		return gnt_json_node_new_object(cache_copy_object(cache, json_node_get_object(node)));
+		return gnt_json_node_new_object(
+			cache_copy_object(cache, json_node_get_object(node)));
 	if (!JSON_NODE_HOLDS_ARRAY(node))
 		return gnt_json_node_deep_copy(node);
 	array = json_node_get_array(node);
 	copy = json_array_sized_new(json_array_get_length(array));
 	for (guint i = 0; i < json_array_get_length(array); i++)
-		json_array_add_element(copy, cache_copy_node(cache, json_array_get_element(array, i)));
+		json_array_add_element(copy,
+				       cache_copy_node(cache, json_array_get_element(array, i)));
 	return gnt_json_node_new_array(copy);
 }
 
@@ -301,7 +306,8 @@ objects_load_kind(GntConfig *self, GntObjectKind kind, GError **error)
 	g_autofree gchar *sql = g_strdup_printf(
 		"SELECT uuid, name, serial_no, ctime, mtime, data FROM %s", kind_names[kind]);
 	g_autoptr(sqlite3_stmt) stmt = gnt_config_db_prepare(self->db, sql, error);
-	g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	g_autoptr(GPtrArray)
+		records = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 	int rc;
 
 	if (stmt == NULL)
@@ -493,11 +499,12 @@ db_write_object(sqlite3 *db, gpointer user_data, GError **error)
 			return FALSE;
 		sqlite3_bind_text(stmt, 1, w->uuid, -1, SQLITE_STATIC);
 	} else {
-		sql = g_strdup_printf(w->insert ? "INSERT INTO %s (uuid, name, serial_no, ctime, mtime,"
-						  " data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-						: "UPDATE %s SET name = ?2, serial_no = ?3, ctime = ?4,"
-						  " mtime = ?5, data = ?6 WHERE uuid = ?1",
-				      kind_names[w->kind]);
+		sql = g_strdup_printf(
+			w->insert ? "INSERT INTO %s (uuid, name, serial_no, ctime, mtime,"
+				    " data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+				  : "UPDATE %s SET name = ?2, serial_no = ?3, ctime = ?4,"
+				    " mtime = ?5, data = ?6 WHERE uuid = ?1",
+			kind_names[w->kind]);
 		stmt = gnt_config_db_prepare(db, sql, error);
 		if (stmt == NULL)
 			return FALSE;

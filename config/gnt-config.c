@@ -148,20 +148,23 @@ setting_check(const Setting *setting, JsonNode *value, GError **error)
 			return FALSE;
 		if (number < setting->min) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'%s' must be at least %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT,
+				    "'%s' must be at least %" G_GINT64_FORMAT
+				    ", not %" G_GINT64_FORMAT,
 				    setting->key, setting->min, number);
 			return FALSE;
 		}
 		return TRUE;
 	case SETTING_BOOL:
-		if (JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_BOOLEAN)
+		if (JSON_NODE_HOLDS_VALUE(value) &&
+		    json_node_get_value_type(value) == G_TYPE_BOOLEAN)
 			return TRUE;
 		break;
 	case SETTING_STRING_LIST:
 		if (!JSON_NODE_HOLDS_ARRAY(value))
 			break;
 		for (guint i = 0; i < json_array_get_length(json_node_get_array(value)); i++) {
-			g_autofree gchar *elem = g_strdup_printf("element %u of '%s'", i, setting->key);
+			g_autofree gchar *elem =
+				g_strdup_printf("element %u of '%s'", i, setting->key);
 			JsonNode *node = json_array_get_element(json_node_get_array(value), i);
 			if (!gnt_json_node_get_string(node, elem, &str, error))
 				return FALSE;
@@ -179,7 +182,7 @@ setting_check(const Setting *setting, JsonNode *value, GError **error)
 		g_assert_not_reached();
 	}
 	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be a %s, not %s", setting->key,
-		    setting->type == SETTING_BOOL	? "boolean"
+		    setting->type == SETTING_BOOL     ? "boolean"
 		    : setting->type == SETTING_OBJECT ? "dictionary"
 						      : "list",
 		    gnt_json_node_type_name(value));
@@ -318,7 +321,8 @@ cluster_load_settings(GntCluster *self, JsonObject *obj, GError **error)
 		}
 		if (!setting_check(&settings[i], member, error))
 			return FALSE;
-		json_object_set_member(self->settings, settings[i].key, gnt_json_node_deep_copy(member));
+		json_object_set_member(self->settings, settings[i].key,
+				       gnt_json_node_deep_copy(member));
 	}
 	return TRUE;
 }
@@ -386,8 +390,9 @@ gnt_config_check_name(const gchar *name, const gchar *what, GError **error)
 			gsize label_len = strlen(labels[i]);
 			if (label_len == 0 || label_len > 63 || labels[i][0] == '-' ||
 			    labels[i][label_len - 1] == '-' ||
-			    strspn(labels[i], "abcdefghijklmnopqrstuvwxyz"
-					      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != label_len) {
+			    strspn(labels[i],
+				   "abcdefghijklmnopqrstuvwxyz"
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != label_len) {
 				len = 0;
 				break;
 			}
@@ -404,7 +409,6 @@ gnt_config_check_name(const gchar *name, const gchar *what, GError **error)
 
 /* ------------------------------------------------------------------ */
 /* config.db */
-
 
 void
 gnt_config_db_set_error(GError **error, sqlite3 *db, const gchar *what)
@@ -481,9 +485,10 @@ db_check_schema(sqlite3 *db, gboolean *empty, gint *version_out, GError **error)
 	}
 	version = sqlite3_column_int(stmt, 0);
 	if (version > SCHEMA_VERSION) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "config database '%s' has schema version %d; this Gantry knows up to %d",
-			    sqlite3_db_filename(db, "main"), version, SCHEMA_VERSION);
+		g_set_error(
+			error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			"config database '%s' has schema version %d; this Gantry knows up to %d",
+			sqlite3_db_filename(db, "main"), version, SCHEMA_VERSION);
 		return FALSE;
 	}
 	*empty = version == 0;
@@ -614,7 +619,6 @@ db_read_cluster(sqlite3 *db, gboolean *found, GError **error)
 
 /* ------------------------------------------------------------------ */
 /* GntConfig */
-
 
 G_DEFINE_TYPE(GntConfig, gnt_config, G_TYPE_OBJECT)
 
@@ -869,7 +873,8 @@ gnt_config_dup_config_values(GntConfig *self, JsonArray *names, gboolean drain_f
 		const gchar *name = NULL;
 		JsonNode *value = NULL;
 
-		if (!gnt_json_node_get_string(json_array_get_element(names, i), "name", &name, NULL))
+		if (!gnt_json_node_get_string(json_array_get_element(names, i), "name", &name,
+					      NULL))
 			name = "";
 		if (g_strcmp0(name, "cluster_name") == 0)
 			value = gnt_json_node_new_string(cluster->name);
@@ -878,7 +883,8 @@ gnt_config_dup_config_values(GntConfig *self, JsonArray *names, gboolean drain_f
 		else if (g_strcmp0(name, "drain_flag") == 0)
 			value = gnt_json_node_new_bool(drain_flag);
 		else if (g_strcmp0(name, "modify_ssh_setup") == 0 ||
-			 g_strcmp0(name, "ssh_key_type") == 0 || g_strcmp0(name, "ssh_key_bits") == 0)
+			 g_strcmp0(name, "ssh_key_type") == 0 ||
+			 g_strcmp0(name, "ssh_key_bits") == 0)
 			value = json_object_dup_member(cluster->settings, name);
 		else /* watcher_pause: there is no watcher to pause yet */
 			value = gnt_json_node_new_null();
@@ -943,8 +949,7 @@ gnt_config_set_changed_func(GntConfig *self, GntConfigChangedFunc func, gpointer
  * record with the new value, a bumped serial_no and mtime, becomes the
  * current one once committed. */
 static gboolean
-config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *value,
-			  GError **error)
+config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *value, GError **error)
 {
 	g_autoptr(GntCluster) cluster = NULL;
 
@@ -988,7 +993,8 @@ static const gchar *const os_search_path_default[] = {GNT_CONFIG_OS_SEARCH_PATH_
 /* the templates Gantry has storage for (storage/) */
 static const gchar *const supported_disk_templates[] = {"diskless", "file", "plain", NULL};
 static const gchar *const ganeti_disk_templates[] = {
-	"diskless", "file", "plain", "sharedfile", "blockdev", "rbd", "ext", "gluster", "drbd", NULL,
+	"diskless", "file", "plain",   "sharedfile", "blockdev",
+	"rbd",	    "ext",  "gluster", "drbd",	     NULL,
 };
 static const gchar *const nic_modes[] = {"bridged", "routed", "openvswitch", NULL};
 
@@ -999,15 +1005,17 @@ check_absolute_dir(const gchar *key, const gchar *dir, GError **error)
 
 	if (dir == NULL || !g_path_is_absolute(dir)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'%s' must be an absolute directory, not '%s'", key, dir != NULL ? dir : "");
+			    "'%s' must be an absolute directory, not '%s'", key,
+			    dir != NULL ? dir : "");
 		return FALSE;
 	}
 	parts = g_strsplit(dir, "/", -1);
 	for (guint i = 0; parts[i] != NULL; i++) {
 		if (g_strcmp0(parts[i], "..") == 0 || g_strcmp0(parts[i], ".") == 0) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'%s' must be a normalised directory (no '.' or '..'), not '%s'",
-				    key, dir);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				"'%s' must be a normalised directory (no '.' or '..'), not '%s'",
+				key, dir);
 			return FALSE;
 		}
 	}
@@ -1085,11 +1093,12 @@ check_string_list(const gchar *key, JsonArray *list, const gchar *const *allowed
 		}
 		if (allowed != NULL && !g_strv_contains(allowed, value)) {
 			g_autofree gchar *list_text = g_strjoinv(", ", (gchar **)allowed);
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    known != NULL && g_strv_contains(known, value)
-					    ? "disk template '%s' is not supported by Gantry (%s: %s)"
-					    : "unknown disk template '%s' (%s: %s)",
-				    value, key, list_text);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				known != NULL && g_strv_contains(known, value)
+					? "disk template '%s' is not supported by Gantry (%s: %s)"
+					: "unknown disk template '%s' (%s: %s)",
+				value, key, list_text);
 			return FALSE;
 		}
 	}
@@ -1105,8 +1114,10 @@ check_vg_name(const gchar *vg, GError **error)
 
 	if (len == 0 || len > 128 || vg[0] == '-' || g_strcmp0(vg, ".") == 0 ||
 	    g_strcmp0(vg, "..") == 0 ||
-	    strspn(vg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-") != len) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid volume group name '%s'", vg);
+	    strspn(vg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-") !=
+		    len) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid volume group name '%s'",
+			    vg);
 		return FALSE;
 	}
 	return TRUE;
@@ -1118,12 +1129,14 @@ check_mac_prefix(const gchar *prefix, GError **error)
 	gboolean ok = strlen(prefix) == 8;
 
 	for (guint i = 0; ok && i < 8; i++)
-		ok = i % 3 == 2 ? prefix[i] == ':' : g_ascii_isxdigit(prefix[i]) && !g_ascii_isupper(prefix[i]);
+		ok = i % 3 == 2 ? prefix[i] == ':'
+				: g_ascii_isxdigit(prefix[i]) && !g_ascii_isupper(prefix[i]);
 	if (!ok)
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "Invalid MAC address prefix '%s': expected three lower-case hex octets, "
-			    "as in 'aa:00:00'",
-			    prefix);
+		g_set_error(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			"Invalid MAC address prefix '%s': expected three lower-case hex octets, "
+			"as in 'aa:00:00'",
+			prefix);
 	return ok;
 }
 
@@ -1155,11 +1168,13 @@ check_beparams(JsonNode *value, GError **error)
 		while (json_object_iter_next_ordered(&param_iter, &key, &param)) {
 			if (g_strv_contains(ints, key)) {
 				gint64 n = 0;
-				if (!gnt_json_node_is_int(param) || (n = json_node_get_int(param)) < 0 ||
+				if (!gnt_json_node_is_int(param) ||
+				    (n = json_node_get_int(param)) < 0 ||
 				    (n == 0 && g_strcmp0(key, "spindle_use") != 0)) {
-					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "backend parameter '%s' must be a positive integer",
-						    key);
+					g_set_error(
+						error, GNT_ERROR, GNT_ERROR_INVALID,
+						"backend parameter '%s' must be a positive integer",
+						key);
 					return FALSE;
 				}
 				if (g_strcmp0(key, "maxmem") == 0)
@@ -1170,7 +1185,8 @@ check_beparams(JsonNode *value, GError **error)
 				if (!JSON_NODE_HOLDS_VALUE(param) ||
 				    json_node_get_value_type(param) != G_TYPE_BOOLEAN) {
 					g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "backend parameter '%s' must be a boolean", key);
+						    "backend parameter '%s' must be a boolean",
+						    key);
 					return FALSE;
 				}
 			} else {
@@ -1261,7 +1277,8 @@ setting_prepare(const Setting *setting, JsonNode *value, GError **error)
 		return NULL;
 	if (g_strcmp0(key, "os_search_path") == 0)
 		return normalise_os_search_path(json_node_get_array(value), error);
-	if (g_strcmp0(key, "file_storage_dir") == 0 || g_strcmp0(key, "shared_file_storage_dir") == 0 ||
+	if (g_strcmp0(key, "file_storage_dir") == 0 ||
+	    g_strcmp0(key, "shared_file_storage_dir") == 0 ||
 	    g_strcmp0(key, "gluster_storage_dir") == 0) {
 		g_autofree gchar *normal = NULL;
 
@@ -1277,7 +1294,8 @@ setting_prepare(const Setting *setting, JsonNode *value, GError **error)
 	     !check_string_list(key, json_node_get_array(value), NULL, NULL, FALSE, error)) ||
 	    (g_strcmp0(key, "volume_group_name") == 0 && !JSON_NODE_HOLDS_NULL(value) &&
 	     !check_vg_name(json_node_get_string(value), error)) ||
-	    (g_strcmp0(key, "mac_prefix") == 0 && !check_mac_prefix(json_node_get_string(value), error)) ||
+	    (g_strcmp0(key, "mac_prefix") == 0 &&
+	     !check_mac_prefix(json_node_get_string(value), error)) ||
 	    (g_strcmp0(key, "beparams") == 0 && !check_beparams(value, error)) ||
 	    (g_strcmp0(key, "nicparams") == 0 && !check_nicparams(value, error)) ||
 	    (g_strcmp0(key, "hvparams") == 0 && !check_hvparams(value, error)))
@@ -1305,8 +1323,8 @@ gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error
 		JsonNode *prepared;
 
 		if (setting == NULL) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown cluster setting '%s'",
-				    key);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "unknown cluster setting '%s'", key);
 			return FALSE;
 		}
 		prepared = setting_prepare(setting, value, error);

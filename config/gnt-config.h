@@ -130,7 +130,7 @@ gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError
  * are the caller's to check (hypervisor/ lies above config/). Everything
  * is one committed change, or nothing: GNT_ERROR_INVALID naming the setting.
  */
-#define GNT_CONFIG_OS_SEARCH_PATH_DEFAULT                                                   \
+#define GNT_CONFIG_OS_SEARCH_PATH_DEFAULT                                                          \
 	"/srv/ganeti/os", "/usr/local/lib/ganeti/os", "/usr/lib/ganeti/os", "/usr/share/ganeti/os"
 gboolean
 gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error);

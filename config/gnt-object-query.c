@@ -144,7 +144,7 @@ typedef struct {
 	gchar *group; /* its group's UUID */
 	gboolean offline;
 	gboolean vm_capable;
-	LiveNode *live; /* borrowed from the GntLiveData; NULL: not asked */
+	LiveNode *live;		    /* borrowed from the GntLiveData; NULL: not asked */
 	JsonObject *live_instances; /* its answer's "instances" (borrowed), or NULL */
 } NodeInfo;
 
@@ -177,26 +177,26 @@ group_info_free(gpointer data)
 
 /* What an instance row's fields share, worked out once per row. */
 typedef struct {
-	JsonObject *inst;	/* the record it is for; NULL: nothing yet */
-	const gchar *name;	/* borrowed from the record, as the rest */
+	JsonObject *inst;  /* the record it is for; NULL: nothing yet */
+	const gchar *name; /* borrowed from the record, as the rest */
 	const gchar *pnode_uuid;
-	const NodeInfo *pnode;	/* NULL: not in the config */
-	JsonObject *live;	/* what the primary reports about it; NULL: not running there */
-	gboolean bad;		/* the primary is offline, failed or was not asked */
+	const NodeInfo *pnode; /* NULL: not in the config */
+	JsonObject *live;      /* what the primary reports about it; NULL: not running there */
+	gboolean bad;	       /* the primary is offline, failed or was not asked */
 } InstRow;
 
 typedef struct {
 	GntObjectKind kind;
 	GntCluster *cluster;
 	InstRow row;
-	GntLiveData *live;	  /* borrowed; NULL: not collected */
-	GHashTable *nodes;	  /* uuid -> NodeInfo */
-	GHashTable *groups;	  /* uuid -> GroupInfo */
-	GHashTable *group_nodes;  /* group uuid -> GPtrArray of node names */
-	GHashTable *running_on;	  /* instance name -> GPtrArray of node UUIDs (borrowed) */
-	GHashTable *primaries;	  /* node uuid -> GPtrArray of instance names */
-	GHashTable *secondaries;  /* node uuid -> GPtrArray of instance names */
-	JsonObject *empty;	  /* stands in for a missing dictionary */
+	GntLiveData *live;	 /* borrowed; NULL: not collected */
+	GHashTable *nodes;	 /* uuid -> NodeInfo */
+	GHashTable *groups;	 /* uuid -> GroupInfo */
+	GHashTable *group_nodes; /* group uuid -> GPtrArray of node names */
+	GHashTable *running_on;	 /* instance name -> GPtrArray of node UUIDs (borrowed) */
+	GHashTable *primaries;	 /* node uuid -> GPtrArray of instance names */
+	GHashTable *secondaries; /* node uuid -> GPtrArray of instance names */
+	JsonObject *empty;	 /* stands in for a missing dictionary */
 } QueryContext;
 
 static void
@@ -309,29 +309,29 @@ member_or_unavail(JsonObject *rec, const gchar *key, GntQueryStatus *status)
  * NULL with a status), TEXT_FIELD(stem) from text_stem(), which returns a
  * string (borrowed; NULL: null; or sets a status).
  */
-#define PEEK_FIELD(stem)                                                                         \
-	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                      \
-				    GntQueryStatus *status)                                      \
+#define PEEK_FIELD(stem)                                                                           \
+	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                        \
+				    GntQueryStatus *status)                                        \
 	{                                                                                          \
 		JsonNode *value = peek_##stem(item, user_data, status);                            \
 		return value != NULL ? gnt_json_node_deep_copy(value) : NULL;                      \
 	}                                                                                          \
-	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,           \
-				 GntQueryStatus *status)                                         \
+	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,             \
+				 GntQueryStatus *status)                                           \
 	{                                                                                          \
 		JsonNode *value = peek_##stem(item, user_data, status);                            \
 		if (value != NULL)                                                                 \
 			gnt_json_append(out, value);                                               \
 	}
-#define TEXT_FIELD(stem)                                                                         \
-	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                      \
-				    GntQueryStatus *status)                                      \
+#define TEXT_FIELD(stem)                                                                           \
+	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                        \
+				    GntQueryStatus *status)                                        \
 	{                                                                                          \
 		const gchar *text = text_##stem(item, user_data, status);                          \
 		return *status == GNT_QUERY_STATUS_NORMAL ? gnt_json_node_new_string(text) : NULL; \
 	}                                                                                          \
-	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,           \
-				 GntQueryStatus *status)                                         \
+	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,             \
+				 GntQueryStatus *status)                                           \
 	{                                                                                          \
 		const gchar *text = text_##stem(item, user_data, status);                          \
 		if (*status != GNT_QUERY_STATUS_NORMAL)                                            \
@@ -454,8 +454,7 @@ get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *sta
 static JsonNode *
 get_inst_pnode_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), TRUE,
-				status);
+	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), TRUE, status);
 }
 
 static JsonNode *
@@ -466,10 +465,9 @@ get_inst_snodes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 
 	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
 		JsonNode *uuid = json_array_get_element(uuids, i);
-		const NodeInfo *node =
-			json_node_get_value_type(uuid) == G_TYPE_STRING
-				? ctx_node(user_data, json_node_get_string(uuid))
-				: NULL;
+		const NodeInfo *node = json_node_get_value_type(uuid) == G_TYPE_STRING
+					       ? ctx_node(user_data, json_node_get_string(uuid))
+					       : NULL;
 
 		if (node != NULL)
 			json_array_add_string_element(names, node->name);
@@ -524,9 +522,9 @@ get_rec_tags(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 }
 
 /* Fields showing member @key as stored; RS_UNAVAIL when it is not set. */
-#define MEMBER_FIELD(stem, key)                                                                  \
-	static JsonNode *peek_##stem(gconstpointer item, gpointer user_data,                     \
-				     GntQueryStatus *status)                                     \
+#define MEMBER_FIELD(stem, key)                                                                    \
+	static JsonNode *peek_##stem(gconstpointer item, gpointer user_data,                       \
+				     GntQueryStatus *status)                                       \
 	{                                                                                          \
 		return member_peek((JsonObject *)item, key, status);                               \
 	}                                                                                          \
@@ -576,10 +574,9 @@ snodes_groups(gconstpointer item, gpointer user_data, gboolean group_uuid)
 
 	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
 		JsonNode *uuid = json_array_get_element(uuids, i);
-		const NodeInfo *node =
-			json_node_get_value_type(uuid) == G_TYPE_STRING
-				? ctx_node(user_data, json_node_get_string(uuid))
-				: NULL;
+		const NodeInfo *node = json_node_get_value_type(uuid) == G_TYPE_STRING
+					       ? ctx_node(user_data, json_node_get_string(uuid))
+					       : NULL;
 
 		const gchar *group = node == NULL ? NULL
 				     : group_uuid ? node->group
@@ -635,8 +632,7 @@ get_inst_oper_state(gconstpointer item, gpointer user_data, GntQueryStatus *stat
  * RS_NODATA without a report from it, RS_UNAVAIL when the member is not
  * there (or it does not run there). */
 static JsonNode *
-inst_live_member(gconstpointer item, gpointer user_data, GntQueryStatus *status,
-		 const gchar *key)
+inst_live_member(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *key)
 {
 	const InstRow *row = inst_row(user_data, (JsonObject *)item);
 	JsonNode *node;
@@ -685,7 +681,8 @@ inst_runs_elsewhere(const QueryContext *ctx, const InstRow *row)
 
 /* The instance's effective hvparams (skip_globals): a new object, NULL
  * when they cannot be filled. */
-static JsonObject *inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
+static JsonObject *
+inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
 
 /* Ganeti's _GetLiveInstStatus. */
 static const gchar *
@@ -703,9 +700,9 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 		if (up && rec_bool(ctx->cluster->settings, "enabled_user_shutdown", FALSE)) {
 			g_autoptr(JsonObject) hvparams = inst_filled_hvparams(ctx, inst);
 
-			allow_userdown = g_strcmp0(rec_string(inst, "hypervisor"), "kvm") != 0 ||
-					 (hvparams != NULL &&
-					  rec_bool(hvparams, "user_shutdown", FALSE));
+			allow_userdown =
+				g_strcmp0(rec_string(inst, "hypervisor"), "kvm") != 0 ||
+				(hvparams != NULL && rec_bool(hvparams, "user_shutdown", FALSE));
 		}
 		if (up)
 			return allow_userdown ? "USER_down" : "ERROR_down";
@@ -723,8 +720,9 @@ inst_dead_status(JsonObject *inst)
 	if (g_strcmp0(admin_state, "up") == 0)
 		return "ERROR_down";
 	if (g_strcmp0(admin_state, "down") == 0)
-		return g_strcmp0(rec_string(inst, "admin_state_source"), "user") == 0 ? "USER_down"
-											 : "ADMIN_down";
+		return g_strcmp0(rec_string(inst, "admin_state_source"), "user") == 0
+			       ? "USER_down"
+			       : "ADMIN_down";
 	return "ADMIN_offline";
 }
 
@@ -876,7 +874,8 @@ static JsonNode *
 be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
 {
 	const QueryContext *ctx = user_data;
-	g_autoptr(JsonObject) params = gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item);
+	g_autoptr(JsonObject)
+		params = gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item);
 
 	return member_or_null(params, name);
 }
@@ -977,9 +976,9 @@ be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const g
 	X(spindle_use, NULL, NUMBER)                                                               \
 	X(vcpus, "ConfigVCPUs", NUMBER)
 
-#define PARAM_GETTER(prefix, helper, name)                                                       \
-	static JsonNode *get_##prefix##_##name(gconstpointer item, gpointer user_data,           \
-					       GntQueryStatus *status)                           \
+#define PARAM_GETTER(prefix, helper, name)                                                         \
+	static JsonNode *get_##prefix##_##name(gconstpointer item, gpointer user_data,             \
+					       GntQueryStatus *status)                             \
 	{                                                                                          \
 		return helper(item, user_data, status, #name);                                     \
 	}
@@ -1054,12 +1053,13 @@ per_element(JsonObject *inst, const gchar *list_key, const gchar *key)
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; i < rec_array_length(inst, list_key); i++)
-		json_array_add_element(out, member_or_null(rec_array_object(inst, list_key, i), key));
+		json_array_add_element(out,
+				       member_or_null(rec_array_object(inst, list_key, i), key));
 	return gnt_json_node_new_array(out);
 }
 
-#define LIST_GETTER(func, list_key, key)                                                         \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+#define LIST_GETTER(func, list_key, key)                                                           \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)      \
 	{                                                                                          \
 		return per_element((JsonObject *)item, list_key, key);                             \
 	}
@@ -1103,8 +1103,8 @@ per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key,
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; i < rec_array_length(inst, "nics"); i++) {
-		g_autoptr(JsonObject) params =
-			nic_filled_params(ctx, rec_array_object(inst, "nics", i));
+		g_autoptr(JsonObject)
+			params = nic_filled_params(ctx, rec_array_object(inst, "nics", i));
 		const gchar *mode = rec_string(params, "mode");
 
 		if (modes != NULL && !g_strv_contains(modes, mode != NULL ? mode : ""))
@@ -1182,26 +1182,28 @@ nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint 
 }
 
 /* Getters for the numbered fields: get_PREFIX_N for N below 8 or 16. */
-#define SEQ8(X, ...)                                                                              \
+#define SEQ8(X, ...)                                                                               \
 	X(0, __VA_ARGS__)                                                                          \
 	X(1, __VA_ARGS__)                                                                          \
 	X(2, __VA_ARGS__)                                                                          \
 	X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)
-#define SEQ16(X, ...)                                                                             \
+#define SEQ16(X, ...)                                                                              \
 	SEQ8(X, __VA_ARGS__)                                                                       \
 	X(8, __VA_ARGS__)                                                                          \
 	X(9, __VA_ARGS__)                                                                          \
 	X(10, __VA_ARGS__)                                                                         \
-	X(11, __VA_ARGS__) X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
-#define INDEXED_GETTER(i, prefix, helper, key)                                                   \
-	static JsonNode *get_##prefix##_##i(gconstpointer item, gpointer user_data,              \
-					    GntQueryStatus *status)                              \
+	X(11, __VA_ARGS__)                                                                         \
+	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
+#define INDEXED_GETTER(i, prefix, helper, key)                                                     \
+	static JsonNode *get_##prefix##_##i(gconstpointer item, gpointer user_data,                \
+					    GntQueryStatus *status)                                \
 	{                                                                                          \
 		return helper(item, user_data, status, i, key);                                    \
 	}
 #define INDEXED_REF(i, prefix, helper, key) get_##prefix##_##i,
-#define INDEXED(seq, prefix, helper, key)                                                        \
-	seq(INDEXED_GETTER, prefix, helper, key) static const GntQueryGetFunc prefix##_getters[] = { \
+#define INDEXED(seq, prefix, helper, key)                                                          \
+	seq(INDEXED_GETTER, prefix, helper,                                                        \
+	    key) static const GntQueryGetFunc prefix##_getters[] = {                               \
 		seq(INDEXED_REF, prefix, helper, key)};
 
 INDEXED(SEQ16, disk_size, disk_field, "size")
@@ -1237,10 +1239,14 @@ typedef struct {
 	guint count;
 } IndexedField;
 
-#define DISK_ROW(name, title, kind, head, tail, getters)                                         \
-	{name, title, GNT_QUERY_KIND_##kind, head, tail, getters, MAX_DISKS}
-#define NIC_ROW(name, title, kind, head, getters)                                                \
-	{name, title, GNT_QUERY_KIND_##kind, head, "network interface", getters, MAX_NICS}
+#define DISK_ROW(name, title, kind, head, tail, getters)                                           \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, head, tail, getters, MAX_DISKS                 \
+	}
+#define NIC_ROW(name, title, kind, head, getters)                                                  \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, head, "network interface", getters, MAX_NICS   \
+	}
 static const IndexedField indexed_fields[] = {
 	NIC_ROW("nic.ip", "NicIP", TEXT, "IP address of", nic_ip_getters),
 	NIC_ROW("nic.mac", "NicMAC", TEXT, "MAC address of", nic_mac_getters),
@@ -1263,39 +1269,48 @@ static const IndexedField indexed_fields[] = {
 #undef NIC_ROW
 
 #define STATUS_DOC                                                                                 \
-	"Instance status; \"running\" if instance is set to be running and actually is,"          \
-	" \"ADMIN_down\" if instance is stopped and is not running, \"ERROR_wrongnode\" if"       \
-	" instance running, but not on its designated primary node, \"ERROR_up\" if instance"     \
-	" should be stopped, but is actually running, \"ERROR_down\" if instance should run,"     \
-	" but doesn't, \"ERROR_nodedown\" if instance's primary node is down,"                    \
-	" \"ERROR_nodeoffline\" if instance's primary node is marked offline, \"ADMIN_offline\""  \
+	"Instance status; \"running\" if instance is set to be running and actually is,"           \
+	" \"ADMIN_down\" if instance is stopped and is not running, \"ERROR_wrongnode\" if"        \
+	" instance running, but not on its designated primary node, \"ERROR_up\" if instance"      \
+	" should be stopped, but is actually running, \"ERROR_down\" if instance should run,"      \
+	" but doesn't, \"ERROR_nodedown\" if instance's primary node is down,"                     \
+	" \"ERROR_nodeoffline\" if instance's primary node is marked offline, \"ADMIN_offline\""   \
 	" if instance is offline and does not use dynamic, \"USER_down\" if the user shutdown"     \
 	" the instance resources"
 #define SERIAL_DOC(what) what " object serial number, incremented on each modification"
 
-#define F(name, title, kind, doc, get)                                                           \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get, NULL}
-#define F_HOSTNAME(name, title, kind, doc, get)                                                  \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get, NULL}
+#define F(name, title, kind, doc, get)                                                             \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get, NULL            \
+	}
+#define F_HOSTNAME(name, title, kind, doc, get)                                                    \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get, NULL        \
+	}
 /* with a write function: get_STEM and write_STEM */
-#define FW(name, title, kind, doc, stem)                                                         \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get_##stem, write_##stem}
-#define FW_HOSTNAME(name, title, kind, doc, stem)                                                \
-	{name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get_##stem, write_##stem}
+#define FW(name, title, kind, doc, stem)                                                           \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, get_##stem,          \
+			write_##stem                                                               \
+	}
+#define FW_HOSTNAME(name, title, kind, doc, stem)                                                  \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get_##stem,      \
+			write_##stem                                                               \
+	}
 
 static const GntQueryField instance_static_fields[] = {
 	FW_HOSTNAME("pnode", "Primary_node", TEXT, "Primary node", inst_pnode),
 	F("pnode.group", "PrimaryNodeGroup", TEXT, "Primary node's group", get_inst_pnode_group),
 	F("pnode.group.uuid", "PrimaryNodeGroupUUID", TEXT, "Primary node's group UUID",
 	  get_inst_pnode_group_uuid),
-	F("snodes", "Secondary_Nodes", OTHER,
-	  "Secondary nodes; usually this will just be one node", get_inst_snodes),
+	F("snodes", "Secondary_Nodes", OTHER, "Secondary nodes; usually this will just be one node",
+	  get_inst_snodes),
 	F("snodes.group", "SecondaryNodesGroups", OTHER, "Node groups of secondary nodes",
 	  get_inst_snodes_group),
 	F("snodes.group.uuid", "SecondaryNodesGroupsUUID", OTHER,
 	  "Node group UUIDs of secondary nodes", get_inst_snodes_group_uuid),
-	FW("admin_state", "InstanceState", TEXT, "Desired state of the instance",
-	  inst_admin_state),
+	FW("admin_state", "InstanceState", TEXT, "Desired state of the instance", inst_admin_state),
 	F("admin_up", "Autostart", BOOL, "Desired state of the instance", get_inst_admin_up),
 	F("admin_state_source", "InstanceStateSource", TEXT,
 	  "Who last changed the desired state of the instance", get_inst_admin_state_source),
@@ -1305,8 +1320,7 @@ static const GntQueryField instance_static_fields[] = {
 	F("console", "Console", OTHER, "Instance console information", get_unavail),
 	F("forthcoming", "Forthcoming", BOOL, "Whether the Instance is forthcoming",
 	  get_inst_forthcoming),
-	FW("disk_template", "Disk_template", TEXT, "Instance disk template",
-	  inst_disk_template),
+	FW("disk_template", "Disk_template", TEXT, "Instance disk template", inst_disk_template),
 	FW("hypervisor", "Hypervisor", TEXT, "Hypervisor name", inst_hypervisor),
 	FW_HOSTNAME("name", "Instance", TEXT, "Instance name", rec_name),
 	F("network_port", "Network_port", OTHER,
@@ -1315,10 +1329,9 @@ static const GntQueryField instance_static_fields[] = {
 	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Instance"), rec_serial_no),
 	FW("uuid", "UUID", TEXT, "Instance UUID", rec_uuid),
 	F("oper_state", "Running", BOOL, "Actual state of instance", get_inst_oper_state),
-	FW("oper_ram", "Memory", UNIT, "Actual memory usage as seen by hypervisor",
-	  inst_oper_ram),
+	FW("oper_ram", "Memory", UNIT, "Actual memory usage as seen by hypervisor", inst_oper_ram),
 	FW("oper_vcpus", "VCPUs", NUMBER, "Actual number of VCPUs as seen by hypervisor",
-	  inst_oper_vcpus),
+	   inst_oper_vcpus),
 	FW("status", "Status", TEXT, STATUS_DOC, inst_status),
 	F("nic.count", "NICs", NUMBER, "Number of network interfaces", get_inst_nic_count),
 	F("nic.macs", "NIC_MACs", OTHER, "List containing each network interface's MAC address",
@@ -1343,16 +1356,15 @@ static const GntQueryField instance_static_fields[] = {
 	  "List containing each interface's network", get_inst_nic_network_names),
 	F("hvparams", "HypervisorParameters", OTHER, "Hypervisor parameters (merged)",
 	  get_inst_hvparams),
-	F("beparams", "BackendParameters", OTHER, "Backend parameters (merged)",
-	  get_inst_beparams),
+	F("beparams", "BackendParameters", OTHER, "Backend parameters (merged)", get_inst_beparams),
 	F("osparams", "OpSysParameters", OTHER, "Operating system parameters (merged)",
 	  get_inst_osparams),
 	F("custom_hvparams", "CustomHypervisorParameters", OTHER, "Custom hypervisor parameters",
 	  get_inst_custom_hvparams),
 	F("custom_beparams", "CustomBackendParameters", OTHER, "Custom backend parameters",
 	  get_inst_custom_beparams),
-	F("custom_osparams", "CustomOpSysParameters", OTHER,
-	  "Custom operating system parameters", get_inst_custom_osparams),
+	F("custom_osparams", "CustomOpSysParameters", OTHER, "Custom operating system parameters",
+	  get_inst_custom_osparams),
 	F("custom_nicparams", "CustomNicParameters", OTHER, "Custom network interface parameters",
 	  get_inst_custom_nicparams),
 	F("disk_usage", "DiskUsage", UNIT,
@@ -1361,8 +1373,7 @@ static const GntQueryField instance_static_fields[] = {
 	  get_inst_disk_usage),
 	F("disk.count", "Disks", NUMBER, "Number of disks", get_inst_disk_count),
 	F("disk.sizes", "Disk_sizes", OTHER, "List of disk sizes", get_inst_disk_sizes),
-	F("disk.spindles", "Disk_spindles", OTHER, "List of disk spindles",
-	  get_inst_disk_spindles),
+	F("disk.spindles", "Disk_spindles", OTHER, "List of disk spindles", get_inst_disk_spindles),
 	F("disk.names", "Disk_names", OTHER, "List of disk names", get_inst_disk_names),
 	F("disk.uuids", "Disk_UUIDs", OTHER, "List of disk UUIDs", get_inst_disk_uuids),
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
@@ -1374,10 +1385,11 @@ static const struct {
 	const gchar *alias;
 	const gchar *target;
 } instance_aliases[] = {
-	{"vcpus", "be/vcpus"},	      {"be/memory", "be/maxmem"},  {"sda_size", "disk.size/0"},
-	{"sdb_size", "disk.size/1"},  {"ip", "nic.ip/0"},	   {"mac", "nic.mac/0"},
-	{"bridge", "nic.bridge/0"},   {"nic_mode", "nic.mode/0"}, {"nic_link", "nic.link/0"},
-	{"nic_network", "nic.network/0"},
+	{"vcpus", "be/vcpus"},	     {"be/memory", "be/maxmem"},
+	{"sda_size", "disk.size/0"}, {"sdb_size", "disk.size/1"},
+	{"ip", "nic.ip/0"},	     {"mac", "nic.mac/0"},
+	{"bridge", "nic.bridge/0"},  {"nic_mode", "nic.mode/0"},
+	{"nic_link", "nic.link/0"},  {"nic_network", "nic.network/0"},
 };
 
 static const gchar *const instance_live_fields[] = {
@@ -1420,15 +1432,17 @@ get_node_role(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 static JsonNode *
 get_node_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data, ctx_node(user_data, rec_string((JsonObject *)item, "uuid")),
-				FALSE, status);
+	return node_group_field(user_data,
+				ctx_node(user_data, rec_string((JsonObject *)item, "uuid")), FALSE,
+				status);
 }
 
 static JsonNode *
 get_node_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data, ctx_node(user_data, rec_string((JsonObject *)item, "uuid")),
-				TRUE, status);
+	return node_group_field(user_data,
+				ctx_node(user_data, rec_string((JsonObject *)item, "uuid")), TRUE,
+				status);
 }
 
 static JsonNode *
@@ -1478,9 +1492,9 @@ nd_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const g
 	X(spindle_count, "SpindleCount", NUMBER)                                                   \
 	X(ssh_port, NULL, NUMBER)
 
-#define ND_GETTER(name, title, kind)                                                             \
-	static JsonNode *get_nd_##name(gconstpointer item, gpointer user_data,                   \
-				       GntQueryStatus *status)                                   \
+#define ND_GETTER(name, title, kind)                                                               \
+	static JsonNode *get_nd_##name(gconstpointer item, gpointer user_data,                     \
+				       GntQueryStatus *status)                                     \
 	{                                                                                          \
 		return nd_param(item, user_data, status, #name);                                   \
 	}
@@ -1503,8 +1517,8 @@ node_bool(gconstpointer item, const gchar *key, gboolean fallback)
 	return rec_bool((JsonObject *)item, key, fallback);
 }
 
-#define BOOL_GETTER(func, key, fallback)                                                         \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+#define BOOL_GETTER(func, key, fallback)                                                           \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)      \
 	{                                                                                          \
 		return gnt_json_node_new_bool(node_bool(item, key, fallback));                     \
 	}
@@ -1571,8 +1585,8 @@ get_node_sinst_list(gconstpointer item, gpointer user_data, GntQueryStatus *stat
  * no instances RS_UNAVAIL, nodes not asked or not answering RS_NODATA,
  * then the value (numbers must be integers) or RS_UNAVAIL. */
 static JsonNode *
-node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status,
-		const gchar *key, gboolean numeric)
+node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *key,
+		gboolean numeric)
 {
 	const QueryContext *ctx = user_data;
 	JsonObject *rec = (JsonObject *)item;
@@ -1607,9 +1621,9 @@ node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status,
 	return gnt_json_node_new_int((gint64)number);
 }
 
-#define LIVE_GETTER(field, key, numeric)                                                         \
-	static JsonNode *get_node_##field(gconstpointer item, gpointer user_data,                \
-					  GntQueryStatus *status)                                \
+#define LIVE_GETTER(field, key, numeric)                                                           \
+	static JsonNode *get_node_##field(gconstpointer item, gpointer user_data,                  \
+					  GntQueryStatus *status)                                  \
 	{                                                                                          \
 		return node_live_field(item, user_data, status, key, numeric);                     \
 	}
@@ -1628,7 +1642,7 @@ LIVE_GETTER(mtotal, "memory_total", TRUE)
 #undef LIVE_GETTER
 
 #define ROLE_DOC                                                                                   \
-	"Node role; \"M\" for master, \"C\" for master candidate, \"R\" for regular, \"D\" for"   \
+	"Node role; \"M\" for master, \"C\" for master candidate, \"R\" for regular, \"D\" for"    \
 	" drained, \"O\" for offline"
 
 static const GntQueryField node_static_fields[] = {
@@ -1638,8 +1652,7 @@ static const GntQueryField node_static_fields[] = {
 	F("master", "IsMaster", BOOL, "Whether node is master", get_node_master),
 	F("group", "Group", TEXT, "Node group", get_node_group),
 	F("group.uuid", "GroupUUID", TEXT, "UUID of node group", get_node_group_uuid),
-	F("powered", "Powered", BOOL, "Whether node is thought to be powered on",
-	  get_node_powered),
+	F("powered", "Powered", BOOL, "Whether node is thought to be powered on", get_node_powered),
 	F("ndparams", "NodeParameters", OTHER, "Merged node parameters", get_node_ndparams),
 	F("custom_ndparams", "CustomNodeParameters", OTHER, "Custom node parameters",
 	  get_node_custom_ndparams),
@@ -1663,8 +1676,7 @@ static const GntQueryField node_static_fields[] = {
 	F("offline", "Offline", BOOL, "Whether node is marked offline", get_node_offline),
 	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Node"), rec_serial_no),
 	FW("uuid", "UUID", TEXT, "Node UUID", rec_uuid),
-	F("vm_capable", "VMCapable", BOOL, "Whether node can host instances",
-	  get_node_vm_capable),
+	F("vm_capable", "VMCapable", BOOL, "Whether node can host instances", get_node_vm_capable),
 	F("bootid", "BootID", TEXT,
 	  "Random UUID renewed for each system reboot, can be used for detecting reboots by"
 	  " tracking changes",
@@ -1678,23 +1690,21 @@ static const GntQueryField node_static_fields[] = {
 	F("ctotal", "CTotal", NUMBER, "Number of logical processors", get_node_ctotal),
 	F("dfree", "DFree", UNIT, "Available storage space in storage unit", get_node_dfree),
 	F("dtotal", "DTotal", UNIT,
-	  "Total storage space in storage unit used for instance disk allocation",
-	  get_node_dtotal),
+	  "Total storage space in storage unit used for instance disk allocation", get_node_dtotal),
 	F("spfree", "SpFree", NUMBER, "Available spindles in volume group (exclusive storage only)",
 	  get_node_spfree),
-	F("sptotal", "SpTotal", NUMBER,
-	  "Total spindles in volume group (exclusive storage only)", get_node_sptotal),
+	F("sptotal", "SpTotal", NUMBER, "Total spindles in volume group (exclusive storage only)",
+	  get_node_sptotal),
 	F("mfree", "MFree", UNIT, "Memory available for instance allocations", get_node_mfree),
 	F("mnode", "MNode", UNIT, "Amount of memory used by node (dom0 for Xen)", get_node_mnode),
-	F("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine",
-	  get_node_mtotal),
+	F("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine", get_node_mtotal),
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
 	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
 
 static const gchar *const node_live_fields[] = {
-	"mtotal", "mnode", "mfree", "dtotal", "dfree", "sptotal",
-	"spfree", "ctotal", "cnodes", "cnos", "csockets", "bootid", NULL,
+	"mtotal", "mnode",  "mfree", "dtotal",	 "dfree",  "sptotal", "spfree",
+	"ctotal", "cnodes", "cnos",  "csockets", "bootid", NULL,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1717,8 +1727,9 @@ get_group_node_list(gconstpointer item, gpointer user_data, GntQueryStatus *stat
 static JsonNode *
 get_group_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_object(gnt_fill_ipolicy(
-		cluster_setting(user_data, "ipolicy"), rec_object(user_data, (JsonObject *)item, "ipolicy")));
+	return gnt_json_node_new_object(
+		gnt_fill_ipolicy(cluster_setting(user_data, "ipolicy"),
+				 rec_object(user_data, (JsonObject *)item, "ipolicy")));
 }
 
 static JsonNode *
@@ -1742,8 +1753,7 @@ get_group_custom_diskparams(gconstpointer item, gpointer user_data, GntQueryStat
 }
 
 static const GntQueryField group_static_fields[] = {
-	FW("alloc_policy", "AllocPolicy", TEXT, "Allocation policy for group",
-	   group_alloc_policy),
+	FW("alloc_policy", "AllocPolicy", TEXT, "Allocation policy for group", group_alloc_policy),
 	FW("name", "Group", TEXT, "Group name", rec_name),
 	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Group"), rec_serial_no),
 	FW("uuid", "UUID", TEXT, "Group UUID", rec_uuid),
@@ -2100,8 +2110,8 @@ collect_running_on(QueryContext *ctx)
 	GHashTableIter iter;
 	NodeInfo *node;
 
-	ctx->running_on =
-		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+	ctx->running_on = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+						(GDestroyNotify)g_ptr_array_unref);
 	g_hash_table_iter_init(&iter, ctx->nodes);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&node)) {
 		JsonObject *instances = NULL;
@@ -2144,10 +2154,10 @@ query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiv
 	gnt_config_foreach_object(config, GNT_OBJECT_GROUP, collect_group_cb, ctx);
 	if (kind == GNT_OBJECT_GROUP)
 		collect_group_members(ctx, config);
-	if (kind == GNT_OBJECT_NODE &&
-	    (gnt_query_uses_field(query, "pinst_cnt") || gnt_query_uses_field(query, "pinst_list") ||
-	     gnt_query_uses_field(query, "sinst_cnt") || gnt_query_uses_field(query, "sinst_list"))) {
-
+	if (kind == GNT_OBJECT_NODE && (gnt_query_uses_field(query, "pinst_cnt") ||
+					gnt_query_uses_field(query, "pinst_list") ||
+					gnt_query_uses_field(query, "sinst_cnt") ||
+					gnt_query_uses_field(query, "sinst_list"))) {
 		ctx->primaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						       (GDestroyNotify)g_ptr_array_unref);
 		ctx->secondaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -2215,8 +2225,9 @@ collector_add(Collector *collector, JsonObject *rec)
 					  : gnt_query_build_row(query, rec, collector->ctx);
 	}
 	if (collector->rows->len > 0 &&
-	    gnt_object_name_compare(g_array_index(collector->rows, Row, collector->rows->len - 1).name,
-				    row.name) > 0)
+	    gnt_object_name_compare(
+		    g_array_index(collector->rows, Row, collector->rows->len - 1).name, row.name) >
+		    0)
 		collector->sorted = FALSE;
 	g_array_append_val(collector->rows, row);
 }
@@ -2374,8 +2385,8 @@ gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonN
 }
 
 gboolean
-gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields,
-		       JsonNode *filter, GntLiveData *live, GString *out, GError **error)
+gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonNode *filter,
+		       GntLiveData *live, GString *out, GError **error)
 {
 	g_autoptr(GntQuery) query = NULL;
 	g_autoptr(JsonArray) names = NULL;
@@ -2416,8 +2427,8 @@ values_query(GntObjectKind kind, JsonArray **names, JsonArray *fields, GError **
 }
 
 JsonNode *
-gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names,
-			JsonArray *fields, GntLiveData *live, GError **error)
+gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names, JsonArray *fields,
+			GntLiveData *live, GError **error)
 {
 	g_autoptr(GntQuery) query = NULL;
 	g_auto(Collector) collector = {0};

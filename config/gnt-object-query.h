@@ -90,8 +90,8 @@ gnt_object_query(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonN
  * (the same errors) @out is left as it was.
  */
 gboolean
-gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields,
-		       JsonNode *filter, GntLiveData *live, GString *out, GError **error);
+gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields, JsonNode *filter,
+		       GntLiveData *live, GString *out, GError **error);
 
 /*
  * The classic QueryInstances/QueryNodes(@names, @fields): a list of rows of
@@ -100,8 +100,8 @@ gnt_object_query_write(GntConfig *config, GntObjectKind kind, JsonArray *fields,
  * "Unknown output fields selected: a, b" for unknown fields. (transfer full)
  */
 JsonNode *
-gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names,
-			JsonArray *fields, GntLiveData *live, GError **error);
+gnt_object_query_values(GntConfig *config, GntObjectKind kind, JsonArray *names, JsonArray *fields,
+			GntLiveData *live, GError **error);
 /* The same as JSON text appended to @out, as gnt_object_query_write(). */
 gboolean
 gnt_object_query_values_write(GntConfig *config, GntObjectKind kind, JsonArray *names,

@@ -8,9 +8,9 @@
 #define FILTER_LEVELS_MAX 10
 
 static const gchar *const kind_names[] = {
-	[GNT_QUERY_KIND_UNKNOWN] = "unknown", [GNT_QUERY_KIND_TEXT] = "text",
-	[GNT_QUERY_KIND_BOOL] = "bool",	      [GNT_QUERY_KIND_NUMBER] = "number",
-	[GNT_QUERY_KIND_FLOAT] = "float",     [GNT_QUERY_KIND_UNIT] = "unit",
+	[GNT_QUERY_KIND_UNKNOWN] = "unknown",	  [GNT_QUERY_KIND_TEXT] = "text",
+	[GNT_QUERY_KIND_BOOL] = "bool",		  [GNT_QUERY_KIND_NUMBER] = "number",
+	[GNT_QUERY_KIND_FLOAT] = "float",	  [GNT_QUERY_KIND_UNIT] = "unit",
 	[GNT_QUERY_KIND_TIMESTAMP] = "timestamp", [GNT_QUERY_KIND_OTHER] = "other",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(kind_names) == GNT_QUERY_KIND_LAST);
@@ -177,12 +177,12 @@ static const struct {
 	FilterOp op;
 	FilterShape shape;
 } filter_ops[] = {
-	{"&", OP_AND, SHAPE_LOGIC},	  {"|", OP_OR, SHAPE_LOGIC},
-	{"!", OP_NOT, SHAPE_NOT},	  {"?", OP_TRUE, SHAPE_FIELD},
-	{"==", OP_EQUAL, SHAPE_BINARY},	  {"=", OP_EQUAL, SHAPE_BINARY},
+	{"&", OP_AND, SHAPE_LOGIC},	    {"|", OP_OR, SHAPE_LOGIC},
+	{"!", OP_NOT, SHAPE_NOT},	    {"?", OP_TRUE, SHAPE_FIELD},
+	{"==", OP_EQUAL, SHAPE_BINARY},	    {"=", OP_EQUAL, SHAPE_BINARY},
 	{"!=", OP_NOT_EQUAL, SHAPE_BINARY}, {"<", OP_LT, SHAPE_BINARY},
-	{">", OP_GT, SHAPE_BINARY},	  {"<=", OP_LE, SHAPE_BINARY},
-	{">=", OP_GE, SHAPE_BINARY},	  {"=~", OP_REGEXP, SHAPE_BINARY},
+	{">", OP_GT, SHAPE_BINARY},	    {"<=", OP_LE, SHAPE_BINARY},
+	{">=", OP_GE, SHAPE_BINARY},	    {"=~", OP_REGEXP, SHAPE_BINARY},
 	{"=[]", OP_CONTAINS, SHAPE_BINARY},
 };
 
@@ -285,8 +285,8 @@ filter_expect_operands(const gchar *op, guint n_operands, guint expected, GError
 }
 
 static gboolean
-filter_compile_binary(Filter *filter, FilterCompiler *compiler, const gchar *op,
-		      JsonArray *list, GError **error)
+filter_compile_binary(Filter *filter, FilterCompiler *compiler, const gchar *op, JsonArray *list,
+		      GError **error)
 {
 	const gchar *pattern;
 	g_autoptr(GError) error_local = NULL;
@@ -362,7 +362,8 @@ filter_compile(FilterCompiler *compiler, JsonNode *node, guint level, GError **e
 			break;
 	}
 	if (i == G_N_ELEMENTS(filter_ops)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown filter operator '%s'", op);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown filter operator '%s'",
+			    op);
 		return NULL;
 	}
 	filter->op = filter_ops[i].op;
@@ -380,8 +381,8 @@ filter_compile(FilterCompiler *compiler, JsonNode *node, guint level, GError **e
 	case SHAPE_FIELD:
 		if (!filter_expect_operands(op, n_operands, 1, error))
 			return NULL;
-		filter->field = filter_compile_field(compiler, op, json_array_get_element(list, 1),
-						     error);
+		filter->field =
+			filter_compile_field(compiler, op, json_array_get_element(list, 1), error);
 		if (filter->field == NULL)
 			return NULL;
 		break;
@@ -826,8 +827,8 @@ gnt_query_write_values(GntQuery *self, gconstpointer item, gpointer user_data, G
 void
 gnt_query_write_response_start(GntQuery *self, GString *out)
 {
-	g_autoptr(JsonNode) definitions =
-		gnt_json_node_new_array(columns_definitions(self->columns));
+	g_autoptr(JsonNode)
+		definitions = gnt_json_node_new_array(columns_definitions(self->columns));
 
 	g_string_append(out, "{\"fields\":");
 	gnt_json_append(out, definitions);

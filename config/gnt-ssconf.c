@@ -102,9 +102,10 @@ add_info_list(GHashTable *files, const gchar *key, JsonObject *info, const gchar
 	for (guint i = 0; i < json_array_get_length(list); i++) {
 		JsonNode *item = json_array_get_element(list, i);
 		g_autofree gchar *text = JSON_NODE_HOLDS_VALUE(item) &&
-						 json_node_get_value_type(item) == G_TYPE_STRING
-					 ? g_strdup(json_node_get_string(item))
-					 : gnt_json_to_string(item);
+							 json_node_get_value_type(item) ==
+								 G_TYPE_STRING
+						 ? g_strdup(json_node_get_string(item))
+						 : gnt_json_to_string(item);
 
 		add_line(files, key, text);
 	}
@@ -125,10 +126,11 @@ add_hvparams(GHashTable *files, JsonObject *info, const gchar *hv)
 	names = g_list_sort(json_object_get_members(params), (GCompareFunc)g_strcmp0);
 	for (GList *l = names; l != NULL; l = l->next) {
 		JsonNode *value = json_object_get_member(params, l->data);
-		g_autofree gchar *text =
-			JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING
-				? g_strdup(json_node_get_string(value))
-				: gnt_json_to_string(value);
+		g_autofree gchar *text = JSON_NODE_HOLDS_VALUE(value) &&
+							 json_node_get_value_type(value) ==
+								 G_TYPE_STRING
+						 ? g_strdup(json_node_get_string(value))
+						 : gnt_json_to_string(value);
 		g_autofree gchar *line = g_strdup_printf("%s=%s", (const gchar *)l->data, text);
 
 		add_line(files, key, line);
@@ -159,17 +161,19 @@ add_nodes(GHashTable *files, GPtrArray *nodes, const gchar *master)
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
 		const gchar *name = record_string(node, "name");
-		g_autofree gchar *pip = g_strdup_printf("%s %s", name, record_string(node, "primary_ip"));
+		g_autofree gchar *pip =
+			g_strdup_printf("%s %s", name, record_string(node, "primary_ip"));
 		g_autofree gchar *sip =
 			g_strdup_printf("%s %s", name, record_string(node, "secondary_ip"));
-		g_autofree gchar *vm = g_strdup_printf("%s=%s", name,
-						       py_bool(record_bool(node, "vm_capable")));
+		g_autofree gchar *vm =
+			g_strdup_printf("%s=%s", name, py_bool(record_bool(node, "vm_capable")));
 
 		add_line(files, "node_list", name);
 		add_line(files, "node_primary_ips", pip);
 		add_line(files, "node_secondary_ips", sip);
 		add_line(files, "node_vm_capable", vm);
-		add_line(files, record_bool(node, "offline") ? "offline_nodes" : "online_nodes", name);
+		add_line(files, record_bool(node, "offline") ? "offline_nodes" : "online_nodes",
+			 name);
 		if (record_bool(node, "master_candidate")) {
 			add_line(files, "master_candidates", name);
 			add_line(files, "master_candidates_ips", record_string(node, "primary_ip"));
@@ -183,8 +187,8 @@ add_nodes(GHashTable *files, GPtrArray *nodes, const gchar *master)
 GHashTable *
 gnt_ssconf_build(GntConfig *config)
 {
-	g_autoptr(GHashTable) files =
-		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, string_free);
+	g_autoptr(GHashTable)
+		files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, string_free);
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
 	g_autoptr(GPtrArray) nodes = gnt_config_dup_objects(config, GNT_OBJECT_NODE);
 	g_autoptr(GPtrArray) instances = gnt_config_dup_objects(config, GNT_OBJECT_INSTANCE);
@@ -218,7 +222,8 @@ gnt_ssconf_build(GntConfig *config)
 	add_line(files, "primary_ip_family", family == 6 ? "10" : "2");
 	add_nodes(files, nodes, record_string(info, "master"));
 	for (guint i = 0; i < instances->len; i++)
-		add_line(files, "instance_list", record_string(g_ptr_array_index(instances, i), "name"));
+		add_line(files, "instance_list",
+			 record_string(g_ptr_array_index(instances, i), "name"));
 
 	out = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	g_hash_table_iter_init(&iter, files);

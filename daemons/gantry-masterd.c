@@ -16,9 +16,9 @@
 #include "gnt-rpc-client.h"
 #include "gnt-ssconf.h"
 
-#define MASTERD_NAME		 "gantry-masterd"
-#define MASTERD_DEFAULT_MAX_JOBS 20
-#define MASTERD_SHUTDOWN_GRACE_MS 5000
+#define MASTERD_NAME		   "gantry-masterd"
+#define MASTERD_DEFAULT_MAX_JOBS   20
+#define MASTERD_SHUTDOWN_GRACE_MS  5000
 #define MASTERD_AUTO_ARCHIVE_AGE_S (6 * 3600)
 /* how often half-made instances are looked for again (gnt-recovery.h) */
 #define MASTERD_RECOVERY_INTERVAL_S 300
@@ -151,7 +151,8 @@ master_start(gpointer state, const GntPaths *paths, gconstpointer options, GErro
 	 * undone now, and retried until nothing is left */
 	self->recovery = gnt_recovery_new(self->queue, self->config);
 	gnt_recovery_run(self->recovery);
-	self->recovery_timer = g_timeout_add_seconds(MASTERD_RECOVERY_INTERVAL_S, recovery_cb, self);
+	self->recovery_timer =
+		g_timeout_add_seconds(MASTERD_RECOVERY_INTERVAL_S, recovery_cb, self);
 	g_message("started (pid %d, root '%s', at most %" G_GINT64_FORMAT " jobs running)",
 		  (int)getpid(), gnt_paths_get_root(paths), max_running);
 	return TRUE;
@@ -181,9 +182,10 @@ parse_options(int *argc, char ***argv, MasterdOptions *opts, GError **error)
 		return FALSE;
 	}
 	if (opts->max_running_jobs < 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "--max-running-jobs must be 0 (the cluster's setting) or more, not '%d'",
-			    opts->max_running_jobs);
+		g_set_error(
+			error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			"--max-running-jobs must be 0 (the cluster's setting) or more, not '%d'",
+			opts->max_running_jobs);
 		return FALSE;
 	}
 	return TRUE;

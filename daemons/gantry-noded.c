@@ -160,8 +160,7 @@ parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 		{"print-uri", 0, 0, G_OPTION_ARG_NONE, &opts->print_uri,
 		 "Print the URI listened on once ready", NULL},
 		{"join", 0, 0, G_OPTION_ARG_STRING, &opts->join,
-		 "Join the cluster with the one-time TOKEN the master made for this node",
-		 "TOKEN"},
+		 "Join the cluster with the one-time TOKEN the master made for this node", "TOKEN"},
 		{"address", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->addresses,
 		 "With --join: an address of this node for its certificate (repeatable)",
 		 "ADDRESS"},
@@ -171,8 +170,8 @@ parse_options(int *argc, char ***argv, NodedOptions *opts, GError **error)
 		{NULL},
 	};
 
-	if (!gnt_daemon_parse_options(argc, argv, entries, "The Gantry node daemon.",
-				      noded_help, error))
+	if (!gnt_daemon_parse_options(argc, argv, entries, "The Gantry node daemon.", noded_help,
+				      error))
 		return FALSE;
 	if (opts->listen == NULL)
 		opts->listen = g_strdup("0.0.0.0:1811");

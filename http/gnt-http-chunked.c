@@ -110,7 +110,8 @@ gnt_http_chunked_decode(GntHttpChunked *self, const guint8 *data, gsize len, GBy
 				self->state = STATE_SIZE;
 			}
 		} else {
-			gsize max_line = self->state == STATE_SIZE ? MAX_SIZE_LINE : MAX_TRAILER_LINE;
+			gsize max_line = self->state == STATE_SIZE ? MAX_SIZE_LINE
+								   : MAX_TRAILER_LINE;
 
 			nl = memchr(p, '\n', MIN(avail, max_line + 1));
 			if (nl == NULL) {

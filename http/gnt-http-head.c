@@ -96,7 +96,8 @@ parse_request_line(const guint8 *line, gsize len, GntHttpHead *head, guint *stat
 	} else if (version_len == 8 && memcmp(version, "HTTP/1.0", 8) == 0) {
 		head->version = SOUP_HTTP_1_0;
 	} else if (version_len == 8 && memcmp(version, "HTTP/", 5) == 0 &&
-		   g_ascii_isdigit(version[5]) && version[6] == '.' && g_ascii_isdigit(version[7])) {
+		   g_ascii_isdigit(version[5]) && version[6] == '.' &&
+		   g_ascii_isdigit(version[7])) {
 		*status = 505;
 		*why = "HTTP version not supported";
 		return FALSE;
@@ -164,7 +165,8 @@ static gboolean
 has_encoded_slash(const gchar *path, gsize len)
 {
 	for (gsize i = 0; i + 2 < len; i++) {
-		if (path[i] == '%' && path[i + 1] == '2' && (path[i + 2] == 'f' || path[i + 2] == 'F'))
+		if (path[i] == '%' && path[i + 1] == '2' &&
+		    (path[i + 2] == 'f' || path[i + 2] == 'F'))
 			return TRUE;
 	}
 	return FALSE;

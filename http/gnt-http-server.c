@@ -107,8 +107,8 @@ date_header(void)
 GHashTable *
 gnt_http_parse_query(const gchar *query)
 {
-	GHashTable *table =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
+	GHashTable *table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						  (GDestroyNotify)g_ptr_array_unref);
 	g_auto(GStrv) pairs = g_strsplit(query, "&", -1);
 
 	for (guint i = 0; pairs[i] != NULL; i++) {
@@ -205,7 +205,7 @@ struct _GntHttpServer {
 	GSource *accept_retry;
 	gboolean accept_paused; /* at max_clients, or accept() failed */
 
-	GQueue conns; /* GntHttpConn, oldest first */
+	GQueue conns;	      /* GntHttpConn, oldest first */
 	GHashTable *unproven; /* peer address → its unproven connections (GUINT_TO_POINTER) */
 	guint n_handshakes;   /* handshake threads whose end is not yet back */
 	GSource *sweep;
@@ -261,9 +261,9 @@ struct _GntHttpConn {
 	GByteArray *chunked_body;
 
 	/* who is asking */
-	gchar *address;	    /* the peer's IP address; NULL: a unix socket */
-	gboolean proven;    /* a whole request head arrived (or the client is trusted) */
-	gboolean trusted;   /* verify_client passed */
+	gchar *address;	     /* the peer's IP address; NULL: a unix socket */
+	gboolean proven;     /* a whole request head arrived (or the client is trusted) */
+	gboolean trusted;    /* verify_client passed */
 	gchar *client_error; /* why not, when a verify_client is set */
 	GCancellable *handshake_cancel; /* while the TLS handshake runs */
 
@@ -275,10 +275,14 @@ struct _GntHttpConn {
 	gsize drained;
 };
 
-static void conn_run(GntHttpConn *conn);
-static void server_resume_accept(GntHttpServer *self);
-static void listener_start_accept(Listener *listener);
-static void listener_stop_accept(Listener *listener);
+static void
+conn_run(GntHttpConn *conn);
+static void
+server_resume_accept(GntHttpServer *self);
+static void
+listener_start_accept(Listener *listener);
+static void
+listener_stop_accept(Listener *listener);
 
 /* Whether @listener may have one more connection. */
 static gboolean
@@ -545,14 +549,15 @@ conn_write(GntHttpConn *conn)
 			conn->out_off = 0;
 			continue;
 		}
-		n = g_pollable_output_stream_write_nonblocking(
-			conn->out, data + conn->out_off, size - conn->out_off, NULL, &error);
+		n = g_pollable_output_stream_write_nonblocking(conn->out, data + conn->out_off,
+							       size - conn->out_off, NULL, &error);
 		if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
 			conn_wait(conn, TRUE);
 			return FALSE;
 		}
 		if (n <= 0) {
-			g_debug("writing an answer: %s", error != NULL ? error->message : "nothing written");
+			g_debug("writing an answer: %s",
+				error != NULL ? error->message : "nothing written");
 			conn_close(conn);
 			return FALSE;
 		}
@@ -710,11 +715,11 @@ conn_parse_head(GntHttpConn *conn, gsize head_len)
 	/* where clients are to show a certificate, only that proves them */
 	if (conn->server->options.verify_client == NULL)
 		conn_set_proven(conn);
-	conn->keep_alive =
-		conn->version == SOUP_HTTP_1_1
-			? !soup_message_headers_header_contains(conn->headers, "Connection", "close")
-			: soup_message_headers_header_contains(conn->headers, "Connection",
-							       "keep-alive");
+	conn->keep_alive = conn->version == SOUP_HTTP_1_1
+				   ? !soup_message_headers_header_contains(conn->headers,
+									   "Connection", "close")
+				   : soup_message_headers_header_contains(
+					     conn->headers, "Connection", "keep-alive");
 	/* one client's "close" must not end the stream the others share */
 	if (conn_is_shared_stream(conn))
 		conn->keep_alive = TRUE;
@@ -820,7 +825,8 @@ conn_process(GntHttpConn *conn)
 			return FALSE;
 		if (!done)
 			return TRUE;
-		conn_dispatch(conn, g_byte_array_free_to_bytes(g_steal_pointer(&conn->chunked_body)),
+		conn_dispatch(conn,
+			      g_byte_array_free_to_bytes(g_steal_pointer(&conn->chunked_body)),
 			      conn->chunk_pos);
 		return FALSE;
 	}
@@ -999,8 +1005,8 @@ handshake_done_cb(gpointer user_data)
 	if (conn->state == CONN_CLOSED) {
 		g_socket_close(conn->socket, NULL); /* conn_close() left it to us */
 	} else if (hs->error != NULL) {
-		g_debug("TLS handshake with %s: %s", conn->address != NULL ? conn->address : "a client",
-			hs->error->message);
+		g_debug("TLS handshake with %s: %s",
+			conn->address != NULL ? conn->address : "a client", hs->error->message);
 		conn_close(conn);
 	} else {
 		conn->trusted = hs->trusted;
@@ -1111,7 +1117,8 @@ conn_new(Listener *listener, GSocket *socket)
 	g_socket_set_blocking(socket, FALSE);
 	if (g_socket_get_family(socket) != G_SOCKET_FAMILY_UNIX)
 		(void)g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
-	if (address != NULL && unproven_count(self, address) >= self->options.max_clients_per_address &&
+	if (address != NULL &&
+	    unproven_count(self, address) >= self->options.max_clients_per_address &&
 	    !close_oldest_unproven(self, address)) {
 		g_socket_close(socket, NULL);
 		return;
@@ -1120,15 +1127,13 @@ conn_new(Listener *listener, GSocket *socket)
 		/* no database, rather than the default one: the system's
 		 * trust store says nothing about a client, and loading it
 		 * costs megabytes per handshake; verify_client checks */
-		stream = g_initable_new(g_tls_backend_get_server_connection_type(
-						g_tls_backend_get_default()),
-					NULL, &error, "base-io-stream", base, "certificate",
-					self->options.certificate, "database", NULL,
-					"authentication-mode",
-					self->options.verify_client != NULL
-						? G_TLS_AUTHENTICATION_REQUESTED
-						: G_TLS_AUTHENTICATION_NONE,
-					"require-close-notify", FALSE, NULL);
+		stream = g_initable_new(
+			g_tls_backend_get_server_connection_type(g_tls_backend_get_default()), NULL,
+			&error, "base-io-stream", base, "certificate", self->options.certificate,
+			"database", NULL, "authentication-mode",
+			self->options.verify_client != NULL ? G_TLS_AUTHENTICATION_REQUESTED
+							    : G_TLS_AUTHENTICATION_NONE,
+			"require-close-notify", FALSE, NULL);
 		if (stream == NULL) {
 			g_warning("cannot start TLS on a new connection: %s", error->message);
 			g_socket_close(socket, NULL);
@@ -1218,7 +1223,8 @@ gnt_http_request_respond(GntHttpRequest *request, GBytes *response, GBytes *body
 
 /* ---- listening ---- */
 
-static void server_pause_accept(GntHttpServer *self, guint retry_ms);
+static void
+server_pause_accept(GntHttpServer *self, guint retry_ms);
 
 static gboolean
 accept_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
@@ -1355,9 +1361,9 @@ sweep_cb(gpointer user_data)
 		if (conn->deadline == 0 || now < conn->deadline)
 			continue;
 		if (conn->state != CONN_DRAINING)
-			g_debug("closing a connection: %s", conn->idle_since != 0
-								   ? "idle too long"
-								   : "request not complete in time");
+			g_debug("closing a connection: %s",
+				conn->idle_since != 0 ? "idle too long"
+						      : "request not complete in time");
 		conn_close(conn);
 	}
 	return G_SOURCE_CONTINUE;
@@ -1532,8 +1538,7 @@ gnt_http_server_init(GntHttpServer *self)
 }
 
 GntHttpServer *
-gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler,
-		    gpointer user_data)
+gnt_http_server_new(const GntHttpServerOptions *options, GntHttpHandler handler, gpointer user_data)
 {
 	GntHttpServer *self;
 	struct rlimit limit;

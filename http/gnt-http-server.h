@@ -43,10 +43,10 @@ G_BEGIN_DECLS
  * e.g. after a worker thread built the answer.
  */
 
-#define GNT_HTTP_DEFAULT_MAX_CLIENTS	 100
-#define GNT_HTTP_DEFAULT_REQUEST_TIMEOUT 30 /* seconds for a request's head and body */
-#define GNT_HTTP_DEFAULT_KEEP_ALIVE	 30 /* seconds an idle connection is kept */
-#define GNT_HTTP_DEFAULT_MAX_BODY	 (10 * 1024 * 1024)
+#define GNT_HTTP_DEFAULT_MAX_CLIENTS		  100
+#define GNT_HTTP_DEFAULT_REQUEST_TIMEOUT	  30 /* seconds for a request's head and body */
+#define GNT_HTTP_DEFAULT_KEEP_ALIVE		  30 /* seconds an idle connection is kept */
+#define GNT_HTTP_DEFAULT_MAX_BODY		  (10 * 1024 * 1024)
 #define GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS 32
 
 /* How an answer must be framed for the request it answers. */

@@ -18,13 +18,13 @@
 
 #define TUN_PATH "/dev/net/tun"
 /* gnt.com.0 ... gnt.com.9999 (an interface name has at most 15 bytes) */
-#define MAX_CHANNELS 10000
+#define MAX_CHANNELS	  10000
 #define COMMAND_TIMEOUT_S 30
 /* bit 12 of the capability sets */
 #define CAP_NET_ADMIN_BIT 12
 /* where `ip` and `nft` live (gnt_subprocess_run()'s PATH) */
-static const gchar *const tool_dirs[] = {"/usr/local/sbin", "/usr/sbin", "/sbin", "/usr/bin",
-					 "/bin", NULL};
+static const gchar *const tool_dirs[] = {"/usr/local/sbin", "/usr/sbin", "/sbin",
+					 "/usr/bin",	    "/bin",	 NULL};
 
 /* Replaced whole in one transaction: declaring the table first makes the
  * delete succeed when it did not exist, so loading is idempotent and an
@@ -138,10 +138,11 @@ gnt_channel_configure_device(const gchar *device, const gchar *ip, GError **erro
 {
 	g_autofree gchar *route = g_strdup_printf("%s/32", ip);
 	const gchar *const addr_argv[] = {
-		"ip", "-4", "addr", "replace", GNT_CHANNEL_SERVER_ADDRESS "/32", "dev", device, NULL};
+		"ip",  "-4",   "addr", "replace", GNT_CHANNEL_SERVER_ADDRESS "/32",
+		"dev", device, NULL};
 	const gchar *const up_argv[] = {"ip", "link", "set", "dev", device, "up", NULL};
-	const gchar *const route_argv[] = {"ip", "-4", "route", "replace", route, "dev", device,
-					   NULL};
+	const gchar *const route_argv[] = {"ip",  "-4",	 "route", "replace",
+					   route, "dev", device,  NULL};
 
 	g_return_val_if_fail(device != NULL, FALSE);
 

@@ -21,7 +21,7 @@ gnt_channel_free(GntChannel *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntChannel, gnt_channel_free)
 
 /* The prefix of every channel tap's name, and the host side's address. */
-#define GNT_CHANNEL_DEVICE_PREFIX "gnt.com."
+#define GNT_CHANNEL_DEVICE_PREFIX  "gnt.com."
 #define GNT_CHANNEL_SERVER_ADDRESS "169.254.169.254"
 /* the guests' netmask on the channel: 169.254.0.0/16 */
 #define GNT_CHANNEL_NETMASK "255.255.0.0"

@@ -63,8 +63,9 @@ start_record(const GntHvInstance *inst, GHashTable *hvparams, gboolean paused)
 	json_builder_set_member_name(builder, "uuid");
 	json_builder_add_string_value(builder, inst->uuid);
 	json_builder_set_member_name(builder, "state");
-	json_builder_add_string_value(
-		builder, gnt_hv_state_to_string(paused ? GNT_HV_STATE_PAUSED : GNT_HV_STATE_RUNNING));
+	json_builder_add_string_value(builder,
+				      gnt_hv_state_to_string(paused ? GNT_HV_STATE_PAUSED
+								    : GNT_HV_STATE_RUNNING));
 	json_builder_set_member_name(builder, "memory_mib");
 	json_builder_add_int_value(builder, (gint64)inst->memory_mib);
 	json_builder_set_member_name(builder, "vcpus");
@@ -313,8 +314,8 @@ fake_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *c
 	console_fd = open(app->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (console_fd < 0) {
 		int errsv = errno;
-		g_autofree gchar *what = g_strdup_printf("opening the console log '%s'",
-							 app->console_log);
+		g_autofree gchar *what =
+			g_strdup_printf("opening the console log '%s'", app->console_log);
 
 		gnt_error_set_errno(error, errsv, what);
 		g_prefix_error(error, "install appliance of instance '%s': ", app->name);

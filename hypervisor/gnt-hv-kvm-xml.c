@@ -166,7 +166,8 @@ append_disk(GString *xml, const GntHvDisk *disk, guint index, GHashTable *hvpara
 		return FALSE;
 	}
 	append(xml, "    <disk type='%s' device='disk'>\n", block ? "block" : "file");
-	append(xml, "      <driver name='qemu' type='%s'", gnt_hv_disk_format_to_string(disk->format));
+	append(xml, "      <driver name='qemu' type='%s'",
+	       gnt_hv_disk_format_to_string(disk->format));
 	if (!g_str_equal(cache, "default"))
 		append(xml, " cache='%s'", cache);
 	g_string_append(xml, "/>\n");
@@ -242,12 +243,11 @@ append_serial(GString *xml, const gchar *log)
 	g_string_append(xml, "    <serial type='pty'>\n");
 	if (log != NULL)
 		append(xml, "      <log file='%s' append='off'/>\n", log);
-	g_string_append(xml,
-			"      <target port='0'/>\n"
-			"    </serial>\n"
-			"    <console type='pty'>\n"
-			"      <target type='serial' port='0'/>\n"
-			"    </console>\n");
+	g_string_append(xml, "      <target port='0'/>\n"
+			     "    </serial>\n"
+			     "    <console type='pty'>\n"
+			     "      <target type='serial' port='0'/>\n"
+			     "    </console>\n");
 }
 
 #define QEMU_XML_NS "http://libvirt.org/schemas/domain/qemu/1.0"
@@ -345,12 +345,11 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 	       "    <cmdline>%s</cmdline>\n"
 	       "  </os>\n",
 	       app->kernel, app->initrd, cmdline);
-	g_string_append(xml,
-			"  <features>\n    <acpi/>\n  </features>\n"
-			"  <on_poweroff>destroy</on_poweroff>\n"
-			"  <on_reboot>destroy</on_reboot>\n"
-			"  <on_crash>destroy</on_crash>\n"
-			"  <devices>\n");
+	g_string_append(xml, "  <features>\n    <acpi/>\n  </features>\n"
+			     "  <on_poweroff>destroy</on_poweroff>\n"
+			     "  <on_reboot>destroy</on_reboot>\n"
+			     "  <on_crash>destroy</on_crash>\n"
+			     "  <devices>\n");
 	for (guint i = 0; i < n_disks; i++) {
 		gboolean appliance = i == app->disks->len;
 		const GntHvDisk *disk = appliance ? NULL : app->disks->pdata[i];
@@ -402,8 +401,7 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	append(xml, "  <uuid>%s</uuid>\n", inst->uuid);
 	append(xml,
 	       "  <metadata>\n"
-	       "    <gantry:instance xmlns:gantry='%s' name='%s' started='%" G_GINT64_FORMAT
-	       "'/>\n"
+	       "    <gantry:instance xmlns:gantry='%s' name='%s' started='%" G_GINT64_FORMAT "'/>\n"
 	       "  </metadata>\n",
 	       GNT_HV_KVM_XML_NS, inst->name, started);
 	append(xml, "  <memory unit='MiB'>%" G_GUINT64_FORMAT "</memory>\n", inst->memory_mib);
@@ -413,11 +411,10 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	if (gnt_hv_params_get_bool(hvparams, "acpi"))
 		g_string_append(xml, "  <features>\n    <acpi/>\n  </features>\n");
 	append_cpu(xml, hvparams);
-	g_string_append(xml,
-			"  <on_poweroff>destroy</on_poweroff>\n"
-			"  <on_reboot>restart</on_reboot>\n"
-			"  <on_crash>destroy</on_crash>\n"
-			"  <devices>\n");
+	g_string_append(xml, "  <on_poweroff>destroy</on_poweroff>\n"
+			     "  <on_reboot>restart</on_reboot>\n"
+			     "  <on_crash>destroy</on_crash>\n"
+			     "  <devices>\n");
 	for (guint i = 0; i < inst->disks->len; i++) {
 		if (!append_disk(xml, inst->disks->pdata[i], i, hvparams, &counters, error)) {
 			g_prefix_error(error, "instance '%s': ", inst->name);
@@ -432,9 +429,8 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 		append_nic(xml, inst->nics->pdata[i], hvparams);
 	append_channel_tap(xml, inst->channel);
 	append_serial(xml, inst->console_log);
-	g_string_append(xml,
-			"    <memballoon model='none'/>\n"
-			"  </devices>\n");
+	g_string_append(xml, "    <memballoon model='none'/>\n"
+			     "  </devices>\n");
 	append_channel_slirp(xml, inst->channel);
 	g_string_append(xml, "</domain>\n");
 	return g_string_free(g_steal_pointer(&xml), FALSE);

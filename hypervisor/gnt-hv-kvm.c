@@ -298,8 +298,8 @@ state_from_virt(gint state)
 static gint64
 domain_started(virDomainPtr dom)
 {
-	g_autofree gchar *meta = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
-						       GNT_HV_KVM_XML_NS, 0);
+	g_autofree gchar *meta =
+		virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, GNT_HV_KVM_XML_NS, 0);
 	g_autoptr(GRegex) re = NULL;
 	g_autoptr(GMatchInfo) match = NULL;
 	g_autofree gchar *digits = NULL;
@@ -528,8 +528,7 @@ appliance_wait_release(gpointer data)
 }
 
 static int
-appliance_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail,
-		       void *opaque)
+appliance_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
 {
 	ApplianceWait *wait = opaque;
 	const gchar *name = virDomainGetName(dom);
@@ -549,7 +548,11 @@ appliance_lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int deta
 	return 0;
 }
 
-typedef enum { WAIT_STOPPED, WAIT_TIMED_OUT, WAIT_CANCELLED } WaitOutcome;
+typedef enum {
+	WAIT_STOPPED,
+	WAIT_TIMED_OUT,
+	WAIT_CANCELLED
+} WaitOutcome;
 
 /* The pid of the qemu running domain @dom_name, from the system libvirt's
  * pid file; 0 when it cannot be read (another URI, another layout). */
@@ -627,7 +630,8 @@ appliance_wait(ApplianceWait *wait, virDomainPtr dom, pid_t qemu_pid, gint64 dea
 			gone = domain_is_gone(dom);
 			g_mutex_lock(&wait->lock);
 			if (gone) {
-				g_debug("appliance '%s' gone without a stopped event", wait->dom_name);
+				g_debug("appliance '%s' gone without a stopped event",
+					wait->dom_name);
 				wait->stopped = TRUE;
 				wait->stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
 			}
@@ -688,8 +692,8 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	wait->dom_name = g_strdup(dom_name);
 	callback = virConnectDomainEventRegisterAny(
 		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK(appliance_lifecycle_cb),
-		g_atomic_rc_box_acquire(wait), appliance_wait_release);
+		VIR_DOMAIN_EVENT_CALLBACK(appliance_lifecycle_cb), g_atomic_rc_box_acquire(wait),
+		appliance_wait_release);
 	if (callback < 0) {
 		appliance_wait_release(wait); /* the callback's reference */
 		appliance_wait_release(wait);
@@ -700,8 +704,7 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	g_debug("starting the install appliance '%s':\n%s", dom_name, xml);
 	dom = virDomainCreateXML(conn, xml, 0);
 	if (dom == NULL) {
-		set_virt_error(error, "starting the install appliance of instance '%s'",
-			       app->name);
+		set_virt_error(error, "starting the install appliance of instance '%s'", app->name);
 		virConnectDomainEventDeregisterAny(conn, callback);
 		appliance_wait_release(wait);
 		return FALSE;

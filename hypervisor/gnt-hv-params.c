@@ -12,9 +12,9 @@ static const gchar *const accel_choices[] = {"kvm", "tcg", NULL};
 static const gchar *const boot_order_choices[] = {"disk", "cdrom", "network", NULL};
 static const gchar *const disk_cache_choices[] = {"default", "none", "writethrough", "writeback",
 						  NULL};
-static const gchar *const nic_type_choices[] = {"paravirtual", "e1000", "rtl8139", "i82551",
-						"i82557b", "i82559er", "pcnet", "ne2k_pci",
-						NULL};
+static const gchar *const nic_type_choices[] = {"paravirtual", "e1000",	   "rtl8139",
+						"i82551",      "i82557b",  "i82559er",
+						"pcnet",       "ne2k_pci", NULL};
 static const gchar *const disk_type_choices[] = {"paravirtual", "ide", "scsi", "sata", NULL};
 
 static const GntHvParamSpec kvm_params[] = {
@@ -125,8 +125,8 @@ check_value(const gchar *hv_name, const GntHvParamSpec *spec, const gchar *value
 		if (value[0] == '\0' || g_path_is_absolute(value))
 			return TRUE;
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "hypervisor parameter '%s' must be an absolute path, not '%s'", spec->name,
-			    value);
+			    "hypervisor parameter '%s' must be an absolute path, not '%s'",
+			    spec->name, value);
 		return FALSE;
 	case GNT_HV_PARAM_BOOL:
 		if (parse_bool(value, &b))
@@ -227,8 +227,7 @@ overlay(GHashTable *out, const gchar *hv_name, GHashTable *params)
 }
 
 GHashTable *
-gnt_hv_params_fill(const gchar *hv_name, GHashTable *cluster, GHashTable *instance,
-		   GError **error)
+gnt_hv_params_fill(const gchar *hv_name, GHashTable *cluster, GHashTable *instance, GError **error)
 {
 	g_autoptr(GHashTable) out = NULL;
 	gsize n = 0;
@@ -276,16 +275,18 @@ gnt_hv_params_from_json(const gchar *hv_name, JsonObject *obj, GError **error)
 		} else if (g_str_equal(type, "integer")) {
 			if (!gnt_json_node_get_int(node, what, &n, error))
 				return NULL;
-			g_hash_table_insert(out, g_strdup(key), g_strdup_printf("%" G_GINT64_FORMAT, n));
+			g_hash_table_insert(out, g_strdup(key),
+					    g_strdup_printf("%" G_GINT64_FORMAT, n));
 		} else if (g_str_equal(type, "boolean")) {
 			if (!gnt_json_get_bool(obj, key, &b, error))
 				return NULL;
 			g_hash_table_insert(out, g_strdup(key), g_strdup(b ? "true" : "false"));
 		} else {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "hypervisor parameter '%s' must be a string, boolean or integer, "
-				    "not %s",
-				    key, type);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				"hypervisor parameter '%s' must be a string, boolean or integer, "
+				"not %s",
+				key, type);
 			return NULL;
 		}
 	}

@@ -54,8 +54,7 @@ gnt_hv_params_check(const gchar *hv_name, GHashTable *params, GError **error);
  * overridden by @instance (either may be NULL), checked, with booleans
  * written as "true"/"false". (transfer full) */
 GHashTable *
-gnt_hv_params_fill(const gchar *hv_name, GHashTable *cluster, GHashTable *instance,
-		   GError **error);
+gnt_hv_params_fill(const gchar *hv_name, GHashTable *cluster, GHashTable *instance, GError **error);
 
 /* Reads a JSON object of hvparams (strings, booleans, integers) into a
  * string table and checks it. (transfer full) */

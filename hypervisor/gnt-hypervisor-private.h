@@ -81,7 +81,6 @@ gnt_hv_appliance_set_timeout_error(const GntHvAppliance *app, GError **error);
  * named @dom_name. Pure, like gnt_hv_kvm_build_xml(). (transfer full)
  */
 gchar *
-gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
-			       GError **error);
+gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name, GError **error);
 
 G_END_DECLS

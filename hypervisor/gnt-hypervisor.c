@@ -40,18 +40,18 @@ enum_from_string(const gchar *const *names, guint n, const gchar *what, const gc
 	return FALSE;
 }
 
-#define ENUM_STRINGS(type, prefix, names, what)                                                 \
-	const gchar *prefix##_to_string(type value)                                             \
-	{                                                                                       \
-		return enum_to_string(names, G_N_ELEMENTS(names), value);                       \
-	}                                                                                       \
-	gboolean prefix##_from_string(const gchar *str, type *out, GError **error)              \
-	{                                                                                       \
-		guint v = 0;                                                                    \
-		if (!enum_from_string(names, G_N_ELEMENTS(names), what, str, &v, error))        \
-			return FALSE;                                                           \
-		*out = (type)v;                                                                 \
-		return TRUE;                                                                    \
+#define ENUM_STRINGS(type, prefix, names, what)                                                    \
+	const gchar *prefix##_to_string(type value)                                                \
+	{                                                                                          \
+		return enum_to_string(names, G_N_ELEMENTS(names), value);                          \
+	}                                                                                          \
+	gboolean prefix##_from_string(const gchar *str, type *out, GError **error)                 \
+	{                                                                                          \
+		guint v = 0;                                                                       \
+		if (!enum_from_string(names, G_N_ELEMENTS(names), what, str, &v, error))           \
+			return FALSE;                                                              \
+		*out = (type)v;                                                                    \
+		return TRUE;                                                                       \
 	}
 
 ENUM_STRINGS(GntHvDiskFormat, gnt_hv_disk_format, disk_format_names, "disk format")
@@ -478,8 +478,7 @@ gnt_hypervisor_set_identity(GntHypervisor *self, const gchar *name, const gchar 
 }
 
 GntHypervisor *
-gnt_hypervisor_new(const gchar *name, const gchar *location, const gchar *prefix,
-		   GError **error)
+gnt_hypervisor_new(const gchar *name, const gchar *location, const gchar *prefix, GError **error)
 {
 	if (!gnt_hv_check_name(name, error))
 		return NULL;
@@ -684,8 +683,8 @@ gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
 	dir = g_path_get_dirname(app->console_log);
 	if (g_mkdir_with_parents(dir, 0750) != 0) {
 		gnt_error_set_errno(error, errno, dir);
-		g_prefix_error(error, "install appliance of instance '%s': console log: ",
-			       app->name);
+		g_prefix_error(error,
+			       "install appliance of instance '%s': console log: ", app->name);
 		return FALSE;
 	}
 	ok = klass->run_appliance(self, app, cancellable, error);
@@ -714,8 +713,8 @@ gnt_hypervisor_start(GntHypervisor *self, const GntHvInstance *inst, gboolean pa
 }
 
 gboolean
-gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s,
-			gboolean *forced, GError **error)
+gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s, gboolean *forced,
+			GError **error)
 {
 	gboolean dummy = FALSE;
 
@@ -724,7 +723,7 @@ gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s,
 	if (!check_instance_name(name, error))
 		return FALSE;
 	return GNT_HYPERVISOR_GET_CLASS(self)->shutdown(self, name, timeout_s,
-							 forced ? forced : &dummy, error);
+							forced ? forced : &dummy, error);
 }
 
 gboolean

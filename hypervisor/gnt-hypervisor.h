@@ -111,8 +111,8 @@ typedef struct {
 	gchar *uuid;
 	guint64 memory_mib;
 	guint vcpus;
-	GPtrArray *disks; /* GntHvDisk */
-	GPtrArray *nics;  /* GntHvNic */
+	GPtrArray *disks;     /* GntHvDisk */
+	GPtrArray *nics;      /* GntHvNic */
 	GHashTable *hvparams; /* name -> value, both strings */
 	gchar *console_log;
 	GntHvChannelNic *channel; /* communication=yes: the NIC after the others; NULL */
@@ -188,20 +188,20 @@ gnt_hv_console_read_log(const GntHvConsole *self, guint max_lines, GError **erro
  */
 typedef struct {
 	gchar *name;
-	gchar *uuid;	       /* of the appliance's domain */
-	guint64 memory_mib;    /* 512 by default */
-	guint vcpus;	       /* 1 */
-	gchar *accel;	       /* the `accel` hvparam's values: "tcg" (default) or "kvm" */
-	gchar *kernel;	       /* <appliance>/vmlinuz */
-	gchar *initrd;	       /* <appliance>/initrd.img */
-	gchar *image;	       /* <appliance>/appliance.img, attached read-only, last */
-	GPtrArray *disks;      /* GntHvDisk: the instance's, writable, in order */
+	gchar *uuid;	    /* of the appliance's domain */
+	guint64 memory_mib; /* 512 by default */
+	guint vcpus;	    /* 1 */
+	gchar *accel;	    /* the `accel` hvparam's values: "tcg" (default) or "kvm" */
+	gchar *kernel;	    /* <appliance>/vmlinuz */
+	gchar *initrd;	    /* <appliance>/initrd.img */
+	gchar *image;	    /* <appliance>/appliance.img, attached read-only, last */
+	GPtrArray *disks;   /* GntHvDisk: the instance's, writable, in order */
 	GntHvChannelNic *channel;
-	gchar *ip;	       /* the guest's channel address, 169.254.A.B */
-	gboolean debug;	       /* gantry.debug=1 on the kernel command line */
-	gchar *console_log;    /* the serial console's file (required) */
-	guint timeout_s;       /* destroyed after this long (0: never) */
-	gchar *agent;	       /* fake only: the agent script */
+	gchar *ip;	    /* the guest's channel address, 169.254.A.B */
+	gboolean debug;	    /* gantry.debug=1 on the kernel command line */
+	gchar *console_log; /* the serial console's file (required) */
+	guint timeout_s;    /* destroyed after this long (0: never) */
+	gchar *agent;	    /* fake only: the agent script */
 } GntHvAppliance;
 
 /* 512 MiB, 1 vCPU, tcg, a random uuid, no disks. */
@@ -247,7 +247,7 @@ G_DECLARE_DERIVABLE_TYPE(GntHypervisor, gnt_hypervisor, GNT, HYPERVISOR, GObject
 
 /* Default domain name prefix: instance "web1" is domain "gnt-web1". */
 #define GNT_HV_DEFAULT_PREFIX "gnt-"
-#define GNT_HV_DEFAULT_URI "qemu:///system"
+#define GNT_HV_DEFAULT_URI    "qemu:///system"
 
 /*
  * @name: "kvm" or "fake". @location: for kvm the libvirt URI (NULL:
@@ -260,8 +260,7 @@ G_DECLARE_DERIVABLE_TYPE(GntHypervisor, gnt_hypervisor, GNT, HYPERVISOR, GObject
  * built without libvirt or the state directory can not be made.
  */
 GntHypervisor *
-gnt_hypervisor_new(const gchar *name, const gchar *location, const gchar *prefix,
-		   GError **error);
+gnt_hypervisor_new(const gchar *name, const gchar *location, const gchar *prefix, GError **error);
 
 const gchar *
 gnt_hypervisor_get_name(GntHypervisor *self);
@@ -280,8 +279,8 @@ gnt_hypervisor_start(GntHypervisor *self, const GntHvInstance *inst, gboolean pa
  * destroy at once). @forced (nullable) tells whether it had to be
  * destroyed. GNT_ERROR_NOT_FOUND when it does not run. */
 gboolean
-gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s,
-			gboolean *forced, GError **error);
+gnt_hypervisor_shutdown(GntHypervisor *self, const gchar *name, guint timeout_s, gboolean *forced,
+			GError **error);
 
 /* @timeout_s: for GNT_HV_REBOOT_FULL's shutdown. GNT_ERROR_NOT_FOUND
  * when @inst does not run. */

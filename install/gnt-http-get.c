@@ -31,9 +31,8 @@ describe_tls_errors(GTlsCertificateFlags flags)
 }
 
 gboolean
-gnt_http_get_send(GntHttpGet *self, const gchar *url, guint timeout_s,
-		  GTlsDatabase *tls_database, GCallback authenticate, gpointer auth_data,
-		  GError **error)
+gnt_http_get_send(GntHttpGet *self, const gchar *url, guint timeout_s, GTlsDatabase *tls_database,
+		  GCallback authenticate, gpointer auth_data, GError **error)
 {
 	g_autoptr(GError) local_error = NULL;
 	GTlsCertificateFlags flags;

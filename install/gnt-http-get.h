@@ -27,9 +27,8 @@ typedef struct {
  * ... (...)" or "unreachable: ...", GNT_ERROR_INVALID "malformed URL".
  */
 gboolean
-gnt_http_get_send(GntHttpGet *self, const gchar *url, guint timeout_s,
-		  GTlsDatabase *tls_database, GCallback authenticate, gpointer auth_data,
-		  GError **error);
+gnt_http_get_send(GntHttpGet *self, const gchar *url, guint timeout_s, GTlsDatabase *tls_database,
+		  GCallback authenticate, gpointer auth_data, GError **error);
 
 /* Whether the answer is a 2xx, not downgraded from https to http:
  * GNT_ERROR_NOT_FOUND "HTTP 404 Not Found" (also 410), else

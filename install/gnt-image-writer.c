@@ -32,7 +32,7 @@
 /* zeroed at the start of a raw disk whose write failed half way */
 #define WIPE_BYTES (1024 * 1024)
 /* a qcow2 download may exceed the disk's size by its metadata */
-#define SPOOL_SLACK_BYTES (64 * 1024 * 1024)
+#define SPOOL_SLACK_BYTES	(64 * 1024 * 1024)
 #define QEMU_IMG_INFO_TIMEOUT_S 60
 /* qemu-img info parses untrusted headers: bounded, as OpenStack bounds it */
 #define QEMU_IMG_INFO_LIMIT_AS	"--as=1073741824"
@@ -76,7 +76,8 @@ check_location(const gchar *location, GError **error)
 	if (!location_is_url(location)) {
 		if (!g_path_is_absolute(location) || !g_utf8_validate(location, -1, NULL)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "image '%s' must be an absolute path or an http(s) URL", quoted);
+				    "image '%s' must be an absolute path or an http(s) URL",
+				    quoted);
 			return FALSE;
 		}
 		return TRUE;
@@ -190,7 +191,8 @@ gnt_image_progress_format(const GntImageProgress *progress)
 	const gchar *phase = gnt_image_phase_to_string(progress->phase);
 
 	if (progress->total == 0)
-		return g_strdup_printf("%s %.1f MB, %.1f MB/s", phase, (gdouble)progress->done / 1e6,
+		return g_strdup_printf("%s %.1f MB, %.1f MB/s", phase,
+				       (gdouble)progress->done / 1e6,
 				       gnt_image_progress_get_mb_per_s(progress));
 	return g_strdup_printf("%s %.0f%% (%.1f of %.1f MB), %.1f MB/s", phase,
 			       gnt_image_progress_get_percent(progress),
@@ -426,8 +428,8 @@ parse_image_info(const gchar *output, ImageInfo *info, GError **error)
 	}
 	info->virtual_size = (guint64)MAX(size, 0);
 	if (json_object_has_member(obj, "backing-filename"))
-		info->backing = g_strdup(json_object_get_string_member_with_default(
-			obj, "backing-filename", "?"));
+		info->backing = g_strdup(
+			json_object_get_string_member_with_default(obj, "backing-filename", "?"));
 	info->encrypted = json_object_get_boolean_member_with_default(obj, "encrypted", FALSE);
 	if (json_object_has_member(obj, "format-specific") &&
 	    gnt_json_get_object(obj, "format-specific", &specific, NULL) &&
@@ -447,14 +449,29 @@ parse_image_info(const gchar *output, ImageInfo *info, GError **error)
 static gboolean
 qemu_img_info(const gchar *path, const gchar *format, ImageInfo *info, GError **error)
 {
-	const gchar *probing[] = {"prlimit", QEMU_IMG_INFO_LIMIT_AS, QEMU_IMG_INFO_LIMIT_CPU,
-				  "qemu-img", "info", "--output=json", path, NULL};
-	const gchar *forced[] = {"prlimit", QEMU_IMG_INFO_LIMIT_AS, QEMU_IMG_INFO_LIMIT_CPU,
-				 "qemu-img", "info", "--output=json", "-f", format, path, NULL};
+	const gchar *probing[] = {"prlimit",
+				  QEMU_IMG_INFO_LIMIT_AS,
+				  QEMU_IMG_INFO_LIMIT_CPU,
+				  "qemu-img",
+				  "info",
+				  "--output=json",
+				  path,
+				  NULL};
+	const gchar *forced[] = {"prlimit",
+				 QEMU_IMG_INFO_LIMIT_AS,
+				 QEMU_IMG_INFO_LIMIT_CPU,
+				 "qemu-img",
+				 "info",
+				 "--output=json",
+				 "-f",
+				 format,
+				 path,
+				 NULL};
 	g_autofree gchar *output = NULL;
 	gint status = 0;
 
-	if (!gnt_subprocess_run(format != NULL ? forced : probing, tool_env, QEMU_IMG_INFO_TIMEOUT_S, &output, &status, error))
+	if (!gnt_subprocess_run(format != NULL ? forced : probing, tool_env,
+				QEMU_IMG_INFO_TIMEOUT_S, &output, &status, error))
 		return FALSE;
 	if (status != 0) {
 		g_autofree gchar *last = dup_last_line(output);
@@ -531,7 +548,7 @@ convert_line_cb(const gchar *line, gpointer user_data)
 
 /* How long a convert may take: qemu-img may hang on a broken target, and
  * a disk written at less than CONVERT_MIN_BYTES_PER_S is broken anyway. */
-#define CONVERT_MIN_TIMEOUT_S	  600
+#define CONVERT_MIN_TIMEOUT_S	600
 #define CONVERT_MIN_BYTES_PER_S (4 * 1024 * 1024)
 
 static guint
@@ -569,7 +586,8 @@ qemu_img_convert(const gchar *path, const gchar *format, guint64 virtual_size,
 	if (gnt_command_get_failure(cmd) != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "qemu-img convert failed (%s; a truncated or damaged image?): %s",
-			    gnt_command_get_failure(cmd), tail->len > 0 ? tail->str : "(no output)");
+			    gnt_command_get_failure(cmd),
+			    tail->len > 0 ? tail->str : "(no output)");
 		return FALSE;
 	}
 	reporter_report(&reporter, virtual_size, TRUE);
@@ -618,8 +636,9 @@ writer_write(Writer *self, const Chunk *chunk, guint64 offset)
 		if (n <= 0) {
 			int errsv = n < 0 ? errno : ENOSPC;
 
-			set_errno_error(&self->error, errsv, "writing '%s' at byte %" G_GUINT64_FORMAT,
-					self->what, offset + done);
+			set_errno_error(&self->error, errsv,
+					"writing '%s' at byte %" G_GUINT64_FORMAT, self->what,
+					offset + done);
 			return FALSE;
 		}
 		done += (gsize)n;
@@ -674,8 +693,7 @@ copy_fill(Copy *self, Chunk *chunk, GError **error)
 		n = MIN(len, CHUNK_BYTES);
 		g_clear_pointer(&self->head, g_bytes_unref);
 	}
-	if (!g_input_stream_read_all(self->in, chunk->data + n, CHUNK_BYTES - n, &got, NULL,
-				     error))
+	if (!g_input_stream_read_all(self->in, chunk->data + n, CHUNK_BYTES - n, &got, NULL, error))
 		return FALSE;
 	chunk->len = n + got;
 	return TRUE;
@@ -813,8 +831,8 @@ static void
 set_too_big(Write *self, const gchar *what, guint64 size, GError **error)
 {
 	g_set_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
-		    "%s (%" G_GUINT64_FORMAT " bytes) is larger than disk 0 '%s' (%" G_GUINT64_FORMAT
-		    " bytes)",
+		    "%s (%" G_GUINT64_FORMAT
+		    " bytes) is larger than disk 0 '%s' (%" G_GUINT64_FORMAT " bytes)",
 		    what, size, self->options->target, self->target_size);
 }
 
@@ -967,8 +985,7 @@ write_local(Write *self, const gchar *path, const gchar *expected, GError **erro
 	}
 	if (S_ISREG(st.st_mode))
 		self->result->image_bytes = (guint64)st.st_size;
-	if (strcmp(info.format, "raw") == 0 &&
-	    self->options->target_format == GNT_DISK_FORMAT_RAW)
+	if (strcmp(info.format, "raw") == 0 && self->options->target_format == GNT_DISK_FORMAT_RAW)
 		return write_raw(self, in, NULL, info.virtual_size, expected, error);
 	if (expected != NULL &&
 	    !check_file_hash(self, g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(in)),
@@ -1012,7 +1029,8 @@ fetch_head(Write *self, GntHttpGet *fetch, GError **error)
 	Copy copy = {0};
 
 	copy.reporter.total = fetch->length;
-	if (!g_input_stream_read_all(fetch->body, data, PROBE_BYTES, &got, NULL, &copy.read_error)) {
+	if (!g_input_stream_read_all(fetch->body, data, PROBE_BYTES, &got, NULL,
+				     &copy.read_error)) {
 		set_copy_error(self, &copy, error);
 		return NULL;
 	}
@@ -1076,8 +1094,8 @@ download(Write *self, GntHttpGet *fetch, GBytes *head, GError **error)
 	if (fetch->length > 0 && statvfs(self->options->work_dir, &fs) == 0 &&
 	    (guint64)fs.f_bavail * fs.f_frsize < fetch->length) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
-			    "no room to download it (%" G_GUINT64_FORMAT " bytes) into '%s' (%" G_GUINT64_FORMAT
-			    " bytes free)",
+			    "no room to download it (%" G_GUINT64_FORMAT
+			    " bytes) into '%s' (%" G_GUINT64_FORMAT " bytes free)",
 			    fetch->length, self->options->work_dir,
 			    (guint64)fs.f_bavail * fs.f_frsize);
 		return NULL;
@@ -1159,9 +1177,9 @@ gnt_image_write(const GntImageSource *source, const GntImageWriteOptions *option
 	     get_target_size(options, &self.target_size, error);
 	if (ok) {
 		local_result.target_bytes = self.target_size;
-		ok = gnt_image_source_is_url(source) ? write_url(&self, error)
-						     : write_local(&self, source->location,
-								   source->sha256, error);
+		ok = gnt_image_source_is_url(source)
+			     ? write_url(&self, error)
+			     : write_local(&self, source->location, source->sha256, error);
 	}
 	if (!remove_work_dir(options->work_dir, &cleanup_error)) {
 		g_warning("image '%s': %s", display, cleanup_error->message);

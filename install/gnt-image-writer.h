@@ -108,13 +108,13 @@ typedef struct {
 } GntImageWriteOptions;
 
 typedef struct {
-	gchar *format;		/* "raw" or "qcow2" */
-	guint64 image_bytes;	/* read from the source (the file, or the body) */
-	guint64 virtual_bytes;	/* written onto the disk (the image's virtual size) */
-	guint64 target_bytes;	/* the disk's size */
-	gdouble seconds;	/* the whole call */
-	gdouble write_seconds;	/* the write phase */
-	gchar *sha256;		/* of the image's bytes, when one was expected; else NULL */
+	gchar *format;	       /* "raw" or "qcow2" */
+	guint64 image_bytes;   /* read from the source (the file, or the body) */
+	guint64 virtual_bytes; /* written onto the disk (the image's virtual size) */
+	guint64 target_bytes;  /* the disk's size */
+	gdouble seconds;       /* the whole call */
+	gdouble write_seconds; /* the write phase */
+	gchar *sha256;	       /* of the image's bytes, when one was expected; else NULL */
 } GntImageResult;
 
 void

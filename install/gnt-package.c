@@ -11,8 +11,8 @@
 #include "gnt-http-get.h"
 
 #define FETCH_TIMEOUT_S 300
-#define READ_CHUNK (64 * 1024)
-#define MAX_PATH_LEN 4096
+#define READ_CHUNK	(64 * 1024)
+#define MAX_PATH_LEN	4096
 
 /* ---- the URL ------------------------------------------------------------------------ */
 
@@ -43,9 +43,10 @@ gnt_package_check_url(const gchar *url, GError **error)
 	}
 	if (g_uri_get_userinfo(uri) != NULL) {
 		/* the URL is shown in logs and job messages; credentials are secret */
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "the package URL must not hold credentials: give them as the "
-				    "secret parameters os-package-username and os-package-password");
+		g_set_error_literal(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			"the package URL must not hold credentials: give them as the "
+			"secret parameters os-package-username and os-package-password");
 		return FALSE;
 	}
 	path = g_uri_get_path(uri);
@@ -80,8 +81,7 @@ authenticate_cb(SoupMessage *msg, SoupAuth *auth, gboolean retrying, gpointer us
 
 /* A refusal of the credentials in words; the rest is gnt_http_get_check(). */
 static gboolean
-check_status(GntHttpGet *get, const gchar *url, const Credentials *credentials,
-	     GError **error)
+check_status(GntHttpGet *get, const gchar *url, const Credentials *credentials, GError **error)
 {
 	guint status = soup_message_get_status(get->msg);
 
@@ -113,8 +113,8 @@ set_too_big(const gchar *url, gsize max_bytes, GError **error)
 }
 
 GBytes *
-gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password,
-		  gsize max_bytes, GError **error)
+gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password, gsize max_bytes,
+		  GError **error)
 {
 	g_auto(GntHttpGet) get = {NULL};
 	g_autoptr(GError) local_error = NULL;
@@ -434,7 +434,8 @@ sanitize_all(Sanitize *self, GError **error)
 		}
 		if (++self->n_entries > GNT_PACKAGE_MAX_ENTRIES) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "the package has more than %u entries", GNT_PACKAGE_MAX_ENTRIES);
+				    "the package has more than %u entries",
+				    GNT_PACKAGE_MAX_ENTRIES);
 			return FALSE;
 		}
 		if (!sanitize_entry(self, entry, error))
@@ -457,7 +458,8 @@ gnt_package_sanitize(GBytes *tarball, GError **error)
 	/* both outlive the writer, which may still flush into them when freed */
 	g_autoptr(GByteArray) result = g_byte_array_new();
 	Sink sink = {result, FALSE};
-	g_autoptr(GHashTable) symlinks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable)
+		symlinks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(ArchiveHandle) in = archive_read_new();
 	g_autoptr(ArchiveHandle) out = archive_write_new();
 	Sanitize self = {in, out, symlinks, 0, 0, &sink};

@@ -22,7 +22,7 @@ G_BEGIN_DECLS
 #define GNT_PACKAGE_MAX_BYTES ((gsize)256 * 1024 * 1024)
 /* The most entries a package may hold, and the most bytes its files may
  * unpack to. */
-#define GNT_PACKAGE_MAX_ENTRIES 100000
+#define GNT_PACKAGE_MAX_ENTRIES	 100000
 #define GNT_PACKAGE_MAX_UNPACKED ((guint64)4 * 1024 * 1024 * 1024)
 
 /* Whether @url is an http(s) URL with a host, without credentials in it,
@@ -40,8 +40,8 @@ gnt_package_check_url(const gchar *url, GError **error);
  * Blocking. (transfer full)
  */
 GBytes *
-gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password,
-		  gsize max_bytes, GError **error);
+gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password, gsize max_bytes,
+		  GError **error);
 
 /*
  * Reads @tarball (a gzip'd tar) and writes a new gzip'd tar holding only

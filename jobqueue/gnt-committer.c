@@ -36,9 +36,9 @@ struct _GntCommitter {
 	GThread *thread;
 
 	GMutex mutex;
-	GCond pushed;	 /* something to commit, or stopping */
-	GCond committed; /* an attempt ended, or a waiter was cancelled */
-	GPtrArray *pending; /* Pushed by ticket; what a failed write kept comes first */
+	GCond pushed;	     /* something to commit, or stopping */
+	GCond committed;     /* an attempt ended, or a waiter was cancelled */
+	GPtrArray *pending;  /* Pushed by ticket; what a failed write kept comes first */
 	guint64 next_seq;    /* the last ticket handed out */
 	guint64 durable_seq; /* every ticket up to here is durable, or dropped */
 	GArray *dropped;     /* Dropped, the latest DROPPED_KEPT */
@@ -225,8 +225,10 @@ committer_thread(gpointer data)
 			g_cond_wait(&self->pushed, &self->mutex);
 		if (self->failure != NULL) {
 			/* pause before the next try; a stop cuts it short */
-			gint64 retry_at = g_get_monotonic_time() + self->retry_ms * G_TIME_SPAN_MILLISECOND;
-			while (!self->stopping && g_cond_wait_until(&self->pushed, &self->mutex, retry_at))
+			gint64 retry_at =
+				g_get_monotonic_time() + self->retry_ms * G_TIME_SPAN_MILLISECOND;
+			while (!self->stopping &&
+			       g_cond_wait_until(&self->pushed, &self->mutex, retry_at))
 				;
 		}
 		if (self->pending->len == 0)
@@ -316,8 +318,7 @@ committer_push(GntCommitter *self, gboolean tentative, GPtrArray *changes)
 guint64
 gnt_committer_push(GntCommitter *self, GntJobStoreChange *change)
 {
-	GPtrArray *changes =
-		g_ptr_array_new_full(1, (GDestroyNotify)gnt_job_store_change_free);
+	GPtrArray *changes = g_ptr_array_new_full(1, (GDestroyNotify)gnt_job_store_change_free);
 
 	g_ptr_array_add(changes, change);
 	return committer_push(self, FALSE, changes);
@@ -358,8 +359,8 @@ gnt_committer_wait(GntCommitter *self, guint64 seq, GCancellable *cancellable, G
 
 	/* connected before locking: on a cancelled one it runs right here */
 	if (cancellable != NULL)
-		handler = g_cancellable_connect(cancellable, G_CALLBACK(committer_wake_waiters), self,
-						NULL);
+		handler = g_cancellable_connect(cancellable, G_CALLBACK(committer_wake_waiters),
+						self, NULL);
 	g_mutex_lock(&self->mutex);
 	for (;;) {
 		const Dropped *dropped = committer_find_dropped_locked(self, seq);

@@ -20,14 +20,9 @@
 
 /* The architecture's core steps, highest priority first. */
 static const GntInstallStepDef core_steps[] = {
-	{"prepare", 100},
-	{"write_image", 80},
-	{"run_os_scripts", 70},
-	{"personalize", 65},
-	{"prepare_boot", 60},
-	{"tear_down_appliance", 40},
-	{"switch_networks", 30},
-	{"boot", 20},
+	{"prepare", 100},	 {"write_image", 80},  {"run_os_scripts", 70},
+	{"personalize", 65},	 {"prepare_boot", 60}, {"tear_down_appliance", 40},
+	{"switch_networks", 30}, {"boot", 20},
 };
 
 const GntInstallStepDef *
@@ -65,8 +60,8 @@ struct _GntInstall {
 	JsonObject *spec;  /* of the record, while running */
 	gboolean disks_may_exist;
 	gboolean booted;
-	gboolean first_boot;	/* the boot used the install hvparams */
-	gboolean boot_prepared; /* self_install: the first boot is to use them */
+	gboolean first_boot;	      /* the boot used the install hvparams */
+	gboolean boot_prepared;	      /* self_install: the first boot is to use them */
 	gboolean in_appliance;	      /* the OS scripts run in the install appliance */
 	JsonObject *appliance_result; /* its run's answer (appliance_run) */
 	gboolean ran;
@@ -304,7 +299,8 @@ write_image_check(GntInstall *self, GError **error)
 			    image);
 		return FALSE;
 	}
-	if (sha256 != NULL && (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)) {
+	if (sha256 != NULL &&
+	    (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "the OS image's SHA-256 must be 64 hexadecimal digits");
 		return FALSE;
@@ -316,7 +312,7 @@ static gchar *
 write_image_skip_reason(GntInstall *self)
 {
 	return gnt_install_get_os_image(self->record) == NULL ? g_strdup("no disk image given")
-							       : NULL;
+							      : NULL;
 }
 
 static void
@@ -451,17 +447,16 @@ appliance_options_new(GntInstall *self)
 
 	/* metad serves them to the appliance; never the package's credentials */
 	if (secrets != NULL)
-		json_object_set_object_member(record, "osparams_secret", secrets_to_object(secrets));
+		json_object_set_object_member(record, "osparams_secret",
+					      secrets_to_object(secrets));
 	options = json_object_new();
 	json_object_set_object_member(options, "record", g_steal_pointer(&record));
 	json_object_set_member(options, "package_url", gnt_json_node_new_string(url));
-	json_object_set_member(options, "package_username",
-			       gnt_json_node_new_string(username));
-	json_object_set_member(options, "package_password",
-			       gnt_json_node_new_string(password));
-	json_object_set_int_member(options, "timeout",
-				   json_object_get_int_member_with_default(cluster, "install_timeout",
-									   1800));
+	json_object_set_member(options, "package_username", gnt_json_node_new_string(username));
+	json_object_set_member(options, "package_password", gnt_json_node_new_string(password));
+	json_object_set_int_member(
+		options, "timeout",
+		json_object_get_int_member_with_default(cluster, "install_timeout", 1800));
 	json_object_set_int_member(options, "debug", debug_level(self));
 	json_object_set_boolean_member(options, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
 	return options;
@@ -576,7 +571,8 @@ personalize_run(GntInstall *self, GError **error)
 	const gchar *state = object_string(entry, "state");
 
 	if (g_strcmp0(state, "done") == 0) {
-		gnt_lu_feedback(self->lu, "the package '%s' was unpacked inside the install appliance",
+		gnt_lu_feedback(self->lu,
+				"the package '%s' was unpacked inside the install appliance",
 				package_url(self));
 		return TRUE;
 	}
@@ -739,9 +735,8 @@ gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *re
 							: NULL;
 	self->start = start;
 	/* decided in the unit's check (gnt_install_choose_where()) */
-	self->in_appliance =
-		g_strcmp0(object_string(gnt_install_get(record), "where"),
-			  gnt_install_where_to_string(GNT_INSTALL_IN_APPLIANCE)) == 0;
+	self->in_appliance = g_strcmp0(object_string(gnt_install_get(record), "where"),
+				       gnt_install_where_to_string(GNT_INSTALL_IN_APPLIANCE)) == 0;
 	self->steps = json_array_new();
 	return self;
 }
@@ -774,8 +769,8 @@ gnt_install_check(GntInstall *self, GError **error)
 }
 
 static void
-step_record(GntInstall *self, const GntInstallStepDef *def, StepResult result,
-	    gdouble duration, const gchar *detail)
+step_record(GntInstall *self, const GntInstallStepDef *def, StepResult result, gdouble duration,
+	    const gchar *detail)
 {
 	JsonObject *entry = json_object_new();
 
@@ -895,8 +890,8 @@ gnt_install_booted(const GntInstall *self)
 static JsonArray *
 secret_names(const GntSecretDict *osparams_secret)
 {
-	g_autoptr(GPtrArray) names =
-		osparams_secret != NULL ? gnt_secret_dict_dup_names(osparams_secret) : NULL;
+	g_autoptr(GPtrArray)
+		names = osparams_secret != NULL ? gnt_secret_dict_dup_names(osparams_secret) : NULL;
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; names != NULL && i < names->len; i++)

@@ -4,7 +4,6 @@
  */
 #include "gnt-install-where.h"
 
-
 #include "gnt-error.h"
 
 const gchar *
@@ -52,9 +51,8 @@ gnt_install_choose_where(const GntOsDefinition *os, const gchar *os_name, gboole
 		return TRUE;
 	}
 	*where = GNT_INSTALL_IN_APPLIANCE;
-	*create_script = os->untrusted_create != NULL
-				 ? gnt_os_definition_get_untrusted_create(os)
-				 : g_build_filename(os->path, "create", NULL);
+	*create_script = os->untrusted_create != NULL ? gnt_os_definition_get_untrusted_create(os)
+						      : g_build_filename(os->path, "create", NULL);
 	return TRUE;
 }
 
@@ -69,7 +67,8 @@ gnt_install_os_is_trusted(JsonArray *trusted_os, const gchar *os_name)
 	for (guint i = 0; i < json_array_get_length(trusted_os); i++) {
 		JsonNode *elem = json_array_get_element(trusted_os, i);
 
-		if (JSON_NODE_HOLDS_VALUE(elem) && json_node_get_value_type(elem) == G_TYPE_STRING &&
+		if (JSON_NODE_HOLDS_VALUE(elem) &&
+		    json_node_get_value_type(elem) == G_TYPE_STRING &&
 		    g_strcmp0(json_node_get_string(elem), name) == 0)
 			return TRUE;
 	}

@@ -190,8 +190,7 @@ get_status(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 
 	if (job == NULL)
 		return NULL;
-	return gnt_json_node_new_string(
-		gnt_job_status_to_string(gnt_job_record_calc_status(job)));
+	return gnt_json_node_new_string(gnt_job_status_to_string(gnt_job_record_calc_status(job)));
 }
 
 static JsonNode *
@@ -212,9 +211,8 @@ get_archived(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 
 /* A list with one value per opcode: @func of the opcode record. */
 static JsonNode *
-per_op(gconstpointer item, GntQueryStatus *status, JsonNode *(*func)(JsonObject *op,
-								      const gchar *key),
-       const gchar *key)
+per_op(gconstpointer item, GntQueryStatus *status,
+       JsonNode *(*func)(JsonObject *op, const gchar *key), const gchar *key)
 {
 	JsonObject *job = item_job(item, status);
 	JsonArray *ops = job != NULL ? job_ops(job) : NULL;
@@ -229,7 +227,8 @@ per_op(gconstpointer item, GntQueryStatus *status, JsonNode *(*func)(JsonObject 
 	values = json_array_sized_new(json_array_get_length(ops));
 	for (guint i = 0; i < json_array_get_length(ops); i++) {
 		JsonObject *op = job_op(ops, i);
-		json_array_add_element(values, op != NULL ? func(op, key) : gnt_json_node_new_null());
+		json_array_add_element(values,
+				       op != NULL ? func(op, key) : gnt_json_node_new_null());
 	}
 	return gnt_json_node_new_array(values);
 }
@@ -265,8 +264,8 @@ job_timestamp(gconstpointer item, GntQueryStatus *status, const gchar *key)
 }
 
 /* Field getters that call @helper with fixed arguments. */
-#define GETTER(func, helper, ...)                                                                \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)    \
+#define GETTER(func, helper, ...)                                                                  \
+	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)      \
 	{                                                                                          \
 		return helper(item, status, __VA_ARGS__);                                          \
 	}
@@ -363,8 +362,7 @@ collector_add_record(JsonObject *job, gboolean archived, gpointer user_data)
 static gboolean
 collect_all(GntQueue *queue, Collector *collector, gboolean include_archived, GError **error)
 {
-	if (!gnt_queue_foreach_job(queue, include_archived, collector_add_record, collector,
-				   error))
+	if (!gnt_queue_foreach_job(queue, include_archived, collector_add_record, collector, error))
 		return FALSE;
 	if (collector->error != NULL) {
 		g_propagate_error(error, g_steal_pointer(&collector->error));
@@ -463,7 +461,8 @@ log_entry_serial(JsonNode *entry)
 	if (!JSON_NODE_HOLDS_ARRAY(entry))
 		return -1;
 	list = json_node_get_array(entry);
-	if (json_array_get_length(list) < 1 || !gnt_json_node_is_int(json_array_get_element(list, 0)))
+	if (json_array_get_length(list) < 1 ||
+	    !gnt_json_node_is_int(json_array_get_element(list, 0)))
 		return -1;
 	return json_node_get_int(json_array_get_element(list, 0));
 }

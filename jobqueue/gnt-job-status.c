@@ -1,9 +1,9 @@
 #include "gnt-job-status.h"
 
 static const gchar *const status_names[] = {
-	[GNT_JOB_STATUS_QUEUED] = "queued",	[GNT_JOB_STATUS_WAITING] = "waiting",
+	[GNT_JOB_STATUS_QUEUED] = "queued",	  [GNT_JOB_STATUS_WAITING] = "waiting",
 	[GNT_JOB_STATUS_CANCELING] = "canceling", [GNT_JOB_STATUS_RUNNING] = "running",
-	[GNT_JOB_STATUS_CANCELED] = "canceled", [GNT_JOB_STATUS_SUCCESS] = "success",
+	[GNT_JOB_STATUS_CANCELED] = "canceled",	  [GNT_JOB_STATUS_SUCCESS] = "success",
 	[GNT_JOB_STATUS_ERROR] = "error",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(status_names) == GNT_JOB_STATUS_LAST);

@@ -32,10 +32,10 @@ GntJobStatus
 gnt_job_status_calc(const GntJobStatus *op_statuses, guint n_ops);
 
 /* Opcode priorities: lower runs first; only these three at submission. */
-#define GNT_OP_PRIO_HIGH   (-10)
-#define GNT_OP_PRIO_NORMAL 0
-#define GNT_OP_PRIO_LOW	   10
-#define GNT_OP_PRIO_LOWEST 19
+#define GNT_OP_PRIO_HIGH    (-10)
+#define GNT_OP_PRIO_NORMAL  0
+#define GNT_OP_PRIO_LOW	    10
+#define GNT_OP_PRIO_LOWEST  19
 #define GNT_OP_PRIO_HIGHEST (-20)
 
 G_END_DECLS

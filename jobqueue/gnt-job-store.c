@@ -28,8 +28,8 @@ gnt_job_store_change_free(GntJobStoreChange *change)
 }
 
 gboolean
-gnt_job_store_load(GntJobStore *self, guint64 *last_id, gboolean *drained,
-		   GntJobStoreLoadFunc func, gpointer user_data, GError **error)
+gnt_job_store_load(GntJobStore *self, guint64 *last_id, gboolean *drained, GntJobStoreLoadFunc func,
+		   gpointer user_data, GError **error)
 {
 	g_return_val_if_fail(GNT_IS_JOB_STORE(self), FALSE);
 	return GNT_JOB_STORE_GET_IFACE(self)->load(self, last_id, drained, func, user_data, error);
@@ -61,7 +61,7 @@ gnt_job_store_foreach(GntJobStore *self, gboolean archived, GntJobStoreReadFunc 
 		      gpointer user_data, GError **error)
 {
 	g_return_val_if_fail(GNT_IS_JOB_STORE(self), FALSE);
-	return GNT_JOB_STORE_GET_IFACE(self)->foreach(self, archived, func, user_data, error);
+	return GNT_JOB_STORE_GET_IFACE(self)->foreach (self, archived, func, user_data, error);
 }
 
 GArray *

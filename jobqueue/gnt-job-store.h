@@ -28,7 +28,7 @@ typedef struct {
 	guint64 id;
 	GntJobStatus status;
 	gint64 end_usec;
-	gchar *record;	  /* PUT: the shown job record, JSON text */
+	gchar *record;	       /* PUT: the shown job record, JSON text */
 	gchar *private_values; /* PUT: JSON text, or NULL */
 } GntJobStoreChange;
 
@@ -44,8 +44,7 @@ G_DECLARE_INTERFACE(GntJobStore, gnt_job_store, GNT, JOB_STORE, GObject)
 typedef gboolean (*GntJobStoreLoadFunc)(JsonObject *record, JsonArray *private_values,
 					gpointer user_data, GError **error);
 /* Called for each job read back; return FALSE to stop. */
-typedef gboolean (*GntJobStoreReadFunc)(JsonObject *record, gboolean archived,
-					gpointer user_data);
+typedef gboolean (*GntJobStoreReadFunc)(JsonObject *record, gboolean archived, gpointer user_data);
 
 struct _GntJobStoreInterface {
 	GTypeInterface parent_iface;
@@ -65,8 +64,8 @@ struct _GntJobStoreInterface {
 /* Reads the queue's state: the last job ID, the drain flag, and every
  * unfinished job (in ID order). */
 gboolean
-gnt_job_store_load(GntJobStore *self, guint64 *last_id, gboolean *drained,
-		   GntJobStoreLoadFunc func, gpointer user_data, GError **error);
+gnt_job_store_load(GntJobStore *self, guint64 *last_id, gboolean *drained, GntJobStoreLoadFunc func,
+		   gpointer user_data, GError **error);
 /* Applies @changes (GntJobStoreChange) in order, as one durable
  * transaction: when this returns TRUE they survive a crash. */
 gboolean

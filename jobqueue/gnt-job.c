@@ -91,7 +91,8 @@ op_from_store(GntJob *self, JsonObject *rec, JsonObject *private_values, GError 
 	op = job_op_new(opcode);
 	g_ptr_array_add(self->ops, op);
 	if (!gnt_job_status_from_string(status, &op->status)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown opcode status '%s'", status);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown opcode status '%s'",
+			    status);
 		return FALSE;
 	}
 	op->priority = (gint)prio;
@@ -102,14 +103,15 @@ op_from_store(GntJob *self, JsonObject *rec, JsonObject *private_values, GError 
 	for (guint i = 0; i < json_array_get_length(log); i++) {
 		JsonArray *entry = json_array_get_array_element(log, i);
 		if (entry != NULL && json_array_get_length(entry) > 0)
-			self->log_serial = MAX(self->log_serial, json_array_get_int_element(entry, 0));
+			self->log_serial =
+				MAX(self->log_serial, json_array_get_int_element(entry, 0));
 	}
 	return gnt_timestamp_from_json(json_object_get_member(rec, "start_timestamp"),
 				       &op->start_usec, error) &&
 	       gnt_timestamp_from_json(json_object_get_member(rec, "exec_timestamp"),
 				       &op->exec_usec, error) &&
-	       gnt_timestamp_from_json(json_object_get_member(rec, "end_timestamp"),
-				       &op->end_usec, error);
+	       gnt_timestamp_from_json(json_object_get_member(rec, "end_timestamp"), &op->end_usec,
+				       error);
 }
 
 GntJob *
@@ -129,14 +131,17 @@ gnt_job_new_from_store(JsonObject *record, JsonArray *private_values, GError **e
 					 ? json_array_get_element(private_values, i)
 					 : NULL;
 		if (!JSON_NODE_HOLDS_OBJECT(rec)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "opcode %u is not an object", i);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "opcode %u is not an object", i);
 			return NULL;
 		}
 		if (!op_from_store(self, json_node_get_object(rec),
-				   priv != NULL && JSON_NODE_HOLDS_OBJECT(priv) ? json_node_get_object(priv)
-										: NULL,
+				   priv != NULL && JSON_NODE_HOLDS_OBJECT(priv)
+					   ? json_node_get_object(priv)
+					   : NULL,
 				   error)) {
-			g_prefix_error(error, "job %" G_GUINT64_FORMAT ", opcode %u: ", self->id, i);
+			g_prefix_error(error, "job %" G_GUINT64_FORMAT ", opcode %u: ", self->id,
+				       i);
 			return NULL;
 		}
 	}
@@ -293,13 +298,15 @@ gnt_job_to_json(GntJob *self)
 		json_object_set_member(rec, "result", gnt_json_node_deep_copy(op->result));
 		json_object_set_member(rec, "log", gnt_json_node_deep_copy(log_node));
 		json_object_set_int_member(rec, "priority", op->priority);
-		json_object_set_member(rec, "start_timestamp", gnt_timestamp_to_json(op->start_usec));
+		json_object_set_member(rec, "start_timestamp",
+				       gnt_timestamp_to_json(op->start_usec));
 		json_object_set_member(rec, "exec_timestamp", gnt_timestamp_to_json(op->exec_usec));
 		json_object_set_member(rec, "end_timestamp", gnt_timestamp_to_json(op->end_usec));
 		json_array_add_object_element(ops, rec);
 	}
 	json_object_set_array_member(obj, "ops", ops);
-	json_object_set_member(obj, "received_timestamp", gnt_timestamp_to_json(self->received_usec));
+	json_object_set_member(obj, "received_timestamp",
+			       gnt_timestamp_to_json(self->received_usec));
 	json_object_set_member(obj, "start_timestamp", gnt_timestamp_to_json(self->start_usec));
 	json_object_set_member(obj, "end_timestamp", gnt_timestamp_to_json(self->end_usec));
 	return obj;

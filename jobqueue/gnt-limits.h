@@ -17,13 +17,17 @@ G_BEGIN_DECLS
 
 /* A tag: 1 to GNT_MAX_TAG_LEN characters of letters, digits and
  * "_.+*\/:@-". Sets GNT_ERROR_INVALID naming the tag otherwise. */
-gboolean gnt_limits_check_tag(const gchar *tag, GError **error);
+gboolean
+gnt_limits_check_tag(const gchar *tag, GError **error);
 
 /* Checks for the opcode table's rows (GntParamDef.validate): a list of
  * at most GNT_MAX_DISKS disks, of at most GNT_MAX_NICS NICs, of at most
  * GNT_MAX_TAGS_PER_OBJECT valid tags. */
-gboolean gnt_limits_validate_disks(JsonNode *value, GError **error);
-gboolean gnt_limits_validate_nics(JsonNode *value, GError **error);
-gboolean gnt_limits_validate_tags(JsonNode *value, GError **error);
+gboolean
+gnt_limits_validate_disks(JsonNode *value, GError **error);
+gboolean
+gnt_limits_validate_nics(JsonNode *value, GError **error);
+gboolean
+gnt_limits_validate_tags(JsonNode *value, GError **error);
 
 G_END_DECLS

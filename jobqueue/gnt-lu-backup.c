@@ -129,10 +129,11 @@ remove_exports(GntLu *lu, GntRpcClient *rpc, const gchar *instance, JsonObject *
 			continue;
 		found = TRUE;
 		if (!gnt_node_call_export_remove(rpc, node, instance, &removed, &error))
-			gnt_lu_feedback(lu,
-					"WARNING: Could not remove the export of instance %s on node "
-					"%s: %s",
-					instance, record_name(node), error->message);
+			gnt_lu_feedback(
+				lu,
+				"WARNING: Could not remove the export of instance %s on node "
+				"%s: %s",
+				instance, record_name(node), error->message);
 	}
 	return found;
 }
@@ -277,7 +278,8 @@ export_write(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GError **error
 static gboolean
 export_remove_instance(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GError **error)
 {
-	gboolean ignore = gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_remove_failures", FALSE);
+	gboolean ignore =
+		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_remove_failures", FALSE);
 	g_autoptr(GError) disk_error = NULL;
 
 	gnt_lu_feedback(lu, "Removing instance %s", record_name(ctx->instance));
@@ -291,7 +293,8 @@ export_remove_instance(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GErr
 		gnt_lu_feedback(lu, "WARNING: could not remove the disks: %s", disk_error->message);
 	}
 	return gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE,
-					json_object_get_string_member(ctx->instance, "uuid"), error);
+					json_object_get_string_member(ctx->instance, "uuid"),
+					error);
 }
 
 static JsonNode *
@@ -328,8 +331,10 @@ export_exec(GntLu *lu, GError **error)
 		}
 		g_clear_error(&step_error);
 	} else if (was_up) {
-		gnt_lu_feedback(lu, "WARNING: instance %s keeps running: its export may not be "
-				    "consistent", name);
+		gnt_lu_feedback(lu,
+				"WARNING: instance %s keeps running: its export may not be "
+				"consistent",
+				name);
 	}
 	exported = export_write(lu, rpc, ctx, &export_error);
 	/* started again unless it goes; after a failed export it stays */
@@ -353,7 +358,8 @@ export_exec(GntLu *lu, GError **error)
 	if (remove && !export_remove_instance(lu, rpc, ctx, error))
 		return NULL;
 	if (remove_exports(lu, rpc, name, ctx->node))
-		gnt_lu_feedback(lu, "Removed the older exports of instance %s on other nodes", name);
+		gnt_lu_feedback(lu, "Removed the older exports of instance %s on other nodes",
+				name);
 	/* Ganeti's (fin_resu, dresults) */
 	result = json_array_new();
 	json_array_add_boolean_element(result, TRUE);
@@ -376,7 +382,8 @@ const GntLuClass gnt_lu_backup_export = {
 static gboolean
 query_check_prereq(GntLu *lu, GError **error)
 {
-	JsonArray *names = json_node_get_array(gnt_opcode_get_param(gnt_lu_get_opcode(lu), "nodes"));
+	JsonArray *names =
+		json_node_get_array(gnt_opcode_get_param(gnt_lu_get_opcode(lu), "nodes"));
 	g_autoptr(GPtrArray) nodes = NULL;
 
 	if (json_array_get_length(names) == 0) {
@@ -450,8 +457,8 @@ static gchar *
 remove_dup_export_name(GntLu *lu)
 {
 	const gchar *name = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name");
-	g_autoptr(JsonObject) instance =
-		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, NULL);
+	g_autoptr(JsonObject)
+		instance = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, NULL);
 
 	return g_strdup(instance != NULL ? record_name(instance) : name);
 }
@@ -474,8 +481,9 @@ remove_exec(GntLu *lu, GError **error)
 	if (rpc == NULL)
 		return NULL;
 	if (!remove_exports(lu, rpc, name, NULL) && g_strcmp0(name, given) == 0)
-		gnt_lu_feedback(lu, "Export not found. If trying to remove an export belonging to a "
-				    "deleted instance please use its Fully Qualified Domain Name.");
+		gnt_lu_feedback(lu,
+				"Export not found. If trying to remove an export belonging to a "
+				"deleted instance please use its Fully Qualified Domain Name.");
 	return gnt_json_node_new_null();
 }
 
@@ -501,8 +509,9 @@ gnt_lu_backup_import_check_args(GntLu *lu, GError **error)
 
 	if (src_path != NULL && g_path_is_absolute(src_path) &&
 	    gnt_opcode_get_string(op, "src_node") == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Importing an instance from a path requires a source node option");
+		g_set_error_literal(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			"Importing an instance from a path requires a source node option");
 		return FALSE;
 	}
 	return check_compress(gnt_opcode_get_string(op, "compress"), error);
@@ -563,8 +572,8 @@ import_read_info(GntLu *lu, GntRpcClient *rpc, JsonObject *src_node, const gchar
 	version = ini_get(exp, "version");
 	if (g_strcmp0(version, EXPORT_VERSION) != 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "Wrong export version %s (wanted %s)", version != NULL ? version : "None",
-			    EXPORT_VERSION);
+			    "Wrong export version %s (wanted %s)",
+			    version != NULL ? version : "None", EXPORT_VERSION);
 		return NULL;
 	}
 	if (ini_get(exp, "os") == NULL) {
@@ -622,7 +631,8 @@ import_nics(JsonObject *ins)
 {
 	JsonArray *nics = json_array_new();
 
-	for (guint i = 0; i < EXPORT_MAX_NICS && ini_get_device(ins, "nic", i, "mac") != NULL; i++) {
+	for (guint i = 0; i < EXPORT_MAX_NICS && ini_get_device(ins, "nic", i, "mac") != NULL;
+	     i++) {
 		JsonObject *nic = json_object_new();
 		const gchar *network = ini_get_device(ins, "nic", i, "network");
 		static const gchar *const keys[] = {"mac", "ip", "name"};
@@ -633,7 +643,8 @@ import_nics(JsonObject *ins)
 		if (network != NULL)
 			json_object_set_string_member(nic, "network", network);
 		for (guint k = 0; network == NULL && k < G_N_ELEMENTS(params); k++)
-			set_default_string(nic, params[k], ini_get_device(ins, "nic", i, params[k]));
+			set_default_string(nic, params[k],
+					   ini_get_device(ins, "nic", i, params[k]));
 		json_array_add_object_element(nics, nic);
 	}
 	return nics;
@@ -673,7 +684,8 @@ import_merge_beparams(JsonObject *be, JsonObject *sections)
 		bep = json_object_new();
 		for (guint i = 0; old_style[i] != NULL; i++)
 			set_default_string(bep, old_style[i],
-					   ini_get(ini_section(sections, "instance"), old_style[i]));
+					   ini_get(ini_section(sections, "instance"),
+						   old_style[i]));
 		json_object_set_object_member(sections, "backend", bep);
 	}
 	keys = json_object_get_members(bep);
@@ -797,8 +809,8 @@ gnt_lu_backup_import_prepare(GntLu *lu, GError **error)
 	/* secret values are the submitted opcode's alone: an import runs no
 	 * script that takes them */
 	json_object_set_null_member(shown, "osparams_secret");
-	if (!import_fill(lu, shown, private_values,
-			 json_object_get_object_member(info, "sections"), error))
+	if (!import_fill(lu, shown, private_values, json_object_get_object_member(info, "sections"),
+			 error))
 		return FALSE;
 	json_object_set_string_member(shown, "src_node", record_name(src_node));
 	json_object_set_string_member(shown, "src_node_uuid",
@@ -843,7 +855,8 @@ gnt_lu_backup_import_exec(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonOb
 	old_name = ini_get(ini_section(sections, "instance"), "name");
 	gnt_lu_feedback(lu, "* running the instance OS import scripts...");
 	for (guint i = 0; i < n_disks; i++) {
-		const gchar *dump = ini_get_device(ini_section(sections, "instance"), "disk", i, "dump");
+		const gchar *dump =
+			ini_get_device(ini_section(sections, "instance"), "disk", i, "dump");
 
 		if (dump == NULL)
 			continue;

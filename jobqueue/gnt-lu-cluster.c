@@ -73,8 +73,10 @@ static const struct {
 	const gchar *param;
 	gboolean grouped;
 } merged_params[] = {
-	{"ndparams", FALSE},		 {"enabled_data_collectors", FALSE},
-	{"data_collector_interval", FALSE}, {"diskparams", TRUE},
+	{"ndparams", FALSE},
+	{"enabled_data_collectors", FALSE},
+	{"data_collector_interval", FALSE},
+	{"diskparams", TRUE},
 	{"osparams", TRUE},
 };
 
@@ -115,7 +117,8 @@ merge_objects(JsonObject *base, JsonObject *update)
 static JsonObject *
 merge_groups(JsonObject *base, JsonObject *update, const gchar *what, GError **error)
 {
-	g_autoptr(JsonObject) out = base != NULL ? gnt_json_object_deep_copy(base) : json_object_new();
+	g_autoptr(JsonObject) out = base != NULL ? gnt_json_object_deep_copy(base)
+						 : json_object_new();
 	JsonObjectIter iter;
 	const gchar *group;
 	JsonNode *value;
@@ -203,7 +206,8 @@ beparams_from_param(JsonObject *given, GError **error)
 				 !g_ascii_string_to_signed(json_node_get_string(value), 10, 0, 1024,
 							   &count, NULL))
 				count = -1;
-			if (count < 0 || count > 1024 || (count == 0 && g_strcmp0(key, "vcpus") == 0)) {
+			if (count < 0 || count > 1024 ||
+			    (count == 0 && g_strcmp0(key, "vcpus") == 0)) {
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "%s must be a number from %d to 1024", what,
 					    g_strcmp0(key, "vcpus") == 0 ? 1 : 0);
@@ -216,8 +220,8 @@ beparams_from_param(JsonObject *given, GError **error)
 				return NULL;
 			json_object_set_boolean_member(out, key, flag);
 		} else {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown backend parameter '%s'",
-				    key);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "unknown backend parameter '%s'", key);
 			return NULL;
 		}
 	}
@@ -249,7 +253,8 @@ hvparams_merge(JsonObject *current, JsonObject *update, JsonArray *newly_enabled
 			continue;
 		if (!gnt_hv_check_name(hv, error))
 			return NULL;
-		table = gnt_hv_params_from_json(hv, json_object_get_object_member(merged, hv), error);
+		table = gnt_hv_params_from_json(hv, json_object_get_object_member(merged, hv),
+						error);
 		if (table == NULL) {
 			g_prefix_error(error, "hypervisor parameters of '%s': ", hv);
 			return NULL;
@@ -303,7 +308,8 @@ apply_list_mods(JsonArray *current, JsonArray *mods, const gchar *what, GError *
 		    !gnt_json_node_get_string(json_array_get_element(pair, 1), what, &name, NULL) ||
 		    (g_strcmp0(op, "add") != 0 && g_strcmp0(op, "remove") != 0)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'%s' must be a list of [\"add\"|\"remove\", name] pairs", what);
+				    "'%s' must be a list of [\"add\"|\"remove\", name] pairs",
+				    what);
 			return NULL;
 		}
 		if (g_strcmp0(op, "add") == 0 && !array_has_string(out, name)) {
@@ -351,10 +357,11 @@ check_templates_unused(GntConfig *config, JsonArray *old_templates, JsonArray *n
 			continue;
 		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, template_use_cb, &use);
 		if (users->len > 0) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Cannot disable disk template '%s', because there is at least one "
-				    "disk using it:%s",
-				    template, users->str);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				"Cannot disable disk template '%s', because there is at least one "
+				"disk using it:%s",
+				template, users->str);
 			return FALSE;
 		}
 	}
@@ -382,8 +389,8 @@ check_vg_exists(GntConfig *config, GntRpcClient *rpc, const gchar *vg, GError **
 		if (store == NULL)
 			return FALSE;
 		if (!gnt_disk_store_get_space(store, &size, &free_mib, &local)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "Error on node '%s': %s",
-				    master, local->message);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "Error on node '%s': %s", master, local->message);
 			return FALSE;
 		}
 		return TRUE;
@@ -400,15 +407,16 @@ check_vg_exists(GntConfig *config, GntRpcClient *rpc, const gchar *vg, GError **
 	if (gnt_json_get_array(info, "storage", &reports, NULL)) {
 		for (guint i = 0; i < json_array_get_length(reports); i++) {
 			JsonObject *report = json_array_get_object_element(reports, i);
-			if (report == NULL ||
-			    g_strcmp0(json_object_get_string_member_with_default(report, "type", ""),
-				      "lvm-vg") != 0)
+			if (report == NULL || g_strcmp0(json_object_get_string_member_with_default(
+								report, "type", ""),
+							"lvm-vg") != 0)
 				continue;
 			if (!json_object_has_member(report, "error"))
 				return TRUE;
-			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "Error on node '%s': %s",
-				    master,
-				    json_object_get_string_member_with_default(report, "error", ""));
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "Error on node '%s': %s", master,
+				    json_object_get_string_member_with_default(report, "error",
+									       ""));
 			return FALSE;
 		}
 	}
@@ -450,7 +458,8 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 	for (guint i = 0; i < G_N_ELEMENTS(plain_params); i++) {
 		if (param_given(params, plain_params[i].param))
 			json_object_set_member(changes, plain_params[i].setting,
-					       json_object_dup_member(params, plain_params[i].param));
+					       json_object_dup_member(params,
+								      plain_params[i].param));
 	}
 	if (param_given(params, "vg_name")) {
 		const gchar *vg = json_object_get_string_member(params, "vg_name");
@@ -478,15 +487,16 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		JsonObject *update = param_given(params, "hvparams")
 					     ? json_object_get_object_member(params, "hvparams")
 					     : empty;
-		JsonObject *merged = hvparams_merge(json_object_get_object_member(current, "hvparams"),
-						    update, newly_enabled, error);
+		JsonObject *merged =
+			hvparams_merge(json_object_get_object_member(current, "hvparams"), update,
+				       newly_enabled, error);
 		if (merged == NULL)
 			return NULL;
 		json_object_set_object_member(changes, "hvparams", merged);
 	}
 	if (param_given(params, "beparams")) {
-		g_autoptr(JsonObject) typed =
-			beparams_from_param(json_object_get_object_member(params, "beparams"), error);
+		g_autoptr(JsonObject) typed = beparams_from_param(
+			json_object_get_object_member(params, "beparams"), error);
 		g_autoptr(JsonObject) update = json_object_new();
 		if (typed == NULL)
 			return NULL;
@@ -500,7 +510,8 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		g_autoptr(JsonObject) update = json_object_new();
 		json_object_set_object_member(
 			update, "default",
-			gnt_json_object_deep_copy(json_object_get_object_member(params, "nicparams")));
+			gnt_json_object_deep_copy(
+				json_object_get_object_member(params, "nicparams")));
 		json_object_set_object_member(
 			changes, "nicparams",
 			merge_groups(json_object_get_object_member(current, "nicparams"), update,
@@ -514,8 +525,8 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		if (!param_given(params, name))
 			continue;
 		merged = merged_params[i].grouped
-				 ? merge_groups(base, json_object_get_object_member(params, name), name,
-						error)
+				 ? merge_groups(base, json_object_get_object_member(params, name),
+						name, error)
 				 : merge_objects(base, json_object_get_object_member(params, name));
 		if (merged == NULL)
 			return NULL;
@@ -523,12 +534,14 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 	}
 	if (param_given(params, "os_hvp")) {
 		/* {os: {hv: params}}: one more level */
-		JsonObject *os_hvp = gnt_json_object_deep_copy(json_object_get_object_member(current, "os_hvp"));
+		JsonObject *os_hvp =
+			gnt_json_object_deep_copy(json_object_get_object_member(current, "os_hvp"));
 		JsonObjectIter iter;
 		const gchar *os;
 		JsonNode *hvs;
 
-		json_object_iter_init_ordered(&iter, json_object_get_object_member(params, "os_hvp"));
+		json_object_iter_init_ordered(&iter,
+					      json_object_get_object_member(params, "os_hvp"));
 		while (json_object_iter_next_ordered(&iter, &os, &hvs)) {
 			JsonObject *base = json_object_has_member(os_hvp, os)
 						   ? json_object_get_object_member(os_hvp, os)
@@ -644,7 +657,8 @@ set_params_check_prereq(GntLu *lu, GError **error)
 {
 	GntLuEnv *env = gnt_lu_get_env(lu);
 	g_autoptr(JsonObject) params = gnt_opcode_to_json(gnt_lu_get_opcode(lu));
-	JsonObject *changes = gnt_lu_cluster_settings_from_params(env->config, env->rpc, params, error);
+	JsonObject *changes =
+		gnt_lu_cluster_settings_from_params(env->config, env->rpc, params, error);
 
 	if (changes == NULL)
 		return FALSE;

@@ -59,7 +59,6 @@ dup_group(GntConfig *config, const gchar *name, GError **error)
 	return uuid != NULL ? gnt_config_dup_object(config, GNT_OBJECT_GROUP, uuid, error) : NULL;
 }
 
-
 /* ---- parameters ---- */
 
 /* The opcode's ndparams in their types (gnt_group_coerce_params()), or
@@ -153,8 +152,8 @@ updated_diskparams(JsonObject *old, JsonObject *changes)
 		JsonObject *current = NULL;
 
 		gnt_json_get_object(out, key, &current, NULL);
-		json_object_set_object_member(out, key,
-					      gnt_lu_params_update(current, json_node_get_object(value)));
+		json_object_set_object_member(
+			out, key, gnt_lu_params_update(current, json_node_get_object(value)));
 	}
 	return out;
 }
@@ -190,8 +189,7 @@ group_change_new(GntLu *lu, JsonObject *group, gboolean ipolicy, GError **error)
 	JsonObject *policy = ipolicy ? op_dict(op, "ipolicy") : NULL;
 
 	change->group = group;
-	if (op_dict(op, "ndparams") != NULL &&
-	    (change->ndparams = op_ndparams(lu, error)) == NULL)
+	if (op_dict(op, "ndparams") != NULL && (change->ndparams = op_ndparams(lu, error)) == NULL)
 		return NULL;
 	if (op_dict(op, "diskparams") != NULL &&
 	    (change->diskparams = op_diskparams(lu, error)) == NULL)
@@ -537,9 +535,10 @@ instance_split(JsonObject *inst, GHashTable *groups)
 		return FALSE;
 	for (guint i = 0; i < json_array_get_length(secondaries); i++) {
 		JsonNode *uuid = json_array_get_element(secondaries, i);
-		const gchar *group = json_node_get_value_type(uuid) == G_TYPE_STRING
-					     ? g_hash_table_lookup(groups, json_node_get_string(uuid))
-					     : NULL;
+		const gchar *group =
+			json_node_get_value_type(uuid) == G_TYPE_STRING
+				? g_hash_table_lookup(groups, json_node_get_string(uuid))
+				: NULL;
 
 		if (g_strcmp0(group, first) != 0)
 			return TRUE;
@@ -613,8 +612,8 @@ assign_check_splits(GntLu *lu, AssignCtx *ctx, GError **error)
 	{
 		g_autofree gchar *list = join_names(new_splits);
 
-		gnt_lu_feedback(lu, "WARNING: This operation will split the following instances: %s",
-				list);
+		gnt_lu_feedback(
+			lu, "WARNING: This operation will split the following instances: %s", list);
 	}
 	if (old_splits->len > 0) {
 		g_autofree gchar *list = join_names(old_splits);

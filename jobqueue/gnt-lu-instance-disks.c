@@ -31,9 +31,9 @@ instance_store(GntLu *lu, GntLuInstanceCtx *ctx, const gchar *member, JsonNode *
 	       GError **error)
 {
 	GntConfig *config = gnt_lu_get_env(lu)->config;
-	g_autoptr(JsonObject) current = gnt_config_dup_object(
-		config, GNT_OBJECT_INSTANCE, json_object_get_string_member(ctx->instance, "uuid"),
-		error);
+	g_autoptr(JsonObject) current =
+		gnt_config_dup_object(config, GNT_OBJECT_INSTANCE,
+				      json_object_get_string_member(ctx->instance, "uuid"), error);
 
 	if (current == NULL) {
 		json_node_unref(value);
@@ -208,9 +208,9 @@ grow_exec(GntLu *lu, GError **error)
 					 (guint64)ctx->target, error))
 		return NULL;
 	disks = gnt_json_node_deep_copy(json_object_get_member(ctx->instance->instance, "disks"));
-	json_object_set_int_member(
-		json_array_get_object_element(json_node_get_array(disks), ctx->index), "size",
-		ctx->target);
+	json_object_set_int_member(json_array_get_object_element(json_node_get_array(disks),
+								 ctx->index),
+				   "size", ctx->target);
 	if (!instance_store(lu, ctx->instance, "disks", disks, error))
 		return NULL;
 	if (g_strcmp0(json_object_get_string_member(ctx->instance->instance, "admin_state"),

@@ -35,7 +35,7 @@ string_member(JsonObject *obj, const gchar *key)
 	JsonNode *value = obj != NULL ? json_object_get_member(obj, key) : NULL;
 
 	return value != NULL && JSON_NODE_HOLDS_VALUE(value) &&
-		       json_node_get_value_type(value) == G_TYPE_STRING
+			       json_node_get_value_type(value) == G_TYPE_STRING
 		       ? json_node_get_string(value)
 		       : NULL;
 }
@@ -62,7 +62,8 @@ metadata_nics(JsonObject *instance)
 			json_object_set_string_member(entry, "ip", ip);
 		json_array_add_object_element(out, entry);
 	}
-	if (comm != NULL && JSON_NODE_HOLDS_OBJECT(comm) && gnt_lu_instance_has_communication(instance)) {
+	if (comm != NULL && JSON_NODE_HOLDS_OBJECT(comm) &&
+	    gnt_lu_instance_has_communication(instance)) {
 		JsonObject *entry = json_object_new();
 
 		json_object_set_string_member(entry, "mac",
@@ -113,12 +114,13 @@ gnt_lu_instance_metadata_new(GntConfig *config, JsonObject *instance)
 	zone = dup_availability_zone(config, instance);
 	if (zone != NULL)
 		json_object_set_string_member(record, "availability_zone", zone);
-	json_object_set_member(record, "osparams", member_copy_or_empty_object(instance, "osparams"));
+	json_object_set_member(record, "osparams",
+			       member_copy_or_empty_object(instance, "osparams"));
 	json_object_set_member(record, "osparams_private",
 			       member_copy_or_empty_object(instance, "osparams_private"));
 	json_object_set_member(record, "os_search_path",
-			       gnt_json_node_deep_copy(
-				       json_object_get_member(cluster->settings, "os_search_path")));
+			       gnt_json_node_deep_copy(json_object_get_member(cluster->settings,
+									      "os_search_path")));
 	user_data = string_member(instance, "user_data");
 	if (user_data != NULL && user_data[0] != '\0')
 		json_object_set_string_member(record, "user_data", user_data);
@@ -148,8 +150,8 @@ gnt_lu_instance_metadata_secrets(const GntSecretDict *osparams_secret)
 }
 
 gboolean
-gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-			      JsonObject *instance, const GntSecretDict *osparams_secret)
+gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *instance,
+			      const GntSecretDict *osparams_secret)
 {
 	g_autoptr(JsonObject) record = NULL;
 	g_autoptr(GntSecretDict) secrets = NULL;
@@ -174,8 +176,7 @@ gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
 }
 
 void
-gnt_lu_instance_metadata_remove(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-				const gchar *name)
+gnt_lu_instance_metadata_remove(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *name)
 {
 	g_autoptr(GError) error = NULL;
 

@@ -55,13 +55,12 @@ gnt_lu_instance_has_communication(JsonObject *instance);
  * never the job's failure. Returns whether it was pushed.
  */
 gboolean
-gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-			      JsonObject *instance, const GntSecretDict *osparams_secret);
+gnt_lu_instance_metadata_push(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *instance,
+			      const GntSecretDict *osparams_secret);
 
 /* Makes @node's metad forget instance @name; a failure is a warning. */
 void
-gnt_lu_instance_metadata_remove(GntLu *lu, GntRpcClient *rpc, JsonObject *node,
-				const gchar *name);
+gnt_lu_instance_metadata_remove(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *name);
 
 /*
  * A communication NIC for a new instance: {"mac", "ip"}, the address in

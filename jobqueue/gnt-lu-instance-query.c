@@ -75,9 +75,9 @@ query_data_check_prereq(GntLu *lu, GError **error)
 	} else {
 		instances = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 		for (guint i = 0; i < json_array_get_length(names); i++) {
-			JsonObject *instance =
-				gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE,
-						      json_array_get_string_element(names, i), error);
+			JsonObject *instance = gnt_config_dup_object(
+				lu_config(lu), GNT_OBJECT_INSTANCE,
+				json_array_get_string_element(names, i), error);
 
 			if (instance == NULL)
 				return FALSE;
@@ -196,8 +196,10 @@ nics_entry(JsonObject *instance, const GntCluster *cluster)
 		}
 		for (guint k = 0; k < G_N_ELEMENTS(params); k++)
 			json_array_add_element(
-				tuple, gnt_json_node_deep_copy(json_object_get_member(filled, params[k])));
-		json_array_add_element(tuple, gnt_json_node_deep_copy(json_object_get_member(nic, "network")));
+				tuple,
+				gnt_json_node_deep_copy(json_object_get_member(filled, params[k])));
+		json_array_add_element(
+			tuple, gnt_json_node_deep_copy(json_object_get_member(nic, "network")));
 		json_array_add_null_element(tuple);
 		json_array_add_array_element(out, tuple);
 	}
@@ -213,7 +215,7 @@ metadata_shown(JsonObject *instance)
 	JsonObject *out = json_object_new();
 	JsonNode *comm = json_object_get_member(instance, "communication_nic");
 	JsonObject *nic = comm != NULL && JSON_NODE_HOLDS_OBJECT(comm) ? json_node_get_object(comm)
-								      : NULL;
+								       : NULL;
 	JsonNode *user_data = json_object_get_member(instance, "user_data");
 	JsonNode *keys = json_object_get_member(instance, "ssh_keys");
 	JsonNode *osparams = json_object_get_member(instance, "osparams");
@@ -222,12 +224,11 @@ metadata_shown(JsonObject *instance)
 						 json_node_get_object(osparams), "os-package", NULL)
 				       : NULL;
 
-	json_object_set_boolean_member(out, "communication",
-				       json_object_get_boolean_member_with_default(
-					       instance, "communication", FALSE));
+	json_object_set_boolean_member(
+		out, "communication",
+		json_object_get_boolean_member_with_default(instance, "communication", FALSE));
 	if (nic != NULL) {
-		json_object_set_member(out, "communication_ip",
-				       json_object_dup_member(nic, "ip"));
+		json_object_set_member(out, "communication_ip", json_object_dup_member(nic, "ip"));
 		json_object_set_member(out, "communication_mac",
 				       json_object_dup_member(nic, "mac"));
 	} else {
@@ -236,7 +237,8 @@ metadata_shown(JsonObject *instance)
 	}
 	json_object_set_int_member(out, "user_data_size",
 				   user_data != NULL && JSON_NODE_HOLDS_VALUE(user_data) &&
-						   json_node_get_value_type(user_data) == G_TYPE_STRING
+						   json_node_get_value_type(user_data) ==
+							   G_TYPE_STRING
 					   ? (gint64)strlen(json_node_get_string(user_data))
 					   : 0);
 	json_object_set_int_member(out, "ssh_keys",
@@ -354,8 +356,8 @@ query_data_exec(GntLu *lu, GError **error)
 
 		if (entry == NULL)
 			return NULL;
-		json_object_set_object_member(result, json_object_get_string_member(instance, "name"),
-					      entry);
+		json_object_set_object_member(
+			result, json_object_get_string_member(instance, "name"), entry);
 	}
 	return gnt_json_node_new_object(g_steal_pointer(&result));
 }

@@ -17,8 +17,9 @@ gnt_lu_get_rpc(GntLu *lu, GError **error)
 	GntRpcClient *rpc = gnt_lu_get_env(lu)->rpc;
 
 	if (rpc == NULL)
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "this master daemon cannot reach nodes (no cluster certificates)");
+		g_set_error_literal(
+			error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			"this master daemon cannot reach nodes (no cluster certificates)");
 	return rpc;
 }
 
@@ -66,8 +67,8 @@ gnt_lu_lock_instance(GntLu *lu, GntLockSet *locks)
 	node = gnt_lu_dup_node(gnt_lu_get_env(lu)->config,
 			       json_object_get_string_member(instance, "primary_node"), NULL);
 	if (node != NULL)
-		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, json_object_get_string_member(node, "name"),
-				 GNT_LOCK_SHARED);
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
+				 json_object_get_string_member(node, "name"), GNT_LOCK_SHARED);
 }
 
 void
@@ -88,8 +89,8 @@ gnt_lu_instance_ctx_new(GntLu *lu, gboolean need_online, GError **error)
 	ctx->instance = lu_dup_instance(lu, error);
 	if (ctx->instance == NULL)
 		return NULL;
-	ctx->node = gnt_lu_dup_node(config, json_object_get_string_member(ctx->instance, "primary_node"),
-				    error);
+	ctx->node = gnt_lu_dup_node(
+		config, json_object_get_string_member(ctx->instance, "primary_node"), error);
 	if (ctx->node == NULL) {
 		g_prefix_error(error, "instance '%s': its primary node: ",
 			       json_object_get_string_member(ctx->instance, "name"));
@@ -106,10 +107,12 @@ gnt_lu_storage_spec_new(JsonObject *info)
 {
 	JsonObject *storage = json_object_new();
 
-	json_object_set_member(storage, "volume_group_name",
-			       gnt_json_node_deep_copy(json_object_get_member(info, "volume_group_name")));
-	json_object_set_member(storage, "file_storage_dir",
-			       gnt_json_node_deep_copy(json_object_get_member(info, "file_storage_dir")));
+	json_object_set_member(
+		storage, "volume_group_name",
+		gnt_json_node_deep_copy(json_object_get_member(info, "volume_group_name")));
+	json_object_set_member(
+		storage, "file_storage_dir",
+		gnt_json_node_deep_copy(json_object_get_member(info, "file_storage_dir")));
 	return storage;
 }
 
@@ -123,7 +126,8 @@ gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error
 	JsonObject *os;
 
 	if (hvparams == NULL) {
-		g_prefix_error(error, "instance '%s': ", json_object_get_string_member(instance, "name"));
+		g_prefix_error(error,
+			       "instance '%s': ", json_object_get_string_member(instance, "name"));
 		return NULL;
 	}
 	spec = json_object_new();
@@ -132,8 +136,9 @@ gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error
 	json_object_set_object_member(spec, "beparams", gnt_fill_beparams(info, instance));
 	json_object_set_object_member(spec, "storage", gnt_lu_storage_spec_new(info));
 	os = json_object_new();
-	json_object_set_member(os, "search_path",
-			       gnt_json_node_deep_copy(json_object_get_member(info, "os_search_path")));
+	json_object_set_member(
+		os, "search_path",
+		gnt_json_node_deep_copy(json_object_get_member(info, "os_search_path")));
 	json_object_set_object_member(spec, "os", os);
 	return spec;
 }
@@ -153,8 +158,8 @@ gnt_lu_instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, cons
 	const gchar *name = json_object_get_string_member(ctx->instance, "name");
 	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
 				      NULL};
-	g_autoptr(JsonObject) running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors,
-								     error);
+	g_autoptr(JsonObject)
+		running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors, error);
 	JsonObject *entry = NULL;
 	const gchar *state = NULL;
 

@@ -57,8 +57,8 @@ instance_name(GntLuInstanceCtx *ctx)
 static gboolean
 instance_store_members(GntLu *lu, const gchar *uuid, JsonObject *changes, GError **error)
 {
-	g_autoptr(JsonObject) current =
-		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
+	g_autoptr(JsonObject)
+		current = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
 
 	if (current == NULL)
 		return FALSE;
@@ -172,7 +172,8 @@ record_os(JsonObject *record)
 {
 	JsonNode *os = json_object_get_member(record, "os");
 
-	return os != NULL && JSON_NODE_HOLDS_VALUE(os) && json_node_get_value_type(os) == G_TYPE_STRING
+	return os != NULL && JSON_NODE_HOLDS_VALUE(os) &&
+			       json_node_get_value_type(os) == G_TYPE_STRING
 		       ? json_node_get_string(os)
 		       : NULL;
 }
@@ -207,7 +208,8 @@ lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_name
 	gnt_json_object_overlay(merged, osparams_private);
 	return gnt_node_call_os_validate(
 		rpc, node, (const gchar *const *)search_path->pdata, os_name, merged,
-		osparams_secret, gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE), error);
+		osparams_secret, gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE),
+		error);
 }
 
 /* Looks up the node's definition of @os_name ("name+variant") as
@@ -291,11 +293,11 @@ lu_choose_install_where(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObje
 		return FALSE;
 	if (os == NULL)
 		return TRUE; /* os_validate names a missing OS */
-	if (!gnt_install_choose_where(os, os_name,
-				      gnt_install_os_is_trusted(
-					      json_object_get_array_member(info, "trusted_os"),
+	if (!gnt_install_choose_where(
+		    os, os_name,
+		    gnt_install_os_is_trusted(json_object_get_array_member(info, "trusted_os"),
 					      os_name),
-				      safe, &where, &script, error))
+		    safe, &where, &script, error))
 		return FALSE;
 	json_object_set_string_member(install, "where", gnt_install_where_to_string(where));
 	json_object_set_string_member(install, "create_script", script);
@@ -333,7 +335,8 @@ check_ssh_keys(JsonNode *value, GError **error)
 	for (guint i = 0; i < json_array_get_length(keys); i++) {
 		const gchar *key = json_array_get_string_element(keys, i);
 
-		if (key == NULL || key[strspn(key, " \t")] == '\0' || strpbrk(key, "\r\n") != NULL) {
+		if (key == NULL || key[strspn(key, " \t")] == '\0' ||
+		    strpbrk(key, "\r\n") != NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "ssh key %u must be one authorized_keys line", i);
 			return FALSE;
@@ -350,7 +353,8 @@ check_os_package(JsonObject *osparams, JsonObject *osparams_private, GError **er
 {
 	static const gchar *const credentials[] = {GNT_OSP_OS_PACKAGE_USERNAME,
 						   GNT_OSP_OS_PACKAGE_PASSWORD};
-	JsonNode *url = osparams != NULL ? json_object_get_member(osparams, GNT_OSP_OS_PACKAGE) : NULL;
+	JsonNode *url = osparams != NULL ? json_object_get_member(osparams, GNT_OSP_OS_PACKAGE)
+					 : NULL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(credentials); i++) {
 		if ((osparams != NULL && json_object_has_member(osparams, credentials[i])) ||
@@ -365,13 +369,14 @@ check_os_package(JsonObject *osparams, JsonObject *osparams_private, GError **er
 	}
 	if (osparams_private != NULL &&
 	    json_object_has_member(osparams_private, GNT_OSP_OS_PACKAGE)) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "OS parameter 'os-package' is a public one (-O or --os-package)");
+		g_set_error_literal(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			"OS parameter 'os-package' is a public one (-O or --os-package)");
 		return FALSE;
 	}
 	if (url != NULL && JSON_NODE_HOLDS_VALUE(url) &&
-	    json_node_get_value_type(url) == G_TYPE_STRING &&
-	    !is_value_default(url) && json_node_get_string(url)[0] != '\0') {
+	    json_node_get_value_type(url) == G_TYPE_STRING && !is_value_default(url) &&
+	    json_node_get_string(url)[0] != '\0') {
 		const gchar *text = json_node_get_string(url);
 		g_autofree gchar *path = g_strndup(text, strcspn(text, "?#"));
 
@@ -401,7 +406,8 @@ check_instance_fields(const GntOpcode *op, GError **error)
 	return check_user_data(gnt_opcode_get_param(op, "user_data"), error) &&
 	       check_ssh_keys(gnt_opcode_get_param(op, "ssh_keys"), error) &&
 	       check_os_package(object_or_null(gnt_opcode_get_param(op, "osparams")),
-				object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
+				object_or_null(gnt_opcode_get_param(op, "osparams_private")),
+				error);
 }
 
 /* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
@@ -424,7 +430,8 @@ create_parse_disks(JsonArray *given, GError **error)
 		g_autofree gchar *uuid = g_uuid_string_random();
 
 		if (!JSON_NODE_HOLDS_OBJECT(node)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "disk %u must be an object", i);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "disk %u must be an object", i);
 			return NULL;
 		}
 		in = json_node_get_object(node);
@@ -461,8 +468,9 @@ create_parse_disks(JsonArray *given, GError **error)
 			json_object_set_string_member(disk, "iv_name", iv_name);
 		}
 		if (json_object_has_member(in, "format"))
-			json_object_set_member(disk, "format",
-					       gnt_json_node_deep_copy(json_object_get_member(in, "format")));
+			json_object_set_member(
+				disk, "format",
+				gnt_json_node_deep_copy(json_object_get_member(in, "format")));
 		json_array_add_object_element(disks, disk);
 	}
 	return g_steal_pointer(&disks);
@@ -484,7 +492,8 @@ create_parse_nics(JsonArray *given, GError **error)
 		g_autofree gchar *uuid = g_uuid_string_random();
 
 		if (!JSON_NODE_HOLDS_OBJECT(node)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "nic %u must be an object", i);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "nic %u must be an object",
+				    i);
 			return NULL;
 		}
 		in = json_node_get_object(node);
@@ -502,21 +511,24 @@ create_parse_nics(JsonArray *given, GError **error)
 			if (!g_strv_contains(nic_modes, mode != NULL ? mode : "")) {
 				json_object_unref(nicparams);
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "nic %u: mode must be bridged, routed or openvswitch", i);
+					    "nic %u: mode must be bridged, routed or openvswitch",
+					    i);
 				return NULL;
 			}
 			json_object_set_string_member(nicparams, "mode", mode);
 		}
 		if (json_object_has_member(in, "link"))
-			json_object_set_member(nicparams, "link",
-					       gnt_json_node_deep_copy(json_object_get_member(in, "link")));
+			json_object_set_member(
+				nicparams, "link",
+				gnt_json_node_deep_copy(json_object_get_member(in, "link")));
 		nic = json_object_new();
 		json_object_set_string_member(nic, "uuid", uuid);
 		json_object_set_member(nic, "name",
 				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
-		json_object_set_string_member(nic, "mac",
-					      mac != NULL && gnt_net_parse_mac(mac, NULL) ? mac : "generate");
-		json_object_set_member(nic, "ip", gnt_json_node_deep_copy(json_object_get_member(in, "ip")));
+		json_object_set_string_member(
+			nic, "mac", mac != NULL && gnt_net_parse_mac(mac, NULL) ? mac : "generate");
+		json_object_set_member(nic, "ip",
+				       gnt_json_node_deep_copy(json_object_get_member(in, "ip")));
 		json_object_set_object_member(nic, "nicparams", nicparams);
 		json_object_set_member(nic, "network", gnt_json_node_new_null());
 		json_array_add_object_element(nics, nic);
@@ -575,11 +587,13 @@ create_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 				n = json_node_get_int(value);
 			else if (JSON_NODE_HOLDS_VALUE(value) &&
 				 json_node_get_value_type(value) == G_TYPE_STRING)
-				g_ascii_string_to_signed(json_node_get_string(value), 10, 1, 1024, &n,
-							 NULL);
+				g_ascii_string_to_signed(json_node_get_string(value), 10, 1, 1024,
+							 &n, NULL);
 			if (n < 1 || n > 1024) {
-				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "backend parameter '%s' must be a number from 1 to 1024", key);
+				g_set_error(
+					error, GNT_ERROR, GNT_ERROR_INVALID,
+					"backend parameter '%s' must be a number from 1 to 1024",
+					key);
 				return NULL;
 			}
 			json_object_set_int_member(out, key, n);
@@ -672,8 +686,9 @@ create_check_args(GntLu *lu, GError **error)
 	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
 	nics = create_parse_nics(json_node_get_array(gnt_opcode_get_param(op, "nics")), error);
 	be = disks != NULL && nics != NULL
-		     ? create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
-					     FALSE, error)
+		     ? create_parse_beparams(
+			       json_node_get_object(gnt_opcode_get_param(op, "beparams")), FALSE,
+			       error)
 		     : NULL;
 	if (be == NULL)
 		return FALSE;
@@ -722,7 +737,8 @@ string_array_join(JsonArray *arr)
 	g_autoptr(GString) out = g_string_new(NULL);
 
 	for (guint i = 0; arr != NULL && i < json_array_get_length(arr); i++)
-		g_string_append_printf(out, "%s%s", i ? ", " : "", json_array_get_string_element(arr, i));
+		g_string_append_printf(out, "%s%s", i ? ", " : "",
+				       json_array_get_string_element(arr, i));
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
@@ -731,8 +747,9 @@ static gchar *
 create_generate_mac(GntLu *lu, const gchar *prefix, GHashTable *taken)
 {
 	for (guint tries = 0; tries < 1000; tries++) {
-		gchar *mac = g_strdup_printf("%s:%02x:%02x:%02x", prefix, g_random_int_range(0, 256),
-					     g_random_int_range(0, 256), g_random_int_range(0, 256));
+		gchar *mac = g_strdup_printf("%s:%02x:%02x:%02x", prefix,
+					     g_random_int_range(0, 256), g_random_int_range(0, 256),
+					     g_random_int_range(0, 256));
 		if (!g_hash_table_contains(taken, mac))
 			return mac;
 		g_free(mac);
@@ -750,7 +767,8 @@ collect_macs_cb(JsonObject *record, gpointer user_data)
 	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);
 		if (json_object_has_member(nic, "mac"))
-			g_hash_table_add(user_data, g_strdup(json_object_get_string_member(nic, "mac")));
+			g_hash_table_add(user_data,
+					 g_strdup(json_object_get_string_member(nic, "mac")));
 	}
 	return TRUE;
 }
@@ -760,7 +778,7 @@ static void
 create_fill_nicparams(JsonArray *nics, JsonObject *cluster_nicparams)
 {
 	JsonObject *defaults = cluster_nicparams != NULL &&
-				       json_object_has_member(cluster_nicparams, "default")
+					       json_object_has_member(cluster_nicparams, "default")
 				       ? json_object_get_object_member(cluster_nicparams, "default")
 				       : NULL;
 	static const gchar *const keys[] = {"mode", "link"};
@@ -771,9 +789,10 @@ create_fill_nicparams(JsonArray *nics, JsonObject *cluster_nicparams)
 		for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
 			if (!json_object_has_member(params, keys[k]) &&
 			    json_object_has_member(defaults, keys[k]))
-				json_object_set_member(params, keys[k],
-						       gnt_json_node_deep_copy(json_object_get_member(
-							       defaults, keys[k])));
+				json_object_set_member(
+					params, keys[k],
+					gnt_json_node_deep_copy(
+						json_object_get_member(defaults, keys[k])));
 		}
 	}
 }
@@ -799,7 +818,8 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	if (!string_array_contains(enabled_hv, hv)) {
 		g_autofree gchar *list = string_array_join(enabled_hv);
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "hypervisor '%s' is not enabled in the cluster (enabled: %s)", hv, list);
+			    "hypervisor '%s' is not enabled in the cluster (enabled: %s)", hv,
+			    list);
 		return NULL;
 	}
 	if (template == NULL)
@@ -809,8 +829,8 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	if (!string_array_contains(enabled_dt, template)) {
 		g_autofree gchar *list = string_array_join(enabled_dt);
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "disk template '%s' is not enabled in the cluster (enabled: %s)", template,
-			    list);
+			    "disk template '%s' is not enabled in the cluster (enabled: %s)",
+			    template, list);
 		return NULL;
 	}
 	disks = create_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
@@ -836,7 +856,8 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	create_fill_nicparams(nics, json_object_get_object_member(info, "nicparams"));
 	/* every instance's MACs: only a create with NICs needs them */
 	if (json_array_get_length(nics) > 0)
-		gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb, macs);
+		gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb,
+					  macs);
 	for (guint i = 0; i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);
 		const gchar *mac = json_object_get_string_member(nic, "mac");
@@ -855,15 +876,17 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 		g_hash_table_add(macs, g_strdup(mac));
 	}
 	json_object_set_string_member(record, "name", gnt_opcode_get_string(op, "instance_name"));
-	json_object_set_string_member(record, "primary_node", json_object_get_string_member(node, "uuid"));
-	json_object_set_member(record, "os", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "os_type")));
+	json_object_set_string_member(record, "primary_node",
+				      json_object_get_string_member(node, "uuid"));
+	json_object_set_member(record, "os",
+			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "os_type")));
 	json_object_set_string_member(record, "hypervisor", hv);
 	json_object_set_member(record, "hvparams",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "hvparams")));
-	json_object_set_object_member(record, "beparams",
-				      create_parse_beparams(json_node_get_object(
-								    gnt_opcode_get_param(op, "beparams")),
-							    FALSE, NULL));
+	json_object_set_object_member(
+		record, "beparams",
+		create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
+				      FALSE, NULL));
 	json_object_set_member(record, "osparams",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "osparams")));
 	json_object_set_member(record, "osparams_private",
@@ -875,26 +898,29 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	json_object_set_string_member(record, "disk_template", template);
 	json_object_set_array_member(record, "disks", disks);
 	json_object_set_array_member(record, "nics", nics);
-	json_object_set_member(record, "tags", gnt_json_node_deep_copy(gnt_opcode_get_param(op, "tags")));
+	json_object_set_member(record, "tags",
+			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "tags")));
 	json_object_set_member(record, "network_port", gnt_json_node_new_null());
 	json_object_set_boolean_member(record, "disks_active", FALSE);
 	/* Gantry's (doc/metad.md): the channel, for every instance an address
 	 * (the install appliance uses it too), the metadata it serves */
 	{
 		JsonObject *comm = gnt_lu_instance_communication_nic_new(
-			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), macs, error);
+			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), macs,
+			error);
 		JsonNode *user_data = gnt_opcode_get_param(op, "user_data");
 		JsonNode *keys = gnt_opcode_get_param(op, "ssh_keys");
 
 		if (comm == NULL)
 			return NULL;
-		json_object_set_boolean_member(
-			record, "communication",
-			gnt_opcode_get_bool(op, "instance_communication", FALSE));
+		json_object_set_boolean_member(record, "communication",
+					       gnt_opcode_get_bool(op, "instance_communication",
+								   FALSE));
 		json_object_set_object_member(record, "communication_nic", comm);
 		if (user_data != NULL && !JSON_NODE_HOLDS_NULL(user_data) &&
 		    json_node_get_string(user_data)[0] != '\0')
-			json_object_set_member(record, "user_data", gnt_json_node_deep_copy(user_data));
+			json_object_set_member(record, "user_data",
+					       gnt_json_node_deep_copy(user_data));
 		if (keys != NULL && !JSON_NODE_HOLDS_NULL(keys))
 			json_object_set_member(record, "ssh_keys", gnt_json_node_deep_copy(keys));
 	}
@@ -979,7 +1005,8 @@ create_check_prereq(GntLu *lu, GError **error)
 			return FALSE;
 		if (!gnt_opcode_get_bool(op, "no_install", FALSE) &&
 		    !lu_choose_install_where(lu, rpc, node, record,
-					     gnt_opcode_get_param(op, "enable_safe_install"), error))
+					     gnt_opcode_get_param(op, "enable_safe_install"),
+					     error))
 			return FALSE;
 	}
 	/* what each install step cannot do is refused now, before anything
@@ -1018,12 +1045,13 @@ create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spe
 	g_autoptr(GError) error = NULL;
 
 	if (disks_may_exist && !gnt_node_call_blockdev_remove(rpc, node, spec, &error)) {
-		gnt_lu_feedback(lu,
-				"WARNING: could not remove the disks made: %s; the instance stays in "
-				"the configuration, marked as half created by job %" G_GUINT64_FORMAT
-				", until the master removes it (it tries again at start-up and every "
-				"5 minutes)",
-				error->message, gnt_lu_get_job_id(lu));
+		gnt_lu_feedback(
+			lu,
+			"WARNING: could not remove the disks made: %s; the instance stays in "
+			"the configuration, marked as half created by job %" G_GUINT64_FORMAT
+			", until the master removes it (it tries again at start-up and every "
+			"5 minutes)",
+			error->message, gnt_lu_get_job_id(lu));
 		return FALSE;
 	}
 	if (!gnt_config_remove_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, &error)) {
@@ -1039,8 +1067,8 @@ create_roll_back(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spe
 static gboolean
 instance_clear_mark(GntLu *lu, const gchar *uuid, GError **error)
 {
-	g_autoptr(JsonObject) current =
-		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
+	g_autoptr(JsonObject)
+		current = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, uuid, error);
 
 	if (current == NULL)
 		return FALSE;
@@ -1056,7 +1084,8 @@ create_exec_without_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Json
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(lu_config(lu), stored, error);
-	gboolean has_disks = json_array_get_length(json_object_get_array_member(stored, "disks")) > 0;
+	gboolean has_disks = json_array_get_length(json_object_get_array_member(stored, "disks")) >
+			     0;
 
 	if (spec == NULL)
 		return FALSE;
@@ -1092,23 +1121,23 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 		    gboolean start, GError **error)
 {
 	g_autoptr(GntSecretDict) secret = lu_dup_osparams_secret(lu);
-	g_autoptr(GntInstall) install =
-		gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
+	g_autoptr(GntInstall)
+		install = gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
 	g_autoptr(JsonObject) state = NULL;
 
 	if (!gnt_install_run(install, rpc, error)) {
 		g_autoptr(GError) spec_error = NULL;
-		g_autoptr(JsonObject) spec =
-			gnt_lu_instance_spec_new(lu_config(lu), stored, &spec_error);
+		g_autoptr(JsonObject)
+			spec = gnt_lu_instance_spec_new(lu_config(lu), stored, &spec_error);
 
 		if (spec == NULL)
 			gnt_lu_feedback(lu, "WARNING: could not undo the create: %s",
 					spec_error->message);
 		else if (create_roll_back(lu, rpc, node, spec,
 					  gnt_install_disks_may_exist(install)))
-			gnt_lu_feedback(lu,
-					"Instance %s was not created: what the install made is removed",
-					json_object_get_string_member(stored, "name"));
+			gnt_lu_feedback(
+				lu, "Instance %s was not created: what the install made is removed",
+				json_object_get_string_member(stored, "name"));
 		return FALSE;
 	}
 	state = gnt_install_dup_state(install);
@@ -1197,8 +1226,9 @@ remove_exec(GntLu *lu, GError **error)
 	if (gnt_recovery_get_mark(ctx->instance, &half_done_by, &half_done_job)) {
 		/* its mark stays until the record goes: a half-made instance stays
 		 * half made if this removal fails too */
-		gnt_lu_feedback(lu, "Instance %s was left half %s by job %" G_GUINT64_FORMAT
-				    ": removing what is left",
+		gnt_lu_feedback(lu,
+				"Instance %s was left half %s by job %" G_GUINT64_FORMAT
+				": removing what is left",
 				instance_name(ctx), gnt_recovery_op_to_participle(half_done_by),
 				half_done_job);
 	} else {
@@ -1213,7 +1243,8 @@ remove_exec(GntLu *lu, GError **error)
 	}
 	gnt_lu_feedback(lu, "Shutting down instance %s on node %s", instance_name(ctx),
 			json_object_get_string_member(ctx->node, "name"));
-	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &step_error) &&
+	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced,
+					     &step_error) &&
 	    !g_error_matches(step_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
 		if (!ignore) {
 			gnt_lu_feedback(lu, "The instance stays marked as being removed: the "
@@ -1221,7 +1252,8 @@ remove_exec(GntLu *lu, GError **error)
 			g_propagate_error(error, g_steal_pointer(&step_error));
 			return NULL;
 		}
-		gnt_lu_feedback(lu, "WARNING: could not shut the instance down: %s", step_error->message);
+		gnt_lu_feedback(lu, "WARNING: could not shut the instance down: %s",
+				step_error->message);
 	}
 	g_clear_error(&step_error);
 	gnt_lu_feedback(lu, "Removing block devices for instance %s", instance_name(ctx));
@@ -1257,7 +1289,8 @@ online_instance_check_prereq(GntLu *lu, GError **error)
 	if (!instance_ctx_load(lu, TRUE, error))
 		return FALSE;
 	ctx = gnt_lu_get_data(lu);
-	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "offline") == 0) {
+	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "offline") ==
+	    0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "instance '%s' is marked offline", instance_name(ctx));
 		return FALSE;
@@ -1331,13 +1364,13 @@ startup_exec(GntLu *lu, GError **error)
 		return NULL;
 	if (g_strcmp0(install_state, GNT_INSTALL_STATE_FAILED) == 0 ||
 	    g_strcmp0(install_state, GNT_INSTALL_STATE_RUNNING) == 0)
-		gnt_lu_feedback(lu,
-				"WARNING: the last install of instance %s %s; its disks hold what it "
-				"left (gnt-instance info shows its steps)",
-				instance_name(ctx),
-				g_strcmp0(install_state, GNT_INSTALL_STATE_FAILED) == 0
-					? "failed"
-					: "did not finish");
+		gnt_lu_feedback(
+			lu,
+			"WARNING: the last install of instance %s %s; its disks hold what it "
+			"left (gnt-instance info shows its steps)",
+			instance_name(ctx),
+			g_strcmp0(install_state, GNT_INSTALL_STATE_FAILED) == 0 ? "failed"
+										: "did not finish");
 	if (first_boot)
 		gnt_lu_feedback(lu, "self_install: instance %s boots with its install parameters",
 				instance_name(ctx));
@@ -1380,7 +1413,8 @@ shutdown_exec(GntLu *lu, GError **error)
 
 	if (rpc == NULL)
 		return NULL;
-	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced, &stop_error)) {
+	if (!gnt_node_call_instance_shutdown(rpc, ctx->node, ctx->spec, timeout, &forced,
+					     &stop_error)) {
 		if (!g_error_matches(stop_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
 			g_propagate_error(error, g_steal_pointer(&stop_error));
 			return NULL;
@@ -1423,9 +1457,9 @@ reboot_exec(GntLu *lu, GError **error)
 	spec = instance_boot_spec(lu, ctx, &first_boot, error);
 	if (spec == NULL)
 		return NULL;
-	if (!gnt_node_call_instance_reboot(rpc, ctx->node, spec, type,
-					   (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120),
-					   error))
+	if (!gnt_node_call_instance_reboot(
+		    rpc, ctx->node, spec, type,
+		    (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120), error))
 		return NULL;
 	if (first_boot)
 		install = install_dup_with_state(ctx->instance, GNT_INSTALL_STATE_BOOTED);
@@ -1459,7 +1493,8 @@ console_exec(GntLu *lu, GError **error)
 	if (console == NULL)
 		return NULL;
 	json_object_set_string_member(console, "instance", instance_name(ctx));
-	json_object_set_string_member(console, "node", json_object_get_string_member(ctx->node, "name"));
+	json_object_set_string_member(console, "node",
+				      json_object_get_string_member(ctx->node, "name"));
 	return gnt_json_node_new_object(g_steal_pointer(&console));
 }
 
@@ -1475,7 +1510,8 @@ rename_declare_locks(GntLu *lu, GntLockSet *locks)
 {
 	gnt_lu_lock_instance(lu, locks);
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_INSTANCE,
-			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name"), GNT_LOCK_EXCLUSIVE);
+			 gnt_opcode_get_string(gnt_lu_get_opcode(lu), "new_name"),
+			 GNT_LOCK_EXCLUSIVE);
 }
 
 /* Ganeti renames only a stopped instance, to a name nobody has. */
@@ -1497,7 +1533,8 @@ rename_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	}
 	taken = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, new_name, NULL);
-	if (taken != NULL && g_strcmp0(json_object_get_string_member(taken, "name"), new_name) == 0) {
+	if (taken != NULL &&
+	    g_strcmp0(json_object_get_string_member(taken, "name"), new_name) == 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
 			    "Instance '%s' is already in the cluster", new_name);
 		return FALSE;
@@ -1530,7 +1567,8 @@ rename_exec(GntLu *lu, GError **error)
 		return NULL;
 	if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, renamed, error)) {
 		g_autoptr(GError) undo_error = NULL;
-		if (!gnt_node_call_blockdev_rename(rpc, ctx->node, ctx->spec, new_name, &undo_error))
+		if (!gnt_node_call_blockdev_rename(rpc, ctx->node, ctx->spec, new_name,
+						   &undo_error))
 			gnt_lu_feedback(lu, "WARNING: could not move the disks back: %s",
 					undo_error->message);
 		return NULL;
@@ -1569,7 +1607,8 @@ disk_mod_index(JsonNode *node, gint64 *index)
 	}
 	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
 	       json_node_get_value_type(node) == G_TYPE_STRING &&
-	       g_ascii_string_to_signed(json_node_get_string(node), 10, -1, G_MAXINT32, index, NULL);
+	       g_ascii_string_to_signed(json_node_get_string(node), 10, -1, G_MAXINT32, index,
+					NULL);
 }
 
 /* Ganeti's modification lists: [[action, index, params], ...]. Only adding
@@ -1590,14 +1629,16 @@ set_params_parse_disk_mods(JsonArray *mods, gint64 n_disks, GError **error)
 		g_autoptr(JsonArray) one = NULL;
 		g_autoptr(JsonArray) parsed = NULL;
 
-		if (!JSON_NODE_HOLDS_ARRAY(mod) || json_array_get_length(json_node_get_array(mod)) != 3 ||
+		if (!JSON_NODE_HOLDS_ARRAY(mod) ||
+		    json_array_get_length(json_node_get_array(mod)) != 3 ||
 		    !JSON_NODE_HOLDS_OBJECT(json_array_get_element(json_node_get_array(mod), 2))) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "disk modification %u must be [action, index, parameters]", i);
 			return NULL;
 		}
 		triple = json_node_get_array(mod);
-		gnt_json_node_get_string(json_array_get_element(triple, 0), "action", &action, NULL);
+		gnt_json_node_get_string(json_array_get_element(triple, 0), "action", &action,
+					 NULL);
 		if (g_strcmp0(action, "add") != 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "disk modification '%s' is not supported yet (only 'add')",
@@ -1623,13 +1664,15 @@ set_params_parse_disk_mods(JsonArray *mods, gint64 n_disks, GError **error)
 			return NULL;
 		}
 		one = json_array_new();
-		json_array_add_element(one, gnt_json_node_deep_copy(json_array_get_element(triple, 2)));
+		json_array_add_element(one,
+				       gnt_json_node_deep_copy(json_array_get_element(triple, 2)));
 		parsed = create_parse_disks(one, error);
 		if (parsed == NULL) {
 			g_prefix_error(error, "disk modification %u: ", i);
 			return NULL;
 		}
-		json_array_add_element(to_add, gnt_json_node_deep_copy(json_array_get_element(parsed, 0)));
+		json_array_add_element(to_add,
+				       gnt_json_node_deep_copy(json_array_get_element(parsed, 0)));
 	}
 	return g_steal_pointer(&to_add);
 }
@@ -1681,12 +1724,13 @@ check_no_repeated_params(JsonObject *osparams, JsonObject *osparams_private, GEr
 	json_object_iter_init_ordered(&iter, osparams);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
 		if (json_object_has_member(osparams_private, key))
-			g_string_append_printf(repeated, "%s%s", repeated->len > 0 ? ", " : "", key);
+			g_string_append_printf(repeated, "%s%s", repeated->len > 0 ? ", " : "",
+					       key);
 	}
 	if (repeated->len == 0)
 		return TRUE;
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "OS parameters repeated multiple times: %s",
-		    repeated->str);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "OS parameters repeated multiple times: %s", repeated->str);
 	return FALSE;
 }
 
@@ -1728,11 +1772,10 @@ change_ctx_settle(GntLu *lu, ChangeCtx *ctx, gboolean check_os,
 	if (check_os && os != NULL) {
 		GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 
-		if (rpc == NULL ||
-		    !lu_check_os(lu, rpc, ctx->current->node, os,
-				 record_object(ctx->updated, "osparams"),
-				 record_object(ctx->updated, "osparams_private"), osparams_secret,
-				 error))
+		if (rpc == NULL || !lu_check_os(lu, rpc, ctx->current->node, os,
+						record_object(ctx->updated, "osparams"),
+						record_object(ctx->updated, "osparams_private"),
+						osparams_secret, error))
 			return FALSE;
 	}
 	ctx->spec = gnt_lu_instance_spec_new(lu_config(lu), ctx->updated, error);
@@ -1780,9 +1823,9 @@ set_params_check_args(GntLu *lu, GError **error)
 		{"pnode_uuid", "changing the primary node is"},
 	};
 	static const gchar *const changing[] = {
-		"disks",   "hvparams", "beparams",	   "os_name",
-		"osparams", "osparams_private", "offline", "install_done",
-		"instance_communication",
+		"disks",   "hvparams",	   "beparams",
+		"os_name", "osparams",	   "osparams_private",
+		"offline", "install_done", "instance_communication",
 		NULL,
 	};
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
@@ -1813,21 +1856,21 @@ set_params_check_args(GntLu *lu, GError **error)
 				    "first boot");
 		return FALSE;
 	}
-	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")), -1,
-					   error);
+	disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")),
+					   -1, error);
 	if (disks == NULL)
 		return FALSE;
 	be = create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
 				   error);
-	return be != NULL && check_instance_fields(op, error) && check_no_repeated_params(
-				     object_or_null(gnt_opcode_get_param(op, "osparams")),
-				     object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
+	return be != NULL && check_instance_fields(op, error) &&
+	       check_no_repeated_params(
+		       object_or_null(gnt_opcode_get_param(op, "osparams")),
+		       object_or_null(gnt_opcode_get_param(op, "osparams_private")), error);
 }
 
 /* Ganeti's CAN_CHANGE_INSTANCE_OFFLINE: a running instance stays online. */
 static gboolean
-set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *changes,
-			 GError **error)
+set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *changes, GError **error)
 {
 	const gchar *state = json_object_get_string_member(updated, "admin_state");
 	gboolean off;
@@ -1838,7 +1881,8 @@ set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *chan
 	if (g_strcmp0(state, "up") == 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "Instance '%s' is marked to be up, can't change to %s",
-			    json_object_get_string_member(updated, "name"), off ? "offline" : "online");
+			    json_object_get_string_member(updated, "name"),
+			    off ? "offline" : "online");
 		return FALSE;
 	}
 	json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
@@ -1881,7 +1925,8 @@ set_params_apply_metadata(const GntOpcode *op, JsonObject *updated, JsonArray *c
 	JsonNode *keys = gnt_opcode_get_param(op, "ssh_keys");
 
 	if (comm != NULL && !JSON_NODE_HOLDS_NULL(comm)) {
-		json_object_set_boolean_member(updated, "communication", json_node_get_boolean(comm));
+		json_object_set_boolean_member(updated, "communication",
+					       json_node_get_boolean(comm));
 		changes_add(changes, "communication",
 			    gnt_json_node_new_string(json_node_get_boolean(comm) ? "yes" : "no"));
 	}
@@ -1916,9 +1961,8 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	const gchar *name = json_object_get_string_member(instance, "name");
 	JsonArray *disks = json_object_get_array_member(instance, "disks");
 	g_autoptr(JsonObject) updated = gnt_json_object_deep_copy(instance);
-	g_autoptr(JsonObject) be =
-		create_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
-				      error);
+	g_autoptr(JsonObject) be = create_parse_beparams(
+		json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE, error);
 	g_autoptr(JsonArray) new_disks = NULL;
 	JsonObject *hv = object_or_null(gnt_opcode_get_param(op, "hvparams"));
 	JsonObject *os_public = object_or_null(gnt_opcode_get_param(op, "osparams"));
@@ -1927,8 +1971,9 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 
 	if (be == NULL)
 		return NULL;
-	new_disks = set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")),
-					       json_array_get_length(disks), error);
+	new_disks =
+		set_params_parse_disk_mods(json_node_get_array(gnt_opcode_get_param(op, "disks")),
+					   json_array_get_length(disks), error);
 	if (new_disks == NULL)
 		return NULL;
 	if (json_array_get_length(new_disks) > 0 &&
@@ -1939,22 +1984,24 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	}
 	disks = json_object_get_array_member(updated, "disks");
 	for (guint i = 0; i < json_array_get_length(new_disks); i++) {
-		JsonObject *disk = gnt_json_object_deep_copy(json_array_get_object_element(new_disks, i));
+		JsonObject *disk =
+			gnt_json_object_deep_copy(json_array_get_object_element(new_disks, i));
 		guint index = json_array_get_length(disks);
 		g_autofree gchar *iv_name = g_strdup_printf("disk/%u", index);
-		g_autofree gchar *what = g_strdup_printf(
-			"add:size=%" G_GINT64_FORMAT ",mode=%s", json_object_get_int_member(disk, "size"),
-			json_object_get_string_member(disk, "mode"));
+		g_autofree gchar *what =
+			g_strdup_printf("add:size=%" G_GINT64_FORMAT ",mode=%s",
+					json_object_get_int_member(disk, "size"),
+					json_object_get_string_member(disk, "mode"));
 
 		json_object_set_string_member(disk, "iv_name", iv_name);
 		json_array_add_object_element(disks, disk);
 		changes_add(changes, iv_name, gnt_json_node_new_string(what));
 	}
-	json_object_set_object_member(updated, "hvparams",
-				      gnt_lu_params_update(record_object(instance, "hvparams"), hv));
+	json_object_set_object_member(
+		updated, "hvparams", gnt_lu_params_update(record_object(instance, "hvparams"), hv));
 	changes_add_params(changes, "hv", hv, FALSE);
-	json_object_set_object_member(updated, "beparams",
-				      gnt_lu_params_update(record_object(instance, "beparams"), be));
+	json_object_set_object_member(
+		updated, "beparams", gnt_lu_params_update(record_object(instance, "beparams"), be));
 	changes_add_params(changes, "be", be, FALSE);
 	/* Ganeti does not list the OS; the list says what changed */
 	if (os_name != NULL) {
@@ -1962,7 +2009,8 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 		changes_add(changes, "os", gnt_json_node_new_string(os_name));
 	}
 	json_object_set_object_member(updated, "osparams",
-				      gnt_lu_params_update(record_object(instance, "osparams"), os_public));
+				      gnt_lu_params_update(record_object(instance, "osparams"),
+							   os_public));
 	changes_add_params(changes, "os", os_public, FALSE);
 	json_object_set_object_member(
 		updated, "osparams_private",
@@ -1974,13 +2022,15 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	    !json_object_has_member(updated, "communication_nic")) {
 		g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
 		JsonObject *nic = gnt_lu_instance_communication_nic_new(
-			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), NULL, error);
+			lu_config(lu), json_object_get_string_member(info, "mac_prefix"), NULL,
+			error);
 
 		if (nic == NULL)
 			return NULL;
 		json_object_set_object_member(updated, "communication_nic", nic);
 	}
-	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes, error) ||
+	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes,
+				      error) ||
 	    !set_params_apply_install_done(updated, gnt_opcode_get_bool(op, "install_done", FALSE),
 					   changes, error))
 		return NULL;
@@ -2006,7 +2056,8 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	/* the OS and its parameters as Ganeti checks them, unless forced */
 	return change_ctx_settle(lu, g_steal_pointer(&ctx),
-				 os_changes && !gnt_opcode_get_bool(op, "force", FALSE), NULL, error);
+				 os_changes && !gnt_opcode_get_bool(op, "force", FALSE), NULL,
+				 error);
 }
 
 static JsonNode *
@@ -2025,15 +2076,16 @@ set_params_exec(GntLu *lu, GError **error)
 			/* the job fails and changes nothing else, but the disks made
 			 * so far stay in the record, so none is left unknown */
 			if (i > ctx->n_old_disks) {
-				g_autoptr(JsonObject) partial =
-					gnt_json_object_deep_copy(ctx->current->instance);
+				g_autoptr(JsonObject)
+					partial = gnt_json_object_deep_copy(ctx->current->instance);
 				JsonArray *made = json_object_get_array_member(partial, "disks");
 				g_autoptr(GError) save_error = NULL;
 				for (guint k = ctx->n_old_disks; k < i; k++)
-					json_array_add_element(made, gnt_json_node_deep_copy(
-									     json_array_get_element(disks, k)));
-				if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, partial,
-							      &save_error))
+					json_array_add_element(
+						made, gnt_json_node_deep_copy(
+							      json_array_get_element(disks, k)));
+				if (!gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE,
+							      partial, &save_error))
 					gnt_lu_feedback(lu, "WARNING: %s", save_error->message);
 			}
 			return NULL;
@@ -2080,10 +2132,12 @@ reinstall_missing_secrets(JsonArray *names, const GntSecretDict *secret, JsonObj
 
 	for (guint i = 0; names != NULL && i < json_array_get_length(names); i++) {
 		const gchar *name = json_array_get_string_element(names, i);
-		gboolean found = secret != NULL && name != NULL && gnt_secret_dict_contains(secret, name);
+		gboolean found = secret != NULL && name != NULL &&
+				 gnt_secret_dict_contains(secret, name);
 
 		for (guint k = 0; name != NULL && k < G_N_ELEMENTS(given); k++)
-			found = found || (given[k] != NULL && json_object_has_member(given[k], name));
+			found = found ||
+				(given[k] != NULL && json_object_has_member(given[k], name));
 		if (name != NULL && !found)
 			g_ptr_array_add(missing, (gpointer)name);
 	}
@@ -2136,10 +2190,11 @@ reinstall_check_secrets(GntLu *lu, GntRpcClient *rpc, ChangeCtx *ctx, const GntS
 	}
 	if (list->len == 0)
 		return TRUE;
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		    "instance '%s': the secret OS parameters %s were given at its last install and "
-		    "are never stored: give them again (--os-parameters-secret, or osparams_secret)",
-		    instance_name(ctx->current), list->str);
+	g_set_error(
+		error, GNT_ERROR, GNT_ERROR_INVALID,
+		"instance '%s': the secret OS parameters %s were given at its last install and "
+		"are never stored: give them again (--os-parameters-secret, or osparams_secret)",
+		instance_name(ctx->current), list->str);
 	return FALSE;
 }
 
@@ -2226,7 +2281,8 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	if (os_type != NULL)
 		json_object_set_string_member(ctx->updated, "os", os_type);
 	json_object_set_object_member(ctx->updated, "osparams",
-				      gnt_lu_params_update(record_object(instance, "osparams"), op_public));
+				      gnt_lu_params_update(record_object(instance, "osparams"),
+							   op_public));
 	json_object_set_object_member(
 		ctx->updated, "osparams_private",
 		gnt_lu_params_update(record_object(instance, "osparams_private"), op_private));
@@ -2271,14 +2327,16 @@ reinstall_exec(GntLu *lu, GError **error)
 		return NULL;
 	if (record_os(ctx->updated) == NULL && gnt_install_get_os_image(ctx->updated) == NULL &&
 	    g_strcmp0(gnt_install_get_mode(ctx->updated), GNT_INSTALL_MODE_SELF_INSTALL) != 0) {
-		gnt_lu_feedback(lu, "No OS scripts or OS image specified or found in the instance's "
-				    "configuration, nothing to install");
+		gnt_lu_feedback(lu,
+				"No OS scripts or OS image specified or found in the instance's "
+				"configuration, nothing to install");
 		return gnt_json_node_new_null();
 	}
 	if (os_type != NULL && g_strcmp0(record_os(ctx->current->instance), os_type) != 0)
 		gnt_lu_feedback(lu, "Changing OS scripts to '%s'...", os_type);
 	json_object_set_object_member(changes, "install",
-				      install_dup_with_state(ctx->updated, GNT_INSTALL_STATE_RUNNING));
+				      install_dup_with_state(ctx->updated,
+							     GNT_INSTALL_STATE_RUNNING));
 	if (!instance_store_members(lu, uuid, changes, error))
 		return NULL;
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, ctx->current->node, ctx->updated,
@@ -2290,17 +2348,18 @@ reinstall_exec(GntLu *lu, GError **error)
 		if (!instance_store_members(lu, uuid, changes, &store_error))
 			gnt_lu_feedback(lu, "WARNING: could not record the failed install: %s",
 					store_error->message);
-		gnt_lu_feedback(lu,
-				"Instance %s stays stopped with its disks, which hold what the failed "
-				"install left; its OS and OS parameters are unchanged (gnt-instance "
-				"info shows the install's steps)",
-				instance_name(ctx->current));
+		gnt_lu_feedback(
+			lu,
+			"Instance %s stays stopped with its disks, which hold what the failed "
+			"install left; its OS and OS parameters are unchanged (gnt-instance "
+			"info shows the install's steps)",
+			instance_name(ctx->current));
 		return NULL;
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(kept); i++)
-		json_object_set_member(changes, kept[i],
-				       gnt_json_node_deep_copy(json_object_get_member(ctx->updated,
-										      kept[i])));
+		json_object_set_member(
+			changes, kept[i],
+			gnt_json_node_deep_copy(json_object_get_member(ctx->updated, kept[i])));
 	json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
 	if (!instance_store_members(lu, uuid, changes, error))
 		return NULL;

@@ -42,8 +42,8 @@ check_ip(const gchar *ip, const gchar *what, GError **error)
 	g_autoptr(GInetAddress) address = ip != NULL ? g_inet_address_new_from_string(ip) : NULL;
 
 	if (address == NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s '%s' is not a valid IP address",
-			    what, ip != NULL ? ip : "");
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s '%s' is not a valid IP address", what, ip != NULL ? ip : "");
 		return FALSE;
 	}
 	return TRUE;
@@ -83,7 +83,8 @@ lock_op_node(GntLu *lu, GntLockSet *locks)
 	g_autoptr(JsonObject) node = gnt_lu_dup_node(lu_config(lu), op_node_name(lu), NULL);
 
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
-			 node != NULL ? json_object_get_string_member(node, "name") : op_node_name(lu),
+			 node != NULL ? json_object_get_string_member(node, "name")
+				      : op_node_name(lu),
 			 GNT_LOCK_EXCLUSIVE);
 }
 
@@ -115,7 +116,8 @@ add_resolve_ip(const gchar *name, GError **error)
 {
 	g_autoptr(GResolver) resolver = g_resolver_get_default();
 	g_autoptr(GError) local = NULL;
-	g_autolist(GInetAddress) addresses = g_resolver_lookup_by_name(resolver, name, NULL, &local);
+	g_autolist(GInetAddress)
+		addresses = g_resolver_lookup_by_name(resolver, name, NULL, &local);
 
 	for (GList *l = addresses; l != NULL; l = l->next) {
 		if (g_inet_address_get_family(l->data) == G_SOCKET_FAMILY_IPV4)
@@ -158,8 +160,8 @@ add_check_prereq(GntLu *lu, GError **error)
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	g_autofree gchar *name = g_ascii_strdown(op_node_name(lu), -1);
 	g_autofree gchar *master_name = gnt_config_dup_master_node(lu_config(lu));
-	g_autoptr(JsonObject) existing =
-		gnt_config_dup_object(lu_config(lu), GNT_OBJECT_NODE, name, NULL);
+	g_autoptr(JsonObject)
+		existing = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_NODE, name, NULL);
 	g_autoptr(JsonObject) master = gnt_lu_dup_node(lu_config(lu), master_name, error);
 	g_autoptr(JsonObject) record = NULL;
 	g_autofree gchar *pip = NULL;
@@ -169,7 +171,8 @@ add_check_prereq(GntLu *lu, GError **error)
 
 	if (master == NULL)
 		return FALSE;
-	if (existing != NULL && g_strcmp0(json_object_get_string_member(existing, "name"), name) != 0)
+	if (existing != NULL &&
+	    g_strcmp0(json_object_get_string_member(existing, "name"), name) != 0)
 		g_clear_pointer(&existing, json_object_unref); /* a short-name match only */
 	if (existing != NULL && !readd) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
@@ -182,7 +185,8 @@ add_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	}
 	if (readd && g_strcmp0(name, master_name) == 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "Cannot readd the master node");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "Cannot readd the master node");
 		return FALSE;
 	}
 	pip = gnt_opcode_get_string(op, "primary_ip") != NULL
@@ -197,7 +201,8 @@ add_check_prereq(GntLu *lu, GError **error)
 	gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_NODE, ip_conflict_cb, &conflict);
 	if (conflict.conflict != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
-			    "New node ip address(es) conflict with existing node %s", conflict.conflict);
+			    "New node ip address(es) conflict with existing node %s",
+			    conflict.conflict);
 		g_free(conflict.conflict);
 		return FALSE;
 	}
@@ -206,21 +211,23 @@ add_check_prereq(GntLu *lu, GError **error)
 	json_object_set_string_member(record, "name", name);
 	json_object_set_string_member(record, "primary_ip", pip);
 	json_object_set_string_member(record, "secondary_ip", sip);
-	json_object_set_int_member(record, "rpc_port",
-				   gnt_opcode_get_int(op, "rpc_port",
-						      json_object_get_int_member_with_default(
-							      master, "rpc_port", GNT_RPC_DEFAULT_PORT)));
+	json_object_set_int_member(
+		record, "rpc_port",
+		gnt_opcode_get_int(op, "rpc_port",
+				   json_object_get_int_member_with_default(master, "rpc_port",
+									   GNT_RPC_DEFAULT_PORT)));
 	json_object_set_boolean_member(record, "master_candidate", FALSE);
 	json_object_set_boolean_member(record, "master_capable",
 				       gnt_opcode_get_bool(op, "master_capable", TRUE));
-	json_object_set_boolean_member(record, "vm_capable", gnt_opcode_get_bool(op, "vm_capable", TRUE));
+	json_object_set_boolean_member(record, "vm_capable",
+				       gnt_opcode_get_bool(op, "vm_capable", TRUE));
 	/* Ganeti: a readded node has its offline and drained flags reset */
 	json_object_set_boolean_member(record, "offline", FALSE);
 	json_object_set_boolean_member(record, "drained", FALSE);
 	if (!readd) {
 		/* Ganeti: the named group, else the only one there is */
-		g_autofree gchar *group =
-			gnt_config_lookup_group(lu_config(lu), gnt_opcode_get_string(op, "group"), error);
+		g_autofree gchar *group = gnt_config_lookup_group(
+			lu_config(lu), gnt_opcode_get_string(op, "group"), error);
 
 		if (group == NULL)
 			return FALSE;
@@ -228,8 +235,9 @@ add_check_prereq(GntLu *lu, GError **error)
 	}
 	if (gnt_opcode_get_param(op, "ndparams") != NULL &&
 	    !JSON_NODE_HOLDS_NULL(gnt_opcode_get_param(op, "ndparams")))
-		json_object_set_member(record, "ndparams",
-				       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "ndparams")));
+		json_object_set_member(
+			record, "ndparams",
+			gnt_json_node_deep_copy(gnt_opcode_get_param(op, "ndparams")));
 	else if (!json_object_has_member(record, "ndparams"))
 		json_object_set_object_member(record, "ndparams", json_object_new());
 	if (!json_object_has_member(record, "tags"))
@@ -294,7 +302,8 @@ node_instances_cb(JsonObject *record, gpointer user_data)
 
 	if (g_strcmp0(json_object_get_string_member_with_default(record, "primary_node", ""),
 		      found->node_uuid) == 0)
-		g_ptr_array_add(found->names, g_strdup(json_object_get_string_member(record, "name")));
+		g_ptr_array_add(found->names,
+				g_strdup(json_object_get_string_member(record, "name")));
 	return TRUE;
 }
 
@@ -324,18 +333,20 @@ remove_check_prereq(GntLu *lu, GError **error)
 	if (node == NULL)
 		return FALSE;
 	if (g_strcmp0(json_object_get_string_member(node, "name"), master) == 0) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Node is the master node, failover to another node is required");
+		g_set_error_literal(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			"Node is the master node, failover to another node is required");
 		return FALSE;
 	}
 	instances = node_dup_instance_names(lu_config(lu), node, &n_instances);
 	if (instances != NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    n_instances == 1
-				    ? "Instance %s is still running on the node, please remove first"
-				    : "Instances %s are still running on the node, please remove them "
-				      "first",
-			    instances);
+		g_set_error(
+			error, GNT_ERROR, GNT_ERROR_INVALID,
+			n_instances == 1
+				? "Instance %s is still running on the node, please remove first"
+				: "Instances %s are still running on the node, please remove them "
+				  "first",
+			instances);
 		return FALSE;
 	}
 	gnt_lu_set_data(lu, g_steal_pointer(&node), (GDestroyNotify)json_object_unref);
@@ -407,8 +418,8 @@ static gboolean
 set_params_check_args(GntLu *lu, GError **error)
 {
 	static const gchar *const mods[] = {
-		"offline", "master_candidate", "drained", "master_capable", "vm_capable",
-		"secondary_ip", "ndparams", "hv_state", "disk_state", "powered",
+		"offline",	"master_candidate", "drained",	"master_capable", "vm_capable",
+		"secondary_ip", "ndparams",	    "hv_state", "disk_state",	  "powered",
 	};
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	guint n_given = 0;
@@ -485,10 +496,12 @@ set_params_check_prereq(GntLu *lu, GError **error)
 				    "The master role can be changed only via master-failover");
 		return FALSE;
 	}
-	if (candidate == 1 && (master_capable == 0 || (master_capable < 0 &&
-						       !node_get_flag(ctx->node, "master_capable")))) {
+	if (candidate == 1 &&
+	    (master_capable == 0 ||
+	     (master_capable < 0 && !node_get_flag(ctx->node, "master_capable")))) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-			    "Node %s is not master capable, cannot make it a master candidate", name);
+			    "Node %s is not master capable, cannot make it a master candidate",
+			    name);
 		return FALSE;
 	}
 	if (master_capable == 0 && g_strcmp0(name, master) == 0) {
@@ -501,9 +514,10 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		g_autofree gchar *instances =
 			node_dup_instance_names(lu_config(lu), ctx->node, &n_instances);
 		if (instances != NULL) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-				    "Node %s hosts instances (%s), cannot unset the vm_capable flag",
-				    name, instances);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+				"Node %s hosts instances (%s), cannot unset the vm_capable flag",
+				name, instances);
 			return FALSE;
 		}
 	}
@@ -525,8 +539,9 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		ctx->new_role = old_role;
 	if (old_role == ROLE_OFFLINE && ctx->new_role != old_role &&
 	    !node_check_version(lu, ctx->node, error)) {
-		g_prefix_error(error, "Node %s is being de-offlined but fails to report its version: ",
-			       name);
+		g_prefix_error(
+			error,
+			"Node %s is being de-offlined but fails to report its version: ", name);
 		return FALSE;
 	}
 	return TRUE;

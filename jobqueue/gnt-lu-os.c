@@ -18,8 +18,8 @@
 #include "gnt-node-calls.h"
 
 static const gchar *const os_fields[] = {
-	"name",	      "valid",	 "hidden",	"blacklisted", "variants", "api_versions",
-	"parameters", "node_status", "os_hvp", "osparams",   "trusted",  "untrusted_scripts",
+	"name",	      "valid",	     "hidden", "blacklisted", "variants", "api_versions",
+	"parameters", "node_status", "os_hvp", "osparams",    "trusted",  "untrusted_scripts",
 	NULL,
 };
 
@@ -33,11 +33,12 @@ os_diagnose_check_args(GntLu *lu, GError **error)
 	for (guint i = 0; i < json_array_get_length(fields); i++) {
 		const gchar *field = json_array_get_string_element(fields, i);
 		if (!g_strv_contains(os_fields, field))
-			g_string_append_printf(unknown, "%s%s", unknown->len > 0 ? ", " : "", field);
+			g_string_append_printf(unknown, "%s%s", unknown->len > 0 ? ", " : "",
+					       field);
 	}
 	if (unknown->len > 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "Unknown output fields selected: %s",
-			    unknown->str);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "Unknown output fields selected: %s", unknown->str);
 		return FALSE;
 	}
 	return TRUE;
@@ -80,8 +81,8 @@ node_status_entry(JsonObject *os)
 static GHashTable *
 diagnose_by_os(GPtrArray *good, GPtrArray *answers)
 {
-	GHashTable *all = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
-						(GDestroyNotify)os_entry_free);
+	GHashTable *all =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)os_entry_free);
 
 	for (guint n = 0; n < good->len; n++) {
 		JsonArray *list = g_ptr_array_index(answers, n);
@@ -106,8 +107,8 @@ diagnose_by_os(GPtrArray *good, GPtrArray *answers)
 								     g_ptr_array_index(good, k),
 								     json_array_new());
 				g_hash_table_insert(all, entry->name, entry);
-				entry->untrusted_create = g_strdup(
-					json_object_get_string_member_with_default(
+				entry->untrusted_create =
+					g_strdup(json_object_get_string_member_with_default(
 						os, "untrusted_create", NULL));
 			}
 			defs = json_object_get_array_member(entry->node_status,
@@ -181,9 +182,12 @@ static JsonArray *
 os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *valid_out,
        gboolean *hidden_out, gboolean *blacklisted_out)
 {
-	g_autoptr(GHashTable) variants = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autoptr(GHashTable) parameters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autoptr(GHashTable) api_versions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable)
+		variants = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable)
+		parameters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable)
+		api_versions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GList) nodes = json_object_get_members(entry->node_status);
 	g_autoptr(JsonNode) variant_list = NULL;
 	JsonObject *os_hvp = json_object_new();
@@ -228,16 +232,17 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 			"%s+%s", entry->name,
 			json_array_get_string_element(json_node_get_array(variant_list), i));
 		if (cluster_os_hvp != NULL && json_object_has_member(cluster_os_hvp, full))
-			json_object_set_member(os_hvp, full, json_object_dup_member(cluster_os_hvp, full));
+			json_object_set_member(os_hvp, full,
+					       json_object_dup_member(cluster_os_hvp, full));
 		if (cluster_osparams != NULL && json_object_has_member(cluster_osparams, full))
 			json_object_set_member(osparams, full,
 					       json_object_dup_member(cluster_osparams, full));
 	}
 	*valid_out = valid;
-	*hidden_out = list_contains(json_object_get_array_member(cluster_info, "hidden_os"),
-				    entry->name);
-	*blacklisted_out = list_contains(json_object_get_array_member(cluster_info, "blacklisted_os"),
-					 entry->name);
+	*hidden_out =
+		list_contains(json_object_get_array_member(cluster_info, "hidden_os"), entry->name);
+	*blacklisted_out = list_contains(
+		json_object_get_array_member(cluster_info, "blacklisted_os"), entry->name);
 	for (guint i = 0; i < json_array_get_length(fields); i++) {
 		const gchar *field = json_array_get_string_element(fields, i);
 
@@ -256,7 +261,8 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 		else if (g_strcmp0(field, "parameters") == 0)
 			json_array_add_element(row, set_to_list(parameters));
 		else if (g_strcmp0(field, "node_status") == 0)
-			json_array_add_object_element(row, gnt_json_object_deep_copy(entry->node_status));
+			json_array_add_object_element(
+				row, gnt_json_object_deep_copy(entry->node_status));
 		else if (g_strcmp0(field, "os_hvp") == 0)
 			json_array_add_object_element(row, json_object_ref(os_hvp));
 		else if (g_strcmp0(field, "osparams") == 0)
@@ -268,7 +274,7 @@ os_row(OsEntry *entry, JsonArray *fields, JsonObject *cluster_info, gboolean *va
 			 * an untrusted create script (see untrusted_scripts) */
 			json_array_add_boolean_element(
 				row, list_contains(json_object_get_array_member(cluster_info,
-										 "trusted_os"),
+										"trusted_os"),
 						   entry->name));
 		else { /* untrusted_scripts */
 			JsonArray *scripts = json_array_new();
@@ -298,7 +304,8 @@ collect_nodes_cb(JsonObject *record, gpointer user_data)
 {
 	DiagnoseNodes *found = user_data;
 	gboolean offline = json_object_get_boolean_member_with_default(record, "offline", FALSE);
-	gboolean vm_capable = json_object_get_boolean_member_with_default(record, "vm_capable", TRUE);
+	gboolean vm_capable =
+		json_object_get_boolean_member_with_default(record, "vm_capable", TRUE);
 
 	if (!offline && vm_capable)
 		g_ptr_array_add(found->nodes, gnt_json_object_deep_copy(record));
@@ -313,9 +320,11 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	JsonArray *fields = json_node_get_array(gnt_opcode_get_param(op, "output_fields"));
 	JsonArray *names = json_node_get_array(gnt_opcode_get_param(op, "names"));
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(env->config);
-	g_autoptr(GPtrArray) nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	g_autoptr(GPtrArray)
+		nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 	g_autoptr(GPtrArray) good = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) answers = g_ptr_array_new_with_free_func((GDestroyNotify)json_array_unref);
+	g_autoptr(GPtrArray)
+		answers = g_ptr_array_new_with_free_func((GDestroyNotify)json_array_unref);
 	g_autoptr(GHashTable) all = NULL;
 	g_autoptr(GPtrArray) entries = NULL;
 	g_auto(GStrv) search_path = NULL;
@@ -333,9 +342,8 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
 		g_autoptr(GError) node_error = NULL;
-		JsonArray *answer = gnt_node_call_os_diagnose(rpc, node,
-							      (const gchar *const *)search_path,
-							      &node_error);
+		JsonArray *answer = gnt_node_call_os_diagnose(
+			rpc, node, (const gchar *const *)search_path, &node_error);
 		if (answer == NULL) {
 			gnt_lu_feedback(lu, "WARNING: leaving node %s out: %s",
 					json_object_get_string_member(node, "name"),

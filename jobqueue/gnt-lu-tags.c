@@ -58,11 +58,13 @@ tags_declare_locks(GntLu *lu, GntLockSet *locks)
 
 	if (g_strcmp0(kind, "cluster") == 0 || name == NULL)
 		return;
-	record = gnt_config_dup_object(gnt_lu_get_env(lu)->config, tags_object_kind(kind), name, NULL);
+	record = gnt_config_dup_object(gnt_lu_get_env(lu)->config, tags_object_kind(kind), name,
+				       NULL);
 	if (tags_object_kind(kind) == GNT_OBJECT_GROUP) {
 		/* groups are locked by UUID: a rename keeps the lock */
 		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODEGROUP,
-				 record != NULL ? json_object_get_string_member(record, "uuid") : name,
+				 record != NULL ? json_object_get_string_member(record, "uuid")
+						: name,
 				 GNT_LOCK_EXCLUSIVE);
 		return;
 	}
@@ -87,8 +89,8 @@ tags_dup_current(GntLu *lu, JsonObject **record_out, GError **error)
 		for (guint i = 0; cluster->tags[i] != NULL; i++)
 			g_ptr_array_add(tags, g_strdup(cluster->tags[i]));
 	} else {
-		JsonObject *record = gnt_config_dup_object(config, tags_object_kind(kind),
-							   gnt_opcode_get_string(op, "name"), error);
+		JsonObject *record = gnt_config_dup_object(
+			config, tags_object_kind(kind), gnt_opcode_get_string(op, "name"), error);
 		JsonArray *list = NULL;
 
 		if (record == NULL)
@@ -113,7 +115,8 @@ tags_store(GntLu *lu, JsonObject *record, GPtrArray *tags, GError **error)
 	g_ptr_array_sort(tags, compare_strings);
 	if (record == NULL) {
 		g_ptr_array_add(tags, NULL);
-		return gnt_config_set_cluster_tags(config, (const gchar *const *)tags->pdata, error);
+		return gnt_config_set_cluster_tags(config, (const gchar *const *)tags->pdata,
+						   error);
 	}
 	list = json_array_new();
 	for (guint i = 0; i < tags->len; i++)

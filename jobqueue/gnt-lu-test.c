@@ -19,8 +19,8 @@ test_delay_check_prereq(GntLu *lu, GError **error)
 	for (guint i = 0; i < json_array_get_length(names); i++) {
 		const gchar *name = json_array_get_string_element(names, i);
 		if (g_strcmp0(name, master) != 0) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "node '%s' does not exist",
-				    name);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+				    "node '%s' does not exist", name);
 			return FALSE;
 		}
 	}
@@ -36,8 +36,8 @@ test_delay_declare_locks(GntLu *lu, GntLockSet *locks)
 	if (gnt_opcode_get_bool(op, "no_locks", TRUE))
 		return;
 	for (guint i = 0; i < json_array_get_length(names); i++)
-		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, json_array_get_string_element(names, i),
-				 GNT_LOCK_EXCLUSIVE);
+		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
+				 json_array_get_string_element(names, i), GNT_LOCK_EXCLUSIVE);
 	if (gnt_opcode_get_bool(op, "on_master", TRUE)) {
 		g_autofree gchar *master = gnt_config_dup_master_node(gnt_lu_get_env(lu)->config);
 		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, master, GNT_LOCK_EXCLUSIVE);
@@ -56,7 +56,9 @@ test_delay_exec(GntLu *lu, GError **error)
 
 	for (gint64 i = 0; i < MAX(repeat, 1); i++) {
 		if (repeat > 0)
-			gnt_lu_feedback(lu, "Test delay iteration %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT,
+			gnt_lu_feedback(lu,
+					"Test delay iteration %" G_GINT64_FORMAT
+					"/%" G_GINT64_FORMAT,
 					i, repeat - 1);
 		if (anywhere && duration > 0 && !gnt_lu_sleep(lu, duration)) {
 			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
@@ -92,7 +94,8 @@ test_dummy_parse_jobs(const GntOpcode *op, GPtrArray **out, GError **error)
 	for (guint j = 0; j < json_array_get_length(jobs); j++) {
 		JsonNode *job = json_array_get_element(jobs, j);
 		JsonArray *ops = JSON_NODE_HOLDS_ARRAY(job) ? json_node_get_array(job) : NULL;
-		GPtrArray *opcodes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_opcode_unref);
+		GPtrArray *opcodes =
+			g_ptr_array_new_with_free_func((GDestroyNotify)gnt_opcode_unref);
 
 		g_ptr_array_add(parsed, opcodes);
 		if (ops == NULL || json_array_get_length(ops) == 0) {
@@ -102,7 +105,8 @@ test_dummy_parse_jobs(const GntOpcode *op, GPtrArray **out, GError **error)
 		}
 		for (guint i = 0; i < json_array_get_length(ops); i++) {
 			JsonObject *input = json_array_get_object_element(ops, i);
-			GntOpcode *child = input != NULL ? gnt_opcode_new_from_json(input, error) : NULL;
+			GntOpcode *child = input != NULL ? gnt_opcode_new_from_json(input, error)
+							 : NULL;
 
 			if (child == NULL) {
 				if (input == NULL)
@@ -141,8 +145,8 @@ test_dummy_check_digest(const gchar *what, const gchar *value, gsize len, const 
 	}
 	digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)value, len);
 	if (!g_str_has_prefix(expected, "sha256:") || g_strcmp0(expected + 7, digest) != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "the %s does not match its digest", what);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "the %s does not match its digest",
+			    what);
 		return FALSE;
 	}
 	return TRUE;
@@ -175,7 +179,8 @@ test_dummy_exec(GntLu *lu, GError **error)
 	if (secret != NULL)
 		gnt_lu_feedback(lu, "secret value received and verified");
 	if (gnt_opcode_get_bool(op, "fail", FALSE)) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, "Opcode failure was requested");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT,
+				    "Opcode failure was requested");
 		return NULL;
 	}
 	/* Ganeti's ResultWithJobs(submit_jobs): the jobs' IDs are the result */

@@ -33,7 +33,8 @@ cluster_verify_disks_exec(GntLu *lu, GError **error)
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *group = gnt_opcode_get_string(op, "group_name");
 	g_auto(GStrv) groups = NULL;
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray)
+		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	JsonObject *result = json_object_new();
 
 	if (group != NULL) {
@@ -51,8 +52,9 @@ cluster_verify_disks_exec(GntLu *lu, GError **error)
 		json_object_set_string_member(input, "group_name", groups[i]);
 		json_object_set_boolean_member(input, "is_strict",
 					       gnt_opcode_get_bool(op, "is_strict", TRUE));
-		json_object_set_member(input, "priority",
-				       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "priority")));
+		json_object_set_member(
+			input, "priority",
+			gnt_json_node_deep_copy(gnt_opcode_get_param(op, "priority")));
 		child = gnt_opcode_new_from_json(input, error);
 		if (child == NULL) {
 			g_ptr_array_unref(ops);
@@ -62,7 +64,8 @@ cluster_verify_disks_exec(GntLu *lu, GError **error)
 		g_ptr_array_add(ops, child);
 		g_ptr_array_add(jobs, ops);
 	}
-	json_object_set_array_member(result, "jobs", gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
+	json_object_set_array_member(result, "jobs",
+				     gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
 	return gnt_json_node_new_object(result);
 }
 
@@ -75,8 +78,8 @@ static gboolean
 group_verify_disks_check_prereq(GntLu *lu, GError **error)
 {
 	g_autoptr(GPtrArray) nodes = gnt_lu_verify_dup_group_nodes(
-		gnt_lu_get_env(lu)->config, gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name"),
-		error);
+		gnt_lu_get_env(lu)->config,
+		gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name"), error);
 
 	return nodes != NULL;
 }
@@ -125,9 +128,8 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 			JsonObject *instance = g_ptr_array_index(instances, i);
 			const gchar *template = json_object_get_string_member_with_default(
 				instance, "disk_template", "");
-			JsonObject *listing = volumes != NULL
-						      ? gnt_json_peek_object(volumes, template)
-						      : NULL;
+			JsonObject *listing =
+				volumes != NULL ? gnt_json_peek_object(volumes, template) : NULL;
 			JsonArray *disks = gnt_json_peek_array(instance, "disks");
 			g_autofree gchar *list_error = g_strconcat(template, "_error", NULL);
 
@@ -151,19 +153,22 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 				    (listing != NULL && json_object_has_member(listing, volume)))
 					continue;
 				if (!json_object_has_member(missing, name))
-					json_object_set_array_member(missing, name, json_array_new());
+					json_object_set_array_member(missing, name,
+								     json_array_new());
 				pair = json_array_new();
 				json_array_add_string_element(pair, node_name);
 				/* Ganeti's volumes are "vg/lv"; file disks get their path */
 				if (g_strcmp0(template, "file") == 0)
-					where = g_build_filename(json_object_get_string_member(
-									 storage, "file_storage_dir"),
-								 volume, NULL);
+					where = g_build_filename(
+						json_object_get_string_member(storage,
+									      "file_storage_dir"),
+						volume, NULL);
 				else
-					where = g_strdup_printf("%s/%s",
-								json_object_get_string_member(
-									storage, "volume_group_name"),
-								volume);
+					where = g_strdup_printf(
+						"%s/%s",
+						json_object_get_string_member(storage,
+									      "volume_group_name"),
+						volume);
 				json_array_add_string_element(pair, where);
 				json_array_add_array_element(gnt_json_peek_array(missing, name),
 							     pair);

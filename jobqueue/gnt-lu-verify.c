@@ -124,11 +124,12 @@ gnt_lu_verify_dup_volume_name(JsonObject *instance, guint index, JsonObject *sto
 	    (disk = json_array_get_object_element(disks, index)) == NULL ||
 	    (store = gnt_disk_store_new(template, &params, NULL)) == NULL)
 		return NULL;
-	spec = gnt_disk_spec_new(json_object_get_string_member_with_default(disk, "uuid", ""), index,
-				 0, GNT_DISK_FORMAT_RAW);
+	spec = gnt_disk_spec_new(json_object_get_string_member_with_default(disk, "uuid", ""),
+				 index, 0, GNT_DISK_FORMAT_RAW);
 	name = gnt_disk_store_dup_volume_name(store, spec);
 	if (template == GNT_DISK_TEMPLATE_FILE)
-		return g_build_filename(json_object_get_string_member(instance, "name"), name, NULL);
+		return g_build_filename(json_object_get_string_member(instance, "name"), name,
+					NULL);
 	return g_steal_pointer(&name);
 }
 
@@ -177,9 +178,8 @@ verifier_vreport(Verifier *v, GntCvCode code, const gchar *item, gboolean warnin
 }
 
 /* Ganeti's _Error */
-static void G_GNUC_PRINTF(5, 6)
-	verifier_report(Verifier *v, GntCvCode code, const gchar *item, gboolean warning,
-			const gchar *format, ...)
+static void G_GNUC_PRINTF(5, 6) verifier_report(Verifier *v, GntCvCode code, const gchar *item,
+						gboolean warning, const gchar *format, ...)
 {
 	va_list args;
 
@@ -240,11 +240,11 @@ verify_certificate_validity(Verifier *v, const gchar *what, gint64 not_before, g
 		gint64 days = (not_after - now) / (24 * 3600);
 
 		if (days <= GNT_CV_CERT_WARN_DAYS || v->simulate)
-			verifier_report(v, GNT_CV_ECLUSTERCERT, NULL,
-					days > GNT_CV_CERT_ERROR_DAYS,
-					"While verifying %s: Certificate expires in about %" G_GINT64_FORMAT
-					" days",
-					what, days);
+			verifier_report(
+				v, GNT_CV_ECLUSTERCERT, NULL, days > GNT_CV_CERT_ERROR_DAYS,
+				"While verifying %s: Certificate expires in about %" G_GINT64_FORMAT
+				" days",
+				what, days);
 	}
 }
 
@@ -280,20 +280,24 @@ new_child_opcode(const GntOpcode *parent, const gchar *op_id, const gchar *group
 	json_object_set_string_member(input, "OP_ID", op_id);
 	if (group != NULL)
 		json_object_set_string_member(input, "group_name", group);
-	json_object_set_member(input, "ignore_errors",
-			       gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "ignore_errors")));
+	json_object_set_member(
+		input, "ignore_errors",
+		gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "ignore_errors")));
 	json_object_set_boolean_member(input, "debug_simulate_errors",
 				       gnt_opcode_get_bool(parent, "debug_simulate_errors", FALSE));
-	json_object_set_boolean_member(input, "verbose", gnt_opcode_get_bool(parent, "verbose", FALSE));
+	json_object_set_boolean_member(input, "verbose",
+				       gnt_opcode_get_bool(parent, "verbose", FALSE));
 	json_object_set_boolean_member(input, "error_codes",
 				       gnt_opcode_get_bool(parent, "error_codes", FALSE));
 	json_object_set_member(input, "priority",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "priority")));
 	if (with_skip_checks) {
-		json_object_set_member(input, "skip_checks",
-				       gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "skip_checks")));
+		json_object_set_member(
+			input, "skip_checks",
+			gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "skip_checks")));
 		json_object_set_boolean_member(input, "verify_clutter",
-					       gnt_opcode_get_bool(parent, "verify_clutter", FALSE));
+					       gnt_opcode_get_bool(parent, "verify_clutter",
+								   FALSE));
 	}
 	if (depends_on_previous) {
 		/* Ganeti's [(-len(jobs), [])]: the config job, any final status */
@@ -336,7 +340,8 @@ cluster_verify_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *group = gnt_opcode_get_string(op, "group_name");
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray)
+		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	g_auto(GStrv) groups = NULL;
 	JsonObject *result = json_object_new();
 
@@ -351,7 +356,8 @@ cluster_verify_exec(GntLu *lu, GError **error)
 	for (guint i = 0; groups[i] != NULL; i++)
 		g_ptr_array_add(jobs, job_of(new_child_opcode(op, "OP_CLUSTER_VERIFY_GROUP",
 							      groups[i], TRUE, group == NULL)));
-	json_object_set_array_member(result, "jobs", gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
+	json_object_set_array_member(result, "jobs",
+				     gnt_lu_submit_jobs(lu, g_steal_pointer(&jobs)));
 	return gnt_json_node_new_object(result);
 }
 
@@ -391,21 +397,21 @@ cluster_verify_config_exec(GntLu *lu, GError **error)
 	for (guint i = 0; i < instances->len; i++) {
 		JsonObject *instance = g_ptr_array_index(instances, i);
 		g_autoptr(GError) spec_error = NULL;
-		g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(env->config, instance,
-								      &spec_error);
+		g_autoptr(JsonObject)
+			spec = gnt_lu_instance_spec_new(env->config, instance, &spec_error);
 
 		verifier_report_if(&v, spec == NULL, GNT_CV_ECLUSTERCFG, NULL, FALSE,
 				   "hypervisor %s parameters syntax check (source instance %s): %s",
-				   json_object_get_string_member_with_default(instance, "hypervisor",
-									      "?"),
+				   json_object_get_string_member_with_default(instance,
+									      "hypervisor", "?"),
 				   json_object_get_string_member(instance, "name"),
 				   spec_error != NULL ? spec_error->message : "no error");
 	}
 	gnt_lu_feedback(lu, "* Verifying all nodes belong to an existing group");
 	for (guint i = 0; i < instances->len; i++) {
 		JsonObject *instance = g_ptr_array_index(instances, i);
-		const gchar *pnode = json_object_get_string_member_with_default(instance,
-										"primary_node", "");
+		const gchar *pnode =
+			json_object_get_string_member_with_default(instance, "primary_node", "");
 		gboolean found = FALSE;
 
 		for (guint n = 0; n < nodes->len && !found; n++)
@@ -464,8 +470,8 @@ typedef struct {
 	GntLuEnv *env;
 	JsonObject *info;
 	JsonObject *storage;
-	GPtrArray *images;    /* NodeImage, the group's nodes by name */
-	GPtrArray *instances; /* JsonObject, the group's */
+	GPtrArray *images;	  /* NodeImage, the group's nodes by name */
+	GPtrArray *instances;	  /* JsonObject, the group's */
 	GPtrArray *all_instances; /* JsonObject, the cluster's */
 	GHashTable *by_name;	  /* name -> JsonObject of all_instances */
 	gint64 start_s, end_s;
@@ -578,7 +584,8 @@ verify_node_version_time(GroupCheck *gc, NodeImage *img)
 			   TRUE, "software version mismatch: master %s, node %s", GNT_VERSION,
 			   software);
 	if (time == NULL || json_array_get_length(time) != 2) {
-		verifier_report(&gc->v, GNT_CV_ENODETIME, name, FALSE, "Node returned invalid time");
+		verifier_report(&gc->v, GNT_CV_ENODETIME, name, FALSE,
+				"Node returned invalid time");
 		return TRUE;
 	}
 	ntime = json_array_get_int_element(time, 0);
@@ -609,9 +616,10 @@ verify_node_certificate(GroupCheck *gc, NodeImage *img)
 				"Failed to load X509 certificate %s: %s", what,
 				json_object_get_string_member(cert, "error"));
 	else
-		verify_certificate_validity(&gc->v, what,
-					    json_object_get_int_member_with_default(cert, "not_before", 0),
-					    json_object_get_int_member_with_default(cert, "not_after", 0));
+		verify_certificate_validity(
+			&gc->v, what,
+			json_object_get_int_member_with_default(cert, "not_before", 0),
+			json_object_get_int_member_with_default(cert, "not_after", 0));
 }
 
 /* Memory and storage: Ganeti's _UpdateNodeInfo and the storage paths. */
@@ -631,8 +639,8 @@ verify_node_resources(GroupCheck *gc, NodeImage *img)
 		JsonObject *report = json_array_get_object_element(storage, i);
 		const gchar *type = json_object_get_string_member_with_default(report, "type", "");
 		const gchar *where = json_object_get_string_member_with_default(report, "name", "");
-		const gchar *problem = json_object_get_string_member_with_default(report, "error",
-										   NULL);
+		const gchar *problem =
+			json_object_get_string_member_with_default(report, "error", NULL);
 
 		if (g_strcmp0(type, "lvm-vg") == 0)
 			verifier_report_if(&gc->v, problem != NULL, GNT_CV_ENODELVM, name, FALSE,
@@ -645,17 +653,20 @@ verify_node_resources(GroupCheck *gc, NodeImage *img)
 					   "The configured file storage path is unusable: %s",
 					   problem != NULL ? problem : where);
 		if (gc->v.verbose && problem == NULL)
-			gnt_lu_feedback(gc->v.lu, "  - node %s: %s %s: %" G_GINT64_FORMAT
-					" MiB free of %" G_GINT64_FORMAT " MiB",
-					name, type, where,
-					json_object_get_int_member_with_default(report, "storage_free", 0),
-					json_object_get_int_member_with_default(report, "storage_size", 0));
+			gnt_lu_feedback(
+				gc->v.lu,
+				"  - node %s: %s %s: %" G_GINT64_FORMAT
+				" MiB free of %" G_GINT64_FORMAT " MiB",
+				name, type, where,
+				json_object_get_int_member_with_default(report, "storage_free", 0),
+				json_object_get_int_member_with_default(report, "storage_size", 0));
 	}
 	if (gc->v.verbose)
 		gnt_lu_feedback(gc->v.lu,
-				"  - node %s: %" G_GINT64_FORMAT " MiB memory free of %" G_GINT64_FORMAT
-				" MiB",
-				name, json_object_get_int_member_with_default(info, "memory_free", 0),
+				"  - node %s: %" G_GINT64_FORMAT
+				" MiB memory free of %" G_GINT64_FORMAT " MiB",
+				name,
+				json_object_get_int_member_with_default(info, "memory_free", 0),
 				json_object_get_int_member_with_default(info, "memory_total", 0));
 }
 
@@ -670,17 +681,18 @@ static gchar *
 joined_set(JsonNode *value)
 {
 	g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func(g_free);
-	JsonArray *array = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
-									 : NULL;
+	JsonArray *array =
+		value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value) : NULL;
 
 	for (guint i = 0; array != NULL && i < json_array_get_length(array); i++) {
 		JsonNode *item = json_array_get_element(array, i);
 		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(item) ? json_node_get_array(item) : NULL;
 
 		if (pair != NULL && json_array_get_length(pair) == 2) /* parameters: [name, doc] */
-			g_ptr_array_add(items, g_strdup_printf(
-						       "%s: %s", json_array_get_string_element(pair, 0),
-						       json_array_get_string_element(pair, 1)));
+			g_ptr_array_add(items,
+					g_strdup_printf("%s: %s",
+							json_array_get_string_element(pair, 0),
+							json_array_get_string_element(pair, 1)));
 		else
 			g_ptr_array_add(items, gnt_json_to_string(item));
 	}
@@ -730,9 +742,11 @@ verify_node_os(GroupCheck *gc, NodeImage *img, NodeImage *base)
 
 		if (find_os(list, os_name, &count) != os)
 			continue; /* a later, shadowed definition */
-		verifier_report_if(&gc->v, !json_object_get_boolean_member_with_default(os, "valid", FALSE),
+		verifier_report_if(&gc->v,
+				   !json_object_get_boolean_member_with_default(os, "valid", FALSE),
 				   GNT_CV_ENODEOS, name, FALSE, "Invalid OS %s (located at %s): %s",
-				   os_name, json_object_get_string_member_with_default(os, "path", ""),
+				   os_name,
+				   json_object_get_string_member_with_default(os, "path", ""),
 				   json_object_get_string_member_with_default(os, "diagnose", ""));
 		verifier_report_if(&gc->v, count > 1, GNT_CV_ENODEOS, name, FALSE,
 				   "OS '%s' has multiple entries (first one shadows the rest)",
@@ -747,9 +761,10 @@ verify_node_os(GroupCheck *gc, NodeImage *img, NodeImage *base)
 			g_autofree gchar *a = joined_set(json_object_get_member(os, kinds[k][1]));
 			g_autofree gchar *c = joined_set(json_object_get_member(b, kinds[k][1]));
 
-			verifier_report_if(&gc->v, g_strcmp0(a, c) != 0, GNT_CV_ENODEOS, name, FALSE,
-					   "OS %s for %s differs from reference node %s: [%s] vs. [%s]",
-					   kinds[k][0], os_name, node_name(base->node), a, c);
+			verifier_report_if(
+				&gc->v, g_strcmp0(a, c) != 0, GNT_CV_ENODEOS, name, FALSE,
+				"OS %s for %s differs from reference node %s: [%s] vs. [%s]",
+				kinds[k][0], os_name, node_name(base->node), a, c);
 		}
 	}
 	for (guint i = 0; i < json_array_get_length(base_list); i++) {
@@ -758,7 +773,8 @@ verify_node_os(GroupCheck *gc, NodeImage *img, NodeImage *base)
 		guint count = 0;
 
 		if (find_os(list, os_name, &count) == NULL && strstr(missing->str, os_name) == NULL)
-			g_string_append_printf(missing, "%s%s", missing->len > 0 ? ", " : "", os_name);
+			g_string_append_printf(missing, "%s%s", missing->len > 0 ? ", " : "",
+					       os_name);
 	}
 	verifier_report_if(&gc->v, missing->len > 0, GNT_CV_ENODEOS, name, FALSE,
 			   "OSes present on reference node %s but missing on this node: %s",
@@ -800,15 +816,18 @@ verify_node_running(GroupCheck *gc, NodeImage *img)
 		if (instance != NULL &&
 		    g_strcmp0(json_object_get_string_member(instance, "primary_node"), uuid) == 0)
 			continue;
-		verifier_report_if(&gc->v, instance != NULL, GNT_CV_EINSTANCEWRONGNODE, l->data, FALSE,
-				   "instance should not run on node %s", name);
-		verifier_report_if(&gc->v, instance == NULL, GNT_CV_ENODEORPHANINSTANCE, name, FALSE,
-				   "node is running unknown instance %s", (const gchar *)l->data);
+		verifier_report_if(&gc->v, instance != NULL, GNT_CV_EINSTANCEWRONGNODE, l->data,
+				   FALSE, "instance should not run on node %s", name);
+		verifier_report_if(&gc->v, instance == NULL, GNT_CV_ENODEORPHANINSTANCE, name,
+				   FALSE, "node is running unknown instance %s",
+				   (const gchar *)l->data);
 	}
 	for (guint i = 0; taps != NULL && i < json_array_get_length(taps); i++) {
 		JsonObject *tap = json_array_get_object_element(taps, i);
-		const gchar *owner = json_object_get_string_member_with_default(tap, "instance", NULL);
-		g_autoptr(JsonObject) instance = owner != NULL ? group_find_instance(gc, owner) : NULL;
+		const gchar *owner =
+			json_object_get_string_member_with_default(tap, "instance", NULL);
+		g_autoptr(JsonObject) instance = owner != NULL ? group_find_instance(gc, owner)
+							       : NULL;
 		gboolean ok = instance != NULL &&
 			      json_object_get_boolean_member_with_default(instance, "communication",
 									  FALSE) &&
@@ -827,7 +846,8 @@ static void
 verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 {
 	const gchar *name = json_object_get_string_member(instance, "name");
-	NodeImage *img = group_find_image(gc, json_object_get_string_member(instance, "primary_node"));
+	NodeImage *img =
+		group_find_image(gc, json_object_get_string_member(instance, "primary_node"));
 	JsonArray *disks = gnt_json_peek_array(instance, "disks");
 	JsonObject *volumes = img != NULL && img->answer != NULL
 				      ? gnt_json_peek_object(img->answer, "volumes")
@@ -840,11 +860,10 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 	for (guint i = 0; disks != NULL && i < json_array_get_length(disks); i++) {
 		JsonObject *disk = json_array_get_object_element(disks, i);
 		g_autofree gchar *volume = gnt_lu_verify_dup_volume_name(instance, i, gc->storage);
-		const gchar *template = json_object_get_string_member_with_default(
-			instance, "disk_template", "");
-		JsonObject *listing = volumes != NULL
-					      ? gnt_json_peek_object(volumes, template)
-					      : NULL;
+		const gchar *template =
+			json_object_get_string_member_with_default(instance, "disk_template", "");
+		JsonObject *listing = volumes != NULL ? gnt_json_peek_object(volumes, template)
+						      : NULL;
 		gint64 want_mib = json_object_get_int_member_with_default(disk, "size", 0);
 		gint64 have;
 
@@ -865,8 +884,8 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 		    (g_strcmp0(template, "plain") == 0 && have > want_mib * 1024 * 1024))
 			continue;
 		{
-			g_autofree gchar *have_text = gnt_size_format(have / (1024 * 1024),
-								      GNT_SIZE_UNIT_AUTO);
+			g_autofree gchar *have_text =
+				gnt_size_format(have / (1024 * 1024), GNT_SIZE_UNIT_AUTO);
 			g_autofree gchar *want_text = gnt_size_format(want_mib, GNT_SIZE_UNIT_AUTO);
 
 			verifier_report(&gc->v, GNT_CV_EINSTANCEFAULTYDISK, name, FALSE,
@@ -878,14 +897,13 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 	if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state", ""),
 		      "up") == 0) {
 		JsonObject *running = img->answer != NULL
-					      ? gnt_json_peek_object(img->answer,
-									      "instance_list")
+					      ? gnt_json_peek_object(img->answer, "instance_list")
 					      : NULL;
 
-		verifier_report_if(&gc->v,
-				   !offline && running != NULL && !instance_is_running(running, name),
-				   GNT_CV_EINSTANCEDOWN, name, FALSE,
-				   "instance not running on its primary node %s", pname);
+		verifier_report_if(
+			&gc->v, !offline && running != NULL && !instance_is_running(running, name),
+			GNT_CV_EINSTANCEDOWN, name, FALSE,
+			"instance not running on its primary node %s", pname);
 		verifier_report_if(&gc->v, offline, GNT_CV_EINSTANCEBADNODE, name, FALSE,
 				   "instance is marked as running and lives on offline node %s",
 				   pname);
@@ -901,7 +919,8 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 					  os_parts[0], &count) != NULL;
 
 		verifier_report_if(&gc->v, !has_os, GNT_CV_ENODEOS, pname, FALSE,
-				   "OS %s of instance %s is missing on this node", os_parts[0], name);
+				   "OS %s of instance %s is missing on this node", os_parts[0],
+				   name);
 	}
 }
 
@@ -911,9 +930,8 @@ verify_orphan_volumes(GroupCheck *gc, GHashTable *expected)
 {
 	for (guint i = 0; i < gc->images->len; i++) {
 		NodeImage *img = g_ptr_array_index(gc->images, i);
-		JsonObject *volumes = img->answer != NULL
-					      ? gnt_json_peek_object(img->answer, "volumes")
-					      : NULL;
+		JsonObject *volumes =
+			img->answer != NULL ? gnt_json_peek_object(img->answer, "volumes") : NULL;
 		static const gchar *const templates[] = {"plain", "file"};
 
 		for (guint t = 0; volumes != NULL && t < G_N_ELEMENTS(templates); t++) {
@@ -925,7 +943,8 @@ verify_orphan_volumes(GroupCheck *gc, GHashTable *expected)
 			verifier_report_if(&gc->v, json_object_has_member(volumes, key),
 					   GNT_CV_ENODELVM, node_name(img->node), FALSE,
 					   "%s volumes could not be listed: %s", templates[t],
-					   json_object_get_string_member_with_default(volumes, key, ""));
+					   json_object_get_string_member_with_default(volumes, key,
+										      ""));
 			names = g_list_sort(names, (GCompareFunc)g_strcmp0);
 			for (GList *l = names; l != NULL; l = l->next) {
 				g_autofree gchar *want = g_strdup_printf(
@@ -943,8 +962,8 @@ static gboolean
 cluster_verify_group_check_prereq(GntLu *lu, GError **error)
 {
 	g_autoptr(GPtrArray) nodes = gnt_lu_verify_dup_group_nodes(
-		gnt_lu_get_env(lu)->config, gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name"),
-		error);
+		gnt_lu_get_env(lu)->config,
+		gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name"), error);
 
 	return nodes != NULL;
 }
@@ -1003,7 +1022,8 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 	const gchar *group = gnt_opcode_get_string(op, "group_name");
 	JsonArray *skip = json_node_get_array(gnt_opcode_get_param(op, "skip_checks"));
 	g_autoptr(GPtrArray) nodes = NULL;
-	g_autoptr(GHashTable) expected = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable)
+		expected = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GntRpcClient *rpc;
 	GroupCheck gc = {{0}};
 	guint n_offline = 0, n_drained = 0, n_offline_instances = 0, n_non_balanced = 0;
@@ -1053,23 +1073,27 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 	gnt_lu_feedback(lu, "* Verifying instance status");
 	for (guint i = 0; i < gc.instances->len; i++) {
 		JsonObject *instance = g_ptr_array_index(gc.instances, i);
-		g_autoptr(JsonObject) spec = gnt_lu_instance_spec_new(gc.env->config, instance, NULL);
+		g_autoptr(JsonObject)
+			spec = gnt_lu_instance_spec_new(gc.env->config, instance, NULL);
 		JsonObject *be = spec != NULL ? gnt_json_peek_object(spec, "beparams") : NULL;
 
 		if (gc.v.verbose)
 			gnt_lu_feedback(lu, "* Verifying instance %s",
 					json_object_get_string_member(instance, "name"));
 		verify_instance(&gc, instance, expected);
-		if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state", ""),
+		if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state",
+									 ""),
 			      "offline") == 0)
 			n_offline_instances++;
-		if (be != NULL && !json_object_get_boolean_member_with_default(be, "auto_balance", TRUE))
+		if (be != NULL &&
+		    !json_object_get_boolean_member_with_default(be, "auto_balance", TRUE))
 			n_non_balanced++;
 	}
 	gnt_lu_feedback(lu, "* Verifying orphan volumes");
 	verify_orphan_volumes(&gc, expected);
 	for (guint i = 0; i < json_array_get_length(skip); i++) {
-		skip_n1 |= g_strcmp0(json_array_get_string_element(skip, i), GNT_CV_SKIP_NPLUSONE_MEM) == 0;
+		skip_n1 |= g_strcmp0(json_array_get_string_element(skip, i),
+				     GNT_CV_SKIP_NPLUSONE_MEM) == 0;
 		skip_hv |= g_strcmp0(json_array_get_string_element(skip, i),
 				     GNT_CV_SKIP_HVPARAM_ASSESSMENT) == 0;
 	}
@@ -1087,7 +1111,8 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "  - NOTICE: %u non-auto-balanced instance(s) found.",
 				n_non_balanced);
 	if (n_offline_instances > 0)
-		gnt_lu_feedback(lu, "  - NOTICE: %u offline instance(s) found.", n_offline_instances);
+		gnt_lu_feedback(lu, "  - NOTICE: %u offline instance(s) found.",
+				n_offline_instances);
 	if (n_offline > 0)
 		gnt_lu_feedback(lu, "  - NOTICE: %u offline node(s) found.", n_offline);
 	if (n_drained > 0)

@@ -43,7 +43,7 @@ extern const GntOpDef *const gnt_op_defs_instance[];
 extern const GntOpDef *const gnt_op_defs_node[];
 extern const GntOpDef *const gnt_op_defs_backup[];
 extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
-extern const GntOpDef *const gnt_op_defs_group[]; /* gnt-opcode-table-group.c */
+extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];

@@ -11,14 +11,16 @@
 
 /* what OP_GROUP_ADD and OP_GROUP_SET_PARAMS share */
 #define GROUP_PARAMS                                                                               \
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},                     \
-	{"alloc_policy", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,             \
-	 ALLOC_POLICIES},                                                                          \
-	{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                        \
-	{"diskparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                      \
-	{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                        \
-	{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                      \
-	{"ipolicy", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC}
+	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},                      \
+		{"alloc_policy", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC,            \
+		 NULL,		 ALLOC_POLICIES},                                                  \
+		{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                 \
+		{"diskparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},               \
+		{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                 \
+		{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},               \
+	{                                                                                          \
+		"ipolicy", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC                     \
+	}
 
 static const GntParamDef group_add_params[] = {
 	GROUP_PARAMS,
@@ -56,26 +58,22 @@ static const GntOpDef op_group_add = {
 	"OP_GROUP_ADD", "group_name", group_add_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_add,
 };
 static const GntOpDef op_group_set_params = {
-	"OP_GROUP_SET_PARAMS", "group_name", group_set_params_params, GNT_LOCK_SHARED,
+	"OP_GROUP_SET_PARAMS",	  "group_name", group_set_params_params, GNT_LOCK_SHARED,
 	&gnt_lu_group_set_params,
 };
 static const GntOpDef op_group_rename = {
 	"OP_GROUP_RENAME", NULL, group_rename_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_rename,
 };
 static const GntOpDef op_group_remove = {
-	"OP_GROUP_REMOVE", "group_name", group_remove_params, GNT_LOCK_EXCLUSIVE,
-	&gnt_lu_group_remove,
+	"OP_GROUP_REMOVE",  "group_name",	  group_remove_params,
+	GNT_LOCK_EXCLUSIVE, &gnt_lu_group_remove,
 };
 static const GntOpDef op_group_assign_nodes = {
-	"OP_GROUP_ASSIGN_NODES", "group_name", group_assign_nodes_params, GNT_LOCK_EXCLUSIVE,
+	"OP_GROUP_ASSIGN_NODES",    "group_name", group_assign_nodes_params, GNT_LOCK_EXCLUSIVE,
 	&gnt_lu_group_assign_nodes,
 };
 
 const GntOpDef *const gnt_op_defs_group[] = {
-	&op_group_add,
-	&op_group_assign_nodes,
-	&op_group_remove,
-	&op_group_rename,
-	&op_group_set_params,
-	NULL,
+	&op_group_add,	  &op_group_assign_nodes, &op_group_remove,
+	&op_group_rename, &op_group_set_params,	  NULL,
 };

@@ -14,17 +14,21 @@ static const GntParamDef instance_create_params[] = {
 	{"opportunistic_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{"disks", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_disks},
-	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
+	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
 	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "loop|blktap|blktap2"},
+	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "loop|blktap|blktap2"},
 	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"hypervisor", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "kvm|xen-hvm|fake|lxc|xen-pvm|chroot"},
+	{"hypervisor", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "kvm|xen-hvm|fake|lxc|xen-pvm|chroot"},
 	{"iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"identify_defaults", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
 	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"mode", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "create|import|remote-import"},
+	{"mode", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
+	 "create|import|remote-import"},
 	{"nics", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_nics},
 	{"no_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
@@ -46,7 +50,8 @@ static const GntParamDef instance_create_params[] = {
 	{"start", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
 	{"forthcoming", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"commit", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,
+	 gnt_limits_validate_tags},
 	{"instance_communication", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"helper_startup_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"helper_shutdown_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -54,7 +59,8 @@ static const GntParamDef instance_create_params[] = {
 	 * write_image step, and self_install's first-boot hvparams */
 	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "run|self_install"},
+	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "run|self_install"},
 	{"install_hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	/* Gantry's (issue 6): the appliance or the host (null: the cluster's
 	 * enable_safe_install), user data and ssh keys served by metad */
@@ -109,7 +115,8 @@ static const GntParamDef instance_shutdown_params[] = {
 	{"ignore_offline_nodes", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
 	{"timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
 	{"no_remember", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"admin_state_source", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "admin|user"},
+	{"admin_state_source", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "admin|user"},
 	{NULL},
 };
 
@@ -118,7 +125,8 @@ static const GntParamDef instance_reboot_params[] = {
 	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
 	{"ignore_secondaries", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"reboot_type", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "full|soft|hard"},
+	{"reboot_type", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
+	 "full|soft|hard"},
 	{NULL},
 };
 
@@ -142,9 +150,11 @@ static const GntParamDef instance_set_params_params[] = {
 	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
 	{"runtime_mem", GNT_PARAM_TYPE_NUMBER, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
+	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
 	{"ext_params", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL, "loop|blktap|blktap2"},
+	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
+	 "loop|blktap|blktap2"},
 	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"pnode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{"pnode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
@@ -239,75 +249,70 @@ static const GntParamDef instance_query_data_params[] = {
 /* Units that change an instance hold the cluster lock shared; the
  * instance and node locks they declare keep them apart. */
 static const GntOpDef op_instance_create = {
-	"OP_INSTANCE_CREATE", "instance_name", instance_create_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_create,
+	"OP_INSTANCE_CREATE", "instance_name",	       instance_create_params,
+	GNT_LOCK_SHARED,      &gnt_lu_instance_create,
 };
 static const GntOpDef op_instance_reinstall = {
-	"OP_INSTANCE_REINSTALL", "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
+	"OP_INSTANCE_REINSTALL",    "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_reinstall,
 };
 static const GntOpDef op_instance_remove = {
-	"OP_INSTANCE_REMOVE", "instance_name", instance_remove_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_remove,
+	"OP_INSTANCE_REMOVE", "instance_name",	       instance_remove_params,
+	GNT_LOCK_SHARED,      &gnt_lu_instance_remove,
 };
 static const GntOpDef op_instance_startup = {
-	"OP_INSTANCE_STARTUP", "instance_name", instance_startup_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_startup,
+	"OP_INSTANCE_STARTUP", "instance_name",		 instance_startup_params,
+	GNT_LOCK_SHARED,       &gnt_lu_instance_startup,
 };
 static const GntOpDef op_instance_shutdown = {
-	"OP_INSTANCE_SHUTDOWN", "instance_name", instance_shutdown_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_shutdown,
+	"OP_INSTANCE_SHUTDOWN", "instance_name",	   instance_shutdown_params,
+	GNT_LOCK_SHARED,	&gnt_lu_instance_shutdown,
 };
 static const GntOpDef op_instance_reboot = {
-	"OP_INSTANCE_REBOOT", "instance_name", instance_reboot_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_reboot,
+	"OP_INSTANCE_REBOOT", "instance_name",	       instance_reboot_params,
+	GNT_LOCK_SHARED,      &gnt_lu_instance_reboot,
 };
 static const GntOpDef op_instance_rename = {
-	"OP_INSTANCE_RENAME", NULL, instance_rename_params, GNT_LOCK_SHARED,
+	"OP_INSTANCE_RENAME",	 NULL, instance_rename_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_rename,
 };
 static const GntOpDef op_instance_set_params = {
-	"OP_INSTANCE_SET_PARAMS", "instance_name", instance_set_params_params, GNT_LOCK_SHARED,
+	"OP_INSTANCE_SET_PARAMS",    "instance_name", instance_set_params_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_set_params,
 };
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_console = {
-	"OP_INSTANCE_CONSOLE", "instance_name", instance_console_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_console, TRUE,
+	"OP_INSTANCE_CONSOLE", "instance_name",		 instance_console_params,
+	GNT_LOCK_SHARED,       &gnt_lu_instance_console, TRUE,
 };
 
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_query_data = {
-	"OP_INSTANCE_QUERY_DATA", NULL, instance_query_data_params, GNT_LOCK_SHARED,
+	"OP_INSTANCE_QUERY_DATA",    NULL, instance_query_data_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_query_data, TRUE,
 };
 
 static const GntOpDef op_instance_activate_disks = {
-	"OP_INSTANCE_ACTIVATE_DISKS", "instance_name", instance_activate_disks_params,
-	GNT_LOCK_SHARED, &gnt_lu_instance_activate_disks,
+	"OP_INSTANCE_ACTIVATE_DISKS",	 "instance_name",
+	instance_activate_disks_params,	 GNT_LOCK_SHARED,
+	&gnt_lu_instance_activate_disks,
 };
 static const GntOpDef op_instance_deactivate_disks = {
-	"OP_INSTANCE_DEACTIVATE_DISKS", "instance_name", instance_deactivate_disks_params,
-	GNT_LOCK_SHARED, &gnt_lu_instance_deactivate_disks,
+	"OP_INSTANCE_DEACTIVATE_DISKS",	   "instance_name",
+	instance_deactivate_disks_params,  GNT_LOCK_SHARED,
+	&gnt_lu_instance_deactivate_disks,
 };
 static const GntOpDef op_instance_grow_disk = {
-	"OP_INSTANCE_GROW_DISK", "instance_name", instance_grow_disk_params, GNT_LOCK_SHARED,
+	"OP_INSTANCE_GROW_DISK",    "instance_name", instance_grow_disk_params, GNT_LOCK_SHARED,
 	&gnt_lu_instance_grow_disk,
 };
 
 const GntOpDef *const gnt_op_defs_instance[] = {
-	&op_instance_activate_disks,
-	&op_instance_console,
-	&op_instance_deactivate_disks,
-	&op_instance_grow_disk,
-	&op_instance_create,
-	&op_instance_query_data,
-	&op_instance_reboot,
-	&op_instance_reinstall,
-	&op_instance_remove,
-	&op_instance_rename,
-	&op_instance_set_params,
-	&op_instance_shutdown,
-	&op_instance_startup,
-	NULL,
+	&op_instance_activate_disks,   &op_instance_console,
+	&op_instance_deactivate_disks, &op_instance_grow_disk,
+	&op_instance_create,	       &op_instance_query_data,
+	&op_instance_reboot,	       &op_instance_reinstall,
+	&op_instance_remove,	       &op_instance_rename,
+	&op_instance_set_params,       &op_instance_shutdown,
+	&op_instance_startup,	       NULL,
 };

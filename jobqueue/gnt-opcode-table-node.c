@@ -63,15 +63,19 @@ static const GntParamDef node_set_params_params[] = {
 };
 
 static const GntParamDef tags_set_params[] = {
-	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
+	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
+	 "cluster|network|node|nodegroup|instance"},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC,
+	 gnt_limits_validate_tags},
 	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
 
 static const GntParamDef tags_del_params[] = {
-	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL, "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_tags},
+	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
+	 "cluster|network|node|nodegroup|instance"},
+	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC,
+	 gnt_limits_validate_tags},
 	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
@@ -81,7 +85,6 @@ static const GntParamDef os_diagnose_params[] = {
 	{"names", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
 	{NULL},
 };
-
 
 static const GntParamDef cluster_set_params_params[] = {
 	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
@@ -150,7 +153,7 @@ static const GntOpDef op_node_remove = {
 };
 /* the node's own lock keeps it apart from the instance units */
 static const GntOpDef op_node_set_params = {
-	"OP_NODE_SET_PARAMS", "node_name", node_set_params_params, GNT_LOCK_SHARED,
+	"OP_NODE_SET_PARAMS",	 "node_name", node_set_params_params, GNT_LOCK_SHARED,
 	&gnt_lu_node_set_params,
 };
 static const GntOpDef op_tags_set = {
@@ -164,17 +167,11 @@ static const GntOpDef op_os_diagnose = {
 	"OP_OS_DIAGNOSE", NULL, os_diagnose_params, GNT_LOCK_SHARED, &gnt_lu_os_diagnose, TRUE,
 };
 static const GntOpDef op_cluster_set_params = {
-	"OP_CLUSTER_SET_PARAMS", NULL, cluster_set_params_params, GNT_LOCK_EXCLUSIVE,
+	"OP_CLUSTER_SET_PARAMS",    NULL, cluster_set_params_params, GNT_LOCK_EXCLUSIVE,
 	&gnt_lu_cluster_set_params,
 };
 
 const GntOpDef *const gnt_op_defs_node[] = {
-	&op_cluster_set_params,
-	&op_node_add,
-	&op_node_remove,
-	&op_node_set_params,
-	&op_os_diagnose,
-	&op_tags_del,
-	&op_tags_set,
-	NULL,
+	&op_cluster_set_params, &op_node_add, &op_node_remove, &op_node_set_params,
+	&op_os_diagnose,	&op_tags_del, &op_tags_set,    NULL,
 };

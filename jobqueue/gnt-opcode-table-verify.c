@@ -46,13 +46,17 @@ validate_skip_checks(JsonNode *value, GError **error)
 #define VERIFY_COMMON_PARAMS                                                                       \
 	{"debug_simulate_errors", GNT_PARAM_TYPE_BOOL, "false"},                                   \
 		{"error_codes", GNT_PARAM_TYPE_BOOL, "false"},                                     \
-		{"ignore_errors", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,       \
-		 validate_error_codes},                                                            \
-		{"verbose", GNT_PARAM_TYPE_BOOL, "false"}
+		{"ignore_errors", GNT_PARAM_TYPE_STRING_LIST, "[]",                                \
+		 FALSE,		  GNT_PARAM_PUBLIC,	      validate_error_codes},               \
+	{                                                                                          \
+		"verbose", GNT_PARAM_TYPE_BOOL, "false"                                            \
+	}
 
 #define VERIFY_SKIP_CHECKS                                                                         \
-	{"skip_checks", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,                 \
-	 validate_skip_checks}
+	{                                                                                          \
+		"skip_checks", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,          \
+			validate_skip_checks                                                       \
+	}
 
 static const GntParamDef cluster_verify_params[] = {
 	VERIFY_COMMON_PARAMS,
@@ -88,31 +92,27 @@ static const GntParamDef group_verify_disks_params[] = {
 };
 
 static const GntOpDef op_cluster_verify = {
-	"OP_CLUSTER_VERIFY", NULL, cluster_verify_params, GNT_LOCK_SHARED, &gnt_lu_cluster_verify,
-	TRUE,
+	"OP_CLUSTER_VERIFY",	NULL, cluster_verify_params, GNT_LOCK_SHARED,
+	&gnt_lu_cluster_verify, TRUE,
 };
 static const GntOpDef op_cluster_verify_config = {
-	"OP_CLUSTER_VERIFY_CONFIG", NULL, cluster_verify_config_params, GNT_LOCK_SHARED,
+	"OP_CLUSTER_VERIFY_CONFIG",    NULL, cluster_verify_config_params, GNT_LOCK_SHARED,
 	&gnt_lu_cluster_verify_config, TRUE,
 };
 static const GntOpDef op_cluster_verify_group = {
-	"OP_CLUSTER_VERIFY_GROUP", "group_name", cluster_verify_group_params, GNT_LOCK_SHARED,
+	"OP_CLUSTER_VERIFY_GROUP",    "group_name", cluster_verify_group_params, GNT_LOCK_SHARED,
 	&gnt_lu_cluster_verify_group, TRUE,
 };
 static const GntOpDef op_cluster_verify_disks = {
-	"OP_CLUSTER_VERIFY_DISKS", NULL, cluster_verify_disks_params, GNT_LOCK_SHARED,
+	"OP_CLUSTER_VERIFY_DISKS",    NULL, cluster_verify_disks_params, GNT_LOCK_SHARED,
 	&gnt_lu_cluster_verify_disks, TRUE,
 };
 static const GntOpDef op_group_verify_disks = {
-	"OP_GROUP_VERIFY_DISKS", "group_name", group_verify_disks_params, GNT_LOCK_SHARED,
+	"OP_GROUP_VERIFY_DISKS",    "group_name", group_verify_disks_params, GNT_LOCK_SHARED,
 	&gnt_lu_group_verify_disks, TRUE,
 };
 
 const GntOpDef *const gnt_op_defs_verify[] = {
-	&op_cluster_verify,
-	&op_cluster_verify_config,
-	&op_cluster_verify_disks,
-	&op_cluster_verify_group,
-	&op_group_verify_disks,
-	NULL,
+	&op_cluster_verify,	  &op_cluster_verify_config, &op_cluster_verify_disks,
+	&op_cluster_verify_group, &op_group_verify_disks,    NULL,
 };

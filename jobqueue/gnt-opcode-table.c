@@ -74,14 +74,15 @@ validate_depends(JsonNode *value, GError **error)
 		JsonNode *id;
 		JsonArray *statuses;
 
-		if (!JSON_NODE_HOLDS_ARRAY(dep) || json_array_get_length(json_node_get_array(dep)) != 2) {
+		if (!JSON_NODE_HOLDS_ARRAY(dep) ||
+		    json_array_get_length(json_node_get_array(dep)) != 2) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "entry %u must be [job_id, [statuses]]", i);
 			return FALSE;
 		}
 		id = json_array_get_element(json_node_get_array(dep), 0);
-		if (!gnt_json_node_is_int(id) && !(JSON_NODE_HOLDS_VALUE(id) &&
-						   json_node_get_value_type(id) == G_TYPE_STRING)) {
+		if (!gnt_json_node_is_int(id) &&
+		    !(JSON_NODE_HOLDS_VALUE(id) && json_node_get_value_type(id) == G_TYPE_STRING)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "entry %u: the job ID must be an integer or a string", i);
 			return FALSE;

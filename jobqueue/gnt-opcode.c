@@ -8,8 +8,8 @@
 struct _GntOpcode {
 	gatomicrefcount ref;
 	const GntOpDef *def;
-	JsonObject *params;   /* every parameter; secret ones in their redacted form */
-	GHashTable *secrets;  /* name -> GntSecret */
+	JsonObject *params;  /* every parameter; secret ones in their redacted form */
+	GHashTable *secrets; /* name -> GntSecret */
 	gboolean lost_secrets;
 };
 
@@ -102,7 +102,8 @@ param_type_name(GntParamType type)
 static gboolean
 param_type_matches(GntParamType type, JsonNode *value)
 {
-	GType vtype = JSON_NODE_HOLDS_VALUE(value) ? json_node_get_value_type(value) : G_TYPE_INVALID;
+	GType vtype = JSON_NODE_HOLDS_VALUE(value) ? json_node_get_value_type(value)
+						   : G_TYPE_INVALID;
 
 	switch (type) {
 	case GNT_PARAM_TYPE_ANY:
@@ -124,7 +125,8 @@ param_type_matches(GntParamType type, JsonNode *value)
 			return FALSE;
 		for (guint i = 0; i < json_array_get_length(json_node_get_array(value)); i++) {
 			JsonNode *el = json_array_get_element(json_node_get_array(value), i);
-			if (!JSON_NODE_HOLDS_VALUE(el) || json_node_get_value_type(el) != G_TYPE_STRING)
+			if (!JSON_NODE_HOLDS_VALUE(el) ||
+			    json_node_get_value_type(el) != G_TYPE_STRING)
 				return FALSE;
 		}
 		return TRUE;
@@ -200,8 +202,8 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 	if (pdef->visibility == GNT_PARAM_PRIVATE && ctx->source == OPCODE_SOURCE_STORE) {
 		/* the stored opcode shows "<redacted>"; the value is kept apart */
 		given = ctx->private_values != NULL
-			    ? json_object_get_member(ctx->private_values, pdef->name)
-			    : NULL;
+				? json_object_get_member(ctx->private_values, pdef->name)
+				: NULL;
 	}
 	if (given == NULL || (JSON_NODE_HOLDS_NULL(given) && !pdef->nullable)) {
 		if (pdef->default_json == NULL) {
@@ -313,10 +315,12 @@ opcode_parse(JsonObject *input, JsonObject *private_values, OpcodeSource source,
 		return NULL;
 	if (source == OPCODE_SOURCE_CLIENT) {
 		gint prio = gnt_opcode_get_priority(self);
-		if (prio != GNT_OP_PRIO_HIGH && prio != GNT_OP_PRIO_NORMAL && prio != GNT_OP_PRIO_LOW) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: parameter 'priority' must be one of -10, 0 or 10 at submission",
-				    def->id);
+		if (prio != GNT_OP_PRIO_HIGH && prio != GNT_OP_PRIO_NORMAL &&
+		    prio != GNT_OP_PRIO_LOW) {
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				"%s: parameter 'priority' must be one of -10, 0 or 10 at submission",
+				def->id);
 			return NULL;
 		}
 	}
@@ -508,7 +512,8 @@ gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error)
 		}
 		pair = json_array_sized_new(2);
 		json_array_add_int_element(pair, id);
-		json_array_add_element(pair, gnt_json_node_deep_copy(json_array_get_element(dep, 1)));
+		json_array_add_element(pair,
+				       gnt_json_node_deep_copy(json_array_get_element(dep, 1)));
 		json_array_add_array_element(resolved, pair);
 	}
 	json_object_set_array_member(self->params, "depends", resolved);
@@ -537,7 +542,8 @@ show_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 
 	if (ctx->private_only) {
 		if (pdef->visibility == GNT_PARAM_PRIVATE && !JSON_NODE_HOLDS_NULL(value))
-			json_object_set_member(ctx->out, pdef->name, gnt_json_node_deep_copy(value));
+			json_object_set_member(ctx->out, pdef->name,
+					       gnt_json_node_deep_copy(value));
 	} else if (pdef->visibility == GNT_PARAM_PRIVATE) {
 		json_object_set_member(ctx->out, pdef->name, redacted_copy(value));
 	} else {

@@ -14,8 +14,8 @@
 /* how often the auto-archiver looks, and how long one pass may take */
 #define AUTO_ARCHIVE_INTERVAL_S 300
 #define AUTO_ARCHIVE_BUDGET_S	30
-#define MSG_MASTER_STOPPED "the master daemon stopped while the job was running"
-#define MSG_SECRETS_LOST "secret parameters were lost at master restart; resubmit the job"
+#define MSG_MASTER_STOPPED	"the master daemon stopped while the job was running"
+#define MSG_SECRETS_LOST	"secret parameters were lost at master restart; resubmit the job"
 /* what a refused submission's error starts with */
 #define SUBMIT_FAILED "job not queued: "
 /* ... and any other change that will never be written */
@@ -82,8 +82,8 @@ struct _GntQueue {
 	GThreadPool *pool;
 	GCancellable *stop; /* cancelled at shutdown: workers stop waiting for a failing store */
 
-	GMutex mutex; /* everything below, and the state of every GntJob */
-	GCond stop_cond; /* stopping, or one fewer job running */
+	GMutex mutex;		/* everything below, and the state of every GntJob */
+	GCond stop_cond;	/* stopping, or one fewer job running */
 	GHashTable *unfinished; /* id -> QueueEntry */
 	GSequence *runnable;	/* QueueEntry, by priority then id */
 	guint max_running;
@@ -100,7 +100,7 @@ struct _GntQueue {
 	guint64 last_seq; /* ticket of the newest change pushed */
 
 	/* main loop only */
-	GQueue *replies; /* PendingReply, by seq */
+	GQueue *replies;	/* PendingReply, by seq */
 	GPtrArray *dep_waiting; /* QueueEntry */
 	GPtrArray *finishing;	/* QueueEntry whose final state is in flight */
 	GHashTable *watches;	/* job id -> GPtrArray of Watch */
@@ -121,7 +121,8 @@ struct _GntLu {
 	GntOpcode *opcode; /* gnt_lu_set_opcode(); NULL: the job's */
 };
 
-static void queue_run_job(gpointer data, gpointer user_data);
+static void
+queue_run_job(gpointer data, gpointer user_data);
 
 /* ---- encoding of results --------------------------------------------- */
 
@@ -156,7 +157,8 @@ queue_job_change_locked(GntJob *job)
 {
 	g_autoptr(JsonObject) record = gnt_job_to_json(job);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
-	GntJobStoreChange *change = gnt_job_store_change_new(GNT_JOB_STORE_PUT, gnt_job_get_id(job));
+	GntJobStoreChange *change =
+		gnt_job_store_change_new(GNT_JOB_STORE_PUT, gnt_job_get_id(job));
 	GntJobStatus status = gnt_job_get_status(job);
 
 	change->status = status;
@@ -198,7 +200,8 @@ queue_finalize_job_locked(GntQueue *self, QueueEntry *entry)
 
 /* ---- committer -> main loop --------------------------------------------- */
 
-static gboolean queue_dispatch_notifications(gpointer user_data);
+static gboolean
+queue_dispatch_notifications(gpointer user_data);
 
 /* Runs in the committer thread. */
 static void
@@ -210,7 +213,8 @@ queue_commit_done(GArray *ids, guint64 durable_upto, GArray *dropped, const GErr
 
 	g_array_append_vals(self->changed_ids, ids->data, ids->len);
 	for (guint i = 0; i < dropped->len; i++) {
-		FailedRange failed = {g_array_index(dropped, GntCommitRange, i), g_error_copy(error)};
+		FailedRange failed = {g_array_index(dropped, GntCommitRange, i),
+				      g_error_copy(error)};
 		g_array_append_val(self->failed, failed);
 	}
 	if (dropped->len == 0 && durable_upto == self->durable_upto)
@@ -275,7 +279,8 @@ queue_fire_watches(GntQueue *self, guint64 job_id)
 	}
 }
 
-static void queue_evaluate_dependents(GntQueue *self);
+static void
+queue_evaluate_dependents(GntQueue *self);
 
 static gboolean
 queue_dispatch_notifications(gpointer user_data)
@@ -483,7 +488,8 @@ queue_place_job_locked(GntQueue *self, QueueEntry *entry)
 	case DEPS_FAILED:
 	case DEPS_CANCELED: {
 		g_autoptr(JsonNode) result =
-			outcome == DEPS_FAILED ? encode_exception("OpExecError", message, NULL) : NULL;
+			outcome == DEPS_FAILED ? encode_exception("OpExecError", message, NULL)
+					       : NULL;
 		entry->dep_waiting = FALSE;
 		gnt_job_finish_ops(entry->job, 0,
 				   outcome == DEPS_FAILED ? GNT_JOB_STATUS_ERROR
@@ -551,10 +557,10 @@ queue_ensure_error(GError **error, const GntLu *lu, const gchar *phase)
 {
 	if (*error != NULL)
 		return;
-	g_warning("job %" G_GUINT64_FORMAT ": the unit's %s failed without an error", gnt_job_get_id(lu->job),
-		  phase);
-	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "internal error in %s (see the master's log)",
-		    phase);
+	g_warning("job %" G_GUINT64_FORMAT ": the unit's %s failed without an error",
+		  gnt_job_get_id(lu->job), phase);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+		    "internal error in %s (see the master's log)", phase);
 }
 
 /* Worker: opcode @i ended; after a failure the later ones fail too. */
@@ -610,7 +616,8 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		op->status = GNT_JOB_STATUS_WAITING;
 		queue_push_job_locked(self, entry->job);
 		g_mutex_unlock(&self->mutex);
-		if (!gnt_lock_manager_acquire(self->locks, locks, queue_lock_abort, abort_data, NULL)) {
+		if (!gnt_lock_manager_acquire(self->locks, locks, queue_lock_abort, abort_data,
+					      NULL)) {
 			queue_lu_clear(&lu);
 			return g_atomic_int_get(&entry->cancel) ? OP_CANCELED : OP_ABANDONED;
 		}
@@ -847,8 +854,9 @@ gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs)
 						   (gint64)g_array_index(sub->ids, guint64, i));
 		} else {
 			json_array_add_boolean_element(entry, FALSE);
-			json_array_add_string_element(entry, sub->error != NULL ? sub->error->message
-										: MSG_MASTER_STOPPED);
+			json_array_add_string_element(entry, sub->error != NULL
+								     ? sub->error->message
+								     : MSG_MASTER_STOPPED);
 		}
 		json_array_add_array_element(result, entry);
 	}
@@ -908,12 +916,13 @@ queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data
 	g_hash_table_insert(self->unfinished, g_memdup2(&id, sizeof(id)), entry);
 
 	if (gnt_job_lost_secrets(entry->job)) {
-		g_autoptr(JsonNode) result =
-			encode_exception("OpPrereqError", MSG_SECRETS_LOST, "wrong_input");
+		g_autoptr(JsonNode)
+			result = encode_exception("OpPrereqError", MSG_SECRETS_LOST, "wrong_input");
 		gnt_job_finish_ops(entry->job, 0, GNT_JOB_STATUS_ERROR, result);
 		g_message("job %" G_GUINT64_FORMAT ": %s", id, MSG_SECRETS_LOST);
 	} else if (status == GNT_JOB_STATUS_RUNNING) {
-		g_autoptr(JsonNode) result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);
+		g_autoptr(JsonNode)
+			result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);
 		gnt_job_finish_ops(entry->job, 0, GNT_JOB_STATUS_ERROR, result);
 		g_message("job %" G_GUINT64_FORMAT ": %s", id, MSG_MASTER_STOPPED);
 	} else if (status == GNT_JOB_STATUS_CANCELING) {
@@ -1154,12 +1163,13 @@ gnt_queue_submit_async(GntQueue *self, GPtrArray *jobs, gboolean ignore_drain,
 	for (guint j = 0; j < jobs->len && error == NULL; j++) {
 		GPtrArray *ops = g_ptr_array_index(jobs, j);
 		if (ops->len == 0)
-			g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID, "job %u has no opcodes", j);
+			g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID, "job %u has no opcodes",
+				    j);
 		for (guint i = 0; i < ops->len && error == NULL; i++) {
 			GntOpcode *op = g_ptr_array_index(ops, i);
 			g_autofree gchar *source = reason_source_for(gnt_opcode_get_id(op));
-			g_autofree gchar *text =
-				g_strdup_printf("job=%" G_GUINT64_FORMAT ";index=%u", first_id + j, i);
+			g_autofree gchar *text = g_strdup_printf(
+				"job=%" G_GUINT64_FORMAT ";index=%u", first_id + j, i);
 			if (gnt_opcode_resolve_depends(op, first_id + j, &error))
 				gnt_opcode_add_reason(op, source, text, now * 1000);
 		}
@@ -1264,9 +1274,9 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 		g_autoptr(GError) error = NULL;
 		gboolean found = entry != NULL ||
 				 gnt_job_store_lookup_status(self->store, job_id, &stored, &error);
-		g_task_return_pointer(task,
-				      cancel_result_new(FALSE, job_id, found ? "is finished" : "not found"),
-				      cancel_result_free);
+		g_task_return_pointer(
+			task, cancel_result_new(FALSE, job_id, found ? "is finished" : "not found"),
+			cancel_result_free);
 		return;
 	}
 	status = gnt_job_get_status(entry->job);
@@ -1284,9 +1294,9 @@ gnt_queue_cancel_async(GntQueue *self, guint64 job_id, GAsyncReadyCallback callb
 		return;
 	}
 	if (status != GNT_JOB_STATUS_QUEUED && status != GNT_JOB_STATUS_WAITING) {
-		g_task_return_pointer(task,
-				      cancel_result_new(FALSE, job_id, "is no longer waiting in the queue"),
-				      cancel_result_free);
+		g_task_return_pointer(
+			task, cancel_result_new(FALSE, job_id, "is no longer waiting in the queue"),
+			cancel_result_free);
 		return;
 	}
 	/* a worker holds it, waiting for locks: it ends the job itself */
@@ -1464,7 +1474,8 @@ gnt_queue_set_auto_archive(GntQueue *self, guint age_s)
 	self->auto_archive_age_s = age_s;
 	if (age_s == 0)
 		return;
-	self->auto_archive_source = g_timeout_source_new_seconds(MIN(age_s, AUTO_ARCHIVE_INTERVAL_S));
+	self->auto_archive_source =
+		g_timeout_source_new_seconds(MIN(age_s, AUTO_ARCHIVE_INTERVAL_S));
 	g_source_set_callback(self->auto_archive_source, auto_archive_cb, self, NULL);
 	g_source_attach(self->auto_archive_source, self->context);
 }

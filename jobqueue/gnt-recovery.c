@@ -164,7 +164,8 @@ removal_opcode(const gchar *name, GntRecoveryOp op, guint64 job)
 static void
 submit_removal(GntRecovery *self, const gchar *name, GntRecoveryOp op, guint64 job)
 {
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray)
+		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	GPtrArray *ops = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_opcode_unref);
 	Submission *sub = g_new0(Submission, 1);
 	GntOpcode *removal = removal_opcode(name, op, job);
@@ -219,8 +220,8 @@ collect_marked(JsonObject *record, gpointer user_data)
 guint
 gnt_recovery_run(GntRecovery *self)
 {
-	g_autoptr(GPtrArray) marked =
-		g_ptr_array_new_with_free_func((GDestroyNotify)half_done_free);
+	g_autoptr(GPtrArray)
+		marked = g_ptr_array_new_with_free_func((GDestroyNotify)half_done_free);
 	guint submitted = 0;
 
 	g_return_val_if_fail(self != NULL, 0);

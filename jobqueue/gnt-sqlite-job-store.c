@@ -21,7 +21,8 @@ struct _GntSqliteJobStore {
 	gboolean private_in_wal;
 };
 
-static void gnt_sqlite_job_store_iface_init(GntJobStoreInterface *iface);
+static void
+gnt_sqlite_job_store_iface_init(GntJobStoreInterface *iface);
 
 G_DEFINE_TYPE_WITH_CODE(GntSqliteJobStore, gnt_sqlite_job_store, G_TYPE_OBJECT,
 			G_IMPLEMENT_INTERFACE(GNT_TYPE_JOB_STORE, gnt_sqlite_job_store_iface_init))
@@ -45,8 +46,8 @@ sql_fail(sqlite3 *db, GError **error, const gchar *what)
 {
 	if (sqlite3_errcode(db) == SQLITE_FULL)
 		g_set_error(error, GNT_ERROR, GNT_ERROR_TEMP_NO_RESOURCES,
-			    "the job queue's disk is full ('%s': %s)", sqlite3_db_filename(db, "main"),
-			    what);
+			    "the job queue's disk is full ('%s': %s)",
+			    sqlite3_db_filename(db, "main"), what);
 	else
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "job queue: %s: %s", what,
 			    sqlite3_errmsg(db));
@@ -82,8 +83,8 @@ db_open(const gchar *path, GError **error)
 {
 	sqlite3 *db = NULL;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-					       SQLITE_OPEN_NOMUTEX,
+	if (sqlite3_open_v2(path, &db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "opening job queue '%s': %s",
 			    path, db ? sqlite3_errmsg(db) : "out of memory");
@@ -94,9 +95,10 @@ db_open(const gchar *path, GError **error)
 	/* the archive may hold many jobs: keep the page cache small;
 	 * secure_delete zeroes what a job's private values leave behind
 	 * when they are dropped (the WAL: sqlite_forget_private()) */
-	if (!sql_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
-			  "PRAGMA cache_size=-512; PRAGMA foreign_keys=OFF;"
-			  "PRAGMA secure_delete=ON;",
+	if (!sql_exec(db,
+		      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+		      "PRAGMA cache_size=-512; PRAGMA foreign_keys=OFF;"
+		      "PRAGMA secure_delete=ON;",
 		      error)) {
 		sqlite3_close(db);
 		return NULL;
@@ -120,8 +122,8 @@ gnt_sqlite_job_store_new(const gchar *path, GError **error)
 	if (self->rdb == NULL)
 		return NULL;
 	{
-		g_autoptr(sqlite3_stmt) stmt =
-			sql_prepare(self->rdb, "SELECT value FROM meta WHERE key = 'schema'", error);
+		g_autoptr(sqlite3_stmt) stmt = sql_prepare(
+			self->rdb, "SELECT value FROM meta WHERE key = 'schema'", error);
 		if (stmt == NULL)
 			return NULL;
 		if (sqlite3_step(stmt) == SQLITE_ROW)
@@ -189,7 +191,8 @@ column_record(sqlite3_stmt *stmt, int col, GError **error)
 static gboolean
 meta_get(sqlite3 *db, const gchar *key, gint64 *value, GError **error)
 {
-	g_autoptr(sqlite3_stmt) stmt = sql_prepare(db, "SELECT value FROM meta WHERE key = ?", error);
+	g_autoptr(sqlite3_stmt)
+		stmt = sql_prepare(db, "SELECT value FROM meta WHERE key = ?", error);
 
 	if (stmt == NULL)
 		return FALSE;
@@ -230,9 +233,9 @@ sqlite_load(GntJobStore *store, guint64 *last_id, gboolean *drained, GntJobStore
 			if (priv == NULL)
 				return FALSE;
 		}
-		if (!func(record, priv != NULL && JSON_NODE_HOLDS_ARRAY(priv)
-					  ? json_node_get_array(priv)
-					  : NULL,
+		if (!func(record,
+			  priv != NULL && JSON_NODE_HOLDS_ARRAY(priv) ? json_node_get_array(priv)
+								      : NULL,
 			  user_data, error))
 			return FALSE;
 	}
@@ -254,7 +257,8 @@ write_one(sqlite3 *db, WriteStmts *st, GntJobStoreChange *change, GError **error
 	case GNT_JOB_STORE_PUT:
 		stmt = st->put;
 		sqlite3_bind_int64(stmt, 1, (sqlite3_int64)change->id);
-		sqlite3_bind_text(stmt, 2, gnt_job_status_to_string(change->status), -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, gnt_job_status_to_string(change->status), -1,
+				  SQLITE_STATIC);
 		sqlite3_bind_int64(stmt, 3, change->end_usec);
 		sqlite3_bind_text(stmt, 4, change->record, -1, SQLITE_STATIC);
 		if (change->private_values != NULL)
@@ -276,7 +280,8 @@ write_one(sqlite3 *db, WriteStmts *st, GntJobStoreChange *change, GError **error
 	case GNT_JOB_STORE_SET_DRAINED:
 		stmt = st->meta_set;
 		sqlite3_bind_text(stmt, 1,
-				  change->kind == GNT_JOB_STORE_SET_LAST_ID ? "last_job_id" : "drained",
+				  change->kind == GNT_JOB_STORE_SET_LAST_ID ? "last_job_id"
+									    : "drained",
 				  -1, SQLITE_STATIC);
 		sqlite3_bind_int64(stmt, 2, (sqlite3_int64)change->id);
 		break;
@@ -346,9 +351,8 @@ sqlite_write(GntJobStore *store, GPtrArray *changes, GError **error)
 				   " SELECT id, status, end_usec, record FROM jobs WHERE id = ?"
 				   " AND status IN " FINALIZED_SQL,
 				   error);
-	archive_delete = sql_prepare(self->wdb,
-				     "DELETE FROM jobs WHERE id = ? AND status IN " FINALIZED_SQL,
-				     error);
+	archive_delete = sql_prepare(
+		self->wdb, "DELETE FROM jobs WHERE id = ? AND status IN " FINALIZED_SQL, error);
 	meta_set = sql_prepare(self->wdb, "UPDATE meta SET value = ?2 WHERE key = ?1", error);
 	if (put == NULL || archive_copy == NULL || archive_delete == NULL || meta_set == NULL)
 		return FALSE;
@@ -394,7 +398,8 @@ sqlite_lookup(GntJobStore *store, guint64 id, gboolean *archived, GError **error
 			return NULL;
 		}
 	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "job %" G_GUINT64_FORMAT " not found", id);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "job %" G_GUINT64_FORMAT " not found",
+		    id);
 	return NULL;
 }
 
@@ -402,11 +407,11 @@ static gboolean
 sqlite_lookup_status(GntJobStore *store, guint64 id, GntJobStatus *status, GError **error)
 {
 	GntSqliteJobStore *self = GNT_SQLITE_JOB_STORE(store);
-	g_autoptr(sqlite3_stmt) stmt =
-		sql_prepare(self->rdb,
-			    "SELECT status FROM jobs WHERE id = ?1 UNION ALL "
-			    "SELECT status FROM archive WHERE id = ?1",
-			    error);
+	g_autoptr(sqlite3_stmt)
+		stmt = sql_prepare(self->rdb,
+				   "SELECT status FROM jobs WHERE id = ?1 UNION ALL "
+				   "SELECT status FROM archive WHERE id = ?1",
+				   error);
 	int rc;
 
 	if (stmt == NULL)
@@ -414,8 +419,8 @@ sqlite_lookup_status(GntJobStore *store, guint64 id, GntJobStatus *status, GErro
 	sqlite3_bind_int64(stmt, 1, (sqlite3_int64)id);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "job %" G_GUINT64_FORMAT " not found",
-			    id);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+			    "job %" G_GUINT64_FORMAT " not found", id);
 		return FALSE;
 	}
 	if (rc != SQLITE_ROW)
@@ -433,11 +438,11 @@ sqlite_foreach(GntJobStore *store, gboolean archived, GntJobStoreReadFunc func, 
 	       GError **error)
 {
 	GntSqliteJobStore *self = GNT_SQLITE_JOB_STORE(store);
-	g_autoptr(sqlite3_stmt) stmt =
-		sql_prepare(self->rdb,
-			    archived ? "SELECT record FROM archive ORDER BY id"
-				     : "SELECT record FROM jobs ORDER BY id",
-			    error);
+	g_autoptr(sqlite3_stmt)
+		stmt = sql_prepare(self->rdb,
+				   archived ? "SELECT record FROM archive ORDER BY id"
+					    : "SELECT record FROM jobs ORDER BY id",
+				   error);
 	int rc;
 
 	if (stmt == NULL)
@@ -459,11 +464,11 @@ sqlite_list_finished(GntJobStore *store, gint64 ended_before_usec, guint limit, 
 {
 	GntSqliteJobStore *self = GNT_SQLITE_JOB_STORE(store);
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-	g_autoptr(sqlite3_stmt) stmt =
-		sql_prepare(self->rdb,
-			    "SELECT id FROM jobs WHERE status IN " FINALIZED_SQL
-			    " AND end_usec < ? ORDER BY id LIMIT ?",
-			    error);
+	g_autoptr(sqlite3_stmt)
+		stmt = sql_prepare(self->rdb,
+				   "SELECT id FROM jobs WHERE status IN " FINALIZED_SQL
+				   " AND end_usec < ? ORDER BY id LIMIT ?",
+				   error);
 	int rc;
 
 	if (stmt == NULL)

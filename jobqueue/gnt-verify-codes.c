@@ -28,13 +28,16 @@ static const GntCvCodeDef cv_codes[] = {
 					"Impossible to retrieve status for a disk"},
 	[GNT_CV_EINSTANCEWRONGNODE] = {"EINSTANCEWRONGNODE", "instance",
 				       "Instance running on the wrong node"},
-	[GNT_CV_EINSTANCESPLITGROUPS] = {"EINSTANCESPLITGROUPS", "instance",
-					 "Instance with primary and secondary nodes in different groups"},
+	[GNT_CV_EINSTANCESPLITGROUPS] =
+		{"EINSTANCESPLITGROUPS", "instance",
+		 "Instance with primary and secondary nodes in different groups"},
 	[GNT_CV_EINSTANCEPOLICY] = {"EINSTANCEPOLICY", "instance", "Instance does not meet policy"},
-	[GNT_CV_EINSTANCEUNSUITABLENODE] = {"EINSTANCEUNSUITABLENODE", "instance",
-					    "Instance running on nodes that are not suitable for it"},
-	[GNT_CV_EINSTANCEMISSINGCFGPARAMETER] = {"EINSTANCEMISSINGCFGPARAMETER", "instance",
-						 "A configuration parameter for an instance is missing"},
+	[GNT_CV_EINSTANCEUNSUITABLENODE] =
+		{"EINSTANCEUNSUITABLENODE", "instance",
+		 "Instance running on nodes that are not suitable for it"},
+	[GNT_CV_EINSTANCEMISSINGCFGPARAMETER] =
+		{"EINSTANCEMISSINGCFGPARAMETER", "instance",
+		 "A configuration parameter for an instance is missing"},
 	[GNT_CV_ENODEDRBD] = {"ENODEDRBD", "node", "Error parsing the DRBD status file"},
 	[GNT_CV_ENODEDRBDVERSION] = {"ENODEDRBDVERSION", "node",
 				     "DRBD version mismatch within a node group"},
@@ -65,13 +68,14 @@ static const GntCvCodeDef cv_codes[] = {
 					  "Detected bad file storage paths"},
 	[GNT_CV_ENODEFILESTORAGEPATHUNUSABLE] = {"ENODEFILESTORAGEPATHUNUSABLE", "node",
 						 "File storage path unusable"},
-	[GNT_CV_ENODESHAREDFILESTORAGEPATHUNUSABLE] = {"ENODESHAREDFILESTORAGEPATHUNUSABLE",
-						       "node", "Shared file storage path unusable"},
+	[GNT_CV_ENODESHAREDFILESTORAGEPATHUNUSABLE] = {"ENODESHAREDFILESTORAGEPATHUNUSABLE", "node",
+						       "Shared file storage path unusable"},
 	[GNT_CV_ENODEGLUSTERSTORAGEPATHUNUSABLE] = {"ENODEGLUSTERSTORAGEPATHUNUSABLE", "node",
 						    "Gluster storage path unusable"},
 	[GNT_CV_EGROUPDIFFERENTPVSIZE] = {"EGROUPDIFFERENTPVSIZE", "group",
 					  "PVs in the group have different sizes"},
-	[GNT_CV_EEXTAGS] = {"EEXTAGS", "node", "Instances with same exclusion tag on the same node"},
+	[GNT_CV_EEXTAGS] = {"EEXTAGS", "node",
+			    "Instances with same exclusion tag on the same node"},
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(cv_codes) == GNT_CV_LAST);
 

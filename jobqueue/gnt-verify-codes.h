@@ -79,8 +79,8 @@ gnt_cv_code_lookup(const gchar *name, GntCvCode *out);
 /* Days before a certificate's end from which it is a warning and an error
  * (Ganeti's SSL_CERT_EXPIRATION_WARN and _ERROR), and the clock skew a
  * node may have (NODE_MAX_CLOCK_SKEW, seconds). */
-#define GNT_CV_CERT_WARN_DAYS	   30
-#define GNT_CV_CERT_ERROR_DAYS	   7
-#define GNT_CV_MAX_CLOCK_SKEW_S	   150
+#define GNT_CV_CERT_WARN_DAYS	30
+#define GNT_CV_CERT_ERROR_DAYS	7
+#define GNT_CV_MAX_CLOCK_SKEW_S 150
 
 G_END_DECLS

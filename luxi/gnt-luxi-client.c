@@ -133,9 +133,9 @@ gnt_luxi_client_new_full(const gchar *socket_path, const gchar **exc_class, GErr
 	g_socket_set_timeout(self->socket, self->timeout_s);
 	address = g_unix_socket_address_new(socket_path);
 	if (!client_connect(self->socket, address, &error_local)) {
-		gboolean absent = g_error_matches(error_local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-				  g_error_matches(error_local, G_IO_ERROR,
-						  G_IO_ERROR_CONNECTION_REFUSED);
+		gboolean absent =
+			g_error_matches(error_local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+			g_error_matches(error_local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "cannot connect to the master daemon at '%s': %s%s", socket_path,
@@ -223,13 +223,14 @@ client_receive(GntLuxiClient *self, gboolean *success, JsonNode **result, GError
 			return FALSE;
 		}
 		if (msg != NULL) {
-			gboolean ok = gnt_luxi_parse_response(msg, len, success, result, &error_local);
+			gboolean ok =
+				gnt_luxi_parse_response(msg, len, success, result, &error_local);
 
 			gnt_luxi_framer_release(self->framer);
 			if (!ok) {
-				g_propagate_prefixed_error(error, g_steal_pointer(&error_local),
-							   "master daemon at '%s': ",
-							   self->socket_path);
+				g_propagate_prefixed_error(
+					error, g_steal_pointer(&error_local),
+					"master daemon at '%s': ", self->socket_path);
 				self->error_class = g_strdup(GNT_LUXI_EXC_PROTOCOL);
 				g_socket_close(self->socket, NULL);
 				g_clear_object(&self->socket);
@@ -290,8 +291,8 @@ client_call_timeout(GntLuxiClient *self, const gchar *method, JsonNode *args, gu
 		g_propagate_error(error, gnt_luxi_decode_error(result, &self->error_class));
 		/* decoded with a class: the answer is [class, [args...]] */
 		if (self->error_class != NULL)
-			self->error_args =
-				json_node_copy(json_array_get_element(json_node_get_array(result), 1));
+			self->error_args = json_node_copy(
+				json_array_get_element(json_node_get_array(result), 1));
 		return NULL;
 	}
 	return g_steal_pointer(&result);
@@ -371,8 +372,8 @@ gnt_luxi_client_wait_for_job_change(GntLuxiClient *self, guint64 job_id, JsonArr
 }
 
 JsonNode *
-gnt_luxi_client_query(GntLuxiClient *self, const gchar *what, JsonArray *fields,
-		      JsonNode *filter, GError **error)
+gnt_luxi_client_query(GntLuxiClient *self, const gchar *what, JsonArray *fields, JsonNode *filter,
+		      GError **error)
 {
 	g_autoptr(JsonNode) args = NULL;
 	JsonArray *list = json_array_new();
@@ -382,8 +383,8 @@ gnt_luxi_client_query(GntLuxiClient *self, const gchar *what, JsonArray *fields,
 
 	json_array_add_string_element(list, what);
 	json_array_add_array_element(list, json_array_ref(fields));
-	json_array_add_element(list, filter != NULL ? json_node_copy(filter)
-						    : gnt_json_node_new_null());
+	json_array_add_element(list,
+			       filter != NULL ? json_node_copy(filter) : gnt_json_node_new_null());
 	args = gnt_json_node_new_array(list);
 	return gnt_luxi_client_call(self, "Query", args, error);
 }

@@ -13,11 +13,11 @@ G_BEGIN_DECLS
  */
 
 /* Ganeti's classes (rpc/errors.py) for failures of the connection itself */
-#define GNT_LUXI_EXC_NO_MASTER		"NoMasterError"
-#define GNT_LUXI_EXC_PERMISSION		"PermissionError"
-#define GNT_LUXI_EXC_TIMEOUT		"TimeoutError"
-#define GNT_LUXI_EXC_CONNECTION_CLOSED	"ConnectionClosedError"
-#define GNT_LUXI_EXC_PROTOCOL		"ProtocolError"
+#define GNT_LUXI_EXC_NO_MASTER	       "NoMasterError"
+#define GNT_LUXI_EXC_PERMISSION	       "PermissionError"
+#define GNT_LUXI_EXC_TIMEOUT	       "TimeoutError"
+#define GNT_LUXI_EXC_CONNECTION_CLOSED "ConnectionClosedError"
+#define GNT_LUXI_EXC_PROTOCOL	       "ProtocolError"
 
 #define GNT_TYPE_LUXI_CLIENT (gnt_luxi_client_get_type())
 G_DECLARE_FINAL_TYPE(GntLuxiClient, gnt_luxi_client, GNT, LUXI_CLIENT, GObject)
@@ -82,7 +82,7 @@ gnt_luxi_client_wait_for_job_change(GntLuxiClient *self, guint64 job_id, JsonArr
 
 /* Query: @filter NULL for none. The result is {"fields": [...], "data": [...]}. */
 JsonNode *
-gnt_luxi_client_query(GntLuxiClient *self, const gchar *what, JsonArray *fields,
-		      JsonNode *filter, GError **error);
+gnt_luxi_client_query(GntLuxiClient *self, const gchar *what, JsonArray *fields, JsonNode *filter,
+		      GError **error);
 
 G_END_DECLS

@@ -11,11 +11,11 @@
 struct _GntLuxiFramer {
 	guint8 *buf;
 	gsize alloc;
-	gsize start;	   /* first byte not yet handed out */
-	gsize end;	   /* one past the last byte held */
-	gsize partial;	   /* bytes of the unterminated message at the tail */
-	gsize n_complete;  /* terminated messages held */
-	gsize handed_out;  /* length (terminator included) of the message next() gave */
+	gsize start;	  /* first byte not yet handed out */
+	gsize end;	  /* one past the last byte held */
+	gsize partial;	  /* bytes of the unterminated message at the tail */
+	gsize n_complete; /* terminated messages held */
+	gsize handed_out; /* length (terminator included) of the message next() gave */
 	gsize max_message;
 	gboolean overflow; /* a message over the limit follows the complete ones */
 };
@@ -396,7 +396,8 @@ gnt_luxi_decode_error(JsonNode *result, gchar **exc_class)
 	if (result != NULL && gnt_json_node_get_string(result, "result", &klass, NULL))
 		return g_error_new_literal(GNT_ERROR, GNT_ERROR_INVALID, klass);
 
-	outer = result != NULL && JSON_NODE_HOLDS_ARRAY(result) ? json_node_get_array(result) : NULL;
+	outer = result != NULL && JSON_NODE_HOLDS_ARRAY(result) ? json_node_get_array(result)
+								: NULL;
 	if (outer == NULL || json_array_get_length(outer) != 2 ||
 	    !gnt_json_node_get_string(json_array_get_element(outer, 0), "class", &klass, NULL) ||
 	    !JSON_NODE_HOLDS_ARRAY(json_array_get_element(outer, 1))) {
@@ -413,7 +414,8 @@ gnt_luxi_decode_error(JsonNode *result, gchar **exc_class)
 		/* without an error class it is still a refused request */
 		code = GNT_ERROR_INVALID;
 		if (json_array_get_length(args) >= 2 &&
-		    gnt_json_node_get_string(json_array_get_element(args, 1), "ecode", &ecode, NULL))
+		    gnt_json_node_get_string(json_array_get_element(args, 1), "ecode", &ecode,
+					     NULL))
 			code = gnt_error_from_ecode(ecode);
 	}
 	message = exception_message(klass, args);

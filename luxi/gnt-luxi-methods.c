@@ -36,7 +36,7 @@ typedef void (*MethodFunc)(GntLuxiCall *call, JsonArray *args);
 typedef struct {
 	const gchar *name;
 	MethodFunc func;
-	guint min_args; /* the arguments after these are optional */
+	guint min_args;		/* the arguments after these are optional */
 	ArgSpec args[MAX_ARGS]; /* up to the first one with a NULL name */
 	gboolean many_jobs;	/* submits a list of jobs: answers [[true, id], ...] */
 } MethodDef;
@@ -181,8 +181,8 @@ call_return_request_error(GntLuxiCall *self, const GError *error)
 
 	if (self->def != NULL)
 		message = g_strdup_printf("%s: %s", self->def->name, error->message);
-	call_reply(self, FALSE, gnt_luxi_encode_request_error(message != NULL ? message
-									      : error->message));
+	call_reply(self, FALSE,
+		   gnt_luxi_encode_request_error(message != NULL ? message : error->message));
 }
 
 static JsonNode *
@@ -199,8 +199,8 @@ new_pair(JsonNode *first, JsonNode *second)
 static void
 call_return_status(GntLuxiCall *self, gboolean success, const gchar *message)
 {
-	call_return(self, new_pair(gnt_json_node_new_bool(success),
-				   gnt_json_node_new_string(message)));
+	call_return(self,
+		    new_pair(gnt_json_node_new_bool(success), gnt_json_node_new_string(message)));
 }
 
 /* Answers @result (transfer full), or @error when @result is NULL. */
@@ -387,8 +387,9 @@ parse_job(JsonNode *node, gint job_index, gboolean *unsupported, GError **error)
 	JsonArray *list;
 
 	if (!JSON_NODE_HOLDS_ARRAY(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a list of opcodes, not %s",
-			    what, gnt_json_node_type_name(node));
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s must be a list of opcodes, not %s", what,
+			    gnt_json_node_type_name(node));
 		return NULL;
 	}
 	list = json_node_get_array(node);
@@ -401,13 +402,14 @@ parse_job(JsonNode *node, gint job_index, gboolean *unsupported, GError **error)
 		GntOpcode *op = NULL;
 
 		if (!JSON_NODE_HOLDS_OBJECT(element))
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "must be an object, not %s",
-				    gnt_json_node_type_name(element));
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "must be an object, not %s", gnt_json_node_type_name(element));
 		else
 			op = gnt_opcode_new_from_json(json_node_get_object(element), error);
 		if (op == NULL && JSON_NODE_HOLDS_OBJECT(element))
-			*unsupported = gnt_op_id_is_unsupported(json_object_get_string_member_with_default(
-				json_node_get_object(element), "OP_ID", NULL));
+			*unsupported =
+				gnt_op_id_is_unsupported(json_object_get_string_member_with_default(
+					json_node_get_object(element), "OP_ID", NULL));
 		if (op == NULL) {
 			if (job_index < 0)
 				g_prefix_error(error, "opcode %u: ", i);
@@ -456,10 +458,10 @@ submit_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	}
 	list = json_array_new();
 	for (guint i = 0; i < ids->len; i++)
-		json_array_add_element(list,
-				       new_pair(gnt_json_node_new_bool(TRUE),
-						gnt_json_node_new_int(
-							(gint64)g_array_index(ids, guint64, i))));
+		json_array_add_element(
+			list,
+			new_pair(gnt_json_node_new_bool(TRUE),
+				 gnt_json_node_new_int((gint64)g_array_index(ids, guint64, i))));
 	call_return(call, gnt_json_node_new_array(list));
 }
 
@@ -475,7 +477,8 @@ static void
 submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray)
+		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	gboolean unsupported = FALSE;
 	GPtrArray *ops = parse_job(arg_node(args, 0), -1, &unsupported, &error);
 
@@ -502,14 +505,15 @@ method_submit_job_to_drained_queue(GntLuxiCall *call, JsonArray *args)
 static void
 method_submit_many_jobs(GntLuxiCall *call, JsonArray *args)
 {
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray)
+		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	JsonArray *list = arg_array(args, 0);
 
 	for (guint i = 0; i < json_array_get_length(list); i++) {
 		g_autoptr(GError) error = NULL;
 		gboolean unsupported = FALSE;
-		GPtrArray *ops = parse_job(json_array_get_element(list, i), (gint)i, &unsupported,
-					   &error);
+		GPtrArray *ops =
+			parse_job(json_array_get_element(list, i), (gint)i, &unsupported, &error);
 
 		if (ops == NULL) {
 			call_return_job_error(call, error, unsupported);
@@ -625,8 +629,8 @@ method_wait_for_job_change(GntLuxiCall *call, JsonArray *args)
 	if (waiter_check(call, waiter))
 		return;
 	timeout = CLAMP(timeout, 0, GNT_LUXI_WFJC_MAX_TIMEOUT);
-	waiter->watch_id = gnt_queue_watch_job(call->queue, waiter->job_id, waiter_job_changed,
-					       waiter);
+	waiter->watch_id =
+		gnt_queue_watch_job(call->queue, waiter->job_id, waiter_job_changed, waiter);
 	waiter->timeout = g_timeout_source_new((guint)(timeout * 1000));
 	g_source_set_callback(waiter->timeout, waiter_timed_out, waiter, NULL);
 	g_source_set_name(waiter->timeout, "gnt-luxi WaitForJobChange timeout");
@@ -725,12 +729,13 @@ auto_archive_done(GObject *source, GAsyncResult *res, gpointer user_data)
 	g_autoptr(GError) error = NULL;
 	guint archived = 0;
 	guint left = 0;
-	gboolean ok = gnt_queue_auto_archive_finish(GNT_QUEUE(source), res, &archived, &left, &error);
+	gboolean ok =
+		gnt_queue_auto_archive_finish(GNT_QUEUE(source), res, &archived, &left, &error);
 
-	call_return_result(call,
-			   ok ? new_pair(gnt_json_node_new_int(archived), gnt_json_node_new_int(left))
-			      : NULL,
-			   error);
+	call_return_result(
+		call,
+		ok ? new_pair(gnt_json_node_new_int(archived), gnt_json_node_new_int(left)) : NULL,
+		error);
 }
 
 static void
@@ -768,8 +773,8 @@ method_change_job_priority(GntLuxiCall *call, JsonArray *args)
 static void
 method_pickup_job(GntLuxiCall *call, JsonArray *args)
 {
-	g_autoptr(GError) error = g_error_new_literal(GNT_ERROR, GNT_ERROR_INVALID,
-						      "Luxi call 'PickupJob' is for internal use only");
+	g_autoptr(GError) error = g_error_new_literal(
+		GNT_ERROR, GNT_ERROR_INVALID, "Luxi call 'PickupJob' is for internal use only");
 
 	call_return_error(call, GNT_LUXI_EXC_GENERIC, error);
 }
@@ -803,7 +808,8 @@ static void
 method_query_cluster_info(GntLuxiCall *call, JsonArray *args)
 {
 	if (call_need_config(call))
-		call_return(call, gnt_json_node_new_object(gnt_config_dup_cluster_info(call->config)));
+		call_return(call,
+			    gnt_json_node_new_object(gnt_config_dup_cluster_info(call->config)));
 }
 
 static void
@@ -811,7 +817,7 @@ method_query_config_values(GntLuxiCall *call, JsonArray *args)
 {
 	if (call_need_config(call))
 		call_return(call, gnt_config_dup_config_values(call->config, arg_array(args, 0),
-							      gnt_queue_get_drained(call->queue)));
+							       gnt_queue_get_drained(call->queue)));
 }
 
 /* Ganeti's query resources reachable over LUXI (QR_VIA_LUXI). */
@@ -872,7 +878,7 @@ resource_kind(Resource resource)
 
 /* How long a query waits for each node (per step: connect, handshake,
  * answer), and how many nodes it asks at once. */
-#define LIVE_TIMEOUT_S	   5
+#define LIVE_TIMEOUT_S	  5
 #define LIVE_MAX_PARALLEL 16
 
 typedef struct _LiveRequest LiveRequest;
@@ -880,9 +886,9 @@ typedef struct _LiveRequest LiveRequest;
 /* One node asked in a worker thread; the records are the probe's own. */
 typedef struct {
 	LiveRequest *request;
-	JsonObject *node;	 /* its config record */
-	gchar **hypervisors;	 /* what to ask about */
-	JsonObject *answer;	 /* for gnt_live_data_set_node(); NULL: failed */
+	JsonObject *node;    /* its config record */
+	gchar **hypervisors; /* what to ask about */
+	JsonObject *answer;  /* for gnt_live_data_set_node(); NULL: failed */
 } NodeProbe;
 
 static void
@@ -901,11 +907,11 @@ node_probe_free(gpointer data)
 struct _LiveRequest {
 	GntRpcClient *rpc;
 	GntObjectKind kind;
-	JsonObject *storage;	    /* node_info's storage argument */
-	gchar *storage_type;	    /* the report behind storage_*: "lvm-vg", "file", NULL */
-	GPtrArray *probes;	    /* NodeProbe */
-	gint pending;		    /* probes not done yet (atomic) */
-	GTask *task;		    /* returned by the worker finishing the last probe */
+	JsonObject *storage; /* node_info's storage argument */
+	gchar *storage_type; /* the report behind storage_*: "lvm-vg", "file", NULL */
+	GPtrArray *probes;   /* NodeProbe */
+	gint pending;	     /* probes not done yet (atomic) */
+	GTask *task;	     /* returned by the worker finishing the last probe */
 };
 
 static void
@@ -1018,8 +1024,8 @@ live_probe_node(NodeProbe *probe)
 	json_array_add_array_element(args, hypervisors);
 	if (request->kind == GNT_OBJECT_NODE) {
 		json_array_add_object_element(args, json_object_ref(request->storage));
-		result = gnt_node_call(request->rpc, probe->node, "node_info", args,
-				       LIVE_TIMEOUT_S, &error);
+		result = gnt_node_call(request->rpc, probe->node, "node_info", args, LIVE_TIMEOUT_S,
+				       &error);
 	} else {
 		result = gnt_node_call(request->rpc, probe->node, "instance_list", args,
 				       LIVE_TIMEOUT_S, &error);
@@ -1034,9 +1040,10 @@ live_probe_node(NodeProbe *probe)
 		g_debug("live data: %s", error->message);
 		return;
 	}
-	probe->answer = request->kind == GNT_OBJECT_NODE
-				? live_node_info(json_node_get_object(result), request->storage_type)
-				: live_instances(json_node_get_object(result));
+	probe->answer =
+		request->kind == GNT_OBJECT_NODE
+			? live_node_info(json_node_get_object(result), request->storage_type)
+			: live_instances(json_node_get_object(result));
 }
 
 /* A probe is done: the last one of its request answers the query, in the
@@ -1066,9 +1073,9 @@ live_probe_done(NodeProbe *probe)
  * threads instead, without the kept session.
  */
 typedef struct {
-	GAsyncQueue *queue;   /* NodeProbe */
-	LiveRequest *owner;   /* whose probes it has; NULL: none */
-	guint pending;	      /* probes queued or being asked */
+	GAsyncQueue *queue; /* NodeProbe */
+	LiveRequest *owner; /* whose probes it has; NULL: none */
+	guint pending;	    /* probes queued or being asked */
 } LiveWorker;
 
 static LiveWorker live_workers[LIVE_MAX_PARALLEL];
@@ -1125,8 +1132,8 @@ live_data_free_later(GntLiveData *live)
 static void
 live_dispatch(NodeProbe *probe)
 {
-	guint index = g_str_hash(json_object_get_string_member(probe->node, "uuid")) %
-		      LIVE_MAX_PARALLEL;
+	guint index =
+		g_str_hash(json_object_get_string_member(probe->node, "uuid")) % LIVE_MAX_PARALLEL;
 	LiveWorker *worker = &live_workers[index];
 	gboolean own = FALSE;
 
@@ -1166,9 +1173,9 @@ node_is_askable(JsonObject *node)
 
 /* The hypervisors of each node's primary instances. */
 typedef struct {
-	GHashTable *by_node;   /* node UUID -> GHashTable set of names */
+	GHashTable *by_node;	/* node UUID -> GHashTable set of names */
 	const gchar *last_node; /* borrowed from the last record seen */
-	GHashTable *last_set;  /* its set: the next record is most often on it too */
+	GHashTable *last_set;	/* its set: the next record is most often on it too */
 } HypervisorsByNode;
 
 static gboolean
@@ -1238,8 +1245,8 @@ live_request_new(GntLuxiCall *call, GntObjectKind kind)
 	LiveRequest *request = g_new0(LiveRequest, 1);
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(call->config);
 	g_autoptr(GPtrArray) nodes = gnt_config_dup_objects(call->config, GNT_OBJECT_NODE);
-	g_autoptr(GHashTable) by_node = g_hash_table_new_full(
-		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+	g_autoptr(GHashTable) by_node = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+							      (GDestroyNotify)g_hash_table_unref);
 	g_auto(GStrv) enabled = NULL;
 	JsonArray *list = NULL;
 	const gchar *template = NULL;
@@ -1272,8 +1279,8 @@ live_request_new(GntLuxiCall *call, GntObjectKind kind)
 	}
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
-		GHashTable *hypervisors = g_hash_table_lookup(
-			by_node, json_object_get_string_member(node, "uuid"));
+		GHashTable *hypervisors =
+			g_hash_table_lookup(by_node, json_object_get_string_member(node, "uuid"));
 		NodeProbe *probe;
 
 		if (!node_is_askable(node) || (kind == GNT_OBJECT_INSTANCE && hypervisors == NULL))
@@ -1341,8 +1348,8 @@ object_query_answer(GntLuxiCall *call, ObjectQuery *query, GntLiveData *live)
 		ok = gnt_object_query_values_write(call->config, query->kind, query->names,
 						   query->fields, live, message, &error);
 	else
-		ok = gnt_object_query_write(call->config, query->kind, query->fields,
-					    query->filter, live, message, &error);
+		ok = gnt_object_query_write(call->config, query->kind, query->fields, query->filter,
+					    live, message, &error);
 	if (!ok) {
 		g_string_free(message, TRUE);
 		call_return_error(call, NULL, error);
@@ -1446,7 +1453,8 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	if (resource == RESOURCE_JOB)
 		result = gnt_job_query_fields(arg_array(args, 1), &error);
 	else
-		result = gnt_object_query_fields(resource_kind(resource), arg_array(args, 1), &error);
+		result = gnt_object_query_fields(resource_kind(resource), arg_array(args, 1),
+						 &error);
 	call_return_result(call, result, error);
 }
 
@@ -1540,12 +1548,12 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 		return;
 	}
 	if (name == NULL || JSON_NODE_HOLDS_NULL(name)) {
-		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
-				    "the tags of a %s need its name", kind);
+		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID, "the tags of a %s need its name",
+				    kind);
 		call_return_error(call, NULL, error);
 		return;
 	}
-	object_kind = g_strcmp0(kind, "node") == 0	 ? GNT_OBJECT_NODE
+	object_kind = g_strcmp0(kind, "node") == 0	  ? GNT_OBJECT_NODE
 		      : g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP
 							  : GNT_OBJECT_INSTANCE;
 	record = gnt_config_dup_object(call->config, object_kind, json_node_get_string(name),
@@ -1561,51 +1569,80 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 static void
 method_unsupported(GntLuxiCall *call, JsonArray *args)
 {
-	g_autoptr(GError) error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
-					      "LUXI method '%s' is not supported by Gantry",
-					      call->def->name);
+	g_autoptr(GError)
+		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
+				    "LUXI method '%s' is not supported by Gantry", call->def->name);
 
 	call_return_error(call, NULL, error);
 }
 
 /* ---- the table ---- */
 
-#define JOB_ID_ARG {"job_id", ARG_JOB_ID}
+#define JOB_ID_ARG                                                                                 \
+	{                                                                                          \
+		"job_id", ARG_JOB_ID                                                               \
+	}
 /* any arguments: the answer does not depend on them */
-#define UNSUPPORTED(name) {name, method_unsupported, 0, {{NULL}}}
+#define UNSUPPORTED(name)                                                                          \
+	{                                                                                          \
+		name, method_unsupported, 0,                                                       \
+		{                                                                                  \
+			{                                                                          \
+				NULL                                                               \
+			}                                                                          \
+		}                                                                                  \
+	}
 
 static const MethodDef methods[] = {
 	{"SubmitJob", method_submit_job, 1, {{"ops", ARG_LIST}}},
 	{"SubmitJobToDrainedQueue", method_submit_job_to_drained_queue, 1, {{"ops", ARG_LIST}}},
 	{"SubmitManyJobs", method_submit_many_jobs, 1, {{"jobs", ARG_LIST}}, TRUE},
-	{"WaitForJobChange", method_wait_for_job_change, 5,
-	 {JOB_ID_ARG, {"fields", ARG_STRING_LIST}, {"prev_job_info", ARG_ANY},
-	  {"prev_log_serial", ARG_INT_OR_NULL}, {"timeout", ARG_NUMBER}}},
-	{"QueryJobs", method_query_jobs, 2,
+	{"WaitForJobChange",
+	 method_wait_for_job_change,
+	 5,
+	 {JOB_ID_ARG,
+	  {"fields", ARG_STRING_LIST},
+	  {"prev_job_info", ARG_ANY},
+	  {"prev_log_serial", ARG_INT_OR_NULL},
+	  {"timeout", ARG_NUMBER}}},
+	{"QueryJobs",
+	 method_query_jobs,
+	 2,
 	 {{"job_ids", ARG_JOB_ID_LIST_OR_NULL}, {"fields", ARG_STRING_LIST}}},
 	{"CancelJob", method_cancel_job, 1, {JOB_ID_ARG, {"kill", ARG_BOOL}}},
 	{"ArchiveJob", method_archive_job, 1, {JOB_ID_ARG}},
-	{"AutoArchiveJobs", method_auto_archive_jobs, 2,
-	 {{"age", ARG_INT}, {"timeout", ARG_INT}}},
-	{"ChangeJobPriority", method_change_job_priority, 2,
-	 {JOB_ID_ARG, {"priority", ARG_INT}}},
+	{"AutoArchiveJobs", method_auto_archive_jobs, 2, {{"age", ARG_INT}, {"timeout", ARG_INT}}},
+	{"ChangeJobPriority", method_change_job_priority, 2, {JOB_ID_ARG, {"priority", ARG_INT}}},
 	{"QueryClusterInfo", method_query_cluster_info, 0, {{NULL}}},
 	{"QueryConfigValues", method_query_config_values, 1, {{"fields", ARG_STRING_LIST}}},
-	{"Query", method_query, 3,
+	{"Query",
+	 method_query,
+	 3,
 	 {{"what", ARG_STRING}, {"fields", ARG_STRING_LIST}, {"qfilter", ARG_ANY}}},
-	{"QueryFields", method_query_fields, 2,
+	{"QueryFields",
+	 method_query_fields,
+	 2,
 	 {{"what", ARG_STRING}, {"fields", ARG_STRING_LIST_OR_NULL}}},
 	{"QueryTags", method_query_tags, 2, {{"kind", ARG_STRING}, {"name", ARG_STRING_OR_NULL}}},
 	{"SetDrainFlag", method_set_drain_flag, 1, {{"flag", ARG_BOOL}}},
 	{"PickupJob", method_pickup_job, 1, {JOB_ID_ARG}},
-	{"QueryInstances", method_query_instances, 3,
-	 {{"names", ARG_STRING_LIST_OR_NULL}, {"fields", ARG_STRING_LIST},
+	{"QueryInstances",
+	 method_query_instances,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}}},
-	{"QueryNodes", method_query_nodes, 3,
-	 {{"names", ARG_STRING_LIST_OR_NULL}, {"fields", ARG_STRING_LIST},
+	{"QueryNodes",
+	 method_query_nodes,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}}},
-	{"QueryGroups", method_query_groups, 3,
-	 {{"names", ARG_STRING_LIST_OR_NULL}, {"fields", ARG_STRING_LIST},
+	{"QueryGroups",
+	 method_query_groups,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}}},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),

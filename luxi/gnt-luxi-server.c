@@ -12,7 +12,7 @@
 #include "gnt-memory.h"
 #include "gnt-secret.h"
 
-#define SERVER_READ_CHUNK  65536
+#define SERVER_READ_CHUNK 65536
 /* While a request is in progress, read ahead at most this much of the
  * next ones: enough to notice a client that goes away, not a way to make
  * the daemon buffer an unbounded pipeline. */
@@ -44,19 +44,21 @@ struct _Conn {
 	guint id;
 	GSocketConnection *connection;
 	GSocket *socket;
-	GSource *source;	/* readable (or hung up) */
+	GSource *source; /* readable (or hung up) */
 	GIOCondition source_condition;
 	GntLuxiFramer *framer;
-	GntLuxiCall *call;	/* the request in progress */
-	gchar *out;		/* the answer being written */
+	GntLuxiCall *call; /* the request in progress */
+	gchar *out;	   /* the answer being written */
 	gsize out_len;
 	GCancellable *cancellable;
-	gboolean eof;		/* the client will send no more */
+	gboolean eof; /* the client will send no more */
 	gboolean close_after_write;
 };
 
-static void conn_process(Conn *conn);
-static void conn_close(Conn *conn);
+static void
+conn_process(Conn *conn);
+static void
+conn_close(Conn *conn);
 
 static void
 conn_clear(gpointer data)
@@ -101,7 +103,8 @@ conn_wanted_condition(Conn *conn)
 	return G_IO_IN;
 }
 
-static gboolean conn_on_socket(GSocket *socket, GIOCondition condition, gpointer user_data);
+static gboolean
+conn_on_socket(GSocket *socket, GIOCondition condition, gpointer user_data);
 
 static void
 conn_clear_source(Conn *conn)
@@ -217,7 +220,8 @@ conn_process(Conn *conn)
 				if (gnt_luxi_framer_get_partial(conn->framer) > 0)
 					g_debug("connection %u: closed with %" G_GSIZE_FORMAT
 						" bytes of an unterminated message",
-						conn->id, gnt_luxi_framer_get_partial(conn->framer));
+						conn->id,
+						gnt_luxi_framer_get_partial(conn->framer));
 				conn_close(conn);
 			}
 			break;
@@ -230,8 +234,8 @@ conn_process(Conn *conn)
 			continue;
 		}
 		g_debug("connection %u: %s", conn->id, method);
-		conn->call = gnt_luxi_call_new(conn->server->queue, conn->server->config, conn_reply,
-					       conn);
+		conn->call = gnt_luxi_call_new(conn->server->queue, conn->server->config,
+					       conn_reply, conn);
 		gnt_luxi_call_set_rpc(conn->call, conn->server->rpc);
 		gnt_luxi_call_dispatch(conn->call, method, args);
 	}
@@ -262,8 +266,7 @@ conn_on_socket(GSocket *socket, GIOCondition condition, gpointer user_data)
 	if (condition & G_IO_IN) {
 		g_autoptr(GError) error = NULL;
 		gssize n = g_socket_receive_with_blocking(socket, (gchar *)server->read_buf,
-							  SERVER_READ_CHUNK, FALSE, NULL,
-							  &error);
+							  SERVER_READ_CHUNK, FALSE, NULL, &error);
 
 		if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
 			return G_SOURCE_CONTINUE;
@@ -453,7 +456,8 @@ gnt_luxi_server_listen(GntLuxiServer *self, const gchar *socket_path, GError **e
 	g_return_val_if_fail(socket_path != NULL, FALSE);
 	g_return_val_if_fail(self->socket_path == NULL, FALSE);
 
-	if (!gnt_paths_check_socket(socket_path, error) || !remove_stale_socket(socket_path, error)) {
+	if (!gnt_paths_check_socket(socket_path, error) ||
+	    !remove_stale_socket(socket_path, error)) {
 		g_prefix_error(error, "listening for LUXI: ");
 		return FALSE;
 	}

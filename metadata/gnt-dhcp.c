@@ -13,10 +13,10 @@
 
 #include "gnt-error.h"
 
-#define BOOTREQUEST 1
-#define BOOTREPLY   2
-#define HTYPE_ETHER 1
-#define HLEN_ETHER  6
+#define BOOTREQUEST  1
+#define BOOTREPLY    2
+#define HTYPE_ETHER  1
+#define HLEN_ETHER   6
 #define MAGIC_COOKIE 0x63825363u
 
 /* offsets in the fixed header */
@@ -78,8 +78,8 @@ read_address_option(const guint8 *value, guint8 optlen, guint8 code, struct in_a
 		    GError **error)
 {
 	if (optlen != 4) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "option %u has length %u, not 4", code, optlen);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "option %u has length %u, not 4",
+			    code, optlen);
 		return FALSE;
 	}
 	memcpy(&out->s_addr, value, 4);
@@ -272,8 +272,8 @@ gnt_dhcp_decide(const GntDhcpLease *lease, const GntDhcpRequest *request, const 
 static void
 mac_to_string(const guint8 mac[6], gchar out[18])
 {
-	g_snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
-		   mac[4], mac[5]);
+	g_snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		   mac[5]);
 }
 
 static void
@@ -311,8 +311,8 @@ handle_message(GntDhcpResponder *self, const guint8 *data, gsize len)
 	if (type != GNT_DHCP_NAK && request.ciaddr.s_addr == self->lease.client.s_addr)
 		to.sin_addr = request.ciaddr;
 	if (sendto(self->fd, reply_data, reply_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
-		g_warning("DHCP on '%s': cannot send the reply to %s: %s", self->lease.device,
-			  mac, g_strerror(errno));
+		g_warning("DHCP on '%s': cannot send the reply to %s: %s", self->lease.device, mac,
+			  g_strerror(errno));
 		return;
 	}
 	self->n_replies++;

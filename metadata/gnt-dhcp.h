@@ -22,12 +22,12 @@ G_BEGIN_DECLS
 
 /* The one lease a channel hands out (doc/metad.md "Channel"). */
 typedef struct {
-	gchar *device;	       /* the tap */
-	guint8 mac[6];	       /* the only client answered */
-	struct in_addr client; /* its address, e.g. 169.254.12.34 */
-	struct in_addr server; /* 169.254.169.254 (also the "router"/server id) */
+	gchar *device;		/* the tap */
+	guint8 mac[6];		/* the only client answered */
+	struct in_addr client;	/* its address, e.g. 169.254.12.34 */
+	struct in_addr server;	/* 169.254.169.254 (also the "router"/server id) */
 	struct in_addr netmask; /* 255.255.0.0 */
-	guint32 lease_s;       /* 86400 */
+	guint32 lease_s;	/* 86400 */
 } GntDhcpLease;
 
 /* What a client's message says, as far as we need it. Addresses in network

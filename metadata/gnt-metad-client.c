@@ -15,18 +15,18 @@
 /* @method on /instances/<name>[/@what][?@query] with @body (nullable) of
  * @content_type; the answer's body in *@answer_out (nullable). */
 static gboolean
-control_call(const gchar *control_socket, const gchar *method, const gchar *name,
-	     const gchar *what, const gchar *query, const gchar *content_type, GBytes *body,
-	     GBytes **answer_out, GError **error)
+control_call(const gchar *control_socket, const gchar *method, const gchar *name, const gchar *what,
+	     const gchar *query, const gchar *content_type, GBytes *body, GBytes **answer_out,
+	     GError **error)
 {
 	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(control_socket);
 	g_autoptr(SoupSession) session = soup_session_new_with_options(
 		"remote-connectable", address, "proxy-resolver", NULL, "timeout", 30, NULL);
 	g_autofree gchar *escaped = g_uri_escape_string(name, NULL, FALSE);
-	g_autofree gchar *uri =
-		g_strconcat("http://localhost/instances/", escaped, what != NULL ? "/" : "",
-			    what != NULL ? what : "", query != NULL ? "?" : "",
-			    query != NULL ? query : "", NULL);
+	g_autofree gchar *uri = g_strconcat("http://localhost/instances/", escaped,
+					    what != NULL ? "/" : "", what != NULL ? what : "",
+					    query != NULL ? "?" : "", query != NULL ? query : "",
+					    NULL);
 	g_autoptr(SoupMessage) msg = soup_message_new(method, uri);
 	g_autoptr(GBytes) answer = NULL;
 	g_autoptr(GError) local_error = NULL;

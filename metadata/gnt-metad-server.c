@@ -28,10 +28,10 @@
 /* guests: the largest body (a /write of the whole pipe) */
 #define GUEST_MAX_BODY GNT_METADATA_PIPE_MAX_BYTES
 /* connections of all guests at once, and of the control socket */
-#define GUEST_MAX_CLIENTS   1024
+#define GUEST_MAX_CLIENTS 1024
 /* ... and of one instance's listener: a guest cannot take them all */
 #define GUEST_MAX_CLIENTS_PER_LISTENER 64
-#define CONTROL_MAX_CLIENTS 64
+#define CONTROL_MAX_CLIENTS	       64
 /* guests are untrusted: shorter limits than rapi's */
 #define GUEST_REQUEST_TIMEOUT_S 15
 #define GUEST_KEEP_ALIVE_S	30
@@ -140,8 +140,10 @@ gnt_metad_server_class_init(GntMetadServerClass *klass)
 	G_OBJECT_CLASS(klass)->finalize = gnt_metad_server_finalize;
 }
 
-static void guest_cb(GntHttpRequest *request, gpointer user_data);
-static void control_cb(GntHttpRequest *request, gpointer user_data);
+static void
+guest_cb(GntHttpRequest *request, gpointer user_data);
+static void
+control_cb(GntHttpRequest *request, gpointer user_data);
 
 static void
 gnt_metad_server_init(GntMetadServer *self)
@@ -301,7 +303,7 @@ respond(GntHttpRequest *request, guint status, const gchar *content_type, const 
 		response = g_string_free_to_bytes(head);
 	gnt_http_request_respond(request, response,
 				 !merge && !request->flags.head_only && len > 0 ? g_bytes_ref(body)
-										 : NULL);
+										: NULL);
 }
 
 static void
@@ -318,8 +320,8 @@ static gboolean
 split_target(const gchar *target, gchar **path, GHashTable **query)
 {
 	const gchar *question = strchr(target, '?');
-	g_autofree gchar *raw =
-		question != NULL ? g_strndup(target, (gsize)(question - target)) : g_strdup(target);
+	g_autofree gchar *raw = question != NULL ? g_strndup(target, (gsize)(question - target))
+						 : g_strdup(target);
 
 	*path = g_uri_unescape_string(raw, NULL);
 	*query = question != NULL ? gnt_http_parse_query(question + 1) : NULL;
@@ -361,8 +363,7 @@ guest_cb(GntHttpRequest *request, gpointer user_data)
 }
 
 gboolean
-gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *record,
-		      GError **error)
+gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *record, GError **error)
 {
 	g_autoptr(GSocket) socket = NULL;
 	g_autofree gchar *path = NULL;
@@ -524,9 +525,8 @@ gnt_metad_server_set_channel(GntMetadServer *self, const gchar *name, JsonObject
 	channel->address = g_steal_pointer(&address);
 	channel->port = (guint)port;
 	channel->tcp_id = gnt_http_server_add_listener(self->guests, socket, 0, channel);
-	g_info("serving instance '%s' on %s port %u through device '%s'%s", name,
-	       channel->address, channel->port, channel->device,
-	       channel->dhcp != NULL ? ", with DHCP" : "");
+	g_info("serving instance '%s' on %s port %u through device '%s'%s", name, channel->address,
+	       channel->port, channel->device, channel->dhcp != NULL ? ", with DHCP" : "");
 	return TRUE;
 }
 
@@ -551,8 +551,7 @@ gnt_metad_server_remove_channel(GntMetadServer *self, const gchar *name, GError 
 
 /* The JSON object in @body (wiped afterwards: records hold secrets). */
 static JsonNode *
-parse_body_object(GBytes *body, const gchar *what, const gchar *name, gsize max,
-		  GError **error)
+parse_body_object(GBytes *body, const gchar *what, const gchar *name, gsize max, GError **error)
 {
 	gsize len = 0;
 	const gchar *data = body != NULL ? g_bytes_get_data(body, &len) : NULL;
@@ -576,8 +575,8 @@ parse_body_object(GBytes *body, const gchar *what, const gchar *name, gsize max,
 static gboolean
 control_push(GntMetadServer *self, GntHttpRequest *request, const gchar *name, GError **error)
 {
-	g_autoptr(JsonNode) node =
-		parse_body_object(request->body, "record", name, CONTROL_MAX_BODY, error);
+	g_autoptr(JsonNode)
+		node = parse_body_object(request->body, "record", name, CONTROL_MAX_BODY, error);
 	gboolean ok = node != NULL &&
 		      gnt_metad_server_push(self, name, json_node_get_object(node), error);
 
@@ -717,8 +716,8 @@ control_cb(GntHttpRequest *request, gpointer user_data)
 	if (control_instance(self, request, parts[2], n == 4 ? parts[3] : NULL, query, &json,
 			     &allow, &error)) {
 		if (json != NULL) {
-			g_autoptr(GBytes) body = g_bytes_new_take(g_steal_pointer(&json),
-								  strlen(json));
+			g_autoptr(GBytes)
+				body = g_bytes_new_take(g_steal_pointer(&json), strlen(json));
 
 			respond(request, 200, "application/json", NULL, body, FALSE);
 		} else {

@@ -53,8 +53,7 @@ gnt_metad_server_listen(GntMetadServer *self, GError **error);
 
 /* Stores @record for @name and listens on its socket (kept if it exists). */
 gboolean
-gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *record,
-		      GError **error);
+gnt_metad_server_push(GntMetadServer *self, const gchar *name, JsonObject *record, GError **error);
 /* Forgets @name and removes its socket; GNT_ERROR_NOT_FOUND if unknown. */
 gboolean
 gnt_metad_server_remove(GntMetadServer *self, const gchar *name, GError **error);

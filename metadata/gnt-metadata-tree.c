@@ -28,7 +28,8 @@ tree_node_new(const gchar *name, gboolean dir)
 
 	self->name = g_strdup(name);
 	if (dir)
-		self->children = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_metadata_tree_free);
+		self->children =
+			g_ptr_array_new_with_free_func((GDestroyNotify)gnt_metadata_tree_free);
 	return self;
 }
 
@@ -173,6 +174,7 @@ gnt_metadata_tree_answer(GntMetadataTree *self, const gchar *const *parts,
 	else if (node->bytes != NULL)
 		answer_take(answer, node->type, g_bytes_ref(node->bytes), node->sensitive);
 	else
-		answer_take(answer, node->type, node->build(node->data, node->arg), node->sensitive);
+		answer_take(answer, node->type, node->build(node->data, node->arg),
+			    node->sensitive);
 	return TRUE;
 }

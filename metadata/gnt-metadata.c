@@ -38,7 +38,7 @@ G_STATIC_ASSERT(G_N_ELEMENTS(visibility_members) == VISIBILITY_COUNT);
 /* OpenStack's dated versions cloud-init knows, besides "latest". */
 static const gchar *const openstack_versions[] = {
 	"2012-08-10", "2013-04-04", "2013-10-17", "2015-10-15", "2016-06-30",
-	"2016-10-06", "2017-02-22", "2018-08-27", "latest",    NULL,
+	"2016-10-06", "2017-02-22", "2018-08-27", "latest",	NULL,
 };
 /* EC2's versions: the oldest dated one cloud-init falls back on, the ones
  * DataSourceEc2 tries first (extended_metadata_versions), and latest. */
@@ -89,12 +89,12 @@ typedef struct {
 	gchar *hostname;
 	gchar *os;
 	gchar *availability_zone;
-	GTree *params;	    /* name -> Param, sorted */
-	GTree *scripts;	    /* name -> GBytes */
-	GBytes *user_data;  /* NULL: none */
-	GPtrArray *keys;    /* gchar *: "TYPE KEY [COMMENT]" */
-	GPtrArray *key_ids; /* gchar *: each key's name */
-	GPtrArray *nics;    /* Nic */
+	GTree *params;		/* name -> Param, sorted */
+	GTree *scripts;		/* name -> GBytes */
+	GBytes *user_data;	/* NULL: none */
+	GPtrArray *keys;	/* gchar *: "TYPE KEY [COMMENT]" */
+	GPtrArray *key_ids;	/* gchar *: each key's name */
+	GPtrArray *nics;	/* Nic */
 	GPtrArray *environment; /* gchar *: NAME, value, NAME, value... (os_environment) */
 } Instance;
 
@@ -202,14 +202,14 @@ gnt_metadata_store_class_init(GntMetadataStoreClass *klass)
 static void
 gnt_metadata_store_init(GntMetadataStore *self)
 {
-	self->instances =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)instance_free);
+	self->instances = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						(GDestroyNotify)instance_free);
 	self->pipes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					    (GDestroyNotify)g_byte_array_unref);
 	self->packages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)g_bytes_unref);
-	self->progress =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)progress_free);
+	self->progress = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)progress_free);
 }
 
 GntMetadataStore *
@@ -317,7 +317,8 @@ gnt_metadata_wipe_secrets(JsonObject *record)
 	for (GList *l = names; l != NULL; l = l->next) {
 		JsonNode *value = json_object_get_member(dict, l->data);
 
-		if (JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING)
+		if (JSON_NODE_HOLDS_VALUE(value) &&
+		    json_node_get_value_type(value) == G_TYPE_STRING)
 			gnt_secret_wipe_string((gchar *)json_node_get_string(value));
 	}
 }
@@ -329,7 +330,8 @@ key_id(const gchar *key, guint index)
 	g_auto(GStrv) fields = g_strsplit_set(key, " \t", 3);
 
 	if (g_strv_length(fields) == 3 && fields[2][0] != '\0' &&
-	    strspn(fields[2], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") ==
+	    strspn(fields[2],
+		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._-") ==
 		    strlen(fields[2]))
 		return g_strdup(fields[2]);
 	return g_strdup_printf("key-%u", index);
@@ -706,7 +708,8 @@ gnt_metadata_store_dup_progress(GntMetadataStore *self, const gchar *name, guint
 		return NULL;
 	progress = g_hash_table_lookup(self->progress, name);
 	out = g_string_new(NULL);
-	g_string_append_printf(out, "{\"next\":%" G_GUINT64_FORMAT ",\"entries\":[", progress->next);
+	g_string_append_printf(out, "{\"next\":%" G_GUINT64_FORMAT ",\"entries\":[",
+			       progress->next);
 	for (GList *l = progress->entries.head; l != NULL; l = l->next) {
 		const ProgressEntry *entry = l->data;
 
@@ -967,8 +970,7 @@ query_dup(GHashTable *query, const gchar *name)
 
 static void
 gantry_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
-	      const gchar *const *parts, GHashTable *query, GBytes *body,
-	      GntMetadataAnswer *answer)
+	      const gchar *const *parts, GHashTable *query, GBytes *body, GntMetadataAnswer *answer)
 {
 	gboolean get = g_str_equal(method, "GET") || g_str_equal(method, "HEAD");
 	guint n = g_strv_length((GStrv)parts);

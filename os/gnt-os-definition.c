@@ -16,7 +16,10 @@ static const gchar *const script_names[] = {
 G_STATIC_ASSERT(G_N_ELEMENTS(script_names) == GNT_OS_SCRIPT_LAST);
 
 static const gchar *const default_search_path[] = {
-	"/srv/ganeti/os", "/usr/local/lib/ganeti/os", "/usr/lib/ganeti/os", "/usr/share/ganeti/os",
+	"/srv/ganeti/os",
+	"/usr/local/lib/ganeti/os",
+	"/usr/lib/ganeti/os",
+	"/usr/share/ganeti/os",
 	NULL,
 };
 
@@ -222,13 +225,13 @@ read_api_versions(GntOsDefinition *self)
 		return FALSE;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		definition_fail(self, "File '%s' in %s is not a regular file",
-				GNT_OS_API_FILE, self->path);
+		definition_fail(self, "File '%s' in %s is not a regular file", GNT_OS_API_FILE,
+				self->path);
 		return FALSE;
 	}
 	if (!read_file(file, &contents, &errsv)) {
-		definition_fail(self, "Error while reading the API version file at %s: %s",
-				file, errno_name(errsv));
+		definition_fail(self, "Error while reading the API version file at %s: %s", file,
+				errno_name(errsv));
 		return FALSE;
 	}
 	/* Python's splitlines(): no empty last element after a final newline */
@@ -242,8 +245,10 @@ read_api_versions(GntOsDefinition *self)
 		if (!parse_api_line(lines[i], &version)) {
 			g_autofree gchar *text = g_strstrip(g_strdup(lines[i]));
 
-			definition_fail(self, "API version(s) can't be converted to integer: "
-					"invalid literal for int() with base 10: '%s'", text);
+			definition_fail(self,
+					"API version(s) can't be converted to integer: "
+					"invalid literal for int() with base 10: '%s'",
+					text);
 			return FALSE;
 		}
 		g_array_append_val(self->api_versions, version);
@@ -307,18 +312,18 @@ check_file(GntOsDefinition *self, const gchar *filename, gboolean required, gboo
 
 		if (errsv == ENOENT && !required)
 			return FILE_ABSENT;
-		definition_fail(self, "File '%s' under path '%s' is missing (%s)",
-				filename, self->path, errno_name(errsv));
+		definition_fail(self, "File '%s' under path '%s' is missing (%s)", filename,
+				self->path, errno_name(errsv));
 		return FILE_BAD;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		definition_fail(self, "File '%s' under path '%s' is not a regular file",
-				filename, self->path);
+		definition_fail(self, "File '%s' under path '%s' is not a regular file", filename,
+				self->path);
 		return FILE_BAD;
 	}
 	if (script && (st.st_mode & S_IXUSR) == 0) {
-		definition_fail(self, "File '%s' under path '%s' is not executable",
-				filename, self->path);
+		definition_fail(self, "File '%s' under path '%s' is not executable", filename,
+				self->path);
 		return FILE_BAD;
 	}
 	return FILE_PRESENT;
@@ -336,8 +341,8 @@ read_variants(GntOsDefinition *self)
 	if (!read_file(file, &contents, &errsv)) {
 		if (errsv == ENOENT)
 			return TRUE;
-		definition_fail(self, "Error while reading the OS variants file at %s: %s",
-				file, errno_name(errsv));
+		definition_fail(self, "Error while reading the OS variants file at %s: %s", file,
+				errno_name(errsv));
 		return FALSE;
 	}
 	lines = g_strsplit(contents, "\n", -1);
@@ -364,8 +369,8 @@ read_parameters(GntOsDefinition *self)
 	int errsv = 0;
 
 	if (!read_file(file, &contents, &errsv)) {
-		definition_fail(self, "Error while reading the OS parameters file at %s: %s",
-				file, errno_name(errsv));
+		definition_fail(self, "Error while reading the OS parameters file at %s: %s", file,
+				errno_name(errsv));
 		return FALSE;
 	}
 	lines = g_strsplit(contents, "\n", -1);
@@ -412,8 +417,10 @@ gnt_os_definition_read(const gchar *dir, const gchar *name)
 	if (self->api_version == 0) {
 		g_autofree gchar *found = api_versions_to_string(self->api_versions);
 
-		return definition_fail(self, "API version mismatch for path '%s': found %s, want "
-				       "[10, 15, 20].", path, found);
+		return definition_fail(self,
+				       "API version mismatch for path '%s': found %s, want "
+				       "[10, 15, 20].",
+				       path, found);
 	}
 	max_version = api_versions_max(self->api_versions);
 
@@ -465,8 +472,10 @@ gnt_os_definition_read(const gchar *dir, const gchar *name)
 		has_parameters_file = TRUE;
 	}
 	if (self->scripts[GNT_OS_SCRIPT_CREATE] == NULL && !has_untrusted)
-		return definition_fail(self, "A create script (trusted or untrusted) under path "
-				       "'%s' must exist", path);
+		return definition_fail(self,
+				       "A create script (trusted or untrusted) under path "
+				       "'%s' must exist",
+				       path);
 	if (has_variants_file && !read_variants(self))
 		return self;
 	if (has_parameters_file && !read_parameters(self))
@@ -548,8 +557,8 @@ compare_by_name(gconstpointer a, gconstpointer b)
 GPtrArray *
 gnt_os_definition_discover(const gchar *const *search_path)
 {
-	g_autoptr(GPtrArray) result =
-		g_ptr_array_new_with_free_func((GDestroyNotify)gnt_os_definition_free);
+	g_autoptr(GPtrArray)
+		result = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_os_definition_free);
 	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
 
 	g_return_val_if_fail(search_path != NULL, NULL);

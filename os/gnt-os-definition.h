@@ -12,10 +12,10 @@ G_BEGIN_DECLS
  * <name> wins, even when the definition found there is invalid.
  */
 
-#define GNT_OS_VARIANT_DELIM	 '+'
-#define GNT_OS_API_FILE		 "ganeti_api_version"
-#define GNT_OS_VARIANTS_FILE	 "variants.list"
-#define GNT_OS_PARAMETERS_FILE	 "parameters.list"
+#define GNT_OS_VARIANT_DELIM	'+'
+#define GNT_OS_API_FILE		"ganeti_api_version"
+#define GNT_OS_VARIANTS_FILE	"variants.list"
+#define GNT_OS_PARAMETERS_FILE	"parameters.list"
 #define GNT_OS_CREATE_UNTRUSTED "create_untrusted"
 /* Gantry's spelling of an untrusted create script (doc/os-interface.md) */
 #define GNT_OS_UNTRUSTED_CREATE "untrusted/create"
@@ -52,8 +52,8 @@ gnt_os_get_default_search_path(void);
  * (...)") and every list empty.
  */
 typedef struct {
-	gchar *name;	      /* the directory name, never with a variant */
-	gchar *path;	      /* <search dir>/<name> */
+	gchar *name; /* the directory name, never with a variant */
+	gchar *path; /* <search dir>/<name> */
 	gboolean valid;
 	gchar *diagnose;      /* why it is invalid; "" when valid */
 	GArray *api_versions; /* gint, in the file's order (newest first) */
@@ -63,7 +63,7 @@ typedef struct {
 	GStrv parameter_docs; /* ... and their descriptions ("" when none) */
 	gboolean trusted;     /* FALSE when an untrusted create script exists */
 	gchar *scripts[GNT_OS_SCRIPT_LAST]; /* absolute paths; NULL when absent */
-	gboolean has_create;  /* the (trusted) create script exists */
+	gboolean has_create;		    /* the (trusted) create script exists */
 	/* the untrusted create script relative to @path, run only inside the
 	 * install appliance: GNT_OS_UNTRUSTED_CREATE, else Ganeti's
 	 * GNT_OS_CREATE_UNTRUSTED; NULL when there is none */

@@ -32,8 +32,8 @@ struct _GntOsEnv {
 	gchar *secondary_nodes; /* space-separated */
 	JsonObject *hvparams;
 	JsonObject *beparams;
-	GPtrArray *disks; /* GntOsDisk */
-	GPtrArray *nics;  /* GntOsNic */
+	GPtrArray *disks;   /* GntOsDisk */
+	GPtrArray *nics;    /* GntOsNic */
 	GHashTable *params; /* name -> Param */
 	gboolean reinstall;
 	gchar *old_name;
@@ -498,8 +498,7 @@ put(GHashTable *vars, gchar *key, gchar *value)
 }
 
 static void
-put_printf(GHashTable *vars, const gchar *value, const gchar *key_format, ...)
-	G_GNUC_PRINTF(3, 4);
+put_printf(GHashTable *vars, const gchar *value, const gchar *key_format, ...) G_GNUC_PRINTF(3, 4);
 
 static void
 put_printf(GHashTable *vars, const gchar *value, const gchar *key_format, ...)

@@ -169,9 +169,8 @@ gnt_os_script_run(const GntOsDefinition *os, GntOsScript script, const GntOsEnv 
 	g_return_val_if_fail(os != NULL && env != NULL && options != NULL, FALSE);
 	g_return_val_if_fail(script < GNT_OS_SCRIPT_LAST, FALSE);
 	g_return_val_if_fail(script == GNT_OS_SCRIPT_VERIFY || options->log_dir != NULL, FALSE);
-	g_return_val_if_fail(script == GNT_OS_SCRIPT_VERIFY ||
-				     gnt_os_env_get_instance_name(env) != NULL,
-			     FALSE);
+	g_return_val_if_fail(
+		script == GNT_OS_SCRIPT_VERIFY || gnt_os_env_get_instance_name(env) != NULL, FALSE);
 	g_return_val_if_fail((script != GNT_OS_SCRIPT_IMPORT && script != GNT_OS_SCRIPT_EXPORT) ||
 				     gnt_os_env_get_disk_index(env) >= 0,
 			     FALSE);
@@ -253,8 +252,7 @@ gnt_os_validate(const GntOsDefinition *os, const GntOsEnv *env, gboolean force_v
 
 	g_return_val_if_fail(os != NULL && env != NULL, FALSE);
 
-	if (!gnt_os_definition_check_variant(os, gnt_os_env_get_os_name(env), force_variant,
-					     error))
+	if (!gnt_os_definition_check_variant(os, gnt_os_env_get_os_name(env), force_variant, error))
 		return FALSE;
 	/* verify exists exactly when the file's newest version is 20 or more */
 	if (os->scripts[GNT_OS_SCRIPT_VERIFY] == NULL)

@@ -90,7 +90,8 @@ static gboolean
 has_route(const GntRapiRoute *routes, const gchar *pattern, const gchar *method)
 {
 	for (guint i = 0; routes[i].pattern != NULL; i++) {
-		if (g_str_equal(routes[i].pattern, pattern) && g_str_equal(routes[i].method, method))
+		if (g_str_equal(routes[i].pattern, pattern) &&
+		    g_str_equal(routes[i].method, method))
 			return TRUE;
 	}
 	return FALSE;

@@ -38,13 +38,13 @@ typedef struct {
 } AnswerText;
 
 static GMutex cache_lock;
-static GCond cache_cond;	  /* a fetch ended */
-static GHashTable *cache_entries; /* key -> CacheEntry */
+static GCond cache_cond;	   /* a fetch ended */
+static GHashTable *cache_entries;  /* key -> CacheEntry */
 static GHashTable *cache_fetching; /* keys a worker is fetching now */
 /* JsonNode * of every kept answer -> AnswerText: only nodes the cache holds
  * a reference to are in it, so an address cannot stand for another node */
 static GHashTable *cache_texts;
-static guint64 cache_generation;  /* bumped by gnt_rapi_cache_changed() */
+static guint64 cache_generation; /* bumped by gnt_rapi_cache_changed() */
 static gint64 cache_ttl_us = GNT_RAPI_CACHE_TTL_US;
 
 /* With cache_lock held (entries are freed under it). */

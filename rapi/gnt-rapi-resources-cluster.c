@@ -22,8 +22,8 @@ static const gchar *const features[] = {
 
 /* What /2/os?bulk=1 shows of each OS: OP_OS_DIAGNOSE's fields. */
 static const gchar *const os_bulk_fields[] = {
-	"name", "valid", "variants", "parameters", "api_versions", "blacklisted", "hidden",
-	"trusted", "untrusted_scripts", NULL,
+	"name",	       "valid",	 "variants", "parameters",	  "api_versions",
+	"blacklisted", "hidden", "trusted",  "untrusted_scripts", NULL,
 };
 static const gchar *const os_fields[] = {"name", "variants", NULL};
 
@@ -58,10 +58,10 @@ add_alias(JsonObject *obj, const gchar *name, const gchar *alias)
 
 static JsonNode *
 fetch_info(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *verdict,
-	      GError **error)
+	   GError **error)
 {
-	g_autoptr(JsonNode) info = gnt_rapi_call(request, "QueryClusterInfo", json_array_new(),
-						 error);
+	g_autoptr(JsonNode)
+		info = gnt_rapi_call(request, "QueryClusterInfo", json_array_new(), error);
 
 	if (info == NULL)
 		return NULL;
@@ -214,8 +214,8 @@ run_query(GntRapiRequest *request, JsonArray *fields, JsonNode *filter, GError *
 
 	json_array_add_string_element(args, request->args[0]);
 	json_array_add_array_element(args, fields);
-	json_array_add_element(args, filter != NULL ? json_node_ref(filter)
-						    : gnt_json_node_new_null());
+	json_array_add_element(args,
+			       filter != NULL ? json_node_ref(filter) : gnt_json_node_new_null());
 	return gnt_rapi_call(request, "Query", args, error);
 }
 
@@ -303,6 +303,6 @@ gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error)
 
 	if (!gnt_rapi_request_get_body_object(request, FALSE, &body, error))
 		return NULL;
-	return gnt_rapi_submit_opcode(request, "OP_CLUSTER_SET_PARAMS", "cluster_modify", body, NULL,
-				      statics, error);
+	return gnt_rapi_submit_opcode(request, "OP_CLUSTER_SET_PARAMS", "cluster_modify", body,
+				      NULL, statics, error);
 }

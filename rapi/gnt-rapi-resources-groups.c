@@ -7,9 +7,14 @@
 
 /* rlib2.G_FIELDS (with _COMMON_FIELDS) */
 static const gchar *const group_fields[] = {
-	"alloc_policy", "name", "node_cnt", "node_list", "ipolicy", "custom_ipolicy",
-	"diskparams", "custom_diskparams", "ndparams", "custom_ndparams", "ctime", "mtime",
-	"uuid", "serial_no", "tags", NULL,
+	"alloc_policy", "name",
+	"node_cnt",	"node_list",
+	"ipolicy",	"custom_ipolicy",
+	"diskparams",	"custom_diskparams",
+	"ndparams",	"custom_ndparams",
+	"ctime",	"mtime",
+	"uuid",		"serial_no",
+	"tags",		NULL,
 };
 
 /* R_2_groups' POST_RENAME */
@@ -65,8 +70,8 @@ submit_group_opcode(GntRapiRequest *request, const gchar *op_id, const gchar *re
 JsonNode *
 gnt_rapi_get_groups(GntRapiRequest *request, GError **error)
 {
-	return gnt_rapi_list_objects(request, "QueryGroups", group_fields, "/2/groups/", "name", NULL,
-				     error);
+	return gnt_rapi_list_objects(request, "QueryGroups", group_fields, "/2/groups/", "name",
+				     NULL, error);
 }
 
 JsonNode *

@@ -11,13 +11,43 @@
 
 /* rlib2.I_FIELDS */
 static const gchar *const instance_fields[] = {
-	"name", "admin_state", "os", "pnode", "snodes", "disk_template",
-	"nic.ips", "nic.macs", "nic.modes", "nic.uuids", "nic.names", "nic.links", "nic.networks",
-	"nic.networks.names", "nic.bridges", "network_port",
-	"disk.sizes", "disk.spindles", "disk_usage", "disk.uuids", "disk.names",
-	"beparams", "hvparams", "oper_state", "oper_ram", "oper_vcpus", "status",
-	"custom_hvparams", "custom_beparams", "custom_nicparams", "custom_osparams",
-	"ctime", "mtime", "uuid", "serial_no", "tags", NULL,
+	"name",
+	"admin_state",
+	"os",
+	"pnode",
+	"snodes",
+	"disk_template",
+	"nic.ips",
+	"nic.macs",
+	"nic.modes",
+	"nic.uuids",
+	"nic.names",
+	"nic.links",
+	"nic.networks",
+	"nic.networks.names",
+	"nic.bridges",
+	"network_port",
+	"disk.sizes",
+	"disk.spindles",
+	"disk_usage",
+	"disk.uuids",
+	"disk.names",
+	"beparams",
+	"hvparams",
+	"oper_state",
+	"oper_ram",
+	"oper_vcpus",
+	"status",
+	"custom_hvparams",
+	"custom_beparams",
+	"custom_nicparams",
+	"custom_osparams",
+	"ctime",
+	"mtime",
+	"uuid",
+	"serial_no",
+	"tags",
+	NULL,
 };
 
 /* the request data version of POST /2/instances (rlib2._REQ_DATA_VERSION) */
@@ -55,8 +85,8 @@ add_memory_alias(JsonObject *instance)
 JsonNode *
 gnt_rapi_get_instances(GntRapiRequest *request, GError **error)
 {
-	return gnt_rapi_list_objects(request, "QueryInstances", instance_fields, "/2/instances/", "id",
-				     add_memory_alias, error);
+	return gnt_rapi_list_objects(request, "QueryInstances", instance_fields, "/2/instances/",
+				     "id", add_memory_alias, error);
 }
 
 JsonNode *
@@ -106,41 +136,48 @@ typedef struct {
 } OpcodeResource;
 
 static const OpcodeResource instance_create = {
-	"OP_INSTANCE_CREATE", "instances", TRUE, create_renames, TRUE,
-	{{"dry_run", "dry-run"}},
+	"OP_INSTANCE_CREATE", "instances", TRUE, create_renames, TRUE, {{"dry_run", "dry-run"}},
 };
 static const OpcodeResource instance_remove = {
-	"OP_INSTANCE_REMOVE", "instances_name", TRUE, NULL, FALSE,
-	{{"dry_run", "dry-run"}},
+	"OP_INSTANCE_REMOVE", "instances_name", TRUE, NULL, FALSE, {{"dry_run", "dry-run"}},
 };
 static const OpcodeResource instance_query_data = {
-	"OP_INSTANCE_QUERY_DATA", "instances_name_info", FALSE, NULL, FALSE,
-	{{"static", "static"}},
+	"OP_INSTANCE_QUERY_DATA", "instances_name_info", FALSE, NULL, FALSE, {{"static", "static"}},
 };
 static const OpcodeResource instance_startup = {
-	"OP_INSTANCE_STARTUP", "instances_name_startup", FALSE, NULL, FALSE,
+	"OP_INSTANCE_STARTUP",
+	"instances_name_startup",
+	FALSE,
+	NULL,
+	FALSE,
 	{{"force", "force"}, {"dry_run", "dry-run"}, {"no_remember", "no_remember"}},
 };
 static const OpcodeResource instance_shutdown = {
-	"OP_INSTANCE_SHUTDOWN", "instances_name_shutdown", TRUE, NULL, FALSE,
+	"OP_INSTANCE_SHUTDOWN",
+	"instances_name_shutdown",
+	TRUE,
+	NULL,
+	FALSE,
 	{{"no_remember", "no_remember"}, {"dry_run", "dry-run"}},
 };
 static const OpcodeResource instance_reboot = {
-	"OP_INSTANCE_REBOOT", "instances_name_reboot", TRUE, NULL, FALSE,
+	"OP_INSTANCE_REBOOT",
+	"instances_name_reboot",
+	TRUE,
+	NULL,
+	FALSE,
 	{{"ignore_secondaries", "ignore_secondaries"}, {"dry_run", "dry-run"}},
 };
 static const OpcodeResource instance_modify = {
-	"OP_INSTANCE_SET_PARAMS", "instances_name_modify", TRUE, modify_renames, TRUE,
-	{{NULL}},
+	"OP_INSTANCE_SET_PARAMS", "instances_name_modify", TRUE, modify_renames, TRUE, {{NULL}},
 };
 /* new_name, name_check and ip_check come in the body */
 static const OpcodeResource instance_rename = {
-	"OP_INSTANCE_RENAME", "instances_name_rename", TRUE, NULL, FALSE,
-	{{NULL}},
+	"OP_INSTANCE_RENAME", "instances_name_rename", TRUE, NULL, FALSE, {{NULL}},
 };
 
 static const OpcodeResource instance_activate_disks = {
-	"OP_INSTANCE_ACTIVATE_DISKS", "instances_name_activate_disks", FALSE, NULL, FALSE,
+	"OP_INSTANCE_ACTIVATE_DISKS",	  "instances_name_activate_disks", FALSE, NULL, FALSE,
 	{{"ignore_size", "ignore_size"}},
 };
 static const OpcodeResource instance_deactivate_disks = {
@@ -149,12 +186,10 @@ static const OpcodeResource instance_deactivate_disks = {
 };
 /* amount, absolute, wait_for_sync and ignore_ipolicy come in the body */
 static const OpcodeResource instance_grow_disk = {
-	"OP_INSTANCE_GROW_DISK", "instances_name_disk_grow", TRUE, NULL, FALSE,
-	{{NULL}},
+	"OP_INSTANCE_GROW_DISK", "instances_name_disk_grow", TRUE, NULL, FALSE, {{NULL}},
 };
 static const OpcodeResource instance_console = {
-	"OP_INSTANCE_CONSOLE", "instances_name_console", FALSE, NULL, FALSE,
-	{{NULL}},
+	"OP_INSTANCE_CONSOLE", "instances_name_console", FALSE, NULL, FALSE, {{NULL}},
 };
 
 static JsonObject *
@@ -306,8 +341,15 @@ gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error)
  * OP_INSTANCE_REINSTALL has (the secrets must be given at every
  * reinstall). */
 static const gchar *const reinstall_keys[] = {
-	"os", "start", "osparams", "osparams_private", "osparams_secret", "os_image",
-	"os_image_sha256", "enable_safe_install", NULL,
+	"os",
+	"start",
+	"osparams",
+	"osparams_private",
+	"osparams_secret",
+	"os_image",
+	"os_image_sha256",
+	"enable_safe_install",
+	NULL,
 };
 /* The body keys that go into OP_INSTANCE_REINSTALL as they are. */
 static const gchar *const reinstall_dicts[] = {"osparams", "osparams_private", "osparams_secret",
@@ -372,8 +414,8 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 			g_autofree gchar *known = g_strjoinv("', '", (gchar **)reinstall_keys);
 
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "Invalid body parameters: reinstall takes '%s', not '%s'", known,
-				    name);
+				    "Invalid body parameters: reinstall takes '%s', not '%s'",
+				    known, name);
 			return FALSE;
 		}
 	}
@@ -391,7 +433,8 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 	*start = value != NULL ? json_node_get_boolean(value) : TRUE;
 	for (guint i = 0; reinstall_dicts[i] != NULL; i++) {
 		value = json_object_get_member(body, reinstall_dicts[i]);
-		if (value != NULL && !JSON_NODE_HOLDS_NULL(value) && !JSON_NODE_HOLDS_OBJECT(value)) {
+		if (value != NULL && !JSON_NODE_HOLDS_NULL(value) &&
+		    !JSON_NODE_HOLDS_OBJECT(value)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "'%s' parameter must be an object, not %s", reinstall_dicts[i],
 				    gnt_json_node_type_name(value));
@@ -427,8 +470,8 @@ static gboolean
 add_op(GntRapiRequest *request, JsonArray *ops, const gchar *op_id, JsonObject *statics,
        GError **error)
 {
-	JsonObject *op = gnt_rapi_opcode_new(request, op_id, "instances_name_reinstall", NULL,
-					     NULL, statics, error);
+	JsonObject *op = gnt_rapi_opcode_new(request, op_id, "instances_name_reinstall", NULL, NULL,
+					     statics, error);
 
 	if (op == NULL)
 		return FALSE;
@@ -553,10 +596,11 @@ console_to_ganeti(const gchar *name, JsonObject *console)
 		json_object_set_array_member(answer, "command", json_array_ref(command));
 	} else {
 		g_autofree gchar *message =
-			log != NULL ? g_strdup_printf("Instance %s has no interactive console; its "
-						      "console log is %s on node %s",
-						      name, log, node != NULL ? node : "?")
-				    : g_strdup_printf("Instance %s has no interactive console", name);
+			log != NULL
+				? g_strdup_printf("Instance %s has no interactive console; its "
+						  "console log is %s on node %s",
+						  name, log, node != NULL ? node : "?")
+				: g_strdup_printf("Instance %s has no interactive console", name);
 
 		json_object_set_string_member(answer, "kind", "message");
 		json_object_set_string_member(answer, "message", message);
@@ -571,8 +615,8 @@ gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error)
 {
 	const gchar *const fields[] = {"name", "oper_state", NULL};
 	g_autoptr(JsonObject) statics = statics_new(request);
-	g_autoptr(JsonNode) instance = gnt_rapi_get_object(request, "QueryInstances", "Instance",
-							   fields, NULL, error);
+	g_autoptr(JsonNode) instance =
+		gnt_rapi_get_object(request, "QueryInstances", "Instance", fields, NULL, error);
 	g_autoptr(JsonNode) job = NULL;
 	g_autoptr(JsonArray) results = NULL;
 	JsonNode *console;

@@ -14,8 +14,8 @@ static const gchar *const job_fields_bulk[] = {
 	"id", "ops", "status", "summary", "opstatus", "received_ts", "start_ts", "end_ts", NULL,
 };
 static const gchar *const job_fields[] = {
-	"id", "ops", "status", "summary", "opstatus", "received_ts", "start_ts", "end_ts",
-	"oplog", "opresult", NULL,
+	"id",	    "ops",    "status", "summary",  "opstatus", "received_ts",
+	"start_ts", "end_ts", "oplog",	"opresult", NULL,
 };
 static const gchar *const id_field[] = {"id", NULL};
 
@@ -89,8 +89,7 @@ gnt_rapi_get_jobs(GntRapiRequest *request, GError **error)
 }
 
 static JsonNode *
-fetch_job(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *verdict,
-	  GError **error)
+fetch_job(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *verdict, GError **error)
 {
 	gint64 job_id = *(gint64 *)user_data;
 	g_autoptr(JsonNode) result = NULL;
@@ -111,7 +110,7 @@ fetch_job(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *verd
 	/* a finished job changes no more; its end may have changed the cluster */
 	status = json_array_get_string_element(row, STATUS_INDEX);
 	*verdict = gnt_rapi_job_status_is_final(status) ? GNT_RAPI_CACHE_STORE_CHANGED
-							 : GNT_RAPI_CACHE_SKIP;
+							: GNT_RAPI_CACHE_SKIP;
 	return gnt_json_node_new_object(gnt_rapi_row_to_object(job_fields, row));
 }
 

@@ -151,8 +151,8 @@ gnt_rapi_wait_for_job(GntRapiRequest *request, guint64 job_id, GError **error);
 
 /* What becomes of a fresh answer. */
 typedef enum {
-	GNT_RAPI_CACHE_STORE,	       /* kept (the default) */
-	GNT_RAPI_CACHE_SKIP,	       /* not kept: a job still running */
+	GNT_RAPI_CACHE_STORE,	      /* kept (the default) */
+	GNT_RAPI_CACHE_SKIP,	      /* not kept: a job still running */
 	GNT_RAPI_CACHE_STORE_CHANGED, /* kept, every other answer made stale: a
 					 job seen finished */
 } GntRapiCacheVerdict;
@@ -194,62 +194,111 @@ gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *k
 /* ---- the handlers, one file per family ---- */
 
 /* gnt-rapi-resources-cluster.c */
-JsonNode *gnt_rapi_get_root(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_version(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_info(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_features(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_os(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_cluster_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_cluster_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_cluster_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_query(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_query(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_query_fields(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_root(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_version(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_info(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_features(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_os(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_cluster_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_cluster_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_cluster_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_query(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_query(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_query_fields(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-instances.c */
-JsonNode *gnt_rapi_get_instances(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_post_instances(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_instance(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_instance(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_instance_info(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_startup(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_shutdown(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_post_instance_reboot(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_modify(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_activate_disks(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_deactivate_disks(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_post_instance_disk_grow(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_instances(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_instances(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_instance(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_instance(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_instance_info(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_startup(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_shutdown(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_instance_reboot(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_modify(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_rename(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_activate_disks(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_deactivate_disks(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_instance_disk_grow(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-nodes.c */
-JsonNode *gnt_rapi_get_nodes(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_node(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_nodes(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_node(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-groups.c */
-JsonNode *gnt_rapi_get_groups(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_post_groups(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_group(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_group(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_group_modify(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_groups(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_groups(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_group(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_group(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_group_modify(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-jobs.c */
-JsonNode *gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_job(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_delete_job(GntRapiRequest *request, GError **error);
-JsonNode *gnt_rapi_get_job_wait(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_job(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_job(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_job_wait(GntRapiRequest *request, GError **error);
 
 G_END_DECLS

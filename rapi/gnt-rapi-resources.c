@@ -142,8 +142,7 @@ gnt_rapi_request_get_int(GntRapiRequest *request, const gchar *name, gint64 fall
 }
 
 gboolean
-gnt_rapi_request_get_flag(GntRapiRequest *request, const gchar *name, gboolean *out,
-			  GError **error)
+gnt_rapi_request_get_flag(GntRapiRequest *request, const gchar *name, gboolean *out, GError **error)
 {
 	gint64 value = 0;
 
@@ -403,8 +402,8 @@ classic_query(GntRapiRequest *request, const gchar *method, const gchar *name,
 	json_array_add_array_element(args, gnt_rapi_strv_to_array(fields));
 	json_array_add_boolean_element(args, lock);
 	result = gnt_rapi_call(request, method, args, error);
-	if (result == NULL || !gnt_rapi_result_get_rows(result, g_strv_length((gchar **)fields),
-							 rows, error))
+	if (result == NULL ||
+	    !gnt_rapi_result_get_rows(result, g_strv_length((gchar **)fields), rows, error))
 		return NULL;
 	return g_steal_pointer(&result);
 }
@@ -437,8 +436,7 @@ fetch_objects(GntRapiRequest *request, gpointer user_data, GntRapiCacheVerdict *
 		result = classic_query(request, q->method, NULL, name_field, q->lock, &rows, error);
 		return result != NULL ? gnt_rapi_uri_list(rows, q->uri_prefix, q->id_key) : NULL;
 	}
-	result = classic_query(request, q->method, q->name, q->fields, q->lock, &rows,
-			       error);
+	result = classic_query(request, q->method, q->name, q->fields, q->lock, &rows, error);
 	if (result == NULL)
 		return NULL;
 	if (q->name != NULL) {
@@ -489,8 +487,9 @@ gnt_rapi_list_objects(GntRapiRequest *request, const gchar *method, const gchar 
 		      GError **error)
 {
 	g_auto(GStrv) selected = gnt_rapi_request_get_fields(request, fields);
-	ObjectQuery q = {method, NULL, (const gchar *const *)selected, FALSE, FALSE, uri_prefix,
-			 id_key, NULL, fixup};
+	ObjectQuery q = {method, NULL,	(const gchar *const *)selected,
+			 FALSE,	 FALSE, uri_prefix,
+			 id_key, NULL,	fixup};
 
 	if (!gnt_rapi_request_get_flag(request, "bulk", &q.bulk, error))
 		return NULL;
@@ -502,8 +501,15 @@ gnt_rapi_get_object(GntRapiRequest *request, const gchar *method, const gchar *w
 		    const gchar *const *fields, GntRapiFixupFunc fixup, GError **error)
 {
 	g_auto(GStrv) selected = gnt_rapi_request_get_fields(request, fields);
-	ObjectQuery q = {method, request->args[0], (const gchar *const *)selected, FALSE, FALSE,
-			 NULL, NULL, what, fixup};
+	ObjectQuery q = {method,
+			 request->args[0],
+			 (const gchar *const *)selected,
+			 FALSE,
+			 FALSE,
+			 NULL,
+			 NULL,
+			 what,
+			 fixup};
 
 	/* an unknown name is OpPrereqError unknown_entity: 404 */
 	return lookup_objects(request, &q, error);
@@ -598,7 +604,7 @@ gnt_rapi_opcode_new(GntRapiRequest *request, const gchar *op_id, const gchar *re
 	while (json_object_iter_next(&iter, &name, &value)) {
 		if (json_object_has_member(op, name))
 			g_string_append_printf(overwritten, "%s'%s'",
-						overwritten->len > 0 ? ", " : "", name);
+					       overwritten->len > 0 ? ", " : "", name);
 	}
 	if (overwritten->len > 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -636,8 +642,8 @@ gnt_rapi_submit_opcode(GntRapiRequest *request, const gchar *op_id, const gchar 
 		       JsonObject *body, const GntRapiRename *renames, JsonObject *statics,
 		       GError **error)
 {
-	JsonObject *op = gnt_rapi_opcode_new(request, op_id, resource, body, renames, statics,
-					     error);
+	JsonObject *op =
+		gnt_rapi_opcode_new(request, op_id, resource, body, renames, statics, error);
 	JsonArray *ops;
 
 	if (op == NULL)

@@ -140,11 +140,11 @@ compile_route(const GntRapiRoute *route, CompiledRoute *out)
 
 		if (len > 2 && parts[i][0] == '{' && parts[i][len - 1] == '}') {
 			out->segments[out->n_segments] = g_strndup(parts[i] + 1, len - 2);
-			out->kinds[out->n_segments] = g_str_equal(out->segments[out->n_segments], "id") ||
-							      g_str_equal(out->segments[out->n_segments],
-									  "index")
-							      ? SEGMENT_NUMBER
-							      : SEGMENT_NAME;
+			out->kinds[out->n_segments] =
+				g_str_equal(out->segments[out->n_segments], "id") ||
+						g_str_equal(out->segments[out->n_segments], "index")
+					? SEGMENT_NUMBER
+					: SEGMENT_NAME;
 		} else {
 			out->segments[out->n_segments] = g_strdup(parts[i]);
 			out->kinds[out->n_segments] = SEGMENT_LITERAL;
@@ -291,16 +291,15 @@ worker_get_luxi(Worker *self, gboolean probe, const gchar **exc_class, GError **
 
 	if (self->luxi != NULL && probe && now - self->luxi_used > LUXI_PROBE_IDLE_US) {
 		g_autoptr(JsonNode) args = json_from_string("[[]]", NULL);
-		g_autoptr(JsonNode) result =
-			gnt_luxi_client_call(self->luxi, "QueryConfigValues", args, NULL);
+		g_autoptr(JsonNode)
+			result = gnt_luxi_client_call(self->luxi, "QueryConfigValues", args, NULL);
 
 		if (result == NULL &&
 		    is_transport_class(gnt_luxi_client_get_error_class(self->luxi)))
 			g_clear_object(&self->luxi);
 	}
 	if (self->luxi == NULL)
-		self->luxi =
-			gnt_luxi_client_new_full(self->server->luxi_socket, exc_class, error);
+		self->luxi = gnt_luxi_client_new_full(self->server->luxi_socket, exc_class, error);
 	self->luxi_used = now;
 	return self->luxi;
 }
@@ -368,7 +367,8 @@ authenticate(GntRapiServer *self, RapiCall *call, GntRapiAccess access, Refusal 
 	user = g_strndup((const gchar *)decoded, (gsize)(colon - (const gchar *)decoded));
 	users = gnt_rapi_users_file_get(self->users);
 	ok = gnt_rapi_users_check(users, user, colon + 1,
-				  decoded_len - (gsize)(colon + 1 - (const gchar *)decoded), &flags);
+				  decoded_len - (gsize)(colon + 1 - (const gchar *)decoded),
+				  &flags);
 	gnt_secret_wipe(decoded, decoded_len);
 	if (!ok) {
 		refuse(refusal, 401, NULL);
@@ -462,8 +462,8 @@ find_route(GntRapiServer *self, const gchar *method, const gchar *path, GPtrArra
 /* Runs the handler of @route; GET requests are tried again once on a new
  * LUXI connection when the old one turned out to be broken. */
 static JsonNode *
-run_handler(Worker *worker, const CompiledRoute *route, GntRapiRequest *request,
-	    guint *status, GError **error)
+run_handler(Worker *worker, const CompiledRoute *route, GntRapiRequest *request, guint *status,
+	    GError **error)
 {
 	gboolean is_get = g_str_equal(request->method, "GET");
 
@@ -613,8 +613,7 @@ static void
 call_done(GntRapiServer *self, RapiCall *call)
 {
 	self->n_running--;
-	gnt_http_request_respond(g_steal_pointer(&call->request),
-				 g_steal_pointer(&call->response),
+	gnt_http_request_respond(g_steal_pointer(&call->request), g_steal_pointer(&call->response),
 				 g_steal_pointer(&call->response_body));
 	rapi_call_free(call);
 }
@@ -693,9 +692,8 @@ gnt_rapi_server_init(GntRapiServer *self)
 }
 
 GntRapiServer *
-gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket,
-		    const gchar *users_file, GTlsCertificate *certificate,
-		    const GntRapiServerOptions *options)
+gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket, const gchar *users_file,
+		    GTlsCertificate *certificate, const GntRapiServerOptions *options)
 {
 	GntRapiServer *self;
 	guint n = 0;
@@ -721,8 +719,8 @@ gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket,
 		n++;
 	self->routes = g_new0(CompiledRoute, n);
 	for (guint i = 0; i < n; i++) {
-		g_return_val_if_fail(routes[i].pattern[0] == '/' &&
-					     (routes[i].handler != NULL || routes[i].resource != NULL),
+		g_return_val_if_fail(routes[i].pattern[0] == '/' && (routes[i].handler != NULL ||
+								     routes[i].resource != NULL),
 				     NULL);
 		compile_route(&routes[i], &self->routes[i]);
 	}
@@ -757,7 +755,7 @@ gnt_rapi_server_listen(GntRapiServer *self, const gchar *address, guint port, GE
 
 	g_return_val_if_fail(GNT_IS_RAPI_SERVER(self) && self->listener == 0, FALSE);
 	socket = gnt_net_listen(address, port, self->certificate != NULL ? "https" : "http",
-					&self->port, &self->uri, error);
+				&self->port, &self->uri, error);
 	if (socket == NULL)
 		return FALSE;
 	self->listener = gnt_http_server_add_listener(self->http, socket, 0, NULL);

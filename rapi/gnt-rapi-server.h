@@ -61,9 +61,8 @@ G_DECLARE_FINAL_TYPE(GntRapiServer, gnt_rapi_server, GNT, RAPI_SERVER, GObject)
  * (transfer full)
  */
 GntRapiServer *
-gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket,
-		    const gchar *users_file, GTlsCertificate *certificate,
-		    const GntRapiServerOptions *options);
+gnt_rapi_server_new(const GntRapiRoute *routes, const gchar *luxi_socket, const gchar *users_file,
+		    GTlsCertificate *certificate, const GntRapiServerOptions *options);
 
 /* Listens on @address (an IPv4 or IPv6 literal) and @port (0: one the
  * kernel picks) with SO_REUSEADDR and a backlog of 4096. */

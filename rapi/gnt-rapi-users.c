@@ -39,8 +39,8 @@ gnt_rapi_users_new_empty(void)
 {
 	GntRapiUsers *self = g_atomic_rc_box_new0(GntRapiUsers);
 
-	self->by_name =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)user_entry_free);
+	self->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					      (GDestroyNotify)user_entry_free);
 	return self;
 }
 
@@ -193,8 +193,7 @@ parse_password(const gchar *name, const gchar *field, UserEntry *entry, GError *
 
 /* The options after the password: "read,write", spaces allowed. */
 static void
-parse_options(const gchar *name, gchar *rest, guint line_no, UserEntry *entry,
-	      GPtrArray *warnings)
+parse_options(const gchar *name, gchar *rest, guint line_no, UserEntry *entry, GPtrArray *warnings)
 {
 	g_auto(GStrv) options = g_strsplit(rest, ",", -1);
 
@@ -323,8 +322,7 @@ static gboolean
 same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 

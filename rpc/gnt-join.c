@@ -14,9 +14,9 @@
 #include "gnt-secret.h"
 #include "gnt-tls.h"
 
-#define JOIN_SECRET_BYTES 32
-#define JOIN_ID_BYTES	  8
-#define JOIN_PROOF_LABEL  "gantry-join-1"
+#define JOIN_SECRET_BYTES   32
+#define JOIN_ID_BYTES	    8
+#define JOIN_PROOF_LABEL    "gantry-join-1"
 #define JOIN_KEEP_EXPIRED_S (24 * 3600)
 
 struct _GntJoinAuthority {
@@ -131,8 +131,8 @@ gnt_join_token_parse(const gchar *text, GError **error)
 		return NULL;
 	}
 	if (port <= 0 || port > G_MAXUINT16) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "join token: bad port %" G_GINT64_FORMAT,
-			    port);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "join token: bad port %" G_GINT64_FORMAT, port);
 		return NULL;
 	}
 	self->port = (guint)port;
@@ -325,8 +325,8 @@ gnt_join_authority_new(const GntPaths *paths, GError **error)
 {
 	g_autoptr(GntJoinAuthority) self = g_new0(GntJoinAuthority, 1);
 
-	self->ca = gnt_tls_ca_load(gnt_paths_get_ca_cert(paths), gnt_paths_get_ca_key(paths),
-				   error);
+	self->ca =
+		gnt_tls_ca_load(gnt_paths_get_ca_cert(paths), gnt_paths_get_ca_key(paths), error);
 	if (self->ca == NULL)
 		return NULL;
 	self->tokens_path = g_strdup(gnt_paths_get_join_tokens(paths));
@@ -395,8 +395,7 @@ find_valid_token(TokenStore *store, const gchar *id, const gchar *node_name,
 }
 
 static gboolean
-get_string_arg(JsonArray *args, guint index, const gchar *what, const gchar **out,
-	       GError **error)
+get_string_arg(JsonArray *args, guint index, const gchar *what, const gchar **out, GError **error)
 {
 	if (index >= json_array_get_length(args)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "argument %u (%s) is missing",
@@ -529,8 +528,8 @@ store_answer(const GntPaths *paths, const GntJoinToken *token, JsonNode *answer,
 }
 
 gboolean
-gnt_join_cluster(const GntPaths *paths, const gchar *token_text,
-		 const gchar *const *addresses, guint timeout_s, GError **error)
+gnt_join_cluster(const GntPaths *paths, const gchar *token_text, const gchar *const *addresses,
+		 guint timeout_s, GError **error)
 {
 	g_autoptr(GntJoinToken) token = NULL;
 	g_autoptr(GntTlsPeerDatabase) database = NULL;

@@ -19,9 +19,9 @@ G_BEGIN_DECLS
  * certificate and the CA. The secret itself never crosses the wire.
  */
 
-#define GNT_JOIN_TOKEN_PREFIX	     "GNTJ1."
-#define GNT_JOIN_PROCEDURE	     "join"
-#define GNT_JOIN_DEFAULT_TTL_S	     3600
+#define GNT_JOIN_TOKEN_PREFIX  "GNTJ1."
+#define GNT_JOIN_PROCEDURE     "join"
+#define GNT_JOIN_DEFAULT_TTL_S 3600
 
 typedef struct {
 	gchar *node_name;      /* the node this token lets join */
@@ -82,7 +82,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntJoinAuthority, gnt_join_authority_free)
  * join: join token '...' was already used").
  */
 gboolean
-gnt_join_cluster(const GntPaths *paths, const gchar *token_text,
-		 const gchar *const *addresses, guint timeout_s, GError **error);
+gnt_join_cluster(const GntPaths *paths, const gchar *token_text, const gchar *const *addresses,
+		 guint timeout_s, GError **error);
 
 G_END_DECLS

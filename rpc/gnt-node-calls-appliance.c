@@ -20,7 +20,7 @@ report_entries(ApplianceRun *run, JsonArray *entries)
 	for (guint i = 0; i < json_array_get_length(entries); i++) {
 		JsonNode *element = json_array_get_element(entries, i);
 		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
-								     : NULL;
+								    : NULL;
 		gint64 seq = -1;
 
 		if (entry == NULL || !gnt_json_get_int(entry, "seq", &seq, NULL) || seq < run->next)

@@ -64,7 +64,8 @@ gnt_node_call_export_finalize(GntRpcClient *client, JsonObject *node, JsonObject
 
 	json_array_add_object_element(args, json_object_ref(spec));
 	json_array_add_string_element(args, compress);
-	result = gnt_node_call(client, node, "export_finalize", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	result = gnt_node_call(client, node, "export_finalize", args, GNT_NODE_CALL_TIMEOUT_S,
+			       error);
 	return result != NULL;
 }
 
@@ -94,8 +95,7 @@ gnt_node_call_export_list(GntRpcClient *client, JsonObject *node, GError **error
 }
 
 JsonObject *
-gnt_node_call_export_info(GntRpcClient *client, JsonObject *node, const gchar *path,
-			  GError **error)
+gnt_node_call_export_info(GntRpcClient *client, JsonObject *node, const gchar *path, GError **error)
 {
 	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;

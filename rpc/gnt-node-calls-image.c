@@ -50,7 +50,8 @@ poll_progress(gpointer data)
 		return;
 	}
 	status = json_node_get_object(answer);
-	if (!gnt_json_get_string(status, "state", &state, NULL) || g_strcmp0(state, "running") != 0 ||
+	if (!gnt_json_get_string(status, "state", &state, NULL) ||
+	    g_strcmp0(state, "running") != 0 ||
 	    !gnt_json_get_string(status, "phase", &phase, NULL) ||
 	    !gnt_json_get_string(status, "line", &line, NULL) ||
 	    !gnt_json_get_double(status, "percent", &percent, NULL))
@@ -93,8 +94,7 @@ report_result(JsonObject *result, GntNodeCallImageProgressFunc progress, gpointe
 JsonObject *
 gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			  const gchar *location, const gchar *sha256,
-			  GntNodeCallImageProgressFunc progress, gpointer user_data,
-			  GError **error)
+			  GntNodeCallImageProgressFunc progress, gpointer user_data, GError **error)
 {
 	g_autofree gchar *token = g_uuid_string_random();
 	g_autoptr(JsonArray) args = json_array_new();

@@ -15,9 +15,8 @@ strv_to_array(const gchar *const *strv)
 }
 
 JsonObject *
-gnt_node_call_node_verify(GntRpcClient *client, JsonObject *node,
-			  const gchar *const *hypervisors, JsonObject *storage,
-			  const gchar *const *os_search_path, GError **error)
+gnt_node_call_node_verify(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
+			  JsonObject *storage, const gchar *const *os_search_path, GError **error)
 {
 	g_autoptr(JsonArray) args = json_array_new();
 	JsonObject *params = json_object_new();

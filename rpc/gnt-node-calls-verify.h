@@ -28,8 +28,7 @@ G_BEGIN_DECLS
  * "<part>_error" holds why. (transfer full)
  */
 JsonObject *
-gnt_node_call_node_verify(GntRpcClient *client, JsonObject *node,
-			  const gchar *const *hypervisors, JsonObject *storage,
-			  const gchar *const *os_search_path, GError **error);
+gnt_node_call_node_verify(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
+			  JsonObject *storage, const gchar *const *os_search_path, GError **error);
 
 G_END_DECLS

@@ -42,8 +42,8 @@ gnt_node_call_with_secrets(GntRpcClient *client, JsonObject *node, const gchar *
 			    port);
 		return NULL;
 	}
-	return gnt_rpc_client_call_with_secrets(client, name, address, (guint)port, procedure,
-						args, secrets, timeout_s, error);
+	return gnt_rpc_client_call_with_secrets(client, name, address, (guint)port, procedure, args,
+						secrets, timeout_s, error);
 }
 
 /* A call whose answer must hold @type; GNT_ERROR_ENVIRONMENT naming the
@@ -127,8 +127,8 @@ gnt_node_call_node_info(GntRpcClient *client, JsonObject *node, const gchar *con
 }
 
 JsonObject *
-gnt_node_call_instance_list(GntRpcClient *client, JsonObject *node,
-			    const gchar *const *hypervisors, GError **error)
+gnt_node_call_instance_list(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
+			    GError **error)
 {
 	g_autoptr(JsonArray) args = json_array_new();
 
@@ -239,8 +239,9 @@ gnt_node_call_blockdev_assemble(GntRpcClient *client, JsonObject *node, JsonObje
 				GError **error)
 {
 	g_autoptr(JsonArray) args = spec_args(spec);
-	g_autoptr(JsonNode) result = call_expecting(client, node, "blockdev_assemble", args,
-						    GNT_NODE_CALL_TIMEOUT_S, JSON_NODE_ARRAY, error);
+	g_autoptr(JsonNode)
+		result = call_expecting(client, node, "blockdev_assemble", args,
+					GNT_NODE_CALL_TIMEOUT_S, JSON_NODE_ARRAY, error);
 
 	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
 }
@@ -258,8 +259,8 @@ gnt_node_call_blockdev_rename(GntRpcClient *client, JsonObject *node, JsonObject
 }
 
 JsonArray *
-gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
-			  const gchar *const *search_path, GError **error)
+gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
+			  GError **error)
 {
 	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;

@@ -25,17 +25,17 @@ G_BEGIN_DECLS
  */
 
 /* How long each call waits for the node's answer, in seconds. */
-#define GNT_NODE_CALL_TIMEOUT_S		  60
-#define GNT_NODE_CALL_START_TIMEOUT_S	  120
+#define GNT_NODE_CALL_TIMEOUT_S	      60
+#define GNT_NODE_CALL_START_TIMEOUT_S 120
 /* blockdev_create, blockdev_add: qemu-img's own limit (doc/storage.md) */
-#define GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S  600
+#define GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S 600
 /* instance_shutdown and instance_reboot wait the guest's timeout more */
 #define GNT_NODE_CALL_SHUTDOWN_EXTRA_S	  60
 #define GNT_NODE_CALL_OS_CREATE_TIMEOUT_S 3600
 #define GNT_NODE_CALL_OS_RENAME_TIMEOUT_S 600
 /* The node stops a script this much before the master stops waiting, so
  * the script's log tail reaches the job log. */
-#define GNT_NODE_CALL_SCRIPT_MARGIN_S	  30
+#define GNT_NODE_CALL_SCRIPT_MARGIN_S 30
 
 /* Calls @procedure with @args (NULL: none) on @node. (transfer full) */
 JsonNode *
@@ -60,8 +60,8 @@ gnt_node_call_node_info(GntRpcClient *client, JsonObject *node, const gchar *con
  * "memory" (MiB), "vcpus", "uptime" (s), "hypervisor"}} for the instances
  * running under @hypervisors. (transfer full) */
 JsonObject *
-gnt_node_call_instance_list(GntRpcClient *client, JsonObject *node,
-			    const gchar *const *hypervisors, GError **error);
+gnt_node_call_instance_list(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
+			    GError **error);
 
 gboolean
 gnt_node_call_instance_start(GntRpcClient *client, JsonObject *node, JsonObject *spec,
@@ -115,8 +115,8 @@ gnt_node_call_blockdev_rename(GntRpcClient *client, JsonObject *node, JsonObject
  * Ganeti's "status"), "diagnose", "api_versions", "variants", "parameters":
  * [[name, doc], ...], "trusted"}. (transfer full) */
 JsonArray *
-gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node,
-			  const gchar *const *search_path, GError **error);
+gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
+			  GError **error);
 /* Runs the create script of the spec's instance's "os" with its "osparams"
  * and "osparams_private", and @osparams_secret (nullable), which only
  * travels over TLS into the script's environment, never into a log. A

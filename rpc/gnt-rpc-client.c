@@ -99,8 +99,8 @@ gnt_rpc_client_new_from_paths(const GntPaths *paths, GError **error)
 /* Sets "node 'NAME' (ADDRESS:PORT): REASON". */
 G_GNUC_PRINTF(6, 7)
 static void
-set_node_error(GError **error, gint code, const gchar *node_name, const gchar *address,
-	       guint port, const gchar *format, ...)
+set_node_error(GError **error, gint code, const gchar *node_name, const gchar *address, guint port,
+	       const gchar *format, ...)
 {
 	g_autofree gchar *reason = NULL;
 	gboolean v6 = strchr(address, ':') != NULL;
@@ -146,12 +146,13 @@ typedef struct {
 	GMemoryInputStreamClass parent_class;
 } WipingInputStreamClass;
 
-static GType wiping_input_stream_get_type(void);
+static GType
+wiping_input_stream_get_type(void);
 G_DEFINE_TYPE(WipingInputStream, wiping_input_stream, G_TYPE_MEMORY_INPUT_STREAM)
 
 static gssize
-wiping_input_stream_read(GInputStream *stream, void *buffer, gsize count,
-			 GCancellable *cancellable, GError **error)
+wiping_input_stream_read(GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
+			 GError **error)
 {
 	gssize n = G_INPUT_STREAM_CLASS(wiping_input_stream_parent_class)
 			   ->read_fn(stream, buffer, count, cancellable, error);
@@ -268,7 +269,8 @@ call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *c
 	*broken = answer == NULL;
 	if (answer == NULL) {
 		g_autofree gchar *reason = describe_send_error(local_error, database, timeout_s);
-		set_node_error(error, GNT_ERROR_ENVIRONMENT, node_name, address, port, "%s", reason);
+		set_node_error(error, GNT_ERROR_ENVIRONMENT, node_name, address, port, "%s",
+			       reason);
 		return NULL;
 	}
 	status = soup_message_get_status(msg);
@@ -293,8 +295,7 @@ call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *c
 JsonNode *
 gnt_rpc_call_with_database(GTlsDatabase *database, GTlsCertificate *certificate,
 			   const gchar *node_name, const gchar *address, guint port,
-			   const gchar *procedure, JsonArray *args, guint timeout_s,
-			   GError **error)
+			   const gchar *procedure, JsonArray *args, guint timeout_s, GError **error)
 {
 	g_autoptr(SoupSession) session = NULL;
 	gboolean broken = FALSE;
@@ -342,10 +343,9 @@ gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *add
 }
 
 JsonNode *
-gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name,
-				 const gchar *address, guint port, const gchar *procedure,
-				 JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
-				 GError **error)
+gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name, const gchar *address,
+				 guint port, const gchar *procedure, JsonArray *args,
+				 const GntSecretDict *secrets, guint timeout_s, GError **error)
 {
 	GHashTable *sessions;
 	g_autofree gchar *key = NULL;
@@ -363,8 +363,8 @@ gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name,
 	cached = g_hash_table_lookup(sessions, key);
 	if (cached == NULL) {
 		cached = g_new0(CachedSession, 1);
-		cached->database = gnt_tls_peer_database_new(self->ca, NULL, GNT_TLS_ROLE_NODE,
-							     node_name);
+		cached->database =
+			gnt_tls_peer_database_new(self->ca, NULL, GNT_TLS_ROLE_NODE, node_name);
 		cached->session = session_new(G_TLS_DATABASE(cached->database), timeout_s);
 		g_hash_table_insert(sessions, g_strdup(key), cached);
 	}

@@ -51,9 +51,8 @@ gnt_rpc_client_call(GntRpcClient *self, const gchar *node_name, const gchar *add
  * common/gnt-secret-dict.h): the body is built, sent and freed in wiped,
  * protected memory. */
 JsonNode *
-gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name,
-				 const gchar *address, guint port, const gchar *procedure,
-				 JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
-				 GError **error);
+gnt_rpc_client_call_with_secrets(GntRpcClient *self, const gchar *node_name, const gchar *address,
+				 guint port, const gchar *procedure, JsonArray *args,
+				 const GntSecretDict *secrets, guint timeout_s, GError **error);
 
 G_END_DECLS

@@ -24,12 +24,12 @@
 #include "gnt-rpc-node-private.h"
 #include "gnt-secret.h"
 
-#define APPLIANCE_WORK_DIR "appliance" /* below the run directory: console logs */
-#define CHANNEL_STATE_DIR "channel"    /* below the run directory: tap names */
+#define APPLIANCE_WORK_DIR	"appliance" /* below the run directory: console logs */
+#define CHANNEL_STATE_DIR	"channel"   /* below the run directory: tap names */
 #define APPLIANCE_MAX_TIMEOUT_S (24 * 3600)
-#define APPLIANCE_MAX_DEBUG 9
-#define APPLIANCE_MEMORY_MIB 512
-#define PACKAGE_MAX_BYTES (256 * 1024 * 1024)
+#define APPLIANCE_MAX_DEBUG	9
+#define APPLIANCE_MEMORY_MIB	512
+#define PACKAGE_MAX_BYTES	(256 * 1024 * 1024)
 
 gchar *
 gnt_rpc_node_dup_appliance_dir(GntRpcNode *node)
@@ -42,8 +42,7 @@ gnt_rpc_node_dup_appliance_dir(GntRpcNode *node)
 static gchar *
 channel_state_path(GntRpcNode *node, const gchar *name)
 {
-	return g_build_filename(gnt_paths_get_run_dir(node->paths), CHANNEL_STATE_DIR, name,
-				NULL);
+	return g_build_filename(gnt_paths_get_run_dir(node->paths), CHANNEL_STATE_DIR, name, NULL);
 }
 
 gboolean
@@ -174,8 +173,7 @@ gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name)
 
 	if (!g_file_get_contents(path, &tap, NULL, NULL))
 		return;
-	if (*tap != '\0' &&
-	    !gnt_metad_client_remove_channel(control, name, &local_error)) {
+	if (*tap != '\0' && !gnt_metad_client_remove_channel(control, name, &local_error)) {
 		g_warning("channel of instance '%s': %s", name, local_error->message);
 		g_clear_error(&local_error);
 	}
@@ -192,7 +190,7 @@ gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name)
 /* --- the runs of this process -------------------------------------------- */
 
 static GMutex runs_lock;
-static GHashTable *runs;	   /* token -> instance name */
+static GHashTable *runs;	  /* token -> instance name */
 static GHashTable *run_instances; /* instance names */
 
 static gboolean
@@ -345,7 +343,7 @@ strip_package_credentials(JsonObject *record)
 /* --- one run ------------------------------------------------------------ */
 
 typedef struct {
-	JsonObject *record;	 /* borrowed from the request */
+	JsonObject *record; /* borrowed from the request */
 	const gchar *package_url;
 	const gchar *package_username;
 	const gchar *package_password;
@@ -397,8 +395,7 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 
 /* The spec's "communication_nic" {mac, ip} (borrowed). */
 static gboolean
-spec_communication_nic(GntRpcNodeSpec *spec, const gchar **mac, const gchar **ip,
-		       GError **error)
+spec_communication_nic(GntRpcNodeSpec *spec, const gchar **mac, const gchar **ip, GError **error)
 {
 	JsonObject *nic = NULL;
 
@@ -427,8 +424,7 @@ gnt_rpc_node_spec_get_communication(GntRpcNodeSpec *spec, gboolean *communicatio
 
 /* Fetches, sanitizes and hands metad the personalization package. */
 static gboolean
-give_package(const gchar *control, const gchar *name, const RunOptions *options,
-	     GError **error)
+give_package(const gchar *control, const gchar *name, const RunOptions *options, GError **error)
 {
 	g_autoptr(GBytes) tarball = NULL;
 	g_autoptr(GBytes) clean = NULL;
@@ -437,8 +433,7 @@ give_package(const gchar *control, const gchar *name, const RunOptions *options,
 				    options->package_password, PACKAGE_MAX_BYTES, error);
 	if (tarball != NULL)
 		clean = gnt_package_sanitize(tarball, error);
-	if (clean == NULL ||
-	    !gnt_metad_client_put_package(control, name, clean, error)) {
+	if (clean == NULL || !gnt_metad_client_put_package(control, name, clean, error)) {
 		g_prefix_error(error, "personalization package of instance '%s': ", name);
 		return FALSE;
 	}
@@ -461,16 +456,14 @@ dup_agent_path(GntRpcNode *node)
 		return g_strdup(env);
 	if (g_file_test(built, G_FILE_TEST_EXISTS))
 		return g_steal_pointer(&built);
-	if (g_file_test(installed, G_FILE_TEST_EXISTS) ||
-	    !g_file_test(source, G_FILE_TEST_EXISTS))
+	if (g_file_test(installed, G_FILE_TEST_EXISTS) || !g_file_test(source, G_FILE_TEST_EXISTS))
 		return g_steal_pointer(&installed);
 	return g_steal_pointer(&source);
 }
 
 static GntHvAppliance *
-build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel,
-		const gchar *ip, const RunOptions *options, const gchar *work_dir,
-		GError **error)
+build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel, const gchar *ip,
+		const RunOptions *options, const gchar *work_dir, GError **error)
 {
 	g_autoptr(GntHvAppliance) app = gnt_hv_appliance_new(spec->name);
 	g_autoptr(GPtrArray) paths = gnt_rpc_node_spec_dup_disk_paths(spec, error);
@@ -529,8 +522,8 @@ static JsonArray *
 collect_progress(const gchar *control, const gchar *name)
 {
 	g_autoptr(GError) local_error = NULL;
-	g_autoptr(JsonNode) progress =
-		gnt_metad_client_get_progress(control, name, 0, &local_error);
+	g_autoptr(JsonNode)
+		progress = gnt_metad_client_get_progress(control, name, 0, &local_error);
 	JsonArray *entries = NULL;
 
 	if (progress == NULL || !JSON_NODE_HOLDS_OBJECT(progress)) {
@@ -560,14 +553,14 @@ dup_last_line(const gchar *text)
 /* Whether the agent reported success: "appliance" "done", and no step
  * "failed"; the error names the failed step and its output's last line. */
 static gboolean
-judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
-	       GError **error)
+judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail, GError **error)
 {
 	gboolean done = FALSE;
 
 	for (guint i = 0; i < json_array_get_length(entries); i++) {
 		JsonNode *node = json_array_get_element(entries, i);
-		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node)
+								 : NULL;
 		const gchar *step = NULL, *state = NULL, *detail = NULL, *output = NULL;
 
 		if (entry == NULL || !gnt_json_get_string(entry, "step", &step, NULL) ||
@@ -581,8 +574,8 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 				    "install appliance of instance '%s': step '%s' failed%s%s%s%s",
 				    name, step, detail != NULL && *detail ? ": " : "",
-				    detail != NULL ? detail : "", *last ? "; its output ended with: " : "",
-				    last);
+				    detail != NULL ? detail : "",
+				    *last ? "; its output ended with: " : "", last);
 			return FALSE;
 		}
 		if (g_str_equal(step, "appliance") && g_str_equal(state, "failed")) {
@@ -598,7 +591,8 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "the install appliance powered off without reporting success for "
 			    "instance '%s'; its console ended with: %s",
-			    name, console_tail != NULL && *console_tail ? console_tail : "(nothing)");
+			    name,
+			    console_tail != NULL && *console_tail ? console_tail : "(nothing)");
 		return FALSE;
 	}
 	return TRUE;
@@ -737,8 +731,8 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 		return NULL;
 	g_info("install appliance of instance '%s' done in %.1f s", spec->name,
 	       (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC);
-	return result_to_json((gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC,
-			      entries, console_tail);
+	return result_to_json((gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC, entries,
+			      console_tail);
 }
 
 static JsonNode *

@@ -30,11 +30,11 @@
 #include "gnt-rpc-node-private.h"
 
 #define BACKUP_MAX_DEBUG_LEVEL 10
-#define BACKUP_SCRIPT_TIMEOUT_S                                                                  \
+#define BACKUP_SCRIPT_TIMEOUT_S                                                                    \
 	(GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
-#define BACKUP_CONFIG_FILE   "config.ini"
-#define BACKUP_NEW_SUFFIX    ".new"
-#define BACKUP_OLD_SUFFIX    ".old"
+#define BACKUP_CONFIG_FILE "config.ini"
+#define BACKUP_NEW_SUFFIX  ".new"
+#define BACKUP_OLD_SUFFIX  ".old"
 /* Ganeti's constants.EXPORT_VERSION */
 #define BACKUP_EXPORT_VERSION 0
 /* a config.ini larger than this is not an export of ours or Ganeti's */
@@ -62,7 +62,8 @@ check_compress(const gchar *compress, GError **error)
 static gchar *
 dump_name(guint index, const gchar *compress)
 {
-	return g_strdup_printf("disk%u.dump%s", index, g_strcmp0(compress, "gzip") == 0 ? ".gz" : "");
+	return g_strdup_printf("disk%u.dump%s", index,
+			       g_strcmp0(compress, "gzip") == 0 ? ".gz" : "");
 }
 
 /*
@@ -216,7 +217,8 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 
 		if (dup_fd < 0 || !g_unix_open_pipe(pipe_fds, FD_CLOEXEC, error)) {
 			if (dup_fd < 0)
-				gnt_error_set_errno(error, errno, "duplicating the dump's descriptor");
+				gnt_error_set_errno(error, errno,
+						    "duplicating the dump's descriptor");
 			else
 				(void)close(dup_fd);
 			return FALSE;
@@ -390,7 +392,7 @@ ini_describe(GntRpcNodeSpec *spec, const gchar *compress)
 	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
 		JsonNode *element = json_array_get_element(nics, i);
 		JsonObject *nic = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
-								 : NULL;
+								  : NULL;
 		JsonNode *params_node = object_member(nic, "nicparams");
 		JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT(params_node)
 					     ? json_node_get_object(params_node)
@@ -472,7 +474,8 @@ ini_parse(const gchar *text, const gchar *file, GError **error)
 		if (line[0] == '[' && line[len - 1] == ']') {
 			line[len - 1] = '\0';
 			if (!json_object_has_member(sections, line + 1))
-				json_object_set_object_member(sections, line + 1, json_object_new());
+				json_object_set_object_member(sections, line + 1,
+							      json_object_new());
 			section = json_object_get_object_member(sections, line + 1);
 			g_clear_pointer(&last_key, g_free);
 			continue;
@@ -480,7 +483,8 @@ ini_parse(const gchar *text, const gchar *file, GError **error)
 		sep = strpbrk(line, "=:");
 		if (section == NULL || sep == NULL || sep == line) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'%s' line %u: neither a section nor 'key = value'", file, n + 1);
+				    "'%s' line %u: neither a section nor 'key = value'", file,
+				    n + 1);
 			return NULL;
 		}
 		*sep = '\0';
@@ -501,7 +505,8 @@ parse_disk_args(JsonArray *args, guint *index, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
 
-	if (spec == NULL || !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXUINT16, index, error))
+	if (spec == NULL ||
+	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXUINT16, index, error))
 		return NULL;
 	if (*index >= spec->disks->len) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -796,8 +801,10 @@ import_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
 	int fd;
 	gboolean ok;
 
-	if (!gnt_rpc_node_check_n_args(args, 6, "instance spec, disk index, export path, dump, "
-						"compress, debug level", error) ||
+	if (!gnt_rpc_node_check_n_args(args, 6,
+				       "instance spec, disk index, export path, dump, "
+				       "compress, debug level",
+				       error) ||
 	    (spec = parse_disk_args(args, &index, error)) == NULL ||
 	    (src = gnt_rpc_node_arg_string(args, 2, "'src_path'", error)) == NULL ||
 	    (dump = gnt_rpc_node_arg_string(args, 3, "'dump'", error)) == NULL ||

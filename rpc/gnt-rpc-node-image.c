@@ -100,16 +100,19 @@ result_to_json(const GntImageResult *result)
 	JsonObject *obj = json_object_new();
 
 	json_object_set_member(obj, "format", gnt_json_node_new_string(result->format));
-	json_object_set_member(obj, "image_bytes", gnt_json_node_new_int((gint64)result->image_bytes));
+	json_object_set_member(obj, "image_bytes",
+			       gnt_json_node_new_int((gint64)result->image_bytes));
 	json_object_set_member(obj, "virtual_bytes",
 			       gnt_json_node_new_int((gint64)result->virtual_bytes));
-	json_object_set_member(obj, "disk_bytes", gnt_json_node_new_int((gint64)result->target_bytes));
+	json_object_set_member(obj, "disk_bytes",
+			       gnt_json_node_new_int((gint64)result->target_bytes));
 	json_object_set_member(obj, "seconds", gnt_json_node_new_double(result->seconds));
-	json_object_set_member(obj, "write_seconds", gnt_json_node_new_double(result->write_seconds));
+	json_object_set_member(obj, "write_seconds",
+			       gnt_json_node_new_double(result->write_seconds));
 	json_object_set_member(obj, "mb_per_s",
 			       gnt_json_node_new_double(gnt_image_result_get_mb_per_s(result)));
-	json_object_set_member(obj, "sha256", result->sha256 != NULL
-						      ? gnt_json_node_new_string(result->sha256)
+	json_object_set_member(obj, "sha256",
+			       result->sha256 != NULL ? gnt_json_node_new_string(result->sha256)
 						      : gnt_json_node_new_null());
 	return gnt_json_node_new_object(obj);
 }
@@ -205,20 +208,24 @@ image_write_status_procedure(JsonArray *args, gpointer user_data, GError **error
 	locker = g_mutex_locker_new(&statuses_lock);
 	status = statuses != NULL ? g_hash_table_lookup(statuses, token) : NULL;
 	if (status == NULL || !status->started) {
-		json_object_set_member(obj, "state", gnt_json_node_new_string(
-							     status == NULL ? "unknown" : "starting"));
+		json_object_set_member(obj, "state",
+				       gnt_json_node_new_string(status == NULL ? "unknown"
+									       : "starting"));
 		return gnt_json_node_new_object(obj);
 	}
 	line = gnt_image_progress_format(&status->progress);
 	json_object_set_member(obj, "state", gnt_json_node_new_string("running"));
-	json_object_set_member(obj, "phase", gnt_json_node_new_string(
-						     gnt_image_phase_to_string(status->progress.phase)));
+	json_object_set_member(
+		obj, "phase",
+		gnt_json_node_new_string(gnt_image_phase_to_string(status->progress.phase)));
 	json_object_set_member(obj, "done", gnt_json_node_new_int((gint64)status->progress.done));
 	json_object_set_member(obj, "total", gnt_json_node_new_int((gint64)status->progress.total));
-	json_object_set_member(obj, "percent",
-			       gnt_json_node_new_double(gnt_image_progress_get_percent(&status->progress)));
-	json_object_set_member(obj, "mb_per_s", gnt_json_node_new_double(
-							gnt_image_progress_get_mb_per_s(&status->progress)));
+	json_object_set_member(
+		obj, "percent",
+		gnt_json_node_new_double(gnt_image_progress_get_percent(&status->progress)));
+	json_object_set_member(
+		obj, "mb_per_s",
+		gnt_json_node_new_double(gnt_image_progress_get_mb_per_s(&status->progress)));
 	json_object_set_member(obj, "seconds", gnt_json_node_new_double(status->progress.seconds));
 	json_object_set_member(obj, "line", gnt_json_node_new_string(line));
 	return gnt_json_node_new_object(obj);

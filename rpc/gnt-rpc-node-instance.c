@@ -12,7 +12,7 @@
 #include "gnt-rpc-node-appliance.h"
 #include "gnt-rpc-node-private.h"
 
-#define CONSOLE_MAX_LINES 10000
+#define CONSOLE_MAX_LINES      10000
 #define SHUTDOWN_MAX_TIMEOUT_S (24 * 3600)
 
 /* --- node_info ---------------------------------------------------------- */
@@ -68,8 +68,7 @@ hypervisor_is_available(GntRpcNode *node, const gchar *name)
 
 /* One storage report; a store that can not be read reports the reason. */
 static void
-add_storage_report(JsonBuilder *builder, GntDiskTemplate template,
-		   const GntDiskStoreParams *params)
+add_storage_report(JsonBuilder *builder, GntDiskTemplate template, const GntDiskStoreParams *params)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntDiskStore) store = gnt_disk_store_new(template, params, &error);
@@ -79,8 +78,8 @@ add_storage_report(JsonBuilder *builder, GntDiskTemplate template,
 		return;
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "type");
-	json_builder_add_string_value(builder, template == GNT_DISK_TEMPLATE_PLAIN ? "lvm-vg"
-										   : "file");
+	json_builder_add_string_value(builder,
+				      template == GNT_DISK_TEMPLATE_PLAIN ? "lvm-vg" : "file");
 	json_builder_set_member_name(builder, "name");
 	json_builder_add_string_value(builder, template == GNT_DISK_TEMPLATE_PLAIN
 						       ? params->vg_name
@@ -235,11 +234,11 @@ hv_instance_add_disks(GntHvInstance *inst, GntRpcNodeSpec *spec, GError **error)
 	for (guint i = 0; i < spec->disks->len; i++) {
 		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
 		const gchar *mode = NULL;
-		GntHvDisk *hv_disk = gnt_hv_disk_new(
-			g_ptr_array_index(paths, i),
-			gnt_disk_store_get_format(spec->store, disk) == GNT_DISK_FORMAT_QCOW2
-				? GNT_HV_DISK_FORMAT_QCOW2
-				: GNT_HV_DISK_FORMAT_RAW);
+		GntHvDisk *hv_disk = gnt_hv_disk_new(g_ptr_array_index(paths, i),
+						     gnt_disk_store_get_format(spec->store, disk) ==
+								     GNT_DISK_FORMAT_QCOW2
+							     ? GNT_HV_DISK_FORMAT_QCOW2
+							     : GNT_HV_DISK_FORMAT_RAW);
 
 		gnt_hv_instance_add_disk(inst, hv_disk);
 		if (json_object_has_member(g_ptr_array_index(spec->disk_records, i), "mode") &&
@@ -309,8 +308,8 @@ static GntHvInstance *
 hv_instance_from_spec(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
 {
 	g_autoptr(GntHvInstance) inst = gnt_hv_instance_new(spec->name, spec->uuid);
-	g_autoptr(GHashTable) hvparams =
-		gnt_hv_params_from_json(spec->hypervisor, spec->hvparams, error);
+	g_autoptr(GHashTable)
+		hvparams = gnt_hv_params_from_json(spec->hypervisor, spec->hvparams, error);
 	g_autofree gchar *log_name = g_strconcat(spec->name, ".log", NULL);
 	GHashTableIter iter;
 	gpointer key, value;
@@ -337,8 +336,7 @@ hv_instance_from_spec(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
 
 /* The spec of argument 0 and its hypervisor. */
 static GntRpcNodeSpec *
-parse_spec_and_hypervisor(GntRpcNode *node, JsonArray *args, GntHypervisor **hv,
-			  GError **error)
+parse_spec_and_hypervisor(GntRpcNode *node, JsonArray *args, GntHypervisor **hv, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
 
@@ -512,12 +510,12 @@ instance_console_procedure(JsonArray *args, gpointer user_data, GError **error)
 	result = json_object_new();
 	json_object_set_member(result, "kind",
 			       gnt_json_node_new_string(console->pty != NULL ? "pty" : "none"));
-	json_object_set_member(result, "pty", console->pty != NULL
-						      ? gnt_json_node_new_string(console->pty)
-						      : gnt_json_node_new_null());
-	json_object_set_member(result, "log", console->log != NULL
-						      ? gnt_json_node_new_string(console->log)
-						      : gnt_json_node_new_null());
+	json_object_set_member(result, "pty",
+			       console->pty != NULL ? gnt_json_node_new_string(console->pty)
+						    : gnt_json_node_new_null());
+	json_object_set_member(result, "log",
+			       console->log != NULL ? gnt_json_node_new_string(console->log)
+						    : gnt_json_node_new_null());
 	json_object_set_member(result, "command", gnt_json_node_new_array(command));
 	json_object_set_member(result, "lines", lines);
 	return gnt_json_node_new_object(result);

@@ -12,7 +12,7 @@
 #include "gnt-rpc-node-private.h"
 #include "gnt-secret.h"
 
-#define OS_MAX_DEBUG_LEVEL 10
+#define OS_MAX_DEBUG_LEVEL    10
 #define OS_VALIDATE_TIMEOUT_S (GNT_NODE_CALL_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
 
 static JsonNode *
@@ -127,8 +127,8 @@ env_add_nics(GntOsEnv *env, JsonObject *instance, GError **error)
 		JsonObject *nic, *params = NULL;
 
 		if (!JSON_NODE_HOLDS_OBJECT(element)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "NIC %u must be an object", i);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "NIC %u must be an object",
+				    i);
 			return FALSE;
 		}
 		nic = json_node_get_object(element);
@@ -280,17 +280,16 @@ os_create_procedure(JsonArray *args, gpointer user_data, GError **error)
 	guint n_args = json_array_get_length(args) == 4 ? 4 : 3;
 	gboolean reinstall = FALSE;
 
-	if (!gnt_rpc_node_check_n_args(args, n_args,
-				       "instance spec, secret OS parameters, debug level[, reinstall]",
-				       error) ||
+	if (!gnt_rpc_node_check_n_args(
+		    args, n_args, "instance spec, secret OS parameters, debug level[, reinstall]",
+		    error) ||
 	    !gnt_rpc_node_arg_object(args, 1, "'osparams_secret'", TRUE, &secrets, error) ||
 	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
 				   error) ||
 	    (n_args == 4 && !gnt_rpc_node_arg_bool(args, 3, "'reinstall'", &reinstall, error)) ||
-	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_CREATE, debug_level, secrets, NULL,
-			     reinstall,
-			     GNT_NODE_CALL_OS_CREATE_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
-			     error))
+	    !run_spec_script(
+		    user_data, args, GNT_OS_SCRIPT_CREATE, debug_level, secrets, NULL, reinstall,
+		    GNT_NODE_CALL_OS_CREATE_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -305,9 +304,9 @@ os_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
 	    (old_name = gnt_rpc_node_arg_string(args, 1, "'old_name'", error)) == NULL ||
 	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
 				   error) ||
-	    !run_spec_script(user_data, args, GNT_OS_SCRIPT_RENAME, debug_level, NULL, old_name,
-			     FALSE, GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S,
-			     error))
+	    !run_spec_script(
+		    user_data, args, GNT_OS_SCRIPT_RENAME, debug_level, NULL, old_name, FALSE,
+		    GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -322,8 +321,10 @@ os_validate_procedure(JsonArray *args, gpointer user_data, GError **error)
 	const gchar *os_name = NULL;
 	gboolean force_variant = FALSE;
 
-	if (!gnt_rpc_node_check_n_args(args, 4, "search path, OS name, OS parameters, "
-						"force variant", error) ||
+	if (!gnt_rpc_node_check_n_args(args, 4,
+				       "search path, OS name, OS parameters, "
+				       "force variant",
+				       error) ||
 	    (search_path = gnt_rpc_node_arg_strv(args, 0, "'search_path'", error)) == NULL ||
 	    (os_name = gnt_rpc_node_arg_string(args, 1, "'os_name'", error)) == NULL ||
 	    !gnt_rpc_node_arg_object(args, 2, "'osparams'", TRUE, &osparams, error) ||

@@ -11,10 +11,10 @@ struct _GntRpcNode {
 	const GntPaths *paths;
 	gchar *libvirt_uri;
 	gchar *fake_state_dir;
-	gchar *hv_prefix;   /* "gnt-<cluster>-" */
-	gchar *console_dir; /* <log>/console */
-	gchar *os_log_dir;  /* <log>/os */
-	GMutex lock;	    /* guards hypervisors */
+	gchar *hv_prefix;	 /* "gnt-<cluster>-" */
+	gchar *console_dir;	 /* <log>/console */
+	gchar *os_log_dir;	 /* <log>/os */
+	GMutex lock;		 /* guards hypervisors */
 	GHashTable *hypervisors; /* name -> GntHypervisor, made on first use */
 };
 
@@ -35,8 +35,8 @@ typedef struct {
 	JsonObject *os; /* {"search_path"}; NULL when not sent */
 	GntDiskStore *store;
 	const gchar *file_storage_dir; /* NULL when not set */
-	GPtrArray *disks;	/* GntDiskSpec, in the record's order */
-	GPtrArray *disk_records; /* JsonObject, borrowed, the same order */
+	GPtrArray *disks;	       /* GntDiskSpec, in the record's order */
+	GPtrArray *disk_records;       /* JsonObject, borrowed, the same order */
 } GntRpcNodeSpec;
 
 void

@@ -185,8 +185,8 @@ blockdev_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
 	if (gnt_disk_store_get_template(spec->store) != GNT_DISK_TEMPLATE_FILE ||
 	    g_strcmp0(old_name, spec->name) == 0)
 		return gnt_json_node_new_null();
-	if (!rename_instance_dir(spec->file_storage_dir, old_name, spec->name,
-				 spec->disks->len > 0, error)) {
+	if (!rename_instance_dir(spec->file_storage_dir, old_name, spec->name, spec->disks->len > 0,
+				 error)) {
 		g_prefix_error(error, "renaming instance '%s' to '%s': ", old_name, spec->name);
 		return NULL;
 	}

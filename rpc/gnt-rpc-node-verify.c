@@ -136,7 +136,8 @@ add_taps_part(JsonObject *result, GntRpcNode *node)
 {
 	g_autofree gchar *state_dir =
 		g_build_filename(gnt_paths_get_run_dir(node->paths), CHANNEL_STATE_DIR, NULL);
-	g_autoptr(GHashTable) owners = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GHashTable)
+		owners = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autoptr(GDir) state = g_dir_open(state_dir, 0, NULL);
 	g_autoptr(GDir) net = g_dir_open("/sys/class/net", 0, NULL);
 	g_autoptr(GPtrArray) taps = g_ptr_array_new_with_free_func(g_free);

@@ -51,8 +51,8 @@ test_delay_procedure(JsonArray *args, gpointer user_data, GError **error)
 static gchar *
 dup_cluster_name(const GntPaths *paths, GTlsCertificate **ca_out, GError **error)
 {
-	g_autoptr(GTlsCertificate) ca =
-		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(paths), error);
+	g_autoptr(GTlsCertificate)
+		ca = gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(paths), error);
 	g_autofree gchar *ca_cn = NULL;
 
 	if (ca == NULL)
@@ -91,11 +91,10 @@ join_status_procedure(JsonArray *args, gpointer user_data, GError **error)
 	result = json_object_new();
 	json_object_set_member(result, "node", gnt_json_node_new_string(node_cn));
 	json_object_set_member(result, "cluster", gnt_json_node_new_string(cluster));
-	json_object_set_member(result, "ca_fingerprint",
-			       gnt_json_node_new_string(fingerprint));
-	json_object_set_member(
-		result, "join_endpoint",
-		gnt_json_node_new_bool(g_file_test(gnt_paths_get_ca_key(paths), G_FILE_TEST_EXISTS)));
+	json_object_set_member(result, "ca_fingerprint", gnt_json_node_new_string(fingerprint));
+	json_object_set_member(result, "join_endpoint",
+			       gnt_json_node_new_bool(g_file_test(gnt_paths_get_ca_key(paths),
+								  G_FILE_TEST_EXISTS)));
 	return gnt_json_node_new_object(result);
 }
 
@@ -127,8 +126,8 @@ gnt_rpc_node_new(const GntPaths *paths, const GntRpcNodeOptions *options, GError
 	self->paths = paths;
 	g_mutex_init(&self->lock);
 	self->hypervisors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
-	self->libvirt_uri = g_strdup(options->libvirt_uri != NULL ? options->libvirt_uri
-								   : GNT_HV_DEFAULT_URI);
+	self->libvirt_uri =
+		g_strdup(options->libvirt_uri != NULL ? options->libvirt_uri : GNT_HV_DEFAULT_URI);
 	self->fake_state_dir =
 		options->fake_state_dir != NULL
 			? g_strdup(options->fake_state_dir)
@@ -177,10 +176,9 @@ gnt_rpc_node_get_hypervisor(GntRpcNode *self, const gchar *name, GError **error)
 	locker = g_mutex_locker_new(&self->lock);
 	hv = g_hash_table_lookup(self->hypervisors, name);
 	if (hv == NULL) {
-		hv = gnt_hypervisor_new(name,
-					strcmp(name, "kvm") == 0 ? self->libvirt_uri
-								 : self->fake_state_dir,
-					self->hv_prefix, error);
+		hv = gnt_hypervisor_new(
+			name, strcmp(name, "kvm") == 0 ? self->libvirt_uri : self->fake_state_dir,
+			self->hv_prefix, error);
 		if (hv == NULL)
 			return NULL;
 		g_hash_table_insert(self->hypervisors, g_strdup(name), hv);

@@ -36,9 +36,8 @@ gnt_rpc_encode_error_literal(gint code, const gchar *message)
 gchar *
 gnt_rpc_encode_error(const GError *error)
 {
-	return gnt_rpc_encode_error_literal(error->domain == GNT_ERROR ? error->code
-								       : GNT_ERROR_FAULT,
-					    error->message);
+	return gnt_rpc_encode_error_literal(
+		error->domain == GNT_ERROR ? error->code : GNT_ERROR_FAULT, error->message);
 }
 
 static void
@@ -70,8 +69,8 @@ gnt_rpc_decode_answer(const gchar *data, gsize len, GError **error)
 	answer = json_node_get_object(root);
 	result = json_object_get_member(answer, "result");
 	if (!gnt_json_get_bool(answer, "success", &success, &local_error) || result == NULL) {
-		set_malformed(error, local_error != NULL ? local_error->message
-							 : "'result' is missing");
+		set_malformed(error,
+			      local_error != NULL ? local_error->message : "'result' is missing");
 		return NULL;
 	}
 	if (success)

@@ -77,9 +77,8 @@ static gchar *
 error_body(guint status, const gchar *message, const gchar **content_type)
 {
 	*content_type = GNT_RPC_CONTENT_TYPE;
-	return gnt_rpc_encode_error_literal(GNT_ERROR_INVALID,
-					    message != NULL ? message
-							    : gnt_http_status_reason(status));
+	return gnt_rpc_encode_error_literal(
+		GNT_ERROR_INVALID, message != NULL ? message : gnt_http_status_reason(status));
 }
 
 /* In the worker: parse, run, encode. */
@@ -103,9 +102,9 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 		return;
 	}
 	if (!JSON_NODE_HOLDS_ARRAY(args)) {
-		g_autofree gchar *message = g_strdup_printf(
-			"body of '%s' must be a JSON list of arguments, not %s", call->name,
-			gnt_json_node_type_name(args));
+		g_autofree gchar *message =
+			g_strdup_printf("body of '%s' must be a JSON list of arguments, not %s",
+					call->name, gnt_json_node_type_name(args));
 		call->status = SOUP_STATUS_BAD_REQUEST;
 		call->answer = gnt_rpc_encode_error_literal(GNT_ERROR_INVALID, message);
 		g_task_return_boolean(task, TRUE);
@@ -170,10 +169,9 @@ handle_request(GntHttpRequest *request, gpointer user_data)
 {
 	GntRpcServer *self = GNT_RPC_SERVER(user_data);
 	const gchar *question = strchr(request->target, '?');
-	g_autofree gchar *name =
-		g_strndup(request->target + 1, question != NULL
-						       ? (gsize)(question - request->target - 1)
-						       : strlen(request->target + 1));
+	g_autofree gchar *name = g_strndup(
+		request->target + 1, question != NULL ? (gsize)(question - request->target - 1)
+						      : strlen(request->target + 1));
 	RpcEntry *entry = g_hash_table_lookup(self->procedures, name);
 	g_autoptr(GTask) task = NULL;
 	RpcCall *call;
@@ -311,8 +309,7 @@ gnt_rpc_server_new_from_paths(const GntPaths *paths, GError **error)
 }
 
 void
-gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table,
-			      gpointer user_data)
+gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table, gpointer user_data)
 {
 	g_return_if_fail(GNT_IS_RPC_SERVER(self));
 	for (const GntRpcProcedure *p = table; p->name != NULL; p++) {
@@ -394,8 +391,8 @@ gnt_rpc_server_stop(GntRpcServer *self)
 }
 
 gboolean
-gnt_rpc_parse_listen_address(const gchar *text, guint default_port, gchar **address,
-			     guint *port, GError **error)
+gnt_rpc_parse_listen_address(const gchar *text, guint default_port, gchar **address, guint *port,
+			     GError **error)
 {
 	g_autofree gchar *host = NULL;
 	const gchar *port_text = NULL;

@@ -60,8 +60,7 @@ gnt_rpc_server_new_from_paths(const GntPaths *paths, GError **error);
  * each called with @user_data, which must outlive the server. A name
  * registered twice is a programmer error. Call from the server's context. */
 void
-gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table,
-			      gpointer user_data);
+gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table, gpointer user_data);
 
 /* Bodies larger than @max_bytes are refused with 413 (default
  * GNT_RPC_MAX_BODY_SIZE). Applies to the addresses listened on after. */
@@ -99,7 +98,7 @@ gnt_rpc_server_stop(GntRpcServer *self);
 /* Parses "ADDR:PORT", "[V6ADDR]:PORT" or "ADDR" (then @default_port).
  * GNT_ERROR_INVALID naming @text. */
 gboolean
-gnt_rpc_parse_listen_address(const gchar *text, guint default_port, gchar **address,
-			     guint *port, GError **error);
+gnt_rpc_parse_listen_address(const gchar *text, guint default_port, gchar **address, guint *port,
+			     GError **error);
 
 G_END_DECLS

@@ -52,7 +52,7 @@ file_open_base(GntDiskStore *self, gboolean create, int *fd, GError **error)
 		int errsv = errno;
 
 		file_set_errno(error, errsv, "creating file storage directory '%s'",
-		               self->file_dir);
+			       self->file_dir);
 		return FALSE;
 	}
 	*fd = open(self->file_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -71,7 +71,7 @@ file_open_base(GntDiskStore *self, gboolean create, int *fd, GError **error)
  * is missing and not to be created. */
 static gboolean
 file_open_instance(GntDiskStore *self, int base_fd, const gchar *instance, gboolean create, int *fd,
-                   gboolean *created, GError **error)
+		   gboolean *created, GError **error)
 {
 	*fd = -1;
 	if (base_fd < 0)
@@ -84,7 +84,7 @@ file_open_instance(GntDiskStore *self, int base_fd, const gchar *instance, gbool
 			int errsv = errno;
 
 			file_set_errno(error, errsv, "creating directory '%s/%s'", self->file_dir,
-			               instance);
+				       instance);
 			return FALSE;
 		}
 	}
@@ -96,8 +96,8 @@ file_open_instance(GntDiskStore *self, int base_fd, const gchar *instance, gbool
 			return TRUE;
 		if (errsv == ELOOP || errsv == ENOTDIR) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			            "'%s/%s' is not a directory (symbolic links are refused)",
-			            self->file_dir, instance);
+				    "'%s/%s' is not a directory (symbolic links are refused)",
+				    self->file_dir, instance);
 			return FALSE;
 		}
 		file_set_errno(error, errsv, "opening directory '%s/%s'", self->file_dir, instance);
@@ -110,7 +110,7 @@ file_open_instance(GntDiskStore *self, int base_fd, const gchar *instance, gbool
  * anything else, a symbolic link above all, is refused. */
 static gboolean
 file_check_regular(int dir_fd, const gchar *name, const gchar *path, const gchar *what,
-                   gboolean *exists, GError **error)
+		   gboolean *exists, GError **error)
 {
 	struct stat st;
 
@@ -127,8 +127,8 @@ file_check_regular(int dir_fd, const gchar *name, const gchar *path, const gchar
 	}
 	if (!S_ISREG(st.st_mode)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		            "%s: '%s' is not a regular file (symbolic links are refused)", what,
-		            path);
+			    "%s: '%s' is not a regular file (symbolic links are refused)", what,
+			    path);
 		return FALSE;
 	}
 	*exists = TRUE;
@@ -143,7 +143,7 @@ file_dup_disk_path(GntDiskStore *self, const gchar *instance, const gchar *name)
 
 static gboolean
 file_run_qemu_img(GntDiskStore *self, const gchar *what, const gchar *verb, const gchar *path,
-                  guint64 size_mib, GError **error)
+		  guint64 size_mib, GError **error)
 {
 	g_autofree gchar *bytes = g_strdup_printf("%" G_GUINT64_FORMAT, size_mib * MIB);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
@@ -163,7 +163,7 @@ file_run_qemu_img(GntDiskStore *self, const gchar *what, const gchar *verb, cons
 	g_ptr_array_add(argv, bytes);
 	g_ptr_array_add(argv, NULL);
 	if (!gnt_disk_run((const gchar *const *)argv->pdata, GNT_DISK_QEMU_IMG_TIMEOUT_S, NULL,
-	                  error)) {
+			  error)) {
 		g_prefix_error(error, "%s: ", what);
 		return FALSE;
 	}
@@ -173,7 +173,7 @@ file_run_qemu_img(GntDiskStore *self, const gchar *what, const gchar *verb, cons
 /* Sets the size of a raw image: allocated blocks or a sparse file. */
 static gboolean
 file_size_raw(GntDiskStore *self, int fd, guint64 size_mib, const gchar *what, const gchar *path,
-              GError **error)
+	      GError **error)
 {
 	int err = 0;
 
@@ -183,8 +183,8 @@ file_size_raw(GntDiskStore *self, int fd, guint64 size_mib, const gchar *what, c
 		err = errno;
 	if (err != 0) {
 		g_set_error(error, GNT_ERROR,
-		            err == ENOSPC ? GNT_ERROR_NO_RESOURCES : GNT_ERROR_ENVIRONMENT,
-		            "%s: sizing '%s': %s", what, path, g_strerror(err));
+			    err == ENOSPC ? GNT_ERROR_NO_RESOURCES : GNT_ERROR_ENVIRONMENT,
+			    "%s: sizing '%s': %s", what, path, g_strerror(err));
 		return FALSE;
 	}
 	return TRUE;
@@ -226,20 +226,20 @@ file_disk_init(GntDiskStore *self, const gchar *instance, const GntDiskSpec *dis
  * nothing; with @must_exist, nothing is GNT_ERROR_NOT_FOUND. */
 static gboolean
 file_disk_open(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-               const gchar *verb, gboolean must_exist, FileDisk *fdisk, GError **error)
+	       const gchar *verb, gboolean must_exist, FileDisk *fdisk, GError **error)
 {
 	file_disk_init(self, instance, disk, fdisk);
 	if (!file_open_base(self, FALSE, &fdisk->base_fd, error) ||
 	    !file_open_instance(self, fdisk->base_fd, instance, FALSE, &fdisk->dir_fd, NULL,
-	                        error) ||
+				error) ||
 	    !file_check_regular(fdisk->dir_fd, fdisk->name, fdisk->path, verb, &fdisk->exists,
-	                        error)) {
+				error)) {
 		g_prefix_error(error, "%s: ", fdisk->what);
 		return FALSE;
 	}
 	if (must_exist && !fdisk->exists) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "%s: '%s' does not exist",
-		            fdisk->what, fdisk->path);
+			    fdisk->what, fdisk->path);
 		return FALSE;
 	}
 	return TRUE;
@@ -247,7 +247,7 @@ file_disk_open(GntDiskStore *self, const gchar *instance, const GntDiskSpec *dis
 
 static gboolean
 file_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-            gboolean *created_dir, GError **error)
+	    gboolean *created_dir, GError **error)
 {
 	FILE_AUTODISK fdisk = {.base_fd = -1, .dir_fd = -1};
 	FILE_AUTOFD fd = -1;
@@ -256,20 +256,20 @@ file_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 	file_disk_init(self, instance, disk, &fdisk);
 	if (!file_open_base(self, TRUE, &fdisk.base_fd, error) ||
 	    !file_open_instance(self, fdisk.base_fd, instance, TRUE, &fdisk.dir_fd, created_dir,
-	                        error)) {
+				error)) {
 		g_prefix_error(error, "%s: ", fdisk.what);
 		return FALSE;
 	}
 	/* O_EXCL: never reuse or follow what is there, a symbolic link included */
 	fd = openat(fdisk.dir_fd, fdisk.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	            0600);
+		    0600);
 	if (fd < 0) {
 		int errsv = errno;
 
 		g_set_error(error, GNT_ERROR,
-		            errsv == EEXIST ? GNT_ERROR_EXISTS : GNT_ERROR_ENVIRONMENT,
-		            "%s: '%s' %s", fdisk.what, fdisk.path,
-		            errsv == EEXIST ? "exists already" : g_strerror(errsv));
+			    errsv == EEXIST ? GNT_ERROR_EXISTS : GNT_ERROR_ENVIRONMENT,
+			    "%s: '%s' %s", fdisk.what, fdisk.path,
+			    errsv == EEXIST ? "exists already" : g_strerror(errsv));
 		return FALSE;
 	}
 	if (disk->format == GNT_DISK_FORMAT_QCOW2) {
@@ -277,7 +277,7 @@ file_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 		close(fd);
 		fd = -1;
 		ok = file_run_qemu_img(self, fdisk.what, "create", fdisk.path, disk->size_mib,
-		                       error);
+				       error);
 	} else {
 		ok = file_size_raw(self, fd, disk->size_mib, fdisk.what, fdisk.path, error);
 	}
@@ -315,13 +315,13 @@ file_remove_instance_dir(GntDiskStore *self, const gchar *instance)
 		int errsv = errno;
 
 		g_message("left directory '%s/%s' in place: %s", self->file_dir, instance,
-		          g_strerror(errsv));
+			  g_strerror(errsv));
 	}
 }
 
 static gboolean
 file_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, guint64 new_size_mib,
-          GError **error)
+	  GError **error)
 {
 	FILE_AUTODISK fdisk = {.base_fd = -1, .dir_fd = -1};
 	FILE_AUTOFD fd = -1;
@@ -331,7 +331,7 @@ file_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, gu
 		return FALSE;
 	if (disk->format == GNT_DISK_FORMAT_QCOW2)
 		return file_run_qemu_img(self, fdisk.what, "resize", fdisk.path, new_size_mib,
-		                         error);
+					 error);
 	fd = openat(fdisk.dir_fd, fdisk.name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int errsv = errno;
@@ -341,8 +341,8 @@ file_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, gu
 	}
 	if ((guint64)st.st_size > new_size_mib * MIB) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "%s: '%s' is larger than %" G_GUINT64_FORMAT " MiB already", fdisk.what,
-		            fdisk.path, new_size_mib);
+			    "%s: '%s' is larger than %" G_GUINT64_FORMAT " MiB already", fdisk.what,
+			    fdisk.path, new_size_mib);
 		return FALSE;
 	}
 	return file_size_raw(self, fd, new_size_mib, fdisk.what, fdisk.path, error);
@@ -400,16 +400,16 @@ file_list_instance(GntDiskStore *self, int base_fd, const gchar *instance, GPtrA
 		fd = openat(dir_fd, entry, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 			g_ptr_array_add(volumes,
-			                gnt_disk_volume_new(g_build_filename(instance, entry, NULL),
-			                                    file_guest_size(fd, &st)));
+					gnt_disk_volume_new(g_build_filename(instance, entry, NULL),
+							    file_guest_size(fd, &st)));
 	}
 }
 
 static GPtrArray *
 file_list_volumes(GntDiskStore *self, GError **error)
 {
-	g_autoptr(GPtrArray) volumes =
-		g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
+	g_autoptr(GPtrArray)
+		volumes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
 	g_autoptr(GDir) dir = NULL;
 	FILE_AUTOFD base_fd = -1;
 	const gchar *entry;
@@ -437,8 +437,8 @@ file_get_space(GntDiskStore *self, guint64 *size_mib, guint64 *free_mib, GError 
 
 		if (errsv != ENOENT || strcmp(dir, "/") == 0) {
 			file_set_errno(error, errsv,
-			               "reading the space of file storage directory '%s'",
-			               self->file_dir);
+				       "reading the space of file storage directory '%s'",
+				       self->file_dir);
 			return FALSE;
 		}
 		parent = g_path_get_dirname(dir);
@@ -451,13 +451,13 @@ file_get_space(GntDiskStore *self, guint64 *size_mib, guint64 *free_mib, GError 
 }
 
 const GntDiskBackend gnt_disk_backend_file = {
-    .storage_type = "file",
-    .describe = file_describe,
-    .get_space = file_get_space,
-    .create = file_create,
-    .remove = file_remove,
-    .remove_instance_dir = file_remove_instance_dir,
-    .grow = file_grow,
-    .dup_path = file_dup_path,
-    .list_volumes = file_list_volumes,
+	.storage_type = "file",
+	.describe = file_describe,
+	.get_space = file_get_space,
+	.create = file_create,
+	.remove = file_remove,
+	.remove_instance_dir = file_remove_instance_dir,
+	.grow = file_grow,
+	.dup_path = file_dup_path,
+	.list_volumes = file_list_volumes,
 };

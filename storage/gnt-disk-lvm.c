@@ -39,8 +39,8 @@ lvm_run(GntDiskStore *self, GPtrArray *argv, gchar **output, GError **error)
 	if (g_strstr_len(local->message, -1, "Volume group \"") != NULL &&
 	    g_strstr_len(local->message, -1, "not found") != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		            "volume group '%s' not found on this node (%s)", self->vg_name,
-		            local->message);
+			    "volume group '%s' not found on this node (%s)", self->vg_name,
+			    local->message);
 		return FALSE;
 	}
 	g_propagate_error(error, g_steal_pointer(&local));
@@ -86,21 +86,21 @@ lvm_get_space(GntDiskStore *self, guint64 *size_mib, guint64 *free_mib, GError *
 	fields = lvm_find_row(out, 4, 0, self->vg_name);
 	if (fields == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		            "reading the space of volume group '%s': unexpected vgs output '%s'",
-		            self->vg_name, out);
+			    "reading the space of volume group '%s': unexpected vgs output '%s'",
+			    self->vg_name, out);
 		return FALSE;
 	}
 	vg_free = g_ascii_strtod(fields[1], &end_free);
 	vg_size = g_ascii_strtod(fields[3], &end_size);
 	if (*end_free != '\0' || *end_size != '\0' || !(vg_free >= 0) || !(vg_size >= 0)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		            "reading the space of volume group '%s': unexpected vgs output '%s'",
-		            self->vg_name, out);
+			    "reading the space of volume group '%s': unexpected vgs output '%s'",
+			    self->vg_name, out);
 		return FALSE;
 	}
 	if (fields[2][0] == 'r') {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-		            "volume group '%s' is read-only", self->vg_name);
+			    "volume group '%s' is read-only", self->vg_name);
 		return FALSE;
 	}
 	*size_mib = (guint64)vg_size;
@@ -112,8 +112,8 @@ static GPtrArray *
 lvm_list_volumes(GntDiskStore *self, GError **error)
 {
 	g_autoptr(GPtrArray) argv = lvm_argv_new(self, "lvs");
-	g_autoptr(GPtrArray) volumes =
-		g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
+	g_autoptr(GPtrArray)
+		volumes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_volume_free);
 	g_autofree gchar *out = NULL;
 	g_auto(GStrv) lines = NULL;
 
@@ -136,8 +136,8 @@ lvm_list_volumes(GntDiskStore *self, GError **error)
 		if (g_strv_length(fields) == 3 && strcmp(fields[0], self->vg_name) == 0 &&
 		    fields[1][0] != '\0')
 			g_ptr_array_add(volumes,
-			                gnt_disk_volume_new(g_strdup(fields[1]),
-			                                    g_ascii_strtoull(fields[2], NULL, 10)));
+					gnt_disk_volume_new(g_strdup(fields[1]),
+							    g_ascii_strtoull(fields[2], NULL, 10)));
 	}
 	return g_steal_pointer(&volumes);
 }
@@ -152,7 +152,8 @@ lvm_has_volume(GntDiskStore *self, const gchar *name, gboolean *exists, GError *
 		return FALSE;
 	*exists = FALSE;
 	for (guint i = 0; i < volumes->len; i++)
-		*exists |= strcmp(((GntDiskVolume *)g_ptr_array_index(volumes, i))->name, name) == 0;
+		*exists |= strcmp(((GntDiskVolume *)g_ptr_array_index(volumes, i))->name, name) ==
+			   0;
 	return TRUE;
 }
 
@@ -168,7 +169,7 @@ lvm_remove_volume(GntDiskStore *self, const gchar *name, GError **error)
 
 static gboolean
 lvm_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-           gboolean *created_dir, GError **error)
+	   gboolean *created_dir, GError **error)
 {
 	g_autofree gchar *what = gnt_disk_describe(disk, instance);
 	g_autofree gchar *name = gnt_disk_store_dup_volume_name(self, disk);
@@ -181,7 +182,7 @@ lvm_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 	}
 	if (exists) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS,
-		            "%s: logical volume '%s/%s' exists already", what, self->vg_name, name);
+			    "%s: logical volume '%s/%s' exists already", what, self->vg_name, name);
 		return FALSE;
 	}
 	/* -Wn: no prompt about old signatures where the volume lands (Ganeti) */
@@ -200,7 +201,7 @@ lvm_create(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 		if (lvm_has_volume(self, name, &exists, &check_error) && exists)
 			(void)lvm_remove_volume(self, name, NULL);
 		g_prefix_error(error, "%s: creating logical volume '%s/%s': ", what, self->vg_name,
-		               name);
+			       name);
 		return FALSE;
 	}
 	return TRUE;
@@ -223,7 +224,7 @@ lvm_remove(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, G
 
 static gboolean
 lvm_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, guint64 new_size_mib,
-         GError **error)
+	 GError **error)
 {
 	g_autofree gchar *what = gnt_disk_describe(disk, instance);
 	g_autofree gchar *name = gnt_disk_store_dup_volume_name(self, disk);
@@ -236,8 +237,8 @@ lvm_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk, gui
 	}
 	if (!exists) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
-		            "growing %s: logical volume '%s/%s' does not exist", what,
-		            self->vg_name, name);
+			    "growing %s: logical volume '%s/%s' does not exist", what,
+			    self->vg_name, name);
 		return FALSE;
 	}
 	g_ptr_array_add(argv, g_strdup_printf("-L%" G_GUINT64_FORMAT "m", new_size_mib));
@@ -265,20 +266,20 @@ lvm_dup_path(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
 		g_autofree gchar *what = gnt_disk_describe(disk, instance);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
-		            "%s: logical volume '%s/%s' does not exist", what, self->vg_name, name);
+			    "%s: logical volume '%s/%s' does not exist", what, self->vg_name, name);
 		return NULL;
 	}
 	return g_strdup_printf("/dev/%s/%s", self->vg_name, name);
 }
 
 const GntDiskBackend gnt_disk_backend_lvm = {
-    .storage_type = "lvm-vg",
-    .describe = lvm_describe,
-    .get_space = lvm_get_space,
-    .create = lvm_create,
-    .remove = lvm_remove,
-    .remove_instance_dir = NULL,
-    .grow = lvm_grow,
-    .dup_path = lvm_dup_path,
-    .list_volumes = lvm_list_volumes,
+	.storage_type = "lvm-vg",
+	.describe = lvm_describe,
+	.get_space = lvm_get_space,
+	.create = lvm_create,
+	.remove = lvm_remove,
+	.remove_instance_dir = NULL,
+	.grow = lvm_grow,
+	.dup_path = lvm_dup_path,
+	.list_volumes = lvm_list_volumes,
 };

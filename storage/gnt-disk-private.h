@@ -4,7 +4,7 @@
 
 G_BEGIN_DECLS
 
-#define GNT_DISK_LVM_TIMEOUT_S 120
+#define GNT_DISK_LVM_TIMEOUT_S	    120
 #define GNT_DISK_QEMU_IMG_TIMEOUT_S 600
 
 /* One disk template's implementation. Each call handles one disk; the
@@ -14,21 +14,21 @@ typedef struct {
 	/* "volume group 'xenvg'", for messages (transfer full) */
 	gchar *(*describe)(const GntDiskStore *self);
 	gboolean (*get_space)(GntDiskStore *self, guint64 *size_mib, guint64 *free_mib,
-	                      GError **error);
+			      GError **error);
 	/* GNT_ERROR_EXISTS if the volume is there already; leaves nothing
 	 * behind on failure. @created_dir: set when it made the instance's
 	 * directory (may be NULL). */
 	gboolean (*create)(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-	                   gboolean *created_dir, GError **error);
+			   gboolean *created_dir, GError **error);
 	/* a missing volume is no error */
 	gboolean (*remove)(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-	                   GError **error);
+			   GError **error);
 	/* after removing an instance's disks (may be NULL) */
 	void (*remove_instance_dir)(GntDiskStore *self, const gchar *instance);
 	gboolean (*grow)(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-	                 guint64 new_size_mib, GError **error);
+			 guint64 new_size_mib, GError **error);
 	gchar *(*dup_path)(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-	                   GError **error);
+			   GError **error);
 	/* every volume: GntDiskVolume, unsorted (transfer full) */
 	GPtrArray *(*list_volumes)(GntDiskStore *self, GError **error);
 } GntDiskBackend;
@@ -39,7 +39,7 @@ struct _GntDiskStore {
 	gchar *vg_name;
 	gchar *file_dir; /* absolute, normalised */
 	gboolean file_preallocate;
-	gchar *qemu_img;            /* tests point it at a failing program */
+	gchar *qemu_img;	    /* tests point it at a failing program */
 	gboolean lvm_no_activation; /* metadata only, for kernels without device-mapper */
 };
 

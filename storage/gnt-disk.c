@@ -7,15 +7,15 @@
 #include "gnt-subprocess.h"
 
 static const gchar *const template_names[] = {
-    [GNT_DISK_TEMPLATE_DISKLESS] = "diskless",
-    [GNT_DISK_TEMPLATE_FILE] = "file",
-    [GNT_DISK_TEMPLATE_PLAIN] = "plain",
+	[GNT_DISK_TEMPLATE_DISKLESS] = "diskless",
+	[GNT_DISK_TEMPLATE_FILE] = "file",
+	[GNT_DISK_TEMPLATE_PLAIN] = "plain",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(template_names) == GNT_DISK_TEMPLATE_LAST);
 
 static const gchar *const format_names[] = {
-    [GNT_DISK_FORMAT_RAW] = "raw",
-    [GNT_DISK_FORMAT_QCOW2] = "qcow2",
+	[GNT_DISK_FORMAT_RAW] = "raw",
+	[GNT_DISK_FORMAT_QCOW2] = "qcow2",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(format_names) == GNT_DISK_FORMAT_LAST);
 
@@ -53,7 +53,7 @@ gnt_disk_template_from_string(const gchar *name, GntDiskTemplate *out, GError **
 		return TRUE;
 	}
 	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-	            "unknown disk template '%s' (known: diskless, file, plain)", name);
+		    "unknown disk template '%s' (known: diskless, file, plain)", name);
 	return FALSE;
 }
 
@@ -74,7 +74,7 @@ gnt_disk_format_from_string(const gchar *name, GntDiskFormat *out, GError **erro
 		return TRUE;
 	}
 	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-	            "unknown disk format '%s' (known: raw, qcow2)", name);
+		    "unknown disk format '%s' (known: raw, qcow2)", name);
 	return FALSE;
 }
 
@@ -161,7 +161,7 @@ gnt_disk_run(const gchar *const *argv, guint timeout_s, gchar **output, GError *
 		g_autofree gchar *tail = disk_output_tail(out);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "%s failed (exit %d): %s",
-		            argv[0], status, tail[0] != '\0' ? tail : "no output");
+			    argv[0], status, tail[0] != '\0' ? tail : "no output");
 		return FALSE;
 	}
 	if (output != NULL)
@@ -178,7 +178,7 @@ disk_check_instance(const gchar *instance, GError **error)
 
 	if (len == 0 || len > 255 || instance[0] == '.' || instance[0] == '-') {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid instance name '%s'",
-		            instance != NULL ? instance : "");
+			    instance != NULL ? instance : "");
 		return FALSE;
 	}
 	for (gsize i = 0; i < len; i++) {
@@ -187,10 +187,10 @@ disk_check_instance(const gchar *instance, GError **error)
 			g_autofree gchar *quoted = g_strescape(instance, NULL);
 
 			g_set_error(
-			    error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "invalid instance name '%s': only letters, digits, '.', '-' and "
-			    "'_' may name a disk's directory",
-			    quoted);
+				error, GNT_ERROR, GNT_ERROR_INVALID,
+				"invalid instance name '%s': only letters, digits, '.', '-' and "
+				"'_' may name a disk's directory",
+				quoted);
 			return FALSE;
 		}
 	}
@@ -210,14 +210,14 @@ disk_check_spec(const GntDiskSpec *disk, const gchar *instance, GError **error)
 		g_autofree gchar *quoted = g_strescape(disk->uuid != NULL ? disk->uuid : "", NULL);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "disk %u of instance '%s': invalid UUID '%s'", disk->index, instance,
-		            quoted);
+			    "disk %u of instance '%s': invalid UUID '%s'", disk->index, instance,
+			    quoted);
 		return FALSE;
 	}
 	if (disk->format >= GNT_DISK_FORMAT_LAST) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "disk %u of instance '%s': invalid format %d", disk->index, instance,
-		            (int)disk->format);
+			    "disk %u of instance '%s': invalid format %d", disk->index, instance,
+			    (int)disk->format);
 		return FALSE;
 	}
 	return TRUE;
@@ -230,9 +230,9 @@ disk_check_args(GntDiskStore *self, const gchar *instance, const GntDiskSpec *di
 		return FALSE;
 	if (self->template == GNT_DISK_TEMPLATE_PLAIN && disk->format != GNT_DISK_FORMAT_RAW) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "disk %u of instance '%s': template 'plain' holds raw disks only, not "
-		            "'%s'",
-		            disk->index, instance, gnt_disk_format_to_string(disk->format));
+			    "disk %u of instance '%s': template 'plain' holds raw disks only, not "
+			    "'%s'",
+			    disk->index, instance, gnt_disk_format_to_string(disk->format));
 		return FALSE;
 	}
 	return TRUE;
@@ -256,7 +256,7 @@ disk_check_vg_name(const gchar *name, GError **error)
 		g_autofree gchar *quoted = g_strescape(name != NULL ? name : "", NULL);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "invalid volume group name '%s'",
-		            quoted);
+			    quoted);
 	}
 	return ok;
 }
@@ -268,16 +268,16 @@ disk_check_dir(const gchar *dir, GError **error)
 
 	if (dir == NULL || !g_path_is_absolute(dir)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "file storage directory '%s' must be an absolute path",
-		            dir != NULL ? dir : "");
+			    "file storage directory '%s' must be an absolute path",
+			    dir != NULL ? dir : "");
 		return FALSE;
 	}
 	parts = g_strsplit(dir, "/", -1);
 	for (guint i = 0; parts[i] != NULL; i++) {
 		if (strcmp(parts[i], "..") == 0 || strcmp(parts[i], ".") == 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			            "file storage directory '%s' must not contain '.' or '..'",
-			            dir);
+				    "file storage directory '%s' must not contain '.' or '..'",
+				    dir);
 			return FALSE;
 		}
 	}
@@ -349,7 +349,7 @@ gnt_disk_store_set_qemu_img(GntDiskStore *self, const gchar *path)
 /* Whether @need more MiB fit, after @used taken by the disks before. */
 static gboolean
 disk_check_fits(GntDiskStore *self, const gchar *what, guint64 need, guint64 used, guint64 free_mib,
-                GError **error)
+		GError **error)
 {
 	g_autofree gchar *where = NULL;
 	g_autofree gchar *need_s = NULL;
@@ -362,24 +362,24 @@ disk_check_fits(GntDiskStore *self, const gchar *what, guint64 need, guint64 use
 	free_s = gnt_size_format((gint64)free_mib, GNT_SIZE_UNIT_AUTO);
 	if (used == 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
-		            "%s needs %s (%" G_GUINT64_FORMAT
-		            " MiB), more than the %s (%" G_GUINT64_FORMAT " MiB) free in %s",
-		            what, need_s, need, free_s, free_mib, where);
+			    "%s needs %s (%" G_GUINT64_FORMAT
+			    " MiB), more than the %s (%" G_GUINT64_FORMAT " MiB) free in %s",
+			    what, need_s, need, free_s, free_mib, where);
 	} else {
 		g_autofree gchar *used_s = gnt_size_format((gint64)used, GNT_SIZE_UNIT_AUTO);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES,
-		            "%s needs %s (%" G_GUINT64_FORMAT
-		            " MiB), more than is left of the %s (%" G_GUINT64_FORMAT
-		            " MiB) free in %s after the %s of the disks before it",
-		            what, need_s, need, free_s, free_mib, where, used_s);
+			    "%s needs %s (%" G_GUINT64_FORMAT
+			    " MiB), more than is left of the %s (%" G_GUINT64_FORMAT
+			    " MiB) free in %s after the %s of the disks before it",
+			    what, need_s, need, free_s, free_mib, where, used_s);
 	}
 	return FALSE;
 }
 
 gboolean
 gnt_disk_store_check_space(GntDiskStore *self, const gchar *instance, GPtrArray *disks,
-                           GError **error)
+			   GError **error)
 {
 	guint64 size_mib = 0, free_mib = 0, used = 0;
 
@@ -392,9 +392,9 @@ gnt_disk_store_check_space(GntDiskStore *self, const gchar *instance, GPtrArray 
 			return FALSE;
 		if (disk->size_mib == 0 || disk->size_mib > GNT_SIZE_MAX_MIB) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			            "disk %u of instance '%s': invalid size %" G_GUINT64_FORMAT
-			            " MiB",
-			            disk->index, instance, disk->size_mib);
+				    "disk %u of instance '%s': invalid size %" G_GUINT64_FORMAT
+				    " MiB",
+				    disk->index, instance, disk->size_mib);
 			return FALSE;
 		}
 	}
@@ -447,13 +447,13 @@ gnt_disk_store_create(GntDiskStore *self, const gchar *instance, GPtrArray *disk
 		self->backend->remove_instance_dir(self, instance);
 	if (done > 0)
 		g_prefix_error(error, "removed the %u disk%s created before it: ", done,
-		               done == 1 ? "" : "s");
+			       done == 1 ? "" : "s");
 	return FALSE;
 }
 
 gboolean
 gnt_disk_store_add(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                   GError **error)
+		   GError **error)
 {
 	g_autoptr(GPtrArray) disks = g_ptr_array_new();
 
@@ -495,7 +495,7 @@ gnt_disk_store_remove(GntDiskStore *self, const gchar *instance, GPtrArray *disk
 
 gboolean
 gnt_disk_store_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                    guint64 new_size_mib, GError **error)
+		    guint64 new_size_mib, GError **error)
 {
 	g_autofree gchar *what = NULL;
 	guint64 size_mib = 0, free_mib = 0;
@@ -507,15 +507,15 @@ gnt_disk_store_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec
 	what = gnt_disk_describe(disk, instance);
 	if (self->backend == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "%s: diskless instances have no disks", what);
+			    "%s: diskless instances have no disks", what);
 		return FALSE;
 	}
 	if (new_size_mib < disk->size_mib || new_size_mib > GNT_SIZE_MAX_MIB) {
 		g_autofree gchar *new_s = gnt_size_format((gint64)new_size_mib, GNT_SIZE_UNIT_AUTO);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "%s can not be shrunk or grown to %s (%" G_GUINT64_FORMAT " MiB)", what,
-		            new_s, new_size_mib);
+			    "%s can not be shrunk or grown to %s (%" G_GUINT64_FORMAT " MiB)", what,
+			    new_s, new_size_mib);
 		return FALSE;
 	}
 	if (new_size_mib == disk->size_mib)
@@ -531,7 +531,7 @@ gnt_disk_store_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec
 
 gchar *
 gnt_disk_store_dup_path(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                        GError **error)
+			GError **error)
 {
 	g_return_val_if_fail(self != NULL && disk != NULL, NULL);
 
@@ -539,8 +539,8 @@ gnt_disk_store_dup_path(GntDiskStore *self, const gchar *instance, const GntDisk
 		return NULL;
 	if (self->backend == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "disk %u of instance '%s': diskless instances have no disks",
-		            disk->index, instance);
+			    "disk %u of instance '%s': diskless instances have no disks",
+			    disk->index, instance);
 		return NULL;
 	}
 	return self->backend->dup_path(self, instance, disk, error);
@@ -657,7 +657,7 @@ gnt_disk_store_space_to_json(GntDiskStore *self, JsonBuilder *builder, GError **
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "type");
 	json_builder_add_string_value(builder, self->backend != NULL ? self->backend->storage_type
-	                                                             : "diskless");
+								     : "diskless");
 	json_builder_set_member_name(builder, "name");
 	json_builder_add_string_value(builder, name);
 	json_builder_set_member_name(builder, "storage_size");

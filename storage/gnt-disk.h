@@ -59,7 +59,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntDiskSpec, gnt_disk_spec_free)
 
 /* The cluster's storage settings a store needs. */
 typedef struct {
-	const gchar *vg_name;          /* plain: the volume group (--vg-name) */
+	const gchar *vg_name;	       /* plain: the volume group (--vg-name) */
 	const gchar *file_storage_dir; /* file: absolute (--file-storage-dir) */
 	gboolean file_preallocate;     /* file: reserve the blocks (fallocate), not sparse */
 } GntDiskStoreParams;
@@ -84,7 +84,7 @@ gnt_disk_store_get_template(const GntDiskStore *self);
  * GNT_ERROR_ENVIRONMENT if the space can not be read (volume group missing). */
 gboolean
 gnt_disk_store_check_space(GntDiskStore *self, const gchar *instance, GPtrArray *disks,
-                           GError **error);
+			   GError **error);
 
 /* Creates all of @disks for @instance after checking the space. If one
  * fails, the ones already created (and the instance's directory, if this
@@ -97,7 +97,7 @@ gnt_disk_store_create(GntDiskStore *self, const gchar *instance, GPtrArray *disk
  * add): the same checks and errors as gnt_disk_store_create(). */
 gboolean
 gnt_disk_store_add(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                   GError **error);
+		   GError **error);
 
 /* Removes @disks of @instance, and its file directory once empty. Missing
  * disks are not an error, so it can be repeated; it goes on after a failure
@@ -110,7 +110,7 @@ gnt_disk_store_remove(GntDiskStore *self, const gchar *instance, GPtrArray *disk
  * is a no-op. The caller records the new size. */
 gboolean
 gnt_disk_store_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                    guint64 new_size_mib, GError **error);
+		    guint64 new_size_mib, GError **error);
 
 /* What a hypervisor attaches for an existing @disk: a regular file (file)
  * or a block device (plain), in the format gnt_disk_store_get_format()
@@ -118,7 +118,7 @@ gnt_disk_store_grow(GntDiskStore *self, const gchar *instance, const GntDiskSpec
  * for diskless. (transfer full) */
 gchar *
 gnt_disk_store_dup_path(GntDiskStore *self, const gchar *instance, const GntDiskSpec *disk,
-                        GError **error);
+			GError **error);
 GntDiskFormat
 gnt_disk_store_get_format(const GntDiskStore *self, const GntDiskSpec *disk);
 gboolean

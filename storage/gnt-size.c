@@ -22,9 +22,9 @@ size_unit_factor(const gchar *unit, gsize len, guint64 *factor)
 		const gchar *name;
 		guint64 factor;
 	} units[] = {
-	    {"m", 1},           {"mb", 1},           {"mib", 1},
-	    {"g", 1024},        {"gb", 1024},        {"gib", 1024},
-	    {"t", 1024 * 1024}, {"tb", 1024 * 1024}, {"tib", 1024 * 1024},
+		{"m", 1},	    {"mb", 1},		 {"mib", 1},
+		{"g", 1024},	    {"gb", 1024},	 {"gib", 1024},
+		{"t", 1024 * 1024}, {"tb", 1024 * 1024}, {"tib", 1024 * 1024},
 	};
 
 	for (gsize i = 0; i < G_N_ELEMENTS(units); i++) {
@@ -71,9 +71,9 @@ gnt_size_parse(const gchar *text, guint64 *out_mib, GError **error)
 		p++;
 	if (digits == 0 || dots > 1 || *p != '\0') {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "invalid size '%s': expected a number of MiB, optionally followed by "
-		            "a unit (M, G, T)",
-		            quoted);
+			    "invalid size '%s': expected a number of MiB, optionally followed by "
+			    "a unit (M, G, T)",
+			    quoted);
 		return FALSE;
 	}
 	if (g_ascii_isalpha(*unit)) {
@@ -83,8 +83,8 @@ gnt_size_parse(const gchar *text, guint64 *out_mib, GError **error)
 			len++;
 		if (!size_unit_factor(unit, len, &factor)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			            "invalid size '%s': unknown unit '%.*s' (use M, G or T)",
-			            quoted, (int)MIN(len, 16), unit);
+				    "invalid size '%s': unknown unit '%.*s' (use M, G or T)",
+				    quoted, (int)MIN(len, 16), unit);
 			return FALSE;
 		}
 	}
@@ -93,9 +93,9 @@ gnt_size_parse(const gchar *text, guint64 *out_mib, GError **error)
 	value = g_ascii_strtod(number, NULL) * (gdouble)factor;
 	if (!(value <= (gdouble)GNT_SIZE_MAX_MIB)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		            "invalid size '%s': larger than the largest size, %" G_GUINT64_FORMAT
-		            " MiB",
-		            quoted, GNT_SIZE_MAX_MIB);
+			    "invalid size '%s': larger than the largest size, %" G_GUINT64_FORMAT
+			    " MiB",
+			    quoted, GNT_SIZE_MAX_MIB);
 		return FALSE;
 	}
 	whole = (guint64)value;

@@ -21,8 +21,8 @@ typedef struct {
 static inline void
 gnt_test_write_file(const gchar *dir, const gchar *name, const gchar *text, gint mode)
 {
-	g_autofree gchar *path = g_build_filename(dir != NULL ? dir : name, dir != NULL ? name : NULL,
-						  NULL);
+	g_autofree gchar *path =
+		g_build_filename(dir != NULL ? dir : name, dir != NULL ? name : NULL, NULL);
 	g_autoptr(GError) error = NULL;
 
 	g_assert_true(g_file_set_contents(path, text, -1, &error));
@@ -42,8 +42,8 @@ gnt_test_root_init(GntTestRoot *root, const gchar *master_node)
 	g_assert_no_error(error);
 	root->paths = gnt_paths_new(root->dir);
 	g_assert_true(gnt_paths_ensure_dirs(root->paths, &error));
-	root->config = gnt_config_create(gnt_paths_get_config_db(root->paths), "cluster.example.com",
-					 master_node, &error);
+	root->config = gnt_config_create(gnt_paths_get_config_db(root->paths),
+					 "cluster.example.com", master_node, &error);
 	g_assert_no_error(error);
 }
 
@@ -127,7 +127,8 @@ gnt_test_find_cloud_kernel(void)
 	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
 		g_autofree gchar *key = NULL;
 
-		if (!g_str_has_prefix(entry, "vmlinuz-") || !g_str_has_suffix(entry, "-cloud-amd64"))
+		if (!g_str_has_prefix(entry, "vmlinuz-") ||
+		    !g_str_has_suffix(entry, "-cloud-amd64"))
 			continue;
 		/* the file-name collation key orders the numbers in it by value */
 		key = g_utf8_collate_key_for_filename(entry, -1);
@@ -140,4 +141,3 @@ gnt_test_find_cloud_kernel(void)
 	}
 	return best ? g_build_filename("/boot", best, NULL) : NULL;
 }
-

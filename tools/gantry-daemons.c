@@ -22,8 +22,8 @@ start_daemons(GntCli *cli, gchar **args)
 		pid_t pid = 0;
 		(void)gnt_cli_daemon_get_pid(gnt_cli_get_paths(cli), g_ptr_array_index(running, i),
 					     &pid, NULL);
-		g_print("%s: already running (pid %d)\n", (const gchar *)g_ptr_array_index(running, i),
-			(int)pid);
+		g_print("%s: already running (pid %d)\n",
+			(const gchar *)g_ptr_array_index(running, i), (int)pid);
 	}
 	return 0;
 }

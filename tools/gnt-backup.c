@@ -151,7 +151,8 @@ list_exports(GntCli *cli, gchar **args)
 		JsonNode *exports = json_object_get_member(json_node_get_object(answer), l->data);
 
 		if (!JSON_NODE_HOLDS_ARRAY(exports)) {
-			g_printerr("Could not get the exports of node %s\n", (const gchar *)l->data);
+			g_printerr("Could not get the exports of node %s\n",
+				   (const gchar *)l->data);
 			status = 1;
 			continue;
 		}
@@ -208,8 +209,9 @@ static const GntCliCommand commands[] = {
 	 "Lists instance exports available in the ganeti cluster",
 	 "Fields: node, export (the default, in that order). A node that does not answer is "
 	 "named on stderr and makes the exit code 1."},
-	{"remove", remove_export, 1, 1, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN,
-	 NULL, "<name>", "Remove exports of named instance from the filesystem.",
+	{"remove", remove_export, 1, 1,
+	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, NULL, "<name>",
+	 "Remove exports of named instance from the filesystem.",
 	 "An export of an instance that no longer exists is named by its full name."},
 	{NULL},
 };

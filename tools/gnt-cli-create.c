@@ -52,23 +52,34 @@ static gchar *opt_os_package;
 static gchar *opt_safe_install;
 
 /* The entries add and import share to the letter. */
-#define DISK_TEMPLATE_ENTRY                                                                      \
-	{"disk-template", 't', 0, G_OPTION_ARG_STRING, &opt_disk_template,                       \
-	 "Custom disk setup (diskless, file, sharedfile, plain, blockdev, drbd, rbd, ext, "      \
-	 "gluster; the cluster's first enabled one when not given)",                             \
-	 "TEMPL"}
-#define OS_SIZE_ENTRY                                                                            \
-	{"os-size", 's', 0, G_OPTION_ARG_STRING, &opt_os_size,                                   \
-	 "Enforces a single-disk configuration using the given disk size, in MiB unless a "      \
-	 "suffix is used",                                                                       \
-	 "SIZE"}
-#define NODE_ENTRY                                                                               \
-	{"node", 'n', 0, G_OPTION_ARG_STRING, &opt_node,                                         \
-	 "Target node and optional secondary node", "PNODE[:SNODE]"},                            \
-	{"iallocator", 'I', 0, G_OPTION_ARG_STRING, &opt_iallocator,                             \
-	 "Select nodes for the instance automatically using the <NAME> iallocator plugin "       \
-	 "(Gantry has none: refused, the instance goes to -n or the master node)",               \
-	 "NAME"}
+#define DISK_TEMPLATE_ENTRY                                                                                \
+	{                                                                                                  \
+		"disk-template", 't', 0, G_OPTION_ARG_STRING, &opt_disk_template,                          \
+			"Custom disk setup (diskless, file, sharedfile, plain, blockdev, drbd, rbd, ext, " \
+			"gluster; the cluster's first enabled one when not given)",                        \
+			"TEMPL"                                                                            \
+	}
+#define OS_SIZE_ENTRY                                                                                      \
+	{                                                                                                  \
+		"os-size", 's', 0, G_OPTION_ARG_STRING, &opt_os_size,                                      \
+			"Enforces a single-disk configuration using the given disk size, in MiB unless a " \
+			"suffix is used",                                                                  \
+			"SIZE"                                                                             \
+	}
+#define NODE_ENTRY                                                                                        \
+	{"node",                                                                                          \
+	 'n',                                                                                             \
+	 0,                                                                                               \
+	 G_OPTION_ARG_STRING,                                                                             \
+	 &opt_node,                                                                                       \
+	 "Target node and optional secondary node",                                                       \
+	 "PNODE[:SNODE]"},                                                                                \
+	{                                                                                                 \
+		"iallocator", 'I', 0, G_OPTION_ARG_STRING, &opt_iallocator,                               \
+			"Select nodes for the instance automatically using the <NAME> iallocator plugin " \
+			"(Gantry has none: refused, the instance goes to -n or the master node)",         \
+			"NAME"                                                                            \
+	}
 
 const GOptionEntry gnt_cli_create_add_entries[] = {
 	DISK_TEMPLATE_ENTRY,
@@ -184,7 +195,8 @@ const GOptionEntry gnt_cli_create_import_entries[] = {
 
 /* constants.DISK_TEMPLATES, the choices of -t */
 static const gchar *const disk_templates[] = {
-	"diskless", "file", "sharedfile", "plain", "blockdev", "drbd", "rbd", "ext", "gluster", NULL,
+	"diskless", "file", "sharedfile", "plain",   "blockdev",
+	"drbd",	    "rbd",  "ext",	  "gluster", NULL,
 };
 const gchar *const gnt_cli_disk_keys[] = {
 	"size", "spindles", "mode", "adopt", "vg", "metavg", "provider", "name", "access", NULL,
@@ -398,13 +410,15 @@ gnt_cli_parse_beparams(GntCli *cli, const gchar *text, gboolean allow_default, G
 	while (json_object_iter_next(&iter, &key, &value)) {
 		gboolean flag = FALSE;
 
-		if (!g_strv_contains(be_flags, key) || json_node_get_value_type(value) != G_TYPE_STRING ||
+		if (!g_strv_contains(be_flags, key) ||
+		    json_node_get_value_type(value) != G_TYPE_STRING ||
 		    (allow_default && value_is_default(value)))
 			continue;
 		if (!parse_bool(json_node_get_string(value), &flag)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "backend parameter '%s' must be a boolean, not '%s'",
-						 key, json_node_get_string(value));
+			gnt_cli_set_prereq_error(
+				cli, error, GNT_ERROR_INVALID,
+				"backend parameter '%s' must be a boolean, not '%s'", key,
+				json_node_get_string(value));
 			return NULL;
 		}
 		json_node_set_boolean(value, flag);
@@ -469,7 +483,8 @@ gnt_cli_read_user_data(GntCli *cli, const gchar *file, GError **error)
 
 	if (!g_file_get_contents(file, &text, &len, &local)) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "cannot read user data file '%s': %s", file, local->message);
+					 "cannot read user data file '%s': %s", file,
+					 local->message);
 		return NULL;
 	}
 	if (len > USER_DATA_MAX) {
@@ -569,7 +584,8 @@ static JsonArray *
 parse_indexed(GntCli *cli, const gchar *option, const gchar *what, gchar **values,
 	      const gchar *const *keys, GError **error)
 {
-	g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	g_autoptr(GPtrArray)
+		items = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 	g_autoptr(JsonArray) list = json_array_new();
 
 	for (guint i = 0; values[i] != NULL; i++) {
@@ -582,7 +598,8 @@ parse_indexed(GntCli *cli, const gchar *option, const gchar *what, gchar **value
 		guint index = 0;
 
 		if (!gnt_cli_parse_ident_keyval(option, values[i], &ident, &params, &local)) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s", local->message);
+			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "%s",
+						 local->message);
 			return NULL;
 		}
 		if (!gnt_cli_parse_device_index(ident, &index)) {
@@ -767,12 +784,13 @@ build_install_params(GntCli *cli, JsonObject *op, GError **error)
 {
 	static const gchar *const modes[] = {"run", "self_install", NULL};
 	const gchar *mode = g_strcmp0(opt_install_mode, "self") == 0 ? "self_install"
-								       : opt_install_mode;
+								     : opt_install_mode;
 
 	if (mode != NULL && !g_strv_contains(modes, mode)) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "Unknown install mode '%s' (choose from run, self_install)",
-					 opt_install_mode);
+		gnt_cli_set_prereq_error(
+			cli, error, GNT_ERROR_INVALID,
+			"Unknown install mode '%s' (choose from run, self_install)",
+			opt_install_mode);
 		return FALSE;
 	}
 	if (mode != NULL)
@@ -783,8 +801,7 @@ build_install_params(GntCli *cli, JsonObject *op, GError **error)
 }
 
 JsonObject *
-gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *name,
-			    GError **error)
+gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *name, GError **error)
 {
 	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, "OP_INSTANCE_CREATE");
 	g_autoptr(JsonArray) disks = NULL;

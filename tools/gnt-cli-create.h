@@ -34,8 +34,7 @@ extern const GOptionEntry gnt_cli_create_import_entries[];
  * --no-nics. (transfer full)
  */
 JsonObject *
-gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *name,
-			    GError **error);
+gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *name, GError **error);
 
 /* gnt-instance add and gnt-backup import: the opcode above for @name,
  * submitted or sent as the command's options ask. The exit code, errors
@@ -45,75 +44,104 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 
 /* Entries of Ganeti's cli_opts that other commands share with add, each
  * over the command's own @storage. */
-#define GNT_CLI_FORCE_VARIANT_ENTRY(storage)                                                     \
-	{"force-variant", 0, 0, G_OPTION_ARG_NONE, (storage), "Force an unknown variant", NULL}
-#define GNT_CLI_OSPARAMS_ENTRY(storage)                                                          \
-	{"os-parameters", 'O', 0, G_OPTION_ARG_STRING, (storage), "OS parameters", "KEY=VAL,..."}
-#define GNT_CLI_OSPARAMS_PRIVATE_ENTRY(storage)                                                  \
-	{"os-parameters-private", 0, 0, G_OPTION_ARG_STRING, (storage),                          \
-	 "Private OS parameters (won't be logged)", "KEY=VAL,..."}
-#define GNT_CLI_OSPARAMS_SECRET_ENTRY(storage)                                                   \
-	{"os-parameters-secret", 0, 0, G_OPTION_ARG_STRING, (storage),                           \
-	 "Secret OS parameters (won't be logged or saved; you must supply these for every "      \
-	 "operation.)",                                                                          \
-	 "KEY=VAL,..."}
-#define GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(storage)                                              \
-	{"os-parameters-secret-file", 0, 0, G_OPTION_ARG_FILENAME, (storage),                    \
-	 "Secret OS parameters read from FILE, one KEY=VALUE a line ('-': standard input), so "  \
-	 "that they never show on a command line (/proc/PID/cmdline); added to "                 \
-	 "--os-parameters-secret",                                                               \
-	 "FILE"}
-#define GNT_CLI_OS_IMAGE_ENTRY(storage)                                                          \
-	{"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                       \
-	 "A disk image (raw or qcow2) written onto disk 0 before the OS scripts run: a path "    \
-	 "on the node or an http(s) URL (Ganeti's -O os-image=... too)",                         \
-	 "PATH|URL"}
-#define GNT_CLI_OS_IMAGE_SHA256_ENTRY(storage)                                                   \
-	{"os-image-sha256", 0, 0, G_OPTION_ARG_STRING, (storage),                                \
-	 "The SHA-256 the OS image must have (checked as it is read)", "HEX"}
-#define GNT_CLI_NO_NAME_CHECK_ENTRY(storage)                                                     \
-	{"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                \
-	 "Don't check that the instance's name is resolvable", NULL}
-#define GNT_CLI_NO_IP_CHECK_ENTRY(storage)                                                       \
-	{"no-ip-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),                  \
-	 "Don't check that the instance's IP is alive", NULL}
+#define GNT_CLI_FORCE_VARIANT_ENTRY(storage)                                                       \
+	{                                                                                          \
+		"force-variant", 0, 0, G_OPTION_ARG_NONE, (storage), "Force an unknown variant",   \
+			NULL                                                                       \
+	}
+#define GNT_CLI_OSPARAMS_ENTRY(storage)                                                            \
+	{                                                                                          \
+		"os-parameters", 'O', 0, G_OPTION_ARG_STRING, (storage), "OS parameters",          \
+			"KEY=VAL,..."                                                              \
+	}
+#define GNT_CLI_OSPARAMS_PRIVATE_ENTRY(storage)                                                    \
+	{                                                                                          \
+		"os-parameters-private", 0, 0, G_OPTION_ARG_STRING, (storage),                     \
+			"Private OS parameters (won't be logged)", "KEY=VAL,..."                   \
+	}
+#define GNT_CLI_OSPARAMS_SECRET_ENTRY(storage)                                                             \
+	{                                                                                                  \
+		"os-parameters-secret", 0, 0, G_OPTION_ARG_STRING, (storage),                              \
+			"Secret OS parameters (won't be logged or saved; you must supply these for every " \
+			"operation.)",                                                                     \
+			"KEY=VAL,..."                                                                      \
+	}
+#define GNT_CLI_OSPARAMS_SECRET_FILE_ENTRY(storage)                                                            \
+	{                                                                                                      \
+		"os-parameters-secret-file", 0, 0, G_OPTION_ARG_FILENAME, (storage),                           \
+			"Secret OS parameters read from FILE, one KEY=VALUE a line ('-': standard input), so " \
+			"that they never show on a command line (/proc/PID/cmdline); added to "                \
+			"--os-parameters-secret",                                                              \
+			"FILE"                                                                                 \
+	}
+#define GNT_CLI_OS_IMAGE_ENTRY(storage)                                                                      \
+	{                                                                                                    \
+		"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                            \
+			"A disk image (raw or qcow2) written onto disk 0 before the OS scripts run: a path " \
+			"on the node or an http(s) URL (Ganeti's -O os-image=... too)",                      \
+			"PATH|URL"                                                                           \
+	}
+#define GNT_CLI_OS_IMAGE_SHA256_ENTRY(storage)                                                     \
+	{                                                                                          \
+		"os-image-sha256", 0, 0, G_OPTION_ARG_STRING, (storage),                           \
+			"The SHA-256 the OS image must have (checked as it is read)", "HEX"        \
+	}
+#define GNT_CLI_NO_NAME_CHECK_ENTRY(storage)                                                       \
+	{                                                                                          \
+		"no-name-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),           \
+			"Don't check that the instance's name is resolvable", NULL                 \
+	}
+#define GNT_CLI_NO_IP_CHECK_ENTRY(storage)                                                         \
+	{                                                                                          \
+		"no-ip-check", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, (storage),             \
+			"Don't check that the instance's IP is alive", NULL                        \
+	}
 
 /* Gantry's (issue 6): the metadata service's and the install's options. */
-#define GNT_CLI_COMMUNICATION_ENTRY(storage)                                                     \
-	{"communication", 'C', 0, G_OPTION_ARG_STRING, (storage),                                \
-	 "Whether the instance gets its link-local channel to the metadata service "            \
-	 "(169.254.169.254)",                                                                    \
-	 "yes|no"}
-#define GNT_CLI_USER_DATA_ENTRY(storage)                                                         \
-	{"user-data", 0, 0, G_OPTION_ARG_FILENAME, (storage),                                    \
-	 "User data served to the instance by the metadata service (cloud-init's user_data; "   \
-	 "at most 64 KiB)",                                                                      \
-	 "FILE"}
-#define GNT_CLI_SSH_KEY_ENTRY(storage)                                                           \
-	{"ssh-key", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, (storage),                                \
-	 "A file of authorized_keys lines served to the instance (repeatable; without it the "  \
-	 "cluster's keys)",                                                                      \
-	 "FILE"}
-#define GNT_CLI_OS_PACKAGE_ENTRY(storage)                                                        \
-	{"os-package", 0, 0, G_OPTION_ARG_STRING, (storage),                                     \
-	 "A personalization package (http(s) URL of a .tar.gz or .tgz) unpacked onto the "      \
-	 "instance's filesystem after the OS scripts, inside the install appliance (the same "  \
-	 "as -O os-package=URL; credentials as secret parameters os-package-username and "      \
-	 "os-package-password)",                                                                 \
-	 "URL"}
-#define GNT_CLI_SAFE_INSTALL_ENTRY(storage)                                                      \
-	{"enable-safe-install", 0, 0, G_OPTION_ARG_STRING, (storage),                            \
-	 "Run the OS scripts inside the install appliance (yes) or, for a trusted OS, on the "  \
-	 "node (no); default: the cluster's setting",                                            \
-	 "yes|no"}
+#define GNT_CLI_COMMUNICATION_ENTRY(storage)                                                        \
+	{                                                                                           \
+		"communication", 'C', 0, G_OPTION_ARG_STRING, (storage),                            \
+			"Whether the instance gets its link-local channel to the metadata service " \
+			"(169.254.169.254)",                                                        \
+			"yes|no"                                                                    \
+	}
+#define GNT_CLI_USER_DATA_ENTRY(storage)                                                                     \
+	{                                                                                                    \
+		"user-data", 0, 0, G_OPTION_ARG_FILENAME, (storage),                                         \
+			"User data served to the instance by the metadata service (cloud-init's user_data; " \
+			"at most 64 KiB)",                                                                   \
+			"FILE"                                                                               \
+	}
+#define GNT_CLI_SSH_KEY_ENTRY(storage)                                                                        \
+	{                                                                                                     \
+		"ssh-key", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, (storage),                                      \
+			"A file of authorized_keys lines served to the instance (repeatable; without it the " \
+			"cluster's keys)",                                                                    \
+			"FILE"                                                                                \
+	}
+#define GNT_CLI_OS_PACKAGE_ENTRY(storage)                                                                     \
+	{                                                                                                     \
+		"os-package", 0, 0, G_OPTION_ARG_STRING, (storage),                                           \
+			"A personalization package (http(s) URL of a .tar.gz or .tgz) unpacked onto the "     \
+			"instance's filesystem after the OS scripts, inside the install appliance (the same " \
+			"as -O os-package=URL; credentials as secret parameters os-package-username and "     \
+			"os-package-password)",                                                               \
+			"URL"                                                                                 \
+	}
+#define GNT_CLI_SAFE_INSTALL_ENTRY(storage)                                                                   \
+	{                                                                                                     \
+		"enable-safe-install", 0, 0, G_OPTION_ARG_STRING, (storage),                                  \
+			"Run the OS scripts inside the install appliance (yes) or, for a trusted OS, on the " \
+			"node (no); default: the cluster's setting",                                          \
+			"yes|no"                                                                              \
+	}
 
 /* ---- option values; failures are OpPrereqErrors for gnt_cli_fail() ---- */
 
 /* A keyval option (-O, -H, ...) as an object; NULL @text gives an empty
  * one. (transfer full) */
 JsonObject *
-gnt_cli_parse_keyval_option(GntCli *cli, const gchar *option, const gchar *text,
-			    GError **error);
+gnt_cli_parse_keyval_option(GntCli *cli, const gchar *option, const gchar *text, GError **error);
 
 /* The keyval option @text as @op's @member (an empty object for NULL). */
 gboolean

@@ -30,8 +30,7 @@ gnt_cli_find_daemon(const gchar *daemon, GError **error)
 	}
 	g_ptr_array_add(dirs, g_strdup(GNT_SBINDIR));
 	for (guint i = 0; i < dirs->len; i++) {
-		g_autofree gchar *path =
-			g_build_filename(g_ptr_array_index(dirs, i), daemon, NULL);
+		g_autofree gchar *path = g_build_filename(g_ptr_array_index(dirs, i), daemon, NULL);
 
 		if (g_file_test(path, G_FILE_TEST_IS_REGULAR) &&
 		    g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
@@ -131,8 +130,7 @@ send_signal(pid_t pid, int sig, const gchar *daemon, GError **error)
 }
 
 gboolean
-gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s,
-		    GError **error)
+gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s, GError **error)
 {
 	pid_t pid = 0;
 
@@ -226,8 +224,8 @@ gnt_cli_node_daemons(const GntPaths *paths)
 }
 
 gboolean
-gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
-			   GPtrArray **already_running, GError **error)
+gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args, GPtrArray **already_running,
+			   GError **error)
 {
 	g_autoptr(GPtrArray) daemons = gnt_cli_node_daemons(paths);
 	g_autofree gchar *listen = gnt_cli_dup_noded_listen(paths);
@@ -268,7 +266,8 @@ gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error
 		return FALSE;
 	for (guint i = daemons->len; i > 0; i--) {
 		const gchar *daemon = g_ptr_array_index(daemons, i - 1);
-		if (g_strcmp0(daemon, GNT_CLI_MASTERD) != 0 && g_strcmp0(daemon, GNT_CLI_RAPI) != 0 &&
+		if (g_strcmp0(daemon, GNT_CLI_MASTERD) != 0 &&
+		    g_strcmp0(daemon, GNT_CLI_RAPI) != 0 &&
 		    !gnt_cli_daemon_stop(paths, daemon, timeout_s, error))
 			return FALSE;
 	}

@@ -43,8 +43,8 @@ gnt_cli_set_rapi_port(const GntPaths *paths, guint port, GError **error);
  * @masterd_args (may be NULL) to gantry-masterd; @already_running (may be
  * NULL) gets the names of those left alone. */
 gboolean
-gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args,
-			   GPtrArray **already_running, GError **error);
+gnt_cli_node_daemons_start(const GntPaths *paths, gchar **masterd_args, GPtrArray **already_running,
+			   GError **error);
 /* Stops them: gantry-rapi, gantry-masterd, then the rest. */
 gboolean
 gnt_cli_node_daemons_stop(const GntPaths *paths, guint timeout_s, GError **error);
@@ -73,7 +73,6 @@ gnt_cli_daemon_start(const GntPaths *paths, const gchar *daemon, gchar **extra_a
 /* Sends SIGTERM and waits up to @timeout_s seconds for the daemon to exit,
  * then SIGKILLs it. Not running is fine. */
 gboolean
-gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s,
-		    GError **error);
+gnt_cli_daemon_stop(const GntPaths *paths, const gchar *daemon, guint timeout_s, GError **error);
 
 G_END_DECLS

@@ -325,8 +325,9 @@ gnt_cli_parse_timespec(const gchar *value, gint64 *seconds, GError **error)
 			multiplier = suffixes[i].multiplier;
 			number[len - 1] = '\0';
 			if (len == 1) {
-				g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "Invalid time specification (only suffix passed)");
+				g_set_error_literal(
+					error, GNT_ERROR, GNT_ERROR_INVALID,
+					"Invalid time specification (only suffix passed)");
 				return FALSE;
 			}
 		}
@@ -383,8 +384,8 @@ append_padded(GString *line, const gchar *cell, glong length, glong width, gbool
 }
 
 GPtrArray *
-gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *rows,
-		     gboolean header, const gchar *separator)
+gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *rows, gboolean header,
+		     const gchar *separator)
 {
 	GPtrArray *lines = g_ptr_array_new_full(rows->len + 1, g_free);
 	g_autoptr(GPtrArray) data = g_ptr_array_sized_new(rows->len + 1); /* borrowed GStrv rows */
@@ -526,8 +527,9 @@ gnt_cli_info_new_json(JsonNode *node)
 		self = gnt_cli_info_new_dict();
 		for (guint i = 0; i < keys->len; i++) {
 			const gchar *key = g_ptr_array_index(keys, i);
-			gnt_cli_info_add(self, key, NULL,
-					 gnt_cli_info_new_json(json_object_get_member(object, key)));
+			gnt_cli_info_add(
+				self, key, NULL,
+				gnt_cli_info_new_json(json_object_get_member(object, key)));
 		}
 		return self;
 	}
@@ -536,8 +538,8 @@ gnt_cli_info_new_json(JsonNode *node)
 
 		self = gnt_cli_info_new_list();
 		for (guint i = 0; i < json_array_get_length(array); i++)
-			gnt_cli_info_append(self,
-					    gnt_cli_info_new_json(json_array_get_element(array, i)));
+			gnt_cli_info_append(
+				self, gnt_cli_info_new_json(json_array_get_element(array, i)));
 		return self;
 	}
 	self = info_new(INFO_TEXT);
@@ -557,8 +559,7 @@ gnt_cli_info_free(GntCliInfo *self)
 }
 
 void
-gnt_cli_info_add(GntCliInfo *dict, const gchar *key, const gchar *align_group,
-		 GntCliInfo *value)
+gnt_cli_info_add(GntCliInfo *dict, const gchar *key, const gchar *align_group, GntCliInfo *value)
 {
 	InfoEntry *entry;
 

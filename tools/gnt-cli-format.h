@@ -62,8 +62,8 @@ typedef struct {
  * when @header. (transfer full)
  */
 GPtrArray *
-gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *rows,
-		     gboolean header, const gchar *separator);
+gnt_cli_format_table(const GntCliColumn *columns, guint n_columns, GPtrArray *rows, gboolean header,
+		     const gchar *separator);
 
 /*
  * PrintGenericInfo's YAML-like layout. A tree of ordered dictionaries
@@ -88,8 +88,7 @@ gnt_cli_info_free(GntCliInfo *self);
 /* Adds @key with @value (transfer full) to a dictionary. Entries sharing a
  * non-NULL @align_group have their values aligned. */
 void
-gnt_cli_info_add(GntCliInfo *dict, const gchar *key, const gchar *align_group,
-		 GntCliInfo *value);
+gnt_cli_info_add(GntCliInfo *dict, const gchar *key, const gchar *align_group, GntCliInfo *value);
 /* Shortcuts for a text and a printf-formatted value. */
 void
 gnt_cli_info_add_text(GntCliInfo *dict, const gchar *key, const gchar *text);

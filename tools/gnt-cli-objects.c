@@ -117,7 +117,7 @@ gnt_cli_row_value(JsonArray *row, guint index)
 	JsonNode *cell = index < json_array_get_length(row) ? json_array_get_element(row, index)
 							    : NULL;
 	JsonArray *pair = cell != NULL && JSON_NODE_HOLDS_ARRAY(cell) ? json_node_get_array(cell)
-								       : NULL;
+								      : NULL;
 
 	if (pair == NULL || json_array_get_length(pair) != 2 ||
 	    !gnt_json_node_is_int(json_array_get_element(pair, 0)) ||
@@ -220,7 +220,8 @@ gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 		g_autofree gchar *param = NULL;
 		g_autofree gchar *data = NULL;
 
-		if (!JSON_NODE_HOLDS_ARRAY(pair) || json_array_get_length(json_node_get_array(pair)) != 2)
+		if (!JSON_NODE_HOLDS_ARRAY(pair) ||
+		    json_array_get_length(json_node_get_array(pair)) != 2)
 			continue;
 		param = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 0));
 		data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
@@ -302,7 +303,7 @@ typedef struct {
 	JsonObject *op;
 	gboolean submitted;
 	guint64 job_id;
-	gchar *failure; /* why it was not submitted, or failed */
+	gchar *failure;	    /* why it was not submitted, or failed */
 	JsonArray *results; /* once it succeeded */
 } ExecutorJob;
 
@@ -323,7 +324,7 @@ executor_job_free(gpointer data)
 struct _GntCliJobExecutor {
 	GntCli *cli;
 	gboolean verbose;
-	gboolean added; /* the jobs were submitted elsewhere (AddJobId) */
+	gboolean added;	 /* the jobs were submitted elsewhere (AddJobId) */
 	GPtrArray *jobs; /* ExecutorJob */
 };
 
@@ -376,9 +377,10 @@ executor_job_set_status(ExecutorJob *job, JsonNode *answer)
 			       : NULL;
 	gint64 id = 0;
 
-	job->submitted = ok != NULL && json_node_get_value_type(ok) == G_TYPE_BOOLEAN &&
-			 json_node_get_boolean(ok) &&
-			 gnt_json_node_get_int(json_array_get_element(pair, 1), "a job ID", &id, NULL);
+	job->submitted =
+		ok != NULL && json_node_get_value_type(ok) == G_TYPE_BOOLEAN &&
+		json_node_get_boolean(ok) &&
+		gnt_json_node_get_int(json_array_get_element(pair, 1), "a job ID", &id, NULL);
 	job->job_id = (guint64)id;
 	if (!job->submitted)
 		job->failure = pair != NULL && json_array_get_length(pair) == 2

@@ -39,7 +39,7 @@ query_object_tags(GntCli *cli, const gchar *kind, const gchar *name, GError **er
 	if (json_array_get_length(data) == 0 ||
 	    !JSON_NODE_HOLDS_ARRAY(json_array_get_element(data, 0))) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_NOT_FOUND, "%s '%s' does not exist",
-					 group				 ? "Group"
+					 group				? "Group"
 					 : g_strcmp0(kind, "node") == 0 ? "Node"
 									: "Instance",
 					 name);

@@ -196,8 +196,7 @@ build_common_entries(GntCli *self, GntCliOptionSet set)
 	};
 	const GOptionEntry fields[] = {
 		{"output", 'o', 0, G_OPTION_ARG_FILENAME, &self->opts.output,
-		 "Comma separated list of output fields (\"+a,b\" adds to the defaults)",
-		 "FIELDS"},
+		 "Comma separated list of output fields (\"+a,b\" adds to the defaults)", "FIELDS"},
 	};
 	const GOptionEntry verbose[] = {
 		{"verbose", 'v', 0, G_OPTION_ARG_NONE, &self->opts.verbose,
@@ -260,8 +259,8 @@ parse_options(GntCli *self, gchar ***args)
 	g_autoptr(GOptionContext) context = g_option_context_new(cmd->usage);
 	g_autoptr(GArray) entries = build_common_entries(self, cmd->options);
 	g_autoptr(GError) error = NULL;
-	GOptionGroup *group = g_option_group_new(cmd->name, cmd->description, cmd->description,
-						 self, NULL);
+	GOptionGroup *group =
+		g_option_group_new(cmd->name, cmd->description, cmd->description, self, NULL);
 
 	g_set_prgname(prgname);
 	if (cmd->entries != NULL)
@@ -344,7 +343,8 @@ gnt_cli_main(const GntCliCommand *commands, int argc, char **argv)
 	if (g_strcmp0(args[1], "--") == 0) {
 		/* options ended explicitly; what follows are arguments */
 		g_free(args[1]);
-		memmove(&args[1], &args[2], g_strv_length(args + 2) * sizeof(gchar *) + sizeof(gchar *));
+		memmove(&args[1], &args[2],
+			g_strv_length(args + 2) * sizeof(gchar *) + sizeof(gchar *));
 	}
 	if (!check_arguments(self->command, g_strv_length(args) - 1))
 		return GNT_CLI_EXIT_FAILURE;
@@ -398,7 +398,8 @@ format_hooks_abort(JsonArray *args)
 
 	for (guint i = 0; list != NULL && i < json_array_get_length(list); i++) {
 		JsonNode *entry = json_array_get_element(list, i);
-		JsonArray *fields = JSON_NODE_HOLDS_ARRAY(entry) ? json_node_get_array(entry) : NULL;
+		JsonArray *fields = JSON_NODE_HOLDS_ARRAY(entry) ? json_node_get_array(entry)
+								 : NULL;
 		g_autofree gchar *node = arg_str(fields, 0);
 		g_autofree gchar *script = arg_str(fields, 1);
 		g_autofree gchar *output = arg_str(fields, 2);
@@ -422,8 +423,8 @@ class_is(const gchar *cls, const gchar *const *names)
 static gchar *
 format_exception_text(const gchar *cls, JsonArray *args, const gchar *msg, gint *exit_code)
 {
-	static const gchar *const config_errors[] = {
-		"ConfigurationError", "ConfigVersionMismatch", "ConfigVerifyError", NULL};
+	static const gchar *const config_errors[] = {"ConfigurationError", "ConfigVersionMismatch",
+						     "ConfigVerifyError", NULL};
 	static const gchar *const protocol_errors[] = {
 		"ProtocolError", "RequestError", "ConnectionClosedError", "DecodingError", NULL};
 
@@ -440,7 +441,8 @@ format_exception_text(const gchar *cls, JsonArray *args, const gchar *msg, gint 
 		g_autofree gchar *host = arg_str(args, 0);
 
 		if (g_strcmp0(host, g_get_host_name()) == 0)
-			return g_strdup_printf("Failure: can't resolve my own hostname ('%s')", host);
+			return g_strdup_printf("Failure: can't resolve my own hostname ('%s')",
+					       host);
 		return g_strdup_printf("Failure: can't resolve hostname '%s'", host);
 	}
 	if (g_strcmp0(cls, "OpPrereqError") == 0) {
@@ -448,9 +450,10 @@ format_exception_text(const gchar *cls, JsonArray *args, const gchar *msg, gint 
 		g_autofree gchar *ecode = arg_str(args, 1);
 
 		if (args != NULL && json_array_get_length(args) == 2)
-			return g_strdup_printf("Failure: prerequisites not met for this operation:\n"
-					       "error type: %s, error details:\n%s",
-					       ecode, details);
+			return g_strdup_printf(
+				"Failure: prerequisites not met for this operation:\n"
+				"error type: %s, error details:\n%s",
+				ecode, details);
 		return g_strdup_printf("Failure: prerequisites not met for this operation:\n%s",
 				       msg);
 	}
@@ -564,7 +567,8 @@ gnt_cli_format_error(GntCli *self, const GError *error, gint *exit_code)
 	gchar *text;
 
 	if (self->exc_class == NULL) {
-		GntError code = error->domain == GNT_ERROR ? (GntError)error->code : GNT_ERROR_FAULT;
+		GntError code = error->domain == GNT_ERROR ? (GntError)error->code
+							   : GNT_ERROR_FAULT;
 		gboolean prereq = code != GNT_ERROR_ENVIRONMENT && code != GNT_ERROR_FAULT;
 
 		set_exception_message(self, prereq ? "OpPrereqError" : "OpExecError",
@@ -592,20 +596,56 @@ gnt_cli_fail(GntCli *self, const GError *error)
 static gboolean
 is_ganeti_exception(const gchar *cls)
 {
-	static const gchar *const names[] = {
-		"GenericError", "LockError", "PidFileLockError", "HypervisorError",
-		"HotplugError", "ProgrammerError", "BlockDeviceError", "ConfigurationError",
-		"ConfigVersionMismatch", "ConfigVerifyError", "AddressPoolError",
-		"ReservationError", "RemoteError", "SignatureError", "ParameterError",
-		"ResultValidationError", "OpPrereqError", "OpExecError", "OpResultError",
-		"OpRetryNotSupportedError", "DeviceCreationError", "OpCodeUnknown", "JobLost",
-		"JobCanceled", "JobFileCorrupted", "ResolverError", "HooksFailure", "HooksAbort",
-		"UnitParseError", "ParseError", "TypeEnforcementError", "X509CertError",
-		"TagError", "CommandError", "StorageError", "InotifyError", "JobQueueError",
-		"JobQueueDrainError", "JobQueueFull", "ConfdMagicError", "ConfdClientError",
-		"UdpDataSizeError", "NoCtypesError", "IPAddressError", "LuxiError",
-		"QueryFilterParseError", "RapiTestResult", "FileStoragePathError",
-		"SshUpdateError", NULL};
+	static const gchar *const names[] = {"GenericError",
+					     "LockError",
+					     "PidFileLockError",
+					     "HypervisorError",
+					     "HotplugError",
+					     "ProgrammerError",
+					     "BlockDeviceError",
+					     "ConfigurationError",
+					     "ConfigVersionMismatch",
+					     "ConfigVerifyError",
+					     "AddressPoolError",
+					     "ReservationError",
+					     "RemoteError",
+					     "SignatureError",
+					     "ParameterError",
+					     "ResultValidationError",
+					     "OpPrereqError",
+					     "OpExecError",
+					     "OpResultError",
+					     "OpRetryNotSupportedError",
+					     "DeviceCreationError",
+					     "OpCodeUnknown",
+					     "JobLost",
+					     "JobCanceled",
+					     "JobFileCorrupted",
+					     "ResolverError",
+					     "HooksFailure",
+					     "HooksAbort",
+					     "UnitParseError",
+					     "ParseError",
+					     "TypeEnforcementError",
+					     "X509CertError",
+					     "TagError",
+					     "CommandError",
+					     "StorageError",
+					     "InotifyError",
+					     "JobQueueError",
+					     "JobQueueDrainError",
+					     "JobQueueFull",
+					     "ConfdMagicError",
+					     "ConfdClientError",
+					     "UdpDataSizeError",
+					     "NoCtypesError",
+					     "IPAddressError",
+					     "LuxiError",
+					     "QueryFilterParseError",
+					     "RapiTestResult",
+					     "FileStoragePathError",
+					     "SshUpdateError",
+					     NULL};
 
 	return g_strv_contains(names, cls);
 }
@@ -886,7 +926,8 @@ split_job_change(JsonNode *result, JsonArray **info, JsonArray **entries, GError
 static gboolean
 is_log_entry(JsonNode *node)
 {
-	return JSON_NODE_HOLDS_ARRAY(node) && json_array_get_length(json_node_get_array(node)) == 4 &&
+	return JSON_NODE_HOLDS_ARRAY(node) &&
+	       json_array_get_length(json_node_get_array(node)) == 4 &&
 	       gnt_json_node_is_int(json_array_get_element(json_node_get_array(node), 0));
 }
 
@@ -899,8 +940,8 @@ wait_for_job(GntCli *self, guint64 job_id, PollReporter *reporter, GError **erro
 	gint64 prev_serial = -1;
 
 	for (;;) {
-		g_autoptr(JsonNode) result = wait_for_job_change(self, job_id, prev_info,
-								 prev_serial, error);
+		g_autoptr(JsonNode)
+			result = wait_for_job_change(self, job_id, prev_info, prev_serial, error);
 		JsonArray *info;
 		JsonArray *entries;
 
@@ -928,9 +969,9 @@ wait_for_job(GntCli *self, guint64 job_id, PollReporter *reporter, GError **erro
 				if (!is_log_entry(entry))
 					continue;
 				report_log_entry(reporter, json_node_get_array(entry));
-				prev_serial = MAX(prev_serial,
-						  json_array_get_int_element(
-							  json_node_get_array(entry), 0));
+				prev_serial = MAX(
+					prev_serial,
+					json_array_get_int_element(json_node_get_array(entry), 0));
 			}
 		} else if (g_strcmp0(status, "success") == 0 || g_strcmp0(status, "error") == 0 ||
 			   g_strcmp0(status, "canceling") == 0 ||
@@ -961,7 +1002,8 @@ query_job_result(GntCli *self, guint64 job_id, GError **error)
 	result = gnt_cli_call_array(self, "QueryJobs", g_steal_pointer(&args), error);
 	if (result == NULL)
 		return NULL;
-	row = JSON_NODE_HOLDS_ARRAY(result) && json_array_get_length(json_node_get_array(result)) > 0
+	row = JSON_NODE_HOLDS_ARRAY(result) &&
+			      json_array_get_length(json_node_get_array(result)) > 0
 		      ? json_array_get_element(json_node_get_array(result), 0)
 		      : NULL;
 	if (row == NULL || !JSON_NODE_HOLDS_ARRAY(row) ||
@@ -1074,10 +1116,14 @@ kind_name(const gchar *kind)
 	static const struct {
 		const gchar *kind;
 		const gchar *name;
-	} names[] = {{"unknown", "Unknown"},   {"text", "Text"},
-		     {"bool", "Boolean"},      {"number", "Number"},
-		     {"float", "Floating-point number"}, {"unit", "Storage size"},
-		     {"timestamp", "Timestamp"}, {"other", "Custom"}};
+	} names[] = {{"unknown", "Unknown"},
+		     {"text", "Text"},
+		     {"bool", "Boolean"},
+		     {"number", "Number"},
+		     {"float", "Floating-point number"},
+		     {"unit", "Storage size"},
+		     {"timestamp", "Timestamp"},
+		     {"other", "Custom"}};
 
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
 		if (g_strcmp0(kind, names[i].kind) == 0)
@@ -1146,8 +1192,8 @@ find_override(const GntCliFormatOverride *overrides, const gchar *field)
 
 /* One row of cells, formatted. (transfer full) */
 static gchar **
-format_query_row(JsonArray *cells, const QueryColumn *columns, guint n_columns,
-		 gboolean *unknown, GError **error)
+format_query_row(JsonArray *cells, const QueryColumn *columns, guint n_columns, gboolean *unknown,
+		 GError **error)
 {
 	g_auto(GStrv) row = g_new0(gchar *, n_columns + 1);
 
@@ -1221,11 +1267,10 @@ gnt_cli_format_query_result(JsonObject *response, const GntCliFormatOverride *ov
 		columns[c].kind = kind;
 		columns[c].unit = separator != NULL ? 'm' : 'h';
 		columns[c].format = override != NULL ? override->format : NULL;
-		table[c].align_right = override != NULL
-					       ? override->align_right
-					       : g_strcmp0(kind, "number") == 0 ||
-							 g_strcmp0(kind, "float") == 0 ||
-							 g_strcmp0(kind, "unit") == 0;
+		table[c].align_right = override != NULL ? override->align_right
+							: g_strcmp0(kind, "number") == 0 ||
+								  g_strcmp0(kind, "float") == 0 ||
+								  g_strcmp0(kind, "unit") == 0;
 		if (g_strcmp0(kind, "unknown") == 0 && json_array_get_length(data) == 0)
 			*unknown = TRUE;
 	}
@@ -1310,8 +1355,7 @@ gnt_cli_call_object(GntCli *self, const gchar *method, JsonArray *args, GError *
 }
 
 JsonObject *
-gnt_cli_query(GntCli *self, const gchar *resource, gchar **fields, JsonNode *filter,
-	      GError **error)
+gnt_cli_query(GntCli *self, const gchar *resource, gchar **fields, JsonNode *filter, GError **error)
 {
 	g_autoptr(JsonNode) filter_owned = filter;
 	JsonArray *args = json_array_new();
@@ -1344,8 +1388,8 @@ gnt_cli_generic_list(GntCli *self, const gchar *resource, gchar **fields, JsonNo
 }
 
 gboolean
-gnt_cli_generic_list_fields(GntCli *self, const gchar *resource, gchar **fields,
-			    gint *exit_code, GError **error)
+gnt_cli_generic_list_fields(GntCli *self, const gchar *resource, gchar **fields, gint *exit_code,
+			    GError **error)
 {
 	static const GntCliColumn columns[] = {
 		{"Name", FALSE}, {"Type", FALSE}, {"Title", FALSE}, {"Description", FALSE}};

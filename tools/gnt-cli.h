@@ -236,8 +236,8 @@ gnt_cli_generic_list(GntCli *self, const gchar *resource, gchar **fields, JsonNo
 /* GenericListFields: QueryFields(@resource, @fields or all) as a table of
  * Name, Type, Title, Description. */
 gboolean
-gnt_cli_generic_list_fields(GntCli *self, const gchar *resource, gchar **fields,
-			    gint *exit_code, GError **error);
+gnt_cli_generic_list_fields(GntCli *self, const gchar *resource, gchar **fields, gint *exit_code,
+			    GError **error);
 
 /* ---- prompting ---- */
 

@@ -42,8 +42,10 @@ ignore_errors_cb(const gchar *name, const gchar *value, gpointer data, GError **
 }
 
 #define NODEGROUP_ENTRY                                                                            \
-	{"node-group", 'g', 0, G_OPTION_ARG_STRING, &opt_nodegroup, "Node group (name or uuid)",   \
-	 "<nodegroup>"}
+	{                                                                                          \
+		"node-group", 'g', 0, G_OPTION_ARG_STRING, &opt_nodegroup,                         \
+			"Node group (name or uuid)", "<nodegroup>"                                 \
+	}
 
 const GOptionEntry gnt_cluster_verify_entries[] = {
 	{"debug-simulate-errors", 0, 0, G_OPTION_ARG_NONE, &opt_simulate_errors,
@@ -157,8 +159,8 @@ gnt_cluster_verify(GntCli *cli, gchar **args)
 static gboolean
 report_group_disks(JsonNode *value)
 {
-	JsonArray *triple = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
-									  : NULL;
+	JsonArray *triple =
+		value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value) : NULL;
 	JsonObject *bad_nodes, *missing;
 	JsonArray *instances;
 	gboolean ok = TRUE;
@@ -176,7 +178,8 @@ report_group_disks(JsonNode *value)
 	for (GList *l = nodes; l != NULL; l = l->next) {
 		const gchar *text = json_object_get_string_member(bad_nodes, l->data);
 		gsize len = strlen(text);
-		g_autoptr(JsonNode) tail = gnt_json_node_new_string(len > 400 ? text + len - 400 : text);
+		g_autoptr(JsonNode)
+			tail = gnt_json_node_new_string(len > 400 ? text + len - 400 : text);
 		g_autofree gchar *safe = gnt_cli_format_log_message("message", tail);
 
 		g_print("Error gathering data on node %s: %s\n", (gchar *)l->data, safe);
@@ -190,8 +193,8 @@ report_group_disks(JsonNode *value)
 
 		for (guint i = 0; i < json_array_get_length(vols); i++)
 			all_broken &= json_object_has_member(
-				bad_nodes,
-				json_array_get_string_element(json_array_get_array_element(vols, i), 0));
+				bad_nodes, json_array_get_string_element(
+						   json_array_get_array_element(vols, i), 0));
 		if (all_broken) {
 			g_print("Instance %s cannot be verified as it lives on broken nodes\n",
 				(gchar *)l->data);
@@ -204,8 +207,9 @@ report_group_disks(JsonNode *value)
 			const gchar *vol = json_array_get_string_element(pair, 1);
 
 			/* Ganeti prints "/dev/<vg>/<lv>"; a file disk's path is whole */
-			g_print("\t%s%s %s%s\n", json_object_has_member(bad_nodes, node) ? "broken node " : "",
-				node, vol[0] == '/' ? "" : "/dev/", vol);
+			g_print("\t%s%s %s%s\n",
+				json_object_has_member(bad_nodes, node) ? "broken node " : "", node,
+				vol[0] == '/' ? "" : "/dev/", vol);
 		}
 	}
 	if (names != NULL) {

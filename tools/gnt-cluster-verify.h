@@ -20,7 +20,7 @@ gnt_cluster_verify_disks(GntCli *cli, gchar **args);
 	"checks and codes."
 #define GNT_CLUSTER_VERIFY_DISKS_HELP                                                              \
 	"Submits OP_CLUSTER_VERIFY_DISKS (one OP_GROUP_VERIFY_DISKS job per node group) and "      \
-	"reports nodes that could not be asked and instances whose disks are missing; exit code " \
+	"reports nodes that could not be asked and instances whose disks are missing; exit code "  \
 	"1 then."
 
 G_END_DECLS

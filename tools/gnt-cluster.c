@@ -50,46 +50,114 @@ static gboolean opt_no_ssh_keys;
 
 /* The options init and modify share (Ganeti's names), each one a member
  * of OP_CLUSTER_SET_PARAMS. */
-#define SETTINGS_ENTRIES                                                                    \
-	{"enabled-hypervisors", 0, 0, G_OPTION_ARG_STRING, &opt_enabled_hypervisors,       \
-	 "Comma-separated list of hypervisors (fake, kvm)", "HYPERVISORS"},                \
-	{"enabled-disk-templates", 0, 0, G_OPTION_ARG_STRING, &opt_enabled_disk_templates, \
-	 "Comma-separated list of disk templates (diskless, file, plain)", "TEMPLATES"},   \
-	{"vg-name", 0, 0, G_OPTION_ARG_STRING, &opt_vg_name,                               \
-	 "The volume group of the plain disk template (\"\" disables LVM)", "VG"},         \
-	{"file-storage-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_file_storage_dir,           \
-	 "The absolute directory for file disks", "DIR"},                                  \
-	{"hypervisor-parameters", 'H', 0, G_OPTION_ARG_STRING_ARRAY, &opt_hvparams,        \
-	 "Hypervisor parameters, repeatable", "HV:k=v,..."},                               \
-	{"backend-parameters", 'B', 0, G_OPTION_ARG_STRING, &opt_beparams,                 \
-	 "Default backend parameters", "k=v,..."},                                         \
-	{"nic-parameters", 'N', 0, G_OPTION_ARG_STRING, &opt_nicparams,                    \
-	 "Default NIC parameters (mode, link, vlan)", "k=v,..."},                          \
-	{"os-search-path", 0, 0, G_OPTION_ARG_STRING, &opt_os_search_path,                 \
-	 "Comma-separated directories looked in for OS definitions, before Ganeti's four " \
-	 "(which always end the path)",                                                    \
-	 "DIRS"},                                                                          \
-	{"mac-prefix", 0, 0, G_OPTION_ARG_STRING, &opt_mac_prefix,                         \
-	 "Three-octet MAC prefix of the instances' NICs", "PREFIX"},                       \
-	{"max-running-jobs", 0, 0, G_OPTION_ARG_INT, &opt_max_running_jobs,                \
-	 "The maximal number of jobs running simultaneously", "N"},                        \
-	{"max-tracked-jobs", 0, 0, G_OPTION_ARG_INT, &opt_max_tracked_jobs,                \
-	 "The maximal number of jobs tracked by the scheduler", "N"},                      \
-	{"candidate-pool-size", 'C', 0, G_OPTION_ARG_INT, &opt_candidate_pool_size,        \
-	 "Set the candidate pool size", "SIZE"},                                            \
-	{"enable-safe-install", 0, 0, G_OPTION_ARG_STRING, &opt_safe_install,              \
-	 "Run OS scripts inside the install appliance (yes, the default) or, for OSes "     \
-	 "marked trusted (gnt-os modify --trusted yes), on the node (no)",                 \
-	 "yes|no"},                                                                        \
-	{"install-timeout", 0, 0, G_OPTION_ARG_INT, &opt_install_timeout,                  \
-	 "Seconds an install appliance may run before it is killed (default 1800)",        \
-	 "SECONDS"},                                                                       \
-	{"ssh-key", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_ssh_keys,                      \
-	 "A file of authorized_keys lines served to instances without keys of their own "  \
-	 "(repeatable; replaces the cluster's keys)",                                      \
-	 "FILE"},                                                                          \
-	{"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                         \
-	 "Remove the cluster's default ssh keys", NULL}
+#define SETTINGS_ENTRIES                                                                           \
+	{"enabled-hypervisors",                                                                    \
+	 0,                                                                                        \
+	 0,                                                                                        \
+	 G_OPTION_ARG_STRING,                                                                      \
+	 &opt_enabled_hypervisors,                                                                 \
+	 "Comma-separated list of hypervisors (fake, kvm)",                                        \
+	 "HYPERVISORS"},                                                                           \
+		{"enabled-disk-templates",                                                         \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_enabled_disk_templates,                                                      \
+		 "Comma-separated list of disk templates (diskless, file, plain)",                 \
+		 "TEMPLATES"},                                                                     \
+		{"vg-name",                                                                        \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_vg_name,                                                                     \
+		 "The volume group of the plain disk template (\"\" disables LVM)",                \
+		 "VG"},                                                                            \
+		{"file-storage-dir",                                                               \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_FILENAME,                                                            \
+		 &opt_file_storage_dir,                                                            \
+		 "The absolute directory for file disks",                                          \
+		 "DIR"},                                                                           \
+		{"hypervisor-parameters",                                                          \
+		 'H',                                                                              \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING_ARRAY,                                                        \
+		 &opt_hvparams,                                                                    \
+		 "Hypervisor parameters, repeatable",                                              \
+		 "HV:k=v,..."},                                                                    \
+		{"backend-parameters",	       'B',	 0, G_OPTION_ARG_STRING, &opt_beparams,    \
+		 "Default backend parameters", "k=v,..."},                                         \
+		{"nic-parameters",                                                                 \
+		 'N',                                                                              \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_nicparams,                                                                   \
+		 "Default NIC parameters (mode, link, vlan)",                                      \
+		 "k=v,..."},                                                                       \
+		{"os-search-path",                                                                 \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_os_search_path,                                                              \
+		 "Comma-separated directories looked in for OS definitions, before Ganeti's four " \
+		 "(which always end the path)",                                                    \
+		 "DIRS"},                                                                          \
+		{"mac-prefix",                                                                     \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_mac_prefix,                                                                  \
+		 "Three-octet MAC prefix of the instances' NICs",                                  \
+		 "PREFIX"},                                                                        \
+		{"max-running-jobs",                                                               \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_INT,                                                                 \
+		 &opt_max_running_jobs,                                                            \
+		 "The maximal number of jobs running simultaneously",                              \
+		 "N"},                                                                             \
+		{"max-tracked-jobs",                                                               \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_INT,                                                                 \
+		 &opt_max_tracked_jobs,                                                            \
+		 "The maximal number of jobs tracked by the scheduler",                            \
+		 "N"},                                                                             \
+		{"candidate-pool-size",                                                            \
+		 'C',                                                                              \
+		 0,                                                                                \
+		 G_OPTION_ARG_INT,                                                                 \
+		 &opt_candidate_pool_size,                                                         \
+		 "Set the candidate pool size",                                                    \
+		 "SIZE"},                                                                          \
+		{"enable-safe-install",                                                            \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_safe_install,                                                                \
+		 "Run OS scripts inside the install appliance (yes, the default) or, for OSes "    \
+		 "marked trusted (gnt-os modify --trusted yes), on the node (no)",                 \
+		 "yes|no"},                                                                        \
+		{"install-timeout",                                                                \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_INT,                                                                 \
+		 &opt_install_timeout,                                                             \
+		 "Seconds an install appliance may run before it is killed (default 1800)",        \
+		 "SECONDS"},                                                                       \
+		{"ssh-key",                                                                        \
+		 0,                                                                                \
+		 0,                                                                                \
+		 G_OPTION_ARG_FILENAME_ARRAY,                                                      \
+		 &opt_ssh_keys,                                                                    \
+		 "A file of authorized_keys lines served to instances without keys of their own "  \
+		 "(repeatable; replaces the cluster's keys)",                                      \
+		 "FILE"},                                                                          \
+	{                                                                                          \
+		"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                          \
+			"Remove the cluster's default ssh keys", NULL                              \
+	}
 
 /* Ganeti's "k=v,k2=v2": "no_k" is false, a bare "k" true. (transfer full) */
 static JsonObject *
@@ -108,7 +176,8 @@ parse_key_values(GntCli *cli, const gchar *option, const gchar *text, GError **e
 			g_autofree gchar *key = g_strndup(item, (gsize)(eq - item));
 			if (key[0] == '\0') {
 				gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-							 "Invalid %s value '%s': empty key", option, item);
+							 "Invalid %s value '%s': empty key", option,
+							 item);
 				return NULL;
 			}
 			json_object_set_string_member(out, key, eq + 1);
@@ -162,7 +231,8 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 	if (opt_file_storage_dir != NULL)
 		json_object_set_string_member(params, "file_storage_dir", opt_file_storage_dir);
 	if (opt_os_search_path != NULL)
-		json_object_set_array_member(params, "os_search_path", split_list(opt_os_search_path));
+		json_object_set_array_member(params, "os_search_path",
+					     split_list(opt_os_search_path));
 	if (opt_mac_prefix != NULL)
 		json_object_set_string_member(params, "mac_prefix", opt_mac_prefix);
 	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
@@ -172,7 +242,8 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 	if (opt_safe_install != NULL) {
 		gboolean on = TRUE;
 
-		if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", opt_safe_install, &on, error))
+		if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", opt_safe_install, &on,
+					  error))
 			return NULL;
 		json_object_set_boolean_member(params, "enable_safe_install", on);
 	}
@@ -200,8 +271,9 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 						       ? g_strndup(opt_hvparams[i],
 								   (gsize)(colon - opt_hvparams[i]))
 						       : g_strdup(opt_hvparams[i]);
-			JsonObject *values = colon != NULL ? parse_key_values(cli, "-H", colon + 1, error)
-							   : json_object_new();
+			JsonObject *values = colon != NULL
+						     ? parse_key_values(cli, "-H", colon + 1, error)
+						     : json_object_new();
 
 			if (values == NULL)
 				return NULL;
@@ -313,15 +385,16 @@ static const GOptionEntry init_entries[] = {
 	{NULL},
 };
 
-static gboolean remove_cluster_state(const GntPaths *paths, GError **error);
+static gboolean
+remove_cluster_state(const GntPaths *paths, GError **error);
 
 /* This host's address: its name's first IPv4 address, else loopback. */
 static gchar *
 init_dup_primary_ip(void)
 {
 	g_autoptr(GResolver) resolver = g_resolver_get_default();
-	g_autolist(GInetAddress) addresses =
-		g_resolver_lookup_by_name(resolver, g_get_host_name(), NULL, NULL);
+	g_autolist(GInetAddress)
+		addresses = g_resolver_lookup_by_name(resolver, g_get_host_name(), NULL, NULL);
 
 	for (GList *l = addresses; l != NULL; l = l->next) {
 		if (g_inet_address_get_family(l->data) == G_SOCKET_FAMILY_IPV4 &&
@@ -335,8 +408,8 @@ init_dup_primary_ip(void)
 static guint
 init_pick_free_port(GError **error)
 {
-	g_autoptr(GSocket) socket =
-		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, error);
 	g_autoptr(GInetAddress) any = g_inet_address_new_any(G_SOCKET_FAMILY_IPV4);
 	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(any, 0);
 	g_autoptr(GSocketAddress) bound = NULL;
@@ -372,7 +445,8 @@ init_master_node(const GntPaths *paths, GntConfig *config, GError **error)
 {
 	g_autofree gchar *cluster = gnt_config_dup_cluster_name(config);
 	g_autofree gchar *master = gnt_config_dup_master_node(config);
-	g_autofree gchar *ip = opt_primary_ip != NULL ? g_strdup(opt_primary_ip) : init_dup_primary_ip();
+	g_autofree gchar *ip = opt_primary_ip != NULL ? g_strdup(opt_primary_ip)
+						      : init_dup_primary_ip();
 	g_autofree gchar *listen = NULL;
 	g_autoptr(JsonObject) node = json_object_new();
 	/* the default group gnt_config_create() made */
@@ -598,8 +672,10 @@ grouped_params(JsonNode *params, JsonNode *only)
 		JsonNode *value = json_object_get_member(object, l->data);
 		gboolean keep = only == NULL;
 
-		for (guint i = 0; !keep && i < json_array_get_length(json_node_get_array(only)); i++)
-			keep = g_strcmp0(json_array_get_string_element(json_node_get_array(only), i),
+		for (guint i = 0; !keep && i < json_array_get_length(json_node_get_array(only));
+		     i++)
+			keep = g_strcmp0(json_array_get_string_element(json_node_get_array(only),
+								       i),
 					 l->data) == 0;
 		if (!keep)
 			continue;
@@ -623,7 +699,8 @@ format_uid_pool(JsonNode *pool)
 			  i < json_array_get_length(json_node_get_array(pool));
 	     i++) {
 		JsonNode *range = json_array_get_element(json_node_get_array(pool), i);
-		JsonArray *bounds = JSON_NODE_HOLDS_ARRAY(range) ? json_node_get_array(range) : NULL;
+		JsonArray *bounds = JSON_NODE_HOLDS_ARRAY(range) ? json_node_get_array(range)
+								 : NULL;
 		g_autofree gchar *low = NULL;
 		g_autofree gchar *high = NULL;
 
@@ -660,9 +737,10 @@ policy_info(JsonNode *ipolicy)
 
 		for (guint k = 0; k < G_N_ELEMENTS(minmax_keys); k++) {
 			g_autofree gchar *label = g_strdup_printf("%s/%u", minmax_keys[k], i);
-			JsonNode *spec = JSON_NODE_HOLDS_OBJECT(pair)
-						 ? member(json_node_get_object(pair), minmax_keys[k])
-						 : NULL;
+			JsonNode *spec =
+				JSON_NODE_HOLDS_OBJECT(pair)
+					? member(json_node_get_object(pair), minmax_keys[k])
+					: NULL;
 
 			gnt_cli_info_add(specs, label, NULL, grouped_params(spec, NULL));
 		}
@@ -696,8 +774,8 @@ data_collectors_info(JsonObject *info)
 	for (GList *l = keys; l != NULL; l = l->next) {
 		GntCliInfo *collector = gnt_cli_info_new_dict();
 		JsonNode *usec = intervals != NULL ? member(intervals, l->data) : NULL;
-		g_autofree gchar *active =
-			gnt_cli_py_str(json_object_get_member(json_node_get_object(enabled), l->data));
+		g_autofree gchar *active = gnt_cli_py_str(
+			json_object_get_member(json_node_get_object(enabled), l->data));
 
 		gnt_cli_info_add_text(collector, "active", active);
 		if (usec != NULL && gnt_json_node_is_number(usec))
@@ -712,12 +790,12 @@ data_collectors_info(JsonObject *info)
 
 /* How a "Cluster parameters" entry shows its value. */
 typedef enum {
-	PARAM_RAW,	   /* as PrintGenericInfo lays it out */
-	PARAM_LIST,	   /* CommaJoin */
+	PARAM_RAW,	    /* as PrintGenericInfo lays it out */
+	PARAM_LIST,	    /* CommaJoin */
 	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
-	PARAM_UID_POOL,	   /* FormatUidPool */
+	PARAM_UID_POOL,	    /* FormatUidPool */
 	PARAM_SEARCH_PATH,  /* CommaJoin, else the default of search_paths[] */
-	PARAM_SSH_KEYS,	   /* each key's comment (its type when it has none), or "(none)" */
+	PARAM_SSH_KEYS,	    /* each key's comment (its type when it has none), or "(none)" */
 } ParamFormat;
 
 /* Where OS and ExtStorage providers are looked for: Ganeti's defaults
@@ -757,7 +835,7 @@ format_ssh_keys(JsonNode *value)
 {
 	g_autoptr(GString) out = g_string_new(NULL);
 	JsonArray *keys = value != NULL && JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value)
-								       : NULL;
+									: NULL;
 
 	for (guint i = 0; keys != NULL && i < json_array_get_length(keys); i++) {
 		const gchar *key = json_array_get_string_element(keys, i);
@@ -765,7 +843,9 @@ format_ssh_keys(JsonNode *value)
 		guint n = g_strv_length(words);
 
 		g_string_append_printf(out, "%s%s", out->len > 0 ? ", " : "",
-				       n >= 3 ? words[2] : n >= 1 ? words[0] : "?");
+				       n >= 3	? words[2]
+				       : n >= 1 ? words[0]
+						: "?");
 	}
 	return out->len > 0 ? g_string_free(g_steal_pointer(&out), FALSE) : g_strdup("(none)");
 }
@@ -866,7 +946,8 @@ cluster_info(JsonObject *info)
 	g_autofree gchar *mtime = format_ctime(member(info, "mtime"));
 	g_autofree gchar *arch0 = NULL;
 	g_autofree gchar *arch1 = NULL;
-	g_autofree gchar *hypervisors = comma_join(member(info, "enabled_hypervisors"), FALSE, NULL);
+	g_autofree gchar *hypervisors =
+		comma_join(member(info, "enabled_hypervisors"), FALSE, NULL);
 	g_autofree gchar *hidden = comma_join(member(info, "hidden_os"), FALSE, NULL);
 	g_autofree gchar *blacklisted = comma_join(member(info, "blacklisted_os"), FALSE, NULL);
 	JsonNode *arch = member(info, "architecture");
@@ -893,7 +974,8 @@ cluster_info(JsonObject *info)
 											  : NULL));
 	gnt_cli_info_add(dict, "OS-specific hypervisor parameters", NULL,
 			 grouped_params(member(info, "os_hvp"), NULL));
-	gnt_cli_info_add(dict, "OS parameters", NULL, grouped_params(member(info, "osparams"), NULL));
+	gnt_cli_info_add(dict, "OS parameters", NULL,
+			 grouped_params(member(info, "osparams"), NULL));
 	gnt_cli_info_add_text(dict, "Hidden OSes", hidden);
 	gnt_cli_info_add_text(dict, "Blacklisted OSes", blacklisted);
 	gnt_cli_info_add(dict, "Cluster parameters", NULL, cluster_parameters_info(info));
@@ -941,8 +1023,8 @@ static gint
 show_cluster_master(GntCli *cli, gchar **args)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *master =
-		gnt_ssconf_read(gnt_paths_get_data_dir(gnt_cli_get_paths(cli)), "master_node", &error);
+	g_autofree gchar *master = gnt_ssconf_read(gnt_paths_get_data_dir(gnt_cli_get_paths(cli)),
+						   "master_node", &error);
 
 	if (master == NULL)
 		return gnt_cli_fail(cli, error);
@@ -959,9 +1041,12 @@ show_cluster_version(GntCli *cli, gchar **args)
 		const gchar *label;
 		const gchar *key;
 	} lines[] = {
-		{"Software version", "software_version"}, {"Internode protocol", "protocol_version"},
-		{"Configuration format", "config_version"}, {"OS api version", "os_api_version"},
-		{"Export interface", "export_version"},	  {"VCS version", "vcs_version"},
+		{"Software version", "software_version"},
+		{"Internode protocol", "protocol_version"},
+		{"Configuration format", "config_version"},
+		{"OS api version", "os_api_version"},
+		{"Export interface", "export_version"},
+		{"VCS version", "vcs_version"},
 	};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonObject) info = query_cluster_info(cli, &error);
@@ -978,8 +1063,7 @@ show_cluster_version(GntCli *cli, gchar **args)
 static const GntCliCommand commands[] = {
 	{"add-tags", add_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
 	 gnt_cli_tags_entries, "<tag>...", "Add tags to the cluster", NULL},
-	{"destroy", destroy_cluster, 0, 0, GNT_CLI_OPT_NONE, destroy_entries, "",
-	 "Destroy cluster",
+	{"destroy", destroy_cluster, 0, 0, GNT_CLI_OPT_NONE, destroy_entries, "", "Destroy cluster",
 	 "Submits OP_CLUSTER_DESTROY and waits for it; if it succeeds, stops the daemons and "
 	 "removes <root>/var/lib/gantry, <root>/run/gantry and <root>/var/log/gantry (nothing "
 	 "outside the root). Refuses without --yes-do-it."},

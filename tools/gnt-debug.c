@@ -55,10 +55,11 @@ delay(GntCli *cli, gchar **args)
 		return gnt_cli_fail(cli, error);
 	}
 	if (!isfinite(duration) || duration < 0) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "Invalid duration '%s': must be a finite number of seconds, "
-					 "0 or more",
-					 args[0]);
+		gnt_cli_set_prereq_error(
+			cli, &error, GNT_ERROR_INVALID,
+			"Invalid duration '%s': must be a finite number of seconds, "
+			"0 or more",
+			args[0]);
 		return gnt_cli_fail(cli, error);
 	}
 	op = gnt_cli_new_opcode(cli, "OP_TEST_DELAY");
@@ -213,7 +214,8 @@ submit_many(GntCli *cli, GPtrArray *jobs, GError **error)
 	for (guint i = 0; i < jobs->len; i++) {
 		PendingJob *job = g_ptr_array_index(jobs, i);
 		JsonNode *answer = json_array_get_element(answers, i);
-		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(answer) ? json_node_get_array(answer) : NULL;
+		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(answer) ? json_node_get_array(answer)
+								: NULL;
 		gint64 id;
 
 		if (pair == NULL || json_array_get_length(pair) != 2) {
@@ -260,16 +262,17 @@ choose_job(GntCli *cli, GPtrArray *jobs, const gboolean *done)
 	if (candidates->len == 0)
 		return -1;
 	result = gnt_cli_call_array(cli, "QueryJobs", g_steal_pointer(&args), NULL);
-	rows = result != NULL && JSON_NODE_HOLDS_ARRAY(result) ? json_node_get_array(result)
-							       : NULL;
+	rows = result != NULL && JSON_NODE_HOLDS_ARRAY(result) ? json_node_get_array(result) : NULL;
 	for (guint c = 0; rows != NULL && c < MIN(candidates->len, json_array_get_length(rows));
 	     c++) {
 		JsonNode *row = json_array_get_element(rows, c);
 		JsonNode *status = JSON_NODE_HOLDS_ARRAY(row) &&
-						   json_array_get_length(json_node_get_array(row)) > 0
+						   json_array_get_length(json_node_get_array(row)) >
+							   0
 					   ? json_array_get_element(json_node_get_array(row), 0)
 					   : NULL;
-		const gchar *text = status != NULL && json_node_get_value_type(status) == G_TYPE_STRING
+		const gchar *text = status != NULL && json_node_get_value_type(status) ==
+							      G_TYPE_STRING
 					    ? json_node_get_string(status)
 					    : NULL;
 
@@ -310,7 +313,8 @@ wait_for_jobs(GntCli *cli, GPtrArray *jobs)
 		g_autoptr(JsonArray) results = NULL;
 
 		done[index] = TRUE;
-		g_print("Waiting for job %" G_GUINT64_FORMAT " for %s ...\n", job->job_id, job->name);
+		g_print("Waiting for job %" G_GUINT64_FORMAT " for %s ...\n", job->job_id,
+			job->name);
 		fflush(stdout);
 		results = gnt_cli_poll_job(cli, job->job_id, GNT_CLI_POLL_STDIO, &error);
 		if (results == NULL) {
@@ -320,7 +324,8 @@ wait_for_jobs(GntCli *cli, GPtrArray *jobs)
 
 			fflush(stdout);
 			if (lost)
-				g_printerr("Job %" G_GUINT64_FORMAT " for %s has been archived, cannot "
+				g_printerr("Job %" G_GUINT64_FORMAT
+					   " for %s has been archived, cannot "
 					   "check its result\n",
 					   job->job_id, job->name);
 			else

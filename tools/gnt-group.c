@@ -69,8 +69,14 @@ enum {
 
 /* GroupInfo's fields, in its order */
 static const gchar *const info_fields[] = {
-	"name",	   "ndparams",	     "custom_ndparams", "diskparams", "custom_diskparams",
-	"ipolicy", "custom_ipolicy", NULL,
+	"name",
+	"ndparams",
+	"custom_ndparams",
+	"diskparams",
+	"custom_diskparams",
+	"ipolicy",
+	"custom_ipolicy",
+	NULL,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
@@ -161,9 +167,9 @@ static GntCliInfo *
 group_info(JsonArray *row)
 {
 	GntCliInfo *info = gnt_cli_info_new_dict();
-	g_autoptr(JsonNode) ndparams =
-		gnt_cli_format_params(json_array_get_element(row, INFO_CUSTOM_NDPARAMS),
-				      json_array_get_element(row, INFO_NDPARAMS));
+	g_autoptr(JsonNode)
+		ndparams = gnt_cli_format_params(json_array_get_element(row, INFO_CUSTOM_NDPARAMS),
+						 json_array_get_element(row, INFO_NDPARAMS));
 	g_autoptr(JsonNode) diskparams =
 		gnt_cli_format_params(json_array_get_element(row, INFO_CUSTOM_DISKPARAMS),
 				      json_array_get_element(row, INFO_DISKPARAMS));
@@ -217,8 +223,8 @@ static const struct {
 	const gchar *name;
 	gboolean size;
 } spec_params[] = {
-	{"cpu-count", FALSE}, {"disk-count", FALSE}, {"disk-size", TRUE},
-	{"memory-size", TRUE}, {"nic-count", FALSE}, {"spindle-use", FALSE},
+	{"cpu-count", FALSE},  {"disk-count", FALSE}, {"disk-size", TRUE},
+	{"memory-size", TRUE}, {"nic-count", FALSE},  {"spindle-use", FALSE},
 };
 
 /* _ParseISpec(required=True): every parameter, as integers (sizes in MiB,
@@ -230,7 +236,8 @@ parse_spec(JsonObject *given, const gchar *key, GError **error)
 
 	for (guint i = 0; i < G_N_ELEMENTS(spec_params); i++) {
 		JsonNode *value = json_object_get_member(given, spec_params[i].name);
-		const gchar *text = value != NULL && json_node_get_value_type(value) == G_TYPE_STRING
+		const gchar *text = value != NULL &&
+						    json_node_get_value_type(value) == G_TYPE_STRING
 					    ? json_node_get_string(value)
 					    : NULL;
 		guint64 number = 0;
@@ -242,10 +249,10 @@ parse_spec(JsonObject *given, const gchar *key, GError **error)
 				    spec_params[i].name);
 			return NULL;
 		}
-		ok = text != NULL && (spec_params[i].size
-					      ? gnt_size_parse(text, &number, NULL)
-					      : g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64,
-									   &number, NULL));
+		ok = text != NULL &&
+		     (spec_params[i].size
+			      ? gnt_size_parse(text, &number, NULL)
+			      : g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &number, NULL));
 		if (!ok) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "Invalid parameter %s (%s) in %s instance specs",
@@ -377,8 +384,7 @@ diskparams_from_options(GError **error)
 		g_autofree gchar *template = NULL;
 		g_autoptr(JsonObject) params = NULL;
 
-		if (!gnt_cli_parse_ident_keyval("-D", opt_diskparams[i], &template, &params,
-						error))
+		if (!gnt_cli_parse_ident_keyval("-D", opt_diskparams[i], &template, &params, error))
 			return NULL;
 		if (params == NULL || json_object_has_member(diskparams, template)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,

@@ -100,15 +100,41 @@ enum {
 };
 
 static const gchar *const info_fields[] = {
-	"name",		    "uuid",	      "serial_no",	   "ctime",
-	"mtime",	    "admin_state",    "oper_state",	   "pnode",
-	"pnode.group",	    "pnode.group.uuid", "snodes",	   "snodes.group",
-	"snodes.group.uuid", "os",	      "custom_osparams",   "osparams",
-	"network_port",	    "hypervisor",     "custom_hvparams",   "hvparams",
-	"custom_beparams",  "beparams",	      "nic.macs",	   "nic.ips",
-	"nic.modes",	    "nic.links",      "nic.vlans",	   "nic.networks.names",
-	"nic.uuids",	    "nic.names",      "disk_template",	   "disk.sizes",
-	"disk.names",	    "disk.uuids",     NULL,
+	"name",
+	"uuid",
+	"serial_no",
+	"ctime",
+	"mtime",
+	"admin_state",
+	"oper_state",
+	"pnode",
+	"pnode.group",
+	"pnode.group.uuid",
+	"snodes",
+	"snodes.group",
+	"snodes.group.uuid",
+	"os",
+	"custom_osparams",
+	"osparams",
+	"network_port",
+	"hypervisor",
+	"custom_hvparams",
+	"hvparams",
+	"custom_beparams",
+	"beparams",
+	"nic.macs",
+	"nic.ips",
+	"nic.modes",
+	"nic.links",
+	"nic.vlans",
+	"nic.networks.names",
+	"nic.uuids",
+	"nic.names",
+	"disk_template",
+	"disk.sizes",
+	"disk.names",
+	"disk.uuids",
+	NULL,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
@@ -146,9 +172,10 @@ add_str(GntCliInfo *info, const gchar *key, JsonNode *value)
 static void
 add_time(GntCliInfo *info, const gchar *key, JsonNode *value)
 {
-	g_autofree gchar *text = value != NULL && gnt_json_node_is_number(value)
-					 ? gnt_cli_format_time((gint64)json_node_get_double(value), -1)
-					 : gnt_cli_py_str(value);
+	g_autofree gchar *text =
+		value != NULL && gnt_json_node_is_number(value)
+			? gnt_cli_format_time((gint64)json_node_get_double(value), -1)
+			: gnt_cli_py_str(value);
 
 	gnt_cli_info_add_text(info, key, text);
 }
@@ -197,10 +224,9 @@ nics_info(JsonNode **values)
 		const gchar *key;
 		guint field;
 	} nic_keys[] = {
-		{"MAC", INFO_NIC_MACS},		{"IP", INFO_NIC_IPS},
-		{"mode", INFO_NIC_MODES},	{"link", INFO_NIC_LINKS},
-		{"vlan", INFO_NIC_VLANS},	{"network", INFO_NIC_NETWORKS},
-		{"UUID", INFO_NIC_UUIDS},	{"name", INFO_NIC_NAMES},
+		{"MAC", INFO_NIC_MACS},	  {"IP", INFO_NIC_IPS},	    {"mode", INFO_NIC_MODES},
+		{"link", INFO_NIC_LINKS}, {"vlan", INFO_NIC_VLANS}, {"network", INFO_NIC_NETWORKS},
+		{"UUID", INFO_NIC_UUIDS}, {"name", INFO_NIC_NAMES},
 	};
 	GntCliInfo *nics = gnt_cli_info_new_list();
 
@@ -223,19 +249,19 @@ disks_info(JsonNode **values)
 {
 	GntCliInfo *disks = gnt_cli_info_new_list();
 	const gchar *template = values[INFO_DISK_TEMPLATE] != NULL &&
-					json_node_get_value_type(values[INFO_DISK_TEMPLATE]) ==
-						G_TYPE_STRING
-				? json_node_get_string(values[INFO_DISK_TEMPLATE])
-				: "?";
+						json_node_get_value_type(
+							values[INFO_DISK_TEMPLATE]) == G_TYPE_STRING
+					? json_node_get_string(values[INFO_DISK_TEMPLATE])
+					: "?";
 
 	for (guint i = 0; i < list_length(values, INFO_DISK_SIZES); i++) {
 		GntCliInfo *disk = gnt_cli_info_new_dict();
 		JsonNode *size = list_item(values, INFO_DISK_SIZES, i);
 		g_autofree gchar *header = g_strdup_printf("disk/%u", i);
-		g_autofree gchar *nice_size = size != NULL && gnt_json_node_is_int(size)
-						      ? gnt_cli_format_unit(
-								(gdouble)json_node_get_int(size), 'h')
-						      : gnt_cli_py_str(size);
+		g_autofree gchar *nice_size =
+			size != NULL && gnt_json_node_is_int(size)
+				? gnt_cli_format_unit((gdouble)json_node_get_int(size), 'h')
+				: gnt_cli_py_str(size);
 
 		gnt_cli_info_add_printf(disk, header, "%s, size %s", template, nice_size);
 		add_str(disk, "name", list_item(values, INFO_DISK_NAMES, i));
@@ -331,8 +357,7 @@ install_info(JsonObject *install)
 				      text->str);
 	}
 	if (end != NULL && gnt_json_node_is_number(end)) {
-		g_autofree gchar *when =
-			gnt_cli_format_time((gint64)json_node_get_double(end), -1);
+		g_autofree gchar *when = gnt_cli_format_time((gint64)json_node_get_double(end), -1);
 		JsonNode *reinstall = json_object_get_member(install, "reinstall");
 
 		gnt_cli_info_add_printf(info, "last install", "%s, %s, OS %s", when,
@@ -378,14 +403,13 @@ metadata_info(JsonObject *metadata)
 				on ? member_string(metadata, "communication_ip", "?") : "");
 	gnt_cli_info_add_printf(info, "user data", "%" G_GINT64_FORMAT " bytes",
 				size != NULL && gnt_json_node_is_int(size) ? json_node_get_int(size)
-									  : (gint64)0);
-	gnt_cli_info_add_printf(info, "ssh keys", "%" G_GINT64_FORMAT "%s",
-				keys != NULL && gnt_json_node_is_int(keys) ? json_node_get_int(keys)
-									  : (gint64)0,
-				keys != NULL && gnt_json_node_is_int(keys) &&
-						json_node_get_int(keys) > 0
-					? ""
-					: " (the cluster's are served)");
+									   : (gint64)0);
+	gnt_cli_info_add_printf(
+		info, "ssh keys", "%" G_GINT64_FORMAT "%s",
+		keys != NULL && gnt_json_node_is_int(keys) ? json_node_get_int(keys) : (gint64)0,
+		keys != NULL && gnt_json_node_is_int(keys) && json_node_get_int(keys) > 0
+			? ""
+			: " (the cluster's are served)");
 	gnt_cli_info_add_text(info, "OS package", member_string(metadata, "os_package", "none"));
 	return info;
 }
@@ -590,7 +614,8 @@ expand_names(GntCli *cli, gchar **names, GError **error)
 	for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
 		JsonNode *row = json_array_get_element(rows, i);
 		JsonNode *name = JSON_NODE_HOLDS_ARRAY(row) &&
-						 json_array_get_length(json_node_get_array(row)) == 1
+						 json_array_get_length(json_node_get_array(row)) ==
+							 1
 					 ? json_array_get_element(json_node_get_array(row), 0)
 					 : NULL;
 
@@ -643,15 +668,22 @@ static gint opt_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
 static gchar *opt_reboot_type;
 static gboolean opt_ignore_secondaries;
 
-#define FORCE_MULTI_ENTRY                                                                        \
-	{"force-multiple", 0, 0, G_OPTION_ARG_NONE, &opt_force_multi,                            \
-	 "Do not ask for confirmation when more than one instance is affected", NULL}
-#define IGNORE_OFFLINE_ENTRY                                                                     \
-	{"ignore-offline", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_offline,                         \
-	 "Ignore offline nodes and do as much as possible", NULL}
-#define NO_REMEMBER_ENTRY                                                                        \
-	{"no-remember", 0, 0, G_OPTION_ARG_NONE, &opt_no_remember,                               \
-	 "Perform but do not record the change in the configuration", NULL}
+#define FORCE_MULTI_ENTRY                                                                          \
+	{                                                                                          \
+		"force-multiple", 0, 0, G_OPTION_ARG_NONE, &opt_force_multi,                       \
+			"Do not ask for confirmation when more than one instance is affected",     \
+			NULL                                                                       \
+	}
+#define IGNORE_OFFLINE_ENTRY                                                                       \
+	{                                                                                          \
+		"ignore-offline", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_offline,                    \
+			"Ignore offline nodes and do as much as possible", NULL                    \
+	}
+#define NO_REMEMBER_ENTRY                                                                          \
+	{                                                                                          \
+		"no-remember", 0, 0, G_OPTION_ARG_NONE, &opt_no_remember,                          \
+			"Perform but do not record the change in the configuration", NULL          \
+	}
 
 static const GOptionEntry startup_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -783,7 +815,8 @@ many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func,
 	gboolean all_ok = FALSE;
 
 	if (args[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID, "No instance names passed");
+		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
+					 "No instance names passed");
 		return gnt_cli_fail(cli, error);
 	}
 	names = expand_names(cli, args, &error);
@@ -909,9 +942,8 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 static gboolean
 reinstall_confirm(gchar **names)
 {
-	g_autofree gchar *os_msg = opt_os != NULL
-					   ? g_strdup_printf("change the OS to '%s'", opt_os)
-					   : g_strdup("keep the same OS");
+	g_autofree gchar *os_msg = opt_os != NULL ? g_strdup_printf("change the OS to '%s'", opt_os)
+						  : g_strdup("keep the same OS");
 	g_autofree gchar *text = NULL;
 
 	if (names[1] != NULL) {
@@ -1056,10 +1088,11 @@ modify_disk_mod(GntCli *cli, const gchar *value, GError **error)
 		return NULL;
 	}
 	if (params == NULL) {
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "Invalid --disk value '%s': expected ACTION:key=val,... or "
-					 "N:ACTION,key=val,...",
-					 value);
+		gnt_cli_set_prereq_error(
+			cli, error, GNT_ERROR_INVALID,
+			"Invalid --disk value '%s': expected ACTION:key=val,... or "
+			"N:ACTION,key=val,...",
+			value);
 		return NULL;
 	}
 	if (g_strv_contains(disk_actions, ident)) {
@@ -1074,10 +1107,11 @@ modify_disk_mod(GntCli *cli, const gchar *value, GError **error)
 			}
 		}
 		if (count > 1) {
-			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-						 "Cannot do more than one of the following operations "
-						 "at the same time: %s",
-						 actions->str);
+			gnt_cli_set_prereq_error(
+				cli, error, GNT_ERROR_INVALID,
+				"Cannot do more than one of the following operations "
+				"at the same time: %s",
+				actions->str);
 			return NULL;
 		}
 	}
@@ -1190,7 +1224,8 @@ modify_instance(GntCli *cli, gchar **args)
 	g_print("Modified instance %s\n", args[0]);
 	for (guint i = 0; i < json_array_get_length(changes); i++) {
 		JsonNode *change = json_array_get_element(changes, i);
-		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(change) ? json_node_get_array(change) : NULL;
+		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(change) ? json_node_get_array(change)
+								: NULL;
 		g_autofree gchar *param = NULL;
 		g_autofree gchar *value = NULL;
 
@@ -1253,12 +1288,13 @@ console_attach(GntCli *cli, JsonArray *command, const gchar *instance)
 		g_ptr_array_add(argv, (gpointer)json_array_get_string_element(command, i));
 	g_ptr_array_add(argv, NULL);
 	if (!g_spawn_sync(NULL, (gchar **)argv->pdata, NULL,
-			  G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, NULL, NULL,
-			  &status, &error) ||
+			  G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, NULL,
+			  NULL, &status, &error) ||
 	    !g_spawn_check_wait_status(status, &error)) {
 		g_autofree gchar *text = shell_quote_args(command);
 
-		g_printerr("Console command \"%s\" failed with reason '%s'\n", text, error->message);
+		g_printerr("Console command \"%s\" failed with reason '%s'\n", text,
+			   error->message);
 		return 1;
 	}
 	return 0;
@@ -1329,7 +1365,8 @@ static gboolean opt_absolute;
 static const GOptionEntry activate_disks_entries[] = {
 	{"ignore-size", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_size,
 	 "Ignore the current recorded size (useful for forcing activation when the recorded "
-	 "size is wrong)", NULL},
+	 "size is wrong)",
+	 NULL},
 	{"wait-for-sync", 0, 0, G_OPTION_ARG_NONE, &opt_wait_for_sync,
 	 "Wait for the disks to synchronize", NULL},
 	{NULL},
@@ -1465,8 +1502,8 @@ static const GntCliCommand commands[] = {
 	 deactivate_disks_entries, "[-f] <instance-name>", "Deactivate an instance's disks",
 	 "Refused while the instance runs, unless -f. Only the record changes: file images and "
 	 "logical volumes have nothing to tear down."},
-	{"grow-disk", grow_disk, 3, 3, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY,
-	 grow_disk_entries, "[--absolute] <instance-name> <disk> <size>", "Grow an instance's disk",
+	{"grow-disk", grow_disk, 3, 3, GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY, grow_disk_entries,
+	 "[--absolute] <instance-name> <disk> <size>", "Grow an instance's disk",
 	 "Grows disk <disk> (0, 1, ...) by <size> (a unit: 512M, 2G; MiB without one), or to "
 	 "<size> with --absolute, which may not be smaller than the disk. The file image (raw or "
 	 "qcow2) or logical volume grows on the node, after a check of the free space; a running "

@@ -36,17 +36,17 @@ status_filter_cb(const gchar *name, const gchar *value, gpointer data, GError **
 	return TRUE;
 }
 
-#define STATUS_OPTION(name, help)                                                              \
-	{                                                                                      \
-		name, 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)status_filter_cb, \
-			help, NULL                                                             \
+#define STATUS_OPTION(name, help)                                                                  \
+	{                                                                                          \
+		name, 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)status_filter_cb,  \
+			help, NULL                                                                 \
 	}
 #define PENDING_OPTION STATUS_OPTION("pending", "Select jobs pending execution or being cancelled")
 #define QUEUED_OPTION  STATUS_OPTION("queued", "Select queued jobs only")
 #define WAITING_OPTION STATUS_OPTION("waiting", "Select waiting jobs only")
-#define FORCE_OPTION                                                                           \
-	{                                                                                      \
-		"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL    \
+#define FORCE_OPTION                                                                               \
+	{                                                                                          \
+		"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL        \
 	}
 
 /* ---- helpers ---- */
@@ -261,7 +261,8 @@ auto_archive_jobs(GntCli *cli, gchar **args)
 	result = gnt_cli_call_array(cli, "AutoArchiveJobs", g_steal_pointer(&call_args), &error);
 	if (result == NULL)
 		return gnt_cli_fail(cli, error);
-	if (!JSON_NODE_HOLDS_ARRAY(result) || json_array_get_length(json_node_get_array(result)) != 2) {
+	if (!JSON_NODE_HOLDS_ARRAY(result) ||
+	    json_array_get_length(json_node_get_array(result)) != 2) {
 		g_set_error(&error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "AutoArchiveJobs answered a %s, not [archived, left]",
 			    gnt_json_node_type_name(result));
@@ -328,9 +329,10 @@ multi_job_action(GntCli *cli, gchar **args, const gchar *method, const gchar *qu
 	gint exit_code = 0;
 
 	if ((args[0] != NULL) == (opt_status_filter != NULL)) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "Either a status filter or job ID(s) must be specified and "
-					 "never both");
+		gnt_cli_set_prereq_error(
+			cli, &error, GNT_ERROR_INVALID,
+			"Either a status filter or job ID(s) must be specified and "
+			"never both");
 		return gnt_cli_fail(cli, error);
 	}
 	if (opt_status_filter != NULL) {
@@ -373,7 +375,8 @@ multi_job_action(GntCli *cli, gchar **args, const gchar *method, const gchar *qu
 
 static const GOptionEntry cancel_entries[] = {
 	FORCE_OPTION,
-	{"kill", 0, 0, G_OPTION_ARG_NONE, &opt_kill, "Accepted for compatibility: a running job cannot be cancelled", NULL},
+	{"kill", 0, 0, G_OPTION_ARG_NONE, &opt_kill,
+	 "Accepted for compatibility: a running job cannot be cancelled", NULL},
 	PENDING_OPTION,
 	QUEUED_OPTION,
 	WAITING_OPTION,
@@ -392,9 +395,9 @@ cancel_jobs(GntCli *cli, gchar **args)
 					 "The --kill option must be confirmed with --yes-do-it");
 		return gnt_cli_fail(cli, error);
 	}
-	return multi_job_action(cli, args, "CancelJob",
-				opt_kill ? "KILL job(s) listed above?" : "Cancel job(s) listed above?",
-				kill);
+	return multi_job_action(
+		cli, args, "CancelJob",
+		opt_kill ? "KILL job(s) listed above?" : "Cancel job(s) listed above?", kill);
 }
 
 static const GOptionEntry change_priority_entries[] = {
@@ -460,9 +463,8 @@ add_job_timestamp(GntCliInfo *info, const gchar *name, JsonNode *ts, JsonNode *p
 		gnt_cli_info_add(info, name, "job_timestamp", gnt_cli_info_new_text(text));
 		return;
 	}
-	delta = is_timestamp(prior)
-			? g_strdup_printf(" (delta %.6fs)", timestamp_delta(prior, ts))
-			: g_strdup("");
+	delta = is_timestamp(prior) ? g_strdup_printf(" (delta %.6fs)", timestamp_delta(prior, ts))
+				    : g_strdup("");
 	time_text = gnt_cli_format_timestamp(ts);
 	text = g_strconcat(time_text, delta, NULL);
 	gnt_cli_info_add(info, name, "job_timestamp", gnt_cli_info_new_text(text));
@@ -533,9 +535,10 @@ enum {
 	INFO_N_FIELDS
 };
 
-static const gchar *const info_fields[] = {
-	"id",	 "status", "ops",     "opresult",    "opstatus", "oplog",
-	"opstart", "opexec", "opend", "received_ts", "start_ts", "end_ts", NULL};
+static const gchar *const info_fields[] = {"id",       "status",      "ops",	  "opresult",
+					   "opstatus", "oplog",	      "opstart",  "opexec",
+					   "opend",    "received_ts", "start_ts", "end_ts",
+					   NULL};
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
 static GntCliInfo *
@@ -549,9 +552,10 @@ opcodes_info(JsonNode **values)
 	for (guint i = 0; i < n; i++) {
 		GntCliInfo *op = gnt_cli_info_new_dict();
 		JsonNode *input = list_item(values[INFO_OPS], i);
-		JsonNode *op_id = JSON_NODE_HOLDS_OBJECT(input)
-					  ? json_object_get_member(json_node_get_object(input), "OP_ID")
-					  : NULL;
+		JsonNode *op_id =
+			JSON_NODE_HOLDS_OBJECT(input)
+				? json_object_get_member(json_node_get_object(input), "OP_ID")
+				: NULL;
 
 		gnt_cli_info_add(op, "Opcode", NULL, gnt_cli_info_new_json(op_id));
 		gnt_cli_info_add(op, "Status", NULL,
@@ -613,7 +617,8 @@ rows_have_job(JsonArray *rows, guint64 id)
 {
 	for (guint r = 0; r < json_array_get_length(rows); r++) {
 		gint64 status;
-		JsonNode *value = cell_value(json_array_get_array_element(rows, r), INFO_ID, &status);
+		JsonNode *value =
+			cell_value(json_array_get_array_element(rows, r), INFO_ID, &status);
 
 		if (status == 0 && gnt_json_node_is_int(value) &&
 		    (guint64)json_node_get_int(value) == id)
@@ -728,8 +733,7 @@ static const GntCliCommand commands[] = {
 	 "Cancels queued and waiting jobs, given by ID or by a status filter (which lists the "
 	 "jobs and asks first, unless --force). Prints the server's answer per job; exits 1 "
 	 "if one could not be cancelled."},
-	{"change-priority", change_priority, 0, -1, GNT_CLI_OPT_PRIORITY,
-	 change_priority_entries,
+	{"change-priority", change_priority, 0, -1, GNT_CLI_OPT_PRIORITY, change_priority_entries,
 	 "--priority <priority> {[--force] {--pending | --queued | --waiting} | <job-id> "
 	 "[<job-id>...]}",
 	 "Change the priority of jobs", NULL},

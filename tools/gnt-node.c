@@ -62,9 +62,20 @@ enum {
 };
 
 static const gchar *const info_fields[] = {
-	"name",		  "pip",	"sip",	      "pinst_list",	"sinst_list",
-	"master_candidate", "drained",	"offline",    "master_capable", "vm_capable",
-	"powered",	  "ndparams", "custom_ndparams", NULL,
+	"name",
+	"pip",
+	"sip",
+	"pinst_list",
+	"sinst_list",
+	"master_candidate",
+	"drained",
+	"offline",
+	"master_capable",
+	"vm_capable",
+	"powered",
+	"ndparams",
+	"custom_ndparams",
+	NULL,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
@@ -81,9 +92,9 @@ node_info(JsonArray *row)
 	GntCliInfo *info = gnt_cli_info_new_dict();
 	JsonNode *powered = json_array_get_element(row, INFO_POWERED);
 	JsonNode *vm_capable = json_array_get_element(row, INFO_VM_CAPABLE);
-	g_autoptr(JsonNode) params = gnt_cli_format_params(
-		json_array_get_element(row, INFO_CUSTOM_NDPARAMS),
-		json_array_get_element(row, INFO_NDPARAMS));
+	g_autoptr(JsonNode)
+		params = gnt_cli_format_params(json_array_get_element(row, INFO_CUSTOM_NDPARAMS),
+					       json_array_get_element(row, INFO_NDPARAMS));
 
 	add_value(info, "Node name", json_array_get_element(row, INFO_NAME));
 	add_value(info, "primary ip", json_array_get_element(row, INFO_PIP));
@@ -173,8 +184,8 @@ query_node_row(GntCli *cli, const gchar *name, gchar **fields, GError **error)
 {
 	gchar *names[] = {(gchar *)name, NULL};
 	g_autoptr(GError) local = NULL;
-	g_autoptr(JsonObject) response =
-		gnt_cli_query(cli, "node", fields, gnt_cli_name_filter(names), &local);
+	g_autoptr(JsonObject)
+		response = gnt_cli_query(cli, "node", fields, gnt_cli_name_filter(names), &local);
 	JsonArray *data = NULL;
 
 	/* a name filter naming an unknown node is refused */
@@ -220,7 +231,8 @@ add_dup_primary_ip(GntCli *cli, const gchar *name, GError **error)
 	}
 	gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
 				 "cannot find an IPv4 address of node '%s'%s%s: give --primary-ip",
-				 name, local != NULL ? ": " : "", local != NULL ? local->message : "");
+				 name, local != NULL ? ": " : "",
+				 local != NULL ? local->message : "");
 	return NULL;
 }
 
@@ -244,7 +256,8 @@ add_get_master_address(GntCli *cli, gchar **address, guint *port, GError **error
 		JsonNode *master = row != NULL ? gnt_cli_row_value(row, 1) : NULL;
 
 		if (master != NULL && JSON_NODE_HOLDS_VALUE(master) &&
-		    json_node_get_value_type(master) == G_TYPE_BOOLEAN && json_node_get_boolean(master))
+		    json_node_get_value_type(master) == G_TYPE_BOOLEAN &&
+		    json_node_get_boolean(master))
 			pip = gnt_cli_row_value(row, 0);
 	}
 	if (pip == NULL || !JSON_NODE_HOLDS_VALUE(pip) ||
@@ -270,16 +283,16 @@ add_wait_for_node(GntRpcClient *rpc, const gchar *name, const gchar *ip, guint p
 
 	for (;;) {
 		g_autoptr(GError) local = NULL;
-		g_autoptr(JsonNode) answer =
-			gnt_rpc_client_call(rpc, name, ip, port, "version", NULL,
-					    ADD_POLL_CALL_TIMEOUT_S, &local);
+		g_autoptr(JsonNode) answer = gnt_rpc_client_call(
+			rpc, name, ip, port, "version", NULL, ADD_POLL_CALL_TIMEOUT_S, &local);
 		if (answer != NULL)
 			return TRUE;
 		if (g_get_monotonic_time() + ADD_POLL_INTERVAL_S * G_USEC_PER_SEC >= deadline) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-				    "%s; node '%s' has not joined within %u seconds: run \"gnt-node "
-				    "add %s\" again once it has",
-				    local->message, name, timeout_s, name);
+			g_set_error(
+				error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				"%s; node '%s' has not joined within %u seconds: run \"gnt-node "
+				"add %s\" again once it has",
+				local->message, name, timeout_s, name);
 			return FALSE;
 		}
 		g_usleep(ADD_POLL_INTERVAL_S * G_USEC_PER_SEC);
@@ -368,8 +381,8 @@ add_node(GntCli *cli, gchar **args)
 		return gnt_cli_fail(cli, error);
 	}
 	/* a node that has joined answers with its certificate: no token then */
-	version = gnt_rpc_client_call(rpc, name, ip, port, "version", NULL,
-				      ADD_POLL_CALL_TIMEOUT_S, &version_error);
+	version = gnt_rpc_client_call(rpc, name, ip, port, "version", NULL, ADD_POLL_CALL_TIMEOUT_S,
+				      &version_error);
 	if (version == NULL) {
 		if (!add_print_join(cli, name, ip, port, &error))
 			return gnt_cli_fail(cli, error);
@@ -431,10 +444,10 @@ static const GOptionEntry modify_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
 	{"master-candidate", 'C', 0, G_OPTION_ARG_STRING, &opt_master_candidate,
 	 "Set the master_candidate flag on the node", "yes|no"},
-	{"drained", 'D', 0, G_OPTION_ARG_STRING, &opt_drained,
-	 "Set the drained flag on the node", "yes|no"},
-	{"offline", 'O', 0, G_OPTION_ARG_STRING, &opt_offline,
-	 "Set the offline flag on the node", "yes|no"},
+	{"drained", 'D', 0, G_OPTION_ARG_STRING, &opt_drained, "Set the drained flag on the node",
+	 "yes|no"},
+	{"offline", 'O', 0, G_OPTION_ARG_STRING, &opt_offline, "Set the offline flag on the node",
+	 "yes|no"},
 	{"master-capable", 0, 0, G_OPTION_ARG_STRING, &opt_master_capable,
 	 "Set the master_capable flag on the node", "yes|no"},
 	{"vm-capable", 0, 0, G_OPTION_ARG_STRING, &opt_vm_capable,
@@ -442,8 +455,7 @@ static const GOptionEntry modify_entries[] = {
 	{"secondary-ip", 's', 0, G_OPTION_ARG_STRING, &opt_secondary_ip,
 	 "Specify the secondary ip for the node", "ADDRESS"},
 	{"auto-promote", 0, 0, G_OPTION_ARG_NONE, &opt_auto_promote,
-	 "Automatically promote nodes as needed to maintain the master candidate pool",
-	 NULL},
+	 "Automatically promote nodes as needed to maintain the master candidate pool", NULL},
 	{NULL},
 };
 
@@ -479,11 +491,12 @@ modify_node(GntCli *cli, gchar **args)
 		any = TRUE;
 		/* Ganeti asks before bringing a node online by hand */
 		if (g_strcmp0(flags[i].param, "offline") == 0 && value == 0 && !opt_force &&
-		    !gnt_cli_ask_user("You are setting this node online manually. If the "
-				      "configuration has changed, this can cause issues such as "
-				      "split brain. To safely bring a node back online, please use "
-				      "--readd instead. If you are confident that the configuration "
-				      "hasn't changed, continue?"))
+		    !gnt_cli_ask_user(
+			    "You are setting this node online manually. If the "
+			    "configuration has changed, this can cause issues such as "
+			    "split brain. To safely bring a node back online, please use "
+			    "--readd instead. If you are confident that the configuration "
+			    "hasn't changed, continue?"))
 			return 1;
 	}
 	if (!any) {

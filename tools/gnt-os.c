@@ -35,7 +35,8 @@ row_at(JsonArray *rows, guint row, guint n_fields)
 {
 	JsonNode *node = json_array_get_element(rows, row);
 
-	if (!JSON_NODE_HOLDS_ARRAY(node) || json_array_get_length(json_node_get_array(node)) != n_fields)
+	if (!JSON_NODE_HOLDS_ARRAY(node) ||
+	    json_array_get_length(json_node_get_array(node)) != n_fields)
 		return NULL;
 	return json_node_get_array(node);
 }
@@ -76,8 +77,7 @@ static gboolean opt_show_trusted;
 
 static const GOptionEntry list_entries[] = {
 	{"show-trusted", 0, 0, G_OPTION_ARG_NONE, &opt_show_trusted,
-	 "Add a column saying whether each OS is trusted (its scripts may run on the nodes)",
-	 NULL},
+	 "Add a column saying whether each OS is trusted (its scripts may run on the nodes)", NULL},
 	{NULL},
 };
 
@@ -142,9 +142,8 @@ enum {
 };
 
 static const gchar *const info_fields[] = {
-	"name",	       "valid",	 "variants", "parameters", "api_versions",
-	"blacklisted", "hidden", "os_hvp",   "osparams",   "trusted",
-	"untrusted_scripts", NULL,
+	"name",	  "valid",  "variants", "parameters", "api_versions",	   "blacklisted",
+	"hidden", "os_hvp", "osparams", "trusted",    "untrusted_scripts", NULL,
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
@@ -191,9 +190,11 @@ print_os_info(JsonArray *row)
 		for (guint i = 0; variants != NULL && i < json_array_get_length(variants); i++)
 			g_print("    - %s\n", json_array_get_string_element(variants, i));
 		g_print("  - parameters:\n");
-		for (guint i = 0; parameters != NULL && i < json_array_get_length(parameters); i++) {
+		for (guint i = 0; parameters != NULL && i < json_array_get_length(parameters);
+		     i++) {
 			JsonNode *pair = json_array_get_element(parameters, i);
-			JsonArray *items = JSON_NODE_HOLDS_ARRAY(pair) ? json_node_get_array(pair) : NULL;
+			JsonArray *items = JSON_NODE_HOLDS_ARRAY(pair) ? json_node_get_array(pair)
+								       : NULL;
 
 			if (items != NULL && json_array_get_length(items) == 2)
 				g_print("    - %s: %s\n", json_array_get_string_element(items, 0),
@@ -227,13 +228,15 @@ show_os_info(GntCli *cli, gchar **args)
 		g_ptr_array_add(wanted, args[i]);
 	for (guint i = 0; i < json_array_get_length(rows); i++) {
 		JsonArray *row = row_at(rows, i, INFO_N_FIELDS);
-		const gchar *name = row != NULL ? json_array_get_string_element(row, INFO_NAME) : NULL;
+		const gchar *name = row != NULL ? json_array_get_string_element(row, INFO_NAME)
+						: NULL;
 		guint index = 0;
 
 		if (name == NULL)
 			continue;
 		for (guint k = 0; k < 2; k++) {
-			JsonNode *dict = json_array_get_element(row, k == 0 ? INFO_OS_HVP : INFO_OSPARAMS);
+			JsonNode *dict =
+				json_array_get_element(row, k == 0 ? INFO_OS_HVP : INFO_OSPARAMS);
 
 			if (JSON_NODE_HOLDS_OBJECT(dict))
 				gnt_json_object_overlay(k == 0 ? os_hvp : osparams,
@@ -250,7 +253,8 @@ show_os_info(GntCli *cli, gchar **args)
 	for (guint i = 0; i < wanted->len; i++) {
 		const gchar *name = g_ptr_array_index(wanted, i);
 
-		if (!json_object_has_member(os_hvp, name) && !json_object_has_member(osparams, name)) {
+		if (!json_object_has_member(os_hvp, name) &&
+		    !json_object_has_member(osparams, name)) {
 			g_print("%s: \n", name);
 		} else {
 			g_autoptr(GntCliInfo) info = gnt_cli_info_new_dict();
@@ -389,9 +393,12 @@ diagnose_os(GntCli *cli, gchar **args)
 		return error != NULL ? gnt_cli_fail(cli, error) : 0;
 	for (guint i = 0; i < json_array_get_length(rows); i++) {
 		JsonArray *row = row_at(rows, i, DIAG_N_FIELDS);
-		JsonNode *status_node = row != NULL ? json_array_get_element(row, DIAG_NODE_STATUS) : NULL;
-		g_autoptr(GHashTable) valid = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-		g_autoptr(GHashTable) bad = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+		JsonNode *status_node = row != NULL ? json_array_get_element(row, DIAG_NODE_STATUS)
+						    : NULL;
+		g_autoptr(GHashTable)
+			valid = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+		g_autoptr(GHashTable)
+			bad = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 		g_autoptr(GHashTable) hidden = g_hash_table_new_full(
 			g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
 		JsonObjectIter iter;
@@ -404,7 +411,8 @@ diagnose_os(GntCli *cli, gchar **args)
 			continue;
 		json_object_iter_init_ordered(&iter, json_node_get_object(status_node));
 		while (json_object_iter_next_ordered(&iter, &node_name, &defs)) {
-			JsonArray *list = JSON_NODE_HOLDS_ARRAY(defs) ? json_node_get_array(defs) : NULL;
+			JsonArray *list = JSON_NODE_HOLDS_ARRAY(defs) ? json_node_get_array(defs)
+								      : NULL;
 			GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
 			JsonArray *first = list != NULL && json_array_get_length(list) > 0
 						   ? cell_list(list, 0)
@@ -412,7 +420,8 @@ diagnose_os(GntCli *cli, gchar **args)
 
 			g_hash_table_insert(hidden, (gpointer)node_name, lines);
 			if (first == NULL || json_array_get_length(first) < 7) {
-				g_hash_table_insert(bad, (gpointer)node_name, g_strdup("OS not found"));
+				g_hash_table_insert(bad, (gpointer)node_name,
+						    g_strdup("OS not found"));
 				continue;
 			}
 			g_hash_table_insert(cell_bool(first, 1) ? valid : bad, (gpointer)node_name,
@@ -425,10 +434,11 @@ diagnose_os(GntCli *cli, gchar **args)
 					continue;
 				other_status = os_status(cell_bool(other, 1),
 							 json_array_get_string_element(other, 2));
-				g_ptr_array_add(lines,
-						g_strdup_printf("    [hidden] path: %s, status: %s",
-								json_array_get_string_element(other, 0),
-								other_status));
+				g_ptr_array_add(
+					lines,
+					g_strdup_printf("    [hidden] path: %s, status: %s",
+							json_array_get_string_element(other, 0),
+							other_status));
 			}
 		}
 		if (g_hash_table_size(valid) > 0 && g_hash_table_size(bad) == 0) {
@@ -440,8 +450,9 @@ diagnose_os(GntCli *cli, gchar **args)
 			status = "partial valid";
 			has_bad = TRUE;
 		}
-		g_print("OS: %s [global status: %s]%s%s\n", json_array_get_string_element(row, DIAG_NAME),
-			status, cell_bool(row, DIAG_HIDDEN) ? " [hidden]" : "",
+		g_print("OS: %s [global status: %s]%s%s\n",
+			json_array_get_string_element(row, DIAG_NAME), status,
+			cell_bool(row, DIAG_HIDDEN) ? " [hidden]" : "",
 			cell_bool(row, DIAG_BLACKLISTED) ? " [blacklisted]" : "");
 		variants = cell_list(row, DIAG_VARIANTS);
 		if (variants != NULL && json_array_get_length(variants) > 0) {

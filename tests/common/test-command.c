@@ -69,7 +69,8 @@ test_env_empty_by_default(void)
 	g_assert_true(gnt_command_run(cmd, NULL));
 	out = output_of(cmd);
 	/* only the safe PATH */
-	g_assert_cmpstr(out, ==, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
+	g_assert_cmpstr(out, ==,
+			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
 }
 
 static void

@@ -85,7 +85,8 @@ test_dict(void)
 static void
 test_dict_fill(void)
 {
-	g_autoptr(GntSecretDict) dict = dict_new("{\"pw\": \"q\\\"\\\\\\n\\u0001\u00e9\", \"k\": \"v\"}");
+	g_autoptr(GntSecretDict)
+		dict = dict_new("{\"pw\": \"q\\\"\\\\\\n\\u0001\u00e9\", \"k\": \"v\"}");
 	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonObject) params = json_object_new();
 	g_autoptr(JsonNode) node = NULL;

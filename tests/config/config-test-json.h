@@ -67,7 +67,8 @@ test_json_golden_text(JsonNode *node)
 	GString *text = g_string_new("{");
 
 	for (GList *l = names; l != NULL; l = l->next) {
-		g_autofree gchar *value = gnt_json_to_string(json_object_get_member(object, l->data));
+		g_autofree gchar *value =
+			gnt_json_to_string(json_object_get_member(object, l->data));
 
 		g_string_append_printf(text, "%s\n  \"%s\": %s", l == names ? "" : ",",
 				       (const gchar *)l->data, value);

@@ -54,8 +54,8 @@ static GntConfig *
 create_cluster(ConfigFx *fx)
 {
 	g_autoptr(GError) error = NULL;
-	GntConfig *config = gnt_config_create(fx->path, "cluster.example.com", "node1.example.com",
-					      &error);
+	GntConfig *config =
+		gnt_config_create(fx->path, "cluster.example.com", "node1.example.com", &error);
 
 	g_assert_no_error(error);
 	g_assert_nonnull(config);
@@ -70,8 +70,8 @@ test_create(ConfigFx *fx, gconstpointer data)
 	g_autofree gchar *master = gnt_config_dup_master_node(config);
 	g_autofree gchar *uuid = gnt_config_dup_cluster_uuid(config);
 	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(config);
-	g_autofree gchar *file_storage = g_build_filename(fx->root, "srv", "gantry", "file-storage",
-							  NULL);
+	g_autofree gchar *file_storage =
+		g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
 	gdouble now = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
 
 	g_assert_cmpstr(name, ==, "cluster.example.com");
@@ -115,8 +115,8 @@ test_create_exists(ConfigFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntConfig) config = create_cluster(fx);
-	g_autoptr(GntConfig) second = gnt_config_create(fx->path, "other.example.com", "node2",
-							&error);
+	g_autoptr(GntConfig)
+		second = gnt_config_create(fx->path, "other.example.com", "node2", &error);
 	g_autofree gchar *expected = g_strdup_printf("a cluster already exists in '%s'", fx->path);
 	g_autofree gchar *name = NULL;
 
@@ -166,8 +166,9 @@ test_open_not_a_database(ConfigFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntConfig) config = NULL;
 
-	g_file_set_contents(fx->path, "this is not SQLite, but long enough to have a header......"
-				      "..........................................................",
+	g_file_set_contents(fx->path,
+			    "this is not SQLite, but long enough to have a header......"
+			    "..........................................................",
 			    -1, &error);
 	g_assert_no_error(error);
 	config = gnt_config_open(fx->path, &error);
@@ -194,8 +195,8 @@ test_invalid_names(ConfigFx *fx, gconstpointer data)
 	g_autofree gchar *max_label = g_strnfill(63, 'a');
 	g_autofree gchar *too_long = NULL;
 	g_autofree gchar *max_len = NULL;
-	const gchar *bad[] = {"", ".", "a..b", "a.", ".a", "-a.com", "a-.com", "a b", "a/b", "é.com",
-			      "a:b"};
+	const gchar *bad[] = {"",	".",   "a..b", "a.",	".a", "-a.com",
+			      "a-.com", "a b", "a/b",  "é.com", "a:b"};
 
 	/* 4 labels of 63 plus dots = 255; trim to the limits */
 	too_long = g_strjoin(".", max_label, max_label, max_label, max_label, NULL);
@@ -221,11 +222,12 @@ test_invalid_names(ConfigFx *fx, gconstpointer data)
 	g_assert_true(gnt_config_check_name("node_1.example-2.com", "name", NULL));
 	{
 		g_autoptr(GError) error = NULL;
-		g_autoptr(GntConfig) config = gnt_config_create(fx->path, "c.example.com", "bad node",
-								&error);
+		g_autoptr(GntConfig)
+			config = gnt_config_create(fx->path, "c.example.com", "bad node", &error);
 		g_assert_null(config);
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-		g_assert_true(g_str_has_prefix(error->message, "invalid master node name 'bad node'"));
+		g_assert_true(
+			g_str_has_prefix(error->message, "invalid master node name 'bad node'"));
 	}
 	/* nothing was written */
 	g_assert_false(g_file_test(fx->path, G_FILE_TEST_EXISTS));
@@ -284,21 +286,67 @@ test_wal_mode(ConfigFx *fx, gconstpointer data)
 }
 
 static const gchar *const info_keys[] = {
-	"software_version", "protocol_version", "config_version", "os_api_version",
-	"export_version", "vcs_version", "architecture", "name", "master", "uuid", "ctime",
-	"mtime", "tags", "default_hypervisor", "enabled_hypervisors", "hvparams", "os_hvp",
-	"beparams", "osparams", "ipolicy", "nicparams", "ndparams", "diskparams",
-	"candidate_pool_size", "max_running_jobs", "max_tracked_jobs", "mac_prefix",
-	"master_netdev", "master_netmask", "use_external_mip_script", "primary_ip_version",
-	"volume_group_name", "drbd_usermode_helper", "file_storage_dir", "shared_file_storage_dir",
-	"gluster_storage_dir", "prealloc_wipe_disks", "reserved_lvs", "enabled_disk_templates",
-	"maintain_node_health", "uid_pool", "default_iallocator", "default_iallocator_params",
-	"hidden_os", "blacklisted_os", "install_image", "instance_communication_network",
-	"zeroing_image", "compression_tools", "enabled_user_shutdown", "enabled_data_collectors",
-	"data_collector_interval", "modify_ssh_setup", "ssh_key_type", "ssh_key_bits",
+	"software_version",
+	"protocol_version",
+	"config_version",
+	"os_api_version",
+	"export_version",
+	"vcs_version",
+	"architecture",
+	"name",
+	"master",
+	"uuid",
+	"ctime",
+	"mtime",
+	"tags",
+	"default_hypervisor",
+	"enabled_hypervisors",
+	"hvparams",
+	"os_hvp",
+	"beparams",
+	"osparams",
+	"ipolicy",
+	"nicparams",
+	"ndparams",
+	"diskparams",
+	"candidate_pool_size",
+	"max_running_jobs",
+	"max_tracked_jobs",
+	"mac_prefix",
+	"master_netdev",
+	"master_netmask",
+	"use_external_mip_script",
+	"primary_ip_version",
+	"volume_group_name",
+	"drbd_usermode_helper",
+	"file_storage_dir",
+	"shared_file_storage_dir",
+	"gluster_storage_dir",
+	"prealloc_wipe_disks",
+	"reserved_lvs",
+	"enabled_disk_templates",
+	"maintain_node_health",
+	"uid_pool",
+	"default_iallocator",
+	"default_iallocator_params",
+	"hidden_os",
+	"blacklisted_os",
+	"install_image",
+	"instance_communication_network",
+	"zeroing_image",
+	"compression_tools",
+	"enabled_user_shutdown",
+	"enabled_data_collectors",
+	"data_collector_interval",
+	"modify_ssh_setup",
+	"ssh_key_type",
+	"ssh_key_bits",
 	"os_search_path", /* Gantry: where OS definitions are looked for */
 	/* Gantry's installs and metadata */
-	"enable_safe_install", "install_timeout", "ssh_keys", "trusted_os",
+	"enable_safe_install",
+	"install_timeout",
+	"ssh_keys",
+	"trusted_os",
 };
 
 static void
@@ -348,8 +396,8 @@ test_config_values(ConfigFx *fx, gconstpointer data)
 		"[\"master_node\", \"cluster_name\", \"drain_flag\", \"watcher_pause\", \"nope\","
 		" \"modify_ssh_setup\", \"ssh_key_type\", \"ssh_key_bits\", 5]",
 		-1, NULL);
-	g_autoptr(JsonNode) values =
-		gnt_config_dup_config_values(config, json_node_get_array(names), TRUE);
+	g_autoptr(JsonNode)
+		values = gnt_config_dup_config_values(config, json_node_get_array(names), TRUE);
 	g_autoptr(JsonNode) expected = gnt_json_parse(
 		"[\"node1.example.com\", \"cluster.example.com\", true, null, null, false, \"rsa\","
 		" 2048, null]",

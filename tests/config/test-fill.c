@@ -10,15 +10,15 @@
 /* Cluster settings with kvm defaults, an os_hvp for "debian" and for
  * "debian+bookworm", BE defaults without spindle_use, OS and NIC defaults,
  * node parameters. */
-#define SETTINGS                                                                                   \
-	"{\"hvparams\": {\"kvm\": {\"kernel_args\": \"ro quiet\", \"acpi\": false},"              \
-	"                \"fake\": {\"kernel_args\": \"cluster\"}},"                               \
-	" \"os_hvp\": {\"debian\": {\"kvm\": {\"kernel_args\": \"base\"}},"                        \
-	"              \"debian+bookworm\": {\"kvm\": {\"serial_speed\": 115200},"                 \
-	"                                    \"fake\": {\"kernel_args\": \"variant\"}}},"          \
-	" \"beparams\": {\"default\": {\"maxmem\": 512, \"vcpus\": 2, \"auto_balance\": true}},"  \
-	" \"osparams\": {\"debian\": {\"mirror\": \"a\", \"suite\": \"x\"},"                       \
-	"                \"debian+bookworm\": {\"suite\": \"bookworm\"}},"                         \
+#define SETTINGS                                                                                     \
+	"{\"hvparams\": {\"kvm\": {\"kernel_args\": \"ro quiet\", \"acpi\": false},"                 \
+	"                \"fake\": {\"kernel_args\": \"cluster\"}},"                                 \
+	" \"os_hvp\": {\"debian\": {\"kvm\": {\"kernel_args\": \"base\"}},"                          \
+	"              \"debian+bookworm\": {\"kvm\": {\"serial_speed\": 115200},"                   \
+	"                                    \"fake\": {\"kernel_args\": \"variant\"}}},"            \
+	" \"beparams\": {\"default\": {\"maxmem\": 512, \"vcpus\": 2, \"auto_balance\": true}},"     \
+	" \"osparams\": {\"debian\": {\"mirror\": \"a\", \"suite\": \"x\"},"                         \
+	"                \"debian+bookworm\": {\"suite\": \"bookworm\"}},"                           \
 	" \"nicparams\": {\"default\": {\"mode\": \"bridged\", \"link\": \"br0\", \"vlan\": \"\"}}," \
 	" \"ndparams\": {\"ssh_port\": 22, \"spindle_count\": 1}}"
 
@@ -37,8 +37,8 @@ assert_hv(const gchar *instance, gboolean skip_globals, const gchar *expected)
 	g_autoptr(JsonNode) inst = test_json_parse(instance);
 	g_autoptr(JsonNode) want = test_json_parse(expected);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) got = gnt_fill_hvparams(object(settings), object(inst), skip_globals,
-						      &error);
+	g_autoptr(JsonObject)
+		got = gnt_fill_hvparams(object(settings), object(inst), skip_globals, &error);
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
@@ -99,7 +99,8 @@ test_hv_globals(void)
 	g_autoptr(JsonNode) inst = test_json_parse(
 		"{\"hypervisor\": \"fake\", \"hvparams\": {\"migration_mode\": \"live\"}}");
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) shown = gnt_fill_hvparams(object(settings), object(inst), TRUE, &error);
+	g_autoptr(JsonObject)
+		shown = gnt_fill_hvparams(object(settings), object(inst), TRUE, &error);
 	g_autoptr(JsonObject) sent = NULL;
 
 	/* queries leave Ganeti's globals out before anything else */
@@ -118,7 +119,8 @@ test_hv_refused(void)
 {
 	g_autoptr(JsonNode) settings = test_json_parse(
 		"{\"hvparams\": {\"fake\": {}}, \"os_hvp\": {\"debian\": {\"fake\": {\"acpi\": true}}}}");
-	g_autoptr(JsonNode) inst = test_json_parse("{\"hypervisor\": \"fake\", \"os\": \"debian\"}");
+	g_autoptr(JsonNode)
+		inst = test_json_parse("{\"hypervisor\": \"fake\", \"os\": \"debian\"}");
 	g_autoptr(JsonNode) unknown = test_json_parse("{\"hypervisor\": \"xen\"}");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonObject) got = gnt_fill_hvparams(object(settings), object(inst), TRUE, &error);
@@ -141,7 +143,8 @@ test_be_defaults(void)
 {
 	g_autoptr(JsonNode) settings = test_json_parse(SETTINGS);
 	g_autoptr(JsonNode) empty = test_json_parse("{}");
-	g_autoptr(JsonNode) inst = test_json_parse("{\"beparams\": {\"vcpus\": 4, \"minmem\": 256}}");
+	g_autoptr(JsonNode)
+		inst = test_json_parse("{\"beparams\": {\"vcpus\": 4, \"minmem\": 256}}");
 	g_autoptr(JsonObject) cluster = gnt_fill_beparams(object(settings), object(inst));
 	g_autoptr(JsonObject) bare = gnt_fill_beparams(object(empty), object(empty));
 	g_autoptr(JsonNode) cluster_node = gnt_json_node_new_object(json_object_ref(cluster));
@@ -154,8 +157,8 @@ test_be_defaults(void)
 	 * that order */
 	test_json_assert_same(cluster_node, want);
 	/* no cluster defaults at all: what every instance gets */
-	test_json_assert_text(bare_node,
-			      "{\"maxmem\": 128, \"minmem\": 128, \"vcpus\": 1, \"spindle_use\": 1}");
+	test_json_assert_text(
+		bare_node, "{\"maxmem\": 128, \"minmem\": 128, \"vcpus\": 1, \"spindle_use\": 1}");
 }
 
 static void
@@ -166,13 +169,12 @@ test_os_nic_nd(void)
 	g_autoptr(JsonNode) nic = test_json_parse("{\"nicparams\": {\"link\": \"br9\"}}");
 	g_autoptr(JsonNode) group = test_json_parse("{\"ssh_port\": 2222}");
 	g_autoptr(JsonNode) node = test_json_parse("{\"spindle_count\": 4}");
-	g_autoptr(JsonNode) os =
-		gnt_json_node_new_object(gnt_fill_osparams(object(settings), "debian+bookworm",
-							   object(own)));
+	g_autoptr(JsonNode) os = gnt_json_node_new_object(
+		gnt_fill_osparams(object(settings), "debian+bookworm", object(own)));
 	g_autoptr(JsonNode) os_base =
 		gnt_json_node_new_object(gnt_fill_osparams(object(settings), "debian", NULL));
-	g_autoptr(JsonNode) nicp =
-		gnt_json_node_new_object(gnt_fill_nicparams(object(settings), object(nic)));
+	g_autoptr(JsonNode)
+		nicp = gnt_json_node_new_object(gnt_fill_nicparams(object(settings), object(nic)));
 	g_autoptr(JsonNode) nd = gnt_json_node_new_object(
 		gnt_fill_ndparams(object(settings), object(group), object(node)));
 
@@ -191,11 +193,11 @@ test_ipolicy_diskparams(void)
 		" \"vcpu-ratio\": 4.0}");
 	g_autoptr(JsonNode) custom = test_json_parse(
 		"{\"std\": {\"cpu-count\": 2}, \"minmax\": [], \"vcpu-ratio\": 2.0}");
-	g_autoptr(JsonNode) disk_base =
-		test_json_parse("{\"plain\": {\"stripes\": 1}, \"file\": {}}");
+	g_autoptr(JsonNode)
+		disk_base = test_json_parse("{\"plain\": {\"stripes\": 1}, \"file\": {}}");
 	g_autoptr(JsonNode) disk_custom = test_json_parse("{\"plain\": {\"stripes\": 2}}");
-	g_autoptr(JsonNode) ipolicy = gnt_json_node_new_object(
-		gnt_fill_ipolicy(object(base), object(custom)));
+	g_autoptr(JsonNode)
+		ipolicy = gnt_json_node_new_object(gnt_fill_ipolicy(object(base), object(custom)));
 	g_autoptr(JsonNode) diskparams = gnt_json_node_new_object(
 		gnt_fill_diskparams(object(disk_base), object(disk_custom)));
 

@@ -8,9 +8,9 @@
 #include "gnt-test-golden.h"
 #include "gnt-test-util.h"
 
-#define NODE1 "11111111-1111-1111-1111-111111111111"
-#define NODE2 "22222222-2222-2222-2222-222222222222"
-#define NODE3 "33333333-3333-3333-3333-333333333333"
+#define NODE1  "11111111-1111-1111-1111-111111111111"
+#define NODE2  "22222222-2222-2222-2222-222222222222"
+#define NODE3  "33333333-3333-3333-3333-333333333333"
 #define GROUP1 "99999999-0000-0000-0000-000000000001"
 #define GROUP2 "99999999-0000-0000-0000-000000000002"
 
@@ -46,10 +46,12 @@ fx_set_up(QueryFx *fx, gconstpointer data)
 		g_assert_true(gnt_config_remove_object(config, GNT_OBJECT_GROUP, made, NULL));
 	}
 	add_record(config, GNT_OBJECT_GROUP,
-		   "{\"uuid\": \"" GROUP1 "\", \"name\": \"default\", \"alloc_policy\": \"preferred\","
+		   "{\"uuid\": \"" GROUP1
+		   "\", \"name\": \"default\", \"alloc_policy\": \"preferred\","
 		   " \"ndparams\": {}, \"diskparams\": {}, \"ipolicy\": {}, \"tags\": []}");
 	add_record(config, GNT_OBJECT_GROUP,
-		   "{\"uuid\": \"" GROUP2 "\", \"name\": \"rack2\", \"alloc_policy\": \"last_resort\","
+		   "{\"uuid\": \"" GROUP2
+		   "\", \"name\": \"rack2\", \"alloc_policy\": \"last_resort\","
 		   " \"ndparams\": {\"ssh_port\": 2200, \"spindle_count\": 4},"
 		   " \"diskparams\": {\"plain\": {\"stripes\": 2}},"
 		   " \"ipolicy\": {\"vcpu-ratio\": 2.0, \"std\": {\"memory-size\": 256}},"
@@ -68,38 +70,41 @@ fx_set_up(QueryFx *fx, gconstpointer data)
 		   "{\"uuid\": \"" NODE3 "\", \"name\": \"node3.example.com\","
 		   " \"primary_ip\": \"192.0.2.3\", \"secondary_ip\": \"192.0.2.3\","
 		   " \"offline\": true, \"group\": \"" GROUP2 "\"}");
-	add_record(config, GNT_OBJECT_INSTANCE,
-		   "{\"uuid\": \"i-web1\", \"name\": \"web1.example.com\", \"primary_node\": \"" NODE1
-		   "\", \"os\": \"noop+default\", \"hypervisor\": \"fake\","
-		   " \"hvparams\": {\"migration_mode\": \"non-live\", \"kernel_args\": \"quiet\"},"
-		   " \"beparams\": {\"maxmem\": 512, \"vcpus\": 2},"
-		   " \"osparams\": {\"dhcp\": \"yes\"}, \"osparams_private\": {\"root_pw\": \"s3cret\"},"
-		   " \"admin_state\": \"up\", \"admin_state_source\": \"admin\","
-		   " \"disk_template\": \"file\", \"disks_active\": true,"
-		   " \"disks\": [{\"uuid\": \"d-1\", \"name\": \"root\", \"size\": 1024, \"mode\": \"rw\","
-		   " \"dev_type\": \"file\", \"iv_name\": \"disk/0\"}],"
-		   " \"nics\": [{\"uuid\": \"n-1\", \"name\": null, \"mac\": \"aa:00:00:00:00:01\","
-		   " \"ip\": \"192.0.2.10\", \"nicparams\": {}, \"network\": null}],"
-		   " \"tags\": [\"web\"], \"network_port\": 11000}");
+	add_record(
+		config, GNT_OBJECT_INSTANCE,
+		"{\"uuid\": \"i-web1\", \"name\": \"web1.example.com\", \"primary_node\": \"" NODE1
+		"\", \"os\": \"noop+default\", \"hypervisor\": \"fake\","
+		" \"hvparams\": {\"migration_mode\": \"non-live\", \"kernel_args\": \"quiet\"},"
+		" \"beparams\": {\"maxmem\": 512, \"vcpus\": 2},"
+		" \"osparams\": {\"dhcp\": \"yes\"}, \"osparams_private\": {\"root_pw\": \"s3cret\"},"
+		" \"admin_state\": \"up\", \"admin_state_source\": \"admin\","
+		" \"disk_template\": \"file\", \"disks_active\": true,"
+		" \"disks\": [{\"uuid\": \"d-1\", \"name\": \"root\", \"size\": 1024, \"mode\": \"rw\","
+		" \"dev_type\": \"file\", \"iv_name\": \"disk/0\"}],"
+		" \"nics\": [{\"uuid\": \"n-1\", \"name\": null, \"mac\": \"aa:00:00:00:00:01\","
+		" \"ip\": \"192.0.2.10\", \"nicparams\": {}, \"network\": null}],"
+		" \"tags\": [\"web\"], \"network_port\": 11000}");
 	add_record(config, GNT_OBJECT_INSTANCE,
 		   "{\"uuid\": \"i-db2\", \"name\": \"db2.example.com\", \"primary_node\": \"" NODE2
 		   "\", \"os\": \"noop\", \"hypervisor\": \"kvm\", \"admin_state\": \"down\","
 		   " \"admin_state_source\": \"user\", \"disk_template\": \"diskless\","
 		   " \"disks\": [], \"nics\": [], \"tags\": [], \"network_port\": null}");
-	add_record(config, GNT_OBJECT_INSTANCE,
-		   "{\"uuid\": \"i-web10\", \"name\": \"web10.example.com\", \"primary_node\": \"" NODE1
-		   "\", \"os\": \"noop\", \"hypervisor\": \"fake\", \"admin_state\": \"up\","
-		   " \"disk_template\": \"plain\","
-		   " \"disks\": [{\"uuid\": \"d-2\", \"size\": 2048, \"mode\": \"rw\"},"
-		   " {\"uuid\": \"d-3\", \"name\": \"data\", \"size\": 512, \"mode\": \"ro\"}],"
-		   " \"nics\": [{\"uuid\": \"n-2\", \"mac\": \"aa:00:00:00:00:02\", \"ip\": null,"
-		   " \"nicparams\": {\"mode\": \"routed\", \"link\": \"rt1\"}},"
-		   " {\"uuid\": \"n-3\", \"mac\": \"aa:00:00:00:00:03\","
-		   " \"nicparams\": {\"mode\": \"openvswitch\", \"link\": \"sw0\", \"vlan\": \"100\"}}]}");
-	add_record(config, GNT_OBJECT_INSTANCE,
-		   "{\"uuid\": \"i-off3\", \"name\": \"off3.example.com\", \"primary_node\": \"" NODE3
-		   "\", \"os\": \"noop\", \"hypervisor\": \"fake\", \"admin_state\": \"offline\","
-		   " \"disk_template\": \"diskless\"}");
+	add_record(
+		config, GNT_OBJECT_INSTANCE,
+		"{\"uuid\": \"i-web10\", \"name\": \"web10.example.com\", \"primary_node\": \"" NODE1
+		"\", \"os\": \"noop\", \"hypervisor\": \"fake\", \"admin_state\": \"up\","
+		" \"disk_template\": \"plain\","
+		" \"disks\": [{\"uuid\": \"d-2\", \"size\": 2048, \"mode\": \"rw\"},"
+		" {\"uuid\": \"d-3\", \"name\": \"data\", \"size\": 512, \"mode\": \"ro\"}],"
+		" \"nics\": [{\"uuid\": \"n-2\", \"mac\": \"aa:00:00:00:00:02\", \"ip\": null,"
+		" \"nicparams\": {\"mode\": \"routed\", \"link\": \"rt1\"}},"
+		" {\"uuid\": \"n-3\", \"mac\": \"aa:00:00:00:00:03\","
+		" \"nicparams\": {\"mode\": \"openvswitch\", \"link\": \"sw0\", \"vlan\": \"100\"}}]}");
+	add_record(
+		config, GNT_OBJECT_INSTANCE,
+		"{\"uuid\": \"i-off3\", \"name\": \"off3.example.com\", \"primary_node\": \"" NODE3
+		"\", \"os\": \"noop\", \"hypervisor\": \"fake\", \"admin_state\": \"offline\","
+		" \"disk_template\": \"diskless\"}");
 }
 
 static void
@@ -190,24 +195,23 @@ static void
 test_fields_selected(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonArray) names = FIELDS("be/memory", "hv/acpi", "disk.size/15", "nic.vlan/7",
-					    "nope");
+	g_autoptr(JsonArray)
+		names = FIELDS("be/memory", "hv/acpi", "disk.size/15", "nic.vlan/7", "nope");
 	g_autoptr(JsonNode) fields = gnt_object_query_fields(GNT_OBJECT_INSTANCE, names, &error);
 
 	g_assert_no_error(error);
 	test_json_assert_text(
-		fields,
-		"{\"fields\": ["
-		"{\"name\": \"be/memory\", \"title\": \"ConfigMaxMem\", \"kind\": \"unit\","
-		" \"doc\": \"The \\\"maxmem\\\" backend parameter\"},"
-		"{\"name\": \"hv/acpi\", \"title\": \"ACPI\", \"kind\": \"bool\","
-		" \"doc\": \"The \\\"acpi\\\" hypervisor parameter\"},"
-		"{\"name\": \"disk.size/15\", \"title\": \"Disk/15\", \"kind\": \"unit\","
-		" \"doc\": \"Disk size of 16th disk\"},"
-		"{\"name\": \"nic.vlan/7\", \"title\": \"NicVLAN/7\", \"kind\": \"text\","
-		" \"doc\": \"VLAN of 8th network interface\"},"
-		"{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
-		" \"doc\": \"Unknown field 'nope'\"}]}");
+		fields, "{\"fields\": ["
+			"{\"name\": \"be/memory\", \"title\": \"ConfigMaxMem\", \"kind\": \"unit\","
+			" \"doc\": \"The \\\"maxmem\\\" backend parameter\"},"
+			"{\"name\": \"hv/acpi\", \"title\": \"ACPI\", \"kind\": \"bool\","
+			" \"doc\": \"The \\\"acpi\\\" hypervisor parameter\"},"
+			"{\"name\": \"disk.size/15\", \"title\": \"Disk/15\", \"kind\": \"unit\","
+			" \"doc\": \"Disk size of 16th disk\"},"
+			"{\"name\": \"nic.vlan/7\", \"title\": \"NicVLAN/7\", \"kind\": \"text\","
+			" \"doc\": \"VLAN of 8th network interface\"},"
+			"{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
+			" \"doc\": \"Unknown field 'nope'\"}]}");
 }
 
 static void
@@ -226,11 +230,11 @@ test_needs_live_data(void)
 	g_assert_true(gnt_object_query_needs_live_data(GNT_OBJECT_INSTANCE, plain, status_filter,
 						       &needed, &error));
 	g_assert_true(needed);
-	g_assert_true(gnt_object_query_needs_live_data(GNT_OBJECT_INSTANCE, live, NULL, &needed,
-						       &error));
+	g_assert_true(
+		gnt_object_query_needs_live_data(GNT_OBJECT_INSTANCE, live, NULL, &needed, &error));
 	g_assert_true(needed);
-	g_assert_true(gnt_object_query_needs_live_data(GNT_OBJECT_INSTANCE, NULL, NULL, &needed,
-						       &error));
+	g_assert_true(
+		gnt_object_query_needs_live_data(GNT_OBJECT_INSTANCE, NULL, NULL, &needed, &error));
 	g_assert_true(needed);
 	g_assert_true(gnt_object_query_needs_live_data(GNT_OBJECT_NODE, node_plain, NULL, &needed,
 						       &error));
@@ -244,48 +248,50 @@ static void
 test_instance_basic(QueryFx *fx, gconstpointer data)
 {
 	/* natural order: web1 before web10; pnode names; the short name filter */
-	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("name", "pnode", "pnode.group", "os", "hypervisor", "admin_state",
-			    "admin_up", "admin_state_source", "disk_template", "tags",
-			    "network_port", "snodes", "uuid"),
-		     NULL, NULL,
-		     "[[[0, \"db2.example.com\"], [0, \"node2.example.com\"], [0, \"default\"],"
-		     " [0, \"noop\"], [0, \"kvm\"], [0, \"down\"], [0, false], [0, \"user\"],"
-		     " [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-db2\"]],"
-		     "[[0, \"off3.example.com\"], [0, \"node3.example.com\"], [0, \"rack2\"],"
-		     " [0, \"noop\"], [0, \"fake\"], [0, \"offline\"], [0, false], [0, \"admin\"],"
-		     " [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-off3\"]],"
-		     "[[0, \"web1.example.com\"], [0, \"node1.example.com\"], [0, \"default\"],"
-		     " [0, \"noop+default\"], [0, \"fake\"], [0, \"up\"], [0, true], [0, \"admin\"],"
-		     " [0, \"file\"], [0, [\"web\"]], [0, 11000], [0, []], [0, \"i-web1\"]],"
-		     "[[0, \"web10.example.com\"], [0, \"node1.example.com\"], [0, \"default\"],"
-		     " [0, \"noop\"], [0, \"fake\"], [0, \"up\"], [0, true], [0, \"admin\"],"
-		     " [0, \"plain\"], [0, []], [0, null], [0, []], [0, \"i-web10\"]]]");
+	assert_query(
+		fx, GNT_OBJECT_INSTANCE,
+		FIELDS("name", "pnode", "pnode.group", "os", "hypervisor", "admin_state",
+		       "admin_up", "admin_state_source", "disk_template", "tags", "network_port",
+		       "snodes", "uuid"),
+		NULL, NULL,
+		"[[[0, \"db2.example.com\"], [0, \"node2.example.com\"], [0, \"default\"],"
+		" [0, \"noop\"], [0, \"kvm\"], [0, \"down\"], [0, false], [0, \"user\"],"
+		" [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-db2\"]],"
+		"[[0, \"off3.example.com\"], [0, \"node3.example.com\"], [0, \"rack2\"],"
+		" [0, \"noop\"], [0, \"fake\"], [0, \"offline\"], [0, false], [0, \"admin\"],"
+		" [0, \"diskless\"], [0, []], [0, null], [0, []], [0, \"i-off3\"]],"
+		"[[0, \"web1.example.com\"], [0, \"node1.example.com\"], [0, \"default\"],"
+		" [0, \"noop+default\"], [0, \"fake\"], [0, \"up\"], [0, true], [0, \"admin\"],"
+		" [0, \"file\"], [0, [\"web\"]], [0, 11000], [0, []], [0, \"i-web1\"]],"
+		"[[0, \"web10.example.com\"], [0, \"node1.example.com\"], [0, \"default\"],"
+		" [0, \"noop\"], [0, \"fake\"], [0, \"up\"], [0, true], [0, \"admin\"],"
+		" [0, \"plain\"], [0, []], [0, null], [0, []], [0, \"i-web10\"]]]");
 }
 
 static void
 test_instance_disks_nics(QueryFx *fx, gconstpointer data)
 {
-	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("disk.count", "disk.sizes", "disk_usage", "disk.names", "disk.uuids",
-			    "disk.size/0", "disk.size/1", "disk.name/0", "sdb_size", "nic.count",
-			    "nic.macs", "nic.ips", "nic.modes", "nic.links", "nic.bridges",
-			    "nic.vlans", "nic.ip/0", "nic.mac/1", "nic.bridge/0", "nic.vlan/1",
-			    "nic.mode/1", "ip", "custom_nicparams"),
-		     "[\"=~\", \"name\", \"^web\"]", NULL,
-		     "[[[0, 1], [0, [1024]], [0, 1024], [0, [\"root\"]], [0, [\"d-1\"]],"
-		     " [0, 1024], [3, null], [0, \"root\"], [3, null], [0, 1],"
-		     " [0, [\"aa:00:00:00:00:01\"]], [0, [\"192.0.2.10\"]], [0, [\"bridged\"]],"
-		     " [0, [\"br0\"]], [0, [\"br0\"]], [0, [\"\"]], [0, \"192.0.2.10\"], [3, null],"
-		     " [0, \"br0\"], [3, null], [3, null], [0, \"192.0.2.10\"], [0, [{}]]],"
-		     "[[0, 2], [0, [2048, 512]], [0, 2560], [0, [null, \"data\"]],"
-		     " [0, [\"d-2\", \"d-3\"]], [0, 2048], [0, 512], [3, null], [0, 512], [0, 2],"
-		     " [0, [\"aa:00:00:00:00:02\", \"aa:00:00:00:00:03\"]], [0, [null, null]],"
-		     " [0, [\"routed\", \"openvswitch\"]], [0, [\"rt1\", \"sw0\"]], [0, [null, null]],"
-		     " [0, [null, \"100\"]], [3, null], [0, \"aa:00:00:00:00:03\"], [3, null],"
-		     " [0, \"100\"], [0, \"openvswitch\"], [3, null],"
-		     " [0, [{\"mode\": \"routed\", \"link\": \"rt1\"},"
-		     " {\"mode\": \"openvswitch\", \"link\": \"sw0\", \"vlan\": \"100\"}]]]]");
+	assert_query(
+		fx, GNT_OBJECT_INSTANCE,
+		FIELDS("disk.count", "disk.sizes", "disk_usage", "disk.names", "disk.uuids",
+		       "disk.size/0", "disk.size/1", "disk.name/0", "sdb_size", "nic.count",
+		       "nic.macs", "nic.ips", "nic.modes", "nic.links", "nic.bridges", "nic.vlans",
+		       "nic.ip/0", "nic.mac/1", "nic.bridge/0", "nic.vlan/1", "nic.mode/1", "ip",
+		       "custom_nicparams"),
+		"[\"=~\", \"name\", \"^web\"]", NULL,
+		"[[[0, 1], [0, [1024]], [0, 1024], [0, [\"root\"]], [0, [\"d-1\"]],"
+		" [0, 1024], [3, null], [0, \"root\"], [3, null], [0, 1],"
+		" [0, [\"aa:00:00:00:00:01\"]], [0, [\"192.0.2.10\"]], [0, [\"bridged\"]],"
+		" [0, [\"br0\"]], [0, [\"br0\"]], [0, [\"\"]], [0, \"192.0.2.10\"], [3, null],"
+		" [0, \"br0\"], [3, null], [3, null], [0, \"192.0.2.10\"], [0, [{}]]],"
+		"[[0, 2], [0, [2048, 512]], [0, 2560], [0, [null, \"data\"]],"
+		" [0, [\"d-2\", \"d-3\"]], [0, 2048], [0, 512], [3, null], [0, 512], [0, 2],"
+		" [0, [\"aa:00:00:00:00:02\", \"aa:00:00:00:00:03\"]], [0, [null, null]],"
+		" [0, [\"routed\", \"openvswitch\"]], [0, [\"rt1\", \"sw0\"]], [0, [null, null]],"
+		" [0, [null, \"100\"]], [3, null], [0, \"aa:00:00:00:00:03\"], [3, null],"
+		" [0, \"100\"], [0, \"openvswitch\"], [3, null],"
+		" [0, [{\"mode\": \"routed\", \"link\": \"rt1\"},"
+		" {\"mode\": \"openvswitch\", \"link\": \"sw0\", \"vlan\": \"100\"}]]]]");
 }
 
 static void
@@ -323,13 +329,14 @@ test_instance_no_live_data(QueryFx *fx, gconstpointer data)
 {
 	/* nothing collected: RS_NODATA, but an offline primary is known from
 	 * the config alone */
-	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("name", "status", "oper_state", "oper_ram", "oper_vcpus"), NULL, NULL,
-		     "[[[0, \"db2.example.com\"], [2, null], [2, null], [2, null], [2, null]],"
-		     " [[0, \"off3.example.com\"], [0, \"ERROR_nodeoffline\"], [2, null], [2, null],"
-		     " [2, null]],"
-		     " [[0, \"web1.example.com\"], [2, null], [2, null], [2, null], [2, null]],"
-		     " [[0, \"web10.example.com\"], [2, null], [2, null], [2, null], [2, null]]]");
+	assert_query(
+		fx, GNT_OBJECT_INSTANCE,
+		FIELDS("name", "status", "oper_state", "oper_ram", "oper_vcpus"), NULL, NULL,
+		"[[[0, \"db2.example.com\"], [2, null], [2, null], [2, null], [2, null]],"
+		" [[0, \"off3.example.com\"], [0, \"ERROR_nodeoffline\"], [2, null], [2, null],"
+		" [2, null]],"
+		" [[0, \"web1.example.com\"], [2, null], [2, null], [2, null], [2, null]],"
+		" [[0, \"web10.example.com\"], [2, null], [2, null], [2, null], [2, null]]]");
 }
 
 static void
@@ -343,15 +350,16 @@ test_instance_live_data(QueryFx *fx, gconstpointer data)
 	/* by UUID and by name */
 	gnt_live_data_set_node(live, NODE1, json_node_get_object(node1));
 	gnt_live_data_set_node_failed(live, "node2.example.com");
-	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("name", "status", "oper_state", "oper_ram", "oper_vcpus"), NULL, live,
-		     "[[[0, \"db2.example.com\"], [0, \"ERROR_nodedown\"], [2, null], [2, null],"
-		     " [2, null]],"
-		     " [[0, \"off3.example.com\"], [0, \"ERROR_nodeoffline\"], [2, null], [2, null],"
-		     " [2, null]],"
-		     " [[0, \"web1.example.com\"], [0, \"running\"], [0, true], [0, 512], [0, 2]],"
-		     " [[0, \"web10.example.com\"], [0, \"ERROR_down\"], [0, false], [3, null],"
-		     " [3, null]]]");
+	assert_query(
+		fx, GNT_OBJECT_INSTANCE,
+		FIELDS("name", "status", "oper_state", "oper_ram", "oper_vcpus"), NULL, live,
+		"[[[0, \"db2.example.com\"], [0, \"ERROR_nodedown\"], [2, null], [2, null],"
+		" [2, null]],"
+		" [[0, \"off3.example.com\"], [0, \"ERROR_nodeoffline\"], [2, null], [2, null],"
+		" [2, null]],"
+		" [[0, \"web1.example.com\"], [0, \"running\"], [0, true], [0, 512], [0, 2]],"
+		" [[0, \"web10.example.com\"], [0, \"ERROR_down\"], [0, false], [3, null],"
+		" [3, null]]]");
 }
 
 /* One instance's status with @state reported by its primary (NULL: not
@@ -361,8 +369,8 @@ live_status(QueryFx *fx, const gchar *name, const gchar *state, const gchar *els
 {
 	g_autoptr(GntLiveData) live = gnt_live_data_new();
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) inst =
-		gnt_config_dup_object(fx->root.config, GNT_OBJECT_INSTANCE, name, &error);
+	g_autoptr(JsonObject)
+		inst = gnt_config_dup_object(fx->root.config, GNT_OBJECT_INSTANCE, name, &error);
 	const gchar *full_name = json_object_get_string_member(inst, "name");
 	const gchar *pnode = json_object_get_string_member(inst, "primary_node");
 	g_autofree gchar *on_primary =
@@ -370,9 +378,10 @@ live_status(QueryFx *fx, const gchar *name, const gchar *state, const gchar *els
 						full_name, state)
 			      : g_strdup("{\"instances\": {}}");
 	g_autofree gchar *on_other =
-		elsewhere != NULL ? g_strdup_printf("{\"instances\": {\"%s\": {\"state\": \"%s\"}}}",
-						    full_name, elsewhere)
-				  : g_strdup("{\"instances\": {}}");
+		elsewhere != NULL
+			? g_strdup_printf("{\"instances\": {\"%s\": {\"state\": \"%s\"}}}",
+					  full_name, elsewhere)
+			: g_strdup("{\"instances\": {}}");
 	g_autoptr(JsonNode) primary = test_json_parse(on_primary);
 	g_autoptr(JsonNode) other = test_json_parse(on_other);
 	g_autofree gchar *filter = g_strdup_printf("[\"==\", \"name\", \"%s\"]", name);
@@ -402,8 +411,8 @@ static void
 set_admin_state(QueryFx *fx, const gchar *name, const gchar *state, const gchar *source)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) inst =
-		gnt_config_dup_object(fx->root.config, GNT_OBJECT_INSTANCE, name, &error);
+	g_autoptr(JsonObject)
+		inst = gnt_config_dup_object(fx->root.config, GNT_OBJECT_INSTANCE, name, &error);
 
 	g_assert_no_error(error);
 	json_object_set_string_member(inst, "admin_state", state);
@@ -505,8 +514,8 @@ test_instance_golden(QueryFx *fx, gconstpointer data)
 	JsonArray *row;
 
 	for (guint i = 0; i < json_array_get_length(defs); i++) {
-		const gchar *name =
-			json_object_get_string_member(json_array_get_object_element(defs, i), "name");
+		const gchar *name = json_object_get_string_member(
+			json_array_get_object_element(defs, i), "name");
 
 		if (g_strcmp0(name, "ctime") != 0 && g_strcmp0(name, "mtime") != 0)
 			json_array_add_string_element(fields, name);
@@ -565,8 +574,7 @@ test_node_group(QueryFx *fx, gconstpointer data)
 		     " [0, 22], [0, 1]],"
 		     " [[0, \"node3.example.com\"], [0, \"rack2\"], [0, \"" GROUP2 "\"],"
 		     " [0, 2200], [0, 4]]]");
-	assert_query(fx, GNT_OBJECT_INSTANCE,
-		     FIELDS("name", "pnode.group", "pnode.group.uuid"),
+	assert_query(fx, GNT_OBJECT_INSTANCE, FIELDS("name", "pnode.group", "pnode.group.uuid"),
 		     "[\"=\", \"name\", \"off3.example.com\"]", NULL,
 		     "[[[0, \"off3.example.com\"], [0, \"rack2\"], [0, \"" GROUP2 "\"]]]");
 }
@@ -602,12 +610,13 @@ test_group_basic(QueryFx *fx, gconstpointer data)
 static void
 test_group_filled(QueryFx *fx, gconstpointer data)
 {
-	g_autoptr(JsonNode) rows = query_data(fx, GNT_OBJECT_GROUP,
-					      FIELDS("ndparams", "ipolicy", "diskparams"),
-					      "[\"=\", \"name\", \"rack2\"]", NULL);
+	g_autoptr(JsonNode)
+		rows = query_data(fx, GNT_OBJECT_GROUP, FIELDS("ndparams", "ipolicy", "diskparams"),
+				  "[\"=\", \"name\", \"rack2\"]", NULL);
 	JsonArray *row = json_array_get_array_element(json_node_get_array(rows), 0);
 	JsonObject *nd = json_array_get_object_element(json_array_get_array_element(row, 0), 1);
-	JsonObject *ipolicy = json_array_get_object_element(json_array_get_array_element(row, 1), 1);
+	JsonObject *ipolicy =
+		json_array_get_object_element(json_array_get_array_element(row, 1), 1);
 	JsonObject *disk = json_array_get_object_element(json_array_get_array_element(row, 2), 1);
 	JsonObject *std = json_object_get_object_member(ipolicy, "std");
 
@@ -674,8 +683,8 @@ compare_name_ptrs(gconstpointer a, gconstpointer b)
 static void
 test_name_compare(void)
 {
-	const gchar *names[] = {"inst10", "inst2", "inst02a", "inst1", "a", "inst", "inst1b",
-				"10", "9", "b1", NULL};
+	const gchar *names[] = {"inst10", "inst2", "inst02a", "inst1", "a", "inst",
+				"inst1b", "10",	   "9",	      "b1",    NULL};
 	g_autoptr(GPtrArray) sorted = g_ptr_array_new();
 	g_autofree gchar *joined = NULL;
 
@@ -733,8 +742,8 @@ assert_written_same(QueryFx *fx, GntObjectKind kind, const gchar *filter_json, J
 		g_autoptr(GError) built_error = NULL;
 		g_autoptr(GError) written_error = NULL;
 		g_autoptr(GString) written = g_string_new("{prefix}");
-		g_autoptr(JsonNode) built = gnt_object_query(fx->root.config, kind, NULL, filter,
-							     live, &built_error);
+		g_autoptr(JsonNode) built =
+			gnt_object_query(fx->root.config, kind, NULL, filter, live, &built_error);
 		gboolean ok = gnt_object_query_write(fx->root.config, kind, NULL, filter, live,
 						     written, &written_error);
 
@@ -780,8 +789,8 @@ test_written_answers(QueryFx *fx, gconstpointer data)
 				    "[\"|\", [\"=\", \"name\", \"web2\"],"
 				    " [\"=\", \"name\", \"db2\"], [\"=\", \"name\", \"web10\"]]",
 				    NULL, l);
-		assert_written_same(fx, GNT_OBJECT_INSTANCE, "[\"==\", \"name\", \"ghost\"]",
-				    NULL, l);
+		assert_written_same(fx, GNT_OBJECT_INSTANCE, "[\"==\", \"name\", \"ghost\"]", NULL,
+				    l);
 		assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, names, l);
 		assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, missing, l);
 		/* a node that runs an instance of the other: ERROR_wrongnode */
@@ -797,13 +806,13 @@ test_written_answers(QueryFx *fx, gconstpointer data)
 		g_assert_true(gnt_object_query_write(fx->root.config, GNT_OBJECT_INSTANCE, fields,
 						     NULL, live, written, &error));
 		g_assert_no_error(error);
-		g_assert_nonnull(strstr(
-			written->str,
-			"\"data\":[[[0,\"db2.example.com\"],[0,\"ERROR_wrongnode\"],[0,64]],"
-			"[[0,\"off3.example.com\"],[0,\"ERROR_nodeoffline\"],[2,null]],"
-			"[[0,\"web1.example.com\"],[0,\"running\"],[0,512]],"
-			"[[0,\"web2.example.com\"],[0,\"ERROR_down\"],[3,null]],"
-			"[[0,\"web10.example.com\"],[0,\"ERROR_down\"],[0,128]]]}"));
+		g_assert_nonnull(
+			strstr(written->str,
+			       "\"data\":[[[0,\"db2.example.com\"],[0,\"ERROR_wrongnode\"],[0,64]],"
+			       "[[0,\"off3.example.com\"],[0,\"ERROR_nodeoffline\"],[2,null]],"
+			       "[[0,\"web1.example.com\"],[0,\"running\"],[0,512]],"
+			       "[[0,\"web2.example.com\"],[0,\"ERROR_down\"],[3,null]],"
+			       "[[0,\"web10.example.com\"],[0,\"ERROR_down\"],[0,128]]]}"));
 	}
 	gnt_live_data_set_node_failed(live, NODE2);
 	assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, NULL, live);
@@ -829,8 +838,8 @@ test_scale(QueryFx *fx, gconstpointer data)
 	g_autoptr(JsonNode) result = NULL;
 	g_autoptr(JsonNode) one = NULL;
 	g_autoptr(JsonNode) filter = test_json_parse("[\"==\", \"name\", \"vm4711\"]");
-	g_autoptr(JsonArray) fields =
-		FIELDS("name", "hypervisor", "os", "pnode", "status", "oper_ram");
+	g_autoptr(JsonArray)
+		fields = FIELDS("name", "hypervisor", "os", "pnode", "status", "oper_ram");
 	gint64 start;
 	gdouble all_ms;
 	gdouble hint_ms;
@@ -872,8 +881,8 @@ test_scale(QueryFx *fx, gconstpointer data)
 	one = gnt_object_query(fx->root.config, GNT_OBJECT_INSTANCE, fields, filter, NULL, &error);
 	hint_ms = (gdouble)(g_get_monotonic_time() - start) / 1000.0;
 	g_assert_no_error(error);
-	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
-				 json_node_get_object(one), "data")),
+	g_assert_cmpuint(json_array_get_length(
+				 json_object_get_array_member(json_node_get_object(one), "data")),
 			 ==, 1);
 	g_test_message("Query of %u instances, 6 fields: %.1f ms, serialized (%zu bytes) in "
 		       "%.1f ms; written as text directly: %.1f ms; by name: %.3f ms",

@@ -37,7 +37,8 @@ test_add_lookup_persist(void)
 
 	gnt_test_root_init(&root, "node1.example.com");
 	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"web2.example.com\", \"memory\": 256}");
-	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"web1.example.com\", \"disks\": [{\"size\": 1024}]}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"web1.example.com\", \"disks\": [{\"size\": 1024}]}");
 	found = gnt_config_dup_object(root.config, GNT_OBJECT_INSTANCE, "web1", &error);
 	g_assert_no_error(error);
 	g_assert_cmpstr(json_object_get_string_member(found, "name"), ==, "web1.example.com");
@@ -140,8 +141,10 @@ test_schema_1_upgraded(void)
 	gnt_test_root_init(&root, "node1.example.com");
 	g_clear_object(&root.config);
 	g_assert_cmpint(sqlite3_open(gnt_paths_get_config_db(root.paths), &db), ==, SQLITE_OK);
-	g_assert_cmpint(sqlite3_exec(db, "DROP TABLE node; DROP TABLE instance; PRAGMA user_version = 1",
-				     NULL, NULL, NULL), ==, SQLITE_OK);
+	g_assert_cmpint(
+		sqlite3_exec(db, "DROP TABLE node; DROP TABLE instance; PRAGMA user_version = 1",
+			     NULL, NULL, NULL),
+		==, SQLITE_OK);
 	sqlite3_close(db);
 	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
 	g_assert_no_error(error);
@@ -222,11 +225,14 @@ test_group_ipolicy(void)
 		const gchar *error; /* NULL: valid */
 	} cases[] = {
 		{"{}", NULL},
-		{"{\"vcpu-ratio\": 2, \"spindle-ratio\": 0.5, \"disk-templates\": [\"file\"]}", NULL},
+		{"{\"vcpu-ratio\": 2, \"spindle-ratio\": 0.5, \"disk-templates\": [\"file\"]}",
+		 NULL},
 		{"{\"std\": {\"memory-size\": 256}}", NULL},
-		{"{\"minmax\": [{\"min\": {\"cpu-count\": 1}, \"max\": {\"cpu-count\": 4}}]}", NULL},
+		{"{\"minmax\": [{\"min\": {\"cpu-count\": 1}, \"max\": {\"cpu-count\": 4}}]}",
+		 NULL},
 		{"{\"colour\": 1}", "Invalid instance policy: unknown key 'colour'"},
-		{"{\"vcpu-ratio\": 0}", "Invalid instance policy: 'vcpu-ratio' must be a number > 0"},
+		{"{\"vcpu-ratio\": 0}",
+		 "Invalid instance policy: 'vcpu-ratio' must be a number > 0"},
 		{"{\"std\": {\"memory-size\": -1}}",
 		 "Invalid instance policy: 'std/memory-size' must be an integer >= 0"},
 		{"{\"std\": {\"ram\": 1}}", "Invalid instance policy: unknown key 'ram' in 'std'"},

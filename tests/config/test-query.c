@@ -143,8 +143,8 @@ matching(const gchar *filter)
 			continue;
 		if (names->len > 0)
 			g_string_append_c(names, ',');
-		g_string_append_len(names, machines[i].name, strchr(machines[i].name, '.') -
-								     machines[i].name);
+		g_string_append_len(names, machines[i].name,
+				    strchr(machines[i].name, '.') - machines[i].name);
 	}
 	return g_string_free(g_steal_pointer(&names), FALSE);
 }
@@ -171,21 +171,22 @@ test_fields_response(void)
 	g_autoptr(JsonNode) names = test_json_parse("[\"size\", \"nope\", \"name\"]");
 	g_autoptr(JsonNode) empty = test_json_parse("[]");
 	g_autoptr(JsonNode) bad = test_json_parse("[\"size\", 3]");
-	g_autoptr(JsonNode) some = gnt_query_fields_response(machine_fields,
-							     json_node_get_array(names), &error);
+	g_autoptr(JsonNode) some =
+		gnt_query_fields_response(machine_fields, json_node_get_array(names), &error);
 	g_autoptr(JsonNode) all = gnt_query_fields_response(machine_fields, NULL, &error);
-	g_autoptr(JsonNode) all2 = gnt_query_fields_response(machine_fields,
-							     json_node_get_array(empty), &error);
+	g_autoptr(JsonNode) all2 =
+		gnt_query_fields_response(machine_fields, json_node_get_array(empty), &error);
 	JsonArray *defs;
 
 	g_assert_no_error(error);
-	test_json_assert_text(some, "{\"fields\": ["
-			  "{\"name\": \"size\", \"title\": \"Size\", \"kind\": \"unit\","
-			  " \"doc\": \"Disk size\"},"
-			  "{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
-			  " \"doc\": \"Unknown field 'nope'\"},"
-			  "{\"name\": \"name\", \"title\": \"Name\", \"kind\": \"text\","
-			  " \"doc\": \"Machine name\"}]}");
+	test_json_assert_text(some,
+			      "{\"fields\": ["
+			      "{\"name\": \"size\", \"title\": \"Size\", \"kind\": \"unit\","
+			      " \"doc\": \"Disk size\"},"
+			      "{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
+			      " \"doc\": \"Unknown field 'nope'\"},"
+			      "{\"name\": \"name\", \"title\": \"Name\", \"kind\": \"text\","
+			      " \"doc\": \"Machine name\"}]}");
 	defs = json_object_get_array_member(json_node_get_object(all), "fields");
 	g_assert_cmpuint(json_array_get_length(defs), ==, G_N_ELEMENTS(machine_fields) - 1);
 	g_assert_true(json_node_equal(all, all2));
@@ -289,7 +290,8 @@ test_nesting_limit(void)
 	query = query_new(NULL, deep->str, &error);
 	g_assert_null(query);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	g_assert_cmpstr(error->message, ==, "filter nested too deep: at most 10 levels are allowed");
+	g_assert_cmpstr(error->message, ==,
+			"filter nested too deep: at most 10 levels are allowed");
 }
 
 static const struct {
@@ -307,7 +309,8 @@ static const struct {
 	{"[\"==\", \"size\"]", "operator '==' expects exactly 2 operands, got 1"},
 	{"[\"<\", \"size\", 1, 2]", "operator '<' expects exactly 2 operands, got 3"},
 	{"[\"?\"]", "operator '?' expects exactly 1 operand, got 0"},
-	{"[\"!\", [\"?\", \"up\"], [\"?\", \"up\"]]", "operator '!' expects exactly 1 operand, got 2"},
+	{"[\"!\", [\"?\", \"up\"], [\"?\", \"up\"]]",
+	 "operator '!' expects exactly 1 operand, got 2"},
 	{"[\"==\", \"size\", 2.5]",
 	 "filter value 2.5 for field 'size' is not an integer; fractions are not allowed"},
 	{"[\"==\", \"up\", true]",
@@ -356,7 +359,8 @@ test_bad_field_list(void)
 
 	g_assert_null(query);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	g_assert_cmpstr(error->message, ==, "query fields: field name 1 must be a string, not object");
+	g_assert_cmpstr(error->message, ==,
+			"query fields: field name 1 must be a string, not object");
 }
 
 static void
@@ -373,23 +377,23 @@ test_rows(void)
 	g_assert_no_error(error);
 	for (guint i = 0; i < G_N_ELEMENTS(machines); i++) {
 		if (gnt_query_matches(query, &machines[i], GINT_TO_POINTER(3)))
-			json_array_add_array_element(
-				rows, gnt_query_build_row(query, &machines[i], GINT_TO_POINTER(3)));
+			json_array_add_array_element(rows, gnt_query_build_row(query, &machines[i],
+									       GINT_TO_POINTER(3)));
 	}
 	response = gnt_query_build_response(query, g_steal_pointer(&rows));
 	test_json_assert_text(response,
-		    "{\"fields\": ["
-		    "{\"name\": \"name\", \"title\": \"Name\", \"kind\": \"text\","
-		    " \"doc\": \"Machine name\"},"
-		    "{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
-		    " \"doc\": \"Unknown field 'nope'\"},"
-		    "{\"name\": \"load\", \"title\": \"Load\", \"kind\": \"number\","
-		    " \"doc\": \"Live load\"},"
-		    "{\"name\": \"up\", \"title\": \"Up\", \"kind\": \"bool\","
-		    " \"doc\": \"Whether it runs\"}],"
-		    " \"data\": ["
-		    "[[0, \"beta.example.com\"], [1, null], [0, 3], [0, false]],"
-		    "[[0, \"gamma.example.org\"], [1, null], [4, null], [0, true]]]}");
+			      "{\"fields\": ["
+			      "{\"name\": \"name\", \"title\": \"Name\", \"kind\": \"text\","
+			      " \"doc\": \"Machine name\"},"
+			      "{\"name\": \"nope\", \"title\": \"nope\", \"kind\": \"unknown\","
+			      " \"doc\": \"Unknown field 'nope'\"},"
+			      "{\"name\": \"load\", \"title\": \"Load\", \"kind\": \"number\","
+			      " \"doc\": \"Live load\"},"
+			      "{\"name\": \"up\", \"title\": \"Up\", \"kind\": \"bool\","
+			      " \"doc\": \"Whether it runs\"}],"
+			      " \"data\": ["
+			      "[[0, \"beta.example.com\"], [1, null], [0, 3], [0, false]],"
+			      "[[0, \"gamma.example.org\"], [1, null], [4, null], [0, true]]]}");
 
 	values = gnt_query_build_values(query, &machines[2], GINT_TO_POINTER(3));
 	values_node = gnt_json_node_new_array(g_steal_pointer(&values));
@@ -406,8 +410,9 @@ test_all_fields(void)
 	g_assert_no_error(error);
 	g_assert_true(gnt_query_check_known_fields(query, &error));
 	row = gnt_json_node_new_array(gnt_query_build_row(query, &machines[0], GINT_TO_POINTER(5)));
-	test_json_assert_text(row, "[[0, \"alpha.example.com\"], [0, 10], [0, true], [0, [\"web\", \"prod\"]],"
-			 " [0, 0.5], [0, [1700000000, 500000]], [0, 7], [0, 5]]");
+	test_json_assert_text(
+		row, "[[0, \"alpha.example.com\"], [0, 10], [0, true], [0, [\"web\", \"prod\"]],"
+		     " [0, 0.5], [0, [1700000000, 500000]], [0, 7], [0, 5]]");
 }
 
 static void
@@ -426,8 +431,8 @@ static void
 test_uses_field(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntQuery) query =
-		query_new("[\"name\", \"nope\"]", "[\"!\", [\"?\", \"up\"]]", &error);
+	g_autoptr(GntQuery)
+		query = query_new("[\"name\", \"nope\"]", "[\"!\", [\"?\", \"up\"]]", &error);
 
 	g_assert_no_error(error);
 	g_assert_true(gnt_query_uses_field(query, "name"));
@@ -445,7 +450,8 @@ static const struct {
 	{"[\"=\", \"name\", \"a\"]", "[\"a\"]"},
 	{"[\"|\", [\"==\", \"name\", \"a\"], [\"==\", \"name\", \"b\"], [\"==\", \"name\", \"a\"]]",
 	 "[\"a\", \"b\"]"},
-	{"[\"|\", [\"==\", \"name\", \"a\"], [\"|\", [\"==\", \"name\", \"c\"]]]", "[\"a\", \"c\"]"},
+	{"[\"|\", [\"==\", \"name\", \"a\"], [\"|\", [\"==\", \"name\", \"c\"]]]",
+	 "[\"a\", \"c\"]"},
 	{"[\"|\"]", "[]"},
 	{"[\"|\", [\"==\", \"name\", \"a\"], [\"==\", \"size\", 1]]", NULL},
 	{"[\"|\", [\"==\", \"name\", \"a\"], [\"=~\", \"name\", \"b\"]]", NULL},
@@ -509,10 +515,10 @@ test_written_rows(void)
 	g_assert_no_error(error);
 	gnt_query_write_response_start(query, written);
 	for (guint i = 0; i < G_N_ELEMENTS(machines); i++) {
-		g_autoptr(JsonArray) row =
-			gnt_query_build_row(query, &machines[i], GINT_TO_POINTER(3));
-		g_autoptr(JsonArray) values =
-			gnt_query_build_values(query, &machines[i], GINT_TO_POINTER(3));
+		g_autoptr(JsonArray)
+			row = gnt_query_build_row(query, &machines[i], GINT_TO_POINTER(3));
+		g_autoptr(JsonArray)
+			values = gnt_query_build_values(query, &machines[i], GINT_TO_POINTER(3));
 		g_autoptr(JsonNode) row_node = gnt_json_node_new_array(json_array_ref(row));
 		g_autoptr(JsonNode) values_node = gnt_json_node_new_array(json_array_ref(values));
 		g_autofree gchar *row_text = gnt_json_to_string(row_node);

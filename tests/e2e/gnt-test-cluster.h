@@ -61,7 +61,7 @@ gnt_test_cluster_run(GntTestCluster *self, const gchar *env_var, const gchar *co
 	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
 }
 
-#define GNT_TEST_CLUSTER_RUN(c, var, ...) \
+#define GNT_TEST_CLUSTER_RUN(c, var, ...)                                                          \
 	gnt_test_cluster_run(c, var, (const gchar *const[]){__VA_ARGS__, NULL})
 
 static inline void
@@ -83,8 +83,8 @@ gnt_test_reaper_new(const gchar *commands)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *script = g_strconcat("cat >/dev/null; ", commands, NULL);
-	GSubprocess *reaper = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c",
-					       script, NULL);
+	GSubprocess *reaper =
+		g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE, &error, "sh", "-c", script, NULL);
 
 	g_assert_no_error(error);
 	return reaper;
@@ -115,8 +115,9 @@ gnt_test_cluster_start_reaper(GntTestCluster *self)
 		" virsh -q -c %s list --name 2>/dev/null | grep '^%s%s-' |"
 		" while read -r d; do virsh -q -c %s destroy \"$d\" >/dev/null 2>&1; done;"
 		" [ -n \"$GNT_TEST_KEEP_ROOT\" ] || rm -rf '%s'",
-		boot, self->root, g_getenv("GNT_TEST_GANTRY_DAEMONS"), self->root, GNT_HV_DEFAULT_URI,
-		GNT_HV_DEFAULT_PREFIX, self->name, GNT_HV_DEFAULT_URI, self->root);
+		boot, self->root, g_getenv("GNT_TEST_GANTRY_DAEMONS"), self->root,
+		GNT_HV_DEFAULT_URI, GNT_HV_DEFAULT_PREFIX, self->name, GNT_HV_DEFAULT_URI,
+		self->root);
 
 	self->reaper = gnt_test_reaper_new(commands);
 }
@@ -128,7 +129,10 @@ gnt_test_cluster_start_reaper(GntTestCluster *self)
 /* The OSes the tests install on the node: Debian's noop and debootstrap,
  * the test OS of tests/data/os-defs, and os-scripts/gantry-report. */
 static const gchar *const gnt_test_cluster_trusted_os[] = {
-	"noop", "debootstrap", "sample", "gantry-report",
+	"noop",
+	"debootstrap",
+	"sample",
+	"gantry-report",
 };
 
 static inline void
@@ -419,7 +423,8 @@ gnt_test_cluster_count_instances(GntTestCluster *self, const gchar *name)
 	g_assert_no_error(error);
 	data = json_object_get_array_member(json_node_get_object(result), "data");
 	for (guint i = 0; i < json_array_get_length(data); i++) {
-		JsonArray *cell = json_array_get_array_element(json_array_get_array_element(data, i), 0);
+		JsonArray *cell =
+			json_array_get_array_element(json_array_get_array_element(data, i), 0);
 		if (g_strcmp0(json_array_get_string_element(cell, 1), name) == 0)
 			n++;
 	}
@@ -431,10 +436,10 @@ gnt_test_cluster_count_instances(GntTestCluster *self, const gchar *name)
 static inline void
 gnt_test_cluster_remove_instance(GntTestCluster *self, const gchar *name, const gchar *disk)
 {
-	g_autofree gchar *op = g_strdup_printf(
-		"{\"OP_ID\": \"OP_INSTANCE_REMOVE\", \"instance_name\": \"%s\","
-		" \"shutdown_timeout\": 3}",
-		name);
+	g_autofree gchar *op =
+		g_strdup_printf("{\"OP_ID\": \"OP_INSTANCE_REMOVE\", \"instance_name\": \"%s\","
+				" \"shutdown_timeout\": 3}",
+				name);
 	g_autoptr(JsonArray) row = gnt_test_cluster_run_op(self, op, 300);
 
 	gnt_test_cluster_assert_success(row);
@@ -452,7 +457,8 @@ gnt_test_cluster_list_files(const gchar *dir, GPtrArray *out)
 	while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
 		g_autofree gchar *path = g_build_filename(dir, entry, NULL);
 
-		if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+		if (g_file_test(path, G_FILE_TEST_IS_DIR) &&
+		    !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
 			gnt_test_cluster_list_files(path, out);
 		else
 			g_ptr_array_add(out, g_steal_pointer(&path));
@@ -511,13 +517,14 @@ static inline gchar *
 gnt_test_dup_libvirt_missing(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntHypervisor) hv =
-		gnt_hypervisor_new("kvm", GNT_HV_DEFAULT_URI, "gnt-probe-", &error);
+	g_autoptr(GntHypervisor)
+		hv = gnt_hypervisor_new("kvm", GNT_HV_DEFAULT_URI, "gnt-probe-", &error);
 	g_autoptr(GPtrArray) names = hv != NULL ? gnt_hypervisor_list(hv, &error) : NULL;
 
 	if (names == NULL)
-		return g_strdup_printf("libvirtd is not reachable at %s (run scripts/libvirt-up): %s",
-				       GNT_HV_DEFAULT_URI, error->message);
+		return g_strdup_printf(
+			"libvirtd is not reachable at %s (run scripts/libvirt-up): %s",
+			GNT_HV_DEFAULT_URI, error->message);
 	return NULL;
 }
 

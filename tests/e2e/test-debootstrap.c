@@ -32,29 +32,29 @@
 #include <libsoup/soup.h>
 
 #define INSTANCE "deb1.example.com"
-#define SSH_KEY                                                                              \
-	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJyUrIxQeCgT6bmOIGu7ePEb95q+eRvPqU0bm2jNpBP+ " \
+#define SSH_KEY                                                                                    \
+	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJyUrIxQeCgT6bmOIGu7ePEb95q+eRvPqU0bm2jNpBP+ "        \
 	"e2e@gantry"
 /* runcmd: /run is gone after the shutdown, so what ds-identify and
  * cloud-init wrote there is copied to the disk and synced (the shutdown
  * ends in a destroy); then one line on the console to wait for */
 #define CLOUD_INIT_DONE "gantry-e2e: user data ran on "
-#define USER_DATA                                                                      \
-	"#cloud-config\n"                                                             \
-	"runcmd:\n"                                                                   \
-	"  - [sh, -c, 'cp /run/cloud-init/cloud.cfg /var/tmp/ds-identify.cfg; "        \
-	"cp /run/cloud-init/ds-identify.log /var/tmp/ds-identify.log; "                \
-	"cp /run/cloud-init/status.json /var/tmp/cloud-init-status.json; "            \
-	"hostname > /var/tmp/gantry-e2e-hostname; "                                   \
-	"python3 -c \"import urllib.request as u; print(u.urlopen("                    \
-	"\\\"http://169.254.169.254/openstack/latest/meta_data.json\\\", "            \
-	"timeout=60).read().decode())\" > /var/tmp/gantry-e2e-meta-data.json; sync; "  \
+#define USER_DATA                                                                                  \
+	"#cloud-config\n"                                                                          \
+	"runcmd:\n"                                                                                \
+	"  - [sh, -c, 'cp /run/cloud-init/cloud.cfg /var/tmp/ds-identify.cfg; "                    \
+	"cp /run/cloud-init/ds-identify.log /var/tmp/ds-identify.log; "                            \
+	"cp /run/cloud-init/status.json /var/tmp/cloud-init-status.json; "                         \
+	"hostname > /var/tmp/gantry-e2e-hostname; "                                                \
+	"python3 -c \"import urllib.request as u; print(u.urlopen("                                \
+	"\\\"http://169.254.169.254/openstack/latest/meta_data.json\\\", "                         \
+	"timeout=60).read().decode())\" > /var/tmp/gantry-e2e-meta-data.json; sync; "              \
 	"echo \"gantry-e2e: user data\" \"ran on $(hostname)\" > /dev/console']\n"
 #define VARIANTS_DIR "/etc/ganeti/instance-debootstrap/variants"
-#define OS_DIR "/usr/share/ganeti/os/debootstrap"
+#define OS_DIR	     "/usr/share/ganeti/os/debootstrap"
 /* debootstrap from the mirror took 1 min 46 s here; allow for a slow one */
 #define INSTALL_TIMEOUT_S 1200
-#define LOGIN_TIMEOUT_S 420
+#define LOGIN_TIMEOUT_S	  420
 /* cloud-init's four stages under TCG, after the login prompt */
 #define CLOUD_INIT_TIMEOUT_S 600
 /* the installed system does not power off on the ACPI button: the guest has
@@ -167,9 +167,10 @@ mirror_from_sources(const gchar *text, const gchar *suite)
 				*slot = g_regex_split_simple("\\s+", g_strstrip(colon + 1), 0, 0);
 			}
 		}
-		if (enabled && types != NULL && g_strv_contains((const gchar *const *)types, "deb") &&
-		    suites != NULL && g_strv_contains((const gchar *const *)suites, suite) &&
-		    uris != NULL && uris[0] != NULL && is_http_uri(uris[0]))
+		if (enabled && types != NULL &&
+		    g_strv_contains((const gchar *const *)types, "deb") && suites != NULL &&
+		    g_strv_contains((const gchar *const *)suites, suite) && uris != NULL &&
+		    uris[0] != NULL && is_http_uri(uris[0]))
 			return g_strdup(uris[0]);
 	}
 	return NULL;
@@ -278,9 +279,10 @@ e2e_dup_missing(E2eFx *fx, const gchar *kernel, const gchar *initrd)
 		return g_strdup("no VERSION_CODENAME in /etc/os-release: which Debian is this?");
 	fx->mirror = find_apt_mirror(fx->suite);
 	if (fx->mirror == NULL)
-		return g_strdup_printf("no http(s) apt source for suite '%s' in /etc/apt/sources.list "
-				       "or /etc/apt/sources.list.d",
-				       fx->suite);
+		return g_strdup_printf(
+			"no http(s) apt source for suite '%s' in /etc/apt/sources.list "
+			"or /etc/apt/sources.list.d",
+			fx->suite);
 	if (!mirror_reachable(fx->mirror, fx->suite, &error))
 		return g_strdup_printf("the apt mirror is not reachable: %s", error->message);
 	if (g_getenv("GNT_E2E_PARTITION_STYLE") != NULL)
@@ -436,9 +438,8 @@ read_guest_file(const gchar *image, const gchar *path)
 {
 	g_autofree gchar *request = g_strdup_printf("cat %s", path);
 	const gchar *argv[] = {"debugfs", "-R", request, image, NULL};
-	g_autoptr(GSubprocess) proc =
-		g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-				  NULL);
+	g_autoptr(GSubprocess) proc = g_subprocess_newv(
+		argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL);
 	gchar *out = NULL;
 
 	if (proc == NULL || !g_subprocess_communicate_utf8(proc, NULL, NULL, &out, NULL, NULL))
@@ -532,7 +533,8 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 		" \"hvparams\": {\"accel\": \"tcg\", \"kernel_path\": \"%s\", \"initrd_path\": \"%s\","
 		" \"root_path\": \"%s\", \"kernel_args\": \"ro console=ttyS0\"},"
 		" \"start\": false}",
-		user_data->str, fx->variant, cluster->kernel, fx->initrd, partitioned ? "/dev/vda1" : "/dev/vda");
+		user_data->str, fx->variant, cluster->kernel, fx->initrd,
+		partitioned ? "/dev/vda1" : "/dev/vda");
 	t0 = g_get_monotonic_time();
 	created = gnt_test_cluster_run_op(cluster, create, INSTALL_TIMEOUT_S);
 	if (g_strcmp0(json_array_get_string_element(created, 0), "success") != 0)
@@ -556,8 +558,8 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 	}
 
 	started = gnt_test_cluster_run_op(
-		cluster, "{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"" INSTANCE "\"}",
-		300);
+		cluster,
+		"{\"OP_ID\": \"OP_INSTANCE_STARTUP\", \"instance_name\": \"" INSTANCE "\"}", 300);
 	gnt_test_cluster_assert_success(started);
 	login_s = gnt_test_cluster_wait_console(cluster, INSTANCE, "login:", LOGIN_TIMEOUT_S);
 	g_test_message("login prompt on the serial console %.1f s after the start", login_s);
@@ -584,7 +586,8 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 	}
 	gnt_test_cluster_assert_success(stopped);
 	stop_text = gnt_test_cluster_row_to_string(stopped);
-	g_test_message("shutdown took %.1f s (%s)", (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC,
+	g_test_message("shutdown took %.1f s (%s)",
+		       (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC,
 		       strstr(stop_text, "destroyed") != NULL ? "ACPI ignored: destroyed"
 							      : "the guest powered off");
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
@@ -592,7 +595,8 @@ test_install_and_boot(E2eFx *fx, gconstpointer data)
 		assert_cloud_init_done(files->pdata[0]);
 
 	gnt_test_cluster_remove_instance(cluster, INSTANCE, files->pdata[0]);
-	g_test_message("whole test %.1f s", (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+	g_test_message("whole test %.1f s",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
 }
 
 int

@@ -8,7 +8,8 @@
 
 #include "gnt-http-head.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)

@@ -6,7 +6,8 @@
 
 #include "gnt-json-private.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)

@@ -8,7 +8,8 @@
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 /* What the server would answer to @args: it must hold exactly one 0x03, at
  * its end, and parse back. */
@@ -22,7 +23,8 @@ check_answer(gboolean success, JsonNode *result)
 	gsize len = 0;
 
 	wire = gnt_luxi_build_response(success, result, &len);
-	if (len == 0 || wire[len - 1] != GNT_LUXI_EOM || memchr(wire, GNT_LUXI_EOM, len - 1) != NULL)
+	if (len == 0 || wire[len - 1] != GNT_LUXI_EOM ||
+	    memchr(wire, GNT_LUXI_EOM, len - 1) != NULL)
 		__builtin_trap();
 	if (!gnt_luxi_parse_response(wire, len - 1, &back_success, &back, &error))
 		__builtin_trap();

@@ -4,7 +4,8 @@
 #include "gnt-luxi-codec.h"
 #include "gnt-opcode.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)

@@ -4,7 +4,8 @@
  * writes must itself pass it again unchanged: a clean package stays clean. */
 #include "gnt-package.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)

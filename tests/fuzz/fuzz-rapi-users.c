@@ -3,7 +3,8 @@
  * what it read. */
 #include "gnt-rapi-users.h"
 
-int LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+int
+LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)
@@ -14,9 +15,9 @@ LLVMFuzzerTestOneInput(const guint8 *data, size_t size)
 	if (users == NULL)
 		return 0;
 	{
-	GntRapiUserFlags flags = 0;
+		GntRapiUserFlags flags = 0;
 
-	(void)gnt_rapi_users_check(users, "admin", "secret", 6, &flags);
+		(void)gnt_rapi_users_check(users, "admin", "secret", 6, &flags);
 	}
 	gnt_rapi_users_unref(users);
 	return 0;

@@ -51,7 +51,12 @@ static void
 test_malformed(void)
 {
 	static const gchar *const cases[] = {
-		"x\r\n", "\r\n", "5\r\nhelloXX", "5 x\r\nhello\r\n", "-1\r\n", "5\rx\nhello\r\n",
+		"x\r\n",
+		"\r\n",
+		"5\r\nhelloXX",
+		"5 x\r\nhello\r\n",
+		"-1\r\n",
+		"5\rx\nhello\r\n",
 		"0\r\nTrailer\rx\r\n\r\n",
 	};
 

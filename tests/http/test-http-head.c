@@ -36,8 +36,8 @@ test_accepted(void)
 	gnt_http_head_clear(&head);
 
 	/* bare LF line ends, HTTP/1.0 without Host, absolute form */
-	g_assert_cmpuint(parse("GET http://node1:5080/version?x=1 HTTP/1.0\n\n", &head, &error),
-			 ==, 0);
+	g_assert_cmpuint(parse("GET http://node1:5080/version?x=1 HTTP/1.0\n\n", &head, &error), ==,
+			 0);
 	g_assert_cmpstr(head.target, ==, "/version?x=1");
 	g_assert_cmpint(head.version, ==, SOUP_HTTP_1_0);
 	g_assert_cmpint(head.framing, ==, GNT_HTTP_BODY_NONE);
@@ -73,7 +73,8 @@ test_refused(void)
 		{"GET /a%2F..%2Fb?c HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		{"GET http://x/a%2fb HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1, 2\r\n\r\n", 400},
-		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n", 400},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n",
+		 400},
 		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400},
 		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n", 400},
 		{"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
@@ -120,9 +121,9 @@ test_nul(void)
 
 	g_assert_cmpuint(gnt_http_head_parse((const guint8 *)text, sizeof(text) - 1, &head, &error),
 			 ==, 400);
-	g_assert_cmpuint(
-		gnt_http_head_parse((const guint8 *)value, sizeof(value) - 1, &head, &error2), ==,
-		400);
+	g_assert_cmpuint(gnt_http_head_parse((const guint8 *)value, sizeof(value) - 1, &head,
+					     &error2),
+			 ==, 400);
 }
 
 int

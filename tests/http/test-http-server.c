@@ -53,7 +53,8 @@ server_thread(gpointer data)
 	listener = gnt_net_listen("127.0.0.1", 0, "http", &port, &uri, &error);
 	g_assert_no_error(error);
 	gnt_http_server_set_listener_shared_streams(
-		fx->server, gnt_http_server_add_listener(fx->server, listener, 0, NULL), fx->shared);
+		fx->server, gnt_http_server_add_listener(fx->server, listener, 0, NULL),
+		fx->shared);
 	g_mutex_lock(&fx->lock);
 	fx->port = port;
 	g_cond_signal(&fx->cond);
@@ -78,7 +79,8 @@ fx_make_certificate(Fx *fx)
 	g_assert_no_error(error);
 	cert = g_build_filename(fx->dir, "server.pem", NULL);
 	key = g_build_filename(fx->dir, "server.key", NULL);
-	g_assert_true(gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "localhost", NULL, cert, key, &error));
+	g_assert_true(
+		gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "localhost", NULL, cert, key, &error));
 	g_assert_no_error(error);
 	gnt_tls_ca_free(ca);
 	fx->options.certificate = gnt_tls_load_certificate(cert, key, &error);
@@ -137,8 +139,8 @@ connect_raw(Fx *fx)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
 	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, (guint16)fx->port);
-	g_autoptr(GSocket) socket =
-		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, &error);
 
 	g_assert_no_error(error);
 	g_assert_true(g_socket_connect(socket, address, NULL, &error));
@@ -170,7 +172,8 @@ read_answer(GSocket *socket)
 
 	while ((n = g_socket_receive(socket, buf, sizeof(buf), NULL, NULL)) > 0) {
 		g_string_append_len(answer, buf, n);
-		if (strstr(answer->str, "\r\n\r\n") != NULL && g_str_has_suffix(answer->str, "\n") &&
+		if (strstr(answer->str, "\r\n\r\n") != NULL &&
+		    g_str_has_suffix(answer->str, "\n") &&
 		    !g_str_has_suffix(answer->str, "\r\n\r\n"))
 			break; /* head and a one-line body */
 	}
@@ -191,7 +194,8 @@ test_chunk_extensions(Fx *fx, gconstpointer data)
 	g_autofree gchar *ext = g_strnfill(1000, 'e');
 	g_autofree gchar *chunk = g_strdup_printf("1;%s\r\nA\r\n", ext);
 	g_autofree gchar *answer = NULL;
-	static const gchar head[] = "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+	static const gchar head[] =
+		"PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
 
 	g_assert_true(send_all(socket, head, strlen(head)));
 	for (guint i = 0; i < 1000; i++) {
@@ -209,8 +213,9 @@ test_chunked_ok(Fx *fx, gconstpointer data)
 {
 	g_autoptr(GSocket) socket = connect_raw(fx);
 	g_autofree gchar *answer = NULL;
-	static const gchar request[] = "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-				       "\r\n3;a=b\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
+	static const gchar request[] =
+		"PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+		"\r\n3;a=b\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
 
 	g_assert_true(send_all(socket, request, strlen(request)));
 	answer = read_answer(socket);
@@ -250,8 +255,8 @@ test_silent_connections(Fx *fx, gconstpointer data)
 		else
 			break; /* the rest are open */
 	}
-	g_assert_cmpuint(closed, >=, GNT_HTTP_DEFAULT_MAX_CLIENTS -
-					     GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS);
+	g_assert_cmpuint(closed, >=,
+			 GNT_HTTP_DEFAULT_MAX_CLIENTS - GNT_HTTP_DEFAULT_MAX_UNPROVEN_PER_ADDRESS);
 }
 
 static gboolean
@@ -286,7 +291,8 @@ tls_get(Fx *fx)
 static const FxConfig with_tls = {{.max_clients = 1000}, TRUE};
 static const FxConfig short_timeouts = {{.request_timeout_s = 1, .keep_alive_s = 1}, FALSE};
 static const FxConfig short_timeouts_shared = {{.request_timeout_s = 1, .keep_alive_s = 1},
-					       FALSE, TRUE};
+					       FALSE,
+					       TRUE};
 
 /* Whether the server closed @socket within 1 s (EOF), rather than keeping
  * it open with nothing to say. */
@@ -361,8 +367,8 @@ main(int argc, char **argv)
 		   test_chunk_extensions, fx_tear_down);
 	g_test_add("/http/server/chunked-ok", Fx, &small_body, fx_set_up, test_chunked_ok,
 		   fx_tear_down);
-	g_test_add("/http/server/silent-connections", Fx, &defaults, fx_set_up, test_silent_connections,
-		   fx_tear_down);
+	g_test_add("/http/server/silent-connections", Fx, &defaults, fx_set_up,
+		   test_silent_connections, fx_tear_down);
 	g_test_add("/http/server/silence-closes", Fx, &short_timeouts, fx_set_up, test_silence,
 		   fx_tear_down);
 	g_test_add("/http/server/silence-keeps-shared-streams", Fx, &short_timeouts_shared,

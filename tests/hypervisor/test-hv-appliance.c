@@ -16,8 +16,8 @@
 #endif
 
 #define UUID1 "6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a01"
-#define MAC "52:54:00:ab:cd:ef"
-#define IP "169.254.12.34"
+#define MAC   "52:54:00:ab:cd:ef"
+#define IP    "169.254.12.34"
 
 static GntHvAppliance *
 appliance_new(const gchar *dir, GntHvChannelNic *channel)
@@ -31,13 +31,13 @@ appliance_new(const gchar *dir, GntHvChannelNic *channel)
 	app->image = g_strdup("/var/lib/gantry/appliance/appliance.img");
 	app->ip = g_strdup(IP);
 	app->channel = channel;
-	app->console_log = g_build_filename(dir, "appliance", "web1.example.com", "console.log",
-					    NULL);
+	app->console_log =
+		g_build_filename(dir, "appliance", "web1.example.com", "console.log", NULL);
 	app->timeout_s = 1800;
 	gnt_hv_appliance_add_disk(app, gnt_hv_disk_new("/srv/gantry/web1/disk0.img",
 						       GNT_HV_DISK_FORMAT_RAW));
-	gnt_hv_appliance_add_disk(app, gnt_hv_disk_new("/dev/vg0/web1-disk1",
-						       GNT_HV_DISK_FORMAT_QCOW2));
+	gnt_hv_appliance_add_disk(app,
+				  gnt_hv_disk_new("/dev/vg0/web1-disk1", GNT_HV_DISK_FORMAT_QCOW2));
 	return app;
 }
 
@@ -46,8 +46,8 @@ appliance_new(const gchar *dir, GntHvChannelNic *channel)
 static void
 test_xml_tap(void)
 {
-	g_autoptr(GntHvAppliance) app =
-		appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.3", NULL));
+	g_autoptr(GntHvAppliance)
+		app = appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.3", NULL));
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *xml =
 		gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", &error);
@@ -80,8 +80,8 @@ test_xml_slirp(void)
 static void
 test_xml_read_only_last(void)
 {
-	g_autoptr(GntHvAppliance) app =
-		appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.0", NULL));
+	g_autoptr(GntHvAppliance)
+		app = appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.0", NULL));
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *xml = gnt_hv_kvm_build_appliance_xml(app, "a", &error);
 	g_auto(GStrv) disks = NULL;
@@ -144,8 +144,9 @@ test_cmdline_and_tail(void)
 	app->ip = g_strdup("169.254.1.2");
 	app->debug = TRUE;
 	cmdline = gnt_hv_appliance_dup_cmdline(app);
-	g_assert_cmpstr(cmdline, ==, "console=ttyS0 quiet panic=-1 gantry.ip=169.254.1.2/16 "
-				     "gantry.debug=1");
+	g_assert_cmpstr(cmdline, ==,
+			"console=ttyS0 quiet panic=-1 gantry.ip=169.254.1.2/16 "
+			"gantry.debug=1");
 	for (guint i = 0; i < 100000; i++)
 		g_string_append_printf(text, "line %u\r\n", i);
 	g_assert_true(g_file_set_contents(path, text->str, (gssize)text->len, NULL));
@@ -398,17 +399,17 @@ main(int argc, char **argv)
 	g_test_add_func("/hv-appliance/xml/read-only-last", test_xml_read_only_last);
 	g_test_add_func("/hv-appliance/xml/instance-channel", test_xml_instance_channel);
 	g_test_add_func("/hv-appliance/cmdline-and-tail", test_cmdline_and_tail);
-	g_test_add("/hv-appliance/fake/runs-agent", ApplFx, NULL, fake_set_up,
-		   test_fake_runs_agent, tear_down);
+	g_test_add("/hv-appliance/fake/runs-agent", ApplFx, NULL, fake_set_up, test_fake_runs_agent,
+		   tear_down);
 	g_test_add("/hv-appliance/fake/timeout", ApplFx, NULL, fake_set_up, test_fake_timeout,
 		   tear_down);
-	g_test_add("/hv-appliance/fake/bad-record", ApplFx, NULL, fake_set_up,
-		   test_fake_bad_record, tear_down);
+	g_test_add("/hv-appliance/fake/bad-record", ApplFx, NULL, fake_set_up, test_fake_bad_record,
+		   tear_down);
 #ifdef GNT_HAVE_LIBVIRT
 	g_test_add("/hv-appliance/test-driver/poweroff", ApplFx, NULL, kvm_set_up,
 		   test_kvm_poweroff, tear_down);
-	g_test_add("/hv-appliance/test-driver/timeout", ApplFx, NULL, kvm_set_up,
-		   test_kvm_timeout, tear_down);
+	g_test_add("/hv-appliance/test-driver/timeout", ApplFx, NULL, kvm_set_up, test_kvm_timeout,
+		   tear_down);
 #endif
 	return g_test_run();
 }

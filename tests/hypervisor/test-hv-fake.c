@@ -233,7 +233,8 @@ test_errors(FakeFx *fx, gconstpointer data)
 static void
 test_records(void)
 {
-	g_autoptr(GntHvInstance) inst = gnt_hv_instance_new("r1", "8b4b9e0e-5a0b-4c84-9f0e-3c3b1d2c1e00");
+	g_autoptr(GntHvInstance)
+		inst = gnt_hv_instance_new("r1", "8b4b9e0e-5a0b-4c84-9f0e-3c3b1d2c1e00");
 	g_autoptr(GntHvInstance) copy = NULL;
 	g_autoptr(GntHvDisk) disk = gnt_hv_disk_new("/dev/vg/lv", GNT_HV_DISK_FORMAT_QCOW2);
 	GntHvDisk *disk_copy;
@@ -244,8 +245,8 @@ test_records(void)
 	disk->read_only = TRUE;
 	disk->bus = GNT_HV_DISK_BUS_SCSI;
 	gnt_hv_instance_add_disk(inst, gnt_hv_disk_copy(disk));
-	gnt_hv_instance_add_nic(inst, gnt_hv_nic_new("aa:00:00:00:00:01", GNT_HV_NIC_MODE_ROUTED,
-						     NULL));
+	gnt_hv_instance_add_nic(inst,
+				gnt_hv_nic_new("aa:00:00:00:00:01", GNT_HV_NIC_MODE_ROUTED, NULL));
 	gnt_hv_instance_set_hvparam(inst, "accel", "kvm");
 	copy = gnt_hv_instance_copy(inst);
 	disk_copy = copy->disks->pdata[0];

@@ -6,8 +6,8 @@
 #include "gnt-hypervisor-private.h"
 #include "hv-golden.h"
 
-#define UUID1 "6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a01"
-#define UUID2 "6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a02"
+#define UUID1	"6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a01"
+#define UUID2	"6c1c6e58-4d3c-4bc4-8a8e-2f4f3b0c9a02"
 #define STARTED 1700000000
 
 /* --- golden XML --------------------------------------------------------- */
@@ -58,8 +58,8 @@ test_xml_full(void)
 
 	inst->memory_mib = 4096;
 	inst->vcpus = 4;
-	gnt_hv_instance_add_disk(inst, gnt_hv_disk_new("/srv/disks/root.img",
-						       GNT_HV_DISK_FORMAT_RAW));
+	gnt_hv_instance_add_disk(inst,
+				 gnt_hv_disk_new("/srv/disks/root.img", GNT_HV_DISK_FORMAT_RAW));
 	ro->read_only = TRUE;
 	gnt_hv_instance_add_disk(inst, g_steal_pointer(&ro));
 	gnt_hv_instance_add_disk(inst, gnt_hv_disk_new("/dev/xenvg/data", GNT_HV_DISK_FORMAT_RAW));
@@ -69,8 +69,8 @@ test_xml_full(void)
 						     "br0"));
 	gnt_hv_instance_add_nic(inst, gnt_hv_nic_new("aa:00:00:35:2a:02", GNT_HV_NIC_MODE_ROUTED,
 						     "gnt-tap7"));
-	gnt_hv_instance_add_nic(inst, gnt_hv_nic_new("aa:00:00:35:2a:03", GNT_HV_NIC_MODE_ROUTED,
-						     NULL));
+	gnt_hv_instance_add_nic(inst,
+				gnt_hv_nic_new("aa:00:00:35:2a:03", GNT_HV_NIC_MODE_ROUTED, NULL));
 	gnt_hv_instance_set_hvparam(inst, "accel", "kvm");
 	gnt_hv_instance_set_hvparam(inst, "acpi", "false");
 	gnt_hv_instance_set_hvparam(inst, "cpu_type", "host");
@@ -90,8 +90,8 @@ test_xml_cdrom(void)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *xml = NULL;
 
-	gnt_hv_instance_add_disk(inst, gnt_hv_disk_new("/srv/disks/inst3.img",
-						       GNT_HV_DISK_FORMAT_RAW));
+	gnt_hv_instance_add_disk(inst,
+				 gnt_hv_disk_new("/srv/disks/inst3.img", GNT_HV_DISK_FORMAT_RAW));
 	gnt_hv_instance_set_hvparam(inst, "boot_order", "cdrom");
 	gnt_hv_instance_set_hvparam(inst, "disk_type", "ide");
 	gnt_hv_instance_set_hvparam(inst, "cpu_type", "Westmere");
@@ -176,8 +176,8 @@ test_driver_lifecycle(KvmFx *fx, gconstpointer data)
 	if (skip_without_libvirt(fx))
 		return;
 	inst->vcpus = 2;
-	gnt_hv_instance_add_disk(inst, gnt_hv_disk_new("/srv/disks/life1.img",
-						       GNT_HV_DISK_FORMAT_RAW));
+	gnt_hv_instance_add_disk(inst,
+				 gnt_hv_disk_new("/srv/disks/life1.img", GNT_HV_DISK_FORMAT_RAW));
 	g_assert_true(gnt_hypervisor_start(fx->hv, inst, FALSE, &error));
 	g_assert_no_error(error);
 
@@ -311,8 +311,8 @@ main(int argc, char **argv)
 	g_test_add_func("/hv-kvm/xml/minimal", test_xml_minimal);
 	g_test_add_func("/hv-kvm/xml/full", test_xml_full);
 	g_test_add_func("/hv-kvm/xml/cdrom", test_xml_cdrom);
-	g_test_add("/hv-kvm/test-driver/lifecycle", KvmFx, NULL, kvm_set_up,
-		   test_driver_lifecycle, kvm_tear_down);
+	g_test_add("/hv-kvm/test-driver/lifecycle", KvmFx, NULL, kvm_set_up, test_driver_lifecycle,
+		   kvm_tear_down);
 	g_test_add("/hv-kvm/test-driver/paused-reboot-destroy", KvmFx, NULL, kvm_set_up,
 		   test_driver_paused_reboot_destroy, kvm_tear_down);
 	g_test_add("/hv-kvm/test-driver/errors", KvmFx, NULL, kvm_set_up, test_driver_errors,

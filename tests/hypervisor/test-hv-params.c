@@ -39,9 +39,9 @@ static void
 test_kvm_table(void)
 {
 	static const gchar *const required[] = {
-		"accel",       "kernel_path",	 "initrd_path",	    "kernel_args", "root_path",
-		"boot_order",  "serial_console", "cpu_type",	    "machine_version",
-		"disk_cache",  "nic_type",	 "disk_type",	    NULL};
+		"accel",      "kernel_path",	"initrd_path", "kernel_args",	  "root_path",
+		"boot_order", "serial_console", "cpu_type",    "machine_version", "disk_cache",
+		"nic_type",   "disk_type",	NULL};
 	gsize n = 0;
 	const GntHvParamSpec *specs = gnt_hv_params_get_specs("kvm", &n);
 
@@ -77,7 +77,8 @@ test_refused(void)
 		{"kvm", "disk_cache", "unsafe", "'disk_cache'"},
 		{"kvm", "nic_type", "virtio", "'nic_type'"},
 		{"kvm", "disk_type", "virtio", "'disk_type'"},
-		{"fake", "accel", "tcg", "unknown hypervisor parameter 'accel' for hypervisor 'fake'"},
+		{"fake", "accel", "tcg",
+		 "unknown hypervisor parameter 'accel' for hypervisor 'fake'"},
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -98,8 +99,8 @@ test_refused(void)
 static void
 test_fill(void)
 {
-	g_autoptr(GHashTable) cluster = params_new("kernel_args", "quiet", "accel", "kvm",
-						   "serial_console", "no", NULL);
+	g_autoptr(GHashTable) cluster =
+		params_new("kernel_args", "quiet", "accel", "kvm", "serial_console", "no", NULL);
 	g_autoptr(GHashTable) instance = params_new("accel", "tcg", "acpi", "OFF", NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GHashTable) filled = gnt_hv_params_fill("kvm", cluster, instance, &error);
@@ -109,7 +110,7 @@ test_fill(void)
 	gnt_hv_params_get_specs("kvm", &n);
 	g_assert_cmpuint(g_hash_table_size(filled), ==, n);
 	g_assert_cmpstr(g_hash_table_lookup(filled, "kernel_args"), ==, "quiet"); /* cluster */
-	g_assert_cmpstr(g_hash_table_lookup(filled, "accel"), ==, "tcg");	   /* instance wins */
+	g_assert_cmpstr(g_hash_table_lookup(filled, "accel"), ==, "tcg"); /* instance wins */
 	g_assert_cmpstr(g_hash_table_lookup(filled, "serial_console"), ==, "false");
 	g_assert_cmpstr(g_hash_table_lookup(filled, "acpi"), ==, "false");
 	g_assert_cmpstr(g_hash_table_lookup(filled, "root_path"), ==, "/dev/vda1"); /* default */
@@ -159,7 +160,8 @@ test_json(void)
 	json_builder_end_object(builder);
 	out = json_builder_get_root(builder);
 	str = gnt_json_to_string(out);
-	g_assert_cmpstr(str, ==, "{\"acpi\":true,\"serial_console\":false,\"serial_speed\":115200}");
+	g_assert_cmpstr(str, ==,
+			"{\"acpi\":true,\"serial_console\":false,\"serial_speed\":115200}");
 }
 
 static void
@@ -169,7 +171,8 @@ test_json_refused(void)
 		const gchar *text, *needle;
 	} cases[] = {
 		{"{\"serial_speed\": 1.5}", "'serial_speed' must be a string, boolean or integer"},
-		{"{\"kernel_args\": [\"a\"]}", "'kernel_args' must be a string, boolean or integer"},
+		{"{\"kernel_args\": [\"a\"]}",
+		 "'kernel_args' must be a string, boolean or integer"},
 		{"{\"accel\": true}", "'accel' must be one of kvm, tcg, not 'true'"},
 		{"{\"nope\": \"x\"}", "unknown hypervisor parameter 'nope'"},
 	};

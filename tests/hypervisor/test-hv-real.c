@@ -12,8 +12,8 @@
 #include "gnt-hypervisor.h"
 #include "gnt-test-util.h"
 
-#define MARKER "GANTRY-HV-TEST: the guest is up"
-#define BOOT_TIMEOUT_S 90
+#define MARKER		   "GANTRY-HV-TEST: the guest is up"
+#define BOOT_TIMEOUT_S	   90
 #define SHUTDOWN_TIMEOUT_S 3
 
 typedef struct {
@@ -174,8 +174,8 @@ test_boot_and_shutdown(RealFx *fx, gconstpointer data)
 
 	/* the tiny init ignores the power button: the timeout path destroys it */
 	t_stop = g_get_monotonic_time();
-	g_assert_true(gnt_hypervisor_shutdown(fx->hv, "real1", SHUTDOWN_TIMEOUT_S, &forced,
-					      &error));
+	g_assert_true(
+		gnt_hypervisor_shutdown(fx->hv, "real1", SHUTDOWN_TIMEOUT_S, &forced, &error));
 	g_assert_no_error(error);
 	stop_s = (gdouble)(g_get_monotonic_time() - t_stop) / G_USEC_PER_SEC;
 	g_test_message("shutdown (ACPI ignored, destroyed) took %.2f s; whole test %.2f s", stop_s,

@@ -108,8 +108,8 @@ run_cb(GThreadedSocketService *service, GSocketConnection *connection, GObject *
 	g_autofree gchar *path = NULL;
 
 	if (self->certificate != NULL) {
-		stream = G_IO_STREAM(
-			g_tls_server_connection_new(G_IO_STREAM(connection), self->certificate, NULL));
+		stream = G_IO_STREAM(g_tls_server_connection_new(G_IO_STREAM(connection),
+								 self->certificate, NULL));
 		if (stream == NULL ||
 		    !g_tls_connection_handshake(G_TLS_CONNECTION(stream), NULL, NULL))
 			return TRUE; /* the client refused us */
@@ -170,9 +170,8 @@ image_server_new(GTlsCertificate *certificate)
 	g_assert_no_error(error);
 	g_main_context_pop_thread_default(self->context);
 	g_signal_connect(self->service, "run", G_CALLBACK(run_cb), self);
-	self->base = g_strdup_printf(
-		"%s://127.0.0.1:%u", certificate != NULL ? "https" : "http",
-		g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound)));
+	self->base = g_strdup_printf("%s://127.0.0.1:%u", certificate != NULL ? "https" : "http",
+				     g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound)));
 	self->thread = g_thread_new("image-server", accept_thread, self);
 	return self;
 }

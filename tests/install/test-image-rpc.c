@@ -14,11 +14,11 @@
 #include "image-test-server.h"
 #include "rpc-test-server.h"
 
-#define MIB	  (1024 * 1024)
-#define DISK_MIB  16
+#define MIB	 (1024 * 1024)
+#define DISK_MIB 16
 
 typedef struct {
-	TestNode node1; /* the node under test */
+	TestNode node1;	  /* the node under test */
 	JsonObject *spec; /* web1: one raw file disk of DISK_MIB */
 	gchar *disk;	  /* its path */
 	ImageServer *images;
@@ -67,7 +67,7 @@ rpc_set_up(ImageRpcFx *fx, gconstpointer data)
 	g_assert_cmpint(g_mkdir_with_parents(fx->node1.file_dir, 0750), ==, 0);
 	fx->spec = make_spec(fx);
 	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, fx->spec,
-		      &error));
+						    &error));
 	g_assert_no_error(error);
 	fx->images = image_server_new(NULL);
 	fx->lines = g_ptr_array_new_with_free_func(g_free);
@@ -112,8 +112,7 @@ test_local_raw(ImageRpcFx *fx, gconstpointer data)
 
 	image_test_write_file(image_path, image);
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, image_path,
-					   sha256,
-					   line_cb, fx, &error);
+					   sha256, line_cb, fx, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
 	g_assert_true(gnt_json_get_string(result, "format", &format, NULL));
@@ -154,8 +153,7 @@ test_http_progress(ImageRpcFx *fx, gconstpointer data)
 	image_server_add(fx->images, "/image.raw", 200, image, 0);
 	image_server_hold(fx->images, "/image.raw", 8 * MIB);
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, location,
-					   NULL,
-					   release_cb, fx, &error);
+					   NULL, release_cb, fx, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
 	g_assert_cmpuint(fx->lines->len, >=, 2);
@@ -172,13 +170,13 @@ static void
 test_errors(ImageRpcFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *location = g_strconcat(image_server_get_base(fx->images), "/nope.raw", NULL);
+	g_autofree gchar *location =
+		g_strconcat(image_server_get_base(fx->images), "/nope.raw", NULL);
 	g_autoptr(JsonObject) result = NULL;
 	g_autoptr(JsonObject) diskless = json_object_ref(fx->spec);
 
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, location,
-					   NULL, line_cb,
-					   fx, &error);
+					   NULL, line_cb, fx, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "node 'node1'");
@@ -186,23 +184,20 @@ test_errors(ImageRpcFx *fx, gconstpointer data)
 	assert_error_has(error, "/nope.raw': HTTP 404 Not Found");
 	g_clear_error(&error);
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec,
-					   "relative.raw", NULL,
-					   NULL, NULL, &error);
+					   "relative.raw", NULL, NULL, NULL, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "must be an absolute path");
 	g_clear_error(&error);
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, fx->spec, "/a.raw",
-					   "xyz", NULL,
-					   NULL, &error);
+					   "xyz", NULL, NULL, &error);
 	g_assert_null(result);
 	assert_error_has(error, "not a SHA-256");
 	g_clear_error(&error);
 	json_object_set_array_member(json_object_get_object_member(diskless, "instance"), "disks",
 				     json_array_new());
 	result = gnt_node_call_image_write(fx->node1.client, fx->node1.record, diskless, "/a.raw",
-					   NULL, NULL,
-					   NULL, &error);
+					   NULL, NULL, NULL, &error);
 	g_assert_null(result);
 	assert_error_has(error, "instance 'web1' has no disk to write an image onto");
 }

@@ -388,8 +388,7 @@ test_http_wrong_sha256(WriterFx *fx, gconstpointer data)
 	assert_refused(fx, qcow2, fx->sha256, GNT_ERROR_INVALID, "wrong checksum");
 	g_assert_true(image_test_disk_untouched(fx->disk));
 	image_server_add(fx->server, "/image.raw", 200, fx->image, 0);
-	assert_refused(fx, raw,
-		       "ABCDEF0000000000000000000000000000000000000000000000000000000000",
+	assert_refused(fx, raw, "ABCDEF0000000000000000000000000000000000000000000000000000000000",
 		       GNT_ERROR_INVALID, "not the expected abcdef");
 }
 
@@ -415,8 +414,7 @@ test_http_backing_file(WriterFx *fx, gconstpointer data)
 			    "4M", NULL);
 	body = image_test_read_file(over);
 	image_server_add(fx->server, "/over.qcow2", 200, body, 0);
-	assert_refused(fx, location, NULL, GNT_ERROR_INVALID,
-		       "backing file '/etc/shadow' refused");
+	assert_refused(fx, location, NULL, GNT_ERROR_INVALID, "backing file '/etc/shadow' refused");
 	g_assert_true(image_test_disk_untouched(fx->disk));
 }
 
@@ -455,7 +453,8 @@ test_http_progress(WriterFx *fx, gconstpointer data)
 	fx->options.progress = hold_progress_cb;
 	write_ok(fx, location, NULL, NULL);
 	g_assert_cmpuint(fx->progress->len, >=, 2);
-	g_assert_true(g_str_has_prefix(g_ptr_array_index(fx->progress, 0), "writing 50% (4.2 of 8.4 MB), "));
+	g_assert_true(g_str_has_prefix(g_ptr_array_index(fx->progress, 0),
+				       "writing 50% (4.2 of 8.4 MB), "));
 	g_assert_true(image_test_disk_holds(fx->disk, image));
 }
 
@@ -477,8 +476,8 @@ make_certificate(WriterFx *fx, gchar **ca_path)
 	g_assert_no_error(error);
 	*ca_path = fx_path(fx, "ca.pem");
 	g_assert_true(gnt_tls_ca_save(ca, *ca_path, ca_key, &error));
-	g_assert_true(gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key,
-				       &error));
+	g_assert_true(
+		gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key, &error));
 	g_assert_no_error(error);
 	certificate = gnt_tls_load_certificate(cert, key, &error);
 	g_assert_no_error(error);

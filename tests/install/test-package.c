@@ -18,7 +18,7 @@
 
 typedef struct {
 	const gchar *name;
-	guint type; /* AE_IF*, or HARDLINK */
+	guint type;	      /* AE_IF*, or HARDLINK */
 	const gchar *content; /* a file's bytes, a symlink's target */
 	guint perm;
 	guint uid;
@@ -62,7 +62,8 @@ make_tar(const Item *items, gboolean gzip)
 		archive_entry_set_size(entry, (la_int64_t)len);
 		g_assert_cmpint(archive_write_header(a, entry), ==, ARCHIVE_OK);
 		if (len > 0)
-			g_assert_cmpint(archive_write_data(a, item->content, len), ==, (la_ssize_t)len);
+			g_assert_cmpint(archive_write_data(a, item->content, len), ==,
+					(la_ssize_t)len);
 		archive_entry_free(entry);
 	}
 	g_assert_cmpint(archive_write_close(a), ==, ARCHIVE_OK);
@@ -104,10 +105,13 @@ list_tar(GBytes *tarball)
 		mode_t type = archive_entry_filetype(entry);
 
 		g_string_append_printf(text, "%s %s %04o %d %d",
-				       type == AE_IFDIR ? "d" : type == AE_IFLNK ? "l" : "f",
+				       type == AE_IFDIR	  ? "d"
+				       : type == AE_IFLNK ? "l"
+							  : "f",
 				       archive_entry_pathname(entry),
 				       (guint)archive_entry_perm(entry),
-				       (gint)archive_entry_uid(entry), (gint)archive_entry_gid(entry));
+				       (gint)archive_entry_uid(entry),
+				       (gint)archive_entry_gid(entry));
 		if (type == AE_IFLNK) {
 			g_string_append_printf(text, " -> %s", archive_entry_symlink(entry));
 		} else if (type == AE_IFREG) {
@@ -201,7 +205,8 @@ test_sanitize_refused(void)
 		{{{"..", AE_IFDIR}, {NULL}}, "package entry '../' has a '..' component"},
 		{{{"a", AE_IFREG, "x"}, {"b", HARDLINK, "a"}, {NULL}},
 		 "package entry 'b' is a hard link"},
-		{{{"dev/null", AE_IFCHR}, {NULL}}, "package entry 'dev/null' is a character device"},
+		{{{"dev/null", AE_IFCHR}, {NULL}},
+		 "package entry 'dev/null' is a character device"},
 		{{{"dev/sda", AE_IFBLK}, {NULL}}, "package entry 'dev/sda' is a block device"},
 		{{{"run/fifo", AE_IFIFO}, {NULL}}, "package entry 'run/fifo' is a FIFO"},
 		{{{"etc/l", AE_IFLNK, "/etc/shadow"}, {NULL}},
@@ -265,8 +270,8 @@ test_sanitize_too_many(void)
 static void
 set_octal(gchar *field, gsize width, guint64 value)
 {
-	g_autofree gchar *text = g_strdup_printf("%0*" G_GINT64_MODIFIER "o", (gint)width - 1,
-						 value);
+	g_autofree gchar *text =
+		g_strdup_printf("%0*" G_GINT64_MODIFIER "o", (gint)width - 1, value);
 
 	g_assert_cmpuint(strlen(text), ==, width - 1);
 	memcpy(field, text, width - 1);
@@ -309,8 +314,8 @@ sample_package(void)
 }
 
 static void
-assert_fetch_fails(const gchar *url, const gchar *username, const gchar *password,
-		   gsize max_bytes, gint code, const gchar *message)
+assert_fetch_fails(const gchar *url, const gchar *username, const gchar *password, gsize max_bytes,
+		   gint code, const gchar *message)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GBytes) got = gnt_package_fetch(url, username, password, max_bytes, &error);
@@ -347,20 +352,18 @@ test_fetch(void)
 
 	assert_fetch_fails(missing, NULL, NULL, GNT_PACKAGE_MAX_BYTES, GNT_ERROR_NOT_FOUND,
 			   "HTTP 404");
-	assert_fetch_fails(good, NULL, NULL, 10, GNT_ERROR_INVALID,
-			   "is larger than 10 bytes");
+	assert_fetch_fails(good, NULL, NULL, 10, GNT_ERROR_INVALID, "is larger than 10 bytes");
 	assert_fetch_fails(locked, NULL, NULL, GNT_PACKAGE_MAX_BYTES, GNT_ERROR_ENVIRONMENT,
 			   "the package server wants credentials");
-	assert_fetch_fails(locked, "alice", "wrong", GNT_PACKAGE_MAX_BYTES,
-			   GNT_ERROR_ENVIRONMENT, "the package server refused the credentials");
+	assert_fetch_fails(locked, "alice", "wrong", GNT_PACKAGE_MAX_BYTES, GNT_ERROR_ENVIRONMENT,
+			   "the package server refused the credentials");
 	/* none of these reach the server */
 	assert_fetch_fails(zip, NULL, NULL, GNT_PACKAGE_MAX_BYTES, GNT_ERROR_INVALID,
 			   "must end in .tar.gz or .tgz");
 	assert_fetch_fails("ftp://127.0.0.1/site.tgz", NULL, NULL, GNT_PACKAGE_MAX_BYTES,
 			   GNT_ERROR_INVALID, "must be http:// or https://");
-	assert_fetch_fails("http://alice:pw@127.0.0.1/site.tgz", NULL, NULL,
-			   GNT_PACKAGE_MAX_BYTES, GNT_ERROR_INVALID,
-			   "the package URL must not hold credentials");
+	assert_fetch_fails("http://alice:pw@127.0.0.1/site.tgz", NULL, NULL, GNT_PACKAGE_MAX_BYTES,
+			   GNT_ERROR_INVALID, "the package URL must not hold credentials");
 	assert_fetch_fails("site.tgz", NULL, NULL, GNT_PACKAGE_MAX_BYTES, GNT_ERROR_INVALID,
 			   "is not a valid URL");
 	g_assert_cmpuint(image_server_get_n_requests(server), ==, 6);
@@ -381,8 +384,8 @@ test_fetch_https_unknown_ca(void)
 	g_autofree gchar *url = NULL;
 
 	g_assert_no_error(error);
-	g_assert_true(gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key,
-				       &error));
+	g_assert_true(
+		gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key, &error));
 	g_assert_no_error(error);
 	certificate = gnt_tls_load_certificate(cert, key, &error);
 	g_assert_no_error(error);
@@ -443,8 +446,8 @@ auth_thread(gpointer data)
 	soup_auth_domain_basic_set_auth_callback(domain, auth_check_cb, NULL, NULL);
 	soup_server_add_auth_domain(self->server, domain);
 	soup_server_add_handler(self->server, "/", auth_handler_cb, self, NULL);
-	g_assert_true(soup_server_listen_local(self->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY,
-					       &error));
+	g_assert_true(
+		soup_server_listen_local(self->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
 	g_assert_no_error(error);
 	uris = soup_server_get_uris(self->server);
 	g_mutex_lock(&self->lock);

@@ -148,8 +148,8 @@ queue_fx_status(QueueFx *fx, guint64 id, JsonObject **record_out)
 	statuses = g_new(GntJobStatus, json_array_get_length(ops) + 1);
 	for (guint i = 0; i < json_array_get_length(ops); i++) {
 		JsonObject *op = json_array_get_object_element(ops, i);
-		g_assert_true(gnt_job_status_from_string(json_object_get_string_member(op, "status"),
-							 &statuses[i]));
+		g_assert_true(gnt_job_status_from_string(
+			json_object_get_string_member(op, "status"), &statuses[i]));
 	}
 	status = gnt_job_status_calc(statuses, json_array_get_length(ops));
 	g_free(statuses);

@@ -12,14 +12,15 @@ struct _TestStore {
 	GObject parent_instance;
 	GMutex mutex;
 	GCond cond;
-	gboolean hold;	    /* the next write waits until released */
-	gboolean held;	    /* a write is waiting */
-	guint pass;	    /* so many writes go through, then */
-	gint fail;	    /* so many fail (-1: all) */
-	GString *log;	    /* "put:1 archive:2 | ..." one batch after another */
+	gboolean hold; /* the next write waits until released */
+	gboolean held; /* a write is waiting */
+	guint pass;    /* so many writes go through, then */
+	gint fail;     /* so many fail (-1: all) */
+	GString *log;  /* "put:1 archive:2 | ..." one batch after another */
 };
 
-static void test_store_iface_init(GntJobStoreInterface *iface);
+static void
+test_store_iface_init(GntJobStoreInterface *iface);
 G_DEFINE_TYPE_WITH_CODE(TestStore, test_store, G_TYPE_OBJECT,
 			G_IMPLEMENT_INTERFACE(GNT_TYPE_JOB_STORE, test_store_iface_init))
 
@@ -186,8 +187,9 @@ test_failed_write_retried(void)
 	guint64 first, second;
 
 	set_failing(store, 0, -1);
-	g_test_expect_message("gnt-jobqueue", G_LOG_LEVEL_WARNING,
-			      "the job queue could not write, trying again until it can: disk full");
+	g_test_expect_message(
+		"gnt-jobqueue", G_LOG_LEVEL_WARNING,
+		"the job queue could not write, trying again until it can: disk full");
 	first = gnt_committer_push(committer, put(1, "x"));
 	wait_failing(committer, first);
 	g_test_assert_expected_messages();
@@ -234,8 +236,9 @@ test_tentative_dropped(void)
 	g_ptr_array_add(group, put(3, "t"));
 	tentative = gnt_committer_push_tentative(committer, group);
 	set_failing(store, 1, 1);
-	g_test_expect_message("gnt-jobqueue", G_LOG_LEVEL_WARNING,
-			      "the job queue could not write, trying again until it can: disk full");
+	g_test_expect_message(
+		"gnt-jobqueue", G_LOG_LEVEL_WARNING,
+		"the job queue could not write, trying again until it can: disk full");
 	g_test_expect_message("gnt-jobqueue", G_LOG_LEVEL_MESSAGE,
 			      "the job queue writes again, after 1 failed attempts");
 	release(store);
@@ -264,8 +267,9 @@ test_stop_gives_up(void)
 	guint64 seq;
 
 	set_failing(store, 0, -1);
-	g_test_expect_message("gnt-jobqueue", G_LOG_LEVEL_WARNING,
-			      "the job queue could not write, trying again until it can: disk full");
+	g_test_expect_message(
+		"gnt-jobqueue", G_LOG_LEVEL_WARNING,
+		"the job queue could not write, trying again until it can: disk full");
 	seq = gnt_committer_push(committer, put(1, "x"));
 	wait_failing(committer, seq);
 	g_test_expect_message("gnt-jobqueue", G_LOG_LEVEL_WARNING,

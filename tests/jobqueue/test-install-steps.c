@@ -15,9 +15,9 @@ static void
 test_core_steps(void)
 {
 	static const GntInstallStepDef expected[] = {
-		{"prepare", 100},	      {"write_image", 80},	   {"run_os_scripts", 70},
-		{"personalize", 65},	      {"prepare_boot", 60},	   {"tear_down_appliance", 40},
-		{"switch_networks", 30},      {"boot", 20},
+		{"prepare", 100},	 {"write_image", 80},  {"run_os_scripts", 70},
+		{"personalize", 65},	 {"prepare_boot", 60}, {"tear_down_appliance", 40},
+		{"switch_networks", 30}, {"boot", 20},
 	};
 	guint n = 0;
 	const GntInstallStepDef *steps = gnt_install_get_core_steps(&n);
@@ -89,7 +89,8 @@ test_params(void)
 	/* NULL keeps the image and its checksum; "" removes both */
 	gnt_install_set_os_image(gnt_install_get(record), NULL, NULL);
 	g_assert_cmpstr(gnt_install_get_os_image_sha256(record), ==, SHA256_A);
-	gnt_install_set_os_image(gnt_install_get(record), "https://images.example.com/b.qcow2", NULL);
+	gnt_install_set_os_image(gnt_install_get(record), "https://images.example.com/b.qcow2",
+				 NULL);
 	g_assert_null(gnt_install_get_os_image_sha256(record));
 	gnt_install_set_os_image(gnt_install_get(record), "", NULL);
 	g_assert_null(gnt_install_get_os_image(record));

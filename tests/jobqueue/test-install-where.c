@@ -46,7 +46,8 @@ static const struct {
 	{TRUE, NULL, TRUE, TRUE, TRUE, GNT_INSTALL_IN_APPLIANCE, "create"},
 	{TRUE, "untrusted/create", FALSE, TRUE, TRUE, GNT_INSTALL_IN_APPLIANCE, "untrusted/create"},
 	{TRUE, "create_untrusted", TRUE, TRUE, TRUE, GNT_INSTALL_IN_APPLIANCE, "create_untrusted"},
-	{FALSE, "create_untrusted", FALSE, TRUE, TRUE, GNT_INSTALL_IN_APPLIANCE, "create_untrusted"},
+	{FALSE, "create_untrusted", FALSE, TRUE, TRUE, GNT_INSTALL_IN_APPLIANCE,
+	 "create_untrusted"},
 	/* safe install off: the host for a trusted OS with a create script */
 	{TRUE, NULL, TRUE, FALSE, TRUE, GNT_INSTALL_ON_HOST, "create"},
 	{TRUE, "untrusted/create", TRUE, FALSE, TRUE, GNT_INSTALL_ON_HOST, "create"},
@@ -60,7 +61,8 @@ static void
 test_decisions(void)
 {
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autoptr(GntOsDefinition) os = os_new("deb", cases[i].has_create, cases[i].untrusted);
+		g_autoptr(GntOsDefinition)
+			os = os_new("deb", cases[i].has_create, cases[i].untrusted);
 		g_autoptr(GError) error = NULL;
 		g_autofree gchar *script = NULL;
 		GntInstallWhere where = GNT_INSTALL_ON_HOST;
@@ -102,9 +104,10 @@ test_refusal_messages(void)
 	g_clear_error(&error);
 	g_assert_false(gnt_install_choose_where(only_untrusted, "img", TRUE, FALSE, &where, &script,
 						&error));
-	g_assert_cmpstr(error->message, ==,
-			"OS 'img' has only an untrusted create script ('untrusted/create'): it "
-			"can only be installed inside the install appliance; leave safe install on");
+	g_assert_cmpstr(
+		error->message, ==,
+		"OS 'img' has only an untrusted create script ('untrusted/create'): it "
+		"can only be installed inside the install appliance; leave safe install on");
 	g_assert_cmpint(where, ==, GNT_INSTALL_IN_APPLIANCE); /* untouched */
 	g_assert_cmpstr(gnt_install_where_to_string(GNT_INSTALL_ON_HOST), ==, "host");
 	g_assert_cmpstr(gnt_install_where_to_string(GNT_INSTALL_IN_APPLIANCE), ==, "appliance");

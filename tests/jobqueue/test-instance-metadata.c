@@ -68,14 +68,16 @@ test_communication_unique(MetaFx *fx, gconstpointer data)
 		g_assert_cmpuint(b, >=, 1);
 		g_assert_cmpuint(b, <=, 254);
 		g_assert_cmpstr(ip, !=, GNT_METADATA_ADDRESS);
-		g_assert_true(g_str_has_prefix(json_object_get_string_member(nic, "mac"), "aa:00:00:"));
+		g_assert_true(
+			g_str_has_prefix(json_object_get_string_member(nic, "mac"), "aa:00:00:"));
 		g_assert_true(g_hash_table_add(ips, g_strdup(ip)));
-		g_assert_true(g_hash_table_add(macs,
-					       g_strdup(json_object_get_string_member(nic, "mac"))));
+		g_assert_true(g_hash_table_add(
+			macs, g_strdup(json_object_get_string_member(nic, "mac"))));
 		json_object_set_string_member(record, "name", name);
 		json_object_set_object_member(record, "communication_nic", g_steal_pointer(&nic));
 		json_object_set_array_member(record, "nics", json_array_new());
-		g_assert_true(gnt_config_add_object(fx->config, GNT_OBJECT_INSTANCE, record, &error));
+		g_assert_true(
+			gnt_config_add_object(fx->config, GNT_OBJECT_INSTANCE, record, &error));
 		g_assert_no_error(error);
 	}
 	g_assert_cmpuint(g_hash_table_size(ips), ==, n);
@@ -95,9 +97,10 @@ test_communication_not_committed(MetaFx *fx, gconstpointer data)
 			gnt_lu_instance_communication_nic_new(fx->config, "aa:00:01", NULL, &error);
 
 		g_assert_no_error(error);
-		g_assert_true(g_hash_table_add(ips, g_strdup(json_object_get_string_member(nic, "ip"))));
 		g_assert_true(
-			g_hash_table_add(macs, g_strdup(json_object_get_string_member(nic, "mac"))));
+			g_hash_table_add(ips, g_strdup(json_object_get_string_member(nic, "ip"))));
+		g_assert_true(g_hash_table_add(
+			macs, g_strdup(json_object_get_string_member(nic, "mac"))));
 	}
 }
 
@@ -165,9 +168,9 @@ test_record(MetaFx *fx, gconstpointer data)
 
 	/* its own keys win; without communication no channel NIC */
 	json_object_set_array_member(json_node_get_object(instance), "ssh_keys", json_array_new());
-	json_array_add_string_element(
-		json_object_get_array_member(json_node_get_object(instance), "ssh_keys"),
-		"ssh-rsa BBBB own@example.com");
+	json_array_add_string_element(json_object_get_array_member(json_node_get_object(instance),
+								   "ssh_keys"),
+				      "ssh-rsa BBBB own@example.com");
 	json_object_set_boolean_member(json_node_get_object(instance), "communication", FALSE);
 	own = gnt_lu_instance_metadata_new(fx->config, json_node_get_object(instance));
 	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(own, "ssh_keys"),
@@ -193,7 +196,6 @@ main(int argc, char **argv)
 		   test_communication_not_committed, fx_tear_down);
 	g_test_add("/instance-metadata/communication-unique", MetaFx, NULL, fx_set_up,
 		   test_communication_unique, fx_tear_down);
-	g_test_add("/instance-metadata/record", MetaFx, NULL, fx_set_up, test_record,
-		   fx_tear_down);
+	g_test_add("/instance-metadata/record", MetaFx, NULL, fx_set_up, test_record, fx_tear_down);
 	return g_test_run();
 }

@@ -28,13 +28,13 @@ test_fields_selected(void)
 
 	g_assert_no_error(error);
 	test_json_assert_text(fields,
-			 "{\"fields\": ["
-			 "{\"name\": \"summary\", \"title\": \"Summary\", \"kind\": \"other\","
-			 " \"doc\": \"List of per-opcode summaries\"},"
-			 "{\"name\": \"bogus\", \"title\": \"bogus\", \"kind\": \"unknown\","
-			 " \"doc\": \"Unknown field 'bogus'\"},"
-			 "{\"name\": \"id\", \"title\": \"ID\", \"kind\": \"number\","
-			 " \"doc\": \"Job ID\"}]}");
+			      "{\"fields\": ["
+			      "{\"name\": \"summary\", \"title\": \"Summary\", \"kind\": \"other\","
+			      " \"doc\": \"List of per-opcode summaries\"},"
+			      "{\"name\": \"bogus\", \"title\": \"bogus\", \"kind\": \"unknown\","
+			      " \"doc\": \"Unknown field 'bogus'\"},"
+			      "{\"name\": \"id\", \"title\": \"ID\", \"kind\": \"number\","
+			      " \"doc\": \"Job ID\"}]}");
 }
 
 /* Every field of a hand-written record against its golden values. */
@@ -73,15 +73,17 @@ test_values_selected(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) golden = test_json_load("query-job-running.json");
 	JsonObject *record = json_object_get_object_member(json_node_get_object(golden), "record");
-	g_autoptr(JsonNode) names = test_json_parse("[\"summary\", \"id\", \"status\", \"end_ts\", \"id\"]");
-	g_autoptr(JsonArray) row =
-		gnt_job_query_values(record, FALSE, json_node_get_array(names), &error);
+	g_autoptr(JsonNode)
+		names = test_json_parse("[\"summary\", \"id\", \"status\", \"end_ts\", \"id\"]");
+	g_autoptr(JsonArray)
+		row = gnt_job_query_values(record, FALSE, json_node_get_array(names), &error);
 	g_autoptr(JsonNode) row_node = NULL;
 
 	g_assert_no_error(error);
 	row_node = gnt_json_node_new_array(g_steal_pointer(&row));
-	test_json_assert_text(row_node, "[[\"TEST_DUMMY\", \"TEST_DELAY(1.0)\", \"CLUSTER_DESTROY\"], 7,"
-				   " \"running\", null, 7]");
+	test_json_assert_text(row_node,
+			      "[[\"TEST_DUMMY\", \"TEST_DELAY(1.0)\", \"CLUSTER_DESTROY\"], 7,"
+			      " \"running\", null, 7]");
 }
 
 static void
@@ -91,8 +93,8 @@ test_values_unknown_field(void)
 	g_autoptr(JsonNode) golden = test_json_load("query-job-delay.json");
 	JsonObject *record = json_object_get_object_member(json_node_get_object(golden), "record");
 	g_autoptr(JsonNode) names = test_json_parse("[\"id\", \"nope\", \"status\", \"worse\"]");
-	g_autoptr(JsonArray) row =
-		gnt_job_query_values(record, FALSE, json_node_get_array(names), &error);
+	g_autoptr(JsonArray)
+		row = gnt_job_query_values(record, FALSE, json_node_get_array(names), &error);
 
 	g_assert_null(row);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -104,8 +106,8 @@ test_values_bad_id(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) record = test_json_parse("{\"id\": \"x7\", \"ops\": []}");
-	g_autoptr(JsonArray) row =
-		gnt_job_query_values(json_node_get_object(record), FALSE, NULL, &error);
+	g_autoptr(JsonArray)
+		row = gnt_job_query_values(json_node_get_object(record), FALSE, NULL, &error);
 
 	g_assert_null(row);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -127,7 +129,8 @@ record_with_ops(const gchar *statuses, const gchar *priorities)
 		JsonObject *op = json_object_new();
 		json_object_set_string_member(op, "status", names[i]);
 		if (prios != NULL && prios[i] != NULL && prios[i][0] != '\0')
-			json_object_set_int_member(op, "priority", g_ascii_strtoll(prios[i], NULL, 10));
+			json_object_set_int_member(op, "priority",
+						   g_ascii_strtoll(prios[i], NULL, 10));
 		json_array_add_object_element(ops, op);
 	}
 	json_object_set_array_member(job, "ops", ops);
@@ -204,8 +207,8 @@ static void
 test_priority(void)
 {
 	for (guint i = 0; i < G_N_ELEMENTS(priority_cases); i++) {
-		g_autoptr(JsonObject) job =
-			record_with_ops(priority_cases[i].ops, priority_cases[i].priorities);
+		g_autoptr(JsonObject)
+			job = record_with_ops(priority_cases[i].ops, priority_cases[i].priorities);
 
 		g_assert_cmpint(gnt_job_record_calc_priority(job), ==, priority_cases[i].priority);
 	}
@@ -273,8 +276,8 @@ test_log_since(void)
 	test_json_assert_text(all, all_text);
 	test_json_assert_text(zero, all_text);
 	test_json_assert_text(after2, "[[3, [3, 0], \"message\", \"c\"],"
-				 " [4, [4, 0], \"remote-import\", {\"x\": 1}],"
-				 " [5, [5, 0], \"message\", \"e\"]]");
+				      " [4, [4, 0], \"remote-import\", {\"x\": 1}],"
+				      " [5, [5, 0], \"message\", \"e\"]]");
 	test_json_assert_text(after5, "[]");
 }
 
@@ -301,14 +304,15 @@ queue_with_jobs_set_up(QueueFx *fx, gconstpointer data)
 	queue_fx_set_up(fx, data);
 	gnt_queue_start(fx->queue);
 	for (guint64 i = 1; i <= 3; i++) {
-		guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+		guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}",
+							      NULL));
 		g_autofree gchar *status = queue_fx_wait_final(fx, id);
 		g_assert_cmpuint(id, ==, i);
 		g_assert_cmpstr(status, ==, "success");
 	}
 	gnt_queue_archive_async(fx->queue, 1, async_result_cb, &res);
-	g_assert_true(gnt_queue_archive_finish(fx->queue, queue_fx_wait_result(&res), &archived,
-					       &error));
+	g_assert_true(
+		gnt_queue_archive_finish(fx->queue, queue_fx_wait_result(&res), &archived, &error));
 	g_assert_no_error(error);
 	g_assert_true(archived);
 }
@@ -366,16 +370,17 @@ test_queue_query_response(QueueFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) fields = test_json_parse("[\"id\", \"x\"]");
 	g_autoptr(JsonNode) filter = test_json_parse("[\"==\", \"id\", 2]");
-	g_autoptr(JsonNode) response =
-		gnt_job_query(fx->queue, json_node_get_array(fields), filter, &error);
+	g_autoptr(JsonNode)
+		response = gnt_job_query(fx->queue, json_node_get_array(fields), filter, &error);
 
 	g_assert_no_error(error);
-	test_json_assert_text(response, "{\"fields\": ["
-				   "{\"name\": \"id\", \"title\": \"ID\", \"kind\": \"number\","
-				   " \"doc\": \"Job ID\"},"
-				   "{\"name\": \"x\", \"title\": \"x\", \"kind\": \"unknown\","
-				   " \"doc\": \"Unknown field 'x'\"}],"
-				   " \"data\": [[[0, 2], [1, null]]]}");
+	test_json_assert_text(response,
+			      "{\"fields\": ["
+			      "{\"name\": \"id\", \"title\": \"ID\", \"kind\": \"number\","
+			      " \"doc\": \"Job ID\"},"
+			      "{\"name\": \"x\", \"title\": \"x\", \"kind\": \"unknown\","
+			      " \"doc\": \"Unknown field 'x'\"}],"
+			      " \"data\": [[[0, 2], [1, null]]]}");
 }
 
 static void
@@ -384,8 +389,8 @@ test_queue_query_bad_filter(QueueFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) fields = test_json_parse("[\"id\"]");
 	g_autoptr(JsonNode) filter = test_json_parse("[\"==\", \"idd\", 2]");
-	g_autoptr(JsonNode) response =
-		gnt_job_query(fx->queue, json_node_get_array(fields), filter, &error);
+	g_autoptr(JsonNode)
+		response = gnt_job_query(fx->queue, json_node_get_array(fields), filter, &error);
 
 	g_assert_null(response);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -398,10 +403,9 @@ query_jobs(QueueFx *fx, const gchar *ids, const gchar *fields, GError **error)
 	g_autoptr(JsonNode) ids_node = test_json_parse(ids);
 	g_autoptr(JsonNode) fields_node = test_json_parse(fields);
 
-	return gnt_job_query_jobs(fx->queue,
-				  JSON_NODE_HOLDS_ARRAY(ids_node) ? json_node_get_array(ids_node)
-								  : NULL,
-				  json_node_get_array(fields_node), error);
+	return gnt_job_query_jobs(
+		fx->queue, JSON_NODE_HOLDS_ARRAY(ids_node) ? json_node_get_array(ids_node) : NULL,
+		json_node_get_array(fields_node), error);
 }
 
 static void
@@ -417,8 +421,9 @@ test_queue_query_jobs(QueueFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	test_json_assert_text(all, "[[2, \"success\"], [3, \"success\"]]");
 	test_json_assert_text(none, "[[2], [3]]");
-	test_json_assert_text(some, "[[3, \"success\", [\"success\"]], [2, \"success\", [\"success\"]],"
-			       " [99, null, null], [1, null, null]]");
+	test_json_assert_text(some,
+			      "[[3, \"success\", [\"success\"]], [2, \"success\", [\"success\"]],"
+			      " [99, null, null], [1, null, null]]");
 	test_json_assert_text(with_archive, "[[true, 1]]");
 }
 

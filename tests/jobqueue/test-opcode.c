@@ -26,7 +26,8 @@ static void
 test_defaults_filled(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntOpcode) op = parse("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 2.5}", &error);
+	g_autoptr(GntOpcode)
+		op = parse("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 2.5}", &error);
 	g_autoptr(JsonObject) shown = NULL;
 	g_autoptr(JsonNode) node = NULL;
 	g_autofree gchar *text = NULL;
@@ -41,11 +42,12 @@ test_defaults_filled(void)
 	node = json_node_init_object(json_node_alloc(), shown);
 	text = gnt_json_to_string(node);
 	/* Ganeti 3.0's OpTestDelay, every key present */
-	g_assert_cmpstr(text, ==,
-			"{\"duration\":2.5,\"on_master\":true,\"on_nodes\":[],\"on_node_uuids\":null,"
-			"\"repeat\":0,\"interruptible\":false,\"no_locks\":true,\"dry_run\":null,"
-			"\"debug_level\":null,\"priority\":0,\"depends\":null,\"comment\":null,"
-			"\"reason\":[],\"OP_ID\":\"OP_TEST_DELAY\"}");
+	g_assert_cmpstr(
+		text, ==,
+		"{\"duration\":2.5,\"on_master\":true,\"on_nodes\":[],\"on_node_uuids\":null,"
+		"\"repeat\":0,\"interruptible\":false,\"no_locks\":true,\"dry_run\":null,"
+		"\"debug_level\":null,\"priority\":0,\"depends\":null,\"comment\":null,"
+		"\"reason\":[],\"OP_ID\":\"OP_TEST_DELAY\"}");
 }
 
 static void
@@ -53,12 +55,12 @@ test_python_client_shape(void)
 {
 	/* exactly what ganeti.opcodes.OpTestDelay(duration=0).__getstate__() sends */
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntOpcode) op =
-		parse("{\"duration\": 0, \"on_master\": true, \"on_nodes\": [], \"on_node_uuids\": null,"
-		      " \"repeat\": 0, \"interruptible\": false, \"no_locks\": true, \"dry_run\": null,"
-		      " \"debug_level\": null, \"priority\": 0, \"depends\": null, \"comment\": null,"
-		      " \"reason\": [], \"OP_ID\": \"OP_TEST_DELAY\"}",
-		      &error);
+	g_autoptr(GntOpcode) op = parse(
+		"{\"duration\": 0, \"on_master\": true, \"on_nodes\": [], \"on_node_uuids\": null,"
+		" \"repeat\": 0, \"interruptible\": false, \"no_locks\": true, \"dry_run\": null,"
+		" \"debug_level\": null, \"priority\": 0, \"depends\": null, \"comment\": null,"
+		" \"reason\": [], \"OP_ID\": \"OP_TEST_DELAY\"}",
+		&error);
 
 	g_assert_no_error(error);
 	g_assert_nonnull(op);
@@ -77,25 +79,31 @@ test_invalid(void)
 	g_assert_false(gnt_op_id_is_unsupported("OP_TEST_DELAY"));
 	g_assert_false(gnt_op_id_is_unsupported("OP_NOPE"));
 	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti()), ==, 76);
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}", "OP_TEST_DELAY: parameter 'duration' is required");
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}",
+		       "OP_TEST_DELAY: parameter 'duration' is required");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": null}",
 		       "OP_TEST_DELAY: parameter 'duration' is required");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": \"1\"}",
 		       "OP_TEST_DELAY: parameter 'duration' must be a number, not string");
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": -1}",
-		       "OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1e308}",
-		       "OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0, \"repeat\": 9223372036854775807}",
-		       "OP_TEST_DELAY: parameter 'repeat' must be between 0 and 1000");
+	assert_invalid(
+		"{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": -1}",
+		"OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
+	assert_invalid(
+		"{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1e308}",
+		"OP_TEST_DELAY: parameter 'duration' must be between 0 and 31536000 seconds");
+	assert_invalid(
+		"{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0, \"repeat\": 9223372036854775807}",
+		"OP_TEST_DELAY: parameter 'repeat' must be between 0 and 1000");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"bogus\": 1}",
 		       "OP_TEST_DELAY: unknown parameter 'bogus'");
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"priority\": 5}",
-		       "OP_TEST_DELAY: parameter 'priority' must be one of -10, 0 or 10 at submission");
+	assert_invalid(
+		"{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"priority\": 5}",
+		"OP_TEST_DELAY: parameter 'priority' must be one of -10, 0 or 10 at submission");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"on_nodes\": [1]}",
 		       "OP_TEST_DELAY: parameter 'on_nodes' must be a list of strings, not list");
-	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"depends\": [[1, [\"running\"]]]}",
-		       "OP_TEST_DELAY: parameter 'depends' entry 0: 'running' is not a final job status");
+	assert_invalid(
+		"{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1, \"depends\": [[1, [\"running\"]]]}",
+		"OP_TEST_DELAY: parameter 'depends' entry 0: 'running' is not a final job status");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DUMMY\", \"secret_value\": 42}",
 		       "OP_TEST_DUMMY: parameter 'secret_value' must be a string, not integer");
 }
@@ -171,8 +179,8 @@ test_secret_and_private(void)
 	g_assert_nonnull(secret);
 	g_assert_cmpstr(gnt_secret_get(secret), ==, "hunter2");
 	/* the request's copy is wiped once taken */
-	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(input), "secret_value"), !=,
-			"hunter2");
+	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(input), "secret_value"),
+			!=, "hunter2");
 	g_assert_null(gnt_opcode_get_param(op, "secret_value"));
 	g_assert_cmpstr(json_object_get_string_member(shown, "secret_value"), ==, "<redacted>");
 	g_assert_cmpstr(json_object_get_string_member(shown, "private_value"), ==, "<redacted>");
@@ -193,15 +201,19 @@ static void
 test_depends_resolved(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntOpcode) op = parse("{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-2, []], [\"3\", [\"error\"]]]}",
-					&error);
-	g_autoptr(GntOpcode) bad = parse("{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-5, []]]}", &error);
+	g_autoptr(GntOpcode) op = parse(
+		"{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-2, []], [\"3\", [\"error\"]]]}",
+		&error);
+	g_autoptr(GntOpcode)
+		bad = parse("{\"OP_ID\": \"OP_TEST_DUMMY\", \"depends\": [[-5, []]]}", &error);
 	JsonArray *deps;
 
 	g_assert_true(gnt_opcode_resolve_depends(op, 10, &error));
 	deps = gnt_opcode_get_depends(op);
-	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 0), 0), ==, 8);
-	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 1), 0), ==, 3);
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 0), 0), ==,
+			8);
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(deps, 1), 0), ==,
+			3);
 	g_assert_false(gnt_opcode_resolve_depends(bad, 3, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 }

@@ -218,7 +218,8 @@ count_watch_cb(GntQueue *queue, guint64 job_id, gpointer user_data)
 static void
 test_end_written_later(QueueFx *fx, gconstpointer data)
 {
-	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
+	guint64 id =
+		queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
 	guint fired = 0;
 	guint watch;
 	g_autofree gchar *status = NULL;
@@ -326,12 +327,12 @@ main(int argc, char **argv)
 	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 	g_log_set_handler("gnt-jobqueue", G_LOG_LEVEL_WARNING, log_write_failures, NULL);
 	gnt_fault_vfs_install("queue.db");
-	g_test_add("/queue-faults/submit-while-full", QueueFx, NULL, started, test_submit_while_full,
-		   tear_down);
+	g_test_add("/queue-faults/submit-while-full", QueueFx, NULL, started,
+		   test_submit_while_full, tear_down);
 	g_test_add("/queue-faults/acknowledged-is-durable", QueueFx, NULL, queue_fx_set_up,
 		   test_acknowledged_is_durable, tear_down);
-	g_test_add("/queue-faults/end-written-later", QueueFx, NULL, started, test_end_written_later,
-		   tear_down);
+	g_test_add("/queue-faults/end-written-later", QueueFx, NULL, started,
+		   test_end_written_later, tear_down);
 	g_test_add("/queue-faults/restart-replays-nothing", QueueFx, NULL, queue_fx_set_up,
 		   test_restart_replays_nothing, tear_down);
 	g_test_add("/queue-faults/stop-while-full", QueueFx, NULL, queue_fx_set_up,

@@ -7,7 +7,8 @@
 static JsonArray *
 record_op(JsonObject *record, guint i, const gchar *member)
 {
-	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
 	JsonNode *node = json_object_get_member(op, member);
 
 	return node != NULL && JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
@@ -16,7 +17,8 @@ record_op(JsonObject *record, guint i, const gchar *member)
 static const gchar *
 record_op_status(JsonObject *record, guint i)
 {
-	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), i);
 
 	return json_object_get_string_member(op, "status");
 }
@@ -29,8 +31,8 @@ assert_op_exception(JsonObject *record, guint i, const gchar *klass, const gchar
 
 	g_assert_nonnull(result);
 	g_assert_cmpstr(json_array_get_string_element(result, 0), ==, klass);
-	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(result, 1), 0), ==,
-			message);
+	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(result, 1), 0),
+			==, message);
 }
 
 static void
@@ -39,7 +41,8 @@ test_submit_runs(QueueFx *fx, gconstpointer data)
 	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
 	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
-	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
 	JsonObject *input = json_object_get_object_member(op, "input");
 	JsonArray *reason = json_object_get_array_member(input, "reason");
 	JsonArray *last = json_array_get_array_element(reason, json_array_get_length(reason) - 1);
@@ -110,7 +113,8 @@ static void
 test_dependencies(QueueFx *fx, gconstpointer data)
 {
 	guint64 a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
-	g_autofree gchar *dep_any = g_strdup_printf("{\"depends\": [[%" G_GUINT64_FORMAT ", []]]}", a);
+	g_autofree gchar *dep_any =
+		g_strdup_printf("{\"depends\": [[%" G_GUINT64_FORMAT ", []]]}", a);
 	g_autofree gchar *dep_err =
 		g_strdup_printf("{\"depends\": [[%" G_GUINT64_FORMAT ", [\"error\"]]]}", a);
 	guint64 b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", dep_any, NULL));
@@ -150,7 +154,8 @@ test_relative_dependency(QueueFx *fx, gconstpointer data)
 	g_free(queue_fx_status(fx, g_array_index(ids, guint64, 1), &record));
 	deps = json_object_get_array_member(
 		json_object_get_object_member(
-			json_array_get_object_element(json_object_get_array_member(record, "ops"), 0),
+			json_array_get_object_element(json_object_get_array_member(record, "ops"),
+						      0),
 			"input"),
 		"depends");
 	/* stored in absolute form */
@@ -165,8 +170,8 @@ cancel_cb_result(QueueFx *fx, guint64 id, gboolean *success, gchar **message)
 	g_autoptr(GError) error = NULL;
 
 	gnt_queue_cancel_async(fx->queue, id, async_result_cb, &res);
-	g_assert_true(gnt_queue_cancel_finish(fx->queue, queue_fx_wait_result(&res), success, message,
-					      &error));
+	g_assert_true(gnt_queue_cancel_finish(fx->queue, queue_fx_wait_result(&res), success,
+					      message, &error));
 	g_assert_no_error(error);
 }
 
@@ -212,10 +217,10 @@ test_cancel(QueueFx *fx, gconstpointer data)
 static void
 test_cancel_waiting_for_locks(QueueFx *fx, gconstpointer data)
 {
-	guint64 a = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
-						     "{\"duration\": 3, \"no_locks\": false}", NULL));
-	guint64 b = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
-						     "{\"duration\": 0, \"no_locks\": false}", NULL));
+	guint64 a = queue_fx_submit(
+		fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 3, \"no_locks\": false}", NULL));
+	guint64 b = queue_fx_submit(
+		fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0, \"no_locks\": false}", NULL));
 	gboolean ok = FALSE;
 	g_autofree gchar *message = NULL;
 	g_autofree gchar *b_final = NULL;
@@ -237,7 +242,8 @@ op_start_usec(QueueFx *fx, guint64 id)
 	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
 	JsonArray *ts = record_op(record, 0, "exec_timestamp");
 
-	return json_array_get_int_element(ts, 0) * G_USEC_PER_SEC + json_array_get_int_element(ts, 1);
+	return json_array_get_int_element(ts, 0) * G_USEC_PER_SEC +
+	       json_array_get_int_element(ts, 1);
 }
 
 static void
@@ -247,9 +253,11 @@ test_priorities(QueueFx *fx, gconstpointer data)
 
 	gnt_queue_set_max_running(fx->queue, 1);
 	blocker = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
-	low = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01, \"priority\": 10}", NULL));
+	low = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
+					       "{\"duration\": 0.01, \"priority\": 10}", NULL));
 	normal = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01}", NULL));
-	high = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.01, \"priority\": -10}", NULL));
+	high = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY",
+						"{\"duration\": 0.01, \"priority\": -10}", NULL));
 	g_free(queue_fx_wait_final(fx, blocker));
 	g_free(queue_fx_wait_final(fx, low));
 	g_free(queue_fx_wait_final(fx, normal));
@@ -266,8 +274,8 @@ archive(QueueFx *fx, guint64 id)
 	gboolean archived = FALSE;
 
 	gnt_queue_archive_async(fx->queue, id, async_result_cb, &res);
-	g_assert_true(gnt_queue_archive_finish(fx->queue, queue_fx_wait_result(&res), &archived,
-					       &error));
+	g_assert_true(
+		gnt_queue_archive_finish(fx->queue, queue_fx_wait_result(&res), &archived, &error));
 	return archived;
 }
 
@@ -283,8 +291,10 @@ count_job(JsonObject *job, gboolean archived, gpointer user_data)
 static void
 test_archive(QueueFx *fx, gconstpointer data)
 {
-	guint64 done = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
-	guint64 slow = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
+	guint64 done =
+		queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	guint64 slow =
+		queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0.5}", NULL));
 	g_autoptr(GAsyncResult) res = NULL;
 	g_autoptr(GError) error = NULL;
 	guint counts[2] = {0, 0};
@@ -337,7 +347,8 @@ test_auto_archive_by_age(QueueFx *fx, gconstpointer data)
 static void
 test_ids_never_reused(QueueFx *fx, gconstpointer data)
 {
-	guint64 first = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	guint64 first =
+		queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
 	guint64 next;
 
 	g_free(queue_fx_wait_final(fx, first));
@@ -375,12 +386,15 @@ static void
 store_put_job(QueueFx *fx, GntJob *job)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntJobStore) store = gnt_sqlite_job_store_new(gnt_paths_get_queue_db(fx->root.paths), &error);
-	g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_job_store_change_free);
+	g_autoptr(GntJobStore)
+		store = gnt_sqlite_job_store_new(gnt_paths_get_queue_db(fx->root.paths), &error);
+	g_autoptr(GPtrArray)
+		changes = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_job_store_change_free);
 	g_autoptr(JsonObject) record = gnt_job_to_json(job);
 	g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), record);
 	GntJobStoreChange *put = gnt_job_store_change_new(GNT_JOB_STORE_PUT, gnt_job_get_id(job));
-	GntJobStoreChange *last = gnt_job_store_change_new(GNT_JOB_STORE_SET_LAST_ID, gnt_job_get_id(job));
+	GntJobStoreChange *last =
+		gnt_job_store_change_new(GNT_JOB_STORE_SET_LAST_ID, gnt_job_get_id(job));
 
 	g_assert_no_error(error);
 	put->status = gnt_job_get_status(job);
@@ -394,10 +408,10 @@ store_put_job(QueueFx *fx, GntJob *job)
 static void
 test_restart_fails_running_requeues_queued(QueueFx *fx, gconstpointer data)
 {
-	g_autoptr(GntJob) running = gnt_job_new(1, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 5}", NULL),
-					      g_get_real_time());
-	g_autoptr(GntJob) queued = gnt_job_new(2, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL),
-					     g_get_real_time());
+	g_autoptr(GntJob) running = gnt_job_new(
+		1, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 5}", NULL), g_get_real_time());
+	g_autoptr(GntJob) queued = gnt_job_new(
+		2, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL), g_get_real_time());
 	g_autoptr(JsonObject) record = NULL;
 	g_autofree gchar *status1 = NULL;
 	g_autofree gchar *status2 = NULL;
@@ -452,8 +466,10 @@ test_secrets(QueueFx *fx, gconstpointer data)
 static void
 test_secrets_lost_at_restart(QueueFx *fx, gconstpointer data)
 {
-	guint64 blocker = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 30}", NULL));
-	g_autofree gchar *params = g_strdup_printf("{\"secret_value\": \"x\", \"depends\": [[%" G_GUINT64_FORMAT ", []]]}", blocker);
+	guint64 blocker =
+		queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 30}", NULL));
+	g_autofree gchar *params = g_strdup_printf(
+		"{\"secret_value\": \"x\", \"depends\": [[%" G_GUINT64_FORMAT ", []]]}", blocker);
 	guint64 id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", params, NULL));
 	g_autoptr(JsonObject) record = NULL;
 	g_autofree gchar *status = NULL;
@@ -473,14 +489,16 @@ static void
 test_unit_submits_jobs(QueueFx *fx, gconstpointer data)
 {
 	guint64 id = queue_fx_submit(
-		fx, queue_fx_job("OP_TEST_DUMMY",
-				 "{\"submit_jobs\": [[{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 7}],"
-				 " [{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 8,"
-				 " \"depends\": [[-1, []]]}]]}",
-				 NULL));
+		fx,
+		queue_fx_job("OP_TEST_DUMMY",
+			     "{\"submit_jobs\": [[{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 7}],"
+			     " [{\"OP_ID\": \"OP_TEST_DUMMY\", \"result\": 8,"
+			     " \"depends\": [[-1, []]]}]]}",
+			     NULL));
 	g_autofree gchar *status = queue_fx_wait_final(fx, id);
 	g_autoptr(JsonObject) record = queue_fx_record(fx, id);
-	JsonObject *op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
 	JsonArray *jobs;
 
 	g_assert_cmpstr(status, ==, "success");
@@ -525,8 +543,9 @@ test_unit_submits_bad_job(QueueFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) next = NULL;
 
 	g_assert_cmpstr(status, ==, "error");
-	assert_op_exception(record, 0, "OpPrereqError",
-			    "'submit_jobs': job 0, opcode 0: OP_TEST_DELAY: parameter 'duration' is required");
+	assert_op_exception(
+		record, 0, "OpPrereqError",
+		"'submit_jobs': job 0, opcode 0: OP_TEST_DELAY: parameter 'duration' is required");
 	next = gnt_queue_lookup_job(fx->queue, id + 1, NULL, &error);
 	g_assert_null(next);
 }
@@ -569,7 +588,8 @@ main(int argc, char **argv)
 	add_started("/queue/auto-archive-by-age", test_auto_archive_by_age);
 	add_started("/queue/ids-never-reused", test_ids_never_reused);
 	add_started("/queue/drain", test_drain);
-	add("/queue/restart-fails-running-requeues-queued", test_restart_fails_running_requeues_queued);
+	add("/queue/restart-fails-running-requeues-queued",
+	    test_restart_fails_running_requeues_queued);
 	add_started("/queue/secrets", test_secrets);
 	add_started("/queue/secrets-lost-at-restart", test_secrets_lost_at_restart);
 	return g_test_run();

@@ -193,9 +193,11 @@ test_nesting(void)
 		g_autofree gchar *method = NULL;
 		g_autoptr(JsonArray) args = NULL;
 
-		g_assert_false(gnt_luxi_parse_request(deep->str, deep->len, &method, &args, &error));
-		g_assert_cmpstr(error->message, ==,
-				"parsing top-level JSON message: JSON nests deeper than 128 levels");
+		g_assert_false(
+			gnt_luxi_parse_request(deep->str, deep->len, &method, &args, &error));
+		g_assert_cmpstr(
+			error->message, ==,
+			"parsing top-level JSON message: JSON nests deeper than 128 levels");
 	}
 }
 
@@ -205,7 +207,8 @@ test_parse_request(void)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *method = NULL;
 	g_autoptr(JsonArray) args = NULL;
-	const gchar *text = "{\"method\": \"CancelJob\", \"args\": [17, false], \"version\": 3000000}";
+	const gchar *text =
+		"{\"method\": \"CancelJob\", \"args\": [17, false], \"version\": 3000000}";
 
 	g_assert_true(gnt_luxi_parse_request(text, strlen(text), &method, &args, &error));
 	g_assert_no_error(error);
@@ -239,8 +242,10 @@ assert_request_error(const gchar *text, gssize len, const gchar *expected)
 static void
 test_parse_request_errors(void)
 {
-	assert_request_error("", -1, "parsing top-level JSON message: invalid JSON: empty document");
-	assert_request_error("{\"method\":", -1, "parsing top-level JSON message: invalid JSON at line 1, column *");
+	assert_request_error("", -1,
+			     "parsing top-level JSON message: invalid JSON: empty document");
+	assert_request_error("{\"method\":", -1,
+			     "parsing top-level JSON message: invalid JSON at line 1, column *");
 	/* json-glib names the bad token; the answer must not (it may be secret) */
 	assert_request_error("{\"secret_value\": HUNTERX9}", -1,
 			     "parsing top-level JSON message: invalid JSON at line 1, column 25");
@@ -329,8 +334,8 @@ test_control_characters_escaped(void)
 static void
 test_request_round_trip(void)
 {
-	g_autoptr(JsonNode) args = gnt_json_parse("[[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0.5}]]",
-						  -1, NULL);
+	g_autoptr(JsonNode) args =
+		gnt_json_parse("[[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0.5}]]", -1, NULL);
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *wire = NULL;
 	g_autofree gchar *method = NULL;
@@ -405,8 +410,8 @@ test_encode_error(void)
 	G_STATIC_ASSERT(G_N_ELEMENTS(codes) == GNT_ERROR_LAST);
 
 	for (guint i = 0; i < G_N_ELEMENTS(codes); i++) {
-		g_autoptr(GError) error = g_error_new(GNT_ERROR, codes[i].code, "node '%s' is offline",
-						      "n1");
+		g_autoptr(GError)
+			error = g_error_new(GNT_ERROR, codes[i].code, "node '%s' is offline", "n1");
 		g_autofree gchar *text = encode_to_string(NULL, error);
 		g_autofree gchar *expected = g_strdup_printf(
 			"[\"OpPrereqError\",[\"node 'n1' is offline\",\"%s\"]]", codes[i].ecode);
@@ -414,14 +419,15 @@ test_encode_error(void)
 		g_assert_cmpstr(text, ==, expected);
 	}
 	{
-		g_autoptr(GError) error = g_error_new_literal(G_IO_ERROR, G_IO_ERROR_FAILED, "boom");
+		g_autoptr(GError)
+			error = g_error_new_literal(G_IO_ERROR, G_IO_ERROR_FAILED, "boom");
 		g_autofree gchar *text = encode_to_string(NULL, error);
 
 		g_assert_cmpstr(text, ==, "[\"OpPrereqError\",[\"boom\",\"internal_error\"]]");
 	}
 	{
-		g_autoptr(GError) error = g_error_new_literal(GNT_ERROR, GNT_ERROR_NOT_FOUND,
-							      "job 5 not found");
+		g_autoptr(GError) error =
+			g_error_new_literal(GNT_ERROR, GNT_ERROR_NOT_FOUND, "job 5 not found");
 		g_autofree gchar *lost = encode_to_string(GNT_LUXI_EXC_JOB_LOST, error);
 		g_autofree gchar *exec = encode_to_string(GNT_LUXI_EXC_OP_EXEC, error);
 		g_autofree gchar *generic = encode_to_string(GNT_LUXI_EXC_GENERIC, error);
@@ -496,7 +502,8 @@ main(int argc, char **argv)
 	g_test_add_func("/luxi/framer/growth", test_framer_growth);
 	g_test_add_func("/luxi/framer/release-wipes", test_framer_release_wipes);
 	g_test_add_func("/luxi/framer/size-limit", test_framer_size_limit);
-	g_test_add_func("/luxi/framer/size-limit-unterminated", test_framer_size_limit_unterminated);
+	g_test_add_func("/luxi/framer/size-limit-unterminated",
+			test_framer_size_limit_unterminated);
 	g_test_add_func("/luxi/codec/nesting", test_nesting);
 	g_test_add_func("/luxi/codec/parse-request", test_parse_request);
 	g_test_add_func("/luxi/codec/parse-request-errors", test_parse_request_errors);

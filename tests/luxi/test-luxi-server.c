@@ -420,7 +420,8 @@ assert_serving(ServerFx *fx)
 {
 	g_autoptr(GntLuxiClient) client = fx_client(fx);
 
-	assert_call(client, "QueryConfigValues", "[[\"cluster_name\"]]", "[\"cluster.example.com\"]");
+	assert_call(client, "QueryConfigValues", "[[\"cluster_name\"]]",
+		    "[\"cluster.example.com\"]");
 }
 
 /* ---- round trips ---- */
@@ -458,16 +459,18 @@ test_submit_wait_query(ServerFx *fx, gconstpointer data)
 		json_array_add_string_element(fields, "status");
 		result = gnt_luxi_client_query(client, "job", fields, filter, &error);
 		g_assert_no_error(error);
-		rows = gnt_json_to_string(json_object_get_member(json_node_get_object(result), "data"));
+		rows = gnt_json_to_string(
+			json_object_get_member(json_node_get_object(result), "data"));
 		g_assert_cmpstr(rows, ==, "[[[0,1],[0,\"success\"]]]");
 	}
 	{
 		g_autoptr(JsonNode) fields = call_ok(client, "QueryFields", "[\"job\", [\"id\"]]");
-		JsonArray *defs = json_object_get_array_member(json_node_get_object(fields), "fields");
+		JsonArray *defs =
+			json_object_get_array_member(json_node_get_object(fields), "fields");
 
 		g_assert_cmpuint(json_array_get_length(defs), ==, 1);
-		g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(defs, 0),
-							      "name"),
+		g_assert_cmpstr(json_object_get_string_member(
+					json_array_get_object_element(defs, 0), "name"),
 				==, "id");
 	}
 }
@@ -598,7 +601,8 @@ test_drain(ServerFx *fx, gconstpointer data)
 	assert_call(client, "QueryConfigValues", "[[\"drain_flag\", \"cluster_name\", \"nope\"]]",
 		    "[true,\"cluster.example.com\",null]");
 	/* the queue's refusal, in one shape for both: GenericError("Queue drained") */
-	assert_call_fails(client, "SubmitJob", op, "GenericError", GNT_ERROR_FAULT, "Queue drained");
+	assert_call_fails(client, "SubmitJob", op, "GenericError", GNT_ERROR_FAULT,
+			  "Queue drained");
 	assert_error_args(client, "[\"Queue drained\"]");
 	assert_call_fails(client, "SubmitManyJobs", many, "GenericError", GNT_ERROR_FAULT,
 			  "Queue drained");
@@ -617,10 +621,11 @@ test_submit_many(ServerFx *fx, gconstpointer data)
 	g_autofree gchar *expected = g_strdup_printf(
 		"Failed to parse request: SubmitManyJobs: job 1, opcode 1: %s", bad);
 
-	assert_call(client, "SubmitManyJobs",
-		    "[[[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}],"
-		    "  [{\"OP_ID\": \"OP_TEST_DUMMY\"}, {\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}]]]",
-		    "[[true,1],[true,2]]");
+	assert_call(
+		client, "SubmitManyJobs",
+		"[[[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}],"
+		"  [{\"OP_ID\": \"OP_TEST_DUMMY\"}, {\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}]]]",
+		"[[true,1],[true,2]]");
 	/* one bad opcode refuses the whole request, nothing is queued */
 	assert_call_fails(client, "SubmitManyJobs",
 			  "[[[{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 0}],"
@@ -635,10 +640,11 @@ test_submit_many(ServerFx *fx, gconstpointer data)
 			  "opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by Gantry");
 	assert_error_args(client, "[\"opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by "
 				  "Gantry\",\"wrong_input\"]");
-	assert_call_fails(client, "SubmitManyJobs",
-			  "[[[{\"OP_ID\": \"OP_TEST_DUMMY\"}], [{\"OP_ID\": \"OP_INSTANCE_MIGRATE\"}]]]",
-			  "OpPrereqError", GNT_ERROR_INVALID,
-			  "job 1, opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by Gantry");
+	assert_call_fails(
+		client, "SubmitManyJobs",
+		"[[[{\"OP_ID\": \"OP_TEST_DUMMY\"}], [{\"OP_ID\": \"OP_INSTANCE_MIGRATE\"}]]]",
+		"OpPrereqError", GNT_ERROR_INVALID,
+		"job 1, opcode 0: opcode 'OP_INSTANCE_MIGRATE' is not supported by Gantry");
 	assert_call(client, "QueryJobs", "[[], [\"id\"]]", "[[1],[2]]");
 }
 
@@ -667,7 +673,8 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 		    "\"kind\":\"number\",\"doc\":\"Number of nodes\"}],"
 		    "\"data\":[[[0,\"default\"],[0,0]]]}");
 	assert_call_fails(client, "Query", "[\"network\", [\"name\"], null]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "querying the resource 'network' is not supported yet");
+			  GNT_ERROR_INVALID,
+			  "querying the resource 'network' is not supported yet");
 	assert_call_fails(client, "QueryFields", "[\"os\", null]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "resource 'os' cannot be queried over LUXI");
 	assert_call_fails(client, "PickupJob", "[1]", "GenericError", GNT_ERROR_FAULT,
@@ -675,7 +682,8 @@ test_cluster_methods(ServerFx *fx, gconstpointer data)
 	assert_call(client, "QueryGroups", "[[], [\"name\", \"alloc_policy\"], false]",
 		    "[[\"default\",\"preferred\"]]");
 	assert_call_fails(client, "QueryNetworks", "[[], [\"name\"], false]", "OpPrereqError",
-			  GNT_ERROR_INVALID, "LUXI method 'QueryNetworks' is not supported by Gantry");
+			  GNT_ERROR_INVALID,
+			  "LUXI method 'QueryNetworks' is not supported by Gantry");
 	assert_call(client, "ChangeJobPriority", "[7, -10]", "[false,\"Job 7 not found\"]");
 }
 
@@ -746,7 +754,8 @@ test_malformed_json(ServerFx *fx, gconstpointer data)
 {
 	g_autoptr(GSocket) socket = raw_connect(fx);
 	g_autofree gchar *answer = NULL;
-	const gchar *ok = "{\"method\": \"QueryConfigValues\", \"args\": [[\"master_node\"]]}\n\x03";
+	const gchar *ok =
+		"{\"method\": \"QueryConfigValues\", \"args\": [[\"master_node\"]]}\n\x03";
 
 	raw_send(socket, "{\"method\":\n\x03", 12);
 	answer = raw_recv(socket);
@@ -759,11 +768,13 @@ test_malformed_json(ServerFx *fx, gconstpointer data)
 	answer = raw_recv(socket);
 	g_assert_null(strstr(answer, "HUNTERX9"));
 	raw_send(socket, "[1,2]\x03", 6);
-	raw_expect_answer(socket, "{\"success\":false,\"result\":\"Failed to parse request: "
-				  "parsing top-level JSON message: expected an object, not list\"}");
+	raw_expect_answer(socket,
+			  "{\"success\":false,\"result\":\"Failed to parse request: "
+			  "parsing top-level JSON message: expected an object, not list\"}");
 	raw_send(socket, "\x03", 1);
-	raw_expect_answer(socket, "{\"success\":false,\"result\":\"Failed to parse request: "
-				  "parsing top-level JSON message: invalid JSON: empty document\"}");
+	raw_expect_answer(socket,
+			  "{\"success\":false,\"result\":\"Failed to parse request: "
+			  "parsing top-level JSON message: invalid JSON: empty document\"}");
 	raw_send(socket, "{\"method\": \"QueryJobs\"}\x03", 24);
 	raw_expect_answer(socket, "{\"success\":false,\"result\":\"Failed to parse request: "
 				  "'args' is missing\"}");
@@ -1046,8 +1057,8 @@ test_client_refused(void)
 	g_autofree gchar *path = NULL;
 	g_autoptr(GSocket) dead = bind_socket_file("dead.sock", &dir, &path);
 	g_autoptr(GntLuxiClient) client = NULL;
-	g_autofree gchar *prefix = g_strdup_printf("cannot connect to the master daemon at '%s': ",
-						   path);
+	g_autofree gchar *prefix =
+		g_strdup_printf("cannot connect to the master daemon at '%s': ", path);
 	const gchar *exc_class = NULL;
 
 	/* a socket file nobody listens on: connection refused, Ganeti's NoMasterError */
@@ -1108,27 +1119,31 @@ add_object(ServerFx *fx, GntObjectKind kind, const gchar *json)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode) node = parse(json);
 
-	g_assert_true(gnt_config_add_object(fx->root.config, kind, json_node_get_object(node),
-					    &error));
+	g_assert_true(
+		gnt_config_add_object(fx->root.config, kind, json_node_get_object(node), &error));
 	g_assert_no_error(error);
 }
 
 static void
 add_objects(ServerFx *fx)
 {
-	add_object(fx, GNT_OBJECT_NODE,
-		   "{\"uuid\": \"n-1\", \"name\": \"node1.example.com\", \"primary_ip\": \"192.0.2.1\","
-		   " \"master_candidate\": true, \"group\": \"default\"}");
-	add_object(fx, GNT_OBJECT_NODE,
-		   "{\"uuid\": \"n-2\", \"name\": \"node2.example.com\", \"primary_ip\": \"192.0.2.2\","
-		   " \"offline\": true, \"group\": \"default\"}");
-	add_object(fx, GNT_OBJECT_INSTANCE,
-		   "{\"name\": \"inst1.example.com\", \"primary_node\": \"n-1\", \"os\": \"noop\","
-		   " \"hypervisor\": \"fake\", \"admin_state\": \"up\", \"disk_template\": \"diskless\","
-		   " \"beparams\": {\"maxmem\": 256}, \"osparams_private\": {\"pw\": \"hunter2\"}}");
-	add_object(fx, GNT_OBJECT_INSTANCE,
-		   "{\"name\": \"inst2.example.com\", \"primary_node\": \"n-2\", \"os\": \"noop\","
-		   " \"hypervisor\": \"fake\", \"admin_state\": \"down\", \"disk_template\": \"diskless\"}");
+	add_object(
+		fx, GNT_OBJECT_NODE,
+		"{\"uuid\": \"n-1\", \"name\": \"node1.example.com\", \"primary_ip\": \"192.0.2.1\","
+		" \"master_candidate\": true, \"group\": \"default\"}");
+	add_object(
+		fx, GNT_OBJECT_NODE,
+		"{\"uuid\": \"n-2\", \"name\": \"node2.example.com\", \"primary_ip\": \"192.0.2.2\","
+		" \"offline\": true, \"group\": \"default\"}");
+	add_object(
+		fx, GNT_OBJECT_INSTANCE,
+		"{\"name\": \"inst1.example.com\", \"primary_node\": \"n-1\", \"os\": \"noop\","
+		" \"hypervisor\": \"fake\", \"admin_state\": \"up\", \"disk_template\": \"diskless\","
+		" \"beparams\": {\"maxmem\": 256}, \"osparams_private\": {\"pw\": \"hunter2\"}}");
+	add_object(
+		fx, GNT_OBJECT_INSTANCE,
+		"{\"name\": \"inst2.example.com\", \"primary_node\": \"n-2\", \"os\": \"noop\","
+		" \"hypervisor\": \"fake\", \"admin_state\": \"down\", \"disk_template\": \"diskless\"}");
 }
 
 static void
@@ -1138,38 +1153,42 @@ test_query_objects(ServerFx *fx, gconstpointer data)
 	g_autoptr(JsonNode) fields = NULL;
 
 	add_objects(fx);
-	assert_call(client, "Query", "[\"instance\", [\"name\", \"pnode\", \"status\", \"be/memory\"], null]",
-		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Instance\",\"kind\":\"text\","
-		    "\"doc\":\"Instance name\"},{\"name\":\"pnode\",\"title\":\"Primary_node\","
-		    "\"kind\":\"text\",\"doc\":\"Primary node\"},{\"name\":\"status\",\"title\":\"Status\","
-		    "\"kind\":\"text\",\"doc\":\"Instance status; \\\"running\\\" if instance is set to be"
-		    " running and actually is, \\\"ADMIN_down\\\" if instance is stopped and is not running,"
-		    " \\\"ERROR_wrongnode\\\" if instance running, but not on its designated primary node,"
-		    " \\\"ERROR_up\\\" if instance should be stopped, but is actually running,"
-		    " \\\"ERROR_down\\\" if instance should run, but doesn't, \\\"ERROR_nodedown\\\" if"
-		    " instance's primary node is down, \\\"ERROR_nodeoffline\\\" if instance's primary node"
-		    " is marked offline, \\\"ADMIN_offline\\\" if instance is offline and does not use"
-		    " dynamic, \\\"USER_down\\\" if the user shutdown the instance resources\"},"
-		    "{\"name\":\"be/memory\",\"title\":\"ConfigMaxMem\",\"kind\":\"unit\","
-		    "\"doc\":\"The \\\"maxmem\\\" backend parameter\"}],"
-		    "\"data\":[[[0,\"inst1.example.com\"],[0,\"node1.example.com\"],[2,null],[0,256]],"
-		    "[[0,\"inst2.example.com\"],[0,\"node2.example.com\"],[0,\"ERROR_nodeoffline\"],"
-		    "[0,128]]]}");
+	assert_call(
+		client, "Query",
+		"[\"instance\", [\"name\", \"pnode\", \"status\", \"be/memory\"], null]",
+		"{\"fields\":[{\"name\":\"name\",\"title\":\"Instance\",\"kind\":\"text\","
+		"\"doc\":\"Instance name\"},{\"name\":\"pnode\",\"title\":\"Primary_node\","
+		"\"kind\":\"text\",\"doc\":\"Primary node\"},{\"name\":\"status\",\"title\":\"Status\","
+		"\"kind\":\"text\",\"doc\":\"Instance status; \\\"running\\\" if instance is set to be"
+		" running and actually is, \\\"ADMIN_down\\\" if instance is stopped and is not running,"
+		" \\\"ERROR_wrongnode\\\" if instance running, but not on its designated primary node,"
+		" \\\"ERROR_up\\\" if instance should be stopped, but is actually running,"
+		" \\\"ERROR_down\\\" if instance should run, but doesn't, \\\"ERROR_nodedown\\\" if"
+		" instance's primary node is down, \\\"ERROR_nodeoffline\\\" if instance's primary node"
+		" is marked offline, \\\"ADMIN_offline\\\" if instance is offline and does not use"
+		" dynamic, \\\"USER_down\\\" if the user shutdown the instance resources\"},"
+		"{\"name\":\"be/memory\",\"title\":\"ConfigMaxMem\",\"kind\":\"unit\","
+		"\"doc\":\"The \\\"maxmem\\\" backend parameter\"}],"
+		"\"data\":[[[0,\"inst1.example.com\"],[0,\"node1.example.com\"],[2,null],[0,256]],"
+		"[[0,\"inst2.example.com\"],[0,\"node2.example.com\"],[0,\"ERROR_nodeoffline\"],"
+		"[0,128]]]}");
 	/* the CLI's name filter, with a short name; unknown fields are cells */
-	assert_call(client, "Query",
-		    "[\"node\", [\"name\", \"role\", \"pinst_list\", \"mfree\", \"x\"],"
-		    " [\"|\", [\"=\", \"name\", \"node2\"]]]",
-		    "{\"fields\":[{\"name\":\"name\",\"title\":\"Node\",\"kind\":\"text\",\"doc\":\"Node name\"},"
-		    "{\"name\":\"role\",\"title\":\"Role\",\"kind\":\"text\",\"doc\":\"Node role; \\\"M\\\" for"
-		    " master, \\\"C\\\" for master candidate, \\\"R\\\" for regular, \\\"D\\\" for drained,"
-		    " \\\"O\\\" for offline\"},{\"name\":\"pinst_list\",\"title\":\"PriInstances\","
-		    "\"kind\":\"other\",\"doc\":\"List of instances with this node as primary\"},"
-		    "{\"name\":\"mfree\",\"title\":\"MFree\",\"kind\":\"unit\","
-		    "\"doc\":\"Memory available for instance allocations\"},{\"name\":\"x\",\"title\":\"x\","
-		    "\"kind\":\"unknown\",\"doc\":\"Unknown field 'x'\"}],"
-		    "\"data\":[[[0,\"node2.example.com\"],[0,\"O\"],[0,[\"inst2.example.com\"]],[4,null],"
-		    "[1,null]]]}");
-	assert_call(client, "QueryInstances", "[[\"inst2\", \"inst1\"], [\"name\", \"admin_up\"], false]",
+	assert_call(
+		client, "Query",
+		"[\"node\", [\"name\", \"role\", \"pinst_list\", \"mfree\", \"x\"],"
+		" [\"|\", [\"=\", \"name\", \"node2\"]]]",
+		"{\"fields\":[{\"name\":\"name\",\"title\":\"Node\",\"kind\":\"text\",\"doc\":\"Node name\"},"
+		"{\"name\":\"role\",\"title\":\"Role\",\"kind\":\"text\",\"doc\":\"Node role; \\\"M\\\" for"
+		" master, \\\"C\\\" for master candidate, \\\"R\\\" for regular, \\\"D\\\" for drained,"
+		" \\\"O\\\" for offline\"},{\"name\":\"pinst_list\",\"title\":\"PriInstances\","
+		"\"kind\":\"other\",\"doc\":\"List of instances with this node as primary\"},"
+		"{\"name\":\"mfree\",\"title\":\"MFree\",\"kind\":\"unit\","
+		"\"doc\":\"Memory available for instance allocations\"},{\"name\":\"x\",\"title\":\"x\","
+		"\"kind\":\"unknown\",\"doc\":\"Unknown field 'x'\"}],"
+		"\"data\":[[[0,\"node2.example.com\"],[0,\"O\"],[0,[\"inst2.example.com\"]],[4,null],"
+		"[1,null]]]}");
+	assert_call(client, "QueryInstances",
+		    "[[\"inst2\", \"inst1\"], [\"name\", \"admin_up\"], false]",
 		    "[[\"inst2.example.com\",false],[\"inst1.example.com\",true]]");
 	assert_call(client, "QueryInstances", "[[], [\"custom_osparams\"], false]",
 		    "[[{\"pw\":\"<redacted>\"}],[{}]]");
@@ -1193,18 +1212,21 @@ test_query_objects_errors(ServerFx *fx, gconstpointer data)
 	assert_call_fails(client, "QueryInstances", "[[\"nope\"], [\"name\"], false]",
 			  "OpPrereqError", GNT_ERROR_NOT_FOUND, "Instance name 'nope' not found");
 	assert_error_args(client, "[\"Instance name 'nope' not found\",\"unknown_entity\"]");
-	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], [\"==\", \"name\", \"nope\"]]",
+	assert_call_fails(client, "Query",
+			  "[\"instance\", [\"name\"], [\"==\", \"name\", \"nope\"]]",
 			  "OpPrereqError", GNT_ERROR_NOT_FOUND, "Instance name 'nope' not found");
 	assert_call_fails(client, "QueryNodes", "[[], [\"name\"], true]", "OpPrereqError",
 			  GNT_ERROR_INVALID, "Sync queries are not allowed");
 	assert_error_args(client, "[\"Sync queries are not allowed\",\"wrong_input\"]");
 	assert_call_fails(client, "QueryNodes", "[[], [\"name\", \"a\", \"b\"], false]",
-			  "OpPrereqError", GNT_ERROR_INVALID, "Unknown output fields selected: a, b");
+			  "OpPrereqError", GNT_ERROR_INVALID,
+			  "Unknown output fields selected: a, b");
 	assert_call_fails(client, "Query", "[\"instance\", [\"name\"], [\"~\", \"name\"]]",
 			  "OpPrereqError", GNT_ERROR_INVALID, "unknown filter operator '~'");
-	assert_call_fails(client, "QueryInstances", "[[], \"name\", false]", NULL, GNT_ERROR_INVALID,
-			  "Failed to parse request: QueryInstances: argument 2 ('fields') must be a "
-			  "list of strings, not string");
+	assert_call_fails(
+		client, "QueryInstances", "[[], \"name\", false]", NULL, GNT_ERROR_INVALID,
+		"Failed to parse request: QueryInstances: argument 2 ('fields') must be a "
+		"list of strings, not string");
 	/* the server still serves */
 	assert_call(client, "QueryInstances", "[[\"inst1\"], [\"name\"], false]",
 		    "[[\"inst1.example.com\"]]");
@@ -1217,7 +1239,8 @@ test_query_objects_errors(ServerFx *fx, gconstpointer data)
 
 /* libsoup's own per-connection leak in its server (see tests/rpc/lsan.supp),
 		    * for the node served in this process under -Db_sanitize=address. */
-const char *__lsan_default_suppressions(void);
+const char *
+__lsan_default_suppressions(void);
 const char *
 __lsan_default_suppressions(void)
 {

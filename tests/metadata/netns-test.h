@@ -162,8 +162,7 @@ typedef void (*NetnsFunc)(void);
  * the child passed (TRUE).
  */
 static inline gboolean
-netns_test_run(NetnsFunc child, const gchar *const *guests, const gchar *program,
-	       NetnsFunc after)
+netns_test_run(NetnsFunc child, const gchar *const *guests, const gchar *program, NetnsFunc after)
 {
 	g_autofree gchar *reason = NULL;
 	g_autofree gchar *check = g_strdup_printf("command -v '%s'", program ? program : "sh");
@@ -216,9 +215,9 @@ static inline gint
 netns_sh_serving(const gchar *cmdline, gchar **output)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) proc = g_subprocess_new(
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error, "sh",
-		"-c", cmdline, NULL);
+	g_autoptr(GSubprocess) proc =
+		g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE,
+				 &error, "sh", "-c", cmdline, NULL);
 	NetnsAsyncRun run = {0};
 
 	g_assert_no_error(error);
@@ -257,22 +256,22 @@ netns_dhcp(NetnsDhcpClient client, const gchar *guest_ns, guint n, gboolean serv
 
 	g_assert_no_error(error);
 	if (client == NETNS_UDHCPC) {
-		script_text = g_strdup_printf(
-			"#!/bin/sh\necho \"$1 ip=$ip subnet=$subnet router=$router "
-			"serverid=$serverid lease=$lease\" >> %s\n",
-			record);
+		script_text =
+			g_strdup_printf("#!/bin/sh\necho \"$1 ip=$ip subnet=$subnet router=$router "
+					"serverid=$serverid lease=$lease\" >> %s\n",
+					record);
 		cmdline = g_strdup_printf(
 			"ip netns exec %s busybox udhcpc -i eth%u -q -n -t 2 -T 1 -s %s", guest_ns,
 			n, script);
 	} else {
-		script_text = g_strdup_printf(
-			"#!/bin/sh\n[ \"$reason\" = BOUND ] && reason=bound\n"
-			"echo \"$reason ip=$new_ip_address subnet=$new_subnet_mask "
-			"router=$new_routers serverid=$new_dhcp_server_identifier "
-			"lease=$new_dhcp_lease_time\" >> %s\n"
-			/* bound, it would stay: stopped here, in the foreground */
-			"[ \"$reason\" = bound ] && kill $PPID\nexit 0\n",
-			record);
+		script_text =
+			g_strdup_printf("#!/bin/sh\n[ \"$reason\" = BOUND ] && reason=bound\n"
+					"echo \"$reason ip=$new_ip_address subnet=$new_subnet_mask "
+					"router=$new_routers serverid=$new_dhcp_server_identifier "
+					"lease=$new_dhcp_lease_time\" >> %s\n"
+					/* bound, it would stay: stopped here, in the foreground */
+					"[ \"$reason\" = bound ] && kill $PPID\nexit 0\n",
+					record);
 		g_assert_true(g_file_set_contents(conf, "timeout 3;\nretry 1;\n", -1, &error));
 		/* -d: never in the background; the script ends it once bound */
 		cmdline = g_strdup_printf(

@@ -249,15 +249,14 @@ guest_set_up(const Guest *guest, const gchar *control)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *ns = netns_guest_name(guest->suffix);
 	g_autofree gchar *cidr = g_strdup_printf("%s/16", guest->ip);
-	g_autofree gchar *record_text =
-		g_strdup_printf("{\"name\":\"%s\",\"uuid\":\"uuid-%s\","
-				"\"hostname\":\"%s.example.com\"}",
-				guest->name, guest->name, guest->name);
+	g_autofree gchar *record_text = g_strdup_printf("{\"name\":\"%s\",\"uuid\":\"uuid-%s\","
+							"\"hostname\":\"%s.example.com\"}",
+							guest->name, guest->name, guest->name);
 	g_autoptr(JsonNode) record = gnt_json_parse(record_text, -1, &error);
 
 	g_assert_no_error(error);
-	g_assert_true(gnt_metad_client_push(control, guest->name, json_node_get_object(record),
-					    &error));
+	g_assert_true(
+		gnt_metad_client_push(control, guest->name, json_node_get_object(record), &error));
 	g_assert_no_error(error);
 	netns_veth_add(guest->host, ns, 0, guest->mac, cidr);
 	/* the host end set up as a channel's tap is */
@@ -272,10 +271,10 @@ static gint
 guest_get(const Guest *guest, guint timeout_s, gchar **body)
 {
 	g_autofree gchar *ns = netns_guest_name(guest->suffix);
-	g_autofree gchar *cmd = g_strdup_printf(
-		"ip netns exec %s curl -sS --max-time %u "
-		"http://169.254.169.254/ganeti/latest/meta_data.json",
-		ns, timeout_s);
+	g_autofree gchar *cmd =
+		g_strdup_printf("ip netns exec %s curl -sS --max-time %u "
+				"http://169.254.169.254/ganeti/latest/meta_data.json",
+				ns, timeout_s);
 
 	return netns_sh_status(cmd, body);
 }

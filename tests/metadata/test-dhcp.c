@@ -14,13 +14,13 @@
 #include "gnt-net.h"
 #include "netns-test.h"
 
-#define LEASE_MAC  "52:54:00:ab:cd:ef"
-#define OTHER_MAC  "52:54:00:00:00:99"
-#define LEASE_IP   "169.254.12.34"
-#define SERVER_IP  "169.254.169.254"
-#define NETMASK	   "255.255.0.0"
-#define XID	   0x3903f326u
-#define COOKIE	   0x63, 0x82, 0x53, 0x63
+#define LEASE_MAC "52:54:00:ab:cd:ef"
+#define OTHER_MAC "52:54:00:00:00:99"
+#define LEASE_IP  "169.254.12.34"
+#define SERVER_IP "169.254.169.254"
+#define NETMASK	  "255.255.0.0"
+#define XID	  0x3903f326u
+#define COOKIE	  0x63, 0x82, 0x53, 0x63
 
 static void
 lease_init(GntDhcpLease *lease, const gchar *device, const gchar *mac, const gchar *ip)
@@ -65,10 +65,10 @@ build_message(guint8 op, guint8 htype, guint8 hlen, gboolean cookie, const guint
 /* What busybox udhcpc 1.35 sends: message type, client id, parameter
  * list, a pad, END. */
 static const guint8 discover_options[] = {
-	53, 1, 1,				     /* DISCOVER */
+	53, 1, 1,				      /* DISCOVER */
 	61, 7, 1, 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef, /* client id */
-	55, 4, 1, 3, 6, 12,			     /* parameter request list */
-	0,					     /* pad */
+	55, 4, 1, 3,	6,    12,		      /* parameter request list */
+	0,					      /* pad */
 	255};
 
 static void
@@ -102,7 +102,7 @@ static void
 test_parse_request(void)
 {
 	/* SELECTING: options 50 and 54, no END (some clients leave it out) */
-	static const guint8 options[] = {53, 1, 3,  50,	 4,   169, 254, 12,
+	static const guint8 options[] = {53, 1,	 3, 50,	 4,   169, 254, 12,
 					 34, 54, 4, 169, 254, 169, 254};
 	GntDhcpRequest req;
 
@@ -198,23 +198,22 @@ static void
 test_build_offer(void)
 {
 	/* the expected bytes, written out from RFC 2131 and 2132 */
-	static const guint8 options[] = {COOKIE,
-					 53, 1, 2,		  /* OFFER */
-					 54, 4, 169, 254, 169, 254, /* server id */
-					 51, 4, 0, 1, 0x51, 0x80,	  /* 86400 s */
-					 1, 4, 255, 255, 0, 0,	  /* subnet mask */
-					 3, 4, 169, 254, 169, 254,  /* router */
+	static const guint8 options[] = {COOKIE, 53, 1,	  2,		   /* OFFER */
+					 54,	 4,  169, 254, 169,  254,  /* server id */
+					 51,	 4,  0,	  1,   0x51, 0x80, /* 86400 s */
+					 1,	 4,  255, 255, 0,    0,	   /* subnet mask */
+					 3,	 4,  169, 254, 169,  254,  /* router */
 					 255};
 	g_auto(GntDhcpLease) lease = {0};
 	GntDhcpRequest req = request_of(GNT_DHCP_DISCOVER, LEASE_MAC, NULL, NULL, NULL);
 	g_autoptr(GBytes) reply = NULL;
 	const guint8 *p;
 	gsize len;
-	guint8 expected_head[28] = {2, 1, 6, 0, 0x39, 0x03, 0xf3, 0x26, 0, 0, 0x80, 0,
-				    0, 0, 0, 0,	  /* ciaddr */
-				    169, 254, 12, 34, /* yiaddr */
-				    0, 0, 0, 0,	  /* siaddr */
-				    0, 0, 0, 0};  /* giaddr */
+	guint8 expected_head[28] = {2,	 1,   6,    0,	0x39, 0x03, 0xf3, 0x26,
+				    0,	 0,   0x80, 0,	0,    0,    0,	  0, /* ciaddr */
+				    169, 254, 12,   34,			     /* yiaddr */
+				    0,	 0,   0,    0,			     /* siaddr */
+				    0,	 0,   0,    0};			     /* giaddr */
 
 	lease_init(&lease, "gnt.com.0", LEASE_MAC, LEASE_IP);
 	reply = gnt_dhcp_build_reply(&lease, &req, GNT_DHCP_OFFER);
@@ -446,9 +445,9 @@ exchange_child(void)
 	/* Debian's dhclient too, when there is one */
 	if (netns_sh_status("command -v dhclient", NULL) == 0) {
 		seen = netns_dhcp(NETNS_DHCLIENT, ns, 0, TRUE);
-		g_assert_nonnull(strstr(seen, "bound ip=" LEASE_IP " subnet=" NETMASK
-					      " router=" SERVER_IP " serverid=" SERVER_IP
-					      " lease=86400\n"));
+		g_assert_nonnull(strstr(seen,
+					"bound ip=" LEASE_IP " subnet=" NETMASK " router=" SERVER_IP
+					" serverid=" SERVER_IP " lease=86400\n"));
 		g_assert_cmpuint(gnt_dhcp_responder_get_n_replies(responder_a), ==, 4);
 		g_clear_pointer(&seen, g_free);
 	}

@@ -24,23 +24,23 @@
 #define SECRET_VALUE  "s3cr3t-v4lue-never-on-disk"
 #define OTHER_SECRET  "0ther-s3cr3t-of-db1"
 
-#define WEB1_RECORD                                                                         \
-	"{\"name\":\"web1\",\"uuid\":\"7d2f0c7e-0001\",\"hostname\":\"web1.example.com\","    \
-	"\"os\":\"debootstrap+default\",\"osparams\":{\"dhcp\":\"yes\"},"                    \
-	"\"osparams_private\":{\"rootpw\":\"" PRIVATE_VALUE "\"},"                           \
-	"\"osparams_secret\":{\"token\":\"" SECRET_VALUE "\"},"                              \
-	"\"os_scripts\":{\"create\":\"#!/bin/sh\\necho web1\\n\"},"                           \
-	"\"user_data\":\"#cloud-config\\nhostname: web1\\n\","                                \
-	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3web1 alice@example.com\",\"ssh-rsa AAAAB3web1\"]," \
-	"\"availability_zone\":\"default\","                                                 \
-	"\"nics\":[{\"mac\":\"52:54:00:00:00:01\",\"ip\":\"192.0.2.10\","                    \
-	"\"netmask\":\"255.255.255.0\"},{\"mac\":\"52:54:00:00:00:0a\",\"ip\":\"169.254.0.5\"," \
+#define WEB1_RECORD                                                                                \
+	"{\"name\":\"web1\",\"uuid\":\"7d2f0c7e-0001\",\"hostname\":\"web1.example.com\","         \
+	"\"os\":\"debootstrap+default\",\"osparams\":{\"dhcp\":\"yes\"},"                          \
+	"\"osparams_private\":{\"rootpw\":\"" PRIVATE_VALUE "\"},"                                 \
+	"\"osparams_secret\":{\"token\":\"" SECRET_VALUE "\"},"                                    \
+	"\"os_scripts\":{\"create\":\"#!/bin/sh\\necho web1\\n\"},"                                \
+	"\"user_data\":\"#cloud-config\\nhostname: web1\\n\","                                     \
+	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3web1 alice@example.com\",\"ssh-rsa AAAAB3web1\"],"      \
+	"\"availability_zone\":\"default\","                                                       \
+	"\"nics\":[{\"mac\":\"52:54:00:00:00:01\",\"ip\":\"192.0.2.10\","                          \
+	"\"netmask\":\"255.255.255.0\"},{\"mac\":\"52:54:00:00:00:0a\",\"ip\":\"169.254.0.5\","    \
 	"\"netmask\":\"255.255.0.0\",\"channel\":true}],\"unknown_member\":1}"
 
-#define DB1_RECORD                                                                   \
-	"{\"name\":\"db1\",\"uuid\":\"7d2f0c7e-0002\",\"hostname\":\"db1.example.com\","  \
-	"\"os\":\"noop\",\"osparams_secret\":{\"token\":\"" OTHER_SECRET "\"},"            \
-	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3db1 bob@example.com\"],"                       \
+#define DB1_RECORD                                                                                 \
+	"{\"name\":\"db1\",\"uuid\":\"7d2f0c7e-0002\",\"hostname\":\"db1.example.com\","           \
+	"\"os\":\"noop\",\"osparams_secret\":{\"token\":\"" OTHER_SECRET "\"},"                    \
+	"\"ssh_keys\":[\"ssh-ed25519 AAAAC3db1 bob@example.com\"],"                                \
 	"\"nics\":[{\"mac\":\"52:54:00:00:00:02\",\"ip\":\"169.254.0.6\",\"channel\":true}]}"
 
 typedef struct {
@@ -318,13 +318,14 @@ test_openstack_tree(MetadFx *fx, gconstpointer data)
 	assert_get(fx, "web1", "/openstack/latest/vendor_data.json", "{}");
 	assert_get(fx, "web1", "/openstack/latest/vendor_data2.json", "{}");
 	/* the channel NIC is a NIC of the guest too: its address on the channel */
-	assert_get(fx, "web1", "/openstack/latest/network_data.json",
-		   "{\"links\":[{\"ethernet_mac_address\":\"52:54:00:00:00:01\",\"id\":\"nic0\","
-		   "\"type\":\"phy\"},{\"ethernet_mac_address\":\"52:54:00:00:00:0a\",\"id\":\"nic1\","
-		   "\"type\":\"phy\"}],\"networks\":[{\"id\":\"nic0\",\"ip_address\":\"192.0.2.10\","
-		   "\"link\":\"nic0\",\"netmask\":\"255.255.255.0\",\"type\":\"ipv4\"},"
-		   "{\"id\":\"nic1\",\"ip_address\":\"169.254.0.5\",\"link\":\"nic1\","
-		   "\"netmask\":\"255.255.0.0\",\"type\":\"ipv4\"}],\"services\":[]}");
+	assert_get(
+		fx, "web1", "/openstack/latest/network_data.json",
+		"{\"links\":[{\"ethernet_mac_address\":\"52:54:00:00:00:01\",\"id\":\"nic0\","
+		"\"type\":\"phy\"},{\"ethernet_mac_address\":\"52:54:00:00:00:0a\",\"id\":\"nic1\","
+		"\"type\":\"phy\"}],\"networks\":[{\"id\":\"nic0\",\"ip_address\":\"192.0.2.10\","
+		"\"link\":\"nic0\",\"netmask\":\"255.255.255.0\",\"type\":\"ipv4\"},"
+		"{\"id\":\"nic1\",\"ip_address\":\"169.254.0.5\",\"link\":\"nic1\","
+		"\"netmask\":\"255.255.0.0\",\"type\":\"ipv4\"}],\"services\":[]}");
 	assert_not_found(fx, "db1", "GET", "/openstack/latest/user_data", NULL);
 	assert_not_found(fx, "web1", "GET", "/openstack/latest/user_data/", NULL);
 	assert_not_found(fx, "web1", "GET", "/openstack/latest/meta_data.json/", NULL);
@@ -365,17 +366,19 @@ test_ec2_tree(MetadFx *fx, gconstpointer data)
 		{"web1", "/meta-data/public-keys/2/openssh-key", NULL, FALSE},
 		{"web1", "/meta-data/network", "interfaces/", TRUE},
 		{"web1", "/meta-data/network/interfaces", "macs/", TRUE},
-		{"web1", "/meta-data/network/interfaces/macs", "52:54:00:00:00:01/\n52:54:00:00:00:0a/",
-		 TRUE},
+		{"web1", "/meta-data/network/interfaces/macs",
+		 "52:54:00:00:00:01/\n52:54:00:00:00:0a/", TRUE},
 		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01",
 		 "device-number\nlocal-hostname\nlocal-ipv4s\nmac\nsubnet-ipv4-cidr-block", TRUE},
 		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01/local-ipv4s",
 		 "192.0.2.10", FALSE},
-		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:01/subnet-ipv4-cidr-block",
+		{"web1",
+		 "/meta-data/network/interfaces/macs/52:54:00:00:00:01/subnet-ipv4-cidr-block",
 		 "192.0.2.0/24", FALSE},
 		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:0a/device-number", "1",
 		 FALSE},
-		{"web1", "/meta-data/network/interfaces/macs/52:54:00:00:00:0a/subnet-ipv4-cidr-block",
+		{"web1",
+		 "/meta-data/network/interfaces/macs/52:54:00:00:00:0a/subnet-ipv4-cidr-block",
 		 "169.254.0.0/16", FALSE},
 		{"web1", "/user-data", "#cloud-config\nhostname: web1\n", FALSE},
 		{"db1", "/user-data", NULL, FALSE},
@@ -412,9 +415,14 @@ static void
 test_misses(MetadFx *fx, gconstpointer data)
 {
 	static const gchar *const paths[] = {
-		"/nope", "/ganeti/latest/", "/ganeti/latest/os/parameters.json/x",
-		"/ganeti/latest/os/scripts/%2e%2e", "/openstack/latest/nope",
-		"/latest/meta-data/nope", "/latest/meta-data/public-keys/x", "//",
+		"/nope",
+		"/ganeti/latest/",
+		"/ganeti/latest/os/parameters.json/x",
+		"/ganeti/latest/os/scripts/%2e%2e",
+		"/openstack/latest/nope",
+		"/latest/meta-data/nope",
+		"/latest/meta-data/public-keys/x",
+		"//",
 		"/latest/meta-data/public-keys/0=alice@example.com",
 	};
 	guint status = 0;
@@ -433,14 +441,15 @@ test_misses(MetadFx *fx, gconstpointer data)
 static void
 test_isolation(MetadFx *fx, gconstpointer data)
 {
-	static const gchar *const headers[] = {"Host", "db1",
-					       "X-Forwarded-For", "169.254.0.6",
-					       "X-Instance", "db1",
-					       "X-Real-IP", "169.254.0.6",
-					       NULL};
+	static const gchar *const headers[] = {"Host",	      "db1",	     "X-Forwarded-For",
+					       "169.254.0.6", "X-Instance",  "db1",
+					       "X-Real-IP",   "169.254.0.6", NULL};
 	static const gchar *const paths[] = {
-		"/ganeti/latest/db1/meta_data.json", "/db1/ganeti/latest/meta_data.json",
-		"/instances/db1", "/ganeti/latest/os/parameters.json?instance=db1", NULL,
+		"/ganeti/latest/db1/meta_data.json",
+		"/db1/ganeti/latest/meta_data.json",
+		"/instances/db1",
+		"/ganeti/latest/os/parameters.json?instance=db1",
+		NULL,
 	};
 	guint status = 0;
 	g_autofree gchar *body = NULL;
@@ -502,9 +511,9 @@ test_secrets(MetadFx *fx, gconstpointer data)
 		   "\"token\":[\"" SECRET_VALUE "\",\"secret\"]}");
 	/* a refused push is logged, without its values */
 	{
-		g_autoptr(JsonObject) bad =
-			parse_object("{\"name\":\"web1\",\"osparams_private\":{\"rootpw\":\"" PRIVATE_VALUE
-				     "\"},\"osparams_secret\":{\"token\":7}}");
+		g_autoptr(JsonObject) bad = parse_object(
+			"{\"name\":\"web1\",\"osparams_private\":{\"rootpw\":\"" PRIVATE_VALUE
+			"\"},\"osparams_secret\":{\"token\":7}}");
 		g_autoptr(GError) error = NULL;
 
 		g_assert_false(gnt_metad_client_push(fx->control, "web1", bad, &error));
@@ -550,8 +559,8 @@ test_control(MetadFx *fx, gconstpointer data)
 	}
 	{
 		guint status = 0;
-		g_autofree gchar *names = request_at(fx->control, "GET", "/instances", NULL, NULL,
-						     &status);
+		g_autofree gchar *names =
+			request_at(fx->control, "GET", "/instances", NULL, NULL, &status);
 
 		g_assert_cmpuint(status, ==, 200);
 		g_assert_cmpstr(names, ==, "[\"db1\",\"web1\"]");
@@ -598,9 +607,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(RawAnswer, raw_answer_free)
 static GSocket *
 raw_connect(GSocketAddress *address, GError **error)
 {
-	g_autoptr(GSocket) socket = g_socket_new(g_socket_address_get_family(address),
-						 G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT,
-						 error);
+	g_autoptr(GSocket)
+		socket = g_socket_new(g_socket_address_get_family(address), G_SOCKET_TYPE_STREAM,
+				      G_SOCKET_PROTOCOL_DEFAULT, error);
 
 	if (socket == NULL)
 		return NULL;
@@ -778,10 +787,12 @@ test_keep_alive(MetadFx *fx, gconstpointer data)
 	 * one send, answered in order */
 	for (guint round = 0; round < 3; round++) {
 		for (guint i = 0; i < G_N_ELEMENTS(paths); i++)
-			g_string_append_printf(batch, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", paths[i]);
+			g_string_append_printf(batch, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
+					       paths[i]);
 		g_string_append(batch, "POST /ganeti/latest/write HTTP/1.1\r\nHost: x\r\n"
 				       "Content-Length: 3\r\n\r\nabc");
-		g_string_append(batch, "HEAD /latest/meta-data/instance-id HTTP/1.1\r\nHost: x\r\n\r\n");
+		g_string_append(batch,
+				"HEAD /latest/meta-data/instance-id HTTP/1.1\r\nHost: x\r\n\r\n");
 	}
 	g_string_append(batch, "GET /ganeti/latest/read HTTP/1.1\r\nHost: x\r\n\r\n");
 	raw_send(socket, batch->str, batch->len);
@@ -811,8 +822,8 @@ test_keep_alive(MetadFx *fx, gconstpointer data)
 					g_assert_cmpint(n, >, 0);
 					g_string_append_len(pending, buf, n);
 				}
-				head->head = g_strndup(pending->str,
-						       (gsize)(end - pending->str) + 4);
+				head->head =
+					g_strndup(pending->str, (gsize)(end - pending->str) + 4);
 				g_string_erase(pending, 0, end - pending->str + 4);
 			}
 			g_assert_true(g_str_has_prefix(head->head, "HTTP/1.1 200"));
@@ -875,8 +886,8 @@ test_connection_share(MetadFx *fx, gconstpointer data)
 	raw_send(waiting, get, strlen(get));
 	/* db1 is served meanwhile */
 	assert_get(fx, "db1", "/latest/meta-data/hostname", "db1.example.com");
-	g_assert_false(g_socket_condition_timed_wait(waiting, G_IO_IN, G_USEC_PER_SEC / 5, NULL,
-						     NULL));
+	g_assert_false(
+		g_socket_condition_timed_wait(waiting, G_IO_IN, G_USEC_PER_SEC / 5, NULL, NULL));
 	/* one of web1's closes: the waiting one is accepted and answered */
 	g_ptr_array_remove_index(sockets, 0);
 	answer = raw_read_answer(waiting, pending);
@@ -941,7 +952,8 @@ test_channel(MetadFx *fx, gconstpointer data)
 		g_autoptr(GSocketAddress) address = loopback_address(web1_port);
 		g_autoptr(GSocket) socket = raw_connect(address, &error);
 		g_autoptr(GString) pending = g_string_new(NULL);
-		static const gchar get[] = "GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n\r\n";
+		static const gchar get[] =
+			"GET /latest/meta-data/hostname HTTP/1.1\r\nHost: x\r\n\r\n";
 		g_autoptr(RawAnswer) answer = NULL;
 
 		g_assert_no_error(error);
@@ -1075,7 +1087,8 @@ static JsonArray *
 progress_entries(MetadFx *fx, guint64 since, gint64 *next)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonNode) node = gnt_metad_client_get_progress(fx->control, "web1", since, &error);
+	g_autoptr(JsonNode)
+		node = gnt_metad_client_get_progress(fx->control, "web1", since, &error);
 	JsonObject *obj = NULL;
 
 	g_assert_no_error(error);
@@ -1100,10 +1113,11 @@ test_progress(MetadFx *fx, gconstpointer data)
 	g_assert_cmpuint(json_array_get_length(entries), ==, 0);
 	g_clear_pointer(&entries, json_array_unref);
 	g_assert_cmpuint(post_progress(fx, "web1", "step=appliance&state=start", NULL), ==, 200);
-	g_assert_cmpuint(post_progress(fx, "web1",
-				       "step=run_os_scripts&state=failed&detail=exit%20status%202%2C+sh",
-				       "line 1\nline 2\n"),
-			 ==, 200);
+	g_assert_cmpuint(
+		post_progress(fx, "web1",
+			      "step=run_os_scripts&state=failed&detail=exit%20status%202%2C+sh",
+			      "line 1\nline 2\n"),
+		==, 200);
 	entries = progress_entries(fx, 0, &next);
 	g_assert_cmpint(next, ==, 2);
 	g_assert_cmpuint(json_array_get_length(entries), ==, 2);
@@ -1119,13 +1133,15 @@ test_progress(MetadFx *fx, gconstpointer data)
 	g_assert_cmpuint(json_array_get_length(entries), ==, 1);
 	g_clear_pointer(&entries, json_array_unref);
 	/* bad state and step: 400 naming them, nothing added */
-	body = request(fx, "web1", "POST", "/gantry/latest/install/progress?step=appliance&state=over",
-		       NULL, NULL, &status);
+	body = request(fx, "web1", "POST",
+		       "/gantry/latest/install/progress?step=appliance&state=over", NULL, NULL,
+		       &status);
 	g_assert_cmpuint(status, ==, 400);
 	g_assert_nonnull(strstr(body, "'over'"));
 	g_clear_pointer(&body, g_free);
-	body = request(fx, "web1", "POST", "/gantry/latest/install/progress?step=Bad%20Step&state=info",
-		       NULL, NULL, &status);
+	body = request(fx, "web1", "POST",
+		       "/gantry/latest/install/progress?step=Bad%20Step&state=info", NULL, NULL,
+		       &status);
 	g_assert_cmpuint(status, ==, 400);
 	g_assert_nonnull(strstr(body, "'Bad Step'"));
 	g_clear_pointer(&body, g_free);
@@ -1139,7 +1155,8 @@ test_progress(MetadFx *fx, gconstpointer data)
 	/* the output's tail is kept */
 	for (guint i = 0; big->len < GNT_METADATA_PROGRESS_OUTPUT_MAX + 10000; i++)
 		g_string_append_printf(big, "output line %u\n", i);
-	g_assert_cmpuint(post_progress(fx, "web1", "step=personalize&state=done", big->str), ==, 200);
+	g_assert_cmpuint(post_progress(fx, "web1", "step=personalize&state=done", big->str), ==,
+			 200);
 	entries = progress_entries(fx, 2, &next);
 	g_assert_cmpint(next, ==, 3);
 	g_assert_cmpuint(json_array_get_length(entries), ==, 1);
@@ -1171,7 +1188,8 @@ test_progress(MetadFx *fx, gconstpointer data)
 	entries = progress_entries(fx, 0, &next);
 	g_assert_cmpint(next, ==, GNT_METADATA_PROGRESS_MAX_ENTRIES + 5);
 	g_assert_cmpuint(json_array_get_length(entries), ==, GNT_METADATA_PROGRESS_MAX_ENTRIES);
-	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(entries, 0), "seq"),
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(entries, 0),
+						   "seq"),
 			==, 5);
 }
 
@@ -1210,9 +1228,9 @@ test_progress_bounded(MetadFx *fx, gconstpointer data)
 	}
 	g_assert_cmpuint(kept, <=, GNT_METADATA_PROGRESS_MAX_BYTES);
 	/* the bound is used, not far undercut */
-	g_assert_cmpuint(kept, >, GNT_METADATA_PROGRESS_MAX_BYTES -
-					  2 * (GNT_METADATA_PROGRESS_OUTPUT_MAX +
-					       GNT_METADATA_PROGRESS_DETAIL_MAX));
+	g_assert_cmpuint(kept, >,
+			 GNT_METADATA_PROGRESS_MAX_BYTES - 2 * (GNT_METADATA_PROGRESS_OUTPUT_MAX +
+								GNT_METADATA_PROGRESS_DETAIL_MAX));
 }
 
 #define TRICKY_VALUE "it's\n$(touch /tmp/gnt-pwned)`id` \\ \"q\" '\\''"
@@ -1254,10 +1272,14 @@ test_install_tree(MetadFx *fx, gconstpointer data)
 	file = g_build_filename(fx->dir, "environment", NULL);
 	g_assert_true(g_file_set_contents(file, env, -1, &error));
 	{
-		const gchar *argv[] = {"/bin/sh", "-c",
-				       ". \"$1\"; printf %s \"$OSP_X\"; printf '|%s' \"$OS_VARIANT\" "
-				       "\"$DISK_0_PATH\" \"$OSP_MY_SECRET\"",
-				       "sh", file, NULL};
+		const gchar *argv[] = {
+			"/bin/sh",
+			"-c",
+			". \"$1\"; printf %s \"$OSP_X\"; printf '|%s' \"$OS_VARIANT\" "
+			"\"$DISK_0_PATH\" \"$OSP_MY_SECRET\"",
+			"sh",
+			file,
+			NULL};
 
 		g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
 					   &out, NULL, &wait_status, &error));
@@ -1283,10 +1305,14 @@ static void
 test_bad_requests(MetadFx *fx, gconstpointer data)
 {
 	static const gchar *const misses[] = {
-		"/ganeti/2020-01-01/meta_data.json", "/ganeti/latest/os/package/x",
-		"/gantry/v2/install/script",	     "/gantry/latest/install/nope",
-		"/gantry/latest/install/",	     "/gantry/latest/",
-		"/openstack/1999-01-01/meta_data.json", "/2020-01-01/meta-data/instance-id",
+		"/ganeti/2020-01-01/meta_data.json",
+		"/ganeti/latest/os/package/x",
+		"/gantry/v2/install/script",
+		"/gantry/latest/install/nope",
+		"/gantry/latest/install/",
+		"/gantry/latest/",
+		"/openstack/1999-01-01/meta_data.json",
+		"/2020-01-01/meta-data/instance-id",
 		"/latest/meta-data/instance-id/x",
 	};
 	g_autoptr(GSocketAddress) address = unix_address(fx, "web1");
@@ -1371,10 +1397,10 @@ test_node_rpc(MetadFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) record = NULL;
 	g_autoptr(GntSecretDict) secrets = gnt_secret_dict_new();
 	g_autofree gchar *os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
-	g_autofree gchar *record_text = g_strdup_printf(
-		"{\"name\":\"app1\",\"uuid\":\"u-app1\",\"os\":\"sample+minimal\","
-		"\"os_search_path\":[\"%s\"],\"osparams\":{\"a\":\"b\"}}",
-		os_dir);
+	g_autofree gchar *record_text =
+		g_strdup_printf("{\"name\":\"app1\",\"uuid\":\"u-app1\",\"os\":\"sample+minimal\","
+				"\"os_search_path\":[\"%s\"],\"osparams\":{\"a\":\"b\"}}",
+				os_dir);
 	g_autofree gchar *create_path = g_build_filename(os_dir, "sample", "create", NULL);
 	g_autofree gchar *create = NULL;
 	g_autofree gchar *app1_socket = gnt_metad_dup_instance_socket(fx->paths, "app1");

@@ -6,7 +6,7 @@
 #include <glib.h>
 
 /* tests/data/<first>[/<more>...] (transfer full) */
-#define os_test_data_path(...) \
+#define os_test_data_path(...)                                                                     \
 	g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", __VA_ARGS__, NULL)
 
 /* Whether ganeti-os-noop and ganeti-instance-debootstrap are installed;

@@ -26,8 +26,8 @@ test_sample(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) path = test_search_path();
-	g_autoptr(GntOsDefinition) os =
-		gnt_os_definition_find((const gchar *const *)path, "sample+minimal", &error);
+	g_autoptr(GntOsDefinition)
+		os = gnt_os_definition_find((const gchar *const *)path, "sample+minimal", &error);
 	g_autofree gchar *dir = g_build_filename(path[0], "sample", NULL);
 	const gchar *const variants[] = {"default", "minimal", NULL};
 	const gchar *const params[] = {"filesystem", "root-size", "behaviour", "secret.token",
@@ -117,9 +117,9 @@ test_discover(void)
 {
 	g_auto(GStrv) path = test_search_path();
 	g_autoptr(GPtrArray) all = gnt_os_definition_discover((const gchar *const *)path);
-	const gchar *const names[] = {"api10",	   "bad-api", "extra",	"missing-script",
-				      "no-create", "not-executable",	"old-api", "sample",
-				      "untrusted", NULL};
+	const gchar *const names[] = {
+		"api10",	  "bad-api", "extra",  "missing-script", "no-create",
+		"not-executable", "old-api", "sample", "untrusted",	 NULL};
 	const gboolean valid[] = {TRUE, FALSE, TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE};
 
 	g_assert_cmpuint(all->len, ==, G_N_ELEMENTS(names) - 1);
@@ -165,10 +165,10 @@ static void
 test_variants(void)
 {
 	g_auto(GStrv) path = test_search_path();
-	g_autoptr(GntOsDefinition) os =
-		gnt_os_definition_find((const gchar *const *)path, "sample", NULL);
-	g_autoptr(GntOsDefinition) plain =
-		gnt_os_definition_find((const gchar *const *)path, "extra", NULL);
+	g_autoptr(GntOsDefinition)
+		os = gnt_os_definition_find((const gchar *const *)path, "sample", NULL);
+	g_autoptr(GntOsDefinition)
+		plain = gnt_os_definition_find((const gchar *const *)path, "extra", NULL);
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *name = NULL;
 	g_autofree gchar *variant = NULL;
@@ -202,10 +202,10 @@ static void
 test_parameters(void)
 {
 	g_auto(GStrv) path = test_search_path();
-	g_autoptr(GntOsDefinition) os =
-		gnt_os_definition_find((const gchar *const *)path, "sample", NULL);
-	g_autoptr(GntOsDefinition) api10 =
-		gnt_os_definition_find((const gchar *const *)path, "api10", NULL);
+	g_autoptr(GntOsDefinition)
+		os = gnt_os_definition_find((const gchar *const *)path, "sample", NULL);
+	g_autoptr(GntOsDefinition)
+		api10 = gnt_os_definition_find((const gchar *const *)path, "api10", NULL);
 	const gchar *const good[] = {"filesystem", "secret.token", NULL};
 	const gchar *const bad[] = {"filesystem", "nope", "root_size", NULL};
 	g_autoptr(GError) error = NULL;
@@ -302,7 +302,8 @@ test_untrusted_create(void)
 	g_autofree gchar *ganeti_path = NULL;
 	g_autofree gchar *cmd = NULL;
 	const gchar *const scripts[] = {"create", "untrusted/create", "create_untrusted",
-					"import", "export", "rename", "verify"};
+					"import", "export",	      "rename",
+					"verify"};
 
 	g_assert_no_error(error);
 	both = g_build_filename(root, "both", NULL);
@@ -387,8 +388,8 @@ test_debian(void)
 	g_assert_true(g_strv_equal((const gchar *const *)debootstrap->parameters, filesystem));
 	g_assert_true(g_str_has_prefix(debootstrap->parameter_docs[0], "The filesystem type"));
 	g_assert_nonnull(debootstrap->scripts[GNT_OS_SCRIPT_VERIFY]);
-	g_assert_true(gnt_os_definition_check_variant(debootstrap, "debootstrap+default", FALSE,
-						      &error));
+	g_assert_true(
+		gnt_os_definition_check_variant(debootstrap, "debootstrap+default", FALSE, &error));
 	g_assert_false(gnt_os_definition_check_variant(debootstrap, "debootstrap", FALSE, &error));
 	g_clear_error(&error);
 }

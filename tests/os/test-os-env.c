@@ -39,10 +39,10 @@ golden_env(const GntOsDefinition *os)
 		"\"kernel_args\":\"ro\",\"cpu_cores\":0,\"vnc_bind_address\":null,"
 		"\"cpu_mask\":\"all\",\"usb_devices\":[\"a\",\"b\"]}",
 		-1, NULL);
-	g_autoptr(JsonNode) be = gnt_json_parse(
-		"{\"maxmem\":1024,\"minmem\":512,\"vcpus\":2,\"auto_balance\":true,"
-		"\"always_failover\":false,\"spindle_use\":1}",
-		-1, NULL);
+	g_autoptr(JsonNode) be =
+		gnt_json_parse("{\"maxmem\":1024,\"minmem\":512,\"vcpus\":2,\"auto_balance\":true,"
+			       "\"always_failover\":false,\"spindle_use\":1}",
+			       -1, NULL);
 
 	gnt_os_env_set_instance(env, "inst1.example.com", "5f3b1c2e-inst", "kvm");
 	gnt_os_env_set_times(env, 1700000000.5, 1700000100.0);

@@ -152,8 +152,7 @@ test_create_fails(ScriptFx *fx, gconstpointer data)
 			       log_file);
 	g_assert_true(g_str_has_prefix(error->message, head));
 	/* the last 20 lines: progress 12..30 and stderr's line */
-	g_assert_true(g_str_has_suffix(error->message,
-				       "\nprogress line 30\ndisk 0 is not usable"));
+	g_assert_true(g_str_has_suffix(error->message, "\nprogress line 30\ndisk 0 is not usable"));
 	g_assert_nonnull(strstr(error->message, ":\nprogress line 12\nprogress line 13\n"));
 	g_assert_null(strstr(error->message, "progress line 11\n"));
 	g_assert_null(strstr(error->message, "s3cr3t"));
@@ -208,15 +207,15 @@ test_import_export(ScriptFx *fx, gconstpointer data)
 
 	g_assert_true(g_file_set_contents(stream, "disk image bytes\n", -1, NULL));
 	gnt_os_env_set_disk_index(fx->env, 0);
-	g_assert_true(gnt_os_script_run(fx->os, GNT_OS_SCRIPT_IMPORT, fx->env, &import,
-					&import_log, &error));
+	g_assert_true(gnt_os_script_run(fx->os, GNT_OS_SCRIPT_IMPORT, fx->env, &import, &import_log,
+					&error));
 	g_assert_no_error(error);
 	disk = read_text(fx->disk);
 	g_assert_cmpstr(disk, ==, "disk image bytes\n");
 	g_assert_nonnull(strstr(import_log, "/import-sample+minimal-inst1.example.com-disk0-"));
 
-	g_assert_true(gnt_os_script_run(fx->os, GNT_OS_SCRIPT_EXPORT, fx->env, &export,
-					&export_log, &error));
+	g_assert_true(gnt_os_script_run(fx->os, GNT_OS_SCRIPT_EXPORT, fx->env, &export, &export_log,
+					&error));
 	g_assert_no_error(error);
 	dumped = read_text(dump);
 	g_assert_cmpstr(dumped, ==, "disk image bytes\n");
@@ -291,8 +290,8 @@ test_missing_script(ScriptFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 
 	gnt_os_env_set_instance(env, "inst1.example.com", NULL, NULL);
-	g_assert_false(gnt_os_script_run(untrusted, GNT_OS_SCRIPT_CREATE, env, &options, NULL,
-					 &error));
+	g_assert_false(
+		gnt_os_script_run(untrusted, GNT_OS_SCRIPT_CREATE, env, &options, NULL, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_cmpstr(error->message, ==, "OS 'untrusted' has no create script");
 }

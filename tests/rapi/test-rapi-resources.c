@@ -29,12 +29,12 @@ typedef struct {
 } RapiFx;
 
 /* gnt-cluster @args... under the fixture's root; it must succeed. */
-#define GNT_CLUSTER(fx, ...)                                                                      \
-	G_STMT_START                                                                              \
-	{                                                                                         \
+#define GNT_CLUSTER(fx, ...)                                                                       \
+	G_STMT_START                                                                               \
+	{                                                                                          \
 		g_autoptr(Run) run_ = RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__);                \
-		expect(run_, 0, NULL);                                                            \
-	}                                                                                         \
+		expect(run_, 0, NULL);                                                             \
+	}                                                                                          \
 	G_STMT_END
 
 static void
@@ -115,7 +115,7 @@ call(RapiFx *fx, const gchar *method, const gchar *target, const gchar *body, GE
 {
 	g_auto(GStrv) parts = g_strsplit(target, "?", 2);
 	g_autoptr(GHashTable) query = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-							     (GDestroyNotify)g_ptr_array_unref);
+							    (GDestroyNotify)g_ptr_array_unref);
 	g_autoptr(JsonNode) body_node = NULL;
 	g_auto(GStrv) args = NULL;
 	const GntRapiRoute *route = find_route(method, parts[0], &args);
@@ -205,8 +205,8 @@ wait_job(RapiFx *fx, gint64 id)
 		if (JSON_NODE_HOLDS_NULL(answer))
 			continue; /* nothing changed within 10 s */
 		obj = json_node_get_object(answer);
-		status = json_array_get_string_element(json_object_get_array_member(obj, "job_info"),
-						       0);
+		status = json_array_get_string_element(
+			json_object_get_array_member(obj, "job_info"), 0);
 		if (g_strcmp0(status, "success") == 0 || g_strcmp0(status, "error") == 0 ||
 		    g_strcmp0(status, "canceled") == 0)
 			return g_strdup(status);
@@ -264,7 +264,8 @@ array_has_string(JsonArray *array, const gchar *value)
 	for (guint i = 0; i < json_array_get_length(array); i++) {
 		JsonNode *item = json_array_get_element(array, i);
 
-		if (JSON_NODE_HOLDS_VALUE(item) && g_strcmp0(json_node_get_string(item), value) == 0)
+		if (JSON_NODE_HOLDS_VALUE(item) &&
+		    g_strcmp0(json_node_get_string(item), value) == 0)
 			return TRUE;
 	}
 	return FALSE;
@@ -279,13 +280,13 @@ have_noop_os(void)
 	return FALSE;
 }
 
-#define CREATE_JSON(name, disks, extra)                                                           \
-	"{\"__version__\": 1, \"mode\": \"create\", \"name\": \"" name "\", " disks ","              \
+#define CREATE_JSON(name, disks, extra)                                                            \
+	"{\"__version__\": 1, \"mode\": \"create\", \"name\": \"" name "\", " disks ","            \
 	" \"nics\": [], \"os\": \"noop\", \"hypervisor\": \"fake\"" extra "}"
-#define CREATE_BODY(name, extra)                                                                  \
+#define CREATE_BODY(name, extra)                                                                   \
 	CREATE_JSON(name, "\"disk_template\": \"diskless\", \"disks\": []", extra)
 /* one small file disk: a reinstall needs a disk to install onto */
-#define CREATE_BODY_FILE(name, extra)                                                             \
+#define CREATE_BODY_FILE(name, extra)                                                              \
 	CREATE_JSON(name, "\"disk_template\": \"file\", \"disks\": [{\"size\": 16}]", extra)
 
 /* Creates @name through POST /2/instances and waits for it. */
@@ -342,7 +343,7 @@ static void
 test_query_arguments(void)
 {
 	g_autoptr(GHashTable) query = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-							     (GDestroyNotify)g_ptr_array_unref);
+							    (GDestroyNotify)g_ptr_array_unref);
 	GntRapiRequest request = {.method = "GET", .path = "/2/tags", .query = query};
 
 	g_assert_null(gnt_rapi_request_get_query(&request, "tag"));
@@ -370,7 +371,8 @@ test_cluster(RapiFx *fx, gconstpointer data)
 	g_assert_true(JSON_NODE_HOLDS_NULL(two));
 	g_assert_true(gnt_json_node_is_int(version));
 	g_assert_cmpint(json_node_get_int(version), ==, 2);
-	g_assert_cmpstr(features_text, ==, "[\"instance-create-reqv1\",\"instance-reinstall-reqv1\"]");
+	g_assert_cmpstr(features_text, ==,
+			"[\"instance-create-reqv1\",\"instance-reinstall-reqv1\"]");
 
 	g_assert_cmpstr(json_object_get_string_member(info, "name"), ==, "cluster.example.com");
 	g_assert_cmpint(json_object_get_int_member(info, "protocol_version"), ==, 3000000);
@@ -445,16 +447,15 @@ test_os(RapiFx *fx, gconstpointer data)
 	/* trusted: an administrator's mark (gnt-os modify --trusted), none here;
 	 * noop has no untrusted create script */
 	g_assert_false(json_object_get_boolean_member(noop, "trusted"));
-	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(noop,
-									     "untrusted_scripts")),
-			 ==, 0);
+	g_assert_cmpuint(
+		json_array_get_length(json_object_get_array_member(noop, "untrusted_scripts")), ==,
+		0);
 	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(noop, "variants")));
 	g_assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(noop, "parameters")));
 	/* noop's ganeti_api_version says 5 and 10; Gantry speaks 10 of them */
-	g_assert_cmpint(json_array_get_int_element(json_object_get_array_member(noop,
-										 "api_versions"),
-						   0),
-			==, 10);
+	g_assert_cmpint(
+		json_array_get_int_element(json_object_get_array_member(noop, "api_versions"), 0),
+		==, 10);
 }
 
 /* ---- instances ---- */
@@ -463,18 +464,47 @@ test_os(RapiFx *fx, gconstpointer data)
  * from gnt-rapi-resources-instances.c: it is the expected value, which a
  * mistake in the resource's own list must not change. */
 static const gchar *const i_fields[] = {
-	"name", "admin_state", "os", "pnode", "snodes", "disk_template",
-	"nic.ips", "nic.macs", "nic.modes", "nic.uuids", "nic.names", "nic.links", "nic.networks",
-	"nic.networks.names", "nic.bridges", "network_port",
-	"disk.sizes", "disk.spindles", "disk_usage", "disk.uuids", "disk.names",
-	"beparams", "hvparams", "oper_state", "oper_ram", "oper_vcpus", "status",
-	"custom_hvparams", "custom_beparams", "custom_nicparams", "custom_osparams",
-	"ctime", "mtime", "uuid", "serial_no", "tags", NULL,
+	"name",
+	"admin_state",
+	"os",
+	"pnode",
+	"snodes",
+	"disk_template",
+	"nic.ips",
+	"nic.macs",
+	"nic.modes",
+	"nic.uuids",
+	"nic.names",
+	"nic.links",
+	"nic.networks",
+	"nic.networks.names",
+	"nic.bridges",
+	"network_port",
+	"disk.sizes",
+	"disk.spindles",
+	"disk_usage",
+	"disk.uuids",
+	"disk.names",
+	"beparams",
+	"hvparams",
+	"oper_state",
+	"oper_ram",
+	"oper_vcpus",
+	"status",
+	"custom_hvparams",
+	"custom_beparams",
+	"custom_nicparams",
+	"custom_osparams",
+	"ctime",
+	"mtime",
+	"uuid",
+	"serial_no",
+	"tags",
+	NULL,
 };
 
 static void
-assert_instance_state(RapiFx *fx, const gchar *name, const gchar *admin_state,
-		      const gchar *status)
+assert_instance_state(RapiFx *fx, const gchar *name, const gchar *admin_state, const gchar *status)
 {
 	g_autofree gchar *target = g_strconcat("/2/instances/", name, NULL);
 	g_autoptr(JsonObject) instance = get_object(fx, target);
@@ -537,7 +567,8 @@ test_instances(RapiFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(one, "status"), ==, "ADMIN_down");
 	/* Ganeti's lookup takes an unambiguous short name */
 	by_short_name = get_object(fx, "/2/instances/db1");
-	g_assert_cmpstr(json_object_get_string_member(by_short_name, "name"), ==, "db1.example.com");
+	g_assert_cmpstr(json_object_get_string_member(by_short_name, "name"), ==,
+			"db1.example.com");
 
 	call_fails(fx, "GET", "/2/instances/nosuch.example.com", NULL, GNT_ERROR_NOT_FOUND,
 		   "nosuch.example.com");
@@ -583,8 +614,10 @@ test_instance_operations(RapiFx *fx, gconstpointer data)
 	reboot = call_ok(fx, "POST", "/2/instances/web1.example.com/reboot", NULL);
 	assert_job_succeeds(fx, reboot);
 	reboot_job = get_job(fx, reboot);
-	reboot_op = json_array_get_object_element(json_object_get_array_member(reboot_job, "ops"), 0);
-	g_assert_cmpstr(json_object_get_string_member(reboot_op, "OP_ID"), ==, "OP_INSTANCE_REBOOT");
+	reboot_op =
+		json_array_get_object_element(json_object_get_array_member(reboot_job, "ops"), 0);
+	g_assert_cmpstr(json_object_get_string_member(reboot_op, "OP_ID"), ==,
+			"OP_INSTANCE_REBOOT");
 	g_assert_cmpstr(json_object_get_string_member(reboot_op, "reboot_type"), ==, "hard");
 	g_assert_false(json_object_get_boolean_member(reboot_op, "ignore_secondaries"));
 	g_assert_false(json_object_get_boolean_member(reboot_op, "dry_run"));
@@ -601,7 +634,7 @@ test_instance_operations(RapiFx *fx, gconstpointer data)
 	assert_job_succeeds(fx, modify);
 	modified = get_object(fx, "/2/instances/web1.example.com?fields=custom_beparams,beparams");
 	g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(modified,
-										  "custom_beparams"),
+										 "custom_beparams"),
 						   "vcpus"),
 			==, 2);
 
@@ -618,7 +651,8 @@ test_instance_operations(RapiFx *fx, gconstpointer data)
 	dry_remove = call_ok(fx, "DELETE", "/2/instances/web2.example.com?dry-run=1", NULL);
 	assert_job_succeeds(fx, dry_remove);
 	assert_instance_state(fx, "web2.example.com", "down", "ADMIN_down");
-	remove = call_ok(fx, "DELETE", "/2/instances/web2.example.com", "{\"shutdown_timeout\": 5}");
+	remove =
+		call_ok(fx, "DELETE", "/2/instances/web2.example.com", "{\"shutdown_timeout\": 5}");
 	assert_job_succeeds(fx, remove);
 	call_fails(fx, "GET", "/2/instances/web2.example.com", NULL, GNT_ERROR_NOT_FOUND,
 		   "web2.example.com");
@@ -685,10 +719,9 @@ test_instance_disks(RapiFx *fx, gconstpointer data)
 					 "{\"amount\": 16}"));
 	g_assert_cmpint(file_size(path), ==, 32 << 20);
 	record = get_object(fx, "/2/instances/web1.example.com?fields=disk.sizes");
-	g_assert_cmpint(json_array_get_int_element(json_object_get_array_member(record,
-										 "disk.sizes"),
-						   0),
-			==, 32);
+	g_assert_cmpint(
+		json_array_get_int_element(json_object_get_array_member(record, "disk.sizes"), 0),
+		==, 32);
 	g_clear_pointer(&record, json_object_unref);
 	/* absolute: to 48 MiB; smaller than now is refused, as is growing by 0
 	 * or a disk the instance does not have */
@@ -774,7 +807,8 @@ test_instance_reinstall(RapiFx *fx, gconstpointer data)
 	job = get_job(fx, body_form);
 	ops = json_object_get_array_member(job, "ops");
 	g_assert_cmpuint(json_array_get_length(ops), ==, 3);
-	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(ops, 0), "OP_ID"),
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(ops, 0),
+						      "OP_ID"),
 			==, "OP_INSTANCE_SHUTDOWN");
 	reinstall = json_array_get_object_element(ops, 1);
 	g_assert_cmpstr(json_object_get_string_member(reinstall, "OP_ID"), ==,
@@ -784,7 +818,8 @@ test_instance_reinstall(RapiFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(reinstall, "os_type"), ==, "noop");
 	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(reinstall, "osparams")),
 			 ==, 0);
-	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(ops, 2), "OP_ID"),
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(ops, 2),
+						      "OP_ID"),
 			==, "OP_INSTANCE_STARTUP");
 	assert_job_succeeds(fx, body_form);
 	assert_instance_state(fx, "web1.example.com", "up", "running");
@@ -794,9 +829,11 @@ test_instance_reinstall(RapiFx *fx, gconstpointer data)
 			       "{\"osparams_private\": {\"token\": \"Zpriv-rapi-1\"},"
 			       " \"osparams_secret\": {\"pw\": \"Zsecret-rapi-2\"}}");
 	secrets_job = get_job(fx, with_secrets);
-	reinstall = json_array_get_object_element(json_object_get_array_member(secrets_job, "ops"), 1);
+	reinstall =
+		json_array_get_object_element(json_object_get_array_member(secrets_job, "ops"), 1);
 	g_assert_cmpstr(json_object_get_string_member(
-				json_object_get_object_member(reinstall, "osparams_private"), "token"),
+				json_object_get_object_member(reinstall, "osparams_private"),
+				"token"),
 			==, "<redacted>");
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(reinstall, "osparams_secret"), "pw"),
@@ -896,9 +933,12 @@ test_bad_input(RapiFx *fx, gconstpointer data)
 	} cases[] = {
 		{"POST", "/2/instances", "[1, 2]", "must be a JSON object, not list"},
 		{"POST", "/2/instances", NULL, "must be a JSON object"},
-		{"POST", "/2/instances", "{\"mode\": \"create\"}", "version 0 is no longer supported"},
-		{"POST", "/2/instances", "{\"__version__\": 0}", "version 0 is no longer supported"},
-		{"POST", "/2/instances", "{\"__version__\": 2}", "Unsupported request data version 2"},
+		{"POST", "/2/instances", "{\"mode\": \"create\"}",
+		 "version 0 is no longer supported"},
+		{"POST", "/2/instances", "{\"__version__\": 0}",
+		 "version 0 is no longer supported"},
+		{"POST", "/2/instances", "{\"__version__\": 2}",
+		 "Unsupported request data version 2"},
 		{"POST", "/2/instances", "{\"__version__\": \"1\"}", "not string"},
 		{"POST", "/2/instances",
 		 CREATE_BODY("a.example.com", ", \"instance_name\": \"b.example.com\""),
@@ -911,7 +951,8 @@ test_bad_input(RapiFx *fx, gconstpointer data)
 		 "parameter 'beparams' must be"},
 		{"POST", "/2/instances", CREATE_BODY("a.example.com", ", \"dry_run\": true"),
 		 "Can't overwrite static parameters 'dry_run'"},
-		{"POST", "/2/instances", CREATE_BODY("a.example.com", ", \"OP_ID\": \"OP_TEST_DELAY\""),
+		{"POST", "/2/instances",
+		 CREATE_BODY("a.example.com", ", \"OP_ID\": \"OP_TEST_DELAY\""),
 		 "Can't overwrite static parameters 'OP_ID'"},
 		{"POST", "/2/instances", CREATE_BODY("a.example.com", ", \"reason\": []"),
 		 "Can't overwrite static parameters 'reason'"},
@@ -919,22 +960,26 @@ test_bad_input(RapiFx *fx, gconstpointer data)
 		 "Can't overwrite static parameters 'instance_name'"},
 		{"PUT", "/2/instances/web1/shutdown", "{\"no_remember\": true}",
 		 "Can't overwrite static parameters 'no_remember'"},
-		{"PUT", "/2/instances/web1/shutdown", "\"now\"", "must be a JSON object, not string"},
+		{"PUT", "/2/instances/web1/shutdown", "\"now\"",
+		 "must be a JSON object, not string"},
 		{"PUT", "/2/instances/web1/shutdown?no_remember=maybe", NULL,
 		 "Invalid value for the 'no_remember' parameter"},
 		{"POST", "/2/instances/web1/reboot", "{\"reboot_type\": \"soft\"}",
 		 "Can't overwrite static parameters 'reboot_type'"},
-		{"POST", "/2/instances/web1/reboot?type=gentle", NULL, "'reboot_type' must be one of"},
+		{"POST", "/2/instances/web1/reboot?type=gentle", NULL,
+		 "'reboot_type' must be one of"},
 		{"PUT", "/2/instances/web1/modify",
 		 "{\"custom_beparams\": {\"vcpus\": 1}, \"beparams\": {}}", "both are specified"},
-		{"PUT", "/2/instances/web1/modify", "{\"nosuch\": 1}", "unknown parameter 'nosuch'"},
-		{"PUT", "/2/instances/web1/rename", "{\"new_name\": 7}", "parameter 'new_name' must be"},
+		{"PUT", "/2/instances/web1/modify", "{\"nosuch\": 1}",
+		 "unknown parameter 'nosuch'"},
+		{"PUT", "/2/instances/web1/rename", "{\"new_name\": 7}",
+		 "parameter 'new_name' must be"},
 		{"PUT", "/2/instances/web1/rename", "{}", "'new_name' is required"},
 		{"DELETE", "/2/instances/web1", "{\"ignore_failures\": true}",
 		 "Can't overwrite static parameters 'ignore_failures'"},
 		{"POST", "/2/instances/web1/reinstall", "[\"noop\"]", "not a dictionary"},
-		{"POST", "/2/instances/web1/reinstall", "{\"os\": \"noop\", \"osparams_secrets\": {}}",
-		 "not 'osparams_secrets'"},
+		{"POST", "/2/instances/web1/reinstall",
+		 "{\"os\": \"noop\", \"osparams_secrets\": {}}", "not 'osparams_secrets'"},
 		{"POST", "/2/instances/web1/reinstall", "{\"osparams_secret\": \"pw=x\"}",
 		 "'osparams_secret' parameter must be an object"},
 		{"POST", "/2/instances/web1/reinstall", "{\"os_image\": 3}",
@@ -956,7 +1001,8 @@ test_bad_input(RapiFx *fx, gconstpointer data)
 		 "The 'fields' parameter should be a list"},
 		{"GET", "/2/jobs/1/wait", "{\"fields\": [\"status\"], \"previous_job_info\": 3}",
 		 "'previous_job_info' parameter should be a list"},
-		{"GET", "/2/jobs/1/wait", "{\"fields\": [\"status\"], \"previous_log_serial\": \"1\"}",
+		{"GET", "/2/jobs/1/wait",
+		 "{\"fields\": [\"status\"], \"previous_log_serial\": \"1\"}",
 		 "'previous_log_serial' parameter should be a number"},
 		{"GET", "/2/query/instance", NULL, "Missing 'fields' query argument"},
 		{"PUT", "/2/query/instance", "[\"name\"]", "must be a JSON object, not list"},
@@ -1008,15 +1054,17 @@ test_secret_never_shown(RapiFx *fx, gconstpointer data)
 	g_assert_null(strstr(error->message, "hunter2"));
 	g_clear_error(&error);
 	g_clear_pointer(&refused, json_node_unref);
-	refused = call(fx, "POST", "/2/instances",
-		       CREATE_BODY("a.example.com", ", \"osparams_secret\": \"hunter2-rapi-5ecret\""),
-		       &error);
+	refused =
+		call(fx, "POST", "/2/instances",
+		     CREATE_BODY("a.example.com", ", \"osparams_secret\": \"hunter2-rapi-5ecret\""),
+		     &error);
 	g_assert_null(refused);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_null(strstr(error->message, "hunter2"));
 
-	create_instance(fx, CREATE_BODY("web1.example.com",
-					", \"osparams_secret\": {\"pw\": \"hunter2-rapi-5ecret\"}"));
+	create_instance(fx,
+			CREATE_BODY("web1.example.com",
+				    ", \"osparams_secret\": {\"pw\": \"hunter2-rapi-5ecret\"}"));
 	/* grep exits 1 when no file holds it */
 	cmd = g_strdup_printf("grep -r -q -a '%s' '%s'", secret, fx->dir);
 	g_assert_cmpint(system(cmd), !=, 0);
@@ -1026,10 +1074,37 @@ test_secret_never_shown(RapiFx *fx, gconstpointer data)
 
 /* Ganeti 3.0's rlib2.N_FIELDS, spelled out on purpose as i_fields is. */
 static const gchar *const n_fields[] = {
-	"name", "offline", "master_candidate", "drained", "dtotal", "dfree", "sptotal", "spfree",
-	"mtotal", "mnode", "mfree", "pinst_cnt", "sinst_cnt", "ctotal", "cnos", "cnodes",
-	"csockets", "pip", "sip", "role", "pinst_list", "sinst_list", "master_capable",
-	"vm_capable", "ndparams", "group.uuid", "ctime", "mtime", "uuid", "serial_no", "tags",
+	"name",
+	"offline",
+	"master_candidate",
+	"drained",
+	"dtotal",
+	"dfree",
+	"sptotal",
+	"spfree",
+	"mtotal",
+	"mnode",
+	"mfree",
+	"pinst_cnt",
+	"sinst_cnt",
+	"ctotal",
+	"cnos",
+	"cnodes",
+	"csockets",
+	"pip",
+	"sip",
+	"role",
+	"pinst_list",
+	"sinst_list",
+	"master_capable",
+	"vm_capable",
+	"ndparams",
+	"group.uuid",
+	"ctime",
+	"mtime",
+	"uuid",
+	"serial_no",
+	"tags",
 	NULL,
 };
 
@@ -1076,9 +1151,14 @@ test_nodes(RapiFx *fx, gconstpointer data)
 
 /* rlib2.G_FIELDS */
 static const gchar *const g_fields[] = {
-	"alloc_policy", "name", "node_cnt", "node_list", "ipolicy", "custom_ipolicy",
-	"diskparams", "custom_diskparams", "ndparams", "custom_ndparams", "ctime", "mtime",
-	"uuid", "serial_no", "tags", NULL,
+	"alloc_policy", "name",
+	"node_cnt",	"node_list",
+	"ipolicy",	"custom_ipolicy",
+	"diskparams",	"custom_diskparams",
+	"ndparams",	"custom_ndparams",
+	"ctime",	"mtime",
+	"uuid",		"serial_no",
+	"tags",		NULL,
 };
 
 /* The job of @answer must end "error" with a message holding @needle. */
@@ -1113,17 +1193,17 @@ test_groups(RapiFx *fx, gconstpointer data)
 
 	/* the default group, holding the master */
 	g_assert_cmpuint(json_array_get_length(json_node_get_array(list)), ==, 1);
-	g_assert_cmpstr(json_object_get_string_member(entry, "name"), ==, "default"); /* rlib2: name, not id */
+	g_assert_cmpstr(json_object_get_string_member(entry, "name"), ==,
+			"default"); /* rlib2: name, not id */
 	g_assert_cmpstr(json_object_get_string_member(entry, "uri"), ==, "/2/groups/default");
 	for (guint i = 0; g_fields[i] != NULL; i++) {
 		if (!json_object_has_member(first, g_fields[i]))
 			g_error("bulk group lacks '%s'", g_fields[i]);
 	}
 	g_assert_cmpint(json_object_get_int_member(first, "node_cnt"), ==, 1);
-	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(first,
-										   "node_list"),
-						      0),
-			==, master);
+	g_assert_cmpstr(
+		json_array_get_string_element(json_object_get_array_member(first, "node_list"), 0),
+		==, master);
 	node = get_object(fx, node_target);
 	g_assert_cmpstr(json_object_get_string_member(node, "group.uuid"), ==,
 			json_object_get_string_member(first, "uuid"));
@@ -1134,18 +1214,18 @@ test_groups(RapiFx *fx, gconstpointer data)
 		      " \"ipolicy\": {\"vcpu-ratio\": 3.0}}");
 	assert_job_succeeds(fx, job);
 	g_clear_pointer(&job, json_node_unref);
-	job = call_ok(fx, "PUT", "/2/groups/rack2/modify",
-		      "{\"custom_ndparams\": {\"ssh_port\": 2200}, \"alloc_policy\": \"preferred\"}");
+	job = call_ok(
+		fx, "PUT", "/2/groups/rack2/modify",
+		"{\"custom_ndparams\": {\"ssh_port\": 2200}, \"alloc_policy\": \"preferred\"}");
 	assert_job_succeeds(fx, job);
 	group = get_object(fx, "/2/groups/rack2");
 	g_assert_cmpstr(json_object_get_string_member(group, "alloc_policy"), ==, "preferred");
-	g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(group,
-										 "custom_ndparams"),
-						   "ssh_port"),
-			==, 2200);
-	g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(group,
-										    "ipolicy"),
-							"vcpu-ratio"),
+	g_assert_cmpint(
+		json_object_get_int_member(json_object_get_object_member(group, "custom_ndparams"),
+					   "ssh_port"),
+		==, 2200);
+	g_assert_cmpfloat(json_object_get_double_member(
+				  json_object_get_object_member(group, "ipolicy"), "vcpu-ratio"),
 			  ==, 3.0);
 	g_assert_cmpint(json_object_get_int_member(group, "node_cnt"), ==, 0);
 
@@ -1156,8 +1236,7 @@ test_groups(RapiFx *fx, gconstpointer data)
 	job = call_ok(fx, "POST", "/2/groups", "{\"name\": \"rack2\"}");
 	assert_job_fails(fx, job, "already exists");
 	g_clear_pointer(&job, json_node_unref);
-	job = call_ok(fx, "PUT", "/2/groups/rack2/modify",
-		      "{\"ipolicy\": {\"vcpu-ratio\": -1}}");
+	job = call_ok(fx, "PUT", "/2/groups/rack2/modify", "{\"ipolicy\": {\"vcpu-ratio\": -1}}");
 	assert_job_fails(fx, job, "vcpu-ratio");
 
 	/* the master moves; the group it left is empty and can go, the one it
@@ -1198,8 +1277,8 @@ test_groups(RapiFx *fx, gconstpointer data)
 /* ---- jobs ---- */
 
 static const gchar *const j_fields[] = {
-	"id", "ops", "status", "summary", "opstatus", "received_ts", "start_ts", "end_ts",
-	"oplog", "opresult", NULL,
+	"id",	    "ops",    "status", "summary",  "opstatus", "received_ts",
+	"start_ts", "end_ts", "oplog",	"opresult", NULL,
 };
 
 /* Submits OP_TEST_DELAY over LUXI (no RAPI resource makes one). */
@@ -1239,9 +1318,9 @@ test_jobs(RapiFx *fx, gconstpointer data)
 	g_assert_true(gnt_json_node_is_int(json_object_get_member(entry, "id")));
 	g_assert_cmpstr(json_object_get_string_member(entry, "uri"), ==, target);
 	g_assert_cmpuint(json_object_get_size(first), ==, 8);
-	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(first, "summary"),
-						      0),
-			==, "TAGS_SET");
+	g_assert_cmpstr(
+		json_array_get_string_element(json_object_get_array_member(first, "summary"), 0),
+		==, "TAGS_SET");
 
 	for (guint i = 0; j_fields[i] != NULL; i++)
 		g_assert_true(json_object_has_member(job, j_fields[i]));
@@ -1301,8 +1380,8 @@ test_job_wait_unchanged(RapiFx *fx, gconstpointer data)
 		g_autoptr(JsonNode) answer = call_ok(fx, "GET", target,
 						     "{\"fields\": [\"status\"],"
 						     " \"previous_job_info\": [\"queued\"]}");
-		JsonArray *info = json_object_get_array_member(json_node_get_object(answer),
-							       "job_info");
+		JsonArray *info =
+			json_object_get_array_member(json_node_get_object(answer), "job_info");
 
 		if (g_strcmp0(json_array_get_string_element(info, 0), "running") == 0)
 			break;
@@ -1332,10 +1411,12 @@ test_query(RapiFx *fx, gconstpointer data)
 					     "{\"filter\": [\"==\", \"role\", \"M\"]}");
 	g_autoptr(JsonObject) fields = get_object(fx, "/2/query/node/fields?fields=name,nosuch");
 	g_autoptr(JsonObject) all_fields = get_object(fx, "/2/query/job/fields");
-	JsonArray *row = json_array_get_array_element(json_object_get_array_member(nodes, "data"), 0);
+	JsonArray *row =
+		json_array_get_array_element(json_object_get_array_member(nodes, "data"), 0);
 	JsonArray *defs = json_object_get_array_member(fields, "fields");
 
-	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(nodes, "fields")), ==, 2);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(nodes, "fields")), ==,
+			 2);
 	/* [status, value] cells */
 	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(row, 0), 0), ==, 0);
 	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(row, 0), 1), ==,
@@ -1348,9 +1429,11 @@ test_query(RapiFx *fx, gconstpointer data)
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
 				 json_node_get_object(legacy), "data")),
 			 ==, 1);
-	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(defs, 0), "kind"),
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(defs, 0),
+						      "kind"),
 			==, "text");
-	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(defs, 1), "kind"),
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(defs, 1),
+						      "kind"),
 			==, "unknown");
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(all_fields, "fields")),
 			 >, 10);
@@ -1476,8 +1559,8 @@ hammer_thread(gpointer data)
 {
 	Hammer *h = data;
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntLuxiClient) luxi = gnt_luxi_client_new(gnt_paths_get_luxi_socket(h->fx->paths),
-							     &error);
+	g_autoptr(GntLuxiClient)
+		luxi = gnt_luxi_client_new(gnt_paths_get_luxi_socket(h->fx->paths), &error);
 	RapiFx own = *h->fx;
 
 	g_assert_no_error(error);

@@ -85,7 +85,8 @@ handle_fail(GntRapiRequest *request, GError **error)
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "bad <value> & \"more\" 'here'");
 	else if (g_str_equal(kind, "notfound"))
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "Instance 'x' not found");
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_NOT_FOUND,
+				    "Instance 'x' not found");
 	else if (g_str_equal(kind, "busy"))
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_TEMP_NO_RESOURCES, "Queue full");
 	else if (g_str_equal(kind, "exists"))
@@ -145,11 +146,11 @@ static const ServerConfig config_small = {.tls = FALSE, .max_clients = 2};
 static const ServerConfig config_no_master = {.tls = TRUE, .no_master = TRUE};
 static const ServerConfig config_require_auth = {.tls = TRUE, .require_authentication = TRUE};
 
-#define USERS_TEXT                                                                         \
-	"# test users\n"                                                                   \
-	"reader  {CLEARTEXT}rpw read\n"                                                    \
-	"writer  wpw write\n"                                                              \
-	"both    bpw read,write\n"                                                         \
+#define USERS_TEXT                                                                                 \
+	"# test users\n"                                                                           \
+	"reader  {CLEARTEXT}rpw read\n"                                                            \
+	"writer  wpw write\n"                                                                      \
+	"both    bpw read,write\n"                                                                 \
 	"plain   ppw\n"
 
 typedef struct {
@@ -184,12 +185,12 @@ server_thread(gpointer data)
 		.keep_alive_s = fx->config->tls ? 30 : 1,
 		.require_authentication = fx->config->require_authentication,
 	};
-	g_autofree gchar *luxi = g_build_filename(fx->dir, fx->config->no_master ? "none" : "luxi",
-						  NULL);
+	g_autofree gchar *luxi =
+		g_build_filename(fx->dir, fx->config->no_master ? "none" : "luxi", NULL);
 
 	g_main_context_push_thread_default(fx->context);
-	fx->server = gnt_rapi_server_new(test_routes, luxi, fx->users_path, fx->certificate,
-					 &options);
+	fx->server =
+		gnt_rapi_server_new(test_routes, luxi, fx->users_path, fx->certificate, &options);
 	g_assert_true(gnt_rapi_server_listen(fx->server, "127.0.0.1", 0, &error));
 	g_assert_no_error(error);
 	g_mutex_lock(&fx->lock);
@@ -244,7 +245,8 @@ fx_set_up(Fx *fx, gconstpointer data)
 						   "node1.example.com", NULL, &error));
 		g_assert_no_error(error);
 		fx->certificate = gnt_tls_load_certificate(gnt_paths_get_rapi_cert(fx->paths),
-							   gnt_paths_get_rapi_key(fx->paths), &error);
+							   gnt_paths_get_rapi_key(fx->paths),
+							   &error);
 		g_assert_no_error(error);
 	}
 
@@ -262,8 +264,8 @@ fx_set_up(Fx *fx, gconstpointer data)
 
 	fx->session = soup_session_new_with_options("proxy-resolver", NULL, "timeout", 30, NULL);
 	if (fx->config->tls) {
-		g_autoptr(GTlsDatabase) ca =
-			g_tls_file_database_new(gnt_paths_get_ca_cert(fx->paths), &error);
+		g_autoptr(GTlsDatabase)
+			ca = g_tls_file_database_new(gnt_paths_get_ca_cert(fx->paths), &error);
 
 		g_assert_no_error(error);
 		soup_session_set_tls_database(fx->session, ca);
@@ -370,7 +372,8 @@ send_request(Fx *fx, const gchar *method, const gchar *path, const Extra *extra)
 	reply->body = g_strndup(g_bytes_get_data(body, NULL), g_bytes_get_size(body));
 	headers = soup_message_get_response_headers(msg);
 	reply->content_type = g_strdup(soup_message_headers_get_one(headers, "Content-Type"));
-	reply->www_authenticate = g_strdup(soup_message_headers_get_one(headers, "WWW-Authenticate"));
+	reply->www_authenticate =
+		g_strdup(soup_message_headers_get_one(headers, "WWW-Authenticate"));
 	reply->connection = g_strdup(soup_message_headers_get_one(headers, "Connection"));
 	return reply;
 }
@@ -577,10 +580,10 @@ test_tls_verified(Fx *fx, gconstpointer data)
 		return;
 	}
 	for (guint i = 0; i < 2; i++) {
-		g_autofree gchar *url = g_strdup_printf("https://%s:%u/version",
-							i == 0 ? "localhost" : "127.0.0.1", fx->port);
+		g_autofree gchar *url = g_strdup_printf(
+			"https://%s:%u/version", i == 0 ? "localhost" : "127.0.0.1", fx->port);
 		const gchar *argv[] = {curl, "-sS", "--cacert", gnt_paths_get_ca_cert(fx->paths),
-				       url, NULL};
+				       url,  NULL};
 		g_autofree gchar *out = NULL;
 		g_autofree gchar *err = NULL;
 		gint status = 0;
@@ -637,12 +640,14 @@ test_auth(Fx *fx, gconstpointer data)
 	expect_error(fx, "GET", "/version", &unknown, 401, "Unauthorized", NULL);
 	/* Digest is not supported: no credentials */
 	expect_error(fx, "GET", "/version", &digest, 401, "Unauthorized", NULL);
-	expect_error(fx, "GET", "/version", &basic_empty, 400, "Basic authentication requires credentials", NULL);
+	expect_error(fx, "GET", "/version", &basic_empty, 400,
+		     "Basic authentication requires credentials", NULL);
 	expect_error(fx, "GET", "/version", &garbage, 401, "Unauthorized", NULL);
 	expect_error(fx, "GET", "/version", &no_colon, 401, "Unauthorized", NULL);
 
 	/* a reader may not write: 403 */
-	expect_error(fx, "PUT", "/2/echo", &reader, 403, "Forbidden", "Request forbidden -- authorization will not help");
+	expect_error(fx, "PUT", "/2/echo", &reader, 403, "Forbidden",
+		     "Request forbidden -- authorization will not help");
 	/* every method but GET needs write, whatever the route says */
 	expect_error(fx, "DELETE", "/2/echo", &reader, 403, "Forbidden", NULL);
 	expect_error(fx, "DELETE", "/2/echo", NULL, 401, "Unauthorized", NULL);
@@ -720,12 +725,14 @@ test_users_reload(Fx *fx, gconstpointer data)
 static void
 test_bodies(Fx *fx, gconstpointer data)
 {
-	const Extra text = {.user = "writer", .password = "wpw", .body = "{}",
-			    .content_type = "text/plain"};
-	const Extra missing_type = {.user = "writer", .password = "wpw", .body = "{}",
-				    .content_type = ""};
+	const Extra text = {
+		.user = "writer", .password = "wpw", .body = "{}", .content_type = "text/plain"};
+	const Extra missing_type = {
+		.user = "writer", .password = "wpw", .body = "{}", .content_type = ""};
 	const Extra bad_json = {.user = "writer", .password = "wpw", .body = "{\"a\": "};
-	const Extra charset = {.user = "writer", .password = "wpw", .body = "[1, \"\\u00e9\"]",
+	const Extra charset = {.user = "writer",
+			       .password = "wpw",
+			       .body = "[1, \"\\u00e9\"]",
 			       .content_type = "Application/JSON; charset=utf-8"};
 	const Extra scalar = {.user = "writer", .password = "wpw", .body = "null"};
 	const Extra get_body = {.body = "{\"fields\": [\"status\"]}"};
@@ -736,7 +743,8 @@ test_bodies(Fx *fx, gconstpointer data)
 	assert_error(r, 415, "Unsupported Media Type", "Entity body in unsupported format");
 	g_clear_pointer(&r, reply_free);
 	expect_error(fx, "PUT", "/2/echo", &missing_type, 415, "Unsupported Media Type", NULL);
-	expect_error(fx, "PUT", "/2/echo", &bad_json, 400, "Unable to parse JSON data", "Bad request syntax or unsupported method");
+	expect_error(fx, "PUT", "/2/echo", &bad_json, 400, "Unable to parse JSON data",
+		     "Bad request syntax or unsupported method");
 
 	r = send_request(fx, "PUT", "/2/echo", &charset);
 	assert_ok(r, NULL);
@@ -799,14 +807,17 @@ test_too_large(Fx *fx, gconstpointer data)
 	g_clear_pointer(&r, reply_free);
 	/* exactly 10 MiB is fine (read in many pieces) */
 	{
-		const Extra limit = {.user = "writer", .password = "wpw", .body = huge,
+		const Extra limit = {.user = "writer",
+				     .password = "wpw",
+				     .body = huge,
 				     .body_len = GNT_RAPI_MAX_BODY};
 
 		huge[GNT_RAPI_MAX_BODY - 1] = ']';
 		expect_ok(fx, "PUT", "/2/echo", &limit, NULL);
 	}
 	/* the size is checked before anything else */
-	expect_error(fx, "PUT", "/2/echo", &unauthenticated, 413, "Request body larger than 10485760 bytes", NULL);
+	expect_error(fx, "PUT", "/2/echo", &unauthenticated, 413,
+		     "Request body larger than 10485760 bytes", NULL);
 	r = send_request(fx, "GET", "/version", NULL);
 	assert_ok(r, "2\n");
 }
@@ -823,7 +834,8 @@ test_routes_and_errors(Fx *fx, gconstpointer data)
 
 	assert_error(r, 404, "Not Found", "Nothing matches the given URI");
 	g_clear_pointer(&r, reply_free);
-	expect_error(fx, "POST", "/version", NULL, 501, "Method POST is unsupported for path /version",
+	expect_error(fx, "POST", "/version", NULL, 501,
+		     "Method POST is unsupported for path /version",
 		     "Server does not support this operation");
 	r = send_request(fx, "HEAD", "/version", NULL);
 	g_assert_cmpuint(r->status, ==, 501);
@@ -844,7 +856,8 @@ test_routes_and_errors(Fx *fx, gconstpointer data)
 	expect_error(fx, "GET", "/2/jobs/12a", NULL, 404, "Not Found", NULL);
 	expect_error(fx, "GET", "/2/things/a%20b", NULL, 404, "Not Found", NULL);
 	expect_error(fx, "GET", "/2/things/", NULL, 404, "Not Found", NULL);
-	expect_error(fx, "GET", "/2/things/x/tags", NULL, 501, "Method GET is unsupported for path /2/things/x/tags", NULL);
+	expect_error(fx, "GET", "/2/things/x/tags", NULL, 501,
+		     "Method GET is unsupported for path /2/things/x/tags", NULL);
 	/* not implemented: 501 naming the resource, before authentication
 	 * (this request has no user, and PUT needs one) */
 	expect_error(fx, "PUT", "/2/things/x/migrate", NULL, 501,
@@ -865,7 +878,8 @@ test_routes_and_errors(Fx *fx, gconstpointer data)
 	g_clear_pointer(&r, reply_free);
 	expect_error(fx, "GET", "/2/fail/busy", NULL, 503, "Queue full",
 		     "The server cannot process the request due to a high load");
-	expect_error(fx, "GET", "/2/fail/other", NULL, 500, "something broke", "Server got itself in trouble");
+	expect_error(fx, "GET", "/2/fail/other", NULL, 500, "something broke",
+		     "Server got itself in trouble");
 	r = send_request(fx, "GET", "/2/fail/silent", NULL);
 	g_assert_cmpuint(r->status, ==, 500);
 	g_clear_pointer(&r, reply_free);
@@ -899,7 +913,7 @@ test_no_master(Fx *fx, gconstpointer data)
 typedef struct {
 	const gchar *request;
 	guint status;
-	gsize len; /* 0: strlen(request) */
+	gsize len;	  /* 0: strlen(request) */
 	gboolean no_body; /* the answer has headers only (HEAD) */
 } OddCase;
 
@@ -909,11 +923,12 @@ test_odd_requests(Fx *fx, gconstpointer data)
 	g_autofree gchar *long_path = g_strnfill(70 * 1024, 'a');
 	g_autofree gchar *long_request =
 		g_strdup_printf("GET /%s HTTP/1.1\r\nHost: x\r\n\r\n", long_path);
-	g_autofree gchar *long_name = g_strdup_printf("GET /2/nothing/%.*s HTTP/1.1\r\nHost: x\r\n\r\n",
-						      8000, long_path);
+	g_autofree gchar *long_name =
+		g_strdup_printf("GET /2/nothing/%.*s HTTP/1.1\r\nHost: x\r\n\r\n", 8000, long_path);
 	static const gchar nul[] = "GET /ver\0sion HTTP/1.1\r\nHost: x\r\n\r\n";
 	/* a TLS ClientHello's start, then some text */
-	static const gchar garbage[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n";
+	static const gchar garbage[] =
+		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n";
 	const OddCase cases[] = {
 		{"GET /version HTTP/1.1\r\n\r\n", 400}, /* no Host */
 		{"GET /version HTTP/1.0\r\n\r\n", 200},
@@ -939,7 +954,8 @@ test_odd_requests(Fx *fx, gconstpointer data)
 		{"GET /version HTTP/1.1\r\nHost : x\r\n\r\n", 400},
 		{"GET /version HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n", 400},
 		{"PUT /2/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
-		 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
+		 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		 400},
 		{"GET /2/jobs/7%2f..%2f..%2fversion HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		{"GET /2/jobs/7%2F8 HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		{"GET /version HTTP/1.1\r\nHost: x\r\nContent-Length: 1, 2\r\n\r\n", 400},
@@ -1036,9 +1052,8 @@ test_chunked_and_continue(Fx *fx, gconstpointer data)
 						"1\r\n}\r\n"
 						"0\r\nTrailer: x\r\n\r\n",
 						NULL);
-	g_autofree gchar *expecting = g_strconcat(head,
-						  "Content-Length: 9\r\nExpect: 100-continue\r\n\r\n",
-						  NULL);
+	g_autofree gchar *expecting =
+		g_strconcat(head, "Content-Length: 9\r\nExpect: 100-continue\r\n\r\n", NULL);
 	g_autofree gchar *too_big = g_strconcat(head,
 						"Transfer-Encoding: chunked\r\n\r\n"
 						"A00001\r\n",
@@ -1170,12 +1185,12 @@ test_daemon(void)
 	g_autoptr(GntPaths) paths = gnt_paths_new(root);
 	const gchar *cluster = g_getenv("GNT_TEST_GNT_CLUSTER");
 	const gchar *daemons = g_getenv("GNT_TEST_GANTRY_DAEMONS");
-	const gchar *init[] = {cluster, "init", "--noded-port", "0", "--master-netdev", "lo",
-			       "cluster.example.com", NULL};
+	const gchar *init[] = {cluster,		  "init", "--noded-port",	 "0",
+			       "--master-netdev", "lo",	  "cluster.example.com", NULL};
 	const gchar *status_argv[] = {daemons, "status", NULL};
 	const gchar *destroy[] = {cluster, "destroy", "--yes-do-it", NULL};
-	g_autofree gchar *port_file = g_build_filename(gnt_paths_get_data_dir(paths), "rapi-port",
-						       NULL);
+	g_autofree gchar *port_file =
+		g_build_filename(gnt_paths_get_data_dir(paths), "rapi-port", NULL);
 	g_autofree gchar *port = NULL;
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", root);

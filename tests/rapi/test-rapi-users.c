@@ -55,20 +55,19 @@ test_forms(void)
 	g_autofree gchar *upper_hex = ha1_hex("ha1upper", "Pw");
 	g_autofree gchar *upper = g_ascii_strup(upper_hex, -1);
 	g_autofree gchar *lower = ha1_hex("ha1user", "s3cret");
-	g_autofree gchar *text = g_strdup_printf(
-		"# a comment\n"
-		"\n"
-		"   \t\n"
-		"plain      pw1\n"
-		"clear      {CLEARTEXT}pw2 read\n"
-		"lowerclear {cleartext}{pw3} write\n"
-		"ha1user    {HA1}%s read,write\n"
-		"ha1upper   {ha1}%s write , read\r\n"
-		"  indented pw4 read, \n"
-		"empty      {CLEARTEXT}\n"
-		"  # an indented comment\n"
-		"last pw5",
-		lower, upper);
+	g_autofree gchar *text = g_strdup_printf("# a comment\n"
+						 "\n"
+						 "   \t\n"
+						 "plain      pw1\n"
+						 "clear      {CLEARTEXT}pw2 read\n"
+						 "lowerclear {cleartext}{pw3} write\n"
+						 "ha1user    {HA1}%s read,write\n"
+						 "ha1upper   {ha1}%s write , read\r\n"
+						 "  indented pw4 read, \n"
+						 "empty      {CLEARTEXT}\n"
+						 "  # an indented comment\n"
+						 "last pw5",
+						 lower, upper);
 	g_autoptr(GPtrArray) warnings = NULL;
 	g_autoptr(GntRapiUsers) users = parse_ok(text, &warnings);
 
@@ -110,8 +109,8 @@ static void
 test_warnings(void)
 {
 	g_autoptr(GPtrArray) warnings = NULL;
-	g_autoptr(GntRapiUsers) users =
-		parse_ok("a pw1 read,admin\nb pw2\na pw3 write\n", &warnings);
+	g_autoptr(GntRapiUsers)
+		users = parse_ok("a pw1 read,admin\nb pw2\na pw3 write\n", &warnings);
 
 	g_assert_cmpuint(gnt_rapi_users_get_n_users(users), ==, 2);
 	g_assert_cmpuint(warnings->len, ==, 2);
@@ -138,8 +137,10 @@ test_bad_lines(void)
 		{"u {HA1}0123\n", "line 1: the {HA1} password of user 'u' is not 32 hex digits"},
 		{"u {HA1}" HA1_S3CRET "zz\n", "line 1: the {HA1} password of user 'u' is not 32"},
 		{"u {HA1}0123456789abcdef0123456789abcdeg\n", "not 32 hex digits"},
-		{"\n\nu {SHA}c2VjcmV0\n", "line 3: the password of user 'u' has the unknown scheme '{SHA}'"},
-		{"u {secret\n", "line 1: the password of user 'u' starts with '{' but names no scheme"},
+		{"\n\nu {SHA}c2VjcmV0\n",
+		 "line 3: the password of user 'u' has the unknown scheme '{SHA}'"},
+		{"u {secret\n",
+		 "line 1: the password of user 'u' starts with '{' but names no scheme"},
 		{"u {}x\n", "starts with '{' but names no scheme"},
 	};
 

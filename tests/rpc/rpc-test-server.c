@@ -12,7 +12,6 @@
 #include "gnt-json.h"
 #include "gnt-tls.h"
 
-
 static JsonNode *
 block_procedure(JsonArray *args, gpointer user_data, GError **error)
 {
@@ -173,8 +172,7 @@ assert_error_has(const GError *error, const gchar *needle)
 
 /* Starts gantry-noded on @paths' root with @extra arguments; its port. */
 guint
-start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
-	    GSubprocess **noded)
+start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value, GSubprocess **noded)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GDataInputStream) out = NULL;
@@ -196,9 +194,9 @@ start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value,
 }
 
 typedef struct {
-	gboolean done;      /* the wait ended */
+	gboolean done;	    /* the wait ended */
 	gboolean timed_out; /* noded was still running at the deadline */
-	GError *error;      /* how it exited, if not cleanly */
+	GError *error;	    /* how it exited, if not cleanly */
 } NodedExit;
 
 static void

@@ -18,8 +18,8 @@
 #include "image-test-server.h"
 #include "rpc-test-server.h"
 
-#define MAC "52:54:00:ab:cd:ef"
-#define IP "169.254.12.34"
+#define MAC	     "52:54:00:ab:cd:ef"
+#define IP	     "169.254.12.34"
 #define SECRET_VALUE "s3cr3t-package-pw"
 
 typedef struct {
@@ -37,8 +37,8 @@ appl_set_up(ApplFx *fx, gconstpointer data)
 	g_autoptr(GSubprocessLauncher) launcher = NULL;
 	g_autoptr(GDataInputStream) out = NULL;
 	g_autofree gchar *log = NULL;
-	g_autofree gchar *agent = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..",
-						   "appliance", "agent", NULL);
+	g_autofree gchar *agent =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..", "appliance", "agent", NULL);
 
 	test_node_start(&fx->node1, NULL);
 	g_assert_true(gnt_paths_ensure_dirs(fx->node1.paths, &error));
@@ -102,8 +102,8 @@ make_spec_for(ApplFx *fx, const gchar *name, const gchar *hypervisor, gboolean c
 
 	g_assert_nonnull(root);
 	spec = json_object_ref(json_node_get_object(root));
-	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	return spec;
 }
@@ -153,8 +153,7 @@ run_failing(ApplFx *fx, const gchar *name, const gchar *script, guint timeout_s,
 	GError *error = NULL;
 
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     NULL, NULL,
-					     &error);
+					     NULL, NULL, &error);
 	g_assert_null(result);
 	g_assert_nonnull(error);
 	return error;
@@ -219,8 +218,7 @@ test_success(ApplFx *fx, gconstpointer data)
 	spec = make_spec(fx, "web1", FALSE);
 	options = make_options("web1", script, 60);
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     progress_cb, seen,
-					     &error);
+					     progress_cb, seen, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(result);
 	steps = json_object_get_array_member(result, "steps");
@@ -310,13 +308,13 @@ test_reinstall(ApplFx *fx, gconstpointer data)
 
 	json_object_set_boolean_member(options, "reinstall", TRUE);
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     NULL, NULL,
-					     &error);
+					     NULL, NULL, &error);
 	g_assert_no_error(error);
 	steps = json_object_get_array_member(result, "steps");
 	for (guint i = 0; i < json_array_get_length(steps); i++) {
 		JsonObject *entry = json_array_get_object_element(steps, i);
-		const gchar *output = json_object_get_string_member_with_default(entry, "output", "");
+		const gchar *output =
+			json_object_get_string_member_with_default(entry, "output", "");
 
 		seen = seen || strstr(output, "reinstall=1") != NULL;
 	}
@@ -382,8 +380,7 @@ test_package(ApplFx *fx, gconstpointer data)
 	options = make_options("web5", script, 60);
 	json_object_set_string_member(options, "package_url", url);
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     NULL, NULL,
-					     &error);
+					     NULL, NULL, &error);
 	{
 		JsonArray *steps;
 		gboolean personalized = FALSE;
@@ -408,8 +405,8 @@ test_package(ApplFx *fx, gconstpointer data)
 				"%s.file.disk0",
 				json_object_get_string_member(
 					json_array_get_object_element(disks, 0), "uuid"));
-			g_autofree gchar *disk = g_build_filename(fx->node1.file_dir, "web5", file,
-								  NULL);
+			g_autofree gchar *disk =
+				g_build_filename(fx->node1.file_dir, "web5", file, NULL);
 			g_autofree gchar *cmd =
 				g_strdup_printf("debugfs -R 'cat /etc/motd' '%s'", disk);
 			g_autofree gchar *out = NULL;
@@ -428,32 +425,30 @@ static void
 test_communication_start_stop(ApplFx *fx, gconstpointer data)
 {
 	g_autoptr(JsonObject) spec = make_spec(fx, "web6", TRUE);
-	g_autofree gchar *state = g_build_filename(gnt_paths_get_run_dir(fx->node1.paths),
-						   "channel",
-						   "web6", NULL);
+	g_autofree gchar *state =
+		g_build_filename(gnt_paths_get_run_dir(fx->node1.paths), "channel", "web6", NULL);
 	g_autofree gchar *tap = NULL;
 	g_autoptr(GError) error = NULL;
 	gboolean forced = TRUE;
 
 	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		      &error));
+						   &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_get_contents(state, &tap, NULL, NULL));
 	g_assert_cmpstr(tap, ==, ""); /* no tap: the unix socket is the channel */
 	/* a second start fails and leaves the running instance's channel alone */
 	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		       &error));
+						    &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
 	g_clear_error(&error);
 	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
 	/* a hard reboot restarts it with the same channel */
 	g_assert_true(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
-		      "hard", 0, &error));
+						    "hard", 0, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(state, G_FILE_TEST_EXISTS));
 	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 0,
-		      &forced,
-						      &error));
+						      &forced, &error));
 	g_assert_no_error(error);
 	g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS));
 	assert_clean(fx, "web6", FALSE);
@@ -462,7 +457,7 @@ test_communication_start_stop(ApplFx *fx, gconstpointer data)
 	json_object_remove_member(json_object_get_object_member(spec, "instance"),
 				  "communication_nic");
 	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		       &error));
+						    &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "communication_nic");
 }
@@ -500,8 +495,7 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 	options = make_options("real1", script, 120);
 	started = g_get_monotonic_time();
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     progress_cb, seen,
-					     &error);
+					     progress_cb, seen, &error);
 	g_assert_no_error(error);
 	g_test_message("appliance_run of the real appliance: %.2f s (node: %.2f s)",
 		       (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC,
@@ -545,8 +539,7 @@ test_bad_options(ApplFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     NULL, NULL,
-					     &error);
+					     NULL, NULL, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "'timeout' must be 1..");
@@ -556,8 +549,7 @@ test_bad_options(ApplFx *fx, gconstpointer data)
 	json_object_remove_member(json_object_get_object_member(spec, "instance"),
 				  "communication_nic");
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
-					     NULL, NULL,
-					     &error);
+					     NULL, NULL, &error);
 	g_assert_null(result);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "instance 'web4': ");
@@ -585,8 +577,8 @@ main(int argc, char **argv)
 		   test_communication_start_stop, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real", ApplFx, NULL, appl_set_up, test_kvm_real,
 		   appl_tear_down);
-	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up,
-		   test_status_unknown, appl_tear_down);
+	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
+		   appl_tear_down);
 	g_test_add("/appliance-rpc/bad-options", ApplFx, NULL, appl_set_up, test_bad_options,
 		   appl_tear_down);
 	return g_test_run();

@@ -175,7 +175,7 @@ test_node_info(NodeFx *fx, gconstpointer data)
 	g_assert_false(json_object_has_member(report, "error"));
 
 	g_assert_null(gnt_node_call_node_info(fx->node1.client, fx->node1.record, unknown, storage,
-		      &error));
+					      &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "node_info: ");
@@ -213,7 +213,8 @@ test_node_verify(NodeFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	version = json_object_get_array_member(answer, "version");
 	g_assert_cmpint(json_array_get_int_element(version, 0), ==, 1);
-	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "time")), ==, 2);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "time")), ==,
+			 2);
 	g_assert_true(json_object_has_member(answer, "node_info"));
 	g_assert_true(json_object_has_member(answer, "instance_list"));
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "os_diagnose")),
@@ -227,8 +228,8 @@ test_node_verify(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(file, "web1/b.file.disk1"), ==, 1 << 30);
 	/* the volume group is missing: its listing fails alone */
 	g_assert_false(json_object_has_member(volumes, "plain"));
-	g_assert_nonnull(strstr(json_object_get_string_member(volumes, "plain_error"),
-				"gnt-no-such-vg"));
+	g_assert_nonnull(
+		strstr(json_object_get_string_member(volumes, "plain_error"), "gnt-no-such-vg"));
 	g_assert_nonnull(json_object_get_array_member(answer, "taps"));
 	json_object_unref(g_steal_pointer(&answer));
 
@@ -237,8 +238,8 @@ test_node_verify(NodeFx *fx, gconstpointer data)
 					   search_path, &error);
 	g_assert_no_error(error);
 	g_assert_false(json_object_has_member(answer, "instance_list"));
-	g_assert_nonnull(strstr(json_object_get_string_member(answer, "instance_list_error"),
-				"'xen'"));
+	g_assert_nonnull(
+		strstr(json_object_get_string_member(answer, "instance_list_error"), "'xen'"));
 	g_assert_true(json_object_has_member(answer, "os_diagnose"));
 	json_object_unref(g_steal_pointer(&answer));
 
@@ -279,14 +280,14 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	JsonArray *lines;
 	gboolean forced = TRUE;
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_file_test(disk0, G_FILE_TEST_IS_REGULAR));
 	g_assert_true(g_file_test(disk1, G_FILE_TEST_IS_REGULAR));
 
 	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		      &error));
+						   &error));
 	g_assert_no_error(error);
 	list = list_fake(fx);
 	entry = json_object_get_object_member(list, "web1");
@@ -297,14 +298,14 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(entry, "uptime"), >=, 0);
 
 	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		       &error));
+						    &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "instance 'web1'");
 	g_clear_error(&error);
 
-	console = gnt_node_call_instance_console(fx->node1.client, fx->node1.record, spec, 5,
-						 &error);
+	console =
+		gnt_node_call_instance_console(fx->node1.client, fx->node1.record, spec, 5, &error);
 	g_assert_no_error(error);
 	g_assert_cmpstr(json_object_get_string_member(console, "kind"), ==, "none");
 	log = g_build_filename(gnt_paths_get_log_dir(fx->node1.paths), "console", "web1.log", NULL);
@@ -314,36 +315,33 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	g_assert_nonnull(strstr(json_array_get_string_element(lines, 0), "'web1' started"));
 
 	g_assert_true(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
-		      "hard", 5, &error));
+						    "hard", 5, &error));
 	g_assert_no_error(error);
 	g_assert_false(gnt_node_call_instance_reboot(fx->node1.client, fx->node1.record, spec,
-		       "sideways", 5,
-						     &error));
+						     "sideways", 5, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "sideways");
 	g_clear_error(&error);
 
-	g_assert_true(
-		gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
-						&forced, &error));
+	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
+						      &forced, &error));
 	g_assert_no_error(error);
 	g_assert_false(forced);
 	g_clear_pointer(&list, json_object_unref);
 	list = list_fake(fx);
 	g_assert_cmpuint(json_object_get_size(list), ==, 0);
-	g_assert_false(
-		gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5, NULL,
-						&error));
+	g_assert_false(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
+						       NULL, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance_shutdown: instance 'web1' is not running");
 	g_clear_error(&error);
 
-	g_assert_true(gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	g_assert_false(g_file_test(instance_dir, G_FILE_TEST_EXISTS));
-	g_assert_true(gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 }
 
@@ -361,8 +359,8 @@ test_blockdev_errors(NodeFx *fx, gconstpointer data)
 	/* more than the file system holds */
 	json_object_set_int_member(json_array_get_object_element(disks, 0), "size",
 				   G_GINT64_CONSTANT(1) << 30);
-	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big,
-		       &error));
+	g_assert_false(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "disk 0 (1024.0T) of instance 'web3'");
@@ -371,42 +369,42 @@ test_blockdev_errors(NodeFx *fx, gconstpointer data)
 
 	/* no disks yet: the hypervisor gets nothing to boot */
 	g_assert_false(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		       &error));
+						    &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance 'web2'");
 	g_clear_error(&error);
 
-	g_assert_false(gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 3,
-		       &error));
+	g_assert_false(
+		gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 3, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_add: instance 'web2' has no disk 3 (it has 1)");
 	g_clear_error(&error);
 	g_assert_false(gnt_node_call_blockdev_grow(fx->node1.client, fx->node1.record, spec, 3, 64,
-		       &error));
+						   &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_grow: instance 'web2' has no disk 3 (it has 1)");
 	g_clear_error(&error);
 	/* a disk that is not there cannot be grown nor assembled */
 	g_assert_false(gnt_node_call_blockdev_grow(fx->node1.client, fx->node1.record, spec, 0, 64,
-		       &error));
+						   &error));
 	g_assert_nonnull(error);
 	g_clear_error(&error);
-	g_assert_null(gnt_node_call_blockdev_assemble(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_null(
+		gnt_node_call_blockdev_assemble(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	g_clear_error(&error);
 
 	/* a malformed spec */
 	json_object_remove_member(spec, "beparams");
-	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		       &error));
+	g_assert_false(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "blockdev_create: instance spec of 'web2': 'beparams'");
 	g_clear_error(&error);
 
 	json_object_set_string_member(spec_instance(big), "name", "../etc");
-	g_assert_false(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big,
-		       &error));
+	g_assert_false(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, big, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "invalid instance name '../etc'");
 }
@@ -424,19 +422,19 @@ test_blockdev_add_rename(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *new_disk1 = NULL;
 	g_autofree gchar *old_dir = g_build_filename(fx->node1.file_dir, "old1", NULL);
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	json_array_add_object_element(disks, disk_record(4, "qcow2"));
-	g_assert_true(gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 1,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_add(fx->node1.client, fx->node1.record, spec, 1, &error));
 	g_assert_no_error(error);
 	old_disk1 = disk_path(fx, spec, "old1", 1);
 	g_assert_true(g_file_test(old_disk1, G_FILE_TEST_IS_REGULAR));
 
 	json_object_set_string_member(spec_instance(spec), "name", "new1");
 	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
-		      "old1", &error));
+						    "old1", &error));
 	g_assert_no_error(error);
 	new_disk0 = disk_path(fx, spec, "new1", 0);
 	new_disk1 = disk_path(fx, spec, "new1", 1);
@@ -445,18 +443,18 @@ test_blockdev_add_rename(NodeFx *fx, gconstpointer data)
 	g_assert_false(g_file_test(old_dir, G_FILE_TEST_EXISTS));
 	/* again: done already */
 	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
-		      "old1", &error));
+						    "old1", &error));
 	g_assert_no_error(error);
 	/* the hypervisor finds the disks under the new name */
 	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, TRUE,
-		      &error));
+						   &error));
 	g_assert_no_error(error);
 	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 0,
-		      NULL, &error));
+						      NULL, &error));
 	g_assert_no_error(error);
 
 	g_assert_false(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
-		       "../x", &error));
+						     "../x", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "invalid old instance name '../x'");
 }
@@ -488,12 +486,12 @@ test_os_diagnose(NodeFx *fx, gconstpointer data)
 	g_assert_nonnull(sample);
 	g_assert_true(json_object_get_boolean_member(sample, "valid"));
 	g_assert_true(json_object_get_boolean_member(sample, "trusted"));
-	g_assert_cmpstr(json_array_get_string_element(
-				json_object_get_array_member(sample, "variants"), 0),
-			==, "default");
-	g_assert_cmpint(json_array_get_int_element(
-				json_object_get_array_member(sample, "api_versions"), 0),
-			==, 20);
+	g_assert_cmpstr(
+		json_array_get_string_element(json_object_get_array_member(sample, "variants"), 0),
+		==, "default");
+	g_assert_cmpint(
+		json_array_get_int_element(json_object_get_array_member(sample, "api_versions"), 0),
+		==, 20);
 	parameters = json_object_get_array_member(sample, "parameters");
 	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(parameters, 0),
 						      0),
@@ -545,11 +543,11 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	guint with_secret = 0;
 
 	gnt_secret_dict_set(secret, "secret.token", SECRET_VALUE);
-	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	g_assert_true(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, secret, 1,
-		      &error));
+					      &error));
 	g_assert_no_error(error);
 
 	/* the sample OS wrote its environment onto disk 0 */
@@ -578,8 +576,8 @@ test_os_create(NodeFx *fx, gconstpointer data)
 	json_object_set_string_member(json_object_get_object_member(spec_instance(spec),
 								    "osparams"),
 				      "behaviour", "fail");
-	g_assert_false(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0,
-		       &error));
+	g_assert_false(
+		gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 	assert_error_has(error, "os_create: instance 'web4': OS create script failed");
@@ -588,8 +586,8 @@ test_os_create(NodeFx *fx, gconstpointer data)
 
 	/* an OS nobody has */
 	json_object_set_string_member(spec_instance(spec), "os", "nope");
-	g_assert_false(gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0,
-		       &error));
+	g_assert_false(
+		gnt_node_call_os_create(fx->node1.client, fx->node1.record, spec, NULL, 0, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "instance 'web4'");
 	assert_error_has(error, "nope");
@@ -605,15 +603,15 @@ test_os_rename(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *recorded = NULL;
 	gsize len = 0;
 
-	g_assert_true(gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec,
-		      &error));
+	g_assert_true(
+		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	json_object_set_string_member(spec_instance(spec), "name", "after");
 	g_assert_true(gnt_node_call_blockdev_rename(fx->node1.client, fx->node1.record, spec,
-		      "before", &error));
+						    "before", &error));
 	g_assert_no_error(error);
 	g_assert_true(gnt_node_call_os_rename(fx->node1.client, fx->node1.record, spec, "before", 0,
-		      &error));
+					      &error));
 	g_assert_no_error(error);
 	disk0 = disk_path(fx, spec, "after", 0);
 	/* appended to the 8 MiB of the disk */
@@ -634,39 +632,35 @@ test_os_validate(NodeFx *fx, gconstpointer data)
 	/* a secret parameter the OS declares, filled into the request */
 	gnt_secret_dict_set(secrets, "secret.token", "x");
 	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-						"sample+minimal", osparams, secrets, FALSE, &error));
+						"sample+minimal", osparams, secrets, FALSE,
+						&error));
 	g_assert_no_error(error);
 
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		       "sample+big",
-						 osparams, secrets, FALSE, &error));
+						 "sample+big", osparams, secrets, FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "os_validate: OS 'sample+big': ");
 	g_clear_error(&error);
 	g_assert_true(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		      "sample+big",
-						NULL, secrets, TRUE, &error));
+						"sample+big", NULL, secrets, TRUE, &error));
 	g_assert_no_error(error);
 
 	json_object_set_string_member(osparams, "filesystem", "btrfs");
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		       "sample",
-						 osparams, secrets, TRUE, &error));
+						 "sample", osparams, secrets, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "Invalid value 'btrfs' for the filesystem parameter");
 	g_clear_error(&error);
 
 	json_object_set_string_member(osparams, "colour", "red");
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		       "sample",
-						 osparams, secrets, TRUE, &error));
+						 "sample", osparams, secrets, TRUE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	assert_error_has(error, "colour");
 	g_clear_error(&error);
 
 	g_assert_false(gnt_node_call_os_validate(fx->node1.client, fx->node1.record, search_path,
-		       "nope", NULL, secrets,
-						 FALSE, &error));
+						 "nope", NULL, secrets, FALSE, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	assert_error_has(error, "node 'node1' (127.0.0.1:");
 }
@@ -683,7 +677,7 @@ test_kvm(NodeFx *fx, gconstpointer data)
 	JsonObject *entry;
 
 	g_assert_true(gnt_node_call_instance_start(fx->node1.client, fx->node1.record, spec, FALSE,
-		      &error));
+						   &error));
 	g_assert_no_error(error);
 	list = gnt_node_call_instance_list(fx->node1.client, fx->node1.record, hypervisors, &error);
 	g_assert_no_error(error);
@@ -695,7 +689,7 @@ test_kvm(NodeFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(entry, "vcpus"), ==, 2);
 
 	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, fx->node1.record, spec, 5,
-		      NULL, &error));
+						      NULL, &error));
 	g_assert_no_error(error);
 	after = gnt_node_call_instance_list(fx->node1.client, fx->node1.record, hypervisors,
 					    &error);
@@ -710,9 +704,8 @@ static void
 test_export_info(NodeFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *base =
-		g_build_filename(gnt_paths_get_root(fx->node1.paths), "srv", "gantry", "export",
-				 NULL);
+	g_autofree gchar *base = g_build_filename(gnt_paths_get_root(fx->node1.paths), "srv",
+						  "gantry", "export", NULL);
 	g_autofree gchar *dir = g_build_filename(base, "old.example.com", NULL);
 	g_autofree gchar *config = g_build_filename(dir, "config.ini", NULL);
 	g_autofree gchar *unfinished = g_build_filename(base, "new.example.com.new", NULL);
@@ -746,36 +739,34 @@ test_export_info(NodeFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(instance, "name"), ==, "old.example.com");
 	g_assert_cmpstr(json_object_get_string_member(instance, "disk0_dump"), ==, "snap.disk0");
 	g_assert_cmpstr(json_object_get_string_member(instance, "tags"), ==, "a\nb");
-	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(sections, "os")), ==, 0);
+	g_assert_cmpuint(json_object_get_size(json_object_get_object_member(sections, "os")), ==,
+			 0);
 
 	names = gnt_node_call_export_list(fx->node1.client, fx->node1.record, &error);
 	g_assert_no_error(error);
 	g_assert_cmpuint(g_strv_length(names), ==, 1);
 	g_assert_cmpstr(names[0], ==, "old.example.com");
 	g_assert_null(gnt_node_call_export_info(fx->node1.client, fx->node1.record,
-		      "link.example.com", &error));
+						"link.example.com", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	g_clear_error(&error);
-	g_assert_null(gnt_node_call_export_info(fx->node1.client, fx->node1.record, dir + 1,
-		      &error));
+	g_assert_null(
+		gnt_node_call_export_info(fx->node1.client, fx->node1.record, dir + 1, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_clear_error(&error);
 
 	/* removing the link removes the link, not what it points to */
 	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
-		      "link.example.com",
-						  &removed, &error));
+						  "link.example.com", &removed, &error));
 	g_assert_no_error(error);
 	g_assert_true(removed);
 	g_assert_true(g_file_test(config, G_FILE_TEST_IS_REGULAR));
 	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
-		      "old.example.com",
-						  &removed, &error));
+						  "old.example.com", &removed, &error));
 	g_assert_true(removed);
 	g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
 	g_assert_true(gnt_node_call_export_remove(fx->node1.client, fx->node1.record,
-		      "old.example.com",
-						  &removed, &error));
+						  "old.example.com", &removed, &error));
 	g_assert_false(removed);
 }
 
@@ -790,8 +781,7 @@ test_noded(NodeFx *fx, gconstpointer data)
 	g_autoptr(JsonObject) spec = make_spec(fx, "web5", "fake", NULL);
 	g_autoptr(JsonObject) list = NULL;
 	g_autofree gchar *state = g_build_filename(gnt_paths_get_data_dir(fx->node1.paths),
-						   "fake-hv",
-						   "gnt-" CLUSTER "-web5.json", NULL);
+						   "fake-hv", "gnt-" CLUSTER "-web5.json", NULL);
 	const gchar *const hypervisors[] = {"fake", "kvm", NULL};
 
 	g_assert_true(gnt_node_call_instance_start(fx->node1.client, node, spec, FALSE, &error));
@@ -800,8 +790,8 @@ test_noded(NodeFx *fx, gconstpointer data)
 	list = gnt_node_call_instance_list(fx->node1.client, node, hypervisors, &error);
 	g_assert_no_error(error);
 	g_assert_true(json_object_has_member(list, "web5"));
-	g_assert_true(gnt_node_call_instance_shutdown(fx->node1.client, node, spec, 5, NULL,
-		      &error));
+	g_assert_true(
+		gnt_node_call_instance_shutdown(fx->node1.client, node, spec, 5, NULL, &error));
 	g_assert_no_error(error);
 	stop_noded(noded);
 }

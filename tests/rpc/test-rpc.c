@@ -47,11 +47,10 @@ rpc_tear_down(RpcFx *fx, gconstpointer data)
 }
 
 static JsonNode *
-call(RpcFx *fx, const gchar *node_name, const gchar *procedure, guint timeout_s,
-     GError **error)
+call(RpcFx *fx, const gchar *node_name, const gchar *procedure, guint timeout_s, GError **error)
 {
-	return gnt_rpc_client_call(fx->client, node_name, "127.0.0.1", fx->server->port,
-				   procedure, NULL, timeout_s, error);
+	return gnt_rpc_client_call(fx->client, node_name, "127.0.0.1", fx->server->port, procedure,
+				   NULL, timeout_s, error);
 }
 
 static void
@@ -116,15 +115,15 @@ static void
 assert_client_refused(RpcFx *fx, GTlsCertificate *cert)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GTlsCertificate) ca =
-		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
-	g_autoptr(GntTlsPeerDatabase) database =
-		gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
+	g_autoptr(GTlsCertificate)
+		ca = gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
+	g_autoptr(GntTlsPeerDatabase)
+		database = gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
 
 	g_test_expect_message("gnt-rpc", G_LOG_LEVEL_WARNING, "refused '/version' from 127.0.0.1*");
 	g_assert_null(gnt_rpc_call_with_database(G_TLS_DATABASE(database), cert, "node1",
-						 "127.0.0.1", fx->server->port, "version", NULL,
-						 10, &error));
+						 "127.0.0.1", fx->server->port, "version", NULL, 10,
+						 &error));
 	g_test_assert_expected_messages();
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	assert_error_has(error, "version: HTTP 403: this node answers only the master");
@@ -165,8 +164,8 @@ test_other_ca_node(RpcFx *fx, gconstpointer data)
 	g_autoptr(GntRpcClient) client = gnt_rpc_client_new_from_paths(other, &error);
 
 	g_assert_no_error(error);
-	g_assert_null(gnt_rpc_client_call(client, "node1", "127.0.0.1", fx->server->port,
-					  "version", NULL, 10, &error));
+	g_assert_null(gnt_rpc_client_call(client, "node1", "127.0.0.1", fx->server->port, "version",
+					  NULL, 10, &error));
 	assert_error_has(error, "certificate refused: certificate 'node1' not accepted");
 }
 
@@ -175,12 +174,12 @@ static guint
 put_raw(RpcFx *fx, const gchar *procedure, const gchar *body, gchar **message)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GTlsCertificate) ca =
-		gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
+	g_autoptr(GTlsCertificate)
+		ca = gnt_tls_load_ca_certificate(gnt_paths_get_ca_cert(fx->paths), &error);
 	g_autoptr(GTlsCertificate) master = gnt_tls_load_certificate(
 		gnt_paths_get_master_cert(fx->paths), gnt_paths_get_master_key(fx->paths), &error);
-	g_autoptr(GntTlsPeerDatabase) database =
-		gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
+	g_autoptr(GntTlsPeerDatabase)
+		database = gnt_tls_peer_database_new(ca, NULL, GNT_TLS_ROLE_NODE, "node1");
 	g_autoptr(SoupSession) session = soup_session_new_with_options(
 		"proxy-resolver", NULL, "tls-database", database, NULL);
 	g_autofree gchar *uri =
@@ -215,7 +214,8 @@ test_bad_body(RpcFx *fx, gconstpointer data)
 	g_clear_pointer(&message, g_free);
 	g_assert_cmpuint(put_raw(fx, "version", "{\"a\": 1}", &message), ==,
 			 SOUP_STATUS_BAD_REQUEST);
-	g_assert_cmpstr(message, ==, "body of 'version' must be a JSON list of arguments, not object");
+	g_assert_cmpstr(message, ==,
+			"body of 'version' must be a JSON list of arguments, not object");
 }
 
 static void
@@ -396,8 +396,8 @@ test_join(RpcFx *fx, gconstpointer data)
 
 	/* the new node answers the master, as node2 */
 	server2 = test_server_start(node2, FALSE, 0);
-	status = gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", server2->port,
-				     "join_status", NULL, 10, &error);
+	status = gnt_rpc_client_call(fx->client, "node2", "127.0.0.1", server2->port, "join_status",
+				     NULL, 10, &error);
 	test_server_free(server2);
 	g_assert_no_error(error);
 	g_assert_true(gnt_json_get_string(json_node_get_object(status), "node", &name, NULL));
@@ -514,8 +514,8 @@ test_noded(RpcFx *fx, gconstpointer data)
 	const gchar *software = NULL;
 
 	g_assert_no_error(error);
-	g_assert_true(gnt_json_get_string(json_node_get_object(result), "software", &software,
-					  NULL));
+	g_assert_true(
+		gnt_json_get_string(json_node_get_object(result), "software", &software, NULL));
 	g_assert_cmpstr(software, ==, GNT_VERSION);
 	stop_noded(noded);
 }
@@ -527,8 +527,8 @@ silent_connect(guint port)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
 	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, (guint16)port);
-	g_autoptr(GSocket) socket =
-		g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+	g_autoptr(GSocket) socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+						 G_SOCKET_PROTOCOL_TCP, &error);
 
 	g_assert_no_error(error);
 	/* bounds every wait on it (and on a TLS stream over it) */
@@ -758,8 +758,8 @@ main(int argc, char **argv)
 	g_test_add("/rpc/call/procedure-error", RpcFx, NULL, rpc_set_up, test_procedure_error,
 		   rpc_tear_down);
 	g_test_add("/rpc/call/concurrent", RpcFx, NULL, rpc_set_up, test_concurrent, rpc_tear_down);
-	g_test_add("/rpc/server/unknown-procedure", RpcFx, NULL, rpc_set_up,
-		   test_unknown_procedure, rpc_tear_down);
+	g_test_add("/rpc/server/unknown-procedure", RpcFx, NULL, rpc_set_up, test_unknown_procedure,
+		   rpc_tear_down);
 	g_test_add("/rpc/server/bad-body", RpcFx, NULL, rpc_set_up, test_bad_body, rpc_tear_down);
 	g_test_add("/rpc/server/body-too-large", RpcFx, GSIZE_TO_POINTER(100), rpc_set_up,
 		   test_body_too_large, rpc_tear_down);

@@ -18,8 +18,8 @@ tls_set_up(TlsFx *fx, gconstpointer data)
 	fx->dir = g_dir_make_tmp("gnt-tls-XXXXXX", &error);
 	g_assert_no_error(error);
 	fx->paths = gnt_paths_new(fx->dir);
-	g_assert_true(gnt_tls_init_cluster(fx->paths, "cluster.example.com", "node1", addresses,
-					   &error));
+	g_assert_true(
+		gnt_tls_init_cluster(fx->paths, "cluster.example.com", "node1", addresses, &error));
 	g_assert_no_error(error);
 }
 
@@ -106,8 +106,8 @@ test_verify(TlsFx *fx, gconstpointer data)
 	g_assert_true(gnt_tls_verify_peer(ca, node, GNT_TLS_ROLE_NODE, "node1", &error));
 	g_assert_true(gnt_tls_verify_peer(ca, master, GNT_TLS_ROLE_MASTER,
 					  "gantry-master:cluster.example.com", &error));
-	g_assert_true(gnt_tls_verify_peer_pinned(fingerprint, node, GNT_TLS_ROLE_NODE, "node1",
-						 &error));
+	g_assert_true(
+		gnt_tls_verify_peer_pinned(fingerprint, node, GNT_TLS_ROLE_NODE, "node1", &error));
 	g_assert_no_error(error);
 
 	g_assert_false(gnt_tls_verify_peer(ca, node, GNT_TLS_ROLE_NODE, "node2", &error));

@@ -24,9 +24,9 @@ disks_new(const gchar *prefix, const guint64 *sizes, const GntDiskFormat *format
 	for (guint i = 0; i < n; i++) {
 		g_autofree gchar *uuid = g_strdup_printf("%s-%u", prefix, i);
 
-		g_ptr_array_add(
-		    disks, gnt_disk_spec_new(uuid, i, sizes[i],
-		                             formats != NULL ? formats[i] : GNT_DISK_FORMAT_RAW));
+		g_ptr_array_add(disks, gnt_disk_spec_new(uuid, i, sizes[i],
+							 formats != NULL ? formats[i]
+									 : GNT_DISK_FORMAT_RAW));
 	}
 	return disks;
 }
@@ -86,7 +86,7 @@ test_names(void)
 
 	for (guint i = 0; i < GNT_DISK_TEMPLATE_LAST; i++) {
 		g_assert_true(gnt_disk_template_from_string(gnt_disk_template_to_string(i),
-		                                            &template, &error));
+							    &template, &error));
 		g_assert_cmpint(template, ==, i);
 	}
 	g_assert_cmpstr(gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN), ==, "plain");
@@ -105,8 +105,8 @@ test_diskless(void)
 {
 	GntDiskStoreParams params = {0};
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntDiskStore) store =
-	    gnt_disk_store_new(GNT_DISK_TEMPLATE_DISKLESS, &params, &error);
+	g_autoptr(GntDiskStore)
+		store = gnt_disk_store_new(GNT_DISK_TEMPLATE_DISKLESS, &params, &error);
 	const guint64 sizes[] = {1024};
 	g_autoptr(GPtrArray) disks = disks_new("dl", sizes, NULL, 1);
 	g_autoptr(GPtrArray) names = NULL;
@@ -130,14 +130,14 @@ test_diskless(void)
 	root = json_builder_get_root(builder);
 	json = json_to_string(root, FALSE);
 	g_assert_cmpstr(
-	    json, ==,
-	    "{\"type\":\"diskless\",\"name\":\"\",\"storage_size\":0,\"storage_free\":0}");
+		json, ==,
+		"{\"type\":\"diskless\",\"name\":\"\",\"storage_size\":0,\"storage_free\":0}");
 }
 
 /* ---- file ---- */
 
 typedef struct {
-	gchar *dir;     /* temporary */
+	gchar *dir;	/* temporary */
 	gchar *storage; /* <dir>/storage: the file storage directory */
 	gchar *outside; /* <dir>/outside: must never be touched */
 	GntDiskStore *store;
@@ -204,13 +204,13 @@ test_file_raw(FileFx *fx, gconstpointer data)
 		const GntDiskSpec *disk = g_ptr_array_index(disks, i);
 		g_autofree gchar *expected = file_disk_path(fx, "inst1.example.com", disk);
 		g_autofree gchar *path =
-		    gnt_disk_store_dup_path(fx->store, "inst1.example.com", disk, &error);
+			gnt_disk_store_dup_path(fx->store, "inst1.example.com", disk, &error);
 		struct stat st;
 
 		g_assert_no_error(error);
 		g_assert_cmpstr(path, ==, expected);
 		g_assert_true(g_str_has_suffix(path, i == 0 ? "/1f0e2b8c-raw-0.file.disk0"
-		                                            : "/1f0e2b8c-raw-1.file.disk1"));
+							    : "/1f0e2b8c-raw-1.file.disk1"));
 		g_assert_cmpint(g_stat(path, &st), ==, 0);
 		g_assert_cmpuint((guint64)st.st_size, ==, disk->size_mib * MIB);
 		if (preallocated) /* the blocks are reserved */
@@ -219,7 +219,7 @@ test_file_raw(FileFx *fx, gconstpointer data)
 			g_assert_cmpuint((guint64)st.st_blocks * 512, <, MIB);
 		assert_image(path, "raw", disk->size_mib * MIB);
 		g_assert_cmpint(gnt_disk_store_get_format(fx->store, disk), ==,
-		                GNT_DISK_FORMAT_RAW);
+				GNT_DISK_FORMAT_RAW);
 	}
 	g_assert_false(gnt_disk_store_is_block_device(fx->store));
 
@@ -227,7 +227,7 @@ test_file_raw(FileFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	g_assert_cmpuint(names->len, ==, 2);
 	g_assert_cmpstr(g_ptr_array_index(names, 0), ==,
-	                "inst1.example.com/1f0e2b8c-raw-0.file.disk0");
+			"inst1.example.com/1f0e2b8c-raw-0.file.disk0");
 
 	/* remove everything, including the directory; again is fine */
 	g_assert_true(gnt_disk_store_remove(fx->store, "inst1.example.com", disks, &error));
@@ -236,7 +236,7 @@ test_file_raw(FileFx *fx, gconstpointer data)
 	g_assert_true(gnt_disk_store_remove(fx->store, "inst1.example.com", disks, &error));
 	g_assert_no_error(error);
 	g_assert_null(gnt_disk_store_dup_path(fx->store, "inst1.example.com",
-	                                      g_ptr_array_index(disks, 0), &error));
+					      g_ptr_array_index(disks, 0), &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 }
 
@@ -275,8 +275,8 @@ test_file_qcow2(FileFx *fx, gconstpointer data)
 
 	/* modify --disk add: one more disk next to the others */
 	{
-		g_autoptr(GntDiskSpec) extra =
-		    gnt_disk_spec_new("qc-2", 2, 4, GNT_DISK_FORMAT_QCOW2);
+		g_autoptr(GntDiskSpec)
+			extra = gnt_disk_spec_new("qc-2", 2, 4, GNT_DISK_FORMAT_QCOW2);
 		g_autofree gchar *epath = file_disk_path(fx, "inst2", extra);
 
 		g_assert_true(gnt_disk_store_add(fx->store, "inst2", extra, &error));
@@ -366,16 +366,16 @@ test_file_rollback_failure(FileFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	const guint64 sizes[] = {4, 4, 4};
 	const GntDiskFormat formats[] = {GNT_DISK_FORMAT_RAW, GNT_DISK_FORMAT_QCOW2,
-	                                 GNT_DISK_FORMAT_QCOW2};
+					 GNT_DISK_FORMAT_QCOW2};
 	g_autoptr(GPtrArray) disks = disks_new("fail", sizes, formats, 3);
 	g_autofree gchar *inst_dir = g_build_filename(fx->storage, "inst4", NULL);
 	g_autofree gchar *fake = g_build_filename(fx->dir, "fake-qemu-img", NULL);
 	g_autofree gchar *script = g_strdup_printf(
-	    "#!/bin/sh\n"
-	    "case \"$*\" in *fail-2.file.disk2*) ;; *) exec qemu-img \"$@\";; esac\n"
-	    "for i in 1 2 3 4 5 6 7 8 9 10; do echo \"noise $i\"; done\n"
-	    "echo 'qemu-img: simulated failure: No space left on device' >&2\n"
-	    "exit 1\n");
+		"#!/bin/sh\n"
+		"case \"$*\" in *fail-2.file.disk2*) ;; *) exec qemu-img \"$@\";; esac\n"
+		"for i in 1 2 3 4 5 6 7 8 9 10; do echo \"noise $i\"; done\n"
+		"echo 'qemu-img: simulated failure: No space left on device' >&2\n"
+		"exit 1\n");
 
 	g_assert_true(g_file_set_contents(fake, script, -1, NULL));
 	g_assert_cmpint(g_chmod(fake, 0755), ==, 0);
@@ -395,8 +395,8 @@ test_file_rollback_failure(FileFx *fx, gconstpointer data)
 static void
 test_file_path_escape(FileFx *fx, gconstpointer data)
 {
-	static const gchar *const bad_names[] = {"..",      ".",  "../outside", "a/b", "",
-	                                         ".hidden", "-x", "x y",        "x\n"};
+	static const gchar *const bad_names[] = {"..",	    ".",  "../outside", "a/b", "",
+						 ".hidden", "-x", "x y",	"x\n"};
 	g_autoptr(GError) error = NULL;
 	const guint64 sizes[] = {4};
 	g_autoptr(GPtrArray) disks = disks_new("esc", sizes, NULL, 1);
@@ -499,14 +499,14 @@ test_file_space_json(FileFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(obj, "type"), ==, "file");
 	g_assert_cmpstr(json_object_get_string_member(obj, "name"), ==, fx->storage);
 	g_assert_cmpint(json_object_get_int_member(obj, "storage_size"), >=,
-	                json_object_get_int_member(obj, "storage_free"));
+			json_object_get_int_member(obj, "storage_free"));
 	g_assert_cmpint(json_object_get_int_member(obj, "storage_free"), >, 0);
 }
 
 /* ---- plain (LVM) ---- */
 
-static gchar *lvm_vg;          /* the test's volume group, or NULL */
-static gchar *lvm_skip;        /* why the LVM tests skip, or NULL */
+static gchar *lvm_vg;	       /* the test's volume group, or NULL */
+static gchar *lvm_skip;	       /* why the LVM tests skip, or NULL */
 static gchar *lvm_setup_error; /* loop-vg-up failed */
 static gboolean lvm_no_dm;     /* no device-mapper in this kernel */
 
@@ -575,8 +575,8 @@ lvm_set_up_vg(void)
 	g_autofree gchar *loop = NULL;
 	g_autofree gchar *lvm = g_find_program_in_path("lvcreate");
 	g_autofree gchar *sbin_lvm = g_file_test("/sbin/lvcreate", G_FILE_TEST_IS_EXECUTABLE)
-	                                 ? g_strdup("/sbin/lvcreate")
-	                                 : NULL;
+					     ? g_strdup("/sbin/lvcreate")
+					     : NULL;
 	const gchar *argv_f[] = {"losetup", "-f", NULL};
 	g_autoptr(GError) error = NULL;
 	gint status = -1;
@@ -592,7 +592,7 @@ lvm_set_up_vg(void)
 	}
 	if (!gnt_subprocess_run(argv_f, NULL, 30, &loop, &status, &error) || status != 0) {
 		lvm_skip = g_strdup_printf("LVM tests need a loop device: 'losetup -f' failed: %s",
-		                           error != NULL ? error->message : g_strstrip(loop));
+					   error != NULL ? error->message : g_strstrip(loop));
 		return;
 	}
 	g_clear_pointer(&loop, g_free);
@@ -607,8 +607,9 @@ lvm_set_up_vg(void)
 
 		if (up == NULL || !gnt_subprocess_run(argv, NULL, 120, &loop, &status, &error) ||
 		    status != 0) {
-			lvm_setup_error = g_strdup(
-			    error != NULL ? error->message : (loop != NULL ? loop : "no script"));
+			lvm_setup_error = g_strdup(error != NULL
+							   ? error->message
+							   : (loop != NULL ? loop : "no script"));
 			g_clear_pointer(&lvm_vg, g_free);
 		}
 	}
@@ -711,7 +712,7 @@ test_lvm_too_big(void)
 	g_assert_false(gnt_disk_store_check_space(store, "lvbig", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
 	assert_message_has(error, "disk 0 (1.0G) of instance 'lvbig' needs 1.0G (1024 MiB), "
-	                          "more than the 252M (252 MiB) free");
+				  "more than the 252M (252 MiB) free");
 }
 
 static void
@@ -775,8 +776,8 @@ test_plain_formats(void)
 {
 	GntDiskStoreParams params = {.vg_name = "xenvg"};
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GntDiskStore) store =
-	    gnt_disk_store_new(GNT_DISK_TEMPLATE_PLAIN, &params, &error);
+	g_autoptr(GntDiskStore)
+		store = gnt_disk_store_new(GNT_DISK_TEMPLATE_PLAIN, &params, &error);
 	const guint64 sizes[] = {8};
 	const GntDiskFormat formats[] = {GNT_DISK_FORMAT_QCOW2};
 	g_autoptr(GPtrArray) disks = disks_new("pq", sizes, formats, 1);
@@ -796,23 +797,23 @@ main(int argc, char **argv)
 	g_test_add_func("/storage/disk/names", test_names);
 	g_test_add_func("/storage/disk/diskless", test_diskless);
 	g_test_add("/storage/disk/file/raw-sparse", FileFx, GINT_TO_POINTER(FALSE), file_set_up,
-	           test_file_raw, file_tear_down);
+		   test_file_raw, file_tear_down);
 	g_test_add("/storage/disk/file/raw-preallocated", FileFx, GINT_TO_POINTER(TRUE),
-	           file_set_up, test_file_raw, file_tear_down);
+		   file_set_up, test_file_raw, file_tear_down);
 	g_test_add("/storage/disk/file/qcow2", FileFx, NULL, file_set_up, test_file_qcow2,
-	           file_tear_down);
+		   file_tear_down);
 	g_test_add("/storage/disk/file/qcow2-preallocated", FileFx, GINT_TO_POINTER(TRUE),
-	           file_set_up, test_file_qcow2, file_tear_down);
+		   file_set_up, test_file_qcow2, file_tear_down);
 	g_test_add("/storage/disk/file/too-big", FileFx, NULL, file_set_up, test_file_too_big,
-	           file_tear_down);
+		   file_tear_down);
 	g_test_add("/storage/disk/file/rollback-exists", FileFx, NULL, file_set_up,
-	           test_file_rollback_exists, file_tear_down);
+		   test_file_rollback_exists, file_tear_down);
 	g_test_add("/storage/disk/file/rollback-failure", FileFx, NULL, file_set_up,
-	           test_file_rollback_failure, file_tear_down);
+		   test_file_rollback_failure, file_tear_down);
 	g_test_add("/storage/disk/file/path-escape", FileFx, NULL, file_set_up,
-	           test_file_path_escape, file_tear_down);
+		   test_file_path_escape, file_tear_down);
 	g_test_add("/storage/disk/file/space-json", FileFx, NULL, file_set_up, test_file_space_json,
-	           file_tear_down);
+		   file_tear_down);
 	g_test_add_func("/storage/disk/plain/formats", test_plain_formats);
 	g_test_add_func("/storage/disk/plain/create-list-remove", test_lvm_create_list_remove);
 	g_test_add_func("/storage/disk/plain/too-big", test_lvm_too_big);

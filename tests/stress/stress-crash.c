@@ -39,7 +39,7 @@ typedef struct {
 	/* the load */
 	gint stop; /* atomic */
 	GMutex lock;
-	GArray *acknowledged; /* guint64 job IDs, under @lock */
+	GArray *acknowledged;  /* guint64 job IDs, under @lock */
 	guint instance_serial; /* atomic */
 	guint rapi_reads;      /* atomic */
 	gchar *rapi_base;
@@ -133,14 +133,15 @@ static gpointer
 rapi_worker(gpointer data)
 {
 	Harness *h = data;
-	g_autoptr(SoupSession) session = soup_session_new_with_options("proxy-resolver", NULL,
-								       "timeout", 5, NULL);
+	g_autoptr(SoupSession)
+		session = soup_session_new_with_options("proxy-resolver", NULL, "timeout", 5, NULL);
 	g_autoptr(GTlsDatabase) ca = g_tls_file_database_new(h->ca, NULL);
 	static const gchar *const paths[] = {"2/instances?bulk=1", "2/jobs", "2/info"};
 
 	soup_session_set_tls_database(session, ca);
 	for (guint i = 0; !g_atomic_int_get(&h->stop); i++) {
-		g_autofree gchar *uri = g_strconcat(h->rapi_base, paths[i % G_N_ELEMENTS(paths)], NULL);
+		g_autofree gchar *uri =
+			g_strconcat(h->rapi_base, paths[i % G_N_ELEMENTS(paths)], NULL);
 		g_autoptr(SoupMessage) msg = soup_message_new("GET", uri);
 		g_autoptr(GBytes) body = soup_session_send_and_read(session, msg, NULL, NULL);
 
@@ -188,7 +189,8 @@ restart_daemons(Harness *h, GString *why)
 				       started);
 		return FALSE;
 	}
-	h->cluster.client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(h->cluster.paths), &error);
+	h->cluster.client =
+		gnt_luxi_client_new(gnt_paths_get_luxi_socket(h->cluster.paths), &error);
 	if (h->cluster.client == NULL) {
 		g_string_append_printf(why, "after gantry-daemons start: %s", error->message);
 		return FALSE;
@@ -209,7 +211,8 @@ queue_settled(Harness *h)
 			&h->cluster, "QueryJobs", "[[], [\"id\", \"status\"]]", NULL);
 		gboolean busy = rows == NULL;
 
-		for (guint i = 0; !busy && i < json_array_get_length(json_node_get_array(rows)); i++) {
+		for (guint i = 0; !busy && i < json_array_get_length(json_node_get_array(rows));
+		     i++) {
 			JsonArray *row = json_array_get_array_element(json_node_get_array(rows), i);
 			const gchar *status = json_array_get_string_element(row, 1);
 
@@ -243,14 +246,14 @@ check_acknowledged(Harness *h, guint from, GString *why)
 	for (guint i = from; i < h->acknowledged->len; i++) {
 		guint64 id = g_array_index(h->acknowledged, guint64, i);
 		JsonNode *row = json_array_get_element(json_node_get_array(rows), i - from);
-		const gchar *status = row != NULL && JSON_NODE_HOLDS_ARRAY(row)
-					      ? json_array_get_string_element(
-							json_node_get_array(row), 0)
-					      : NULL;
+		const gchar *status =
+			row != NULL && JSON_NODE_HOLDS_ARRAY(row)
+				? json_array_get_string_element(json_node_get_array(row), 0)
+				: NULL;
 
 		if (status == NULL) {
-			g_string_append_printf(why, "acknowledged job %" G_GUINT64_FORMAT " is lost",
-					       id);
+			g_string_append_printf(
+				why, "acknowledged job %" G_GUINT64_FORMAT " is lost", id);
 			return FALSE;
 		}
 		if (!job_status_is_final(status)) {
@@ -267,8 +270,8 @@ check_acknowledged(Harness *h, guint from, GString *why)
 static void
 archive_jobs(Harness *h)
 {
-	g_autoptr(JsonNode) done =
-		gnt_test_cluster_call(&h->cluster, "AutoArchiveJobs", "[-1, 60]", NULL);
+	g_autoptr(JsonNode)
+		done = gnt_test_cluster_call(&h->cluster, "AutoArchiveJobs", "[-1, 60]", NULL);
 
 	g_assert_nonnull(done);
 }
@@ -295,17 +298,19 @@ check_disks(Harness *h, GString *why)
 	data = json_object_get_array_member(json_node_get_object(result), "data");
 	for (guint i = 0; i < json_array_get_length(data); i++) {
 		JsonArray *row = json_array_get_array_element(data, i);
-		const gchar *name = json_array_get_string_element(
-			json_array_get_array_element(row, 0), 1);
-		gint64 n_disks = json_array_get_int_element(json_array_get_array_element(row, 1), 1);
+		const gchar *name =
+			json_array_get_string_element(json_array_get_array_element(row, 0), 1);
+		gint64 n_disks =
+			json_array_get_int_element(json_array_get_array_element(row, 1), 1);
 		g_autofree gchar *instance_dir = g_build_filename(storage, name, NULL);
 		g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 
 		g_hash_table_add(names, (gpointer)name);
 		gnt_test_cluster_list_files(instance_dir, files);
 		if ((gint64)files->len != n_disks) {
-			g_string_append_printf(why, "instance %s has %" G_GINT64_FORMAT
-						    " disks in the config and %u files on the node",
+			g_string_append_printf(why,
+					       "instance %s has %" G_GINT64_FORMAT
+					       " disks in the config and %u files on the node",
 					       name, n_disks, files->len);
 			return FALSE;
 		}
@@ -313,8 +318,8 @@ check_disks(Harness *h, GString *why)
 	dir = g_dir_open(storage, 0, NULL);
 	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
 		if (!g_hash_table_contains(names, entry)) {
-			g_string_append_printf(why, "file storage holds '%s', which no instance has",
-					       entry);
+			g_string_append_printf(
+				why, "file storage holds '%s', which no instance has", entry);
 			return FALSE;
 		}
 	}
@@ -325,8 +330,8 @@ check_disks(Harness *h, GString *why)
 static gboolean
 check_no_children(Harness *h, GString *why)
 {
-	g_autofree gchar *record = g_build_filename(gnt_paths_get_run_dir(h->cluster.paths),
-						    "noded-children", NULL);
+	g_autofree gchar *record =
+		g_build_filename(gnt_paths_get_run_dir(h->cluster.paths), "noded-children", NULL);
 	g_autoptr(GDir) dir = g_dir_open(record, 0, NULL);
 	const gchar *entry;
 
@@ -347,8 +352,9 @@ check_verify(Harness *h, GString *why)
 	gint status = GNT_TEST_CLUSTER_RUN(&h->cluster, "GNT_TEST_GNT_CLUSTER", "verify");
 
 	if (status != 0) {
-		g_string_append_printf(why, "gnt-cluster verify exited %d (its output is in the "
-					    "test log)",
+		g_string_append_printf(why,
+				       "gnt-cluster verify exited %d (its output is in the "
+				       "test log)",
 				       status);
 		return FALSE;
 	}
@@ -400,7 +406,8 @@ main(int argc, char **argv)
 	gint64 seed = 0;
 	const GOptionEntry entries[] = {
 		{"trials", 0, 0, G_OPTION_ARG_INT, &trials, "How many trials (default 5)", "N"},
-		{"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "The random seed (default: the time)", "S"},
+		{"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "The random seed (default: the time)",
+		 "S"},
 		{"max-load-ms", 0, 0, G_OPTION_ARG_INT, &max_load_ms,
 		 "The longest load before the kill (default 1500)", "MS"},
 		{NULL},
@@ -417,8 +424,8 @@ main(int argc, char **argv)
 	g_option_context_add_main_entries(context, entries, NULL);
 	if (!g_option_context_parse(context, &argc, &argv, &error) || trials < 1 ||
 	    max_load_ms < 50) {
-		g_printerr("stress-crash: %s\n", error != NULL ? error->message
-							: "--trials >= 1, --max-load-ms >= 50");
+		g_printerr("stress-crash: %s\n",
+			   error != NULL ? error->message : "--trials >= 1, --max-load-ms >= 50");
 		return 2;
 	}
 	if (seed == 0)

@@ -79,9 +79,9 @@ make_os(ApplianceFx *fx)
 	gnt_test_write_file(dir, "ganeti_api_version", "20\n", 0644);
 	gnt_test_write_file(dir, "variants.list", "default\n", 0644);
 	gnt_test_write_file(dir, "parameters.list",
-		   "greeting a public greeting\nrootpw a private password\n"
-		   "token a secret token\n",
-		   0644);
+			    "greeting a public greeting\nrootpw a private password\n"
+			    "token a secret token\n",
+			    0644);
 	gnt_test_write_file(dir, "create", host_create, 0755);
 	gnt_test_write_file(dir, "export", other, 0755);
 	gnt_test_write_file(dir, "import", other, 0755);
@@ -114,8 +114,8 @@ static gboolean
 appliance_domain_left(GntTestCluster *cluster)
 {
 	g_autofree gchar *needle = g_strdup_printf("appliance-gnt-%s-", cluster->name);
-	const gchar *argv[] = {"virsh", "-q", "-c", GNT_HV_DEFAULT_URI, "list", "--all",
-			       "--name", NULL};
+	const gchar *argv[] = {"virsh", "-q",	 "-c",	   GNT_HV_DEFAULT_URI,
+			       "list",	"--all", "--name", NULL};
 
 	for (guint i = 0; i < 300; i++) {
 		g_autofree gchar *out = NULL;
@@ -351,9 +351,9 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add("/system/appliance-kvm/untrusted-install", ApplianceFx, NULL,
-		   appliance_set_up, test_untrusted_install, appliance_tear_down);
-	g_test_add("/system/appliance-kvm/slirp-fallback", ApplianceFx, "slirp",
-		   appliance_set_up, test_untrusted_install, appliance_tear_down);
+	g_test_add("/system/appliance-kvm/untrusted-install", ApplianceFx, NULL, appliance_set_up,
+		   test_untrusted_install, appliance_tear_down);
+	g_test_add("/system/appliance-kvm/slirp-fallback", ApplianceFx, "slirp", appliance_set_up,
+		   test_untrusted_install, appliance_tear_down);
 	return g_test_run();
 }

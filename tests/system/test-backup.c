@@ -21,8 +21,8 @@ typedef struct {
 static void
 backup_set_up(BackupFx *fx, gconstpointer data)
 {
-	g_autofree gchar *os_defs = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs",
-						     NULL);
+	g_autofree gchar *os_defs =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs", NULL);
 	g_autofree gchar *name = g_strdup_printf("bk%d.example.com", (gint)getpid());
 
 	gnt_test_cluster_init(&fx->cluster, name, "fake");
@@ -110,7 +110,8 @@ instance_field(BackupFx *fx, const gchar *name, const gchar *field)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *args = g_strdup_printf("[[\"%s\"], [\"%s\"], false]", name, field);
-	g_autoptr(JsonNode) rows = gnt_test_cluster_call(&fx->cluster, "QueryInstances", args, &error);
+	g_autoptr(JsonNode)
+		rows = gnt_test_cluster_call(&fx->cluster, "QueryInstances", args, &error);
 
 	g_assert_no_error(error);
 	return json_node_copy(json_array_get_element(
@@ -136,10 +137,10 @@ list_exports(BackupFx *fx)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
-#define CREATE_WEB1                                                                               \
-	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"web1.example.com\","            \
-	" \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 8}],"        \
-	" \"nics\": [{}], \"os_type\": \"" OS_NAME "\", \"hypervisor\": \"fake\","               \
+#define CREATE_WEB1                                                                                 \
+	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"web1.example.com\","              \
+	" \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 8}],"           \
+	" \"nics\": [{}], \"os_type\": \"" OS_NAME "\", \"hypervisor\": \"fake\","                  \
 	" \"beparams\": {\"maxmem\": 256, \"vcpus\": 2}, \"osparams\": {\"filesystem\": \"ext3\"}," \
 	" \"tags\": [\"web\", \"prod\"]}"
 
@@ -185,8 +186,9 @@ test_export_import(BackupFx *fx, gconstpointer data)
 	g_assert_nonnull(strstr(original, "INSTANCE_NAME=web1.example.com\n"));
 
 	/* the running instance is stopped for the export, then started again */
-	row = run_op(fx, "{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web1\","
-			 " \"target_node\": \"%s\", \"shutdown_timeout\": 5}",
+	row = run_op(fx,
+		     "{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web1\","
+		     " \"target_node\": \"%s\", \"shutdown_timeout\": 5}",
 		     fx->node);
 	gnt_test_cluster_assert_success(row);
 	result = gnt_test_cluster_row_to_string(row);
@@ -221,9 +223,10 @@ test_export_import(BackupFx *fx, gconstpointer data)
 
 	/* gone from the cluster, back from the export under another name */
 	gnt_test_cluster_remove_instance(&fx->cluster, "web1.example.com", disk);
-	assert_ok(run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
-			     " \"web2.example.com\", \"mode\": \"import\", \"disk_template\": \"file\","
-			     " \"disks\": [], \"nics\": [], \"src_path\": \"web1.example.com\"}"));
+	assert_ok(run_op(fx,
+			 "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
+			 " \"web2.example.com\", \"mode\": \"import\", \"disk_template\": \"file\","
+			 " \"disks\": [], \"nics\": [], \"src_path\": \"web1.example.com\"}"));
 	g_clear_pointer(&disk, g_free);
 	disk = dup_disk_file(fx, "web2.example.com");
 	imported = read_file(disk);
@@ -242,9 +245,10 @@ test_export_import(BackupFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_node_get_string(status), ==, "running");
 
 	/* compressed, and the instance removed after its export */
-	assert_ok(run_op(fx, "{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web2\","
-			     " \"target_node\": \"%s\", \"compress\": \"gzip\","
-			     " \"remove_instance\": true}",
+	assert_ok(run_op(fx,
+			 "{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web2\","
+			 " \"target_node\": \"%s\", \"compress\": \"gzip\","
+			 " \"remove_instance\": true}",
 			 fx->node));
 	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "web2.example.com"), ==, 0);
 	g_assert_false(g_file_test(disk, G_FILE_TEST_EXISTS));
@@ -254,10 +258,11 @@ test_export_import(BackupFx *fx, gconstpointer data)
 
 		g_assert_cmpstr(unpacked, ==, expected);
 	}
-	assert_ok(run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
-			     " \"web3.example.com\", \"mode\": \"import\", \"disk_template\": \"file\","
-			     " \"disks\": [], \"nics\": [], \"src_node\": \"%s\","
-			     " \"src_path\": \"%s/web2.example.com\"}",
+	assert_ok(run_op(fx,
+			 "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
+			 " \"web3.example.com\", \"mode\": \"import\", \"disk_template\": \"file\","
+			 " \"disks\": [], \"nics\": [], \"src_node\": \"%s\","
+			 " \"src_path\": \"%s/web2.example.com\"}",
 			 fx->node, fx->export_dir));
 	g_clear_pointer(&disk, g_free);
 	g_clear_pointer(&imported, g_free);
@@ -289,11 +294,11 @@ count_files(const gchar *dir)
 	return files->len;
 }
 
-#define IMPORT(name, extra)                                                                      \
-	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" name "\","                   \
-	" \"mode\": \"import\", \"disk_template\": \"file\", \"disks\": [], \"nics\": []" extra "}"
-#define EXPORT(extra)                                                                            \
-	"{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web1\"" extra "}"
+#define IMPORT(name, extra)                                                                        \
+	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" name "\","                     \
+	" \"mode\": \"import\", \"disk_template\": \"file\", \"disks\": [], \"nics\": []" extra    \
+	"}"
+#define EXPORT(extra) "{\"OP_ID\": \"OP_BACKUP_EXPORT\", \"instance_name\": \"web1\"" extra "}"
 
 /* Unknown exports, paths leaving the export directory, what is not
  * supported: refused naming the culprit. A failing import script undoes
@@ -307,24 +312,28 @@ test_refusals(BackupFx *fx, gconstpointer data)
 	g_autofree gchar *names = NULL;
 
 	assert_ok(gnt_test_cluster_run_op(&fx->cluster, CREATE_WEB1, JOB_TIMEOUT_S));
-	assert_ok(run_op(fx, EXPORT(", \"target_node\": \"%s\", \"compress\": \"gzip\""), fx->node));
+	assert_ok(
+		run_op(fx, EXPORT(", \"target_node\": \"%s\", \"compress\": \"gzip\""), fx->node));
 
 	assert_refused(run_op(fx, IMPORT("a.example.com", ", \"src_path\": \"nosuch\"")),
 		       "OpPrereqError", "no export 'nosuch'");
-	assert_refused(run_op(fx, IMPORT("b.example.com", ", \"src_node\": \"%s\","
-							    " \"src_path\": \"/etc\""),
+	assert_refused(run_op(fx,
+			      IMPORT("b.example.com", ", \"src_node\": \"%s\","
+						      " \"src_path\": \"/etc\""),
 			      fx->node),
 		       "OpPrereqError", "export path '/etc' is outside the export directory");
-	assert_refused(run_op(fx, IMPORT("c.example.com", ", \"src_node\": \"%s\","
-							    " \"src_path\": \"%s\""),
+	assert_refused(run_op(fx,
+			      IMPORT("c.example.com", ", \"src_node\": \"%s\","
+						      " \"src_path\": \"%s\""),
 			      fx->node, other),
 		       "OpPrereqError", "must name one export right below");
-	assert_refused(run_op(fx, IMPORT("d.example.com", ", \"src_path\": \"../web1.example.com\"")),
+	assert_refused(run_op(fx,
+			      IMPORT("d.example.com", ", \"src_path\": \"../web1.example.com\"")),
 		       "OpPrereqError", "must name one export right below");
 	assert_refused(run_op(fx, IMPORT("e.example.com", ", \"src_path\": \"/etc\"")),
 		       "OpPrereqError", "requires a source node option");
 	assert_refused(run_op(fx, IMPORT("f.example.com", ", \"src_node\": \"nosuchnode\","
-							    " \"src_path\": \"web1.example.com\"")),
+							  " \"src_path\": \"web1.example.com\"")),
 		       "OpPrereqError", "nosuchnode");
 	assert_refused(run_op(fx, EXPORT(", \"target_node\": \"%s\", \"mode\": \"remote\""),
 			      fx->node),
@@ -348,7 +357,7 @@ test_refusals(BackupFx *fx, gconstpointer data)
 		       "OpExecError", "'gzip' failed");
 
 	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "g.example.com"), ==, 0);
-	g_assert_cmpuint(count_files(storage), ==, 1);	     /* web1's disk alone */
+	g_assert_cmpuint(count_files(storage), ==, 1);	      /* web1's disk alone */
 	g_assert_cmpuint(count_files(fx->export_dir), ==, 2); /* its config.ini and dump */
 	names = list_exports(fx);
 	g_assert_cmpstr(names, ==, "web1.example.com");
@@ -358,8 +367,8 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add("/system/backup/export-import", BackupFx, NULL, backup_set_up, test_export_import,
-		   backup_tear_down);
+	g_test_add("/system/backup/export-import", BackupFx, NULL, backup_set_up,
+		   test_export_import, backup_tear_down);
 	g_test_add("/system/backup/refusals", BackupFx, NULL, backup_set_up, test_refusals,
 		   backup_tear_down);
 	return g_test_run();

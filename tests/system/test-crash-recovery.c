@@ -17,25 +17,25 @@
 
 #include <signal.h>
 
-#define OS_NAME	       "crashy"
-#define JOB_TIMEOUT_S  120
-#define WAIT_STEP_US   (50 * 1000)
-#define WAIT_LIMIT_S   30
+#define OS_NAME	      "crashy"
+#define JOB_TIMEOUT_S 120
+#define WAIT_STEP_US  (50 * 1000)
+#define WAIT_LIMIT_S  30
 
 typedef struct {
 	GntTestCluster cluster;
-	gchar *os_dir; /* the OS search path */
+	gchar *os_dir;	/* the OS search path */
 	gchar *scratch; /* where the script writes its pids and waits for "go" */
 } CrashFx;
 
-#define CREATE_SCRIPT                                                       \
-	"#!/bin/sh\n"                                                         \
-	"sleep 600 &\n"                                                       \
-	"echo $! > \"$OSP_DIR/grandchild.pid.new\"\n"                         \
-	"mv \"$OSP_DIR/grandchild.pid.new\" \"$OSP_DIR/grandchild.pid\"\n"     \
-	"echo $$ > \"$OSP_DIR/script.pid.new\"\n"                             \
-	"mv \"$OSP_DIR/script.pid.new\" \"$OSP_DIR/script.pid\"\n"             \
-	"while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"               \
+#define CREATE_SCRIPT                                                                              \
+	"#!/bin/sh\n"                                                                              \
+	"sleep 600 &\n"                                                                            \
+	"echo $! > \"$OSP_DIR/grandchild.pid.new\"\n"                                              \
+	"mv \"$OSP_DIR/grandchild.pid.new\" \"$OSP_DIR/grandchild.pid\"\n"                         \
+	"echo $$ > \"$OSP_DIR/script.pid.new\"\n"                                                  \
+	"mv \"$OSP_DIR/script.pid.new\" \"$OSP_DIR/script.pid\"\n"                                 \
+	"while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"                                    \
 	"exit 0\n"
 
 static void
@@ -119,8 +119,8 @@ start_daemons(CrashFx *fx)
 	g_clear_object(&fx->cluster.client);
 	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GANTRY_DAEMONS", "start"), ==,
 			0);
-	fx->cluster.client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->cluster.paths),
-						  &error);
+	fx->cluster.client =
+		gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->cluster.paths), &error);
 	g_assert_no_error(error);
 }
 
@@ -157,11 +157,11 @@ assert_recovered(CrashFx *fx, const gchar *name, guint64 create_job)
 	for (guint64 id = create_job + 1; id < create_job + 20; id++) {
 		g_autoptr(JsonArray) row = NULL;
 		g_autofree gchar *text = NULL;
-		g_autofree gchar *args = g_strdup_printf(
-			"[[%" G_GUINT64_FORMAT "], [\"status\"]]", id);
+		g_autofree gchar *args =
+			g_strdup_printf("[[%" G_GUINT64_FORMAT "], [\"status\"]]", id);
 		g_autoptr(GError) error = NULL;
-		g_autoptr(JsonNode) rows =
-			gnt_test_cluster_call(&fx->cluster, "QueryJobs", args, &error);
+		g_autoptr(JsonNode)
+			rows = gnt_test_cluster_call(&fx->cluster, "QueryJobs", args, &error);
 
 		g_assert_no_error(error);
 		if (JSON_NODE_HOLDS_NULL(json_array_get_element(json_node_get_array(rows), 0)))
@@ -247,8 +247,8 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add("/crash-recovery/noded-killed", CrashFx, "crash-noded.example.com",
-		   crash_set_up, test_noded_killed, crash_tear_down);
+	g_test_add("/crash-recovery/noded-killed", CrashFx, "crash-noded.example.com", crash_set_up,
+		   test_noded_killed, crash_tear_down);
 	g_test_add("/crash-recovery/masterd-killed", CrashFx, "crash-masterd.example.com",
 		   crash_set_up, test_masterd_killed, crash_tear_down);
 	return g_test_run();

@@ -41,15 +41,17 @@ static void
 masterd_start(SysFx *fx)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
-	g_autofree gchar *log = g_strdup_printf("%s/masterd-%u.stderr", gnt_paths_get_log_dir(fx->root.paths),
-						fx->starts++);
+	g_autoptr(GSubprocessLauncher)
+		launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	g_autofree gchar *log = g_strdup_printf(
+		"%s/masterd-%u.stderr", gnt_paths_get_log_dir(fx->root.paths), fx->starts++);
 
 	/* debug logging on: secrets must not leak even there */
 	g_subprocess_launcher_set_stderr_file_path(launcher, log);
 	g_subprocess_launcher_set_child_setup(launcher, die_with_parent, NULL, NULL);
 	fx->masterd = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_MASTERD"),
-						  "--foreground", "--debug", "--root", fx->root.dir, NULL);
+						  "--foreground", "--debug", "--root", fx->root.dir,
+						  NULL);
 	g_assert_no_error(error);
 	for (guint i = 0; i < 1000 && fx->client == NULL; i++) {
 		g_clear_error(&error);
@@ -86,7 +88,8 @@ mount_small_fs(const gchar *dir, guint size_kib, GError **error)
 	g_autofree gchar *options = g_strdup_printf("size=%uk,mode=0700", size_kib);
 
 	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-	    g_mkdir_with_parents(dir, 0700) != 0 || mount("gnt-test", dir, "tmpfs", 0, options) != 0) {
+	    g_mkdir_with_parents(dir, 0700) != 0 ||
+	    mount("gnt-test", dir, "tmpfs", 0, options) != 0) {
 		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
 			    "cannot mount a small tmpfs at '%s': %s", dir, g_strerror(errno));
 		return FALSE;
@@ -221,7 +224,8 @@ test_kill9_keeps_acknowledged_jobs(SysFx *fx, gconstpointer data)
 					   &error);
 			} else {
 				res = call(fx, "SubmitJob",
-					   "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":0.01}]]", &error);
+					   "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":0.01}]]",
+					   &error);
 			}
 			if (res == NULL)
 				break; /* not acknowledged: either outcome is allowed */
@@ -263,16 +267,19 @@ test_kill9_keeps_acknowledged_jobs(SysFx *fx, gconstpointer data)
 			{
 				JsonArray *exc = json_array_get_array_element(
 					json_array_get_array_element(row, 2), 0);
-				g_assert_cmpstr(json_array_get_string_element(exc, 0), ==, "OpExecError");
-				g_assert_cmpstr(json_array_get_string_element(
-							json_array_get_array_element(exc, 1), 0),
-						==, "the master daemon stopped while the job was running");
+				g_assert_cmpstr(json_array_get_string_element(exc, 0), ==,
+						"OpExecError");
+				g_assert_cmpstr(
+					json_array_get_string_element(
+						json_array_get_array_element(exc, 1), 0),
+					==, "the master daemon stopped while the job was running");
 			}
 			n_stopped++;
 		}
 		g_test_message("%u succeeded, %u were running at a kill", n_success, n_stopped);
 		/* job IDs are never reused */
-		next = call(fx, "SubmitJob", "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":0}]]", &error);
+		next = call(fx, "SubmitJob", "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":0}]]",
+			    &error);
 		g_assert_no_error(error);
 		g_assert_cmpint(json_node_get_int(next), >, (gint64)max_acked);
 	}
@@ -302,7 +309,8 @@ test_secrets_never_reach_disk(SysFx *fx, gconstpointer data)
 	const gchar *secret = "Zs3cr3t-8b1f0c";
 	const gchar *private_value = "Zpr1v4te-77aa1e";
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonNode) blocker = call(fx, "SubmitJob", "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":60}]]", &error);
+	g_autoptr(JsonNode) blocker =
+		call(fx, "SubmitJob", "[[{\"OP_ID\":\"OP_TEST_DELAY\",\"duration\":60}]]", &error);
 	g_autofree gchar *held_args = g_strdup_printf(
 		"[[{\"OP_ID\":\"OP_TEST_DUMMY\",\"secret_value\":\"%s\",\"private_value\":\"%s\","
 		"\"depends\":[[%" G_GINT64_FORMAT ",[]]]}]]",
@@ -324,13 +332,14 @@ test_secrets_never_reach_disk(SysFx *fx, gconstpointer data)
 	id = (guint64)json_node_get_int(done);
 	g_array_append_val(ids, id);
 	g_autoptr(JsonArray) first = wait_jobs_final(fx, ids);
-	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(first, 0), 1), ==,
-			"success");
+	g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(first, 0), 1),
+			==, "success");
 
 	/* what LUXI shows: redacted */
-	query = g_strdup_printf("[\"job\", [\"ops\", \"oplog\"], [\"|\", [\"==\", \"id\", %" G_GINT64_FORMAT
-				"], [\"==\", \"id\", %" G_GINT64_FORMAT "]]]",
-				json_node_get_int(held), json_node_get_int(done));
+	query = g_strdup_printf(
+		"[\"job\", [\"ops\", \"oplog\"], [\"|\", [\"==\", \"id\", %" G_GINT64_FORMAT
+		"], [\"==\", \"id\", %" G_GINT64_FORMAT "]]]",
+		json_node_get_int(held), json_node_get_int(done));
 	shown = call(fx, "Query", query, &error);
 	g_assert_no_error(error);
 	shown_text = gnt_json_to_string(shown);

@@ -10,10 +10,10 @@
  */
 #include "gnt-test-cluster.h"
 
-#define MARKER "GANTRY-KVM-SYSTEM: the instance is up"
-#define INSTANCE "kvm1.example.com"
+#define MARKER	       "GANTRY-KVM-SYSTEM: the instance is up"
+#define INSTANCE       "kvm1.example.com"
 #define BOOT_TIMEOUT_S 120
-#define JOB_TIMEOUT_S 180
+#define JOB_TIMEOUT_S  180
 
 typedef struct {
 	GntTestCluster cluster;
@@ -129,7 +129,8 @@ test_lifecycle(KvmFx *fx, gconstpointer data)
 		" \"timeout\": 3}",
 		JOB_TIMEOUT_S);
 	gnt_test_cluster_assert_success(stopped);
-	g_test_message("shutdown took %.2f s", (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC);
+	g_test_message("shutdown took %.2f s",
+		       (gdouble)(g_get_monotonic_time() - t) / G_USEC_PER_SEC);
 	stop_text = gnt_test_cluster_row_to_string(stopped);
 	g_assert_nonnull(strstr(stop_text, "did not shut down within 3 seconds: destroyed"));
 	g_assert_cmpuint(g_get_monotonic_time() - t, >=, 3 * G_USEC_PER_SEC);
@@ -137,7 +138,8 @@ test_lifecycle(KvmFx *fx, gconstpointer data)
 
 	gnt_test_cluster_remove_instance(cluster, INSTANCE, files->pdata[0]);
 	g_assert_cmpuint(count_files(cluster), ==, 0);
-	g_test_message("whole lifecycle %.2f s", (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+	g_test_message("whole lifecycle %.2f s",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
 }
 
 static void
@@ -177,8 +179,8 @@ dup_domain_xml(GntTestCluster *cluster, const gchar *instance)
 	gchar *xml = NULL;
 	gint status = 0;
 
-	g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &xml,
-				   NULL, &status, &error));
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+				   &xml, NULL, &status, &error));
 	g_assert_no_error(error);
 	g_assert_true(g_spawn_check_wait_status(status, &error));
 	g_assert_no_error(error);

@@ -30,8 +30,8 @@ run_tool(InstFx *fx, const gchar *env_name, const gchar *const *args)
 	for (guint i = 0; args[i] != NULL; i++)
 		g_ptr_array_add(argv, (gpointer)args[i]);
 	g_ptr_array_add(argv, NULL);
-	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
-				   &err, &status, NULL));
+	g_assert_true(g_spawn_sync(NULL, (gchar **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
+				   &out, &err, &status, NULL));
 	if (status != 0)
 		g_printerr("%s: %s%s\n", (const gchar *)argv->pdata[0], out, err);
 	g_assert_cmpint(status, ==, 0);
@@ -44,9 +44,9 @@ inst_set_up(InstFx *fx, gconstpointer data)
 	g_autofree gchar *os_defs =
 		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "data", "os-defs", NULL);
 	/* the OS scripts run on the node: safe install off, the OSes trusted */
-	const gchar *init[] = {"init",		 "--noded-port", "0", "--os-search-path",
-			       os_defs,		 "--enable-safe-install", "no",
-			       "cluster.example.com", NULL};
+	const gchar *init[] = {"init",	"--noded-port",		 "0",  "--os-search-path",
+			       os_defs, "--enable-safe-install", "no", "cluster.example.com",
+			       NULL};
 	const gchar *trust_noop[] = {"modify", "--trusted", "yes", "noop", NULL};
 	const gchar *trust_sample[] = {"modify", "--trusted", "yes", "sample", NULL};
 
@@ -98,8 +98,8 @@ run_op(InstFx *fx, const gchar *op_json)
 	g_assert_no_error(error);
 	json_array_add_string_element(fields, "status");
 	for (;;) {
-		g_autoptr(JsonNode) res = gnt_luxi_client_wait_for_job_change(fx->client, id, fields,
-									       NULL, -1, 30, &error);
+		g_autoptr(JsonNode) res = gnt_luxi_client_wait_for_job_change(
+			fx->client, id, fields, NULL, -1, 30, &error);
 		g_assert_no_error(error);
 		if (JSON_NODE_HOLDS_ARRAY(res)) {
 			const gchar *st = json_array_get_string_element(
@@ -113,7 +113,8 @@ run_op(InstFx *fx, const gchar *op_json)
 			       id);
 	{
 		g_autoptr(JsonNode) argn = gnt_json_parse(args, -1, NULL);
-		g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryJobs", argn, &error);
+		g_autoptr(JsonNode)
+			rows = gnt_luxi_client_call(fx->client, "QueryJobs", argn, &error);
 		g_assert_no_error(error);
 		return json_array_ref(json_array_get_array_element(json_node_get_array(rows), 0));
 	}
@@ -148,8 +149,8 @@ static JsonArray *
 instances(InstFx *fx)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonNode) args =
-		gnt_json_parse("[[], [\"name\", \"admin_state\", \"disk.sizes\"], false]", -1, NULL);
+	g_autoptr(JsonNode) args = gnt_json_parse(
+		"[[], [\"name\", \"admin_state\", \"disk.sizes\"], false]", -1, NULL);
 	g_autoptr(JsonNode) rows = gnt_luxi_client_call(fx->client, "QueryInstances", args, &error);
 
 	g_assert_no_error(error);
@@ -160,7 +161,8 @@ instances(InstFx *fx)
 static guint
 count_disk_files(InstFx *fx, const gchar *sub)
 {
-	g_autofree gchar *dir = g_build_filename(fx->dir, "srv", "gantry", "file-storage", sub, NULL);
+	g_autofree gchar *dir =
+		g_build_filename(fx->dir, "srv", "gantry", "file-storage", sub, NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	guint n = 0;
 
@@ -169,9 +171,10 @@ count_disk_files(InstFx *fx, const gchar *sub)
 	return n;
 }
 
-#define CREATE(name, extra)                                                                       \
-	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" name "\", \"mode\": \"create\"," \
-	" \"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [{}],"              \
+#define CREATE(name, extra)                                                                        \
+	"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"" name                           \
+	"\", \"mode\": \"create\","                                                                \
+	" \"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [{}],"               \
 	" \"os_type\": \"noop\", \"hypervisor\": \"fake\"" extra "}"
 
 static void
@@ -212,7 +215,8 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	row = json_array_get_array_element(rows, 0);
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "web9.example.com");
 	g_assert_cmpstr(json_array_get_string_element(row, 1), ==, "down");
-	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(row, 2), 1), ==, 32);
+	g_assert_cmpint(json_array_get_int_element(json_array_get_array_element(row, 2), 1), ==,
+			32);
 
 	removed = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_REMOVE\", \"instance_name\": \"web9\"}");
 	assert_job_ok(removed);
@@ -237,7 +241,8 @@ test_query_data(InstFx *fx, gconstpointer data)
 
 	if (fx->dir == NULL)
 		return;
-	created = run_op(fx, CREATE("db1.example.com", ", \"beparams\": {\"vcpus\": 2},"
+	created = run_op(fx, CREATE("db1.example.com",
+				    ", \"beparams\": {\"vcpus\": 2},"
 				    " \"osparams_private\": {\"pw\": \"s3cr3t-pw\"}"));
 	assert_job_ok(created);
 
@@ -255,8 +260,8 @@ test_query_data(InstFx *fx, gconstpointer data)
 				json_object_get_object_member(info, "be_instance"), "vcpus"),
 			==, 2);
 	/* filled from the cluster's defaults */
-	g_assert_true(json_object_has_member(json_object_get_object_member(info, "be_actual"),
-					     "maxmem"));
+	g_assert_true(
+		json_object_has_member(json_object_get_object_member(info, "be_actual"), "maxmem"));
 	disk = json_array_get_object_element(json_object_get_array_member(info, "disks"), 0);
 	g_assert_cmpstr(json_object_get_string_member(disk, "iv_name"), ==, "disk/0");
 	g_assert_cmpint(json_object_get_int_member(disk, "size"), ==, 64);
@@ -292,7 +297,8 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 		const gchar *klass;
 		const gchar *needle;
 	} cases[] = {
-		{CREATE("a.example.com", ", \"os_type\": \"nosuchos\""), "OpPrereqError", "nosuchos"},
+		{CREATE("a.example.com", ", \"os_type\": \"nosuchos\""), "OpPrereqError",
+		 "nosuchos"},
 		/* nothing to install now, but the OS must still exist */
 		{CREATE("a2.example.com", ", \"os_type\": \"nosuchos\", \"no_install\": true"),
 		 "OpPrereqError", "nosuchos"},
@@ -300,12 +306,14 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 		 " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": \"1Q\"}],"
 		 " \"nics\": [], \"os_type\": \"noop\"}",
 		 "OpPrereqError", "invalid size '1Q'"},
-		{CREATE("c.example.com", ", \"hvparams\": {\"bogus\": 1}"), "OpPrereqError", "bogus"},
+		{CREATE("c.example.com", ", \"hvparams\": {\"bogus\": 1}"), "OpPrereqError",
+		 "bogus"},
 		{"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"d.example.com\","
 		 " \"mode\": \"create\", \"disk_template\": \"plain\", \"disks\": [{\"size\": 64}],"
 		 " \"nics\": [], \"os_type\": \"noop\"}",
 		 "OpPrereqError", "disk template 'plain' is not enabled"},
-		{CREATE("e.example.com", ", \"pnode\": \"nosuchnode\""), "OpPrereqError", "nosuchnode"},
+		{CREATE("e.example.com", ", \"pnode\": \"nosuchnode\""), "OpPrereqError",
+		 "nosuchnode"},
 		{CREATE("f.example.com", ", \"hypervisor\": \"kvm\""), "OpPrereqError",
 		 "hypervisor 'kvm' is not enabled"},
 		/* refused by the node (no space): the record made first is gone again */
@@ -336,15 +344,17 @@ test_refusals_leave_nothing(InstFx *fx, gconstpointer data)
 	/* 16 disks at most (Ganeti's MAX_DISKS), added one at a time too */
 	for (guint i = 1; i < 16; i++) {
 		g_autoptr(JsonArray) added = run_op(
-			fx, "{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
-			    " \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
+			fx,
+			"{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
+			" \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
 		assert_job_ok(added);
 	}
 	g_assert_cmpuint(count_disk_files(fx, "h.example.com"), ==, 16);
 	{
 		g_autoptr(JsonArray) seventeenth = run_op(
-			fx, "{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
-			    " \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
+			fx,
+			"{\"OP_ID\": \"OP_INSTANCE_SET_PARAMS\", \"instance_name\": \"h.example.com\","
+			" \"disks\": [[\"add\", -1, {\"size\": 1}]]}");
 		assert_job_failed(seventeenth, "OpPrereqError",
 				  "Instance has too many disks (16), cannot add more");
 	}
@@ -458,7 +468,8 @@ assert_install_failed(InstFx *fx, const gchar *name)
 	assert_job_ok(row);
 	install = json_object_get_object_member(
 		json_object_get_object_member(
-			json_array_get_object_element(json_array_get_array_element(row, 1), 0), name),
+			json_array_get_object_element(json_array_get_array_element(row, 1), 0),
+			name),
 		"install");
 	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
 	g_assert_true(json_object_get_boolean_member(install, "reinstall"));
@@ -479,9 +490,8 @@ assert_install_failed(InstFx *fx, const gchar *name)
 						      "result"),
 			==, "not run");
 	/* names of the secrets the last good install had, never values */
-	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(install,
-										   "secret_names"),
-						      0),
+	g_assert_cmpstr(json_array_get_string_element(
+				json_object_get_array_member(install, "secret_names"), 0),
 			==, "secret.token");
 }
 
@@ -494,7 +504,7 @@ db_contains(const gchar *db, const gchar *needle)
 	return gnt_test_file_contains(db, needle) || gnt_test_file_contains(wal, needle);
 }
 
-#define REINSTALL(extra)                                                                          \
+#define REINSTALL(extra)                                                                           \
 	"{\"OP_ID\": \"OP_INSTANCE_REINSTALL\", \"instance_name\": \"re1\"" extra "}"
 
 /* Reinstall runs the OS create script again on the existing disks, with
@@ -517,12 +527,13 @@ test_reinstall(InstFx *fx, gconstpointer data)
 		return;
 	config_db = gnt_paths_get_config_db(fx->paths);
 	queue_db = gnt_paths_get_queue_db(fx->paths);
-	run_ok(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"re1.example.com\","
-		    " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 16}],"
-		    " \"nics\": [], \"os_type\": \"sample+default\", \"hypervisor\": \"fake\","
-		    " \"start\": false, \"osparams\": {\"filesystem\": \"ext4\"},"
-		    " \"osparams_private\": {\"root-size\": \"private-R1\"},"
-		    " \"osparams_secret\": {\"secret.token\": \"secret-S1\"}}");
+	run_ok(fx,
+	       "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"re1.example.com\","
+	       " \"mode\": \"create\", \"disk_template\": \"file\", \"disks\": [{\"size\": 16}],"
+	       " \"nics\": [], \"os_type\": \"sample+default\", \"hypervisor\": \"fake\","
+	       " \"start\": false, \"osparams\": {\"filesystem\": \"ext4\"},"
+	       " \"osparams_private\": {\"root-size\": \"private-R1\"},"
+	       " \"osparams_secret\": {\"secret.token\": \"secret-S1\"}}");
 	env = disk0_env(fx, "re1.example.com");
 	assert_has_line(env, "OSP_SECRET_TOKEN=secret-S1");
 	g_assert_null(strstr(env, "INSTANCE_REINSTALL"));
@@ -542,10 +553,11 @@ test_reinstall(InstFx *fx, gconstpointer data)
 	/* the script runs again, on the same disk, with the new OS and values */
 	path = disk0_path(fx, "re1.example.com");
 	g_assert_true(g_file_set_contents(path, "overwritten\n", -1, NULL));
-	reinstalled = run_op(fx, REINSTALL(", \"os_type\": \"sample+minimal\","
-					   " \"osparams\": {\"filesystem\": \"ext3\"},"
-					   " \"osparams_private\": {\"root-size\": \"private-R2\"},"
-					   " \"osparams_secret\": {\"secret.token\": \"secret-S2\"}"));
+	reinstalled =
+		run_op(fx, REINSTALL(", \"os_type\": \"sample+minimal\","
+				     " \"osparams\": {\"filesystem\": \"ext3\"},"
+				     " \"osparams_private\": {\"root-size\": \"private-R2\"},"
+				     " \"osparams_secret\": {\"secret.token\": \"secret-S2\"}"));
 	assert_job_ok(reinstalled);
 	g_assert_true(job_log_has(reinstalled, "Changing OS scripts to 'sample+minimal'"));
 	env = disk0_env(fx, "re1.example.com");
@@ -587,7 +599,8 @@ test_reinstall(InstFx *fx, gconstpointer data)
 				      " \"osparams\": {\"behaviour\": \"fail\"},"
 				      " \"osparams_secret\": {\"secret.token\": \"secret-S4\"}"));
 	assert_job_failed(failed, "OpExecError", "install step 'run_os_scripts' failed: node ");
-	assert_job_failed(failed, "OpExecError", "OS create script failed (exited with exit code 3)");
+	assert_job_failed(failed, "OpExecError",
+			  "OS create script failed (exited with exit code 3)");
 	assert_job_failed(failed, "OpExecError", "ending with: disk 0 is not usable");
 	g_assert_true(job_log_has(failed, "disk 0 is not usable"));
 	g_assert_true(job_log_has(failed, "progress line 30"));
@@ -617,7 +630,8 @@ test_reinstall(InstFx *fx, gconstpointer data)
 static JsonObject *
 fake_hv_record(InstFx *fx)
 {
-	g_autofree gchar *dir = g_build_filename(gnt_paths_get_data_dir(fx->paths), "fake-hv", NULL);
+	g_autofree gchar *dir =
+		g_build_filename(gnt_paths_get_data_dir(fx->paths), "fake-hv", NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
@@ -674,8 +688,9 @@ test_filled_params(InstFx *fx, gconstpointer data)
 	if (fx->dir == NULL)
 		return;
 	/* an os_hvp entry the hypervisor's table refuses is refused when set */
-	run_refused(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
-			" \"os_hvp\": {\"sample\": {\"fake\": {\"acpi\": true}}}}",
+	run_refused(fx,
+		    "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
+		    " \"os_hvp\": {\"sample\": {\"fake\": {\"acpi\": true}}}}",
 		    "OpPrereqError", "os_hvp of 'sample': unknown hypervisor parameter 'acpi'");
 	run_ok(fx, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\","
 		   " \"hvparams\": {\"fake\": {\"kernel_args\": \"ro cluster\"}},"
@@ -705,7 +720,8 @@ test_filled_params(InstFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(record, "memory_mib"), ==, 256);
 	g_assert_cmpint(json_object_get_int_member(record, "vcpus"), ==, 2);
 
-	query_data = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"fill1\"]}");
+	query_data =
+		run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_QUERY_DATA\", \"instances\": [\"fill1\"]}");
 	assert_job_ok(query_data);
 	info = json_object_get_object_member(
 		json_array_get_object_element(json_array_get_array_element(query_data, 1), 0),
@@ -735,7 +751,7 @@ main(int argc, char **argv)
 		   test_refusals_leave_nothing, inst_tear_down);
 	g_test_add("/system/instances/reinstall", InstFx, NULL, inst_set_up, test_reinstall,
 		   inst_tear_down);
-	g_test_add("/system/instances/filled-params", InstFx, NULL, inst_set_up,
-		   test_filled_params, inst_tear_down);
+	g_test_add("/system/instances/filled-params", InstFx, NULL, inst_set_up, test_filled_params,
+		   inst_tear_down);
 	return g_test_run();
 }

@@ -27,19 +27,19 @@
 #include "gnt-test-cluster.h"
 #include "tools-test.h"
 
-#define OS_NAME	  "gantry-report"
-#define NODE2	  "node2.example.com"
-#define NODE2_IP  "127.0.0.2"
+#define OS_NAME	      "gantry-report"
+#define NODE2	      "node2.example.com"
+#define NODE2_IP      "127.0.0.2"
 #define JOB_TIMEOUT_S 120
 
 /* The values, each unique enough to be found in any file. */
-#define PUBLIC_1  "Zpub-greeting-31c4a9"
-#define PRIVATE_1 "Zpriv-token-7e19a2"
-#define SECRET_1  "Zsecr-password-b04d55"
-#define PRIVATE_2 "Zpriv-token2-12f0be"
-#define SECRET_2  "Zsecr-password2-9ac3e1"
-#define PRIVATE_3 "Zpriv-token3-5d0c47"
-#define SECRET_3  "Zsecr-password3-e2a6f8"
+#define PUBLIC_1   "Zpub-greeting-31c4a9"
+#define PRIVATE_1  "Zpriv-token-7e19a2"
+#define SECRET_1   "Zsecr-password-b04d55"
+#define PRIVATE_2  "Zpriv-token2-12f0be"
+#define SECRET_2   "Zsecr-password2-9ac3e1"
+#define PRIVATE_3  "Zpriv-token3-5d0c47"
+#define SECRET_3   "Zsecr-password3-e2a6f8"
 #define SECRET_BAD "Zsecr-undeclared-41b7c0"
 
 static const gchar *const private_values[] = {PRIVATE_1, PRIVATE_2, PRIVATE_3, NULL};
@@ -77,7 +77,8 @@ make_daemon_wrappers(SecFx *fx)
 		g_autofree gchar *path = g_build_filename(bin, daemons[i], NULL);
 		g_autofree gchar *real = g_build_filename(real_dir, daemons[i], NULL);
 		g_autofree gchar *script = g_strdup_printf(
-			"#!/bin/sh\nTMPDIR='%s'; export TMPDIR\nexec '%s' --debug \"$@\"\n", tmp, real);
+			"#!/bin/sh\nTMPDIR='%s'; export TMPDIR\nexec '%s' --debug \"$@\"\n", tmp,
+			real);
 
 		gnt_test_write_file(NULL, path, script, 0755);
 	}
@@ -91,7 +92,7 @@ tool(SecFx *fx, const gchar *env_var, const gchar *const *args)
 	return run_in(fx->cluster.root, env_var, args);
 }
 
-#define INSTANCE(fx, ...)                                                                        \
+#define INSTANCE(fx, ...)                                                                          \
 	tool(fx, "GNT_TEST_GNT_INSTANCE", (const gchar *const[]){__VA_ARGS__, NULL})
 #define NODE(fx, ...) tool(fx, "GNT_TEST_GNT_NODE", (const gchar *const[]){__VA_ARGS__, NULL})
 
@@ -101,7 +102,8 @@ assert_no_values(const gchar *what, const gchar *text)
 {
 	for (guint i = 0; private_values[i] != NULL; i++) {
 		if (strstr(text, private_values[i]) != NULL)
-			g_error("%s shows the private value '%s': %s", what, private_values[i], text);
+			g_error("%s shows the private value '%s': %s", what, private_values[i],
+				text);
 	}
 	for (guint i = 0; secret_values[i] != NULL; i++) {
 		if (strstr(text, secret_values[i]) != NULL)
@@ -174,14 +176,15 @@ read_report(const gchar *root, const gchar *instance)
 
 /* The OS scripts saw the three values: their digests are on the disk. */
 static void
-assert_report(const gchar *root, const gchar *instance, const gchar *greeting,
-	      const gchar *token, const gchar *password, gboolean reinstall)
+assert_report(const gchar *root, const gchar *instance, const gchar *greeting, const gchar *token,
+	      const gchar *password, gboolean reinstall)
 {
 	g_autofree gchar *report = read_report(root, instance);
 	const gchar *names[] = {"OSP_GREETING", "OSP_API_TOKEN", "OSP_ROOT_PASSWORD"};
 	const gchar *values[] = {greeting, token, password};
-	g_autofree gchar *head = g_strdup_printf("gantry-report: instance %s, OS %s, reinstall %d\n",
-						 instance, OS_NAME, reinstall ? 1 : 0);
+	g_autofree gchar *head =
+		g_strdup_printf("gantry-report: instance %s, OS %s, reinstall %d\n", instance,
+				OS_NAME, reinstall ? 1 : 0);
 
 	g_assert_true(g_str_has_prefix(report, head));
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -198,7 +201,8 @@ assert_report(const gchar *root, const gchar *instance, const gchar *greeting,
 static void
 rapi_set_up(SecFx *fx)
 {
-	g_autofree gchar *data_dir = g_build_filename(fx->cluster.root, "var", "lib", "gantry", NULL);
+	g_autofree gchar *data_dir =
+		g_build_filename(fx->cluster.root, "var", "lib", "gantry", NULL);
 	g_autofree gchar *users_dir = g_build_filename(data_dir, "rapi", NULL);
 	g_autofree gchar *users = g_build_filename(users_dir, "users", NULL);
 	g_autofree gchar *port_file = g_build_filename(data_dir, "rapi-port", NULL);
@@ -287,8 +291,8 @@ add_node2(SecFx *fx)
 static void
 sec_set_up(SecFx *fx, gconstpointer data)
 {
-	g_autofree gchar *os_scripts = g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..",
-							"os-scripts", NULL);
+	g_autofree gchar *os_scripts =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..", "os-scripts", NULL);
 	g_autofree gchar *name = g_strdup_printf("osp%d.example.com", (gint)getpid());
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *commands = NULL;
@@ -394,14 +398,16 @@ check_outputs(SecFx *fx)
 				 "\"api_token\":\"<redacted>\"");
 	/* every job: its opcodes (private and secret values redacted), logs,
 	 * results */
-	jobs = luxi_checked(fx, "Query",
-			    "[\"job\", [\"id\", \"ops\", \"oplog\", \"opresult\", \"summary\"], null]",
-			    "\"root_password\":\"<redacted>\"");
+	jobs = luxi_checked(
+		fx, "Query",
+		"[\"job\", [\"id\", \"ops\", \"oplog\", \"opresult\", \"summary\"], null]",
+		"\"root_password\":\"<redacted>\"");
 	expect(info, 0, NULL);
 	assert_no_values("gnt-instance info", info->out);
 	assert_has(info->out, "    api_token: <redacted>\n");
 	assert_has(info->out, "    greeting: " PUBLIC_1 "\n");
-	assert_has(info->out, "    secret parameters (give them again to reinstall): root_password\n");
+	assert_has(info->out,
+		   "    secret parameters (give them again to reinstall): root_password\n");
 	expect(list, 0, NULL);
 	assert_no_values("gnt-instance list", list->out);
 	assert_has(list->out, "'api_token': '<redacted>'");
@@ -472,11 +478,12 @@ test_secrecy(SecFx *fx, gconstpointer data)
 
 	/* errors name parameters, never values: a secret the OS does not
 	 * declare is refused before anything is made */
-	refused = run_op(fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
-			     " \"web4.example.com\", \"mode\": \"create\", \"disk_template\": \"file\","
-			     " \"disks\": [{\"size\": 4}], \"nics\": [], \"os_type\": \"" OS_NAME "\","
-			     " \"hypervisor\": \"fake\", \"osparams_secret\": {\"undeclared\": \""
-			     SECRET_BAD "\"}, \"osparams_private\": {\"api_token\": \"" PRIVATE_1 "\"}}");
+	refused = run_op(
+		fx, "{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\":"
+		    " \"web4.example.com\", \"mode\": \"create\", \"disk_template\": \"file\","
+		    " \"disks\": [{\"size\": 4}], \"nics\": [], \"os_type\": \"" OS_NAME "\","
+		    " \"hypervisor\": \"fake\", \"osparams_secret\": {\"undeclared\": \"" SECRET_BAD
+		    "\"}, \"osparams_private\": {\"api_token\": \"" PRIVATE_1 "\"}}");
 	refused_text = gnt_test_cluster_row_to_string(refused);
 	g_assert_cmpstr(json_array_get_string_element(refused, 0), ==, "error");
 	g_assert_nonnull(strstr(refused_text, "not supported by the OS " OS_NAME ": undeclared"));
@@ -488,8 +495,9 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	stopped = INSTANCE(fx, "shutdown", "web1.example.com");
 	expect(stopped, 0, NULL);
 	no_secret = INSTANCE(fx, "reinstall", "-f", "web1.example.com");
-	expect_has(no_secret, 1, "the secret OS parameters 'root_password' were given at its last "
-				 "install and are never stored");
+	expect_has(no_secret, 1,
+		   "the secret OS parameters 'root_password' were given at its last "
+		   "install and are never stored");
 	assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_1, SECRET_1, FALSE);
 	/* the secret from a file, never on the command line (issue 12) */
 	secrets_file = g_build_filename(fx->scratch, "secrets", NULL);
@@ -502,16 +510,23 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_2, SECRET_2, TRUE);
 	/* and from standard input; a key given twice is refused */
 	{
-		const gchar *const args[] = {"reinstall", "-f", "--os-parameters-secret-file", "-",
-					     "web1.example.com", NULL};
-		const gchar *const twice[] = {"reinstall", "-f", "--os-parameters-secret",
+		const gchar *const args[] = {
+			"reinstall",	    "-f", "--os-parameters-secret-file", "-",
+			"web1.example.com", NULL};
+		const gchar *const twice[] = {"reinstall",
+					      "-f",
+					      "--os-parameters-secret",
 					      "root_password=" SECRET_3,
-					      "--os-parameters-secret-file", "-",
-					      "web1.example.com", NULL};
-		g_autoptr(Run) from_stdin = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
-							      args, "root_password=" SECRET_1 "\n");
-		g_autoptr(Run) given_twice = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
-							   twice, "root_password=" SECRET_1 "\n");
+					      "--os-parameters-secret-file",
+					      "-",
+					      "web1.example.com",
+					      NULL};
+		g_autoptr(Run)
+			from_stdin = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
+						       args, "root_password=" SECRET_1 "\n");
+		g_autoptr(Run)
+			given_twice = run_in_with_input(fx->cluster.root, "GNT_TEST_GNT_INSTANCE",
+							twice, "root_password=" SECRET_1 "\n");
 
 		expect(from_stdin, 0, NULL);
 		assert_report(fx->cluster.root, "web1.example.com", PUBLIC_1, PRIVATE_2, SECRET_1,
@@ -563,11 +578,11 @@ test_secrecy(SecFx *fx, gconstpointer data)
 	g_assert_cmpuint(n_files, >=, 10);
 	/* the scan finds what is there: the private value is stored */
 	{
-		g_autofree gchar *config = g_build_filename(fx->cluster.root, "var", "lib", "gantry",
-							    "config.db", NULL);
+		g_autofree gchar *config = g_build_filename(fx->cluster.root, "var", "lib",
+							    "gantry", "config.db", NULL);
 		g_autofree gchar *wal = g_strconcat(config, "-wal", NULL);
-		g_autofree gchar *node2_log = g_build_filename(fx->node2_root, "var", "log", "gantry",
-							       "gantry-noded.log", NULL);
+		g_autofree gchar *node2_log = g_build_filename(fx->node2_root, "var", "log",
+							       "gantry", "gantry-noded.log", NULL);
 
 		g_assert_true(gnt_test_file_contains(config, PRIVATE_2) ||
 			      gnt_test_file_contains(wal, PRIVATE_2));

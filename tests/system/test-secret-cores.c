@@ -13,11 +13,11 @@
 
 #include "gnt-secret.h"
 
-#define OS_NAME	       "keeper"
-#define JOB_TIMEOUT_S  120
-#define WAIT_LIMIT_S   60
-#define CONTEXT_BYTES  64
-#define INSTANCE_NAME  "keeper1.example.com"
+#define OS_NAME	      "keeper"
+#define JOB_TIMEOUT_S 120
+#define WAIT_LIMIT_S  60
+#define CONTEXT_BYTES 64
+#define INSTANCE_NAME "keeper1.example.com"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -29,18 +29,18 @@
 
 typedef struct {
 	GntTestCluster cluster;
-	gchar *os_dir;	/* the OS search path */
-	gchar *scratch; /* the script's digest and "go"; the cores */
-	gchar *secret;	/* random, for this run only */
+	gchar *os_dir;	     /* the OS search path */
+	gchar *scratch;	     /* the script's digest and "go"; the cores */
+	gchar *secret;	     /* random, for this run only */
 	GSubprocess *reaper; /* removes the directories (and any core) if the test fails */
 } CoresFx;
 
 /* Records the SHA-256 of the secret, then waits for "go". */
-#define CREATE_SCRIPT                                                                   \
-	"#!/bin/sh\n"                                                                     \
+#define CREATE_SCRIPT                                                                              \
+	"#!/bin/sh\n"                                                                              \
 	"printf %s \"$OSP_ROOT_PASSWORD\" | sha256sum | cut -d' ' -f1 > \"$OSP_DIR/digest.new\"\n" \
-	"mv \"$OSP_DIR/digest.new\" \"$OSP_DIR/digest\"\n"                                 \
-	"while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"                           \
+	"mv \"$OSP_DIR/digest.new\" \"$OSP_DIR/digest\"\n"                                         \
+	"while [ ! -e \"$OSP_DIR/go\" ]; do sleep 0.05; done\n"                                    \
 	"exit 0\n"
 
 static void
@@ -64,8 +64,8 @@ cores_set_up(CoresFx *fx, gconstpointer data)
 
 		fx->reaper = gnt_test_reaper_new(commands);
 	}
-	gnt_test_make_os(fx->os_dir, OS_NAME, "dir where to meet the test\nroot_password the secret\n",
-			 CREATE_SCRIPT);
+	gnt_test_make_os(fx->os_dir, OS_NAME,
+			 "dir where to meet the test\nroot_password the secret\n", CREATE_SCRIPT);
 	gnt_test_cluster_init_with_os(&fx->cluster, (const gchar *)data, fx->os_dir, OS_NAME);
 }
 
@@ -110,9 +110,8 @@ count_in_file(const gchar *path, const gchar *needle, gboolean log)
 	g_assert_no_error(error);
 	data = g_mapped_file_get_contents(file);
 	len = g_mapped_file_get_length(file);
-	for (const gchar *at = data; len > 0 && (at = memmem(at, len - (gsize)(at - data), needle,
-							      n)) != NULL;
-	     at++) {
+	for (const gchar *at = data;
+	     len > 0 && (at = memmem(at, len - (gsize)(at - data), needle, n)) != NULL; at++) {
 		if (log) {
 			g_autofree gchar *context = dup_context(data, len, at, n);
 

@@ -58,8 +58,8 @@ fx_tear_down(BackupFx *fx, gconstpointer data)
 static gchar *
 read_disk(BackupFx *fx, const gchar *instance)
 {
-	g_autofree gchar *dir = g_build_filename(fx->root, "srv", "gantry", "file-storage",
-						 instance, NULL);
+	g_autofree gchar *dir =
+		g_build_filename(fx->root, "srv", "gantry", "file-storage", instance, NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	g_autofree gchar *path = NULL;
 	gchar *data = NULL;
@@ -119,7 +119,8 @@ test_export_list_import_remove(BackupFx *fx, gconstpointer data)
 	assert_has(imported->out, "* running the instance OS import scripts...\n");
 	restored = read_disk(fx, "inst2.example.com");
 	g_assert_true(g_str_has_prefix(restored, original));
-	g_assert_true(g_str_has_suffix(restored, "renamed inst1.example.com to inst2.example.com\n"));
+	g_assert_true(
+		g_str_has_suffix(restored, "renamed inst1.example.com to inst2.example.com\n"));
 	/* gnt-backup import does not start it; the tags come from the export */
 	status = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o", "name,status,tags");
 	expect(status, 0, "inst2.example.com|ADMIN_down|web\n");
@@ -131,13 +132,13 @@ test_export_list_import_remove(BackupFx *fx, gconstpointer data)
 }
 
 /* Runs gnt-backup with @args and expects @status with @culprit on stderr. */
-#define EXPECT_FAILURE(fx, status, culprit, ...)                                                  \
-	G_STMT_START                                                                              \
-	{                                                                                         \
-		g_autoptr(Run) failed_ = BACKUP(fx, __VA_ARGS__);                                 \
-		expect(failed_, status, NULL);                                                    \
-		assert_has(failed_->err, culprit);                                                \
-	}                                                                                         \
+#define EXPECT_FAILURE(fx, status, culprit, ...)                                                   \
+	G_STMT_START                                                                               \
+	{                                                                                          \
+		g_autoptr(Run) failed_ = BACKUP(fx, __VA_ARGS__);                                  \
+		expect(failed_, status, NULL);                                                     \
+		assert_has(failed_->err, culprit);                                                 \
+	}                                                                                          \
 	G_STMT_END
 
 static void

@@ -80,8 +80,8 @@ test_timespec(void)
 	const struct {
 		const gchar *text;
 		gint64 seconds;
-	} good[] = {{"30", 30}, {"30s", 30}, {"5m", 300}, {"2h", 7200}, {"1d", 86400},
-		    {"4w", 2419200}};
+	} good[] = {{"30", 30},	  {"30s", 30},	 {"5m", 300},
+		    {"2h", 7200}, {"1d", 86400}, {"4w", 2419200}};
 	const gchar *bad[] = {"", "s", "x", "1x", "1.5h"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
@@ -124,8 +124,11 @@ test_unit(void)
 		gdouble mib;
 		gchar unit;
 		const gchar *text;
-	} cases[] = {{512, 'h', "512M"}, {1536, 'h', "1.5G"}, {3 * 1048576.0, 'h', "3.0T"},
-		     {1536, 'm', "1536"}, {1536, 'g', "1.5"}};
+	} cases[] = {{512, 'h', "512M"},
+		     {1536, 'h', "1.5G"},
+		     {3 * 1048576.0, 'h', "3.0T"},
+		     {1536, 'm', "1536"},
+		     {1536, 'g', "1.5"}};
 
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree gchar *text = gnt_cli_format_unit(cases[i].mib, cases[i].unit);
@@ -196,7 +199,8 @@ test_generic_info(void)
 	GntCliInfo *a = gnt_cli_info_new_dict();
 	GntCliInfo *list = gnt_cli_info_new_list();
 	g_autoptr(JsonNode) keys = parse("[\"p\", \"q\"]");
-	g_autoptr(JsonNode) nested = parse("[\"e1\", [\"n1\", \"n2\"], {\"k\": \"v\", \"a\": null}]");
+	g_autoptr(JsonNode)
+		nested = parse("[\"e1\", [\"n1\", \"n2\"], {\"k\": \"v\", \"a\": null}]");
 	g_autoptr(JsonNode) number = parse("2.0");
 	g_autofree gchar *text = NULL;
 
@@ -261,7 +265,8 @@ test_format_error(void)
 			 1);
 	assert_exception("ConfigurationError", "[\"bad\"]",
 			 "Corrupt configuration file: bad\nAborting.", 2);
-	assert_exception("HooksAbort", "[[[\"node1\", \"hook\", \"\"], [\"node2\", \"h\", \"out\"]]]",
+	assert_exception("HooksAbort",
+			 "[[[\"node1\", \"hook\", \"\"], [\"node2\", \"h\", \"out\"]]]",
 			 "Failure: hooks execution failed:\n"
 			 "  node: node1, script: hook (no output)\n"
 			 "  node: node2, script: h, output: out",

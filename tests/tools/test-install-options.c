@@ -133,7 +133,8 @@ test_os_trusted(OptFx *fx, gconstpointer data)
 	g_autoptr(Run) nothing = NULL;
 
 	expect_has(before, 0, "  - trusted: False\n  - untrusted scripts:\n\n");
-	expect_has(untrusted, 0, "  - trusted: False\n  - untrusted scripts:\n    - create_untrusted\n");
+	expect_has(untrusted, 0,
+		   "  - trusted: False\n  - untrusted scripts:\n    - create_untrusted\n");
 	expect(mark, 0, NULL);
 	after = OS(fx, "info", "sample");
 	expect_has(after, 0, "  - trusted: True\n");
@@ -161,7 +162,8 @@ static void
 assert_nothing_made(OptFx *fx)
 {
 	g_autoptr(Run) list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
-	g_autofree gchar *storage = g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
+	g_autofree gchar *storage =
+		g_build_filename(fx->root, "srv", "gantry", "file-storage", NULL);
 	g_autoptr(GDir) dir = g_dir_open(storage, 0, NULL);
 
 	expect(list, 0, "");
@@ -195,9 +197,10 @@ test_refusals(OptFx *fx, gconstpointer data)
 	mark = OS(fx, "modify", "--trusted", "yes", "untrusted");
 	expect(mark, 0, NULL);
 	only_untrusted = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "inst1");
-	expect_has(only_untrusted, 1,
-		   "OS 'untrusted' has only an untrusted create script ('create_untrusted'): it can "
-		   "only be installed inside the install appliance; leave safe install on");
+	expect_has(
+		only_untrusted, 1,
+		"OS 'untrusted' has only an untrusted create script ('create_untrusted'): it can "
+		"only be installed inside the install appliance; leave safe install on");
 	assert_nothing_made(fx);
 
 	/* the personalization package and user data, checked first */
@@ -207,11 +210,11 @@ test_refusals(OptFx *fx, gconstpointer data)
 		   "OS parameter 'os-package' must be an http(s) URL of a .tar.gz or .tgz file, "
 		   "not 'ftp://x/p.tar.gz'");
 	bad_suffix = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "-O",
-			      "os-package=https://example.com/p.zip", "--enable-safe-install", "yes",
-			      "inst1");
+			      "os-package=https://example.com/p.zip", "--enable-safe-install",
+			      "yes", "inst1");
 	expect_has(bad_suffix, 1, "not 'https://example.com/p.zip'");
-	public_password = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "-O",
-				   "os-package-password=x", "--enable-safe-install", "yes", "inst1");
+	public_password = INSTANCE(fx, ADD_ARGS, "-o", "untrusted", "-O", "os-package-password=x",
+				   "--enable-safe-install", "yes", "inst1");
 	expect_has(public_password, 1,
 		   "OS parameter 'os-package-password' can only be a secret one "
 		   "(--os-parameters-secret): it is never stored");
@@ -246,14 +249,16 @@ test_refusals(OptFx *fx, gconstpointer data)
 static gchar *
 metad_get(OptFx *fx, const gchar *instance, const gchar *path)
 {
-	g_autofree gchar *socket = g_strdup_printf("%s/run/gantry/metad/%s.sock", fx->root, instance);
+	g_autofree gchar *socket =
+		g_strdup_printf("%s/run/gantry/metad/%s.sock", fx->root, instance);
 	g_autofree gchar *url = g_strconcat("http://metad", path, NULL);
 	const gchar *argv[] = {"curl", "-sf", "--unix-socket", socket, url, NULL};
 	g_autofree gchar *out = NULL;
 	gint status = 0;
 
-	if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-			  NULL, NULL, &out, NULL, &status, NULL) ||
+	if (!g_spawn_sync(NULL, (gchar **)argv, NULL,
+			  G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+			  &status, NULL) ||
 	    !g_spawn_check_wait_status(status, NULL))
 		return NULL;
 	return g_steal_pointer(&out);
@@ -304,7 +309,8 @@ test_metadata(OptFx *fx, gconstpointer data)
 		       /* nothing to install: the package's URL is only recorded */
 		       "--no-install", name);
 	expect(add, 0, NULL);
-	assert_has(add->out, "* metadata of instance web1.example.com given to gantry-metad on node");
+	assert_has(add->out,
+		   "* metadata of instance web1.example.com given to gantry-metad on node");
 	info = INSTANCE(fx, "info", name);
 	expect(info, 0, NULL);
 	assert_has(info->out, "  Metadata: \n    communication: yes, address 169.254.");
@@ -327,7 +333,8 @@ test_metadata(OptFx *fx, gconstpointer data)
 	key = metad_get(fx, name, "/latest/meta-data/public-keys/1/openssh-key");
 	g_assert_cmpstr(key, ==, KEY_BOB);
 	ganeti = metad_get(fx, name, "/ganeti/latest/os/parameters.json");
-	g_assert_cmpstr(ganeti, ==, "{\"os-package\":[\"https://example.com/site.tgz\",\"public\"]}");
+	g_assert_cmpstr(ganeti, ==,
+			"{\"os-package\":[\"https://example.com/site.tgz\",\"public\"]}");
 
 	/* modify pushes again */
 	modify = INSTANCE(fx, "modify", "--user-data", new_file, name);
@@ -385,12 +392,12 @@ test_package_credentials(OptFx *fx, gconstpointer data)
 	 * appliance's agent unpacks it on the filesystem the OS made */
 	g_assert_cmpint(g_mkdir_with_parents(etc, 0755), ==, 0);
 	g_assert_true(g_file_set_contents(motd, "personalized\n", -1, NULL));
-	g_assert_true(g_spawn_sync(NULL, (gchar **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-				   NULL, NULL, NULL, NULL));
+	g_assert_true(g_spawn_sync(NULL, (gchar **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+				   NULL, NULL, NULL));
 	image_server_add_file(server, "/site.tar.gz", tarball);
 	url = g_strdup_printf("%s/site.tar.gz", image_server_get_base(server));
-	add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-C", "yes", "--os-package", url,
-		       "-O", "behaviour=mkfs", "--os-parameters-secret", secrets, "pkg1");
+	add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-C", "yes", "--os-package", url, "-O",
+		       "behaviour=mkfs", "--os-parameters-secret", secrets, "pkg1");
 	expect(add, 0, NULL);
 	if (have_curl()) {
 		params = metad_get(fx, "pkg1", "/ganeti/latest/os/parameters.json");
@@ -464,8 +471,8 @@ main(int argc, char **argv)
 		   fx_tear_down);
 	g_test_add("/install-options/no-communication", OptFx, NULL, fx_set_up,
 		   test_no_communication, fx_tear_down);
-	g_test_add("/install-options/install-timeout", OptFx, NULL, fx_set_up,
-		   test_install_timeout, fx_tear_down);
+	g_test_add("/install-options/install-timeout", OptFx, NULL, fx_set_up, test_install_timeout,
+		   fx_tear_down);
 	g_test_add("/install-options/package-credentials", OptFx, NULL, fx_set_up,
 		   test_package_credentials, fx_tear_down);
 	return g_test_run();

@@ -24,10 +24,10 @@ typedef struct {
 	gchar *file_storage; /* the cluster's file storage directory */
 } InstFx;
 
-#define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
-#define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
-#define JOB(fx, ...)	   RUN(fx, "GNT_TEST_GNT_JOB", __VA_ARGS__)
-#define DAEMONS(fx, ...)   RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
+#define INSTANCE(fx, ...) RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define NODE(fx, ...)	  RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
+#define JOB(fx, ...)	  RUN(fx, "GNT_TEST_GNT_JOB", __VA_ARGS__)
+#define DAEMONS(fx, ...)  RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
 
 /* Whether the file storage directory holds anything. */
 static gboolean
@@ -326,13 +326,13 @@ test_many(InstFx *fx, gconstpointer data)
 
 /* Runs gnt-instance with @args and expects exit code 1 with @culprit in
  * the error output. */
-#define EXPECT_FAILURE(fx, culprit, ...)                                                          \
-	G_STMT_START                                                                              \
-	{                                                                                         \
-		g_autoptr(Run) failed_ = INSTANCE(fx, __VA_ARGS__);                               \
-		expect(failed_, 1, NULL);                                                         \
-		assert_has(failed_->err, culprit);                                                \
-	}                                                                                         \
+#define EXPECT_FAILURE(fx, culprit, ...)                                                           \
+	G_STMT_START                                                                               \
+	{                                                                                          \
+		g_autoptr(Run) failed_ = INSTANCE(fx, __VA_ARGS__);                                \
+		expect(failed_, 1, NULL);                                                          \
+		assert_has(failed_->err, culprit);                                                 \
+	}                                                                                          \
 	G_STMT_END
 
 /* activate-disks prints node:disk/N:path; grow-disk grows the file on the
@@ -351,7 +351,8 @@ test_disks(InstFx *fx, gconstpointer data)
 
 	if (skip_without_noop())
 		return;
-	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=16M", "-o", "noop", "dk1.example.com");
+	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=16M", "-o", "noop",
+		       "dk1.example.com");
 	expect(add, 0, NULL);
 	activated = INSTANCE(fx, "activate-disks", "dk1");
 	expect(activated, 0, NULL);
@@ -549,23 +550,25 @@ test_modify(InstFx *fx, gconstpointer data)
 		       "0:remove", "md1");
 	EXPECT_FAILURE(fx, "Directory for OS nonexistent-os not found in search path", "modify",
 		       "-o", "nonexistent-os", "md1");
-	EXPECT_FAILURE(fx, "unknown hypervisor parameter 'bogus'", "modify", "-H", "bogus=1", "md1");
+	EXPECT_FAILURE(fx, "unknown hypervisor parameter 'bogus'", "modify", "-H", "bogus=1",
+		       "md1");
 
 	modified = INSTANCE(fx, "modify", "-B", "memory=512M,vcpus=2", "-O", "colour=blue",
 			    "--os-parameters-private", "motto=private-V", "--disk", "add:size=16M",
 			    "md1");
 	expect(modified, 0, NULL);
 	assert_has(modified->out, "* adding disk/1\n");
-	assert_has(modified->out, "Modified instance md1\n"
-				  " - disk/1 -> add:size=16,mode=rw\n"
-				  " - be/maxmem -> 512\n"
-				  " - be/minmem -> 512\n"
-				  " - be/vcpus -> 2\n"
-				  " - os/colour -> blue\n"
-				  " - os_private/motto -> <redacted>\n"
-				  "Please don't forget that most parameters take effect only at the "
-				  "next (re)start of the instance initiated by ganeti; restarting from "
-				  "within the instance will not be enough.\n");
+	assert_has(modified->out,
+		   "Modified instance md1\n"
+		   " - disk/1 -> add:size=16,mode=rw\n"
+		   " - be/maxmem -> 512\n"
+		   " - be/minmem -> 512\n"
+		   " - be/vcpus -> 2\n"
+		   " - os/colour -> blue\n"
+		   " - os_private/motto -> <redacted>\n"
+		   "Please don't forget that most parameters take effect only at the "
+		   "next (re)start of the instance initiated by ganeti; restarting from "
+		   "within the instance will not be enough.\n");
 	g_assert_null(strstr(modified->out, "private-V"));
 	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o",
 			"be/maxmem,be/vcpus,disk.sizes");
@@ -686,12 +689,13 @@ test_self_install(InstFx *fx, gconstpointer data)
 	expect(reinstall, 0, NULL);
 	assert_has(reinstall->out, "install step boot (20): skipped, a reinstall leaves the "
 				   "instance stopped\n");
-	expect_install_state(fx, "si1",
-			     "pending: the next start boots with the install hypervisor parameters");
+	expect_install_state(
+		fx, "si1", "pending: the next start boots with the install hypervisor parameters");
 	first_start = INSTANCE(fx, "startup", "si1");
 	expect(first_start, 0, NULL);
-	assert_has(first_start->out, "self_install: instance si1.example.com boots with its install "
-				     "parameters\n");
+	assert_has(first_start->out,
+		   "self_install: instance si1.example.com boots with its install "
+		   "parameters\n");
 	expect_install_state(fx, "si1", "first boot: its first shutdown ends the install");
 	/* by hand */
 	done = INSTANCE(fx, "modify", "--install-done", "si1");
@@ -707,8 +711,8 @@ test_self_install(InstFx *fx, gconstpointer data)
 			       "fake", "--install-mode", "self_install", "--no-start",
 			       "si2.example.com");
 	expect(pending_add, 0, NULL);
-	expect_install_state(fx, "si2",
-			     "pending: the next start boots with the install hypervisor parameters");
+	expect_install_state(
+		fx, "si2", "pending: the next start boots with the install hypervisor parameters");
 	pending_start = INSTANCE(fx, "startup", "si2");
 	expect(pending_start, 0, NULL);
 	assert_has(pending_start->out, "boots with its install parameters");
@@ -760,7 +764,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 	for (guint i = 0; i < 1024 * 1024; i++)
 		content[i] = (gchar)(i * 7 + i / 4096);
 	g_assert_true(g_file_set_contents(image, content, 1024 * 1024, NULL));
-	sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)content, 1024 * 1024);
+	sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)content,
+					     1024 * 1024);
 
 	added = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
 			 "--os-image", image, "--os-image-sha256", sha256, "--no-start",
@@ -776,8 +781,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 	{
 		g_autofree gchar *param = g_strdup_printf("os-image=%s", image);
 		g_autoptr(Run) ganeti = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M",
-						 "--no-nics", "-H", "fake", "-o", "noop", "-O", param,
-						 "--no-start", "img3.example.com");
+						 "--no-nics", "-H", "fake", "-o", "noop", "-O",
+						 param, "--no-start", "img3.example.com");
 		g_autofree gchar *again = NULL;
 
 		expect(ganeti, 0, NULL);
@@ -799,7 +804,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 	expect(list, 0, NULL);
 	g_assert_null(strstr(list->out, "img2"));
 	{
-		g_autofree gchar *dir = g_build_filename(fx->file_storage, "img2.example.com", NULL);
+		g_autofree gchar *dir =
+			g_build_filename(fx->file_storage, "img2.example.com", NULL);
 		g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 
 		g_assert_true(d == NULL || g_dir_read_name(d) == NULL);
@@ -810,15 +816,17 @@ test_os_image(InstFx *fx, gconstpointer data)
 static void
 test_install_refusals(InstFx *fx, gconstpointer data)
 {
-	expect_refused(fx, "OS image 'images/web.raw' is neither an absolute path on the node nor "
-			   "an http(s) URL",
+	expect_refused(fx,
+		       "OS image 'images/web.raw' is neither an absolute path on the node nor "
+		       "an http(s) URL",
 		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake", "--os-image",
 		       "images/web.raw", NULL);
 	expect_refused(fx, "the OS image's SHA-256 must be 64 hexadecimal digits", "-t", "file",
 		       "--disk", "0:size=8M", "--no-nics", "-H", "fake", "--os-image",
 		       "/srv/images/web.raw", "--os-image-sha256", "abc", NULL);
-	expect_refused(fx, "install hypervisor parameters: instance 'bad1.example.com': unknown "
-			   "hypervisor parameter 'boot_order' for hypervisor 'fake'",
+	expect_refused(fx,
+		       "install hypervisor parameters: instance 'bad1.example.com': unknown "
+		       "hypervisor parameter 'boot_order' for hypervisor 'fake'",
 		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
 		       "--install-mode", "self_install", "--install-hvparams", "boot_order=cdrom",
 		       NULL);

@@ -17,16 +17,16 @@ typedef struct {
 	gchar *node_root; /* the second node's, once made */
 } NodesFx;
 
-#define CLUSTER(fx, ...)   RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
-#define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
-#define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
-#define OS(fx, ...)	   RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
-#define DEBUG(fx, ...)	   RUN(fx, "GNT_TEST_GNT_DEBUG", __VA_ARGS__)
+#define CLUSTER(fx, ...)  RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
+#define NODE(fx, ...)	  RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
+#define INSTANCE(fx, ...) RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define OS(fx, ...)	  RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
+#define DEBUG(fx, ...)	  RUN(fx, "GNT_TEST_GNT_DEBUG", __VA_ARGS__)
 
-#define EXPECT(status, needle, run_expr)                                                        \
-	do {                                                                                    \
-		g_autoptr(Run) r_ = (run_expr);                                                 \
-		expect_has(r_, status, needle);                                                 \
+#define EXPECT(status, needle, run_expr)                                                           \
+	do {                                                                                       \
+		g_autoptr(Run) r_ = (run_expr);                                                    \
+		expect_has(r_, status, needle);                                                    \
 	} while (0)
 
 static void
@@ -85,10 +85,11 @@ test_init_settings(NodesFx *fx, gconstpointer data)
 
 	EXPECT(0, NULL,
 	       CLUSTER(fx, "init", "--noded-port", "0", "--primary-ip", "127.0.0.1",
-		       "--enabled-hypervisors", "kvm,fake", "-H", "kvm:accel=tcg,kernel_path=",
-		       "-B", "memory=256M,vcpus=2", "--os-search-path", "/opt/os,/usr/share/ganeti/os",
-		       "--mac-prefix", "AA:BB:CC", "--max-running-jobs", "7", "--file-storage-dir",
-		       "/srv//disks/", "test.example.com"));
+		       "--enabled-hypervisors", "kvm,fake", "-H",
+		       "kvm:accel=tcg,kernel_path=", "-B", "memory=256M,vcpus=2",
+		       "--os-search-path", "/opt/os,/usr/share/ganeti/os", "--mac-prefix",
+		       "AA:BB:CC", "--max-running-jobs", "7", "--file-storage-dir", "/srv//disks/",
+		       "test.example.com"));
 	info = CLUSTER(fx, "info");
 	expect_has(info, 0, "Default hypervisor: kvm\n");
 	assert_has(info->out, "Enabled hypervisors: kvm, fake\n");
@@ -179,7 +180,8 @@ test_modify_bad(NodesFx *fx, gconstpointer data)
 	       CLUSTER(fx, "modify", "--file-storage-dir", "../x"));
 	EXPECT(1, "must be an absolute directory",
 	       CLUSTER(fx, "modify", "--os-search-path", "/ok,relative"));
-	EXPECT(1, "Invalid MAC address prefix 'aa:bb'", CLUSTER(fx, "modify", "--mac-prefix", "aa:bb"));
+	EXPECT(1, "Invalid MAC address prefix 'aa:bb'",
+	       CLUSTER(fx, "modify", "--mac-prefix", "aa:bb"));
 	EXPECT(1, "'max_running_jobs' must be at least 1",
 	       CLUSTER(fx, "modify", "--max-running-jobs", "0"));
 	EXPECT(1, "unknown backend parameter 'colour'", CLUSTER(fx, "modify", "-B", "colour=red"));
@@ -227,7 +229,8 @@ test_tags(NodesFx *fx, gconstpointer data)
 	       CLUSTER(fx, "add-tags", "ok", "caf\xc3\xa9"));
 	EXPECT(1, "Tag too long (>128 characters)", CLUSTER(fx, "add-tags", long_tag));
 	EXPECT(1, "Tags cannot be empty", CLUSTER(fx, "add-tags", ""));
-	EXPECT(1, "Tag(s) 'nope', 'zz' not found", CLUSTER(fx, "remove-tags", "zz", "a:tag", "nope"));
+	EXPECT(1, "Tag(s) 'nope', 'zz' not found",
+	       CLUSTER(fx, "remove-tags", "zz", "a:tag", "nope"));
 	EXPECT(1, "No tags to be added", CLUSTER(fx, "add-tags"));
 	{
 		/* a refused change changes nothing ("ok" was not added, "a:tag" stays) */
@@ -258,8 +261,7 @@ test_tags(NodesFx *fx, gconstpointer data)
 	EXPECT(1, "Tag contains invalid characters", NODE(fx, "add-tags", node, "a,b"));
 
 	/* instances, through the opcode (gnt-instance has its own commands) */
-	EXPECT(0, NULL,
-	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "web1"));
+	EXPECT(0, NULL, INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "web1"));
 	g_assert_true(g_file_set_contents(
 		job_file,
 		"[{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"instance\", \"name\": \"web1\","
@@ -314,7 +316,8 @@ test_os(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = OS(fx, "diagnose");
 		/* some OS is invalid: exit 1, as Ganeti's */
-		expect_has(r, 1, "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
+		expect_has(r, 1,
+			   "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
 		assert_has(r->out, sample);
 		assert_has(r->out, "[API versions: 20, 15, 10] [variants: default, minimal] "
 				   "[parameters: filesystem, root-size, behaviour, secret.token]");
@@ -323,10 +326,12 @@ test_os(NodesFx *fx, gconstpointer data)
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "info", "sample");
-		expect_has(r, 0, "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
-			     "  - API versions:\n    - 10\n    - 15\n    - 20\n"
-			     "  - variants:\n    - default\n    - minimal\n  - parameters:\n");
-		assert_has(r->out, "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
+		expect_has(r, 0,
+			   "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
+			   "  - API versions:\n    - 10\n    - 15\n    - 20\n"
+			   "  - variants:\n    - default\n    - minimal\n  - parameters:\n");
+		assert_has(r->out,
+			   "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
 		assert_lacks(r->out, "api10:");
 	}
 }
@@ -395,18 +400,20 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 
 	add_node2(fx, port, listen, NULL);
 	{
-		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name,pip,offline,drained",
-					NODE2);
+		g_autoptr(Run) r =
+			NODE(fx, "list", "--no-headers", "-o", "name,pip,offline,drained", NODE2);
 		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, NODE2 " 127.0.0.2 N N\n");
 	}
-	EXPECT(1, "Node " NODE2 " already in the cluster (as " NODE2 ") - please retry with '--readd'",
+	EXPECT(1,
+	       "Node " NODE2 " already in the cluster (as " NODE2 ") - please retry with '--readd'",
 	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
 	/* readd: the node answers, its flags are reset */
 	EXPECT(0, "Modified node " NODE2 "\n - drained -> True\n",
 	       NODE(fx, "modify", "--drained", "yes", NODE2));
 	EXPECT(0, "Readding a node",
-	       NODE(fx, "add", "--readd", "--primary-ip", "127.0.0.2", "--noded-port", port, NODE2));
+	       NODE(fx, "add", "--readd", "--primary-ip", "127.0.0.2", "--noded-port", port,
+		    NODE2));
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "drained", NODE2);
 		g_assert_cmpstr(r->out, ==, "N\n");
@@ -485,7 +492,8 @@ test_node_add_wait(NodesFx *fx, gconstpointer data)
 	g_assert_no_error(error);
 	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(add));
 	while (token == NULL) {
-		g_autofree gchar *line = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+		g_autofree gchar *line =
+			g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
 		g_assert_no_error(error);
 		g_assert_nonnull(line); /* NULL: it ended without a token */
 		if (strstr(line, "GNTJ1.") != NULL)
@@ -530,8 +538,8 @@ test_groups(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "--separator=|", "-o",
 					"name,group,ndp/ssh_port", NODE2, master);
-		g_autofree gchar *want = g_strdup_printf(NODE2 "|rack2|2200\n%s|default|22\n",
-							 master);
+		g_autofree gchar *want =
+			g_strdup_printf(NODE2 "|rack2|2200\n%s|default|22\n", master);
 
 		expect_has(r, 0, NULL);
 		g_assert_cmpstr(r->out, ==, want);
@@ -540,8 +548,9 @@ test_groups(NodesFx *fx, gconstpointer data)
 	       INSTANCE(fx, "add", "-t", "diskless", "--no-install", "--no-nics", "-n", NODE2,
 			"web1"));
 	{
-		g_autoptr(Run) r = GROUP(fx, "list", "--no-headers", "--separator=|", "-o",
-					 "name,node_cnt,node_list,pinst_cnt,pinst_list,alloc_policy");
+		g_autoptr(Run)
+			r = GROUP(fx, "list", "--no-headers", "--separator=|", "-o",
+				  "name,node_cnt,node_list,pinst_cnt,pinst_list,alloc_policy");
 		g_autofree gchar *want = g_strdup_printf("default|1|%s|0||preferred\n"
 							 "rack2|1|" NODE2 "|1|web1|last_resort\n",
 							 master);
@@ -589,7 +598,8 @@ test_groups(NodesFx *fx, gconstpointer data)
 	EXPECT(1, "'nope.example.com'", GROUP(fx, "assign-nodes", "default", "nope.example.com"));
 	EXPECT(0, NULL, GROUP(fx, "assign-nodes", "default", NODE2));
 	{
-		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "group,ndp/ssh_port", NODE2);
+		g_autoptr(Run)
+			r = NODE(fx, "list", "--no-headers", "-o", "group,ndp/ssh_port", NODE2);
 		g_assert_cmpstr(r->out, ==, "default 22\n");
 	}
 	EXPECT(0, NULL, GROUP(fx, "rename", "rack2", "rack3"));
@@ -632,12 +642,12 @@ test_node_bad(NodesFx *fx, gconstpointer data)
 	EXPECT(1, "primary IP '300.1.1.1' is not a valid IP address",
 	       NODE(fx, "add", "--primary-ip", "300.1.1.1", "nope.example.com"));
 	EXPECT(1, "invalid node name 'bad_name!'",
-	       NODE(fx, "add", "--primary-ip", "127.0.0.3", "--noded-port", port,
-		    "--join-timeout", "1", "bad_name!"));
+	       NODE(fx, "add", "--primary-ip", "127.0.0.3", "--noded-port", port, "--join-timeout",
+		    "1", "bad_name!"));
 	/* nothing answers there: the wait ends naming the node */
 	EXPECT(1, "node 'nope.example.com' has not joined within 1 seconds",
-	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port,
-		    "--join-timeout", "1", "nope.example.com"));
+	       NODE(fx, "add", "--primary-ip", "127.0.0.2", "--noded-port", port, "--join-timeout",
+		    "1", "nope.example.com"));
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
 		g_assert_cmpstr(r->out, ==, list->out);

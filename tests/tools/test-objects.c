@@ -15,9 +15,9 @@ typedef struct {
 	gchar *root;
 } ObjFx;
 
-#define INSTANCE(fx, ...)  RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
-#define NODE(fx, ...)	   RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
-#define DAEMONS(fx, ...)   RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
+#define INSTANCE(fx, ...) RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
+#define NODE(fx, ...)	  RUN(fx, "GNT_TEST_GNT_NODE", __VA_ARGS__)
+#define DAEMONS(fx, ...)  RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
 
 static void
 add(GntConfig *config, GntObjectKind kind, const gchar *json)
@@ -119,8 +119,8 @@ static void
 test_instance_list_fields(ObjFx *fx, gconstpointer data)
 {
 	g_autoptr(Run) all = INSTANCE(fx, "list-fields");
-	g_autoptr(Run) some = INSTANCE(fx, "list-fields", "--no-headers", "--separator=|", "pnode",
-				       "oper_ram");
+	g_autoptr(Run) some =
+		INSTANCE(fx, "list-fields", "--no-headers", "--separator=|", "pnode", "oper_ram");
 
 	expect(all, 0, NULL);
 	assert_has(all->out, "hv/kernel_path");

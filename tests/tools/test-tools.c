@@ -55,8 +55,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(RunResult, run_result_free)
 static RunResult *
 run_argv_flags(ToolsFx *fx, Tool tool, GSubprocessFlags stderr_flag, const gchar *const *args)
 {
-	g_autoptr(GSubprocessLauncher) launcher =
-		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | stderr_flag);
+	g_autoptr(GSubprocessLauncher)
+		launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | stderr_flag);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GSubprocess) proc = NULL;
 	g_autoptr(GError) error = NULL;
@@ -92,8 +92,8 @@ run_argv(ToolsFx *fx, Tool tool, const gchar *const *args)
 
 #define run(fx, tool, ...) run_argv(fx, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 /* The same with stderr merged into stdout (r->out), to check their order. */
-#define run_merged(fx, tool, ...)                                                               \
-	run_argv_flags(fx, tool, G_SUBPROCESS_FLAGS_STDERR_MERGE,                                \
+#define run_merged(fx, tool, ...)                                                                  \
+	run_argv_flags(fx, tool, G_SUBPROCESS_FLAGS_STDERR_MERGE,                                  \
 		       (const gchar *const[]){__VA_ARGS__, NULL})
 
 /* Runs and expects the exit status @expected. */
@@ -108,7 +108,7 @@ run_expect_argv(ToolsFx *fx, gint expected, Tool tool, const gchar *const *args)
 	return r;
 }
 
-#define run_expect(fx, expected, tool, ...)                                                     \
+#define run_expect(fx, expected, tool, ...)                                                        \
 	run_expect_argv(fx, expected, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 
 /* Runs, expects the exit status @expected and, unless NULL, exactly @out. */
@@ -121,7 +121,7 @@ check_argv(ToolsFx *fx, gint expected, const gchar *out, Tool tool, const gchar 
 		g_assert_cmpstr(r->out, ==, out);
 }
 
-#define check(fx, expected, out, tool, ...)                                                     \
+#define check(fx, expected, out, tool, ...)                                                        \
 	check_argv(fx, expected, out, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 
 static void
@@ -197,8 +197,8 @@ static gchar *
 job_status(ToolsFx *fx, guint64 id)
 {
 	g_autofree gchar *id_text = g_strdup_printf("%" G_GUINT64_FORMAT, id);
-	g_autoptr(RunResult) r =
-		run_expect(fx, 0, TOOL_JOB, "list", "-o", "status", "--no-headers", id_text);
+	g_autoptr(RunResult)
+		r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "status", "--no-headers", id_text);
 
 	return g_strstrip(g_strdup(r->out));
 }
@@ -387,8 +387,8 @@ test_daemons_foreground_notify(ToolsFx *fx, gconstpointer data)
 	g_autofree gchar *path = root_path(fx, "notify");
 	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(path);
 	g_autoptr(GSocket) notify = NULL;
-	g_autoptr(GSubprocessLauncher) launcher =
-		g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	g_autoptr(GSubprocessLauncher)
+		launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDERR_PIPE);
 	g_autoptr(GSubprocess) masterd = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(RunResult) r = NULL;
@@ -396,8 +396,8 @@ test_daemons_foreground_notify(ToolsFx *fx, gconstpointer data)
 	gchar buf[64] = {0};
 
 	r = run_expect(fx, 0, TOOL_DAEMONS, "stop");
-	notify = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_DEFAULT,
-			      &error);
+	notify = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_DATAGRAM,
+			      G_SOCKET_PROTOCOL_DEFAULT, &error);
 	g_assert_no_error(error);
 	g_assert_true(g_socket_bind(notify, address, FALSE, &error));
 	g_socket_set_timeout(notify, 30);
@@ -632,7 +632,7 @@ check_fails_argv(ToolsFx *fx, const gchar *err, Tool tool, const gchar *const *a
 	g_assert_cmpstr(r->err, ==, err);
 }
 
-#define check_fails(fx, err, tool, ...)                                                         \
+#define check_fails(fx, err, tool, ...)                                                            \
 	check_fails_argv(fx, err, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 
 /* The exception the master sends is printed as cli.FormatError prints it,
@@ -723,7 +723,8 @@ test_job_list(ToolsFx *fx, gconstpointer data)
 	      "--no-headers", "--separator=:");
 	check(fx, 0, "2\n", TOOL_JOB, "list", "-o", "id", "--no-headers", "2");
 	check(fx, 0, "3\n", TOOL_JOB, "list", "--error", "-o", "id", "--no-headers");
-	check(fx, 0, "1\n3\n", TOOL_JOB, "list", "--finished", "-o", "id", "--no-headers", "1", "3");
+	check(fx, 0, "1\n3\n", TOOL_JOB, "list", "--finished", "-o", "id", "--no-headers", "1",
+	      "3");
 	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "+priority", "1");
 	g_assert_true(g_str_has_prefix(r->out, "ID Status  Summary"));
 	assert_contains(r->out, "Priority\n");
@@ -763,10 +764,12 @@ test_job_info(ToolsFx *fx, gconstpointer data)
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_JOB, "info", "1", "99");
-	g_assert_true(g_str_has_prefix(r->out, "- Job ID: 1\n  Status: success\n  Received:         "));
+	g_assert_true(
+		g_str_has_prefix(r->out, "- Job ID: 1\n  Status: success\n  Received:         "));
 	assert_contains(r->out, "  Processing start: ");
 	assert_contains(r->out, "  Total processing time: ");
-	assert_contains(r->out, "  Opcodes: \n    - Opcode: OP_TEST_DUMMY\n      Status: success\n");
+	assert_contains(r->out,
+			"  Opcodes: \n    - Opcode: OP_TEST_DUMMY\n      Status: success\n");
 	assert_contains(r->out, "      Input fields: \n        OP_ID: OP_TEST_DUMMY\n");
 	assert_contains(r->out, "        private_value: <redacted>\n");
 	assert_contains(r->out, "        secret_value: <redacted>\n");

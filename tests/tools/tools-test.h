@@ -58,11 +58,13 @@ run_in_with_input(const gchar *root, const gchar *env_var, const gchar *const *a
 	g_subprocess_launcher_set_child_setup(launcher, run_detach_terminal, NULL, NULL);
 	proc = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error);
 	g_assert_no_error(error);
-	g_assert_true(g_subprocess_communicate_utf8(proc, input, NULL, &run->out, &run->err, &error));
+	g_assert_true(
+		g_subprocess_communicate_utf8(proc, input, NULL, &run->out, &run->err, &error));
 	g_assert_no_error(error);
 	run->status = g_subprocess_get_if_exited(proc) ? g_subprocess_get_exit_status(proc) : 128;
 	if (g_test_verbose())
-		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out, run->err);
+		g_printerr("# %s %s -> %d\n%s%s", env_var, args[0], run->status, run->out,
+			   run->err);
 	return run;
 }
 
