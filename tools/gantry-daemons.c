@@ -84,7 +84,8 @@ static const GntCliCommand commands[] = {
 	 "gantry-masterd and gantry-rapi under the root (arguments after \"--\" are passed to "
 	 "masterd, e.g. -- --max-running-jobs 4; gantry-rapi listens on the port given at "
 	 "init), and returns once they are ready; if one fails to start, "
-	 "its error is printed and the exit code is 1. A daemon already running is left alone. "
+	 "its error is printed and the exit code is 1. A daemon already running is left alone; one "
+	 "that was just killed and is still exiting is waited for (30 s at most), then started. "
 	 "The program is looked for in $GANTRY_DAEMON_DIR, next to this program, in "
 	 "../daemons (the build tree), then in the installed sbindir."},
 	{"status", daemons_status, 0, 0, GNT_CLI_OPT_NONE, NULL, "",

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "gnt-build-config.h"
 #include "gnt-daemon.h"
@@ -11,6 +13,8 @@
 #define GNT_CLI_DAEMON_DIR_ENV "GANTRY_DAEMON_DIR"
 #define STOP_POLL_MS	       50
 #define KILL_WAIT_S	       5
+/* how long a killed daemon may take to let go of its pid file */
+#define EXITING_WAIT_S 30
 
 gchar *
 gnt_cli_find_daemon(const gchar *daemon, GError **error)
@@ -52,6 +56,46 @@ gnt_cli_daemon_get_pid(const GntPaths *paths, const gchar *daemon, pid_t *pid, G
 	return gnt_daemon_get_running_pid(pid_file, pid, error);
 }
 
+/* Waits until nobody holds the pid file or @timeout_s passed; *@pid is
+ * the holder left (0 once it is gone). */
+static gboolean
+wait_for_exit(const GntPaths *paths, const gchar *daemon, guint timeout_s, pid_t *pid,
+	      GError **error)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_s * G_USEC_PER_SEC;
+
+	for (;;) {
+		if (!gnt_cli_daemon_get_pid(paths, daemon, pid, error))
+			return FALSE;
+		if (*pid == 0 || g_get_monotonic_time() >= deadline)
+			return TRUE;
+		g_usleep(STOP_POLL_MS * 1000);
+	}
+}
+
+/* Whether process @pid is on its way out: a zombie, or exiting (the
+ * kernel's PF_EXITING). A daemon killed with SIGKILL keeps its pid file's
+ * lock until its exit has closed its files, which for a process with a
+ * large address space (AddressSanitizer's) takes a while after the kill. */
+static gboolean
+process_is_exiting(pid_t pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+	g_autofree gchar *stat = NULL;
+	const gchar *end;
+	gchar state = 0;
+	guint64 flags = 0;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL))
+		return TRUE; /* gone already */
+	/* after "pid (comm) ": state ppid pgrp session tty tpgid flags */
+	end = strrchr(stat, ')');
+	if (end == NULL ||
+	    sscanf(end + 1, " %c %*d %*d %*d %*d %*d %" G_GUINT64_FORMAT, &state, &flags) != 2)
+		return FALSE;
+	return state == 'Z' || state == 'X' || (flags & 0x4) != 0; /* PF_EXITING */
+}
+
 gboolean
 gnt_cli_daemon_start(const GntPaths *paths, const gchar *daemon, gchar **extra_args,
 		     gboolean *already_running, GError **error)
@@ -65,6 +109,11 @@ gnt_cli_daemon_start(const GntPaths *paths, const gchar *daemon, gchar **extra_a
 	if (already_running != NULL)
 		*already_running = FALSE;
 	if (!gnt_cli_daemon_get_pid(paths, daemon, &pid, error))
+		return FALSE;
+	/* one that was just killed still holds its lock for a moment: it is
+	 * not running, and the new one starts once the lock is free */
+	if (pid > 0 && process_is_exiting(pid) &&
+	    !wait_for_exit(paths, daemon, EXITING_WAIT_S, &pid, error))
 		return FALSE;
 	if (pid > 0) {
 		if (already_running != NULL)
@@ -100,23 +149,6 @@ gnt_cli_daemon_start(const GntPaths *paths, const gchar *daemon, gchar **extra_a
 			    "'%s' failed to start (status %d) without saying why", program,
 			    g_subprocess_get_status(proc));
 	return FALSE;
-}
-
-/* Waits until nobody holds the pid file or @timeout_s passed; *@pid is
- * the holder left (0 once it is gone). */
-static gboolean
-wait_for_exit(const GntPaths *paths, const gchar *daemon, guint timeout_s, pid_t *pid,
-	      GError **error)
-{
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_s * G_USEC_PER_SEC;
-
-	for (;;) {
-		if (!gnt_cli_daemon_get_pid(paths, daemon, pid, error))
-			return FALSE;
-		if (*pid == 0 || g_get_monotonic_time() >= deadline)
-			return TRUE;
-		g_usleep(STOP_POLL_MS * 1000);
-	}
 }
 
 static gboolean
