@@ -159,6 +159,10 @@ verifier_init(Verifier *v, GntLu *lu)
 
 static void
 verifier_vreport(Verifier *v, GntCvCode code, const gchar *item, gboolean warning,
+		 const gchar *format, va_list args) G_GNUC_PRINTF(5, 0);
+
+static void
+verifier_vreport(Verifier *v, GntCvCode code, const gchar *item, gboolean warning,
 		 const gchar *format, va_list args)
 {
 	const GntCvCodeDef *def = gnt_cv_code_get(code);

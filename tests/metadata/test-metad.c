@@ -256,6 +256,7 @@ dup_meta_data_without_seed(MetadFx *fx, const gchar *path, gboolean seeded)
 		gsize len = 0;
 		g_autofree guchar *raw = g_base64_decode(text, &len);
 
+		g_assert_nonnull(raw);
 		g_assert_cmpuint(len, ==, 512);
 		g_assert_true(g_regex_match(seed, again, 0, &match_again));
 		text_again = g_match_info_fetch(match_again, 1);

@@ -447,7 +447,6 @@ job_status(SysFx *fx, guint64 id)
 static gchar *
 jobs_ends(SysFx *fx, GArray *ids)
 {
-	g_autoptr(JsonArray) rows = NULL;
 	g_autoptr(JsonNode) node = NULL;
 	GString *args = g_string_new("[[");
 
