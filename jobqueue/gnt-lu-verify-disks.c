@@ -15,18 +15,6 @@
 #include "gnt-lu.h"
 #include "gnt-node-calls-verify.h"
 
-static gboolean
-verify_disks_check_prereq(GntLu *lu, GError **error)
-{
-	const gchar *group = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name");
-	g_autoptr(GPtrArray) nodes = NULL;
-
-	if (group == NULL)
-		return TRUE;
-	nodes = gnt_lu_verify_dup_group_nodes(gnt_lu_get_env(lu)->config, group, error);
-	return nodes != NULL;
-}
-
 static JsonNode *
 cluster_verify_disks_exec(GntLu *lu, GError **error)
 {
@@ -70,7 +58,7 @@ cluster_verify_disks_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_cluster_verify_disks = {
-	.check_prereq = verify_disks_check_prereq,
+	.check_prereq = gnt_lu_verify_check_group,
 	.exec = cluster_verify_disks_exec,
 };
 

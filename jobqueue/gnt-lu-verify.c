@@ -327,8 +327,8 @@ job_of(GntOpcode *op)
 	return ops;
 }
 
-static gboolean
-cluster_verify_check_prereq(GntLu *lu, GError **error)
+gboolean
+gnt_lu_verify_check_group(GntLu *lu, GError **error)
 {
 	const gchar *group = gnt_opcode_get_string(gnt_lu_get_opcode(lu), "group_name");
 	g_autoptr(GPtrArray) nodes = NULL;
@@ -366,7 +366,7 @@ cluster_verify_exec(GntLu *lu, GError **error)
 }
 
 const GntLuClass gnt_lu_cluster_verify = {
-	.check_prereq = cluster_verify_check_prereq,
+	.check_prereq = gnt_lu_verify_check_group,
 	.exec = cluster_verify_exec,
 };
 

@@ -7,6 +7,11 @@ G_BEGIN_DECLS
 
 /* Node groups as the verify units see them (config/gnt-config-groups.h). */
 
+/* check_prereq of the opcodes with an optional "group_name": a group
+ * given must exist (Ganeti's "Node group 'x' not found"). */
+gboolean
+gnt_lu_verify_check_group(GntLu *lu, GError **error);
+
 /* Every group's name, sorted. (transfer full) */
 GStrv
 gnt_lu_verify_dup_group_names(GntConfig *config);
