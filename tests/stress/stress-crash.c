@@ -20,6 +20,8 @@
  */
 #include "gnt-test-cluster.h"
 
+#include "gnt-job-status.h"
+
 #include <libsoup/soup.h>
 #include <signal.h>
 
@@ -155,11 +157,14 @@ rapi_worker(gpointer data)
 
 /* ---- a trial ---- */
 
+/* One of Ganeti's final job statuses (the queue's own table says which). */
 static gboolean
 job_status_is_final(const gchar *status)
 {
-	return g_strcmp0(status, "success") == 0 || g_strcmp0(status, "error") == 0 ||
-	       g_strcmp0(status, "canceled") == 0;
+	GntJobStatus value = GNT_JOB_STATUS_QUEUED;
+
+	return status != NULL && gnt_job_status_from_string(status, &value) &&
+	       gnt_job_status_is_finalized(value);
 }
 
 static GPid
