@@ -595,7 +595,7 @@ instance_read(GntInstance *self, JsonObject *obj, GError **error)
 	GStrv tags = NULL;
 
 	if (!gnt_json_dup_string(obj, "primary_node", &self->primary_node, error) ||
-	    !gnt_json_dup_string(obj, "os", &self->os, error) ||
+	    !gnt_records_dup_optional_string(obj, "os", &self->os, error) ||
 	    !gnt_json_dup_string(obj, "hypervisor", &self->hypervisor, error) ||
 	    !instance_read_params(self, obj, error) ||
 	    !GET_OPTIONAL_ENUM(obj, "admin_state", gnt_admin_state, &self->admin_state, error) ||

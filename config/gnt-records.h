@@ -146,7 +146,7 @@ typedef struct {
 	gdouble ctime;
 	gdouble mtime;
 	gchar *primary_node; /* the node's UUID */
-	gchar *os;
+	gchar *os;	     /* NULL: none (null) */
 	gchar *hypervisor;
 	/* the instance's own values, not the filled ones; never NULL */
 	JsonObject *hvparams;

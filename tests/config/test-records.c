@@ -118,20 +118,22 @@ test_instance_members(void)
 	g_assert_cmpint(json_object_get_int_member(inst->half_done, "job"), ==, 42);
 }
 
-/* A record as gnt-instance add stores it at first: no uuid yet, the
- * optional members missing; unknown keys are skipped. */
+/* A record as gnt-instance add builds it before storing it: no uuid yet,
+ * no OS (an import), the optional members missing; unknown keys are
+ * skipped. */
 static void
 test_instance_minimal(void)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonNode)
-		in = test_json_parse("{\"name\": \"a\", \"primary_node\": \"n\", \"os\": \"noop\", "
+		in = test_json_parse("{\"name\": \"a\", \"primary_node\": \"n\", \"os\": null, "
 				     "\"hypervisor\": \"fake\", \"future_key\": [1, 2]}");
 	g_autoptr(GntInstance) inst = gnt_instance_from_json(json_node_get_object(in), &error);
 	g_autoptr(JsonObject) out = NULL;
 
 	g_assert_no_error(error);
 	g_assert_null(inst->uuid);
+	g_assert_null(inst->os);
 	g_assert_cmpint(inst->admin_state, ==, GNT_ADMIN_STATE_DOWN);
 	g_assert_cmpint(inst->disk_template, ==, GNT_DISK_TEMPLATE_DISKLESS);
 	g_assert_cmpint(inst->network_port, ==, -1);
