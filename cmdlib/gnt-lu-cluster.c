@@ -7,6 +7,7 @@
  * one change (gnt-cluster init applies the same merge before the daemons
  * run).
  */
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-disk.h"
 #include "gnt-error.h"
@@ -428,8 +429,7 @@ check_vg_exists(GntConfig *config, GntRpcClient *rpc, const gchar *vg, GError **
 static gboolean
 plain_instances_cb(JsonObject *record, gpointer user_data)
 {
-	if (g_strcmp0(json_object_get_string_member_with_default(record, "disk_template", ""),
-		      "plain") == 0) {
+	if (gnt_record_get_disk_template(record) == GNT_DISK_TEMPLATE_PLAIN) {
 		*(gboolean *)user_data = TRUE;
 		return FALSE;
 	}
@@ -643,8 +643,9 @@ gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonOb
 		}
 	}
 	/* a volume group newly named, or plain newly enabled: it must exist */
-	if (array_has_string(new_templates, "plain") &&
-	    (!array_has_string(old_templates, "plain") ||
+	if (array_has_string(new_templates, gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN)) &&
+	    (!array_has_string(old_templates,
+			       gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN)) ||
 	     g_strcmp0(JSON_NODE_HOLDS_NULL(old_vg) ? NULL : json_node_get_string(old_vg),
 		       json_node_get_string(new_vg)) != 0) &&
 	    !check_vg_exists(config, rpc, json_node_get_string(new_vg), error))

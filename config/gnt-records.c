@@ -55,15 +55,19 @@ static gboolean
 enum_from_string(const gchar *const *names, guint n, const gchar *what, const gchar *name,
 		 guint *out, GError **error)
 {
-	g_autoptr(GString) known = g_string_new(NULL);
+	g_autoptr(GString) known = NULL;
 
 	for (guint i = 0; i < n; i++) {
 		if (g_strcmp0(name, names[i]) == 0) {
 			*out = i;
 			return TRUE;
 		}
-		g_string_append_printf(known, "%s%s", i > 0 ? ", " : "", names[i]);
 	}
+	if (error == NULL) /* the lookups of queries: no message to build */
+		return FALSE;
+	known = g_string_new(NULL);
+	for (guint i = 0; i < n; i++)
+		g_string_append_printf(known, "%s%s", i > 0 ? ", " : "", names[i]);
 	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s' (known: %s)", what,
 		    name != NULL ? name : "", known->str);
 	return FALSE;
@@ -92,6 +96,43 @@ RECORD_ENUM_STRINGS(GntDiskTemplate, gnt_disk_template, disk_template_names, "di
 RECORD_ENUM_STRINGS(GntDiskFormat, gnt_disk_format, disk_format_names, "disk format")
 RECORD_ENUM_STRINGS(GntDiskMode, gnt_disk_mode, disk_mode_names, "disk mode")
 RECORD_ENUM_STRINGS(GntNicMode, gnt_nic_mode, nic_mode_names, "nic mode")
+
+/* The index in @names of string member @key of @record, or @fallback. */
+static guint
+record_get_enum(JsonObject *record, const gchar *key, const gchar *const *names, guint n,
+		guint fallback)
+{
+	JsonNode *node = json_object_get_member(record, key);
+	guint value = fallback;
+
+	if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
+	    json_node_get_value_type(node) != G_TYPE_STRING ||
+	    !enum_from_string(names, n, NULL, json_node_get_string(node), &value, NULL))
+		return fallback;
+	return value;
+}
+
+GntAdminState
+gnt_record_get_admin_state(JsonObject *record)
+{
+	return record_get_enum(record, "admin_state", admin_state_names,
+			       G_N_ELEMENTS(admin_state_names), GNT_ADMIN_STATE_DOWN);
+}
+
+GntAdminStateSource
+gnt_record_get_admin_state_source(JsonObject *record)
+{
+	return record_get_enum(record, "admin_state_source", admin_state_source_names,
+			       G_N_ELEMENTS(admin_state_source_names),
+			       GNT_ADMIN_STATE_SOURCE_ADMIN);
+}
+
+GntDiskTemplate
+gnt_record_get_disk_template(JsonObject *record)
+{
+	return record_get_enum(record, "disk_template", disk_template_names,
+			       G_N_ELEMENTS(disk_template_names), GNT_DISK_TEMPLATE_DISKLESS);
+}
 
 /* --- reading helpers ------------------------------------------------------ */
 

@@ -86,6 +86,17 @@ gnt_nic_mode_to_string(GntNicMode value);
 gboolean
 gnt_nic_mode_from_string(const gchar *name, GntNicMode *out, GError **error);
 
+/* The enumerations of an instance record still held as JSON (the logical
+ * units and the query engine): the member's value, or the default for a
+ * missing member (down, admin, diskless) or a name the enum does not know
+ * (stored records are checked when written). */
+GntAdminState
+gnt_record_get_admin_state(JsonObject *record);
+GntAdminStateSource
+gnt_record_get_admin_state_source(JsonObject *record);
+GntDiskTemplate
+gnt_record_get_disk_template(JsonObject *record);
+
 /* --- disks and NICs ------------------------------------------------------- */
 
 /* {"uuid", "name", "size" (MiB), "mode", "iv_name", "format" (file only)} */
