@@ -8,7 +8,7 @@
 #include "gnt-join.h"
 #include "gnt-json.h"
 #include "gnt-rpc-procedures.h"
-#include "gnt-secret.h"
+#include "fake-node.h"
 #include "rpc-test-server.h"
 
 static void
@@ -153,28 +153,6 @@ sample_value(const GntRpcArgDef *arg, guint index, JsonObject *obj, const GntSec
 	return value;
 }
 
-/* The request body the client sends for @array: its text, secrets filled
- * in; as noded parses it. (transfer full) */
-static JsonNode *
-send(JsonArray *array, const GntSecretDict *secrets)
-{
-	g_autoptr(JsonNode) node = json_node_new(JSON_NODE_ARRAY);
-	g_autofree gchar *text = NULL;
-	g_autoptr(GntSecret) body = NULL;
-	g_autoptr(GError) error = NULL;
-	JsonNode *parsed;
-
-	json_node_set_array(node, array);
-	text = gnt_json_to_string(node);
-	if (secrets == NULL)
-		return gnt_json_parse(text, -1, &error);
-	body = gnt_secret_dict_fill(secrets, text, &error);
-	g_assert_no_error(error);
-	parsed = gnt_json_parse(gnt_secret_get(body), (gssize)gnt_secret_get_length(body), &error);
-	g_assert_no_error(error);
-	return parsed;
-}
-
 /* Every row: sample values encoded by the master's side, sent, read back
  * the same through the node's typed getters. */
 static void
@@ -197,7 +175,8 @@ test_encode_decode_every_row(void)
 			values[i] = sample_value(&def->args[i], i, obj, secrets);
 		array = gnt_rpc_args_encode(def, values, n);
 		g_assert_cmpuint(json_array_get_length(array), ==, n);
-		sent = send(array, gnt_rpc_values_get_secrets(def, values, n));
+		sent = fake_node_send(array, gnt_rpc_values_get_secrets(def, values, n), &error);
+		g_assert_no_error(error);
 		args = gnt_rpc_args_decode(def, json_node_get_array(sent), &error);
 		g_assert_no_error(error);
 		g_assert_true(gnt_rpc_args_get_def(args) == def);
