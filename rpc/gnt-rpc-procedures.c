@@ -308,6 +308,17 @@ gnt_rpc_strv_to_array(const gchar *const *strv)
 	return array;
 }
 
+/* A value that does not fit its row is the caller's mistake: critical,
+ * and the argument is sent as null (the node refuses it, naming it). */
+static gboolean
+value_fits(const GntRpcProcedureDef *def, const GntRpcArgDef *arg, gboolean fits)
+{
+	if (!fits)
+		g_critical("procedure '%s': the value of argument '%s' does not fit its row",
+			   def->name, arg->name);
+	return fits;
+}
+
 static void
 encode_value(JsonArray *args, const GntRpcProcedureDef *def, const GntRpcArgDef *arg,
 	     const GntRpcValue *value)
@@ -317,16 +328,19 @@ encode_value(JsonArray *args, const GntRpcProcedureDef *def, const GntRpcArgDef 
 		json_array_add_boolean_element(args, value->b);
 		return;
 	case GNT_RPC_ARG_UINT:
-		g_warn_if_fail(value->u <= arg->max);
-		json_array_add_int_element(args, (gint64)value->u);
+		if (value_fits(def, arg, value->u <= arg->max))
+			json_array_add_int_element(args, (gint64)value->u);
+		else
+			json_array_add_null_element(args);
 		return;
 	case GNT_RPC_ARG_NUMBER:
 		json_array_add_double_element(args, value->d);
 		return;
 	case GNT_RPC_ARG_STRING:
 	case GNT_RPC_ARG_STRING_OR_NULL:
-		g_warn_if_fail(value->s != NULL || arg->type == GNT_RPC_ARG_STRING_OR_NULL);
-		if (value->s != NULL)
+		if (value_fits(def, arg,
+			       value->s != NULL || arg->type == GNT_RPC_ARG_STRING_OR_NULL) &&
+		    value->s != NULL)
 			json_array_add_string_element(args, value->s);
 		else
 			json_array_add_null_element(args);
@@ -337,8 +351,9 @@ encode_value(JsonArray *args, const GntRpcProcedureDef *def, const GntRpcArgDef 
 	case GNT_RPC_ARG_OBJECT:
 	case GNT_RPC_ARG_OBJECT_OR_NULL:
 	case GNT_RPC_ARG_SPEC:
-		g_warn_if_fail(value->obj != NULL || arg->type == GNT_RPC_ARG_OBJECT_OR_NULL);
-		if (value->obj != NULL)
+		if (value_fits(def, arg,
+			       value->obj != NULL || arg->type == GNT_RPC_ARG_OBJECT_OR_NULL) &&
+		    value->obj != NULL)
 			json_array_add_object_element(args, json_object_ref(value->obj));
 		else
 			json_array_add_null_element(args);
