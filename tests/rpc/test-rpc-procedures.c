@@ -309,6 +309,25 @@ test_timeouts(void)
 	g_assert_true(row("join")->flags & GNT_RPC_PROCEDURE_PUBLIC);
 }
 
+/* doc/node-rpc.md describes every procedure of the table. */
+static void
+test_documented(void)
+{
+	g_autofree gchar *path = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "..", "..", "doc",
+						  "node-rpc.md", NULL);
+	g_autofree gchar *text = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	g_assert_no_error(error);
+	for (const GntRpcProcedureDef *def = gnt_rpc_procedure_defs; def->name != NULL; def++) {
+		g_autofree gchar *quoted = g_strdup_printf("`%s`", def->name);
+
+		if (strstr(text, quoted) == NULL)
+			g_error("doc/node-rpc.md does not name procedure %s", quoted);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -321,5 +340,6 @@ main(int argc, char **argv)
 	g_test_add_func("/rpc/procedures/decode-refuses", test_decode_refuses);
 	g_test_add_func("/rpc/procedures/optional-and-null", test_optional_and_null);
 	g_test_add_func("/rpc/procedures/timeouts", test_timeouts);
+	g_test_add_func("/rpc/procedures/documented", test_documented);
 	return g_test_run();
 }
