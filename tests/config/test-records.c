@@ -244,6 +244,35 @@ test_enum_names(void)
 	}
 }
 
+/* JSON records read through the enums: the value, or the default for a
+ * missing member or an unknown name. */
+static void
+test_record_getters(void)
+{
+	g_autoptr(JsonNode) full =
+		test_json_parse("{\"admin_state\": \"offline\", \"admin_state_source\": \"user\", "
+				"\"disk_template\": \"plain\"}");
+	g_autoptr(JsonNode)
+		odd = test_json_parse("{\"admin_state\": \"sideways\", \"admin_state_source\": 3, "
+				      "\"disk_template\": \"drbd\"}");
+	g_autoptr(JsonNode) empty = test_json_parse("{}");
+
+	g_assert_cmpint(gnt_record_get_admin_state(json_node_get_object(full)), ==,
+			GNT_ADMIN_STATE_OFFLINE);
+	g_assert_cmpint(gnt_record_get_admin_state_source(json_node_get_object(full)), ==,
+			GNT_ADMIN_STATE_SOURCE_USER);
+	g_assert_cmpint(gnt_record_get_disk_template(json_node_get_object(full)), ==,
+			GNT_DISK_TEMPLATE_PLAIN);
+	for (guint i = 0; i < 2; i++) {
+		JsonObject *obj = json_node_get_object(i == 0 ? odd : empty);
+
+		g_assert_cmpint(gnt_record_get_admin_state(obj), ==, GNT_ADMIN_STATE_DOWN);
+		g_assert_cmpint(gnt_record_get_admin_state_source(obj), ==,
+				GNT_ADMIN_STATE_SOURCE_ADMIN);
+		g_assert_cmpint(gnt_record_get_disk_template(obj), ==, GNT_DISK_TEMPLATE_DISKLESS);
+	}
+}
+
 /* The decoder refuses what noded cannot use, naming the instance. */
 static void
 test_spec_bad(void)
@@ -311,6 +340,7 @@ main(int argc, char **argv)
 	g_test_add_func("/records/node/golden", test_node_golden);
 	g_test_add_func("/records/node/bad", test_bad_node);
 	g_test_add_func("/records/enums", test_enum_names);
+	g_test_add_func("/records/json-getters", test_record_getters);
 	g_test_add_func("/records/spec/golden", test_spec_golden);
 	g_test_add_func("/records/spec/members", test_spec_members);
 	g_test_add_func("/records/spec/bad", test_spec_bad);
