@@ -6,7 +6,14 @@
 
 G_BEGIN_DECLS
 
-/* One parameter of an opcode: a row of the declarative table. */
+/*
+ * One parameter of an opcode: a row of the declarative table, written with
+ * designated initialisers so that a row names only what differs from the
+ * usual (public, not nullable, no extra check, any value). The table is the
+ * one home of a parameter's type, default, choices and help: the CLI reads
+ * them through gnt_op_param_*() (gnt-opcode.h), the units through the typed
+ * getters, and tests/jobqueue/test-opcode-table.c checks every row.
+ */
 typedef struct {
 	const gchar *name;
 	GntParamType type;
@@ -19,7 +26,13 @@ typedef struct {
 	gboolean (*validate)(JsonNode *value, GError **error);
 	/* for a string: the values allowed, "a|b|c"; NULL: any */
 	const gchar *choices;
+	/* what the parameter means, for --help texts and doc/; NULL: no CLI
+	 * option shows it */
+	const gchar *help;
 } GntParamDef;
+
+/* Ganeti's optional parameters: null unless given, and null accepted. */
+#define GNT_PARAM_OPTIONAL .default_json = "null", .nullable = TRUE
 
 struct _GntOpDef {
 	const gchar *id;
