@@ -29,10 +29,22 @@ typedef struct {
 	/* what the parameter means, for --help texts and doc/; NULL: no CLI
 	 * option shows it */
 	const gchar *help;
+	/* for a required string: what Ganeti's clients (gnt-*, RAPI) send
+	 * when the user names none ("hard" for reboot_type); NULL: nothing */
+	const gchar *client_default;
 } GntParamDef;
 
 /* Ganeti's optional parameters: null unless given, and null accepted. */
 #define GNT_PARAM_OPTIONAL .default_json = "null", .nullable = TRUE
+
+/* How long an instance has to shut down, in seconds: Ganeti's
+ * DEFAULT_SHUTDOWN_TIMEOUT, written once for every opcode that stops one. */
+#define GNT_PARAM_SHUTDOWN_TIMEOUT(param_name, help_text)                                          \
+	{                                                                                          \
+		.name = (param_name), .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120",        \
+		.help = (help_text)                                                                \
+	}
+#define GNT_SHUTDOWN_TIMEOUT_HELP "Maximum time (in seconds) to wait for instance shutdown"
 
 struct _GntOpDef {
 	const gchar *id;
@@ -57,6 +69,12 @@ extern const GntOpDef *const gnt_op_defs_node[];
 extern const GntOpDef *const gnt_op_defs_backup[];
 extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
 extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
+
+/* Whether @value (not null) has the row's type, is one of its choices and
+ * passes its check: what parsing an opcode asks of every given value and
+ * the table self-test of every default and choice. */
+gboolean
+gnt_param_def_check_value(const GntParamDef *pdef, JsonNode *value, GError **error);
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];

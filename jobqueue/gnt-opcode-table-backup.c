@@ -17,7 +17,7 @@ static const GntParamDef backup_export_params[] = {
 	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
 	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "compress", .type = GNT_PARAM_TYPE_STRING, .default_json = "\"none\""},
-	{.name = "shutdown_timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	/* a node name (local mode) or per-disk destinations (remote mode) */
 	{.name = "target_node", .type = GNT_PARAM_TYPE_ANY},
 	{.name = "target_node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},

@@ -56,7 +56,7 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "snode_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "source_handshake", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
 	{.name = "source_instance_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "source_shutdown_timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("source_shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	{.name = "source_x509_ca", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "src_node", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "src_node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
@@ -115,7 +115,7 @@ static const GntParamDef instance_reinstall_params[] = {
 static const GntParamDef instance_remove_params[] = {
 	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
 	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "shutdown_timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	{.name = "ignore_failures", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
@@ -129,7 +129,7 @@ static const GntParamDef instance_startup_params[] = {
 	{.name = "beparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
 	{.name = "no_remember", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{.name = "startup_paused", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
-	{.name = "shutdown_timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	{NULL},
 };
 
@@ -138,7 +138,8 @@ static const GntParamDef instance_shutdown_params[] = {
 	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{.name = "ignore_offline_nodes", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
-	{.name = "timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("timeout", "Maximum time (in seconds) to wait for the guest to "
+					      "shut down before it is destroyed"),
 	{.name = "no_remember", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{.name = "admin_state_source",
 	 .type = GNT_PARAM_TYPE_STRING,
@@ -150,9 +151,14 @@ static const GntParamDef instance_shutdown_params[] = {
 static const GntParamDef instance_reboot_params[] = {
 	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
 	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "shutdown_timeout", .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	{.name = "ignore_secondaries", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
-	{.name = "reboot_type", .type = GNT_PARAM_TYPE_STRING, .choices = "full|soft|hard"},
+	/* Ganeti's clients send a hard reboot unless told otherwise */
+	{.name = "reboot_type",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 .choices = "soft|hard|full",
+	 .help = "Type of reboot",
+	 .client_default = "hard"},
 	{NULL},
 };
 

@@ -58,6 +58,81 @@ param_lookup(const GntOpDef *def, const gchar *name)
 	return NULL;
 }
 
+/* The row of @op_id's parameter @name; unknown ones are a caller's bug. */
+static const GntParamDef *
+param_def(const gchar *op_id, const gchar *name)
+{
+	const GntOpDef *def = gnt_op_def_lookup(op_id);
+	const GntParamDef *pdef = def != NULL ? param_lookup(def, name) : NULL;
+
+	if (pdef == NULL)
+		g_critical("the opcode table has no parameter '%s' of '%s'", name, op_id);
+	return pdef;
+}
+
+const gchar *
+gnt_op_param_get_default(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->default_json : NULL;
+}
+
+const gchar *
+gnt_op_param_get_client_default(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->client_default : NULL;
+}
+
+const gchar *
+gnt_op_param_get_help(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->help : NULL;
+}
+
+GStrv
+gnt_op_param_dup_choices(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL && pdef->choices != NULL ? g_strsplit(pdef->choices, "|", -1) : NULL;
+}
+
+gboolean
+gnt_op_param_is_choice(const gchar *op_id, const gchar *name, const gchar *value)
+{
+	g_auto(GStrv) choices = gnt_op_param_dup_choices(op_id, name);
+
+	return choices == NULL || g_strv_contains((const gchar *const *)choices, value);
+}
+
+gchar *
+gnt_op_param_describe(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+	g_autoptr(GString) text = g_string_new(NULL);
+	const gchar *dflt;
+
+	if (pdef == NULL)
+		return g_strdup(name);
+	g_string_append(text, pdef->help != NULL ? pdef->help : pdef->name);
+	if (pdef->choices != NULL) {
+		g_auto(GStrv) choices = g_strsplit(pdef->choices, "|", -1);
+		g_autofree gchar *list = g_strjoinv(", ", choices);
+		g_string_append_printf(text, ": %s", list);
+	}
+	dflt = pdef->client_default;
+	if (dflt != NULL)
+		g_string_append_printf(text, " (default %s)", dflt);
+	else if (pdef->default_json != NULL && g_strcmp0(pdef->default_json, "null") != 0)
+		g_string_append_printf(text, " (default %s)", pdef->default_json);
+	return g_string_free(g_steal_pointer(&text), FALSE);
+}
+
 typedef gboolean (*ParamFunc)(const GntParamDef *pdef, gpointer user_data, GError **error);
 
 /* Runs @func over the opcode's own parameters, then the common ones. */
@@ -144,6 +219,32 @@ param_is_choice(const gchar *choices, JsonNode *value)
 	return g_strv_contains((const gchar *const *)allowed, json_node_get_string(value));
 }
 
+gboolean
+gnt_param_def_check_value(const GntParamDef *pdef, JsonNode *value, GError **error)
+{
+	g_autoptr(GError) error_local = NULL;
+
+	if (!param_type_matches(pdef->type, value)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "parameter '%s' must be %s, not %s", pdef->name,
+			    param_type_name(pdef->type), gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	if (pdef->choices != NULL && !param_is_choice(pdef->choices, value)) {
+		g_auto(GStrv) allowed = g_strsplit(pdef->choices, "|", -1);
+		g_autofree gchar *list = g_strjoinv(", ", allowed);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "parameter '%s' must be one of %s",
+			    pdef->name, list);
+		return FALSE;
+	}
+	if (pdef->validate != NULL && !pdef->validate(value, &error_local)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "parameter '%s' %s", pdef->name,
+			    error_local->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* "<redacted>" in place of a value, or of each value of a dict. */
 static JsonNode *
 redacted_copy(JsonNode *value)
@@ -197,7 +298,6 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 	ParseCtx *ctx = user_data;
 	JsonNode *given = json_object_get_member(ctx->input, pdef->name);
 	g_autoptr(JsonNode) value = NULL;
-	g_autoptr(GError) error_local = NULL;
 
 	if (pdef->visibility == GNT_PARAM_PRIVATE && ctx->source == OPCODE_SOURCE_STORE) {
 		/* the stored opcode shows "<redacted>"; the value is kept apart */
@@ -223,24 +323,8 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 			json_object_set_member(ctx->op->params, pdef->name, redacted_copy(value));
 			return TRUE;
 		}
-		if (!param_type_matches(pdef->type, value)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: parameter '%s' must be %s, not %s", ctx->op->def->id,
-				    pdef->name, param_type_name(pdef->type),
-				    gnt_json_node_type_name(value));
-			return FALSE;
-		}
-		if (pdef->choices != NULL && !param_is_choice(pdef->choices, value)) {
-			g_auto(GStrv) allowed = g_strsplit(pdef->choices, "|", -1);
-			g_autofree gchar *list = g_strjoinv(", ", allowed);
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: parameter '%s' must be one of %s", ctx->op->def->id,
-				    pdef->name, list);
-			return FALSE;
-		}
-		if (pdef->validate != NULL && !pdef->validate(value, &error_local)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s: parameter '%s' %s",
-				    ctx->op->def->id, pdef->name, error_local->message);
+		if (!gnt_param_def_check_value(pdef, value, error)) {
+			g_prefix_error(error, "%s: ", ctx->op->def->id);
 			return FALSE;
 		}
 		if (pdef->visibility == GNT_PARAM_SECRET) {

@@ -115,6 +115,34 @@ gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error);
 JsonArray *
 gnt_opcode_get_depends(const GntOpcode *self);
 
+/*
+ * What the opcode table says about one parameter of @op_id, for the clients
+ * that build opcodes (gnt-*, RAPI) and for doc/. Naming an unknown opcode
+ * or parameter is a programmer's mistake: a critical warning, and NULL (the
+ * table self-test, tests/jobqueue/test-opcode-table.c, checks the names the
+ * CLI and RAPI use). (transfer none)
+ */
+/* The default as JSON text ("120", "null"), NULL for a required one. */
+const gchar *
+gnt_op_param_get_default(const gchar *op_id, const gchar *name);
+/* The value clients send for a required string the user left out
+ * ("hard"), or NULL. */
+const gchar *
+gnt_op_param_get_client_default(const gchar *op_id, const gchar *name);
+const gchar *
+gnt_op_param_get_help(const gchar *op_id, const gchar *name);
+/* The values a string parameter allows, in the table's order; NULL: any.
+ * (transfer full) */
+GStrv
+gnt_op_param_dup_choices(const gchar *op_id, const gchar *name);
+/* Whether @value is allowed (always TRUE for a parameter without choices). */
+gboolean
+gnt_op_param_is_choice(const gchar *op_id, const gchar *name, const gchar *value);
+/* One line for --help: the help, the choices and the default, "Type of
+ * reboot: full, soft, hard (default hard)". (transfer full) */
+gchar *
+gnt_op_param_describe(const gchar *op_id, const gchar *name);
+
 /* The parameter a job summary shows, "TEST_DELAY(2.5)" (Ganeti's
  * OP_DSC_FIELD), or NULL if the opcode has none. */
 const gchar *
