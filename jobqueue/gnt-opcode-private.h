@@ -50,6 +50,9 @@ struct _GntOpDef {
 	const gchar *id;
 	const gchar *summary_param;
 	const GntParamDef *params; /* terminated by a row with name NULL */
+	/* more rows, built once from another table (OP_CLUSTER_SET_PARAMS's
+	 * from the cluster settings); NULL: none */
+	const GntParamDef *(*more_params)(void);
 	/* the cluster-level lock every run of this opcode takes */
 	GntLockMode bgl;
 	const GntLuClass *lu;
@@ -75,6 +78,17 @@ extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c *
  * the table self-test of every default and choice. */
 gboolean
 gnt_param_def_check_value(const GntParamDef *pdef, JsonNode *value, GError **error);
+
+/* The rows of @def, in the order they are parsed and shown: its own, the
+ * built ones, the common ones (each terminated by a row with name NULL). */
+#define GNT_OP_DEF_N_PARAM_TABLES 3
+void
+gnt_op_def_get_param_tables(const GntOpDef *def,
+			    const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES]);
+
+/* @def's row (or the common one) named @name, or NULL. */
+const GntParamDef *
+gnt_op_def_find_param(const GntOpDef *def, const gchar *name);
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];

@@ -4,6 +4,7 @@
  * clients' opcodes are accepted as they are; Gantry's own additions are
  * optional and marked.
  */
+#include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-limits.h"
 #include "gnt-opcode-private.h"
@@ -89,67 +90,72 @@ static const GntParamDef os_diagnose_params[] = {
 	{NULL},
 };
 
+/* OP_CLUSTER_SET_PARAMS's own rows: Ganeti's parameters that change no
+ * setting of Gantry's (the unit refuses them unless empty, and ignores
+ * modify_etc_hosts: Gantry leaves /etc/hosts alone). */
 static const GntParamDef cluster_set_params_params[] = {
 	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{.name = "hv_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
 	{.name = "disk_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "vg_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "enabled_hypervisors", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "hvparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "beparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "os_hvp", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
 	{.name = "osparams_private_cluster",
 	 .type = GNT_PARAM_TYPE_DICT,
 	 GNT_PARAM_OPTIONAL,
 	 .visibility = GNT_PARAM_PRIVATE},
-	{.name = "diskparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "candidate_pool_size", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
-	{.name = "max_running_jobs", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
-	{.name = "max_tracked_jobs", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
-	{.name = "uid_pool", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
 	{.name = "add_uids", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
 	{.name = "remove_uids", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "maintain_node_health", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "prealloc_wipe_disks", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "nicparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "ndparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "ipolicy", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "drbd_helper", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "default_iallocator", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "default_iallocator_params", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "mac_prefix", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "master_netdev", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "master_netmask", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
-	{.name = "reserved_lvs", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "hidden_os", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "blacklisted_os", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "use_external_mip_script", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "enabled_disk_templates", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
 	{.name = "modify_etc_hosts", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "file_storage_dir", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "shared_file_storage_dir", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "gluster_storage_dir", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "install_image", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "instance_communication_network",
-	 .type = GNT_PARAM_TYPE_STRING,
-	 GNT_PARAM_OPTIONAL},
-	{.name = "zeroing_image", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{.name = "compression_tools", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "enabled_user_shutdown", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "enabled_data_collectors", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "data_collector_interval", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	/* Gantry's: the OS search path (Ganeti's four directories stay at its end) */
-	{.name = "os_search_path", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
-	/* Gantry's installs (doc/install.md): safe install by default, the
-	 * appliance's time limit, the default ssh keys, and the trusted OSes
-	 * ([["add"|"remove", name]], like hidden_os) */
-	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
-	{.name = "install_timeout", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
-	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
-	{.name = "trusted_os", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
+
+/* The parameter's type for a setting: what its change kind takes. */
+static GntParamType
+setting_param_type(const GntClusterSetting *setting)
+{
+	if (setting->change == GNT_SETTING_CHANGE_LIST_MODS)
+		return GNT_PARAM_TYPE_LIST;
+	switch (setting->type) {
+	case GNT_SETTING_STRING:
+	case GNT_SETTING_STRING_OR_NULL:
+		return GNT_PARAM_TYPE_STRING;
+	case GNT_SETTING_INT:
+		return GNT_PARAM_TYPE_INT;
+	case GNT_SETTING_BOOL:
+		return GNT_PARAM_TYPE_BOOL;
+	case GNT_SETTING_STRING_LIST:
+		return GNT_PARAM_TYPE_STRING_LIST;
+	case GNT_SETTING_LIST:
+		return GNT_PARAM_TYPE_LIST;
+	case GNT_SETTING_OBJECT:
+	default:
+		return GNT_PARAM_TYPE_DICT;
+	}
+}
+
+/* One optional row per setting a parameter changes, in the settings
+ * table's order, built once: the cluster settings table
+ * (config/gnt-cluster-settings.c) is their one home. */
+static const GntParamDef *
+cluster_settings_params(void)
+{
+	static const GntParamDef *rows;
+
+	if (g_once_init_enter(&rows)) {
+		GArray *built = g_array_new(TRUE, TRUE, sizeof(GntParamDef));
+
+		for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+			GntParamDef row = {
+				.name = gnt_cluster_setting_get_param(s),
+				.type = setting_param_type(s),
+				GNT_PARAM_OPTIONAL,
+			};
+
+			if (row.name != NULL)
+				g_array_append_val(built, row);
+		}
+		g_once_init_leave(&rows, (const GntParamDef *)(gpointer)g_array_free(built, FALSE));
+	}
+	return rows;
+}
 
 /* Adding and removing nodes changes what every job may rely on: they hold
  * the cluster lock exclusively, as Ganeti's LUs do (REQ_BGL). */
@@ -198,6 +204,7 @@ static const GntOpDef op_os_diagnose = {
 static const GntOpDef op_cluster_set_params = {
 	.id = "OP_CLUSTER_SET_PARAMS",
 	.params = cluster_set_params_params,
+	.more_params = cluster_settings_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
 	.lu = &gnt_lu_cluster_set_params,
 };

@@ -44,16 +44,28 @@ gnt_op_def_get_summary_param(const GntOpDef *def)
 	return def->summary_param;
 }
 
-static const GntParamDef *
-param_lookup(const GntOpDef *def, const gchar *name)
+void
+gnt_op_def_get_param_tables(const GntOpDef *def,
+			    const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES])
 {
-	for (const GntParamDef *p = def->params; p->name != NULL; p++) {
-		if (g_strcmp0(p->name, name) == 0)
-			return p;
-	}
-	for (const GntParamDef *p = gnt_op_common_params; p->name != NULL; p++) {
-		if (g_strcmp0(p->name, name) == 0)
-			return p;
+	static const GntParamDef none[] = {{NULL}};
+
+	tables[0] = def->params;
+	tables[1] = def->more_params != NULL ? def->more_params() : none;
+	tables[2] = gnt_op_common_params;
+}
+
+const GntParamDef *
+gnt_op_def_find_param(const GntOpDef *def, const gchar *name)
+{
+	const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES];
+
+	gnt_op_def_get_param_tables(def, tables);
+	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
+			if (g_strcmp0(p->name, name) == 0)
+				return p;
+		}
 	}
 	return NULL;
 }
@@ -63,7 +75,7 @@ static const GntParamDef *
 param_def(const gchar *op_id, const gchar *name)
 {
 	const GntOpDef *def = gnt_op_def_lookup(op_id);
-	const GntParamDef *pdef = def != NULL ? param_lookup(def, name) : NULL;
+	const GntParamDef *pdef = def != NULL ? gnt_op_def_find_param(def, name) : NULL;
 
 	if (pdef == NULL)
 		g_critical("the opcode table has no parameter '%s' of '%s'", name, op_id);
@@ -139,8 +151,9 @@ typedef gboolean (*ParamFunc)(const GntParamDef *pdef, gpointer user_data, GErro
 static gboolean
 foreach_param(const GntOpDef *def, ParamFunc func, gpointer user_data, GError **error)
 {
-	const GntParamDef *tables[] = {def->params, gnt_op_common_params};
+	const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES];
 
+	gnt_op_def_get_param_tables(def, tables);
 	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
 		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
 			if (!func(p, user_data, error))
@@ -347,7 +360,7 @@ check_no_unknown_keys(const GntOpDef *def, JsonObject *input, GError **error)
 	for (GList *l = members; l != NULL; l = l->next) {
 		if (g_strcmp0(l->data, "OP_ID") == 0)
 			continue;
-		if (param_lookup(def, l->data) == NULL) {
+		if (gnt_op_def_find_param(def, l->data) == NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "%s: unknown parameter '%s'", def->id, (const gchar *)l->data);
 			return FALSE;
@@ -474,7 +487,7 @@ gnt_opcode_get_id(const GntOpcode *self)
 JsonNode *
 gnt_opcode_get_param(const GntOpcode *self, const gchar *name)
 {
-	const GntParamDef *pdef = param_lookup(self->def, name);
+	const GntParamDef *pdef = gnt_op_def_find_param(self->def, name);
 
 	if (pdef == NULL || pdef->visibility == GNT_PARAM_SECRET)
 		return NULL;

@@ -9,6 +9,7 @@
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
 #include "gnt-cli.h"
+#include "gnt-cluster-settings.h"
 #include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
@@ -788,16 +789,6 @@ data_collectors_info(JsonObject *info)
 	return dict;
 }
 
-/* How a "Cluster parameters" entry shows its value. */
-typedef enum {
-	PARAM_RAW,	    /* as PrintGenericInfo lays it out */
-	PARAM_LIST,	    /* CommaJoin */
-	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
-	PARAM_UID_POOL,	    /* FormatUidPool */
-	PARAM_SEARCH_PATH,  /* CommaJoin, else the default of search_paths[] */
-	PARAM_SSH_KEYS,	    /* each key's comment (its type when it has none), or "(none)" */
-} ParamFormat;
-
 /* Where OS and ExtStorage providers are looked for: Ganeti's defaults
  * (pathutils.OS_SEARCH_PATH, ES_SEARCH_PATH), shown while the cluster
  * record has no such setting. */
@@ -850,79 +841,84 @@ format_ssh_keys(JsonNode *value)
 	return out->len > 0 ? g_string_free(g_steal_pointer(&out), FALSE) : g_strdup("(none)");
 }
 
+/* The "Cluster parameters" section in Ganeti's order (ShowClusterConfig);
+ * labels and formats are the settings table's (config/gnt-cluster-settings.c),
+ * except the ExtStorage path, which Gantry has no setting for. */
 static GntCliInfo *
 cluster_parameters_info(JsonObject *info)
 {
-	static const struct {
-		const gchar *label;
-		const gchar *key;
-		ParamFormat format;
-	} params[] = {
-		{"candidate pool size", "candidate_pool_size", PARAM_RAW},
-		{"maximal number of jobs running simultaneously", "max_running_jobs", PARAM_RAW},
-		{"maximal number of jobs simultaneously tracked by the scheduler",
-		 "max_tracked_jobs", PARAM_RAW},
-		{"mac prefix", "mac_prefix", PARAM_RAW},
-		{"master netdev", "master_netdev", PARAM_RAW},
-		{"master netmask", "master_netmask", PARAM_RAW},
-		{"use external master IP address setup script", "use_external_mip_script",
-		 PARAM_RAW},
-		{"lvm volume group", "volume_group_name", PARAM_RAW},
-		{"lvm reserved volumes", "reserved_lvs", PARAM_LIST_OR_NONE},
-		{"drbd usermode helper", "drbd_usermode_helper", PARAM_RAW},
-		{"file storage path", "file_storage_dir", PARAM_RAW},
-		{"shared file storage path", "shared_file_storage_dir", PARAM_RAW},
-		{"gluster storage path", "gluster_storage_dir", PARAM_RAW},
-		{"maintenance of node health", "maintain_node_health", PARAM_RAW},
-		{"uid pool", "uid_pool", PARAM_UID_POOL},
-		{"default instance allocator", "default_iallocator", PARAM_RAW},
-		{"default instance allocator parameters", "default_iallocator_params", PARAM_RAW},
-		{"primary ip version", "primary_ip_version", PARAM_RAW},
-		{"preallocation wipe disks", "prealloc_wipe_disks", PARAM_RAW},
-		{"OS search path", "os_search_path", PARAM_SEARCH_PATH},
-		{"ExtStorage Providers search path", "es_search_path", PARAM_SEARCH_PATH},
-		{"enabled disk templates", "enabled_disk_templates", PARAM_LIST},
-		{"install image", "install_image", PARAM_RAW},
-		{"instance communication network", "instance_communication_network", PARAM_RAW},
-		{"zeroing image", "zeroing_image", PARAM_RAW},
-		{"compression tools", "compression_tools", PARAM_RAW},
-		{"enabled user shutdown", "enabled_user_shutdown", PARAM_RAW},
-		{"modify ssh setup", "modify_ssh_setup", PARAM_RAW},
-		{"ssh_key_type", "ssh_key_type", PARAM_RAW},
-		{"ssh_key_bits", "ssh_key_bits", PARAM_RAW},
+	static const gchar *const order[] = {
+		"candidate_pool_size",
+		"max_running_jobs",
+		"max_tracked_jobs",
+		"mac_prefix",
+		"master_netdev",
+		"master_netmask",
+		"use_external_mip_script",
+		"volume_group_name",
+		"reserved_lvs",
+		"drbd_usermode_helper",
+		"file_storage_dir",
+		"shared_file_storage_dir",
+		"gluster_storage_dir",
+		"maintain_node_health",
+		"uid_pool",
+		"default_iallocator",
+		"default_iallocator_params",
+		"primary_ip_version",
+		"prealloc_wipe_disks",
+		"os_search_path",
+		"es_search_path",
+		"enabled_disk_templates",
+		"install_image",
+		"instance_communication_network",
+		"zeroing_image",
+		"compression_tools",
+		"enabled_user_shutdown",
+		"modify_ssh_setup",
+		"ssh_key_type",
+		"ssh_key_bits",
 		/* Gantry's installs and metadata (doc/install.md, doc/metad.md) */
-		{"safe install", "enable_safe_install", PARAM_RAW},
-		{"install timeout", "install_timeout", PARAM_RAW},
-		{"trusted OSes", "trusted_os", PARAM_LIST_OR_NONE},
-		{"default ssh keys", "ssh_keys", PARAM_SSH_KEYS},
+		"enable_safe_install",
+		"install_timeout",
+		"trusted_os",
+		"ssh_keys",
+	};
+	static const GntClusterSetting es_search_path = {
+		.key = "es_search_path",
+		.label = "ExtStorage Providers search path",
+		.show = GNT_SETTING_SHOW_SEARCH_PATH,
 	};
 	GntCliInfo *dict = gnt_cli_info_new_dict();
 
-	for (guint i = 0; i < G_N_ELEMENTS(params); i++) {
-		JsonNode *value = member(info, params[i].key);
+	for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+		const GntClusterSetting *setting = g_strcmp0(order[i], es_search_path.key) == 0
+							   ? &es_search_path
+							   : gnt_cluster_setting_lookup(order[i]);
+		JsonNode *value = member(info, setting->key);
 		g_autofree gchar *text = NULL;
 
-		switch (params[i].format) {
-		case PARAM_LIST:
+		switch (setting->show) {
+		case GNT_SETTING_SHOW_LIST:
 			text = comma_join(value, FALSE, NULL);
 			break;
-		case PARAM_LIST_OR_NONE:
+		case GNT_SETTING_SHOW_LIST_OR_NONE:
 			text = comma_join(value, FALSE, "(none)");
 			break;
-		case PARAM_UID_POOL:
+		case GNT_SETTING_SHOW_UID_POOL:
 			text = format_uid_pool(value);
 			break;
-		case PARAM_SEARCH_PATH:
-			text = format_search_path(info, params[i].key);
+		case GNT_SETTING_SHOW_SEARCH_PATH:
+			text = format_search_path(info, setting->key);
 			break;
-		case PARAM_SSH_KEYS:
+		case GNT_SETTING_SHOW_SSH_KEYS:
 			text = format_ssh_keys(value);
 			break;
-		case PARAM_RAW:
+		case GNT_SETTING_SHOW_RAW:
 		default:
 			break;
 		}
-		gnt_cli_info_add(dict, params[i].label, NULL,
+		gnt_cli_info_add(dict, setting->label, NULL,
 				 text != NULL ? gnt_cli_info_new_text(text)
 					      : gnt_cli_info_new_json(value));
 	}

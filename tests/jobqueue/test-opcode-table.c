@@ -7,13 +7,14 @@
  */
 #include <string.h>
 
+#include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-opcode-private.h"
 
 /* What one row must be; the first broken rule is the error. */
 static gboolean
-check_param(const GntParamDef *pdef, const GntOpDef *def, GError **error)
+check_param(const GntParamDef *pdef, GError **error)
 {
 	g_autoptr(JsonNode) dflt = NULL;
 	g_auto(GStrv) choices = NULL;
@@ -74,28 +75,14 @@ check_param(const GntParamDef *pdef, const GntOpDef *def, GError **error)
 				    "its help must be a phrase without a final full stop");
 		return FALSE;
 	}
-	if (def != NULL) { /* a name once in the opcode (@pdef is one of its rows) */
-		for (const GntParamDef *p = def->params; p != pdef; p++) {
-			if (g_strcmp0(p->name, pdef->name) == 0) {
-				g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-						    "written twice");
-				return FALSE;
-			}
-		}
-	}
-	for (const GntParamDef *p = gnt_op_common_params; def != NULL && p->name != NULL; p++) {
-		if (g_strcmp0(p->name, pdef->name) == 0) {
-			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "every opcode has it already (gnt_op_common_params)");
-			return FALSE;
-		}
-	}
 	return TRUE;
 }
 
 static gboolean
 check_op(const GntOpDef *def, GError **error)
 {
+	const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES];
+	g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
 	gboolean summary_found = def->summary_param == NULL;
 
 	if (!g_str_has_prefix(def->id, "OP_")) {
@@ -107,16 +94,26 @@ check_op(const GntOpDef *def, GError **error)
 		return FALSE;
 	}
 	if (gnt_op_def_lookup(def->id) != def) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s is in the table twice",
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s is not the table's row of that OP_ID (missing, or there twice)",
 			    def->id);
 		return FALSE;
 	}
-	for (const GntParamDef *p = def->params; p->name != NULL; p++) {
-		if (!check_param(p, def, error)) {
-			g_prefix_error(error, "%s: parameter '%s': ", def->id, p->name);
-			return FALSE;
+	gnt_op_def_get_param_tables(def, tables);
+	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
+			if (!g_hash_table_add(names, (gpointer)p->name)) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "%s: parameter '%s' is written twice", def->id,
+					    p->name);
+				return FALSE;
+			}
+			if (!check_param(p, error)) {
+				g_prefix_error(error, "%s: parameter '%s': ", def->id, p->name);
+				return FALSE;
+			}
+			summary_found |= g_strcmp0(p->name, def->summary_param) == 0;
 		}
-		summary_found |= g_strcmp0(p->name, def->summary_param) == 0;
 	}
 	if (!summary_found) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -135,7 +132,7 @@ test_every_row(void)
 	for (const GntParamDef *p = gnt_op_common_params; p->name != NULL; p++) {
 		g_autoptr(GError) error = NULL;
 
-		if (!check_param(p, NULL, &error))
+		if (!check_param(p, &error))
 			g_error("common parameter '%s': %s", p->name, error->message);
 	}
 	for (guint t = 0; gnt_op_tables[t] != NULL; t++) {
@@ -172,56 +169,82 @@ test_check_can_fail(void)
 		 .type = GNT_PARAM_TYPE_STRING,
 		 .default_json = "\"a\"",
 		 .client_default = "a"},
+		{.name = "help_sentence", .type = GNT_PARAM_TYPE_INT, .help = "A sentence."},
+		{NULL},
+	};
+	static const GntParamDef fine[] = {{.name = "x", .type = GNT_PARAM_TYPE_INT}, {NULL}};
+	static const GntParamDef twice[] = {
+		{.name = "x", .type = GNT_PARAM_TYPE_INT},
+		{.name = "x", .type = GNT_PARAM_TYPE_INT},
+		{NULL},
+	};
+	static const GntParamDef common_again[] = {
 		{.name = "priority", .type = GNT_PARAM_TYPE_INT, .default_json = "0"},
 		{NULL},
 	};
-	static const GntOpDef broken_op = {
-		.id = "OP_BROKEN",
-		.params = broken,
-		.lu = &gnt_lu_test_dummy,
+	/* OP_TEST_DUMMY's id, so that only the rule under test breaks */
+	static const GntOpDef broken_ops[] = {
+		{.id = "OP_TEST_DUMMY", .params = fine},		       /* no unit */
+		{.id = "OP_BROKEN", .params = fine, .lu = &gnt_lu_test_dummy}, /* not in the table */
+		{.id = "OP_TEST_DUMMY", .params = twice, .lu = &gnt_lu_test_dummy},
+		{.id = "OP_TEST_DUMMY", .params = common_again, .lu = &gnt_lu_test_dummy},
+		{.id = "OP_TEST_DUMMY",
+		 .summary_param = "nothing",
+		 .params = fine,
+		 .lu = &gnt_lu_test_dummy},
 	};
 
 	for (const GntParamDef *p = broken; p->name != NULL; p++) {
 		g_autoptr(GError) error = NULL;
 
 		g_test_message("%s", p->name);
-		g_assert_false(check_param(p, &broken_op, &error));
+		g_assert_false(check_param(p, &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	}
-	{
+	for (guint i = 0; i < G_N_ELEMENTS(broken_ops); i++) {
 		g_autoptr(GError) error = NULL;
-		static const GntParamDef fine[] = {{.name = "x", .type = GNT_PARAM_TYPE_INT},
-						   {NULL}};
-		static const GntOpDef no_unit = {.id = "OP_BROKEN", .params = fine};
-		static const GntOpDef not_registered = {
-			.id = "OP_BROKEN", .params = fine, .lu = &gnt_lu_test_dummy};
-		static const GntOpDef bad_summary = {.id = "OP_TEST_DUMMY",
-						     .summary_param = "nothing",
-						     .params = fine,
-						     .lu = &gnt_lu_test_dummy};
 
-		g_assert_false(check_op(&no_unit, &error));
-		g_assert_nonnull(strstr(error->message, "no logical unit"));
-		g_clear_error(&error);
-		g_assert_false(check_op(&not_registered, &error));
-		g_clear_error(&error);
-		g_assert_false(check_op(&bad_summary, &error));
+		g_assert_false(check_op(&broken_ops[i], &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		g_test_message("%s", error->message);
 	}
 }
 
-static const GntParamDef *
-find_param(const GntOpDef *def, const gchar *name)
+/* The cluster settings table: each setting's default has the type of the
+ * OP_CLUSTER_SET_PARAMS row built from it, each parameter and label is
+ * written once, and the opcode has a row for every setting it changes. */
+static void
+test_cluster_settings(void)
 {
-	const GntParamDef *tables[] = {def->params, gnt_op_common_params};
+	const GntOpDef *def = gnt_op_def_lookup("OP_CLUSTER_SET_PARAMS");
+	g_autoptr(GHashTable) labels = g_hash_table_new(g_str_hash, g_str_equal);
+	guint changed = 0;
 
-	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
-		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
-			if (g_strcmp0(p->name, name) == 0)
-				return p;
+	g_assert_nonnull(def);
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		const gchar *param = gnt_cluster_setting_get_param(s);
+		const GntParamDef *row = param != NULL ? gnt_op_def_find_param(def, param) : NULL;
+		g_autoptr(JsonNode) dflt = NULL;
+		g_autoptr(GError) error = NULL;
+
+		g_test_message("setting %s", s->key);
+		g_assert_true(s->label == NULL || g_hash_table_add(labels, (gpointer)s->label));
+		g_assert_true(s->default_json != NULL || s->dir != GNT_SETTING_DIR_NONE);
+		if (s->default_json != NULL) {
+			dflt = gnt_json_parse(s->default_json, -1, &error);
+			g_assert_no_error(error);
+		}
+		if (param == NULL)
+			continue;
+		g_assert_nonnull(row);
+		changed++;
+		if (dflt != NULL && !JSON_NODE_HOLDS_NULL(dflt) &&
+		    s->change != GNT_SETTING_CHANGE_LIST_MODS) {
+			g_assert_true(gnt_param_def_check_value(row, dflt, &error));
+			g_assert_no_error(error);
 		}
 	}
-	return NULL;
+	g_assert_cmpuint(changed, >=, 40);
 }
 
 /* The "OP_X" literals of one source file, and the parameters it names
@@ -256,7 +279,7 @@ check_source(const gchar *path, guint *op_ids, guint *params)
 		g_autofree gchar *op_id = g_match_info_fetch(match, 2);
 		g_autofree gchar *name = g_match_info_fetch(match, 3);
 		const GntOpDef *def = gnt_op_def_lookup(op_id);
-		const GntParamDef *pdef = def != NULL ? find_param(def, name) : NULL;
+		const GntParamDef *pdef = def != NULL ? gnt_op_def_find_param(def, name) : NULL;
 
 		if (pdef == NULL)
 			g_error("%s: %s names parameter '%s' of %s, which the table lacks", path,
@@ -299,6 +322,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/opcode-table/every-row", test_every_row);
 	g_test_add_func("/opcode-table/check-can-fail", test_check_can_fail);
+	g_test_add_func("/opcode-table/cluster-settings", test_cluster_settings);
 	g_test_add_func("/opcode-table/clients-name-real-opcodes", test_clients_name_real_opcodes);
 	return g_test_run();
 }
