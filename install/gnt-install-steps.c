@@ -253,7 +253,7 @@ typedef struct {
 static guint
 debug_level(GntInstall *self)
 {
-	return (guint)gnt_opcode_get_int(gnt_lu_get_opcode(self->lu), "debug_level", 0);
+	return gnt_opcode_get_debug_level(gnt_lu_get_opcode(self->lu));
 }
 
 /* prepare: the new instance's disks (a reinstall keeps its own). */

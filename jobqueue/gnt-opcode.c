@@ -494,31 +494,88 @@ gnt_opcode_get_param(const GntOpcode *self, const gchar *name)
 	return json_object_get_member(self->params, name);
 }
 
-gboolean
-gnt_opcode_get_bool(const GntOpcode *self, const gchar *name, gboolean fallback)
+/* The value of @name for a typed getter: a critical for a parameter the
+ * opcode lacks, of another type, or null where @nullable says it cannot
+ * be; NULL for a null value. */
+static JsonNode *
+typed_param(const GntOpcode *self, const gchar *name, GntParamType type, gboolean nullable)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	const GntParamDef *pdef = gnt_op_def_find_param(self->def, name);
+	JsonNode *node;
 
-	if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
-	    json_node_get_value_type(node) != G_TYPE_BOOLEAN)
-		return fallback;
-	return json_node_get_boolean(node);
+	if (pdef == NULL || pdef->visibility == GNT_PARAM_SECRET ||
+	    !(pdef->type == type ||
+	      (type == GNT_PARAM_TYPE_NUMBER && pdef->type == GNT_PARAM_TYPE_INT)) ||
+	    pdef->nullable != nullable) {
+		g_critical("%s has no %s parameter '%s' of that type", self->def->id,
+			   nullable ? "optional" : "non-null", name);
+		return NULL;
+	}
+	node = json_object_get_member(self->params, name);
+	return node != NULL && !JSON_NODE_HOLDS_NULL(node) ? node : NULL;
+}
+
+gboolean
+gnt_opcode_get_bool(const GntOpcode *self, const gchar *name)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_BOOL, FALSE);
+
+	return node != NULL && json_node_get_boolean(node);
 }
 
 gint64
-gnt_opcode_get_int(const GntOpcode *self, const gchar *name, gint64 fallback)
+gnt_opcode_get_int(const GntOpcode *self, const gchar *name)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_INT, FALSE);
 
-	return gnt_json_node_is_int(node) ? json_node_get_int(node) : fallback;
+	return node != NULL ? json_node_get_int(node) : 0;
 }
 
 gdouble
-gnt_opcode_get_number(const GntOpcode *self, const gchar *name, gdouble fallback)
+gnt_opcode_get_number(const GntOpcode *self, const gchar *name)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_NUMBER, FALSE);
 
-	return gnt_json_node_is_number(node) ? json_node_get_double(node) : fallback;
+	return node != NULL ? json_node_get_double(node) : 0;
+}
+
+gboolean
+gnt_opcode_lookup_bool(const GntOpcode *self, const gchar *name, gboolean *out)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_BOOL, TRUE);
+
+	if (node == NULL)
+		return FALSE;
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+gboolean
+gnt_opcode_get_flag(const GntOpcode *self, const gchar *name)
+{
+	gboolean value = FALSE;
+
+	return gnt_opcode_lookup_bool(self, name, &value) && value;
+}
+
+guint
+gnt_opcode_get_debug_level(const GntOpcode *self)
+{
+	gint64 level = 0;
+
+	gnt_opcode_lookup_int(self, "debug_level", &level);
+	return (guint)level;
+}
+
+gboolean
+gnt_opcode_lookup_int(const GntOpcode *self, const gchar *name, gint64 *out)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_INT, TRUE);
+
+	if (node == NULL)
+		return FALSE;
+	*out = json_node_get_int(node);
+	return TRUE;
 }
 
 const gchar *
@@ -559,7 +616,7 @@ gnt_opcode_lost_secrets(const GntOpcode *self)
 gint
 gnt_opcode_get_priority(const GntOpcode *self)
 {
-	return (gint)gnt_opcode_get_int(self, "priority", GNT_OP_PRIO_NORMAL);
+	return (gint)gnt_opcode_get_int(self, "priority");
 }
 
 void

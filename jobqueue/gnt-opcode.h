@@ -81,13 +81,33 @@ gnt_opcode_get_id(const GntOpcode *self);
  * for a secret or unknown one. (transfer none) */
 JsonNode *
 gnt_opcode_get_param(const GntOpcode *self, const gchar *name);
-/* Typed shortcuts; they return @fallback when the value is null. */
+/*
+ * Typed getters. A parameter always has a value once parsed (the table's
+ * default when it was not given), so a unit asks for it without a
+ * fallback of its own. gnt_opcode_get_*() are for parameters that cannot
+ * be null; gnt_opcode_lookup_*() for Ganeti's optional ones (null unless
+ * given), returning FALSE when null. Asking for a parameter the opcode
+ * lacks, of another type, or with the wrong getter is a programmer's
+ * mistake: a critical warning, and FALSE or 0.
+ */
 gboolean
-gnt_opcode_get_bool(const GntOpcode *self, const gchar *name, gboolean fallback);
+gnt_opcode_get_bool(const GntOpcode *self, const gchar *name);
 gint64
-gnt_opcode_get_int(const GntOpcode *self, const gchar *name, gint64 fallback);
+gnt_opcode_get_int(const GntOpcode *self, const gchar *name);
+/* an integer or number parameter */
 gdouble
-gnt_opcode_get_number(const GntOpcode *self, const gchar *name, gdouble fallback);
+gnt_opcode_get_number(const GntOpcode *self, const gchar *name);
+gboolean
+gnt_opcode_lookup_bool(const GntOpcode *self, const gchar *name, gboolean *out);
+gboolean
+gnt_opcode_lookup_int(const GntOpcode *self, const gchar *name, gint64 *out);
+/* An optional boolean that means "no" unless given as true (Ganeti's None
+ * for no_install, fail, ...). */
+gboolean
+gnt_opcode_get_flag(const GntOpcode *self, const gchar *name);
+/* The common debug_level, 0 when not given. */
+guint
+gnt_opcode_get_debug_level(const GntOpcode *self);
 const gchar *
 gnt_opcode_get_string(const GntOpcode *self, const gchar *name);
 
