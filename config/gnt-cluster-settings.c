@@ -9,7 +9,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	{.key = "enabled_hypervisors",
 	 .type = GNT_SETTING_STRING_LIST,
 	 .default_json = "[\"fake\"]",
-	 .change = GNT_SETTING_CHANGE_REPLACE},
+	 .change = GNT_SETTING_CHANGE_REPLACE,
+	 .help = "Comma-separated list of hypervisors (fake, kvm)"},
 	/* where OS definitions are looked for, the first directory holding a
 	 * name wins; Ganeti's directories, so installed Ganeti OS definitions
 	 * are found */
@@ -20,12 +21,14 @@ const GntClusterSetting gnt_cluster_settings[] = {
 		 " \"/usr/share/ganeti/os\"]",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
 	 .label = "OS search path",
-	 .show = GNT_SETTING_SHOW_SEARCH_PATH},
+	 .show = GNT_SETTING_SHOW_SEARCH_PATH,
+	 .help = "Comma-separated directories looked in for OS definitions, before Ganeti's four (which always end the path)"},
 	/* the hypervisors' own tables give the defaults (hypervisor/) */
 	{.key = "hvparams",
 	 .type = GNT_SETTING_OBJECT,
 	 .default_json = "{\"fake\": {}, \"kvm\": {}}",
-	 .change = GNT_SETTING_CHANGE_CUSTOM},
+	 .change = GNT_SETTING_CHANGE_CUSTOM,
+	 .help = "Hypervisor parameters, repeatable"},
 	{.key = "os_hvp",
 	 .type = GNT_SETTING_OBJECT,
 	 .default_json = "{}",
@@ -35,7 +38,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .default_json =
 		 "{\"default\": {\"always_failover\": false, \"auto_balance\": true, \"maxmem\": 128,"
 		 " \"minmem\": 128, \"spindle_use\": 1, \"vcpus\": 1}}",
-	 .change = GNT_SETTING_CHANGE_CUSTOM},
+	 .change = GNT_SETTING_CHANGE_CUSTOM,
+	 .help = "Default backend parameters"},
 	{.key = "osparams",
 	 .type = GNT_SETTING_OBJECT,
 	 .default_json = "{}",
@@ -57,7 +61,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .type = GNT_SETTING_OBJECT,
 	 .default_json =
 		 "{\"default\": {\"link\": \"br0\", \"mode\": \"bridged\", \"vlan\": \"\"}}",
-	 .change = GNT_SETTING_CHANGE_CUSTOM},
+	 .change = GNT_SETTING_CHANGE_CUSTOM,
+	 .help = "Default NIC parameters (mode, link, vlan)"},
 	{.key = "ndparams",
 	 .type = GNT_SETTING_OBJECT,
 	 .default_json = "{\"cpu_speed\": 1.0, \"exclusive_storage\": false, \"oob_program\": \"\","
@@ -75,24 +80,28 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .default_json = "10",
 	 .min = 1,
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "candidate pool size"},
+	 .label = "candidate pool size",
+	 .help = "Set the candidate pool size"},
 	{.key = "max_running_jobs",
 	 .type = GNT_SETTING_INT,
 	 .default_json = "20",
 	 .min = 1,
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "maximal number of jobs running simultaneously"},
+	 .label = "maximal number of jobs running simultaneously",
+	 .help = "The maximal number of jobs running simultaneously"},
 	{.key = "max_tracked_jobs",
 	 .type = GNT_SETTING_INT,
 	 .default_json = "25",
 	 .min = 1,
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "maximal number of jobs simultaneously tracked by the scheduler"},
+	 .label = "maximal number of jobs simultaneously tracked by the scheduler",
+	 .help = "The maximal number of jobs tracked by the scheduler"},
 	{.key = "mac_prefix",
 	 .type = GNT_SETTING_STRING,
 	 .default_json = "\"aa:00:00\"",
 	 .change = GNT_SETTING_CHANGE_CUSTOM,
-	 .label = "mac prefix"},
+	 .label = "mac prefix",
+	 .help = "Three-octet MAC prefix of the instances' NICs"},
 	{.key = "master_netdev",
 	 .type = GNT_SETTING_STRING,
 	 .default_json = "\"lo\"",
@@ -118,7 +127,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .default_json = "null",
 	 .param = "vg_name",
 	 .change = GNT_SETTING_CHANGE_CUSTOM,
-	 .label = "lvm volume group"},
+	 .label = "lvm volume group",
+	 .help = "The volume group of the plain disk template (\"\" disables LVM)"},
 	{.key = "drbd_usermode_helper",
 	 .type = GNT_SETTING_STRING_OR_NULL,
 	 .default_json = "null",
@@ -130,7 +140,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .dir = GNT_SETTING_DIR_ROOT,
 	 .path = "srv/gantry/file-storage",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "file storage path"},
+	 .label = "file storage path",
+	 .help = "The absolute directory for file disks"},
 	{.key = "shared_file_storage_dir",
 	 .type = GNT_SETTING_STRING,
 	 .dir = GNT_SETTING_DIR_ROOT,
@@ -159,7 +170,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .default_json = "[\"file\", \"diskless\"]",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
 	 .label = "enabled disk templates",
-	 .show = GNT_SETTING_SHOW_LIST},
+	 .show = GNT_SETTING_SHOW_LIST,
+	 .help = "Comma-separated list of disk templates (diskless, file, plain)"},
 	{.key = "maintain_node_health",
 	 .type = GNT_SETTING_BOOL,
 	 .default_json = "false",
@@ -244,20 +256,23 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .type = GNT_SETTING_BOOL,
 	 .default_json = "true",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "safe install"},
+	 .label = "safe install",
+	 .help = "Run OS scripts inside the install appliance (yes, the default) or, for OSes marked trusted (gnt-os modify --trusted yes), on the node (no)"},
 	{.key = "install_timeout",
 	 .type = GNT_SETTING_INT,
 	 .default_json = "1800",
 	 .min = 1,
 	 .change = GNT_SETTING_CHANGE_REPLACE,
-	 .label = "install timeout"},
+	 .label = "install timeout",
+	 .help = "Seconds an install appliance may run before it is killed"},
 	/* authorized_keys lines served to instances that have none of their own */
 	{.key = "ssh_keys",
 	 .type = GNT_SETTING_STRING_LIST,
 	 .default_json = "[]",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
 	 .label = "default ssh keys",
-	 .show = GNT_SETTING_SHOW_SSH_KEYS},
+	 .show = GNT_SETTING_SHOW_SSH_KEYS,
+	 .help = "A file of authorized_keys lines served to instances without keys of their own (repeatable; replaces the cluster's keys)"},
 	/* OS names (without variant) an administrator marked trusted */
 	{.key = "trusted_os",
 	 .type = GNT_SETTING_STRING_LIST,
@@ -276,6 +291,16 @@ gnt_cluster_setting_lookup(const gchar *key)
 			return s;
 	}
 	return NULL;
+}
+
+gchar *
+gnt_cluster_setting_describe(const GntClusterSetting *setting)
+{
+	if (setting->help == NULL)
+		return g_strdup(setting->key);
+	if (setting->type == GNT_SETTING_INT && setting->default_json != NULL)
+		return g_strdup_printf("%s (default %s)", setting->help, setting->default_json);
+	return g_strdup(setting->help);
 }
 
 const gchar *

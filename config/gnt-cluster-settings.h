@@ -8,7 +8,8 @@ G_BEGIN_DECLS
  * The cluster settings: one table (gnt-cluster-settings.c) that is the home
  * of each setting's stored type and default (config), the
  * OP_CLUSTER_SET_PARAMS parameter that changes it and how the unit merges
- * that parameter in (jobqueue), and its label in gnt-cluster info (tools).
+ * that parameter in (cmdlib), and its label in gnt-cluster info and the
+ * help of its gnt-cluster init/modify option (tools).
  * The opcode table builds the opcode's rows from it, and
  * tests/jobqueue/test-opcode-table.c checks that each setting's default
  * parses and matches its type.
@@ -66,6 +67,9 @@ typedef struct {
 	 * section of its own or not at all */
 	const gchar *label;
 	GntSettingShow show;
+	/* gnt-cluster init/modify: its option's help (the option adds the
+	 * default of an integer setting); NULL: no option sets it */
+	const gchar *help;
 } GntClusterSetting;
 
 /* The settings in the order QueryClusterInfo shows them, ended by a row
@@ -75,6 +79,10 @@ extern const GntClusterSetting gnt_cluster_settings[];
 /* The setting stored under @key, or NULL. */
 const GntClusterSetting *
 gnt_cluster_setting_lookup(const gchar *key);
+/* One line for --help: the help and, for an integer, " (default N)".
+ * (transfer full) */
+gchar *
+gnt_cluster_setting_describe(const GntClusterSetting *setting);
 /* OP_CLUSTER_SET_PARAMS's parameter for @setting, or NULL if none. */
 const gchar *
 gnt_cluster_setting_get_param(const GntClusterSetting *setting);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gnt-build-config.h"
+#include "gnt-cluster-settings.h"
 #include "gnt-json.h"
 #include "gnt-opcode.h"
 
@@ -250,8 +251,9 @@ check_arguments(const GntCliCommand *cmd, guint n_args)
 	return TRUE;
 }
 
-/* GOption's translate hook: GNT_CLI_PARAM_HELP descriptions become the
- * opcode table's line for the parameter; other texts stay as they are.
+/* GOption's translate hook: GNT_CLI_PARAM_HELP and GNT_CLI_SETTING_HELP
+ * descriptions become the opcode or settings table's line; other texts
+ * stay as they are.
  * The line is interned: GOption keeps the pointer. */
 static const gchar *
 describe_table_param(const gchar *text, gpointer user_data)
@@ -259,6 +261,15 @@ describe_table_param(const gchar *text, gpointer user_data)
 	g_auto(GStrv) parts = NULL;
 	g_autofree gchar *line = NULL;
 
+	if (g_str_has_prefix(text, GNT_CLI_SETTING_HELP_PREFIX)) {
+		const GntClusterSetting *setting =
+			gnt_cluster_setting_lookup(text + strlen(GNT_CLI_SETTING_HELP_PREFIX));
+
+		if (setting == NULL) /* a caller's bug: the option's text says which */
+			return text;
+		line = gnt_cluster_setting_describe(setting);
+		return g_intern_string(line);
+	}
 	if (!g_str_has_prefix(text, GNT_CLI_PARAM_HELP_PREFIX))
 		return text;
 	parts = g_strsplit(text, ":", 3);

@@ -173,6 +173,10 @@ gnt_cli_new_opcode(GntCli *self, const gchar *op_id);
 #define GNT_CLI_PARAM_HELP_PREFIX	"opcode-table:"
 #define GNT_CLI_PARAM_HELP(op_id, name) GNT_CLI_PARAM_HELP_PREFIX op_id ":" name
 #define GNT_CLI_INT_UNSET		G_MININT
+/* The same for an option that sets a cluster setting: its help is the
+ * settings table's (config/gnt-cluster-settings.c). */
+#define GNT_CLI_SETTING_HELP_PREFIX "cluster-setting:"
+#define GNT_CLI_SETTING_HELP(key)   GNT_CLI_SETTING_HELP_PREFIX key
 /* Sets @name to @value unless @value is GNT_CLI_INT_UNSET. */
 void
 gnt_cli_set_int_if_given(JsonObject *op, const gchar *name, gint value);

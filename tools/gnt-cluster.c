@@ -57,103 +57,105 @@ static gboolean opt_no_ssh_keys;
 	 0,                                                                                        \
 	 G_OPTION_ARG_STRING,                                                                      \
 	 &opt_enabled_hypervisors,                                                                 \
-	 "Comma-separated list of hypervisors (fake, kvm)",                                        \
+	 GNT_CLI_SETTING_HELP("enabled_hypervisors"),                                              \
 	 "HYPERVISORS"},                                                                           \
 		{"enabled-disk-templates",                                                         \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_enabled_disk_templates,                                                      \
-		 "Comma-separated list of disk templates (diskless, file, plain)",                 \
+		 GNT_CLI_SETTING_HELP("enabled_disk_templates"),                                   \
 		 "TEMPLATES"},                                                                     \
 		{"vg-name",                                                                        \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_vg_name,                                                                     \
-		 "The volume group of the plain disk template (\"\" disables LVM)",                \
+		 GNT_CLI_SETTING_HELP("volume_group_name"),                                        \
 		 "VG"},                                                                            \
 		{"file-storage-dir",                                                               \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_FILENAME,                                                            \
 		 &opt_file_storage_dir,                                                            \
-		 "The absolute directory for file disks",                                          \
+		 GNT_CLI_SETTING_HELP("file_storage_dir"),                                         \
 		 "DIR"},                                                                           \
 		{"hypervisor-parameters",                                                          \
 		 'H',                                                                              \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING_ARRAY,                                                        \
 		 &opt_hvparams,                                                                    \
-		 "Hypervisor parameters, repeatable",                                              \
+		 GNT_CLI_SETTING_HELP("hvparams"),                                                 \
 		 "HV:k=v,..."},                                                                    \
-		{"backend-parameters",	       'B',	 0, G_OPTION_ARG_STRING, &opt_beparams,    \
-		 "Default backend parameters", "k=v,..."},                                         \
+		{"backend-parameters",                                                             \
+		 'B',                                                                              \
+		 0,                                                                                \
+		 G_OPTION_ARG_STRING,                                                              \
+		 &opt_beparams,                                                                    \
+		 GNT_CLI_SETTING_HELP("beparams"),                                                 \
+		 "k=v,..."},                                                                       \
 		{"nic-parameters",                                                                 \
 		 'N',                                                                              \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_nicparams,                                                                   \
-		 "Default NIC parameters (mode, link, vlan)",                                      \
+		 GNT_CLI_SETTING_HELP("nicparams"),                                                \
 		 "k=v,..."},                                                                       \
 		{"os-search-path",                                                                 \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_os_search_path,                                                              \
-		 "Comma-separated directories looked in for OS definitions, before Ganeti's four " \
-		 "(which always end the path)",                                                    \
+		 GNT_CLI_SETTING_HELP("os_search_path"),                                           \
 		 "DIRS"},                                                                          \
 		{"mac-prefix",                                                                     \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_mac_prefix,                                                                  \
-		 "Three-octet MAC prefix of the instances' NICs",                                  \
+		 GNT_CLI_SETTING_HELP("mac_prefix"),                                               \
 		 "PREFIX"},                                                                        \
 		{"max-running-jobs",                                                               \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_INT,                                                                 \
 		 &opt_max_running_jobs,                                                            \
-		 "The maximal number of jobs running simultaneously",                              \
+		 GNT_CLI_SETTING_HELP("max_running_jobs"),                                         \
 		 "N"},                                                                             \
 		{"max-tracked-jobs",                                                               \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_INT,                                                                 \
 		 &opt_max_tracked_jobs,                                                            \
-		 "The maximal number of jobs tracked by the scheduler",                            \
+		 GNT_CLI_SETTING_HELP("max_tracked_jobs"),                                         \
 		 "N"},                                                                             \
 		{"candidate-pool-size",                                                            \
 		 'C',                                                                              \
 		 0,                                                                                \
 		 G_OPTION_ARG_INT,                                                                 \
 		 &opt_candidate_pool_size,                                                         \
-		 "Set the candidate pool size",                                                    \
+		 GNT_CLI_SETTING_HELP("candidate_pool_size"),                                      \
 		 "SIZE"},                                                                          \
 		{"enable-safe-install",                                                            \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_safe_install,                                                                \
-		 "Run OS scripts inside the install appliance (yes, the default) or, for OSes "    \
-		 "marked trusted (gnt-os modify --trusted yes), on the node (no)",                 \
+		 GNT_CLI_SETTING_HELP("enable_safe_install"),                                      \
 		 "yes|no"},                                                                        \
 		{"install-timeout",                                                                \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_INT,                                                                 \
 		 &opt_install_timeout,                                                             \
-		 "Seconds an install appliance may run before it is killed (default 1800)",        \
+		 GNT_CLI_SETTING_HELP("install_timeout"),                                          \
 		 "SECONDS"},                                                                       \
 		{"ssh-key",                                                                        \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_FILENAME_ARRAY,                                                      \
 		 &opt_ssh_keys,                                                                    \
-		 "A file of authorized_keys lines served to instances without keys of their own "  \
-		 "(repeatable; replaces the cluster's keys)",                                      \
+		 GNT_CLI_SETTING_HELP("ssh_keys"),                                                 \
 		 "FILE"},                                                                          \
 	{                                                                                          \
 		"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                          \
