@@ -516,6 +516,12 @@ typed_param(const GntOpcode *self, const gchar *name, GntParamType type, gboolea
 }
 
 gboolean
+gnt_opcode_has_param(const GntOpcode *self, const gchar *name)
+{
+	return gnt_op_def_find_param(self->def, name) != NULL;
+}
+
+gboolean
 gnt_opcode_get_bool(const GntOpcode *self, const gchar *name)
 {
 	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_BOOL, FALSE);

@@ -92,6 +92,10 @@ gnt_opcode_get_param(const GntOpcode *self, const gchar *name);
  */
 gboolean
 gnt_opcode_get_bool(const GntOpcode *self, const gchar *name);
+/* Whether the opcode has parameter @name at all: what a helper shared by
+ * units of several opcodes asks before it reads one that only some have. */
+gboolean
+gnt_opcode_has_param(const GntOpcode *self, const gchar *name);
 gint64
 gnt_opcode_get_int(const GntOpcode *self, const gchar *name);
 /* an integer or number parameter */
