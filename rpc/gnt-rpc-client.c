@@ -212,6 +212,24 @@ encode_args(JsonArray *args, const GntSecretDict *secrets, GError **error)
 					  (GDestroyNotify)gnt_secret_free, body);
 }
 
+/*
+ * The master's certificate goes on the TLS connection before its handshake,
+ * not through soup_message_set_tls_client_certificate(): that answers the
+ * server's request through libsoup's TLS interaction, which the TLS
+ * backend's handshake thread hands to the main context the connection was
+ * made under and waits for. A caller's thread does not run that context
+ * (it is the global default one, or another thread's), so when the context
+ * was busy at that moment the handshake waited forever: seen with two
+ * threads calling at once.
+ */
+static void
+present_certificate_cb(SoupMessage *msg, GSocketClientEvent event, GIOStream *connection,
+		       gpointer user_data)
+{
+	if (event == G_SOCKET_CLIENT_TLS_HANDSHAKING && G_IS_TLS_CONNECTION(connection))
+		g_tls_connection_set_certificate(G_TLS_CONNECTION(connection), user_data);
+}
+
 static SoupSession *
 session_new(GTlsDatabase *database, guint timeout_s)
 {
@@ -262,7 +280,8 @@ call_on_session(SoupSession *session, GTlsDatabase *database, GTlsCertificate *c
 		soup_message_set_request_body_from_bytes(msg, GNT_RPC_CONTENT_TYPE, request);
 	}
 	if (certificate != NULL)
-		soup_message_set_tls_client_certificate(msg, certificate);
+		g_signal_connect(msg, "network-event", G_CALLBACK(present_certificate_cb),
+				 certificate);
 	answer = soup_session_send_and_read(session, msg, NULL, &local_error);
 	if (secrets != NULL)
 		gnt_secret_wipe_traces();
