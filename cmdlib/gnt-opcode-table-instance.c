@@ -9,6 +9,20 @@
 #define DISK_TEMPLATES "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"
 #define FILE_DRIVERS   "loop|blktap|blktap2"
 
+/* OS parameters kept out of sight: private ones stored but never shown,
+ * secret ones in memory only (doc/secrets.md); written once for create,
+ * reinstall and modify */
+#define OSPARAMS_PRIVATE_PARAM                                                                     \
+	{                                                                                          \
+		.name = "osparams_private", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL,       \
+		.visibility = GNT_PARAM_PRIVATE                                                    \
+	}
+#define OSPARAMS_SECRET_PARAM                                                                      \
+	{                                                                                          \
+		.name = "osparams_secret", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL,        \
+		.visibility = GNT_PARAM_SECRET                                                     \
+	}
+
 static const GntParamDef instance_create_params[] = {
 	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
 	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
@@ -41,14 +55,8 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "nics", .type = GNT_PARAM_TYPE_LIST, .validate = gnt_limits_validate_nics},
 	{.name = "no_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
-	{.name = "osparams_private",
-	 .type = GNT_PARAM_TYPE_DICT,
-	 GNT_PARAM_OPTIONAL,
-	 .visibility = GNT_PARAM_PRIVATE},
-	{.name = "osparams_secret",
-	 .type = GNT_PARAM_TYPE_DICT,
-	 GNT_PARAM_OPTIONAL,
-	 .visibility = GNT_PARAM_SECRET},
+	OSPARAMS_PRIVATE_PARAM,
+	OSPARAMS_SECRET_PARAM,
 	{.name = "os_type", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "pnode", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "pnode_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
@@ -96,14 +104,8 @@ static const GntParamDef instance_reinstall_params[] = {
 	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{.name = "os_type", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
-	{.name = "osparams_private",
-	 .type = GNT_PARAM_TYPE_DICT,
-	 GNT_PARAM_OPTIONAL,
-	 .visibility = GNT_PARAM_PRIVATE},
-	{.name = "osparams_secret",
-	 .type = GNT_PARAM_TYPE_DICT,
-	 GNT_PARAM_OPTIONAL,
-	 .visibility = GNT_PARAM_SECRET},
+	OSPARAMS_PRIVATE_PARAM,
+	OSPARAMS_SECRET_PARAM,
 	/* Gantry's: replaces the stored disk image ("" removes it) */
 	{.name = "os_image", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "os_image_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
@@ -205,10 +207,7 @@ static const GntParamDef instance_set_params_params[] = {
 	{.name = "iallocator", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "os_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
-	{.name = "osparams_private",
-	 .type = GNT_PARAM_TYPE_DICT,
-	 GNT_PARAM_OPTIONAL,
-	 .visibility = GNT_PARAM_PRIVATE},
+	OSPARAMS_PRIVATE_PARAM,
 	{.name = "wait_for_sync", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
 	{.name = "offline", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{.name = "conflicts_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
