@@ -240,8 +240,11 @@ test_cluster_settings(void)
 		changed++;
 		if (dflt != NULL && !JSON_NODE_HOLDS_NULL(dflt) &&
 		    s->change != GNT_SETTING_CHANGE_LIST_MODS) {
-			g_assert_true(gnt_param_def_check_value(row, dflt, &error));
-			g_assert_no_error(error);
+			gboolean ok = gnt_param_def_check_value(row, dflt, &error);
+
+			g_assert_no_error(
+				error); /* names the setting's default and what it lacks */
+			g_assert_true(ok);
 		}
 	}
 	g_assert_cmpuint(changed, >=, 40);
