@@ -70,6 +70,13 @@ typedef struct {
 	/* gnt-cluster init/modify: its option's help (the option adds the
 	 * default of an integer setting); NULL: no option sets it */
 	const gchar *help;
+	/* the option (Ganeti's name), its short name and its argument, for
+	 * the settings an option sets directly by type (an integer, a string,
+	 * a comma-separated list, yes|no); NULL: none, or gnt-cluster's own
+	 * code (-H, -B, -N, --ssh-key) */
+	const gchar *option;
+	gchar option_short;
+	const gchar *option_arg;
 } GntClusterSetting;
 
 /* The settings in the order QueryClusterInfo shows them, ended by a row

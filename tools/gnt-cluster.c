@@ -31,62 +31,25 @@ static gboolean opt_yes_do_it;
 
 /* ---- cluster settings: init and modify ---- */
 
-static gchar *opt_enabled_hypervisors;
-static gchar *opt_enabled_disk_templates;
-static gchar *opt_vg_name;
-static gchar *opt_file_storage_dir;
 static gchar **opt_hvparams;
 static gchar *opt_beparams;
 static gchar *opt_nicparams;
-static gchar *opt_os_search_path;
-static gchar *opt_mac_prefix;
-static gint opt_max_running_jobs = -1;
-static gint opt_max_tracked_jobs = -1;
-static gint opt_candidate_pool_size = -1;
 static gboolean opt_force;
-static gchar *opt_safe_install;
-static gint opt_install_timeout = -1;
 static gchar **opt_ssh_keys;
 static gboolean opt_no_ssh_keys;
 
-/* The options init and modify share (Ganeti's names), each one a member
- * of OP_CLUSTER_SET_PARAMS. */
-#define SETTINGS_ENTRIES                                                                           \
-	{"enabled-hypervisors",                                                                    \
-	 0,                                                                                        \
-	 0,                                                                                        \
-	 G_OPTION_ARG_STRING,                                                                      \
-	 &opt_enabled_hypervisors,                                                                 \
-	 GNT_CLI_SETTING_HELP("enabled_hypervisors"),                                              \
-	 "HYPERVISORS"},                                                                           \
-		{"enabled-disk-templates",                                                         \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_enabled_disk_templates,                                                      \
-		 GNT_CLI_SETTING_HELP("enabled_disk_templates"),                                   \
-		 "TEMPLATES"},                                                                     \
-		{"vg-name",                                                                        \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_vg_name,                                                                     \
-		 GNT_CLI_SETTING_HELP("volume_group_name"),                                        \
-		 "VG"},                                                                            \
-		{"file-storage-dir",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_FILENAME,                                                            \
-		 &opt_file_storage_dir,                                                            \
-		 GNT_CLI_SETTING_HELP("file_storage_dir"),                                         \
-		 "DIR"},                                                                           \
-		{"hypervisor-parameters",                                                          \
-		 'H',                                                                              \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING_ARRAY,                                                        \
-		 &opt_hvparams,                                                                    \
-		 GNT_CLI_SETTING_HELP("hvparams"),                                                 \
-		 "HV:k=v,..."},                                                                    \
+/* The options of init and modify for the settings whose value needs code
+ * of its own here; the others come from the settings table (see
+ * settings_entries_build()). Their help is the table's. */
+#define OWN_SETTINGS_ENTRIES                                                                       \
+	{                                                                                          \
+		"hypervisor-parameters",                                                           \
+		'H',                                                                               \
+		0,                                                                                 \
+		G_OPTION_ARG_STRING_ARRAY,                                                         \
+		&opt_hvparams,                                                                     \
+		GNT_CLI_SETTING_HELP("hvparams"),                                                  \
+		"HV:k=v,..."},                                                                     \
 		{"backend-parameters",                                                             \
 		 'B',                                                                              \
 		 0,                                                                                \
@@ -101,55 +64,6 @@ static gboolean opt_no_ssh_keys;
 		 &opt_nicparams,                                                                   \
 		 GNT_CLI_SETTING_HELP("nicparams"),                                                \
 		 "k=v,..."},                                                                       \
-		{"os-search-path",                                                                 \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_os_search_path,                                                              \
-		 GNT_CLI_SETTING_HELP("os_search_path"),                                           \
-		 "DIRS"},                                                                          \
-		{"mac-prefix",                                                                     \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_mac_prefix,                                                                  \
-		 GNT_CLI_SETTING_HELP("mac_prefix"),                                               \
-		 "PREFIX"},                                                                        \
-		{"max-running-jobs",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_max_running_jobs,                                                            \
-		 GNT_CLI_SETTING_HELP("max_running_jobs"),                                         \
-		 "N"},                                                                             \
-		{"max-tracked-jobs",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_max_tracked_jobs,                                                            \
-		 GNT_CLI_SETTING_HELP("max_tracked_jobs"),                                         \
-		 "N"},                                                                             \
-		{"candidate-pool-size",                                                            \
-		 'C',                                                                              \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_candidate_pool_size,                                                         \
-		 GNT_CLI_SETTING_HELP("candidate_pool_size"),                                      \
-		 "SIZE"},                                                                          \
-		{"enable-safe-install",                                                            \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_safe_install,                                                                \
-		 GNT_CLI_SETTING_HELP("enable_safe_install"),                                      \
-		 "yes|no"},                                                                        \
-		{"install-timeout",                                                                \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_install_timeout,                                                             \
-		 GNT_CLI_SETTING_HELP("install_timeout"),                                          \
-		 "SECONDS"},                                                                       \
 		{"ssh-key",                                                                        \
 		 0,                                                                                \
 		 0,                                                                                \
@@ -161,6 +75,18 @@ static gboolean opt_no_ssh_keys;
 		"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                          \
 			"Remove the cluster's default ssh keys", NULL                              \
 	}
+
+/* The value of each setting the table gives an option (gnt_cluster_settings
+ * order), where GOption puts it. */
+typedef struct {
+	const GntClusterSetting *setting;
+	gint number; /* GNT_SETTING_INT; GNT_CLI_INT_UNSET unless given */
+	gchar *text; /* the other types; NULL unless given */
+} SettingOption;
+
+#define MAX_SETTING_OPTIONS 32
+static SettingOption setting_options[MAX_SETTING_OPTIONS];
+static guint n_setting_options;
 
 /* Ganeti's "k=v,k2=v2": "no_k" is false, a bare "k" true. (transfer full) */
 static JsonObject *
@@ -213,42 +139,38 @@ static JsonObject *
 settings_params(GntCli *cli, gboolean *any, GError **error)
 {
 	g_autoptr(JsonObject) params = json_object_new();
-	const struct {
-		const gchar *name;
-		gint value;
-	} ints[] = {
-		{"max_running_jobs", opt_max_running_jobs},
-		{"max_tracked_jobs", opt_max_tracked_jobs},
-		{"candidate_pool_size", opt_candidate_pool_size},
-		{"install_timeout", opt_install_timeout},
-	};
 
-	if (opt_enabled_hypervisors != NULL)
-		json_object_set_array_member(params, "enabled_hypervisors",
-					     split_list(opt_enabled_hypervisors));
-	if (opt_enabled_disk_templates != NULL)
-		json_object_set_array_member(params, "enabled_disk_templates",
-					     split_list(opt_enabled_disk_templates));
-	if (opt_vg_name != NULL)
-		json_object_set_string_member(params, "vg_name", opt_vg_name);
-	if (opt_file_storage_dir != NULL)
-		json_object_set_string_member(params, "file_storage_dir", opt_file_storage_dir);
-	if (opt_os_search_path != NULL)
-		json_object_set_array_member(params, "os_search_path",
-					     split_list(opt_os_search_path));
-	if (opt_mac_prefix != NULL)
-		json_object_set_string_member(params, "mac_prefix", opt_mac_prefix);
-	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
-		if (ints[i].value != -1)
-			json_object_set_int_member(params, ints[i].name, ints[i].value);
-	}
-	if (opt_safe_install != NULL) {
+	for (guint i = 0; i < n_setting_options; i++) {
+		const GntClusterSetting *setting = setting_options[i].setting;
+		const gchar *param = gnt_cluster_setting_get_param(setting);
+		const gchar *text = setting_options[i].text;
+		g_autofree gchar *option = g_strdup_printf("--%s", setting->option);
 		gboolean on = TRUE;
 
-		if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", opt_safe_install, &on,
-					  error))
-			return NULL;
-		json_object_set_boolean_member(params, "enable_safe_install", on);
+		if (setting->type == GNT_SETTING_INT) {
+			gnt_cli_set_int_if_given(params, param, setting_options[i].number);
+			continue;
+		}
+		if (text == NULL)
+			continue;
+		switch (setting->type) {
+		case GNT_SETTING_STRING_LIST:
+			json_object_set_array_member(params, param, split_list(text));
+			break;
+		case GNT_SETTING_BOOL:
+			if (!gnt_cli_parse_yes_no(cli, option, text, &on, error))
+				return NULL;
+			json_object_set_boolean_member(params, param, on);
+			break;
+		case GNT_SETTING_STRING:
+		case GNT_SETTING_STRING_OR_NULL:
+		case GNT_SETTING_INT:
+		case GNT_SETTING_LIST:
+		case GNT_SETTING_OBJECT:
+		default:
+			json_object_set_string_member(params, param, text);
+			break;
+		}
 	}
 	if (opt_no_ssh_keys && opt_ssh_keys != NULL) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
@@ -315,11 +237,12 @@ init_settings(GntCli *cli, GntConfig *config, GError **error)
 	return changes != NULL && gnt_config_set_cluster_settings(config, changes, error);
 }
 
-static const GOptionEntry modify_entries[] = {
+static const GOptionEntry modify_own_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
-	SETTINGS_ENTRIES,
+	OWN_SETTINGS_ENTRIES,
 	{NULL},
 };
+static GOptionEntry modify_entries[G_N_ELEMENTS(modify_own_entries) + MAX_SETTING_OPTIONS];
 
 static gint
 modify_cluster(GntCli *cli, gchar **args)
@@ -367,7 +290,7 @@ remove_cluster_tags(GntCli *cli, gchar **args)
 
 /* ---- init ---- */
 
-static const GOptionEntry init_entries[] = {
+static const GOptionEntry init_own_entries[] = {
 	{"master-netdev", 0, 0, G_OPTION_ARG_FILENAME, &opt_master_netdev,
 	 "Specify the node interface on which the master IP address will be added (accepted "
 	 "for compatibility; ignored)",
@@ -384,9 +307,39 @@ static const GOptionEntry init_entries[] = {
 	 "The port gantry-rapi listens on (default 5080, or a free one with --noded-port 0; "
 	 "0 picks a free one)",
 	 "PORT"},
-	SETTINGS_ENTRIES,
+	OWN_SETTINGS_ENTRIES,
 	{NULL},
 };
+static GOptionEntry init_entries[G_N_ELEMENTS(init_own_entries) + MAX_SETTING_OPTIONS];
+
+/* @own followed by an option for each setting the table gives one (its
+ * help the table's too), into @out, which has room for them all. */
+static void
+settings_entries_build(GOptionEntry *out, const GOptionEntry *own)
+{
+	guint n = 0;
+
+	while (own[n].long_name != NULL) {
+		out[n] = own[n];
+		n++;
+	}
+	for (guint i = 0; i < n_setting_options; i++) {
+		const GntClusterSetting *setting = setting_options[i].setting;
+		gboolean number = setting->type == GNT_SETTING_INT;
+
+		out[n++] = (GOptionEntry){
+			.long_name = setting->option,
+			.short_name = setting->option_short,
+			.arg = number ? G_OPTION_ARG_INT : G_OPTION_ARG_STRING,
+			.arg_data = number ? (gpointer)&setting_options[i].number
+					   : (gpointer)&setting_options[i].text,
+			/* the translate hook of gnt-cli.c gives the table's line */
+			.description = g_strconcat(GNT_CLI_SETTING_HELP_PREFIX, setting->key, NULL),
+			.arg_description = setting->option_arg,
+		};
+	}
+	out[n] = (GOptionEntry){NULL};
+}
 
 static gboolean
 remove_cluster_state(const GntPaths *paths, GError **error);
@@ -1103,5 +1056,14 @@ static const GntCliCommand commands[] = {
 int
 main(int argc, char **argv)
 {
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		if (s->option == NULL)
+			continue;
+		g_assert(n_setting_options < MAX_SETTING_OPTIONS);
+		setting_options[n_setting_options++] =
+			(SettingOption){.setting = s, .number = GNT_CLI_INT_UNSET};
+	}
+	settings_entries_build(init_entries, init_own_entries);
+	settings_entries_build(modify_entries, modify_own_entries);
 	return gnt_cli_main(commands, argc, argv);
 }

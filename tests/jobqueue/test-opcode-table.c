@@ -218,6 +218,7 @@ test_cluster_settings(void)
 {
 	const GntOpDef *def = gnt_op_def_lookup("OP_CLUSTER_SET_PARAMS");
 	g_autoptr(GHashTable) labels = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) options = g_hash_table_new(g_str_hash, g_str_equal);
 	guint changed = 0;
 
 	g_assert_nonnull(def);
@@ -229,6 +230,17 @@ test_cluster_settings(void)
 
 		g_test_message("setting %s", s->key);
 		g_assert_true(s->label == NULL || g_hash_table_add(labels, (gpointer)s->label));
+		/* an option the table defines: help, a name once, a type the CLI
+		 * converts by itself, a parameter to set */
+		if (s->option != NULL) {
+			g_assert_nonnull(s->help);
+			g_assert_true(g_hash_table_add(options, (gpointer)s->option));
+			g_assert_true(s->type == GNT_SETTING_INT || s->type == GNT_SETTING_STRING ||
+				      s->type == GNT_SETTING_STRING_OR_NULL ||
+				      s->type == GNT_SETTING_STRING_LIST ||
+				      s->type == GNT_SETTING_BOOL);
+			g_assert_nonnull(param);
+		}
 		g_assert_true(s->default_json != NULL || s->dir != GNT_SETTING_DIR_NONE);
 		if (s->default_json != NULL) {
 			dflt = gnt_json_parse(s->default_json, -1, &error);
@@ -330,7 +342,7 @@ test_clients_name_real_opcodes(void)
 	}
 	/* the sources were read: gnt-instance alone names a dozen opcodes */
 	g_assert_cmpuint(op_ids, >=, 30);
-	g_assert_cmpuint(params, >=, 20);
+	g_assert_cmpuint(params, >=, 10);
 }
 
 int
