@@ -5,7 +5,7 @@
  * not support yet (remote mode, zeroing free space) is refused by the
  * logical units with a message saying so (doc/backup.md).
  */
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static const GntParamDef backup_query_params[] = {
 	{"use_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},

@@ -4,7 +4,7 @@
  * OpGroupRename, OpGroupRemove, OpGroupAssignNodes), so its clients'
  * opcodes are accepted as they are.
  */
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 /* Ganeti's allocation policies (constants.VALID_ALLOC_POLICIES) */
 #define ALLOC_POLICIES "preferred|last_resort|unallocable"

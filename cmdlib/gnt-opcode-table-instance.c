@@ -3,7 +3,7 @@
  * of Ganeti 3.0, so its clients' opcodes are accepted as they are.
  */
 #include "gnt-limits.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static const GntParamDef instance_create_params[] = {
 	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},

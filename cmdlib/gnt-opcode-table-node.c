@@ -6,7 +6,7 @@
  */
 #include "gnt-error.h"
 #include "gnt-limits.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static gboolean
 validate_port(JsonNode *value, GError **error)

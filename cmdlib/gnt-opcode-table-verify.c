@@ -5,7 +5,7 @@
  * harmlessly after a crash.
  */
 #include "gnt-error.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 #include "gnt-verify-codes.h"
 
 /* ["ENODERPC", ...]: Ganeti's ListSet CVErrorCode */

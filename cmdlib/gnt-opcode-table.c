@@ -6,7 +6,7 @@
 #include "gnt-error.h"
 #include "gnt-job-status.h"
 #include "gnt-json.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static gboolean
 validate_non_negative(JsonNode *value, GError **error)
@@ -200,4 +200,10 @@ const GntOpDef *const *const gnt_op_tables[] = {
 	gnt_op_defs_verify,
 	gnt_op_defs_group,
 	NULL,
+};
+
+const GntOpTable gnt_cmdlib_op_table = {
+	.parts = gnt_op_tables,
+	.common_params = gnt_op_common_params,
+	.ganeti_op_ids = gnt_op_ids_ganeti,
 };

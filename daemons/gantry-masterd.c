@@ -5,6 +5,7 @@
  */
 #include <unistd.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-config.h"
 #include "gnt-daemon.h"
 #include "gnt-error.h"
@@ -209,6 +210,8 @@ main(int argc, char **argv)
 	Master master = {0};
 
 	gnt_daemon_use_system_malloc(argv);
+	/* the engine runs the opcodes cmdlib/ defines, through their table */
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	if (!parse_options(&argc, &argv, &opts, &error))
 		return gnt_daemon_usage_error(MASTERD_NAME, error);
 	return gnt_daemon_main(&(const GntDaemonSpec){

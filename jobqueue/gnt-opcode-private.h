@@ -34,20 +34,18 @@ struct _GntOpDef {
 	gboolean idempotent;
 };
 
-/* The table, one part per area, each NULL-terminated: the core opcodes
- * (gnt-opcode-table.c), instances (gnt-opcode-table-instance.c), nodes,
- * tags, OS and cluster settings (gnt-opcode-table-node.c), exports
- * (gnt-opcode-table-backup.c). */
-extern const GntOpDef *const gnt_op_defs_core[];
-extern const GntOpDef *const gnt_op_defs_instance[];
-extern const GntOpDef *const gnt_op_defs_node[];
-extern const GntOpDef *const gnt_op_defs_backup[];
-extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
-extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
-
-/* The parts, NULL-terminated (gnt-opcode-table.c). */
-extern const GntOpDef *const *const gnt_op_tables[];
-/* The parameters every opcode takes (dry_run, priority, depends, ...). */
-extern const GntParamDef gnt_op_common_params[];
+/* An opcode table: every opcode the engine can run. jobqueue/ knows no
+ * opcode itself; the daemon registers a table before the first job is
+ * parsed (gnt_opcode_register_table(): masterd registers cmdlib's,
+ * gnt_cmdlib_op_table in gnt-cmdlib.h). */
+struct _GntOpTable {
+	/* the parts, each a NULL-terminated list of rows; NULL-terminated */
+	const GntOpDef *const *const *parts;
+	/* the parameters every opcode takes (dry_run, priority, depends, ...) */
+	const GntParamDef *common_params;
+	/* Ganeti's OP_IDs, NULL-terminated: one missing from @parts is "not
+	 * supported by Gantry" rather than unknown */
+	const gchar *const *ganeti_op_ids;
+};
 
 G_END_DECLS

@@ -20,16 +20,35 @@ typedef enum {
 	OPCODE_SOURCE_STORE,
 } OpcodeSource;
 
+/* The opcodes jobs may hold (gnt_opcode_register_table()). */
+static const GntOpTable *op_table;
+
+void
+gnt_opcode_register_table(const GntOpTable *table)
+{
+	g_return_if_fail(table != NULL);
+	op_table = table;
+}
+
 const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id)
 {
-	for (guint t = 0; op_id != NULL && gnt_op_tables[t] != NULL; t++) {
-		for (guint i = 0; gnt_op_tables[t][i] != NULL; i++) {
-			if (g_strcmp0(gnt_op_tables[t][i]->id, op_id) == 0)
-				return gnt_op_tables[t][i];
+	const GntOpDef *const *const *parts = op_table != NULL ? op_table->parts : NULL;
+
+	for (guint t = 0; op_id != NULL && parts != NULL && parts[t] != NULL; t++) {
+		for (guint i = 0; parts[t][i] != NULL; i++) {
+			if (g_strcmp0(parts[t][i]->id, op_id) == 0)
+				return parts[t][i];
 		}
 	}
 	return NULL;
+}
+
+gboolean
+gnt_op_id_is_unsupported(const gchar *op_id)
+{
+	return op_id != NULL && op_table != NULL && op_table->ganeti_op_ids != NULL &&
+	       g_strv_contains(op_table->ganeti_op_ids, op_id) && gnt_op_def_lookup(op_id) == NULL;
 }
 
 const gchar *
@@ -51,7 +70,7 @@ param_lookup(const GntOpDef *def, const gchar *name)
 		if (g_strcmp0(p->name, name) == 0)
 			return p;
 	}
-	for (const GntParamDef *p = gnt_op_common_params; p->name != NULL; p++) {
+	for (const GntParamDef *p = op_table->common_params; p->name != NULL; p++) {
 		if (g_strcmp0(p->name, name) == 0)
 			return p;
 	}
@@ -64,7 +83,7 @@ typedef gboolean (*ParamFunc)(const GntParamDef *pdef, gpointer user_data, GErro
 static gboolean
 foreach_param(const GntOpDef *def, ParamFunc func, gpointer user_data, GError **error)
 {
-	const GntParamDef *tables[] = {def->params, gnt_op_common_params};
+	const GntParamDef *tables[] = {def->params, op_table->common_params};
 
 	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
 		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {

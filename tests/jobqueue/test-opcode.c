@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-opcode.h"
@@ -20,6 +21,38 @@ assert_invalid(const gchar *json, const gchar *message)
 	g_assert_null(op);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_cmpstr(error->message, ==, message);
+}
+
+/* The engine knows the opcodes of the table registered, and no other: a
+ * table of one opcode, then cmdlib's again (what every other test uses). */
+static void
+test_registered_table(void)
+{
+	static const GntParamDef params[] = {
+		{.name = "count", .type = GNT_PARAM_TYPE_INT, .default_json = "3"},
+		{NULL},
+	};
+	static const GntOpDef op_only = {
+		.id = "OP_ONLY_HERE", .params = params, .bgl = GNT_LOCK_SHARED, .idempotent = TRUE};
+	static const GntOpDef *const part[] = {&op_only, NULL};
+	static const GntOpDef *const *const parts[] = {part, NULL};
+	static const GntParamDef no_common[] = {{NULL}};
+	static const gchar *const ganeti[] = {"OP_TEST_DELAY", NULL};
+	static const GntOpTable table = {
+		.parts = parts, .common_params = no_common, .ganeti_op_ids = ganeti};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = NULL;
+
+	gnt_opcode_register_table(&table);
+	op = parse("{\"OP_ID\": \"OP_ONLY_HERE\"}", &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(gnt_opcode_get_int(op, "count", 0), ==, 3);
+	/* cmdlib's opcode is Ganeti's but not in this table */
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1}",
+		       "opcode 'OP_TEST_DELAY' is not supported by Gantry");
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
+	g_assert_null(gnt_op_def_lookup("OP_ONLY_HERE"));
+	g_assert_nonnull(gnt_op_def_lookup("OP_TEST_DELAY"));
 }
 
 static void
@@ -78,7 +111,7 @@ test_invalid(void)
 	g_assert_true(gnt_op_id_is_unsupported("OP_NODE_EVACUATE"));
 	g_assert_false(gnt_op_id_is_unsupported("OP_TEST_DELAY"));
 	g_assert_false(gnt_op_id_is_unsupported("OP_NOPE"));
-	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti()), ==, 76);
+	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti), ==, 76);
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}",
 		       "OP_TEST_DELAY: parameter 'duration' is required");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": null}",
@@ -249,6 +282,8 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
+	g_test_add_func("/opcode/registered-table", test_registered_table);
 	g_test_add_func("/opcode/defaults-filled", test_defaults_filled);
 	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
 	g_test_add_func("/opcode/invalid", test_invalid);

@@ -1,5 +1,6 @@
 #include <sqlite3.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-job-store.h"
 #include "gnt-job.h"
 #include "queue-fixture.h"
@@ -573,6 +574,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	add_started("/queue/submit-runs", test_submit_runs);
 	add_started("/queue/many-jobs", test_many_jobs);
 	add_started("/queue/failure-propagates", test_failure_propagates);

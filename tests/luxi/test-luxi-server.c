@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "gnt-test-util.h"
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
@@ -1640,6 +1641,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	raise_fd_limit();
 	ADD("/luxi/server/submit-wait-query", test_submit_wait_query);
 	ADD("/luxi/server/wait-long-poll", test_wait_long_poll);
