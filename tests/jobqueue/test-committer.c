@@ -2,7 +2,6 @@
  * Group commit against a store that records what it is asked to write,
  * can hold a write back (so a batch forms behind it) and can fail some.
  */
-#include "gnt-cmdlib.h"
 #include "gnt-committer.h"
 #include "gnt-error.h"
 
@@ -296,7 +295,6 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	g_test_add_func("/committer/batches-coalesce", test_batches_coalesce);
 	g_test_add_func("/committer/failed-write-retried", test_failed_write_retried);
 	g_test_add_func("/committer/tentative-dropped", test_tentative_dropped);
