@@ -1,9 +1,9 @@
 #pragma once
 /*
  * cmdlib/: the opcode tables and the logical units that run them. masterd
- * registers gnt_cmdlib_op_table with the job queue
- * (gnt_opcode_register_table()); the engine reaches the units only through
- * the table's rows.
+ * registers gnt_cmdlib_op_table (gnt_opcode_register_table()) and gives
+ * its queue gnt_cmdlib_units (gnt_queue_set_units()); the engine reaches
+ * the units only through that list.
  */
 #include <json-glib/json-glib.h>
 
@@ -12,8 +12,12 @@
 
 G_BEGIN_DECLS
 
-/* Every opcode Gantry runs, for gnt_opcode_register_table(). */
+/* Every opcode Gantry runs, for gnt_opcode_register_table(): the
+ * parameters only (libgnt-opcodes, which clients may link). */
 extern const GntOpTable gnt_cmdlib_op_table;
+/* The unit of each of its opcodes, for gnt_queue_set_units()
+ * (gnt-lu-units.c, in libgnt-cmdlib with the units). */
+extern const GntLuUnit gnt_cmdlib_units[];
 
 /* The table, one part per area, each NULL-terminated: the core opcodes
  * (gnt-opcode-table.c), instances (gnt-opcode-table-instance.c), nodes,

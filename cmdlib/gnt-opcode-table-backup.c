@@ -42,15 +42,19 @@ static const GntParamDef backup_remove_params[] = {
 
 /* reads only: runs again harmlessly */
 static const GntOpDef op_backup_query = {
-	"OP_BACKUP_QUERY", NULL, backup_query_params, GNT_LOCK_SHARED, &gnt_lu_backup_query, TRUE,
+	"OP_BACKUP_QUERY", NULL, backup_query_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_backup_export = {
-	"OP_BACKUP_EXPORT", "instance_name",	   backup_export_params,
-	GNT_LOCK_SHARED,    &gnt_lu_backup_export,
+	"OP_BACKUP_EXPORT",
+	"instance_name",
+	backup_export_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_backup_remove = {
-	"OP_BACKUP_REMOVE", "instance_name",	   backup_remove_params,
-	GNT_LOCK_SHARED,    &gnt_lu_backup_remove,
+	"OP_BACKUP_REMOVE",
+	"instance_name",
+	backup_remove_params,
+	GNT_LOCK_SHARED,
 };
 
 const GntOpDef *const gnt_op_defs_backup[] = {

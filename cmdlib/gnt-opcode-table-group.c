@@ -55,22 +55,34 @@ static const GntParamDef group_assign_nodes_params[] = {
  * what every other unit may rely on (a node's group): they hold the cluster
  * lock exclusively. Changing a group's parameters takes its own lock. */
 static const GntOpDef op_group_add = {
-	"OP_GROUP_ADD", "group_name", group_add_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_add,
+	"OP_GROUP_ADD",
+	"group_name",
+	group_add_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 static const GntOpDef op_group_set_params = {
-	"OP_GROUP_SET_PARAMS",	  "group_name", group_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_group_set_params,
+	"OP_GROUP_SET_PARAMS",
+	"group_name",
+	group_set_params_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_group_rename = {
-	"OP_GROUP_RENAME", NULL, group_rename_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_rename,
+	"OP_GROUP_RENAME",
+	NULL,
+	group_rename_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 static const GntOpDef op_group_remove = {
-	"OP_GROUP_REMOVE",  "group_name",	  group_remove_params,
-	GNT_LOCK_EXCLUSIVE, &gnt_lu_group_remove,
+	"OP_GROUP_REMOVE",
+	"group_name",
+	group_remove_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 static const GntOpDef op_group_assign_nodes = {
-	"OP_GROUP_ASSIGN_NODES",    "group_name", group_assign_nodes_params, GNT_LOCK_EXCLUSIVE,
-	&gnt_lu_group_assign_nodes,
+	"OP_GROUP_ASSIGN_NODES",
+	"group_name",
+	group_assign_nodes_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 
 const GntOpDef *const gnt_op_defs_group[] = {

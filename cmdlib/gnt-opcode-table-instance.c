@@ -249,62 +249,80 @@ static const GntParamDef instance_query_data_params[] = {
 /* Units that change an instance hold the cluster lock shared; the
  * instance and node locks they declare keep them apart. */
 static const GntOpDef op_instance_create = {
-	"OP_INSTANCE_CREATE", "instance_name",	       instance_create_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_create,
+	"OP_INSTANCE_CREATE",
+	"instance_name",
+	instance_create_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_reinstall = {
-	"OP_INSTANCE_REINSTALL",    "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_reinstall,
+	"OP_INSTANCE_REINSTALL",
+	"instance_name",
+	instance_reinstall_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_remove = {
-	"OP_INSTANCE_REMOVE", "instance_name",	       instance_remove_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_remove,
+	"OP_INSTANCE_REMOVE",
+	"instance_name",
+	instance_remove_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_startup = {
-	"OP_INSTANCE_STARTUP", "instance_name",		 instance_startup_params,
-	GNT_LOCK_SHARED,       &gnt_lu_instance_startup,
+	"OP_INSTANCE_STARTUP",
+	"instance_name",
+	instance_startup_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_shutdown = {
-	"OP_INSTANCE_SHUTDOWN", "instance_name",	   instance_shutdown_params,
-	GNT_LOCK_SHARED,	&gnt_lu_instance_shutdown,
+	"OP_INSTANCE_SHUTDOWN",
+	"instance_name",
+	instance_shutdown_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_reboot = {
-	"OP_INSTANCE_REBOOT", "instance_name",	       instance_reboot_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_reboot,
+	"OP_INSTANCE_REBOOT",
+	"instance_name",
+	instance_reboot_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_rename = {
-	"OP_INSTANCE_RENAME",	 NULL, instance_rename_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_rename,
+	"OP_INSTANCE_RENAME",
+	NULL,
+	instance_rename_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_set_params = {
-	"OP_INSTANCE_SET_PARAMS",    "instance_name", instance_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_set_params,
+	"OP_INSTANCE_SET_PARAMS",
+	"instance_name",
+	instance_set_params_params,
+	GNT_LOCK_SHARED,
 };
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_console = {
-	"OP_INSTANCE_CONSOLE", "instance_name",		 instance_console_params,
-	GNT_LOCK_SHARED,       &gnt_lu_instance_console, TRUE,
+	"OP_INSTANCE_CONSOLE", "instance_name", instance_console_params, GNT_LOCK_SHARED, TRUE,
 };
 
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_query_data = {
-	"OP_INSTANCE_QUERY_DATA",    NULL, instance_query_data_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_query_data, TRUE,
+	"OP_INSTANCE_QUERY_DATA", NULL, instance_query_data_params, GNT_LOCK_SHARED, TRUE,
 };
 
 static const GntOpDef op_instance_activate_disks = {
-	"OP_INSTANCE_ACTIVATE_DISKS",	 "instance_name",
-	instance_activate_disks_params,	 GNT_LOCK_SHARED,
-	&gnt_lu_instance_activate_disks,
+	"OP_INSTANCE_ACTIVATE_DISKS",
+	"instance_name",
+	instance_activate_disks_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_deactivate_disks = {
-	"OP_INSTANCE_DEACTIVATE_DISKS",	   "instance_name",
-	instance_deactivate_disks_params,  GNT_LOCK_SHARED,
-	&gnt_lu_instance_deactivate_disks,
+	"OP_INSTANCE_DEACTIVATE_DISKS",
+	"instance_name",
+	instance_deactivate_disks_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_instance_grow_disk = {
-	"OP_INSTANCE_GROW_DISK",    "instance_name", instance_grow_disk_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_grow_disk,
+	"OP_INSTANCE_GROW_DISK",
+	"instance_name",
+	instance_grow_disk_params,
+	GNT_LOCK_SHARED,
 };
 
 const GntOpDef *const gnt_op_defs_instance[] = {

@@ -146,29 +146,45 @@ static const GntParamDef cluster_set_params_params[] = {
 /* Adding and removing nodes changes what every job may rely on: they hold
  * the cluster lock exclusively, as Ganeti's LUs do (REQ_BGL). */
 static const GntOpDef op_node_add = {
-	"OP_NODE_ADD", "node_name", node_add_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_node_add,
+	"OP_NODE_ADD",
+	"node_name",
+	node_add_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 static const GntOpDef op_node_remove = {
-	"OP_NODE_REMOVE", "node_name", node_remove_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_node_remove,
+	"OP_NODE_REMOVE",
+	"node_name",
+	node_remove_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 /* the node's own lock keeps it apart from the instance units */
 static const GntOpDef op_node_set_params = {
-	"OP_NODE_SET_PARAMS",	 "node_name", node_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_node_set_params,
+	"OP_NODE_SET_PARAMS",
+	"node_name",
+	node_set_params_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_tags_set = {
-	"OP_TAGS_SET", NULL, tags_set_params, GNT_LOCK_SHARED, &gnt_lu_tags_set,
+	"OP_TAGS_SET",
+	NULL,
+	tags_set_params,
+	GNT_LOCK_SHARED,
 };
 static const GntOpDef op_tags_del = {
-	"OP_TAGS_DEL", NULL, tags_del_params, GNT_LOCK_SHARED, &gnt_lu_tags_del,
+	"OP_TAGS_DEL",
+	NULL,
+	tags_del_params,
+	GNT_LOCK_SHARED,
 };
 /* asks the nodes, changes nothing: runs again harmlessly */
 static const GntOpDef op_os_diagnose = {
-	"OP_OS_DIAGNOSE", NULL, os_diagnose_params, GNT_LOCK_SHARED, &gnt_lu_os_diagnose, TRUE,
+	"OP_OS_DIAGNOSE", NULL, os_diagnose_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_cluster_set_params = {
-	"OP_CLUSTER_SET_PARAMS",    NULL, cluster_set_params_params, GNT_LOCK_EXCLUSIVE,
-	&gnt_lu_cluster_set_params,
+	"OP_CLUSTER_SET_PARAMS",
+	NULL,
+	cluster_set_params_params,
+	GNT_LOCK_EXCLUSIVE,
 };
 
 const GntOpDef *const gnt_op_defs_node[] = {

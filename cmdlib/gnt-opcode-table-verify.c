@@ -92,24 +92,19 @@ static const GntParamDef group_verify_disks_params[] = {
 };
 
 static const GntOpDef op_cluster_verify = {
-	"OP_CLUSTER_VERIFY",	NULL, cluster_verify_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify, TRUE,
+	"OP_CLUSTER_VERIFY", NULL, cluster_verify_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_cluster_verify_config = {
-	"OP_CLUSTER_VERIFY_CONFIG",    NULL, cluster_verify_config_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_config, TRUE,
+	"OP_CLUSTER_VERIFY_CONFIG", NULL, cluster_verify_config_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_cluster_verify_group = {
-	"OP_CLUSTER_VERIFY_GROUP",    "group_name", cluster_verify_group_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_group, TRUE,
+	"OP_CLUSTER_VERIFY_GROUP", "group_name", cluster_verify_group_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_cluster_verify_disks = {
-	"OP_CLUSTER_VERIFY_DISKS",    NULL, cluster_verify_disks_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_disks, TRUE,
+	"OP_CLUSTER_VERIFY_DISKS", NULL, cluster_verify_disks_params, GNT_LOCK_SHARED, TRUE,
 };
 static const GntOpDef op_group_verify_disks = {
-	"OP_GROUP_VERIFY_DISKS",    "group_name", group_verify_disks_params, GNT_LOCK_SHARED,
-	&gnt_lu_group_verify_disks, TRUE,
+	"OP_GROUP_VERIFY_DISKS", "group_name", group_verify_disks_params, GNT_LOCK_SHARED, TRUE,
 };
 
 const GntOpDef *const gnt_op_defs_verify[] = {

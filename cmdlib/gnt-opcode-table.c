@@ -157,7 +157,7 @@ static const GntParamDef test_delay_params[] = {
 };
 
 static const GntOpDef op_test_delay = {
-	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, &gnt_lu_test_delay, TRUE,
+	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, TRUE,
 };
 
 /* Ganeti's OP_TEST_DUMMY, plus a private and a secret value with public
@@ -176,13 +176,13 @@ static const GntParamDef test_dummy_params[] = {
 };
 
 static const GntOpDef op_test_dummy = {
-	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, &gnt_lu_test_dummy, TRUE,
+	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, TRUE,
 };
 
 static const GntParamDef no_params[] = {{NULL}};
 
 static const GntOpDef op_cluster_destroy = {
-	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy, FALSE,
+	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, FALSE,
 };
 
 const GntOpDef *const gnt_op_defs_core[] = {

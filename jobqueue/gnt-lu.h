@@ -25,6 +25,14 @@ typedef struct {
 	JsonNode *(*exec)(GntLu *lu, GError **error); /* (transfer full) */
 } GntLuClass;
 
+/* Which unit runs an opcode, a row of the list a queue is given
+ * (gnt_queue_set_units(); masterd gives cmdlib's gnt_cmdlib_units). The
+ * opcode table names no unit, so clients read it without the units. */
+typedef struct {
+	const gchar *op_id;
+	const GntLuClass *lu;
+} GntLuUnit;
+
 const GntOpcode *
 gnt_lu_get_opcode(GntLu *self);
 /* Gives the unit's later phases @opcode (a ref is taken; NULL: back to the

@@ -27,7 +27,6 @@ struct _GntOpDef {
 	const GntParamDef *params; /* terminated by a row with name NULL */
 	/* the cluster-level lock every run of this opcode takes */
 	GntLockMode bgl;
-	const GntLuClass *lu;
 	/* running it again after a crash is harmless (tests, queries): its
 	 * unit may start before "running" is durable, so a crash at that
 	 * moment queues it again instead of failing it */

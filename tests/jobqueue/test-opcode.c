@@ -55,6 +55,36 @@ test_registered_table(void)
 	g_assert_nonnull(gnt_op_def_lookup("OP_TEST_DELAY"));
 }
 
+/* Every opcode of cmdlib's table has its unit in cmdlib's list, once, and
+ * every unit there runs an opcode of the table. */
+static void
+test_every_opcode_has_its_unit(void)
+{
+	guint n_rows = 0;
+	guint n_units = 0;
+
+	for (const GntOpDef *const *const *part = gnt_cmdlib_op_table.parts; *part != NULL;
+	     part++) {
+		for (const GntOpDef *const *def = *part; *def != NULL; def++) {
+			guint found = 0;
+
+			for (const GntLuUnit *u = gnt_cmdlib_units; u->op_id != NULL; u++)
+				found += g_strcmp0(u->op_id, (*def)->id) == 0;
+			if (found != 1)
+				g_error("%s has %u units in gnt_cmdlib_units", (*def)->id, found);
+			n_rows++;
+		}
+	}
+	for (const GntLuUnit *u = gnt_cmdlib_units; u->op_id != NULL; u++) {
+		g_assert_nonnull(u->lu);
+		if (gnt_op_def_lookup(u->op_id) == NULL)
+			g_error("the unit of %s has no row in the opcode table", u->op_id);
+		n_units++;
+	}
+	g_assert_cmpuint(n_units, ==, n_rows);
+	g_assert_cmpuint(n_rows, >, 30);
+}
+
 static void
 test_defaults_filled(void)
 {
@@ -284,6 +314,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	g_test_add_func("/opcode/registered-table", test_registered_table);
+	g_test_add_func("/opcode/every-opcode-has-its-unit", test_every_opcode_has_its_unit);
 	g_test_add_func("/opcode/defaults-filled", test_defaults_filled);
 	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
 	g_test_add_func("/opcode/invalid", test_invalid);

@@ -48,6 +48,7 @@ server_thread(gpointer data)
 	g_main_context_push_thread_default(fx->context);
 	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->root.paths), &fx->env, &error);
 	g_assert_no_error(error);
+	gnt_queue_set_units(fx->queue, gnt_cmdlib_units);
 	gnt_queue_set_max_running(fx->queue, 1);
 	gnt_queue_start(fx->queue);
 	fx->server = gnt_luxi_server_new(fx->queue, fx->root.config);
