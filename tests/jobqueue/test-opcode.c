@@ -36,10 +36,9 @@ test_registered_table(void)
 		.id = "OP_ONLY_HERE", .params = params, .bgl = GNT_LOCK_SHARED, .idempotent = TRUE};
 	static const GntOpDef *const part[] = {&op_only, NULL};
 	static const GntOpDef *const *const parts[] = {part, NULL};
-	static const GntParamDef no_common[] = {{NULL}};
 	static const gchar *const ganeti[] = {"OP_TEST_DELAY", NULL};
 	static const GntOpTable table = {
-		.parts = parts, .common_params = no_common, .ganeti_op_ids = ganeti};
+		.parts = parts, .common_params = gnt_op_common_params, .ganeti_op_ids = ganeti};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GntOpcode) op = NULL;
 
