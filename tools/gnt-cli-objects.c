@@ -26,26 +26,28 @@ gnt_cli_name_filter(gchar **names)
 }
 
 gint
-gnt_cli_list_objects(GntCli *cli, const gchar *resource, gchar **names,
-		     const gchar *const *defaults, const GntCliFormatOverride *overrides)
+gnt_cli_list_command(GntCli *cli, gchar **args)
 {
-	g_auto(GStrv) fields = gnt_cli_parse_fields(gnt_cli_get_options(cli)->output, defaults);
+	const GntCliListSpec *spec = gnt_cli_get_command_data(cli);
+	g_auto(GStrv) fields =
+		gnt_cli_parse_fields(gnt_cli_get_options(cli)->output, spec->default_fields);
 	g_autoptr(GError) error = NULL;
 	gint exit_code = 0;
 
-	if (!gnt_cli_generic_list(cli, resource, fields, gnt_cli_name_filter(names), overrides,
-				  &exit_code, &error))
+	if (!gnt_cli_generic_list(cli, spec->resource, fields, gnt_cli_name_filter(args),
+				  spec->overrides, &exit_code, &error))
 		return gnt_cli_fail(cli, error);
 	return exit_code;
 }
 
 gint
-gnt_cli_list_object_fields(GntCli *cli, const gchar *resource, gchar **fields)
+gnt_cli_list_fields_command(GntCli *cli, gchar **args)
 {
+	const GntCliListSpec *spec = gnt_cli_get_command_data(cli);
 	g_autoptr(GError) error = NULL;
 	gint exit_code = 0;
 
-	if (!gnt_cli_generic_list_fields(cli, resource, fields, &exit_code, &error))
+	if (!gnt_cli_generic_list_fields(cli, spec->resource, args, &exit_code, &error))
 		return gnt_cli_fail(cli, error);
 	return exit_code;
 }

@@ -15,15 +15,23 @@ G_BEGIN_DECLS
 JsonNode *
 gnt_cli_name_filter(gchar **names);
 
-/* GenericList for `list`: Query(@resource) of the fields -o selects
- * (@defaults, "+x" appending), the items named by @names (the name filter),
- * printed as a table. Returns the exit code, errors printed. */
+/* What a query resource's `list` and `list-fields` commands need: their
+ * rows' data. */
+typedef struct {
+	const gchar *resource;		       /* Query's resource: "node" */
+	const gchar *const *default_fields;    /* NULL-terminated; list only */
+	const GntCliFormatOverride *overrides; /* may be NULL; list only */
+} GntCliListSpec;
+
+/* GenericList for `list`: Query(resource) of the fields -o selects (the
+ * default fields, "+x" appending), the items named by @args (the name
+ * filter), printed as a table. The exit code, errors printed. */
 gint
-gnt_cli_list_objects(GntCli *cli, const gchar *resource, gchar **names,
-		     const gchar *const *defaults, const GntCliFormatOverride *overrides);
-/* GenericListFields for `list-fields`: the exit code, errors printed. */
+gnt_cli_list_command(GntCli *cli, gchar **args);
+/* GenericListFields for `list-fields` of the fields in @args (all when
+ * none): the exit code, errors printed. */
 gint
-gnt_cli_list_object_fields(GntCli *cli, const gchar *resource, gchar **fields);
+gnt_cli_list_fields_command(GntCli *cli, gchar **args);
 
 /* The list override for list fields: ",".join(str(item) for item in value). */
 gchar *

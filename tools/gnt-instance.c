@@ -34,17 +34,7 @@ static const GntCliFormatOverride list_overrides[] = {
 	{NULL},
 };
 
-static gint
-list_instances(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_objects(cli, "instance", args, list_default_fields, list_overrides);
-}
-
-static gint
-list_instance_fields(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_object_fields(cli, "instance", args);
-}
+static const GntCliListSpec list_spec = {"instance", list_default_fields, list_overrides};
 
 /* ---- info ---- */
 
@@ -1514,15 +1504,16 @@ static const GntCliCommand commands[] = {
 	 "Private OS parameters show as <redacted>. Gantry adds an \"Install\" section: the "
 	 "install mode and state, the disk image, the names of the secret parameters a reinstall "
 	 "needs again, and each step of the last install with its result."},
-	{"list", list_instances, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
+	{"list", gnt_cli_list_command, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
 	 "[<instance-name>...]",
 	 "Lists the instances and their status. The available fields can be shown using the "
 	 "\"list-fields\" command (see the man page for details). The default field list is "
 	 "(in order): name, hypervisor, os, pnode, status, oper_ram.",
 	 "Live fields (status, oper_ram, ...) are asked from the nodes (5 s at most each); an "
-	 "unreachable node shows ERROR_nodedown. Exits 14 if a requested field is unknown."},
-	{"list-fields", list_instance_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
-	 "Lists all available fields for instances", NULL},
+	 "unreachable node shows ERROR_nodedown. Exits 14 if a requested field is unknown.",
+	 &list_spec},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
+	 "Lists all available fields for instances", NULL, &list_spec},
 	{"modify", modify_instance, 1, 1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
 	 "<instance-name>", "Alters the parameters of an instance",

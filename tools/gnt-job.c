@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gnt-cli.h"
+#include "gnt-cli-objects.h"
 #include "gnt-json.h"
 
 static const gchar *const list_default_fields[] = {"id", "status", "summary", NULL};
@@ -205,16 +205,7 @@ list_jobs(GntCli *cli, gchar **args)
 	return exit_code;
 }
 
-static gint
-list_job_fields(GntCli *cli, gchar **args)
-{
-	g_autoptr(GError) error = NULL;
-	gint exit_code = 0;
-
-	if (!gnt_cli_generic_list_fields(cli, "job", args, &exit_code, &error))
-		return gnt_cli_fail(cli, error);
-	return exit_code;
-}
+static const GntCliListSpec list_spec = {"job"};
 
 /* ---- archive, autoarchive ---- */
 
@@ -748,8 +739,8 @@ static const GntCliCommand commands[] = {
 	 "\"list-fields\" command. The default field list is (in order): id, status, "
 	 "summary.",
 	 "Exits 14 if a requested field is unknown."},
-	{"list-fields", list_job_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[<fields>...]",
-	 "Lists all available fields for jobs", NULL},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL,
+	 "[<fields>...]", "Lists all available fields for jobs", NULL, &list_spec},
 	{"show", show_jobs, 1, -1, GNT_CLI_OPT_NONE, NULL, "<job-id> [<job-id>...]",
 	 "Alias of \"info\"", NULL},
 	{"wait", wait_job, 1, 1, GNT_CLI_OPT_NONE, NULL, "<job-id>", "Wait for a job to finish",
