@@ -465,6 +465,37 @@ gnt_config_dup_objects(GntConfig *self, GntObjectKind kind)
 	return out;
 }
 
+typedef struct {
+	const gchar *key;
+	const gchar *value;
+	GPtrArray *names;
+} NamesWhere;
+
+static gboolean
+names_where_cb(JsonObject *record, gpointer user_data)
+{
+	NamesWhere *where = user_data;
+	const gchar *value = NULL;
+	const gchar *name = NULL;
+
+	if (gnt_json_get_string(record, where->key, &value, NULL) &&
+	    g_strcmp0(value, where->value) == 0 && gnt_json_get_string(record, "name", &name, NULL))
+		g_ptr_array_add(where->names, g_strdup(name));
+	return TRUE;
+}
+
+GPtrArray *
+gnt_config_dup_names_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			   const gchar *value)
+{
+	NamesWhere where = {key, value, g_ptr_array_new_null_terminated(1, g_free, TRUE)};
+
+	g_return_val_if_fail(key != NULL && value != NULL, where.names);
+
+	gnt_config_foreach_object(self, kind, names_where_cb, &where);
+	return where.names;
+}
+
 guint
 gnt_config_count_objects(GntConfig *self, GntObjectKind kind)
 {

@@ -168,6 +168,13 @@ GPtrArray *
 gnt_config_dup_objects(GntConfig *self, GntObjectKind kind);
 guint
 gnt_config_count_objects(GntConfig *self, GntObjectKind kind);
+/* The names of the records of @kind whose string member @key is @value
+ * (the instances on a node, the nodes of a group, ...), in name order.
+ * (transfer full: a GPtrArray of strings, NULL-terminated for
+ * g_strjoinv() though its len does not count the NULL) */
+GPtrArray *
+gnt_config_dup_names_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			   const gchar *value);
 /* Calls @func on every record of @kind in name order while the config is
  * locked: @record is borrowed and must not be kept, changed or given to
  * another thread. Return FALSE to stop. For queries over many objects. */

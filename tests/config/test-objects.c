@@ -90,6 +90,40 @@ test_names(void)
 	gnt_test_root_clear(&root);
 }
 
+/* The instances on a node, the nodes of a group: by a string member's
+ * value, in name order; a record without it (or with another type) is
+ * not one of them. */
+static void
+test_names_where(void)
+{
+	GntTestRoot root;
+	g_autoptr(GPtrArray) on_n1 = NULL;
+	g_autoptr(GPtrArray) plain = NULL;
+	g_autoptr(GPtrArray) none = NULL;
+	g_autofree gchar *joined = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"c.example.com\", \"primary_node\": \"n1\", \"disk_template\": \"file\"}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"a.example.com\", \"primary_node\": \"n1\", \"disk_template\": \"plain\"}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"b.example.com\", \"primary_node\": \"n2\", \"disk_template\": \"plain\"}");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"d.example.com\", \"primary_node\": 1}");
+	on_n1 = gnt_config_dup_names_where(root.config, GNT_OBJECT_INSTANCE, "primary_node", "n1");
+	g_assert_cmpuint(on_n1->len, ==, 2);
+	joined = g_strjoinv(", ", (gchar **)on_n1->pdata);
+	g_assert_cmpstr(joined, ==, "a.example.com, c.example.com");
+	plain = gnt_config_dup_names_where(root.config, GNT_OBJECT_INSTANCE, "disk_template",
+					   "plain");
+	g_assert_cmpuint(plain->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(plain, 1), ==, "b.example.com");
+	none = gnt_config_dup_names_where(root.config, GNT_OBJECT_NODE, "group", "g1");
+	g_assert_cmpuint(none->len, ==, 0);
+	g_assert_null(none->pdata[0]);
+	gnt_test_root_clear(&root);
+}
+
 static void
 test_update_and_remove(void)
 {
@@ -310,6 +344,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/config/objects/add-lookup-persist", test_add_lookup_persist);
 	g_test_add_func("/config/objects/names", test_names);
+	g_test_add_func("/config/objects/names-where", test_names_where);
 	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
