@@ -8,7 +8,7 @@ G_BEGIN_DECLS
  * Effective parameters (Ganeti's Cluster.FillHV, FillBE, SimpleFillOS,
  * FillND, FillIPolicy, FillDiskParams): an object's own values over the
  * defaults of the levels above it. The one place both the instance spec a
- * node is sent (jobqueue/gnt-lu-instance-spec.c) and every query (Query,
+ * node is sent (cmdlib/gnt-lu-instance-spec.c) and every query (Query,
  * OP_INSTANCE_QUERY_DATA, RAPI) take them from, so that what a query shows
  * is what a node gets.
  *

@@ -1,5 +1,5 @@
 /*
- * The install pipeline's data (jobqueue/gnt-install-steps.h): the core steps
+ * The install pipeline's data (install/gnt-install-steps.h): the core steps
  * and their priorities, and the record's install member (doc/install.md).
  * The steps themselves run against real daemons in tests/system and
  * tests/tools.

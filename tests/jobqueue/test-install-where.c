@@ -1,4 +1,4 @@
-/* Where an install runs the OS's create script (jobqueue/gnt-install-where.h):
+/* Where an install runs the OS's create script (install/gnt-install-where.h):
  * every combination of trust, safe install and the scripts an OS has, and
  * the refusals' messages. */
 #include "gnt-error.h"

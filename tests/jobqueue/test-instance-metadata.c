@@ -1,6 +1,6 @@
 /* The instance's metadata record for gantry-metad and the communication
  * NIC's cluster-unique link-local address and MAC
- * (jobqueue/gnt-lu-instance-metadata.h), over a config on a temporary root. */
+ * (cmdlib/gnt-lu-instance-metadata.h), over a config on a temporary root. */
 #include <stdio.h>
 #include <stdlib.h>
 

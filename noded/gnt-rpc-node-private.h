@@ -1,4 +1,4 @@
-#pragma once /* rpc/gnt-rpc-node-private.h: for noded's procedure files and their tests */
+#pragma once /* noded/gnt-rpc-node-private.h: for noded's procedure files and their tests */
 
 #include "gnt-disk.h"
 #include "gnt-hypervisor.h"

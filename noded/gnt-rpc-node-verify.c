@@ -1,7 +1,7 @@
 /*
  * noded's node_verify: what cluster verify needs from a node in one call
  * (Ganeti's node_verify), as facts, not judgements; the master compares
- * them with the configuration (jobqueue/gnt-lu-verify.c). The parts that
+ * them with the configuration (cmdlib/gnt-lu-verify.c). The parts that
  * other procedures already report (node_info, instance_list, os_diagnose)
  * come from those procedures; each part that fails carries its own
  * "<part>_error" instead, so that one broken part hides nothing else.

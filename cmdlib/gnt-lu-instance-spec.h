@@ -7,6 +7,13 @@
 
 G_BEGIN_DECLS
 
+/* The cluster model the unit's master keeps. (transfer none) */
+static inline GntConfig *
+lu_config(GntLu *lu)
+{
+	return gnt_lu_get_env(lu)->config;
+}
+
 /* The node RPC client of the unit's master; GNT_ERROR_ENVIRONMENT when
  * the master has none (no cluster certificates). (transfer none) */
 GntRpcClient *

@@ -18,12 +18,6 @@
 /* How long OP_NODE_ADD and de-offlining wait for the node's version. */
 #define NODE_VERSION_TIMEOUT_S 10
 
-static GntConfig *
-lu_config(GntLu *lu)
-{
-	return gnt_lu_get_env(lu)->config;
-}
-
 static const gchar *
 op_node_name(GntLu *lu)
 {

@@ -1,5 +1,5 @@
 /*
- * rpc/gnt-rpc-node-metad.c: noded's metad_push and metad_remove, forwarded
+ * noded/gnt-rpc-node-metad.c: noded's metad_push and metad_remove, forwarded
  * to gantry-metad's control socket (doc/metad.md).
  */
 #include "gnt-rpc-node-metad.h"

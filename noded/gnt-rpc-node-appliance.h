@@ -1,4 +1,4 @@
-#pragma once /* rpc/gnt-rpc-node-appliance.h: noded's install appliance procedures */
+#pragma once /* noded/gnt-rpc-node-appliance.h: noded's install appliance procedures */
 
 #include "gnt-hypervisor.h"
 #include "gnt-rpc-node-private.h"

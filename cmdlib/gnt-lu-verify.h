@@ -1,4 +1,4 @@
-#pragma once /* jobqueue/gnt-lu-verify.h: for the verify units only */
+#pragma once /* cmdlib/gnt-lu-verify.h: for the verify units only */
 
 #include "gnt-config.h"
 #include "gnt-lu.h"

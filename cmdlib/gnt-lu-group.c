@@ -14,12 +14,6 @@
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 
-static GntConfig *
-lu_config(GntLu *lu)
-{
-	return gnt_lu_get_env(lu)->config;
-}
-
 static const gchar *
 op_group_name(GntLu *lu)
 {

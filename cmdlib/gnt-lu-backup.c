@@ -4,7 +4,7 @@
  * (LUBackupRemove), and the import steps of OP_INSTANCE_CREATE in mode
  * "import" (LUInstanceCreate's _ReadExportInfo, _ReadExportParams and the
  * import scripts), which the create unit calls. The node does the work
- * (rpc/gnt-rpc-node-backup.c): the OS export and import scripts, once per
+ * (noded/gnt-rpc-node-backup.c): the OS export and import scripts, once per
  * disk, and the export directory. doc/backup.md describes the whole.
  */
 #include "gnt-lu-backup.h"
@@ -22,12 +22,6 @@
 #define EXPORT_MAX_NICS	 8
 
 static const gchar *const compressions[] = {"none", "gzip", NULL};
-
-static GntConfig *
-lu_config(GntLu *lu)
-{
-	return gnt_lu_get_env(lu)->config;
-}
 
 static const gchar *
 record_name(JsonObject *record)

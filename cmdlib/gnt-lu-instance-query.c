@@ -30,12 +30,6 @@ query_data_free(QueryData *self)
 	g_free(self);
 }
 
-static GntConfig *
-lu_config(GntLu *lu)
-{
-	return gnt_lu_get_env(lu)->config;
-}
-
 static JsonArray *
 requested_names(GntLu *lu)
 {

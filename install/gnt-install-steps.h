@@ -10,7 +10,7 @@ G_BEGIN_DECLS
 /*
  * The install pipeline (doc/install.md): a list of steps with priorities,
  * run highest first, like Ironic's decomposed deploy. Create and reinstall
- * (gnt-lu-instance.c) run it; each step says why when it has nothing to do
+ * (cmdlib/gnt-lu-instance-create.c, -reinstall.c) run it; each step says why when it has nothing to do
  * (it is skipped), the job log shows every step's start, end, duration and
  * result, and the instance record keeps what the last install did in its
  * "install" member:
