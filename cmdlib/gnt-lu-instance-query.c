@@ -13,6 +13,7 @@
 
 #include "gnt-install-steps.h"
 #include "gnt-json.h"
+#include "gnt-live-probe.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
@@ -84,8 +85,9 @@ query_data_check_prereq(GntLu *lu, GError **error)
 	return TRUE;
 }
 
-/* What runs on @node under the instances' hypervisors: instance name ->
- * state, NULL with @error when the node cannot say. (transfer full) */
+/* What runs on @node under the instances' hypervisors, asked as a query's
+ * live fields are (gnt-live-probe.h): instance name -> its live record,
+ * NULL with @error when the node cannot say. (transfer full) */
 static JsonObject *
 node_running(GntLu *lu, JsonObject *node, GError **error)
 {
@@ -100,8 +102,9 @@ node_running(GntLu *lu, JsonObject *node, GError **error)
 			g_ptr_array_add(hypervisors, (gpointer)hv);
 	}
 	g_ptr_array_add(hypervisors, NULL);
-	return gnt_node_call_instance_list(gnt_lu_get_env(lu)->rpc, node,
-					   (const gchar *const *)hypervisors->pdata, error);
+	return gnt_live_probe_instances(gnt_lu_get_env(lu)->rpc, node,
+					(const gchar *const *)hypervisors->pdata,
+					GNT_NODE_CALL_TIMEOUT_S, error);
 }
 
 /* Ganeti's run_state: "up" when the node runs it, else "down" for an
