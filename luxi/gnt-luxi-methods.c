@@ -37,6 +37,9 @@ typedef struct {
 	guint min_args;		/* the arguments after these are optional */
 	ArgSpec args[MAX_ARGS]; /* up to the first one with a NULL name */
 	gboolean many_jobs;	/* submits a list of jobs: answers [[true, id], ...] */
+	/* for a function several methods share: the GntObjectKind of
+	 * QueryInstances/Nodes/Groups; TRUE for SubmitJobToDrainedQueue */
+	gint variant;
 } MethodDef;
 
 struct _GntLuxiCall {
@@ -471,9 +474,12 @@ submit_jobs(GntLuxiCall *call, GPtrArray *jobs, gboolean ignore_drain)
 			       gnt_luxi_call_ref(call));
 }
 
+/* SubmitJob, and SubmitJobToDrainedQueue (variant TRUE: it ignores the
+ * drain flag). */
 static void
-submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
+method_submit_job(GntLuxiCall *call, JsonArray *args)
 {
+	gboolean ignore_drain = call->def->variant;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray)
 		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
@@ -486,18 +492,6 @@ submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
 	}
 	g_ptr_array_add(jobs, ops);
 	submit_jobs(call, g_steal_pointer(&jobs), ignore_drain);
-}
-
-static void
-method_submit_job(GntLuxiCall *call, JsonArray *args)
-{
-	submit_one(call, args, FALSE);
-}
-
-static void
-method_submit_job_to_drained_queue(GntLuxiCall *call, JsonArray *args)
-{
-	submit_one(call, args, TRUE);
 }
 
 static void
@@ -1000,10 +994,12 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances, QueryNodes and QueryGroups: [names, fields, use_locking]. */
+/* QueryInstances, QueryNodes and QueryGroups (the variant is the kind):
+ * [names, fields, use_locking]. */
 static void
-query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
+method_query_objects(GntLuxiCall *call, JsonArray *args)
 {
+	GntObjectKind kind = (GntObjectKind)call->def->variant;
 	g_autoptr(GError) error = NULL;
 	JsonNode *names = arg_node(args, 0);
 	ObjectQuery *query;
@@ -1024,24 +1020,6 @@ query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
 	query->names = JSON_NODE_HOLDS_ARRAY(names) ? json_array_ref(json_node_get_array(names))
 						    : NULL;
 	object_query_run(call, query);
-}
-
-static void
-method_query_instances(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_INSTANCE);
-}
-
-static void
-method_query_nodes(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_NODE);
-}
-
-static void
-method_query_groups(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_GROUP);
 }
 
 static const gchar *const tag_kinds[] = {
@@ -1137,7 +1115,7 @@ method_unsupported(GntLuxiCall *call, JsonArray *args)
 
 static const MethodDef methods[] = {
 	{"SubmitJob", method_submit_job, 1, {{"ops", ARG_LIST}}},
-	{"SubmitJobToDrainedQueue", method_submit_job_to_drained_queue, 1, {{"ops", ARG_LIST}}},
+	{"SubmitJobToDrainedQueue", method_submit_job, 1, {{"ops", ARG_LIST}}, .variant = TRUE},
 	{"SubmitManyJobs", method_submit_many_jobs, 1, {{"jobs", ARG_LIST}}, TRUE},
 	{"WaitForJobChange",
 	 method_wait_for_job_change,
@@ -1169,23 +1147,26 @@ static const MethodDef methods[] = {
 	{"SetDrainFlag", method_set_drain_flag, 1, {{"flag", ARG_BOOL}}},
 	{"PickupJob", method_pickup_job, 1, {JOB_ID_ARG}},
 	{"QueryInstances",
-	 method_query_instances,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_INSTANCE},
 	{"QueryNodes",
-	 method_query_nodes,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_NODE},
 	{"QueryGroups",
-	 method_query_groups,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_GROUP},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),
