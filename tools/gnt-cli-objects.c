@@ -536,3 +536,22 @@ gnt_cli_job_executor_run(GntCliJobExecutor *self, gboolean *all_ok, GError **err
 	}
 	return TRUE;
 }
+
+JsonNode *
+gnt_cli_list_item(JsonNode *list, guint index)
+{
+	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
+								       : NULL;
+
+	return array != NULL && index < json_array_get_length(array)
+		       ? json_array_get_element(array, index)
+		       : NULL;
+}
+
+guint
+gnt_cli_list_length(JsonNode *list)
+{
+	return list != NULL && JSON_NODE_HOLDS_ARRAY(list)
+		       ? json_array_get_length(json_node_get_array(list))
+		       : 0;
+}

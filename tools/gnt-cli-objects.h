@@ -62,6 +62,14 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 void
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
 
+/* Element @index of @list, or NULL when @list is NULL, not a list or
+ * shorter. (transfer none) */
+JsonNode *
+gnt_cli_list_item(JsonNode *list, guint index);
+/* The length of @list, 0 when it is NULL or not a list. */
+guint
+gnt_cli_list_length(JsonNode *list);
+
 /* The value of cell @index of a Query row ([status, value] pairs), or NULL
  * when its status is not normal. (transfer none) */
 JsonNode *

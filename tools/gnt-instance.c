@@ -128,29 +128,6 @@ static const gchar *const info_fields[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
-/* Element @index of the list @values holds, or NULL. */
-static JsonNode *
-list_item(JsonNode **values, guint field, guint index)
-{
-	JsonNode *list = values[field];
-	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
-								       : NULL;
-
-	return array != NULL && index < json_array_get_length(array)
-		       ? json_array_get_element(array, index)
-		       : NULL;
-}
-
-static guint
-list_length(JsonNode **values, guint field)
-{
-	JsonNode *list = values[field];
-
-	return list != NULL && JSON_NODE_HOLDS_ARRAY(list)
-		       ? json_array_get_length(json_node_get_array(list))
-		       : 0;
-}
-
 static void
 add_str(GntCliInfo *info, const gchar *key, JsonNode *value)
 {
@@ -191,11 +168,12 @@ nodes_info(JsonNode **values)
 
 	add_str(primary, "primary", values[INFO_PNODE]);
 	gnt_cli_info_add_printf(primary, "group", "%s (UUID %s)", group, group_uuid);
-	for (guint i = 0; i < list_length(values, INFO_SNODES); i++) {
-		g_autofree gchar *name = gnt_cli_py_str(list_item(values, INFO_SNODES, i));
-		g_autofree gchar *sgroup = gnt_cli_py_str(list_item(values, INFO_SNODES_GROUP, i));
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_SNODES]); i++) {
+		g_autofree gchar *name = gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES], i));
+		g_autofree gchar *sgroup =
+			gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES_GROUP], i));
 		g_autofree gchar *suuid =
-			gnt_cli_py_str(list_item(values, INFO_SNODES_GROUP_UUID, i));
+			gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES_GROUP_UUID], i));
 
 		g_string_append_printf(secs, "%s%s (group %s, group UUID %s)", i > 0 ? ", " : "",
 				       name, sgroup, suuid);
@@ -220,13 +198,14 @@ nics_info(JsonNode **values)
 	};
 	GntCliInfo *nics = gnt_cli_info_new_list();
 
-	for (guint i = 0; i < list_length(values, INFO_NIC_MACS); i++) {
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_NIC_MACS]); i++) {
 		GntCliInfo *nic = gnt_cli_info_new_dict();
 		g_autofree gchar *header = g_strdup_printf("nic/%u", i);
 
 		gnt_cli_info_add_text(nic, header, "");
 		for (guint k = 0; k < G_N_ELEMENTS(nic_keys); k++)
-			add_str(nic, nic_keys[k].key, list_item(values, nic_keys[k].field, i));
+			add_str(nic, nic_keys[k].key,
+				gnt_cli_list_item(values[nic_keys[k].field], i));
 		gnt_cli_info_append(nics, nic);
 	}
 	return nics;
@@ -244,9 +223,9 @@ disks_info(JsonNode **values)
 					? json_node_get_string(values[INFO_DISK_TEMPLATE])
 					: "?";
 
-	for (guint i = 0; i < list_length(values, INFO_DISK_SIZES); i++) {
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_DISK_SIZES]); i++) {
 		GntCliInfo *disk = gnt_cli_info_new_dict();
-		JsonNode *size = list_item(values, INFO_DISK_SIZES, i);
+		JsonNode *size = gnt_cli_list_item(values[INFO_DISK_SIZES], i);
 		g_autofree gchar *header = g_strdup_printf("disk/%u", i);
 		g_autofree gchar *nice_size =
 			size != NULL && gnt_json_node_is_int(size)
@@ -254,8 +233,8 @@ disks_info(JsonNode **values)
 				: gnt_cli_py_str(size);
 
 		gnt_cli_info_add_printf(disk, header, "%s, size %s", template, nice_size);
-		add_str(disk, "name", list_item(values, INFO_DISK_NAMES, i));
-		add_str(disk, "UUID", list_item(values, INFO_DISK_UUIDS, i));
+		add_str(disk, "name", gnt_cli_list_item(values[INFO_DISK_NAMES], i));
+		add_str(disk, "UUID", gnt_cli_list_item(values[INFO_DISK_UUIDS], i));
 		gnt_cli_info_append(disks, disk);
 	}
 	return disks;
