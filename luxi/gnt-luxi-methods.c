@@ -1047,7 +1047,7 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 	g_autoptr(JsonObject) record = NULL;
 	const gchar *kind = json_array_get_string_element(args, 0);
 	JsonNode *name = arg_node(args, 1);
-	GntObjectKind object_kind;
+	GntObjectKind object_kind = GNT_OBJECT_INSTANCE;
 
 	if (!g_strv_contains(tag_kinds, kind)) {
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID, "unknown tag kind '%s'", kind);
@@ -1073,9 +1073,7 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 		call_return_error(call, NULL, error);
 		return;
 	}
-	object_kind = g_strcmp0(kind, "node") == 0	  ? GNT_OBJECT_NODE
-		      : g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP
-							  : GNT_OBJECT_INSTANCE;
+	gnt_object_kind_from_string(kind, &object_kind);
 	record = gnt_config_dup_object(call->config, object_kind, json_node_get_string(name),
 				       &error);
 	if (record == NULL) {
