@@ -206,7 +206,7 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 	return 0;
 }
 
-void
+gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 {
 	JsonArray *changes = NULL;
@@ -215,7 +215,7 @@ gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
 		changes = json_array_get_array_element(results, 0);
 	if (changes == NULL || json_array_get_length(changes) == 0)
-		return;
+		return FALSE;
 	g_print("Modified %s %s\n", what, name);
 	for (guint i = 0; i < json_array_get_length(changes); i++) {
 		JsonNode *pair = json_array_get_element(changes, i);
@@ -229,6 +229,7 @@ gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 		data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
 		g_print(" - %-5s -> %s\n", param, data);
 	}
+	return TRUE;
 }
 
 JsonObject *

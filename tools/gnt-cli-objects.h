@@ -58,8 +58,8 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 /* What Ganeti's set-params commands print of their opcode's result (a
  * list of [param, value] pairs; @results: the job's results, may be NULL):
  * "Modified @what @name" and " - param -> value" per change, nothing when
- * nothing changed. */
-void
+ * nothing changed. Returns whether it printed. */
+gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
 
 /* Element @index of @list, or NULL when @list is NULL, not a list or

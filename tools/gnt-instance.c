@@ -1128,7 +1128,6 @@ modify_instance(GntCli *cli, gchar **args)
 	g_autoptr(JsonArray) results = NULL;
 	g_autoptr(JsonObject) op = NULL;
 	JsonArray *disks = json_array_new();
-	JsonArray *changes;
 	JsonObject *params;
 
 	if (opt_osparams_secret != NULL) {
@@ -1184,26 +1183,8 @@ modify_instance(GntCli *cli, gchar **args)
 	json_array_add_object_element(ops, g_steal_pointer(&op));
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);
-	changes = results != NULL && json_array_get_length(results) > 0 &&
-				  JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0))
-			  ? json_array_get_array_element(results, 0)
-			  : NULL;
-	if (changes == NULL || json_array_get_length(changes) == 0)
+	if (!gnt_cli_print_changes("instance", args[0], results))
 		return 0;
-	g_print("Modified instance %s\n", args[0]);
-	for (guint i = 0; i < json_array_get_length(changes); i++) {
-		JsonNode *change = json_array_get_element(changes, i);
-		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(change) ? json_node_get_array(change)
-								: NULL;
-		g_autofree gchar *param = NULL;
-		g_autofree gchar *value = NULL;
-
-		if (pair == NULL || json_array_get_length(pair) != 2)
-			continue;
-		param = gnt_cli_py_str(json_array_get_element(pair, 0));
-		value = gnt_cli_py_str(json_array_get_element(pair, 1));
-		g_print(" - %-5s -> %s\n", param, value);
-	}
 	g_print("Please don't forget that most parameters take effect only at the next (re)start "
 		"of the instance initiated by ganeti; restarting from within the instance will not "
 		"be enough.\n");
