@@ -114,23 +114,6 @@ id_filter(GntCli *cli, gchar **args, JsonArray **filter, GError **error)
 	return TRUE;
 }
 
-/* _JOB_LIST_FORMAT */
-static gchar *
-format_summary(JsonNode *value)
-{
-	GString *out = g_string_new(NULL);
-	JsonArray *items = JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value) : NULL;
-
-	for (guint i = 0; items != NULL && i < json_array_get_length(items); i++) {
-		g_autofree gchar *item = gnt_cli_py_str(json_array_get_element(items, i));
-
-		if (i > 0)
-			g_string_append_c(out, ',');
-		g_string_append(out, item);
-	}
-	return g_string_free(out, FALSE);
-}
-
 static gchar *
 format_op_timestamps(JsonNode *value)
 {
@@ -146,8 +129,9 @@ format_op_timestamps(JsonNode *value)
 	return gnt_cli_py_str(node);
 }
 
+/* _JOB_LIST_FORMAT */
 static const GntCliFormatOverride job_list_format[] = {
-	{"summary", format_summary, FALSE},
+	{"summary", gnt_cli_format_comma_list, FALSE},
 	{"opstart", format_op_timestamps, FALSE},
 	{"opexec", format_op_timestamps, FALSE},
 	{"opend", format_op_timestamps, FALSE},
