@@ -103,8 +103,7 @@ node_running(GntLu *lu, JsonObject *node, GError **error)
 	}
 	g_ptr_array_add(hypervisors, NULL);
 	return gnt_live_probe_instances(gnt_lu_get_env(lu)->rpc, node,
-					(const gchar *const *)hypervisors->pdata,
-					GNT_NODE_CALL_TIMEOUT_S, error);
+					(const gchar *const *)hypervisors->pdata, 0, error);
 }
 
 /* Ganeti's run_state: "up" when the node runs it, else "down" for an

@@ -139,12 +139,20 @@ live_instances(JsonObject *answer)
 	return instances;
 }
 
-/* @procedure's answer from @node, which must be an object. (transfer full) */
+/* @procedure's answer from @node to @values, encoded as the procedure
+ * table says, which must be an object; waiting @timeout_s, 0: the table's.
+ * (transfer full) */
 static JsonObject *
-call_node(GntRpcClient *rpc, JsonObject *node, const gchar *procedure, JsonArray *args,
-	  guint timeout_s, GError **error)
+call_node(GntRpcClient *rpc, JsonObject *node, const gchar *procedure, const GntRpcValue *values,
+	  guint n_values, guint timeout_s, GError **error)
 {
-	g_autoptr(JsonNode) result = gnt_node_call(rpc, node, procedure, args, timeout_s, error);
+	const GntRpcProcedureDef *def = gnt_rpc_procedure_def_lookup(procedure);
+	g_autoptr(JsonArray) args = gnt_rpc_args_encode(def, values, n_values);
+	g_autoptr(JsonNode) result = gnt_node_call(
+		rpc, node, procedure, args,
+		timeout_s != 0 ? timeout_s
+			       : gnt_rpc_procedure_def_get_timeout(def, values, n_values),
+		error);
 
 	if (result == NULL)
 		return NULL;
@@ -158,28 +166,17 @@ call_node(GntRpcClient *rpc, JsonObject *node, const gchar *procedure, JsonArray
 	return json_object_ref(json_node_get_object(result));
 }
 
-static JsonArray *
-strv_to_json(const gchar *const *strv)
-{
-	JsonArray *array = json_array_new();
-
-	for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
-		json_array_add_string_element(array, strv[i]);
-	return array;
-}
-
 JsonObject *
 gnt_live_probe_instances(GntRpcClient *rpc, JsonObject *node, const gchar *const *hypervisors,
 			 guint timeout_s, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonObject) answer = NULL;
 
 	g_return_val_if_fail(GNT_IS_RPC_CLIENT(rpc), NULL);
 	g_return_val_if_fail(node != NULL, NULL);
 
-	json_array_add_array_element(args, strv_to_json(hypervisors));
-	answer = call_node(rpc, node, "instance_list", args, timeout_s, error);
+	answer = call_node(rpc, node, "instance_list", GNT_RPC_VALUES({.strv = hypervisors}),
+			   timeout_s, error);
 	return answer != NULL ? live_instances(answer) : NULL;
 }
 
@@ -192,13 +189,11 @@ live_probe_node(NodeProbe *probe)
 	const gchar *const *hypervisors = (const gchar *const *)probe->hypervisors;
 
 	if (request->kind == GNT_OBJECT_NODE) {
-		g_autoptr(JsonArray) args = json_array_new();
-		g_autoptr(JsonObject) answer = NULL;
+		g_autoptr(JsonObject) answer =
+			call_node(request->rpc, probe->node, "node_info",
+				  GNT_RPC_VALUES({.strv = hypervisors}, {.obj = request->storage}),
+				  GNT_LIVE_PROBE_TIMEOUT_S, &error);
 
-		json_array_add_array_element(args, strv_to_json(hypervisors));
-		json_array_add_object_element(args, json_object_ref(request->storage));
-		answer = call_node(request->rpc, probe->node, "node_info", args,
-				   GNT_LIVE_PROBE_TIMEOUT_S, &error);
 		if (answer != NULL)
 			probe->answer = live_node_info(answer, request->storage_type);
 	} else {

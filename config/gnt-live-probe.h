@@ -22,8 +22,9 @@ G_BEGIN_DECLS
 /*
  * What @node (its config record) runs under @hypervisors, as GntLiveData's
  * "instances": {NAME: {"state", "memory", "vcpus", ...}}, a guest that shut
- * itself off being "shutdown" as Ganeti's hypervisors say. NULL with
- * @error when the node cannot be asked or answers something else than an
+ * itself off being "shutdown" as Ganeti's hypervisors say; waiting
+ * @timeout_s, or with 0 the procedure table's timeout. NULL with @error
+ * when the node cannot be asked or answers something else than an
  * object. (transfer full)
  */
 JsonObject *

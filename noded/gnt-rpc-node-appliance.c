@@ -736,25 +736,21 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 }
 
 static JsonNode *
-appliance_run_procedure(JsonArray *args, gpointer user_data, GError **error)
+appliance_run_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
-	JsonObject *options_obj = NULL;
 	RunOptions options = {0};
-	const gchar *token = NULL;
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
 	Teardown t = {.node = node, .control = control};
 	const gchar *mac = NULL, *ip = NULL;
 	JsonNode *result;
 
-	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, token, options", error) ||
-	    (token = gnt_rpc_node_arg_string(args, 1, "'token'", error)) == NULL ||
-	    !gnt_rpc_node_check_name(token, "token", error) ||
-	    !gnt_rpc_node_arg_object(args, 2, "'options'", FALSE, &options_obj, error) ||
-	    !parse_options(options_obj, &options, error))
+	if (!gnt_rpc_node_check_name(token, "token", error) ||
+	    !parse_options(gnt_rpc_args_get_object(args, "options"), &options, error))
 		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL || !run_register(token, spec->name, error))
 		return NULL;
 	t.name = spec->name;
@@ -772,18 +768,15 @@ appliance_run_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-appliance_run_status_procedure(JsonArray *args, gpointer user_data, GError **error)
+appliance_run_status_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
 	g_autofree gchar *instance = NULL;
 	g_autoptr(JsonArray) entries = NULL;
-	const gchar *token = NULL;
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
 	JsonObject *obj;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "token", error) ||
-	    (token = gnt_rpc_node_arg_string(args, 0, "'token'", error)) == NULL)
-		return NULL;
 	obj = json_object_new();
 	instance = run_dup_instance(token);
 	if (instance == NULL) {
@@ -797,7 +790,7 @@ appliance_run_status_procedure(JsonArray *args, gpointer user_data, GError **err
 }
 
 const GntRpcProcedure gnt_rpc_node_appliance_procedures[] = {
-	{"appliance_run", appliance_run_procedure, GNT_RPC_PROCEDURE_SECRETS},
-	{"appliance_run_status", appliance_run_status_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"appliance_run", appliance_run_procedure},
+	{"appliance_run_status", appliance_run_status_procedure},
 	{NULL},
 };

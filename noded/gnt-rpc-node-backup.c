@@ -29,9 +29,6 @@
 #include "gnt-os-script.h"
 #include "gnt-rpc-node-private.h"
 
-#define BACKUP_MAX_DEBUG_LEVEL 10
-#define BACKUP_SCRIPT_TIMEOUT_S                                                                    \
-	(GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
 #define BACKUP_CONFIG_FILE "config.ini"
 #define BACKUP_NEW_SUFFIX  ".new"
 #define BACKUP_OLD_SUFFIX  ".old"
@@ -201,7 +198,9 @@ run_disk_script(GntRpcNode *node, GntRpcNodeSpec *spec, GntOsScript script, guin
 	g_autoptr(GError) gzip_error = NULL;
 	GntOsRunOptions options = {
 		.log_dir = node->os_log_dir,
-		.timeout_s = BACKUP_SCRIPT_TIMEOUT_S,
+		/* what the master waits for a disk, less a margin */
+		.timeout_s = gnt_rpc_procedure_def_lookup("export_disk")->timeout_s -
+			     GNT_RPC_SCRIPT_MARGIN_S,
 	};
 	int pipe_fds[2] = {-1, -1};
 	int script_fd = data_fd;
@@ -498,15 +497,14 @@ ini_parse(const gchar *text, const gchar *file, GError **error)
 
 /* ---- the procedures --------------------------------------------------- */
 
-/* The spec (argument 0) of an instance with an OS, and its disk @index
- * (argument 1). */
+/* The spec of an instance with an OS, and its disk @index ("disk_index"). */
 static GntRpcNodeSpec *
-parse_disk_args(JsonArray *args, guint *index, GError **error)
+parse_disk_args(const GntRpcArgs *args, guint *index, GError **error)
 {
-	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
+	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, error);
 
-	if (spec == NULL ||
-	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXUINT16, index, error))
+	*index = (guint)gnt_rpc_args_get_uint(args, "disk_index");
+	if (spec == NULL)
 		return NULL;
 	if (*index >= spec->disks->len) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -521,7 +519,7 @@ parse_disk_args(JsonArray *args, guint *index, GError **error)
  * of that disk into <export>/<instance>.new/disk<N>.dump[.gz].
  * {"dump": file name} */
 static JsonNode *
-export_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
+export_disk_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
@@ -529,20 +527,15 @@ export_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
 	g_autofree gchar *dir = NULL;
 	g_autofree gchar *name = NULL;
 	g_autofree gchar *path = NULL;
-	const gchar *compress = NULL;
+	const gchar *compress = gnt_rpc_args_get_string(args, "compress");
 	guint index = 0;
-	guint debug_level = 0;
+	guint debug_level = (guint)gnt_rpc_args_get_uint(args, "debug_level");
 	int fd;
 	gboolean ok;
 	JsonObject *result;
 
-	if (!gnt_rpc_node_check_n_args(args, 4, "instance spec, disk index, compress, debug level",
-				       error) ||
-	    (spec = parse_disk_args(args, &index, error)) == NULL ||
-	    (compress = gnt_rpc_node_arg_string(args, 2, "'compress'", error)) == NULL ||
-	    !check_compress(compress, error) ||
-	    !gnt_rpc_node_arg_uint(args, 3, "'debug_level'", BACKUP_MAX_DEBUG_LEVEL, &debug_level,
-				   error))
+	if ((spec = parse_disk_args(args, &index, error)) == NULL ||
+	    !check_compress(compress, error))
 		return NULL;
 	dir = g_strconcat(base, "/", spec->name, BACKUP_NEW_SUFFIX, NULL);
 	name = dump_name(index, compress);
@@ -616,7 +609,7 @@ rename_checked(const gchar *from, const gchar *to, GError **error)
 /* export_finalize [spec, compress]: config.ini into <instance>.new, which
  * then replaces <instance> (an older export of it goes). null */
 static JsonNode *
-export_finalize_procedure(JsonArray *args, gpointer user_data, GError **error)
+export_finalize_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
@@ -626,12 +619,10 @@ export_finalize_procedure(JsonArray *args, gpointer user_data, GError **error)
 	g_autofree gchar *old = NULL;
 	g_autofree gchar *config = NULL;
 	g_autofree gchar *text = NULL;
-	const gchar *compress = NULL;
+	const gchar *compress = gnt_rpc_args_get_string(args, "compress");
 	gboolean had_old;
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, compress", error) ||
-	    (spec = gnt_rpc_node_spec_parse(args, 0, error)) == NULL ||
-	    (compress = gnt_rpc_node_arg_string(args, 1, "'compress'", error)) == NULL ||
+	if ((spec = gnt_rpc_node_spec_parse(args, error)) == NULL ||
 	    !check_compress(compress, error))
 		return NULL;
 	final = g_build_filename(base, spec->name, NULL);
@@ -680,7 +671,7 @@ compare_names(gconstpointer a, gconstpointer b)
 
 /* export_list []: the names of the finished exports, sorted. */
 static JsonNode *
-export_list_procedure(JsonArray *args, gpointer user_data, GError **error)
+export_list_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autofree gchar *base = export_dir(user_data);
 	g_autoptr(GDir) dir = NULL;
@@ -689,10 +680,6 @@ export_list_procedure(JsonArray *args, gpointer user_data, GError **error)
 	JsonArray *result = json_array_new();
 	const gchar *name;
 
-	if (!gnt_rpc_node_check_n_args(args, 0, "none", error)) {
-		json_array_unref(result);
-		return NULL;
-	}
 	dir = g_dir_open(base, 0, &open_error);
 	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
 		if (is_export(base, name))
@@ -707,9 +694,9 @@ export_list_procedure(JsonArray *args, gpointer user_data, GError **error)
 /* export_info [path]: {"path": the export's directory, "sections": the
  * config.ini as {section: {key: value}}}. */
 static JsonNode *
-export_info_procedure(JsonArray *args, gpointer user_data, GError **error)
+export_info_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	const gchar *path = NULL;
+	const gchar *path = gnt_rpc_args_get_string(args, "path");
 	g_autofree gchar *dir = NULL;
 	g_autofree gchar *config = NULL;
 	g_autofree gchar *text = NULL;
@@ -718,9 +705,7 @@ export_info_procedure(JsonArray *args, gpointer user_data, GError **error)
 	int fd;
 	JsonObject *result;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "export path", error) ||
-	    (path = gnt_rpc_node_arg_string(args, 0, "'path'", error)) == NULL ||
-	    (dir = resolve_export(user_data, path, error)) == NULL)
+	if ((dir = resolve_export(user_data, path, error)) == NULL)
 		return NULL;
 	config = g_build_filename(dir, BACKUP_CONFIG_FILE, NULL);
 	fd = open_nofollow(config, O_RDONLY, error);
@@ -763,17 +748,15 @@ export_info_procedure(JsonArray *args, gpointer user_data, GError **error)
 /* export_remove [name]: removes the export (or an unfinished
  * "<name>.new"). true when there was one. */
 static JsonNode *
-export_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+export_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autofree gchar *base = export_dir(user_data);
 	g_autofree gchar *dir = NULL;
-	const gchar *name = NULL;
+	const gchar *name = gnt_rpc_args_get_string(args, "name");
 	GStatBuf st;
 	gboolean there;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "export name", error) ||
-	    (name = gnt_rpc_node_arg_string(args, 0, "'name'", error)) == NULL ||
-	    !gnt_rpc_node_check_name(name, "export name", error))
+	if (!gnt_rpc_node_check_name(name, "export name", error))
 		return NULL;
 	dir = g_build_filename(base, name, NULL);
 	there = g_lstat(dir, &st) == 0;
@@ -787,32 +770,22 @@ export_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
 /* import_disk [spec, disk index, export path, dump file, compress, debug
  * level]: the import script of that disk, the dump on its stdin. null */
 static JsonNode *
-import_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
+import_disk_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autofree gchar *dir = NULL;
 	g_autofree gchar *path = NULL;
-	const gchar *src = NULL;
-	const gchar *dump = NULL;
-	const gchar *compress = NULL;
+	const gchar *src = gnt_rpc_args_get_string(args, "src_path");
+	const gchar *dump = gnt_rpc_args_get_string(args, "dump");
+	const gchar *compress = gnt_rpc_args_get_string(args, "compress");
 	guint index = 0;
-	guint debug_level = 0;
+	guint debug_level = (guint)gnt_rpc_args_get_uint(args, "debug_level");
 	int fd;
 	gboolean ok;
 
-	if (!gnt_rpc_node_check_n_args(args, 6,
-				       "instance spec, disk index, export path, dump, "
-				       "compress, debug level",
-				       error) ||
-	    (spec = parse_disk_args(args, &index, error)) == NULL ||
-	    (src = gnt_rpc_node_arg_string(args, 2, "'src_path'", error)) == NULL ||
-	    (dump = gnt_rpc_node_arg_string(args, 3, "'dump'", error)) == NULL ||
-	    (compress = gnt_rpc_node_arg_string(args, 4, "'compress'", error)) == NULL ||
-	    !check_compress(compress, error) ||
-	    !gnt_rpc_node_arg_uint(args, 5, "'debug_level'", BACKUP_MAX_DEBUG_LEVEL, &debug_level,
-				   error) ||
-	    (dir = resolve_export(node, src, error)) == NULL ||
+	if ((spec = parse_disk_args(args, &index, error)) == NULL ||
+	    !check_compress(compress, error) || (dir = resolve_export(node, src, error)) == NULL ||
 	    !gnt_rpc_node_check_name(dump, "dump file name", error))
 		return NULL;
 	path = g_build_filename(dir, dump, NULL);
@@ -826,11 +799,11 @@ import_disk_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_backup_procedures[] = {
-	{"export_disk", export_disk_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"export_finalize", export_finalize_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"export_list", export_list_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"export_info", export_info_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"export_remove", export_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"import_disk", import_disk_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"export_disk", export_disk_procedure},
+	{"export_finalize", export_finalize_procedure},
+	{"export_list", export_list_procedure},
+	{"export_info", export_info_procedure},
+	{"export_remove", export_remove_procedure},
+	{"import_disk", import_disk_procedure},
 	{NULL},
 };

@@ -80,20 +80,6 @@ status_progress_cb(const GntImageProgress *progress, gpointer user_data)
 	status->started = TRUE;
 }
 
-/* An optional string argument: NULL for null. */
-static gboolean
-arg_optional_string(JsonArray *args, guint index, const gchar *what, const gchar **out,
-		    GError **error)
-{
-	JsonNode *node = json_array_get_element(args, index);
-
-	*out = NULL;
-	if (JSON_NODE_HOLDS_NULL(node))
-		return TRUE;
-	*out = gnt_rpc_node_arg_string(args, index, what, error);
-	return *out != NULL;
-}
-
 static JsonNode *
 result_to_json(const GntImageResult *result)
 {
@@ -152,26 +138,22 @@ write_disk0(GntRpcNode *node, GntRpcNodeSpec *spec, const GntImageSource *source
 }
 
 static JsonNode *
-image_write_procedure(JsonArray *args, gpointer user_data, GError **error)
+image_write_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autoptr(GntImageSource) source = NULL;
 	g_auto(GntImageResult) result = {NULL};
 	g_autofree gchar *display = NULL;
-	const gchar *location = NULL;
-	const gchar *sha256 = NULL;
-	const gchar *token = NULL;
+	const gchar *location = gnt_rpc_args_get_string(args, "image");
+	const gchar *sha256 = gnt_rpc_args_get_string(args, "sha256");
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
 	ImageStatus *status;
 	gboolean ok;
 
-	if (!gnt_rpc_node_check_n_args(args, 4, "instance spec, image, sha256, token", error) ||
-	    (location = gnt_rpc_node_arg_string(args, 1, "'image'", error)) == NULL ||
-	    !arg_optional_string(args, 2, "'sha256'", &sha256, error) ||
-	    (token = gnt_rpc_node_arg_string(args, 3, "'token'", error)) == NULL ||
-	    !gnt_rpc_node_check_name(token, "token", error))
+	if (!gnt_rpc_node_check_name(token, "token", error))
 		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL)
 		return NULL;
 	source = gnt_image_source_new(location, sha256, error);
@@ -193,17 +175,14 @@ image_write_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-image_write_status_procedure(JsonArray *args, gpointer user_data, GError **error)
+image_write_status_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
-	const gchar *token = NULL;
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
 	ImageStatus *status;
 	JsonObject *obj;
 	g_autofree gchar *line = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "token", error) ||
-	    (token = gnt_rpc_node_arg_string(args, 0, "'token'", error)) == NULL)
-		return NULL;
 	obj = json_object_new();
 	locker = g_mutex_locker_new(&statuses_lock);
 	status = statuses != NULL ? g_hash_table_lookup(statuses, token) : NULL;
@@ -232,7 +211,7 @@ image_write_status_procedure(JsonArray *args, gpointer user_data, GError **error
 }
 
 const GntRpcProcedure gnt_rpc_node_image_procedures[] = {
-	{"image_write", image_write_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"image_write_status", image_write_status_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"image_write", image_write_procedure},
+	{"image_write_status", image_write_status_procedure},
 	{NULL},
 };

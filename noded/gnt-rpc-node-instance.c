@@ -12,9 +12,6 @@
 #include "gnt-rpc-node-appliance.h"
 #include "gnt-rpc-node-private.h"
 
-#define CONSOLE_MAX_LINES      10000
-#define SHUTDOWN_MAX_TIMEOUT_S (24 * 3600)
-
 /* --- node_info ---------------------------------------------------------- */
 
 /* MemTotal and MemAvailable of /proc/meminfo, in MiB. */
@@ -118,19 +115,16 @@ add_storage_reports(JsonBuilder *builder, JsonObject *storage, GError **error)
 }
 
 static JsonNode *
-node_info_procedure(JsonArray *args, gpointer user_data, GError **error)
+node_info_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
-	g_auto(GStrv) hypervisors = NULL;
+	const gchar *const *hypervisors = gnt_rpc_args_get_strv(args, "hypervisors");
+	JsonObject *storage = gnt_rpc_args_get_object(args, "storage");
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autofree gchar *boot_id = NULL;
-	JsonObject *storage = NULL;
 	guint64 total = 0, free_mib = 0;
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "hypervisors, storage", error) ||
-	    (hypervisors = gnt_rpc_node_arg_strv(args, 0, "'hypervisors'", error)) == NULL ||
-	    !gnt_rpc_node_arg_object(args, 1, "'storage'", FALSE, &storage, error) ||
-	    !read_meminfo(&total, &free_mib, error))
+	if (!read_meminfo(&total, &free_mib, error))
 		return NULL;
 	for (guint i = 0; hypervisors[i] != NULL; i++) {
 		if (!gnt_hv_check_name(hypervisors[i], error))
@@ -203,16 +197,11 @@ list_hypervisor(GntRpcNode *node, const gchar *name, JsonBuilder *builder, GErro
 }
 
 static JsonNode *
-instance_list_procedure(JsonArray *args, gpointer user_data, GError **error)
+instance_list_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	g_auto(GStrv) hypervisors = NULL;
+	const gchar *const *hypervisors = gnt_rpc_args_get_strv(args, "hypervisors");
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "hypervisors", error))
-		return NULL;
-	hypervisors = gnt_rpc_node_arg_strv(args, 0, "'hypervisors'", error);
-	if (hypervisors == NULL)
-		return NULL;
 	json_builder_begin_object(builder);
 	for (guint i = 0; hypervisors[i] != NULL; i++) {
 		if (!list_hypervisor(user_data, hypervisors[i], builder, error))
@@ -336,9 +325,10 @@ hv_instance_from_spec(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
 
 /* The spec of argument 0 and its hypervisor. */
 static GntRpcNodeSpec *
-parse_spec_and_hypervisor(GntRpcNode *node, JsonArray *args, GntHypervisor **hv, GError **error)
+parse_spec_and_hypervisor(GntRpcNode *node, const GntRpcArgs *args, GntHypervisor **hv,
+			  GError **error)
 {
-	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
+	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, error);
 
 	if (spec == NULL)
 		return NULL;
@@ -351,19 +341,16 @@ parse_spec_and_hypervisor(GntRpcNode *node, JsonArray *args, GntHypervisor **hv,
 }
 
 static JsonNode *
-instance_start_procedure(JsonArray *args, gpointer user_data, GError **error)
+instance_start_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autoptr(GntHvInstance) inst = NULL;
-	gboolean paused = FALSE;
+	gboolean paused = gnt_rpc_args_get_bool(args, "paused");
 	gboolean communication = FALSE;
 	gboolean opened = FALSE;
 	const gchar *mac = NULL, *ip = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, paused", error) ||
-	    !gnt_rpc_node_arg_bool(args, 1, "'paused'", &paused, error))
-		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	inst = spec != NULL ? hv_instance_from_spec(user_data, spec, error) : NULL;
 	if (inst == NULL ||
@@ -391,18 +378,15 @@ instance_start_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-instance_shutdown_procedure(JsonArray *args, gpointer user_data, GError **error)
+instance_shutdown_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	JsonObject *result;
-	guint timeout_s = 0;
+	guint timeout_s = (guint)gnt_rpc_args_get_uint(args, "timeout");
 	gboolean forced = FALSE;
 	g_autoptr(GError) local_error = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, timeout", error) ||
-	    !gnt_rpc_node_arg_uint(args, 1, "'timeout'", SHUTDOWN_MAX_TIMEOUT_S, &timeout_s, error))
-		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	if (spec == NULL)
 		return NULL;
@@ -422,7 +406,7 @@ instance_shutdown_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-instance_reboot_procedure(JsonArray *args, gpointer user_data, GError **error)
+instance_reboot_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
@@ -430,13 +414,10 @@ instance_reboot_procedure(JsonArray *args, gpointer user_data, GError **error)
 	GntHvRebootType type = GNT_HV_REBOOT_SOFT;
 	gboolean communication = FALSE;
 	const gchar *mac = NULL, *ip = NULL;
-	const gchar *type_name;
-	guint timeout_s = 0;
+	const gchar *type_name = gnt_rpc_args_get_string(args, "reboot_type");
+	guint timeout_s = (guint)gnt_rpc_args_get_uint(args, "timeout");
 
-	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, reboot type, timeout", error) ||
-	    (type_name = gnt_rpc_node_arg_string(args, 1, "'reboot_type'", error)) == NULL ||
-	    !gnt_hv_reboot_type_from_string(type_name, &type, error) ||
-	    !gnt_rpc_node_arg_uint(args, 2, "'timeout'", SHUTDOWN_MAX_TIMEOUT_S, &timeout_s, error))
+	if (!gnt_hv_reboot_type_from_string(type_name, &type, error))
 		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	inst = spec != NULL ? hv_instance_from_spec(user_data, spec, error) : NULL;
@@ -486,7 +467,7 @@ console_lines(const GntHvConsole *console, guint n_lines, GError **error)
 }
 
 static JsonNode *
-instance_console_procedure(JsonArray *args, gpointer user_data, GError **error)
+instance_console_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
@@ -494,11 +475,8 @@ instance_console_procedure(JsonArray *args, gpointer user_data, GError **error)
 	JsonObject *result;
 	JsonArray *command;
 	JsonNode *lines;
-	guint n_lines = 0;
+	guint n_lines = (guint)gnt_rpc_args_get_uint(args, "lines");
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, lines", error) ||
-	    !gnt_rpc_node_arg_uint(args, 1, "'lines'", CONSOLE_MAX_LINES, &n_lines, error))
-		return NULL;
 	spec = parse_spec_and_hypervisor(user_data, args, &hv, error);
 	console = spec != NULL ? gnt_hypervisor_get_console(hv, spec->name, error) : NULL;
 	lines = console != NULL ? console_lines(console, n_lines, error) : NULL;
@@ -522,11 +500,11 @@ instance_console_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_instance_procedures[] = {
-	{"node_info", node_info_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"instance_list", instance_list_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"instance_start", instance_start_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"instance_shutdown", instance_shutdown_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"instance_reboot", instance_reboot_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"instance_console", instance_console_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"node_info", node_info_procedure},
+	{"instance_list", instance_list_procedure},
+	{"instance_start", instance_start_procedure},
+	{"instance_shutdown", instance_shutdown_procedure},
+	{"instance_reboot", instance_reboot_procedure},
+	{"instance_console", instance_console_procedure},
 	{NULL},
 };

@@ -66,18 +66,15 @@ gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolea
 }
 
 static JsonNode *
-metad_push_procedure(JsonArray *args, gpointer user_data, GError **error)
+metad_push_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
-	const gchar *name = NULL;
-	JsonObject *record = NULL;
+	const gchar *name = gnt_rpc_args_get_string(args, "name");
+	JsonObject *record = gnt_rpc_args_get_object(args, "record");
 	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
 	gboolean ok = FALSE;
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "[name, record]", error) ||
-	    (name = gnt_rpc_node_arg_string(args, 0, "name", error)) == NULL ||
-	    !gnt_rpc_node_check_name(name, "instance", error) ||
-	    !gnt_rpc_node_arg_object(args, 1, "record", FALSE, &record, error))
+	if (!gnt_rpc_node_check_name(name, "instance", error))
 		return NULL;
 	gnt_rpc_node_metad_add_os_scripts(record, name, FALSE);
 	ok = gnt_metad_client_push(control, name, record, error);
@@ -88,16 +85,14 @@ metad_push_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-metad_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+metad_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
-	const gchar *name = NULL;
+	const gchar *name = gnt_rpc_args_get_string(args, "name");
 	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
 	g_autoptr(GError) local_error = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "[name]", error) ||
-	    (name = gnt_rpc_node_arg_string(args, 0, "name", error)) == NULL ||
-	    !gnt_rpc_node_check_name(name, "instance", error))
+	if (!gnt_rpc_node_check_name(name, "instance", error))
 		return NULL;
 	if (!gnt_metad_client_remove(control, name, &local_error) &&
 	    !g_error_matches(local_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
@@ -108,7 +103,7 @@ metad_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_metad_procedures[] = {
-	{"metad_push", metad_push_procedure, GNT_RPC_PROCEDURE_SECRETS},
-	{"metad_remove", metad_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"metad_push", metad_push_procedure},
+	{"metad_remove", metad_remove_procedure},
 	{NULL},
 };

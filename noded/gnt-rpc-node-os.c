@@ -12,22 +12,20 @@
 #include "gnt-rpc-node-private.h"
 #include "gnt-secret.h"
 
-#define OS_MAX_DEBUG_LEVEL    10
-#define OS_VALIDATE_TIMEOUT_S (GNT_NODE_CALL_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S)
+/* The time a script may take: what the master waits, less a margin. */
+static guint
+script_timeout(const GntRpcArgs *args)
+{
+	return gnt_rpc_args_get_def(args)->timeout_s - GNT_RPC_SCRIPT_MARGIN_S;
+}
 
 static JsonNode *
-os_diagnose_procedure(JsonArray *args, gpointer user_data, GError **error)
+os_diagnose_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	g_auto(GStrv) search_path = NULL;
-	g_autoptr(GPtrArray) found = NULL;
+	g_autoptr(GPtrArray)
+		found = gnt_os_definition_discover(gnt_rpc_args_get_strv(args, "search_path"));
 	JsonArray *result;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "search path", error))
-		return NULL;
-	search_path = gnt_rpc_node_arg_strv(args, 0, "'search_path'", error);
-	if (search_path == NULL)
-		return NULL;
-	found = gnt_os_definition_discover((const gchar *const *)search_path);
 	result = json_array_new();
 	for (guint i = 0; i < found->len; i++) {
 		const GntOsDefinition *os = g_ptr_array_index(found, i);
@@ -209,8 +207,8 @@ find_spec_os(GntRpcNodeSpec *spec, const gchar **os_name, GError **error)
 		g_prefix_error(error, "instance '%s': ", spec->name);
 		return NULL;
 	}
-	search_path = gnt_rpc_node_strv_from_node(json_object_get_member(spec->os, "search_path"),
-						  "'search_path'", error);
+	search_path = gnt_rpc_strv_from_json(json_object_get_member(spec->os, "search_path"),
+					     "'search_path'", error);
 	if (search_path == NULL) {
 		g_prefix_error(error, "instance spec of '%s': ", spec->name);
 		return NULL;
@@ -237,20 +235,21 @@ gnt_rpc_node_spec_new_os_env(GntRpcNodeSpec *spec, guint debug_level, JsonObject
 	return env;
 }
 
-/* Runs @script for the spec of argument 0; @secrets and @old_name may be
- * NULL; @reinstall sets INSTANCE_REINSTALL (create only). */
+/* Runs @script for the spec of @args with their "debug_level"; @secrets
+ * and @old_name may be NULL; @reinstall sets INSTANCE_REINSTALL (create
+ * only). */
 static gboolean
-run_spec_script(GntRpcNode *node, JsonArray *args, GntOsScript script, guint debug_level,
-		JsonObject *secrets, const gchar *old_name, gboolean reinstall, guint timeout_s,
-		GError **error)
+run_spec_script(GntRpcNode *node, const GntRpcArgs *args, GntOsScript script, JsonObject *secrets,
+		const gchar *old_name, gboolean reinstall, GError **error)
 {
-	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, 0, error);
+	guint debug_level = (guint)gnt_rpc_args_get_uint(args, "debug_level");
+	g_autoptr(GntRpcNodeSpec) spec = gnt_rpc_node_spec_parse(args, error);
 	g_autoptr(GntOsDefinition) os = NULL;
 	g_autoptr(GntOsEnv) env = NULL;
 	g_autofree gchar *log_file = NULL;
 	GntOsRunOptions options = {
 		.log_dir = node->os_log_dir,
-		.timeout_s = timeout_s,
+		.timeout_s = script_timeout(args),
 	};
 
 	if (spec == NULL)
@@ -270,73 +269,43 @@ run_spec_script(GntRpcNode *node, JsonArray *args, GntOsScript script, guint deb
 	return TRUE;
 }
 
-/* Ganeti's instance_os_add: [spec, secrets, debug level, reinstall]; a
- * master that predates reinstall sends the first three. */
+/* Ganeti's instance_os_add; "reinstall" is left out by a master that
+ * predates it. */
 static JsonNode *
-os_create_procedure(JsonArray *args, gpointer user_data, GError **error)
+os_create_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	JsonObject *secrets = NULL;
-	guint debug_level = 0;
-	guint n_args = json_array_get_length(args) == 4 ? 4 : 3;
-	gboolean reinstall = FALSE;
-
-	if (!gnt_rpc_node_check_n_args(
-		    args, n_args, "instance spec, secret OS parameters, debug level[, reinstall]",
-		    error) ||
-	    !gnt_rpc_node_arg_object(args, 1, "'osparams_secret'", TRUE, &secrets, error) ||
-	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
-				   error) ||
-	    (n_args == 4 && !gnt_rpc_node_arg_bool(args, 3, "'reinstall'", &reinstall, error)) ||
-	    !run_spec_script(
-		    user_data, args, GNT_OS_SCRIPT_CREATE, debug_level, secrets, NULL, reinstall,
-		    GNT_NODE_CALL_OS_CREATE_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S, error))
+	if (!run_spec_script(user_data, args, GNT_OS_SCRIPT_CREATE,
+			     gnt_rpc_args_get_object(args, "osparams_secret"), NULL,
+			     gnt_rpc_args_get_bool(args, "reinstall"), error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
 
 static JsonNode *
-os_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
+os_rename_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	const gchar *old_name = NULL;
-	guint debug_level = 0;
-
-	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, old name, debug level", error) ||
-	    (old_name = gnt_rpc_node_arg_string(args, 1, "'old_name'", error)) == NULL ||
-	    !gnt_rpc_node_arg_uint(args, 2, "'debug_level'", OS_MAX_DEBUG_LEVEL, &debug_level,
-				   error) ||
-	    !run_spec_script(
-		    user_data, args, GNT_OS_SCRIPT_RENAME, debug_level, NULL, old_name, FALSE,
-		    GNT_NODE_CALL_OS_RENAME_TIMEOUT_S - GNT_NODE_CALL_SCRIPT_MARGIN_S, error))
+	if (!run_spec_script(user_data, args, GNT_OS_SCRIPT_RENAME, NULL,
+			     gnt_rpc_args_get_string(args, "old_name"), FALSE, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
 
 static JsonNode *
-os_validate_procedure(JsonArray *args, gpointer user_data, GError **error)
+os_validate_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	g_auto(GStrv) search_path = NULL;
 	g_autoptr(GntOsDefinition) os = NULL;
 	g_autoptr(GntOsEnv) env = NULL;
-	JsonObject *osparams = NULL;
-	const gchar *os_name = NULL;
-	gboolean force_variant = FALSE;
+	JsonObject *osparams = gnt_rpc_args_get_object(args, "osparams");
+	const gchar *os_name = gnt_rpc_args_get_string(args, "os_name");
+	gboolean force_variant = gnt_rpc_args_get_bool(args, "force_variant");
 
-	if (!gnt_rpc_node_check_n_args(args, 4,
-				       "search path, OS name, OS parameters, "
-				       "force variant",
-				       error) ||
-	    (search_path = gnt_rpc_node_arg_strv(args, 0, "'search_path'", error)) == NULL ||
-	    (os_name = gnt_rpc_node_arg_string(args, 1, "'os_name'", error)) == NULL ||
-	    !gnt_rpc_node_arg_object(args, 2, "'osparams'", TRUE, &osparams, error) ||
-	    !gnt_rpc_node_arg_bool(args, 3, "'force_variant'", &force_variant, error))
-		return NULL;
-	os = gnt_os_definition_find((const gchar *const *)search_path, os_name, error);
+	os = gnt_os_definition_find(gnt_rpc_args_get_strv(args, "search_path"), os_name, error);
 	if (os == NULL)
 		return NULL;
 	env = gnt_os_env_new(os, os_name, 0);
 	/* public and private come merged: all are treated as private */
 	if (!env_set_params(env, osparams, OS_PARAM_PRIVATE, error) ||
-	    !gnt_os_validate(os, env, force_variant, OS_VALIDATE_TIMEOUT_S, error)) {
+	    !gnt_os_validate(os, env, force_variant, script_timeout(args), error)) {
 		g_prefix_error(error, "OS '%s': ", os_name);
 		return NULL;
 	}
@@ -344,9 +313,9 @@ os_validate_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_os_procedures[] = {
-	{"os_diagnose", os_diagnose_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"os_create", os_create_procedure, GNT_RPC_PROCEDURE_SECRETS},
-	{"os_rename", os_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"os_validate", os_validate_procedure, GNT_RPC_PROCEDURE_SECRETS},
+	{"os_diagnose", os_diagnose_procedure},
+	{"os_create", os_create_procedure},
+	{"os_rename", os_rename_procedure},
+	{"os_validate", os_validate_procedure},
 	{NULL},
 };

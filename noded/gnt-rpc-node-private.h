@@ -43,10 +43,10 @@ void
 gnt_rpc_node_spec_free(GntRpcNodeSpec *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntRpcNodeSpec, gnt_rpc_node_spec_free)
 
-/* Reads argument @index of @args as an instance spec. GNT_ERROR_INVALID
+/* Reads the "spec" argument of @args as an instance spec. GNT_ERROR_INVALID
  * naming the member and, once known, the instance. (transfer full) */
 GntRpcNodeSpec *
-gnt_rpc_node_spec_parse(JsonArray *args, guint index, GError **error);
+gnt_rpc_node_spec_parse(const GntRpcArgs *args, GError **error);
 
 /* The path of every disk of @spec as its store gives it (transfer full:
  * gchar *); GNT_ERROR_NOT_FOUND naming a missing disk. */
@@ -58,30 +58,6 @@ gnt_rpc_node_spec_dup_disk_paths(GntRpcNodeSpec *spec, GError **error);
  * or '-'. GNT_ERROR_INVALID naming it otherwise. */
 gboolean
 gnt_rpc_node_check_name(const gchar *name, const gchar *what, GError **error);
-
-/* --- arguments: each fails with GNT_ERROR_INVALID naming @what -------- */
-
-/* Exactly @n arguments. */
-gboolean
-gnt_rpc_node_check_n_args(JsonArray *args, guint n, const gchar *usage, GError **error);
-/* An object, or NULL for null when @nullable. (transfer none) */
-gboolean
-gnt_rpc_node_arg_object(JsonArray *args, guint index, const gchar *what, gboolean nullable,
-			JsonObject **out, GError **error);
-gboolean
-gnt_rpc_node_arg_uint(JsonArray *args, guint index, const gchar *what, guint max, guint *out,
-		      GError **error);
-gboolean
-gnt_rpc_node_arg_bool(JsonArray *args, guint index, const gchar *what, gboolean *out,
-		      GError **error);
-/* (transfer none) */
-const gchar *
-gnt_rpc_node_arg_string(JsonArray *args, guint index, const gchar *what, GError **error);
-/* A list of strings. (transfer full) */
-GStrv
-gnt_rpc_node_arg_strv(JsonArray *args, guint index, const gchar *what, GError **error);
-GStrv
-gnt_rpc_node_strv_from_node(JsonNode *node, const gchar *what, GError **error);
 
 /* The spec's OS definition (*@os, transfer full) and the environment of
  * its scripts for the spec's instance (gnt-rpc-node-os.c); failures name

@@ -25,13 +25,11 @@ spec_disk(GntRpcNodeSpec *spec, guint index, GError **error)
 }
 
 static JsonNode *
-blockdev_create_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_create_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
-		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL || !gnt_disk_store_create(spec->store, spec->name, spec->disks, error))
 		return NULL;
 	g_info("created the %u disks of instance '%s'", spec->disks->len, spec->name);
@@ -39,13 +37,11 @@ blockdev_create_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-blockdev_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
-		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL || !gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
 		return NULL;
 	g_info("removed the disks of instance '%s'", spec->name);
@@ -53,16 +49,13 @@ blockdev_remove_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-blockdev_add_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_add_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	GntDiskSpec *disk;
-	guint index = 0;
+	guint index = (guint)gnt_rpc_args_get_uint(args, "disk_index");
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, disk index", error) ||
-	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXINT, &index, error))
-		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	disk = spec != NULL ? spec_disk(spec, index, error) : NULL;
 	if (disk == NULL || !gnt_disk_store_add(spec->store, spec->name, disk, error))
 		return NULL;
@@ -73,18 +66,14 @@ blockdev_add_procedure(JsonArray *args, gpointer user_data, GError **error)
 /* Ganeti's blockdev_grow: disk @index (of the size its record says) to
  * @new_size MiB, after checking the space for the difference. */
 static JsonNode *
-blockdev_grow_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_grow_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	GntDiskSpec *disk;
-	guint index = 0;
-	guint new_size = 0;
+	guint index = (guint)gnt_rpc_args_get_uint(args, "disk_index");
+	guint new_size = (guint)gnt_rpc_args_get_uint(args, "new_size");
 
-	if (!gnt_rpc_node_check_n_args(args, 3, "instance spec, disk index, new size", error) ||
-	    !gnt_rpc_node_arg_uint(args, 1, "'disk_index'", G_MAXINT, &index, error) ||
-	    !gnt_rpc_node_arg_uint(args, 2, "'new_size'", G_MAXUINT, &new_size, error))
-		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	disk = spec != NULL ? spec_disk(spec, index, error) : NULL;
 	if (disk == NULL || !gnt_disk_store_grow(spec->store, spec->name, disk, new_size, error))
 		return NULL;
@@ -96,14 +85,12 @@ blockdev_grow_procedure(JsonArray *args, gpointer user_data, GError **error)
  * volumes are usable as long as they exist, so this checks each one and
  * answers [path, ...] in the record's order: what the hypervisor opens. */
 static JsonNode *
-blockdev_assemble_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_assemble_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
 	g_autoptr(JsonArray) paths = json_array_new();
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "instance spec", error))
-		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL)
 		return NULL;
 	for (guint i = 0; i < spec->disks->len; i++) {
@@ -170,16 +157,14 @@ rename_instance_dir(const gchar *dir, const gchar *old_name, const gchar *new_na
 /* After a rename on the master: file disks live in <dir>/<instance>/, so
  * that directory follows the name; LVM volumes are named by UUID and stay. */
 static JsonNode *
-blockdev_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
+blockdev_rename_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
-	const gchar *old_name;
+	const gchar *old_name = gnt_rpc_args_get_string(args, "old_name");
 
-	if (!gnt_rpc_node_check_n_args(args, 2, "instance spec, old name", error) ||
-	    (old_name = gnt_rpc_node_arg_string(args, 1, "'old_name'", error)) == NULL ||
-	    !gnt_rpc_node_check_name(old_name, "old instance name", error))
+	if (!gnt_rpc_node_check_name(old_name, "old instance name", error))
 		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, 0, error);
+	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL)
 		return NULL;
 	if (gnt_disk_store_get_template(spec->store) != GNT_DISK_TEMPLATE_FILE ||
@@ -194,11 +179,11 @@ blockdev_rename_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_storage_procedures[] = {
-	{"blockdev_create", blockdev_create_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"blockdev_remove", blockdev_remove_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"blockdev_add", blockdev_add_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"blockdev_rename", blockdev_rename_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"blockdev_grow", blockdev_grow_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-	{"blockdev_assemble", blockdev_assemble_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"blockdev_create", blockdev_create_procedure},
+	{"blockdev_remove", blockdev_remove_procedure},
+	{"blockdev_add", blockdev_add_procedure},
+	{"blockdev_rename", blockdev_rename_procedure},
+	{"blockdev_grow", blockdev_grow_procedure},
+	{"blockdev_assemble", blockdev_assemble_procedure},
 	{NULL},
 };

@@ -32,7 +32,7 @@ add_procedure_part(JsonObject *result, const GntRpcProcedure *table, const gchar
 
 		if (strcmp(table[i].name, name) != 0)
 			continue;
-		value = table[i].func(args, node, &error);
+		value = gnt_rpc_procedure_run(&table[i], args, node, &error);
 		if (value != NULL)
 			json_object_set_member(result, name, value);
 		else
@@ -183,10 +183,10 @@ args_of(JsonNode *first, JsonNode *second)
 }
 
 static JsonNode *
-node_verify_procedure(JsonArray *args, gpointer user_data, GError **error)
+node_verify_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntRpcNode *node = user_data;
-	JsonObject *params = NULL;
+	JsonObject *params = gnt_rpc_args_get_object(args, "parameters");
 	g_autoptr(JsonObject) result = json_object_new();
 	g_autoptr(JsonArray) info_args = NULL;
 	g_autoptr(JsonArray) list_args = NULL;
@@ -196,12 +196,6 @@ node_verify_procedure(JsonArray *args, gpointer user_data, GError **error)
 	JsonNode *hypervisors, *storage, *search_path;
 	gint64 usec = g_get_real_time();
 
-	if (!gnt_rpc_node_check_n_args(args, 1, "parameters", error) ||
-	    !gnt_rpc_node_arg_object(args, 0, "'parameters'", FALSE, &params, error)) {
-		json_array_unref(version);
-		json_array_unref(now);
-		return NULL;
-	}
 	hypervisors = json_object_get_member(params, "hypervisors");
 	storage = json_object_get_member(params, "storage");
 	search_path = json_object_get_member(params, "os_search_path");
@@ -236,6 +230,6 @@ node_verify_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 const GntRpcProcedure gnt_rpc_node_verify_procedures[] = {
-	{"node_verify", node_verify_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"node_verify", node_verify_procedure},
 	{NULL},
 };

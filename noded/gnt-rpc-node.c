@@ -11,10 +11,8 @@
 #include "gnt-rpc-node-metad.h"
 #include "gnt-tls.h"
 
-#define TEST_DELAY_MAX_S (24.0 * 3600)
-
 static JsonNode *
-version_procedure(JsonArray *args, gpointer user_data, GError **error)
+version_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	JsonObject *result = json_object_new();
 
@@ -24,26 +22,9 @@ version_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-test_delay_procedure(JsonArray *args, gpointer user_data, GError **error)
+test_delay_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	gdouble duration = 0;
-
-	if (json_array_get_length(args) != 1) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "test_delay takes one argument (seconds), not %u",
-			    json_array_get_length(args));
-		return NULL;
-	}
-	if (!gnt_json_node_get_number(json_array_get_element(args, 0), "'duration'", &duration,
-				      error))
-		return NULL;
-	if (duration < 0 || duration > TEST_DELAY_MAX_S) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'duration' must be 0 to %.0f seconds, not %g", TEST_DELAY_MAX_S,
-			    duration);
-		return NULL;
-	}
-	g_usleep((gulong)(duration * G_USEC_PER_SEC));
+	g_usleep((gulong)(gnt_rpc_args_get_number(args, "duration") * G_USEC_PER_SEC));
 	return gnt_json_node_new_null();
 }
 
@@ -68,7 +49,7 @@ dup_cluster_name(const GntPaths *paths, GTlsCertificate **ca_out, GError **error
 }
 
 static JsonNode *
-join_status_procedure(JsonArray *args, gpointer user_data, GError **error)
+join_status_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	const GntPaths *paths = user_data;
 	g_autoptr(GTlsCertificate) ca = NULL;
@@ -102,9 +83,9 @@ void
 gnt_rpc_node_add_procedures(GntRpcServer *server, const GntPaths *paths)
 {
 	static const GntRpcProcedure procedures[] = {
-		{"version", version_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-		{"test_delay", test_delay_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-		{"join_status", join_status_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{"version", version_procedure},
+		{"test_delay", test_delay_procedure},
+		{"join_status", join_status_procedure},
 		{NULL},
 	};
 
@@ -201,114 +182,6 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_appliance_procedures, node);
 }
 
-/* --- arguments --------------------------------------------------------- */
-
-gboolean
-gnt_rpc_node_check_n_args(JsonArray *args, guint n, const gchar *usage, GError **error)
-{
-	if (json_array_get_length(args) != n) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "takes %u argument%s (%s), not %u",
-			    n, n == 1 ? "" : "s", usage, json_array_get_length(args));
-		return FALSE;
-	}
-	return TRUE;
-}
-
-static void
-set_type_error(GError **error, const gchar *what, const gchar *type, JsonNode *node)
-{
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be %s, not %s", what, type,
-		    gnt_json_node_type_name(node));
-}
-
-gboolean
-gnt_rpc_node_arg_object(JsonArray *args, guint index, const gchar *what, gboolean nullable,
-			JsonObject **out, GError **error)
-{
-	JsonNode *node = json_array_get_element(args, index);
-
-	*out = NULL;
-	if (nullable && JSON_NODE_HOLDS_NULL(node))
-		return TRUE;
-	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		set_type_error(error, what, nullable ? "an object or null" : "an object", node);
-		return FALSE;
-	}
-	*out = json_node_get_object(node);
-	return TRUE;
-}
-
-gboolean
-gnt_rpc_node_arg_uint(JsonArray *args, guint index, const gchar *what, guint max, guint *out,
-		      GError **error)
-{
-	gint64 value = 0;
-
-	if (!gnt_json_node_get_int(json_array_get_element(args, index), what, &value, error))
-		return FALSE;
-	if (value < 0 || value > max) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s must be 0 to %u, not %" G_GINT64_FORMAT, what, max, value);
-		return FALSE;
-	}
-	*out = (guint)value;
-	return TRUE;
-}
-
-gboolean
-gnt_rpc_node_arg_bool(JsonArray *args, guint index, const gchar *what, gboolean *out,
-		      GError **error)
-{
-	JsonNode *node = json_array_get_element(args, index);
-
-	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN) {
-		set_type_error(error, what, "a boolean", node);
-		return FALSE;
-	}
-	*out = json_node_get_boolean(node);
-	return TRUE;
-}
-
-const gchar *
-gnt_rpc_node_arg_string(JsonArray *args, guint index, const gchar *what, GError **error)
-{
-	const gchar *value = NULL;
-
-	if (!gnt_json_node_get_string(json_array_get_element(args, index), what, &value, error))
-		return NULL;
-	return value;
-}
-
-GStrv
-gnt_rpc_node_strv_from_node(JsonNode *node, const gchar *what, GError **error)
-{
-	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
-	JsonArray *array;
-
-	if (node == NULL || !JSON_NODE_HOLDS_ARRAY(node)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be a list of strings",
-			    what);
-		return NULL;
-	}
-	array = json_node_get_array(node);
-	for (guint i = 0; i < json_array_get_length(array); i++) {
-		g_autofree gchar *element = g_strdup_printf("%s element %u", what, i);
-		const gchar *value = NULL;
-
-		if (!gnt_json_node_get_string(json_array_get_element(array, i), element, &value,
-					      error))
-			return NULL;
-		g_strv_builder_add(builder, value);
-	}
-	return g_strv_builder_end(builder);
-}
-
-GStrv
-gnt_rpc_node_arg_strv(JsonArray *args, guint index, const gchar *what, GError **error)
-{
-	return gnt_rpc_node_strv_from_node(json_array_get_element(args, index), what, error);
-}
-
 gboolean
 gnt_rpc_node_check_name(const gchar *name, const gchar *what, GError **error)
 {
@@ -340,6 +213,13 @@ gnt_rpc_node_spec_free(GntRpcNodeSpec *self)
 	g_clear_pointer(&self->disks, g_ptr_array_unref);
 	g_clear_pointer(&self->disk_records, g_ptr_array_unref);
 	g_free(self);
+}
+
+static void
+set_type_error(GError **error, const gchar *what, const gchar *type, JsonNode *node)
+{
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be %s, not %s", what, type,
+		    gnt_json_node_type_name(node));
 }
 
 /* An optional string member: NULL when missing or null. */
@@ -462,13 +342,12 @@ spec_parse_instance(GntRpcNodeSpec *self, JsonObject *spec, GError **error)
 }
 
 GntRpcNodeSpec *
-gnt_rpc_node_spec_parse(JsonArray *args, guint index, GError **error)
+gnt_rpc_node_spec_parse(const GntRpcArgs *args, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) self = g_new0(GntRpcNodeSpec, 1);
-	JsonObject *spec = NULL;
+	JsonObject *spec = gnt_rpc_args_get_object(args, "spec");
 
-	if (!gnt_rpc_node_arg_object(args, index, "the instance spec", FALSE, &spec, error))
-		return NULL;
+	g_return_val_if_fail(spec != NULL, NULL);
 	if (!gnt_json_get_object(spec, "instance", &self->instance, error) ||
 	    !gnt_json_get_string(self->instance, "name", &self->name, error)) {
 		g_prefix_error(error, "instance spec: ");

@@ -7,12 +7,13 @@
 G_BEGIN_DECLS
 
 /*
- * The procedures every gantry-noded answers, whatever else is registered:
+ * The procedures every gantry-noded answers, whatever else is registered
+ * (their arguments: rpc/gnt-rpc-procedures.c):
  *
- *	version []		{"protocol": 1, "software": "0.1.0"}
- *	test_delay [seconds]	sleeps (OP_TEST_DELAY on_nodes), null
- *	join_status []		{"node": CN, "cluster": ..., "ca_fingerprint": ...,
- *				 "join_endpoint": whether this node serves "join"}
+ *	version		{"protocol": 1, "software": "0.1.0"}
+ *	test_delay	sleeps (OP_TEST_DELAY on_nodes), null
+ *	join_status	{"node": CN, "cluster": ..., "ca_fingerprint": ...,
+ *			 "join_endpoint": whether this node serves "join"}
  *
  * @paths must outlive @server.
  */
@@ -49,8 +50,9 @@ GntHypervisor *
 gnt_rpc_node_get_hypervisor(GntRpcNode *self, const gchar *name, GError **error);
 
 /*
- * Registers the instance, disk and OS procedures (doc/node-rpc.md lists
- * their arguments and results):
+ * Registers the instance, disk and OS procedures (their arguments:
+ * rpc/gnt-rpc-procedures.c; doc/node-rpc.md describes them and their
+ * results):
  *
  *	node_info, instance_list, instance_start, instance_shutdown,
  *	instance_reboot, instance_console, blockdev_create, blockdev_remove,

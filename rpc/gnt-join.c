@@ -394,57 +394,26 @@ find_valid_token(TokenStore *store, const gchar *id, const gchar *node_name,
 	return NULL;
 }
 
-static gboolean
-get_string_arg(JsonArray *args, guint index, const gchar *what, const gchar **out, GError **error)
-{
-	if (index >= json_array_get_length(args)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "argument %u (%s) is missing",
-			    index, what);
-		return FALSE;
-	}
-	return gnt_json_node_get_string(json_array_get_element(args, index), what, out, error);
-}
-
 /* join [id, node name, request PEM, proof, [address, ...]] →
  * {"certificate": PEM chain, "ca_certificate": PEM} */
 static JsonNode *
-join_procedure(JsonArray *args, gpointer user_data, GError **error)
+join_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	GntJoinAuthority *self = user_data;
 	g_auto(TokenStore) store = {NULL, -1, NULL};
 	g_autoptr(GPtrArray) addresses = g_ptr_array_new_null_terminated(4, NULL, TRUE);
 	g_autofree gchar *certificate = NULL;
 	g_autofree gchar *ca_pem = NULL;
-	const gchar *id = NULL;
-	const gchar *node_name = NULL;
-	const gchar *request_pem = NULL;
-	const gchar *proof = NULL;
+	const gchar *id = gnt_rpc_args_get_string(args, "token_id");
+	const gchar *node_name = gnt_rpc_args_get_string(args, "node_name");
+	const gchar *request_pem = gnt_rpc_args_get_string(args, "certificate_request");
+	const gchar *proof = gnt_rpc_args_get_string(args, "proof");
+	const gchar *const *address_list = gnt_rpc_args_get_strv(args, "addresses");
 	JsonObject *token;
 	JsonObject *answer;
 
-	if (!get_string_arg(args, 0, "'token id'", &id, error) ||
-	    !get_string_arg(args, 1, "'node name'", &node_name, error) ||
-	    !get_string_arg(args, 2, "'certificate request'", &request_pem, error) ||
-	    !get_string_arg(args, 3, "'proof'", &proof, error))
-		return NULL;
-	if (json_array_get_length(args) > 4) {
-		JsonNode *list = json_array_get_element(args, 4);
-
-		if (!JSON_NODE_HOLDS_ARRAY(list)) {
-			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "'addresses' must be a list of strings");
-			return NULL;
-		}
-		for (guint i = 0; i < json_array_get_length(json_node_get_array(list)); i++) {
-			const gchar *address = NULL;
-
-			if (!gnt_json_node_get_string(
-				    json_array_get_element(json_node_get_array(list), i),
-				    "'addresses' element", &address, error))
-				return NULL;
-			g_ptr_array_add(addresses, (gpointer)address);
-		}
-	}
+	for (guint i = 0; address_list != NULL && address_list[i] != NULL; i++)
+		g_ptr_array_add(addresses, (gpointer)address_list[i]);
 	if (!token_store_open(&store, self->tokens_path, error))
 		return NULL;
 	token = find_valid_token(&store, id, node_name, request_pem, proof, error);
@@ -471,7 +440,7 @@ void
 gnt_join_authority_add_endpoint(GntJoinAuthority *self, GntRpcServer *server)
 {
 	const GntRpcProcedure procedures[] = {
-		{GNT_JOIN_PROCEDURE, join_procedure, GNT_RPC_PROCEDURE_PUBLIC},
+		{GNT_JOIN_PROCEDURE, join_procedure},
 		{NULL},
 	};
 
@@ -533,8 +502,7 @@ gnt_join_cluster(const GntPaths *paths, const gchar *token_text, const gchar *co
 {
 	g_autoptr(GntJoinToken) token = NULL;
 	g_autoptr(GntTlsPeerDatabase) database = NULL;
-	g_autoptr(JsonArray) args = json_array_new();
-	g_autoptr(JsonArray) address_list = json_array_new();
+	g_autoptr(JsonArray) args = NULL;
 	g_autoptr(JsonNode) answer = NULL;
 	g_autofree gchar *key_pem = NULL;
 	g_autofree gchar *request_pem = NULL;
@@ -557,13 +525,13 @@ gnt_join_cluster(const GntPaths *paths, const gchar *token_text, const gchar *co
 	if (!gnt_tls_new_request(token->node_name, &key_pem, &request_pem, error))
 		return FALSE;
 	proof = join_proof(token->secret, token->id, token->node_name, request_pem);
-	json_array_add_string_element(args, token->id);
-	json_array_add_string_element(args, token->node_name);
-	json_array_add_string_element(args, request_pem);
-	json_array_add_string_element(args, proof);
-	for (guint i = 0; addresses != NULL && addresses[i] != NULL; i++)
-		json_array_add_string_element(address_list, addresses[i]);
-	json_array_add_array_element(args, g_steal_pointer(&address_list));
+	args = gnt_rpc_args_encode(gnt_rpc_procedure_def_lookup(GNT_JOIN_PROCEDURE),
+				   (GntRpcValue[]){{.s = token->id},
+						   {.s = token->node_name},
+						   {.s = request_pem},
+						   {.s = proof},
+						   {.strv = addresses}},
+				   5);
 	database = gnt_tls_peer_database_new(NULL, token->ca_fingerprint, GNT_TLS_ROLE_NODE,
 					     token->master_name);
 	answer = gnt_rpc_call_with_database(G_TLS_DATABASE(database), NULL, token->master_name,

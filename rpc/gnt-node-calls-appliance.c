@@ -35,15 +35,13 @@ static void
 poll_progress(gpointer user_data)
 {
 	ApplianceRun *run = user_data;
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(GError) local_error = NULL;
 	g_autoptr(JsonNode) answer = NULL;
 	JsonArray *entries = NULL;
 	const gchar *state = NULL;
 
-	json_array_add_string_element(args, run->token);
-	answer = gnt_node_call(run->client, run->node, "appliance_run_status", args,
-			       GNT_NODE_CALL_TIMEOUT_S, &local_error);
+	answer = gnt_node_call_procedure(run->client, run->node, "appliance_run_status",
+					 GNT_RPC_VALUES({.s = run->token}), NULL, &local_error);
 	if (answer == NULL || !JSON_NODE_HOLDS_OBJECT(answer)) {
 		/* the run goes on, and its own answer will tell */
 		g_debug("appliance_run_status: %s",
@@ -63,7 +61,7 @@ gnt_node_call_appliance_run(GntRpcClient *client, JsonObject *node, JsonObject *
 			    gpointer user_data, GError **error)
 {
 	g_autofree gchar *token = g_uuid_string_random();
-	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonArray) args = NULL;
 	g_autoptr(JsonObject) result = NULL;
 	ApplianceRun run = {.client = client,
 			    .node = node,
@@ -80,9 +78,8 @@ gnt_node_call_appliance_run(GntRpcClient *client, JsonObject *node, JsonObject *
 	if (json_object_has_member(options, "timeout"))
 		(void)gnt_json_get_int(options, "timeout", &timeout, NULL);
 	timeout_s = (guint)CLAMP(timeout, 1, 24 * 3600) + GNT_NODE_CALL_APPLIANCE_MARGIN_S;
-	json_array_add_object_element(args, json_object_ref(spec));
-	json_array_add_string_element(args, token);
-	json_array_add_object_element(args, json_object_ref(options));
+	args = gnt_rpc_args_encode(gnt_rpc_procedure_def_lookup("appliance_run"),
+				   GNT_RPC_VALUES({.obj = spec}, {.s = token}, {.obj = options}));
 	result = gnt_node_call_polling(client, node, "appliance_run", args, timeout_s,
 				       GNT_NODE_CALL_APPLIANCE_POLL_MS, poll_progress, &run, error);
 	if (result == NULL)

@@ -5,10 +5,11 @@
 
 /* @procedure's answer, which must be of @type. (transfer full) */
 static JsonNode *
-backup_call(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
-	    guint timeout_s, JsonNodeType type, GError **error)
+backup_call(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+	    const GntRpcValue *values, guint n_values, JsonNodeType type, GError **error)
 {
-	JsonNode *result = gnt_node_call(client, node, procedure, args, timeout_s, error);
+	JsonNode *result =
+		gnt_node_call_procedure(client, node, procedure, values, n_values, NULL, error);
 
 	if (result != NULL && JSON_NODE_TYPE(result) != type) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "%s: malformed answer: %s",
@@ -18,30 +19,18 @@ backup_call(GntRpcClient *client, JsonObject *node, const gchar *procedure, Json
 	return result;
 }
 
-/* [spec, disk_index]. (transfer full) */
-static JsonArray *
-disk_args(JsonObject *spec, guint disk_index)
-{
-	JsonArray *args = json_array_new();
-
-	json_array_add_object_element(args, json_object_ref(spec));
-	json_array_add_int_element(args, disk_index);
-	return args;
-}
-
 gboolean
 gnt_node_call_export_disk(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			  guint disk_index, const gchar *compress, guint debug_level, gchar **dump,
 			  GError **error)
 {
-	g_autoptr(JsonArray) args = disk_args(spec, disk_index);
 	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(compress != NULL, FALSE);
 
-	json_array_add_string_element(args, compress);
-	json_array_add_int_element(args, debug_level);
-	result = backup_call(client, node, "export_disk", args, GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S,
+	result = backup_call(client, node, "export_disk",
+			     GNT_RPC_VALUES({.obj = spec}, {.u = disk_index}, {.s = compress},
+					    {.u = debug_level}),
 			     JSON_NODE_OBJECT, error);
 	if (result == NULL)
 		return FALSE;
@@ -57,24 +46,21 @@ gboolean
 gnt_node_call_export_finalize(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      const gchar *compress, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(compress != NULL, FALSE);
 
-	json_array_add_object_element(args, json_object_ref(spec));
-	json_array_add_string_element(args, compress);
-	result = gnt_node_call(client, node, "export_finalize", args, GNT_NODE_CALL_TIMEOUT_S,
-			       error);
+	result = gnt_node_call_procedure(client, node, "export_finalize",
+					 GNT_RPC_VALUES({.obj = spec}, {.s = compress}), NULL,
+					 error);
 	return result != NULL;
 }
 
 GStrv
 gnt_node_call_export_list(GntRpcClient *client, JsonObject *node, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
-	g_autoptr(JsonNode) result = backup_call(client, node, "export_list", args,
-						 GNT_NODE_CALL_TIMEOUT_S, JSON_NODE_ARRAY, error);
+	g_autoptr(JsonNode)
+		result = backup_call(client, node, "export_list", NULL, 0, JSON_NODE_ARRAY, error);
 	g_autoptr(GStrvBuilder) names = g_strv_builder_new();
 	JsonArray *list;
 
@@ -97,7 +83,6 @@ gnt_node_call_export_list(GntRpcClient *client, JsonObject *node, GError **error
 JsonObject *
 gnt_node_call_export_info(GntRpcClient *client, JsonObject *node, const gchar *path, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;
 	JsonObject *info;
 	JsonObject *sections = NULL;
@@ -105,8 +90,7 @@ gnt_node_call_export_info(GntRpcClient *client, JsonObject *node, const gchar *p
 
 	g_return_val_if_fail(path != NULL, NULL);
 
-	json_array_add_string_element(args, path);
-	result = backup_call(client, node, "export_info", args, GNT_NODE_CALL_TIMEOUT_S,
+	result = backup_call(client, node, "export_info", GNT_RPC_VALUES({.s = path}),
 			     JSON_NODE_OBJECT, error);
 	if (result == NULL)
 		return NULL;
@@ -123,13 +107,11 @@ gboolean
 gnt_node_call_export_remove(GntRpcClient *client, JsonObject *node, const gchar *name,
 			    gboolean *removed, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(name != NULL, FALSE);
 
-	json_array_add_string_element(args, name);
-	result = backup_call(client, node, "export_remove", args, GNT_NODE_CALL_TIMEOUT_S,
+	result = backup_call(client, node, "export_remove", GNT_RPC_VALUES({.s = name}),
 			     JSON_NODE_VALUE, error);
 	if (result == NULL)
 		return FALSE;
@@ -148,16 +130,14 @@ gnt_node_call_import_disk(GntRpcClient *client, JsonObject *node, JsonObject *sp
 			  guint disk_index, const gchar *src_path, const gchar *dump,
 			  const gchar *compress, guint debug_level, GError **error)
 {
-	g_autoptr(JsonArray) args = disk_args(spec, disk_index);
 	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(src_path != NULL && dump != NULL && compress != NULL, FALSE);
 
-	json_array_add_string_element(args, src_path);
-	json_array_add_string_element(args, dump);
-	json_array_add_string_element(args, compress);
-	json_array_add_int_element(args, debug_level);
-	result = gnt_node_call(client, node, "import_disk", args,
-			       GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S, error);
+	result = gnt_node_call_procedure(client, node, "import_disk",
+					 GNT_RPC_VALUES({.obj = spec}, {.u = disk_index},
+							{.s = src_path}, {.s = dump},
+							{.s = compress}, {.u = debug_level}),
+					 NULL, error);
 	return result != NULL;
 }

@@ -13,9 +13,6 @@ G_BEGIN_DECLS
  * "gzip".
  */
 
-/* export_disk and import_disk: one disk's script, however large the disk. */
-#define GNT_NODE_CALL_BACKUP_DISK_TIMEOUT_S (6 * 3600)
-
 /* Runs the export script of disk @disk_index of the spec's instance into
  * <instance>.new/; *@dump (nullable) gets the dump's file name. */
 gboolean

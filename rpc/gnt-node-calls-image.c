@@ -31,7 +31,6 @@ poll_progress(gpointer data)
 	LastLine *last = &write->last;
 	GntNodeCallImageProgressFunc progress = write->progress;
 	gpointer user_data = write->user_data;
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(GError) local_error = NULL;
 	g_autoptr(JsonNode) answer = NULL;
 	JsonObject *status;
@@ -40,9 +39,8 @@ poll_progress(gpointer data)
 	gint decile;
 	gint64 now = g_get_monotonic_time();
 
-	json_array_add_string_element(args, token);
-	answer = gnt_node_call(client, node, "image_write_status", args, GNT_NODE_CALL_TIMEOUT_S,
-			       &local_error);
+	answer = gnt_node_call_procedure(client, node, "image_write_status",
+					 GNT_RPC_VALUES({.s = token}), NULL, &local_error);
 	if (answer == NULL || !JSON_NODE_HOLDS_OBJECT(answer)) {
 		/* the write goes on, and its own answer will tell */
 		g_debug("image_write_status: %s",
@@ -97,7 +95,8 @@ gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *sp
 			  GntNodeCallImageProgressFunc progress, gpointer user_data, GError **error)
 {
 	g_autofree gchar *token = g_uuid_string_random();
-	g_autoptr(JsonArray) args = json_array_new();
+	const GntRpcProcedureDef *def = gnt_rpc_procedure_def_lookup("image_write");
+	g_autoptr(JsonArray) args = NULL;
 	JsonObject *result;
 	ImageWrite write = {.client = client,
 			    .node = node,
@@ -109,15 +108,9 @@ gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *sp
 	g_return_val_if_fail(GNT_IS_RPC_CLIENT(client), NULL);
 	g_return_val_if_fail(node != NULL && spec != NULL && location != NULL, NULL);
 
-	json_array_add_object_element(args, json_object_ref(spec));
-	json_array_add_string_element(args, location);
-	if (sha256 != NULL)
-		json_array_add_string_element(args, sha256);
-	else
-		json_array_add_null_element(args);
-	json_array_add_string_element(args, token);
-	result = gnt_node_call_polling(client, node, "image_write", args,
-				       GNT_NODE_CALL_IMAGE_WRITE_TIMEOUT_S,
+	args = gnt_rpc_args_encode(def, GNT_RPC_VALUES({.obj = spec}, {.s = location},
+						       {.s = sha256}, {.s = token}));
+	result = gnt_node_call_polling(client, node, def->name, args, def->timeout_s,
 				       GNT_NODE_CALL_IMAGE_POLL_MS, poll_progress, &write, error);
 	g_free(write.last.phase);
 	if (result == NULL)

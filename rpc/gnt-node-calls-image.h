@@ -10,8 +10,6 @@ G_BEGIN_DECLS
  * gnt-node-calls.h: @node is the node record, failures name the node.
  */
 
-/* image_write: however large the image, however slow its server. */
-#define GNT_NODE_CALL_IMAGE_WRITE_TIMEOUT_S (6 * 3600)
 /* how often the master asks for the progress while the write runs */
 #define GNT_NODE_CALL_IMAGE_POLL_MS 1000
 /* a progress line goes to @progress when the percentage passes a multiple

@@ -8,7 +8,6 @@ gnt_node_call_metad_push(GntRpcClient *client, JsonObject *node, const gchar *na
 			 JsonObject *record, const GntSecretDict *osparams_secret, GError **error)
 {
 	g_autoptr(GntSecretDict) none = NULL;
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonObject) copy = NULL;
 	g_autoptr(JsonNode) result = NULL;
 
@@ -20,10 +19,9 @@ gnt_node_call_metad_push(GntRpcClient *client, JsonObject *node, const gchar *na
 	json_object_set_member(copy, "osparams_secret", gnt_secret_dict_placeholder_all());
 	if (osparams_secret == NULL)
 		osparams_secret = none = gnt_secret_dict_new();
-	json_array_add_string_element(args, name);
-	json_array_add_object_element(args, json_object_ref(copy));
-	result = gnt_node_call_with_secrets(client, node, "metad_push", args, osparams_secret,
-					    GNT_NODE_CALL_METAD_TIMEOUT_S, error);
+	result = gnt_node_call_procedure(client, node, "metad_push",
+					 GNT_RPC_VALUES({.s = name}, {.obj = copy}),
+					 osparams_secret, error);
 	if (result == NULL) {
 		g_prefix_error(error, "pushing the metadata of instance '%s': ", name);
 		return FALSE;
@@ -35,13 +33,11 @@ gboolean
 gnt_node_call_metad_remove(GntRpcClient *client, JsonObject *node, const gchar *name,
 			   GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) result = NULL;
 
 	g_return_val_if_fail(name != NULL, FALSE);
 
-	json_array_add_string_element(args, name);
-	result = gnt_node_call(client, node, "metad_remove", args, GNT_NODE_CALL_METAD_TIMEOUT_S,
-			       error);
+	result = gnt_node_call_procedure(client, node, "metad_remove", GNT_RPC_VALUES({.s = name}),
+					 NULL, error);
 	return result != NULL;
 }

@@ -10,8 +10,6 @@ G_BEGIN_DECLS
  * record (the instance's primary node), failures name the node.
  */
 
-#define GNT_NODE_CALL_METAD_TIMEOUT_S 60
-
 /*
  * Gives the node's metad the metadata of instance @name: @record is what
  * metadata/gnt-metadata.h describes, without "osparams_secret", which

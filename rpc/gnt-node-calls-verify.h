@@ -10,10 +10,6 @@ G_BEGIN_DECLS
  * record, failures name the node.
  */
 
-/* A node that takes longer than this to list its volumes, domains and OS
- * definitions counts as not answering. */
-#define GNT_NODE_CALL_VERIFY_TIMEOUT_S 60
-
 /*
  * What cluster verify needs from @node. @hypervisors: the cluster's
  * enabled ones; @storage: {"volume_group_name", "file_storage_dir"} (the

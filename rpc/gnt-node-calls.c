@@ -46,13 +46,32 @@ gnt_node_call_with_secrets(GntRpcClient *client, JsonObject *node, const gchar *
 						secrets, timeout_s, error);
 }
 
+JsonNode *
+gnt_node_call_procedure(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+			const GntRpcValue *values, guint n_values, const GntSecretDict *secrets,
+			GError **error)
+{
+	const GntRpcProcedureDef *def = gnt_rpc_procedure_def_lookup(procedure);
+	g_autoptr(JsonArray) args = NULL;
+
+	g_return_val_if_fail(def != NULL, NULL);
+
+	args = gnt_rpc_args_encode(def, values, n_values);
+	if (secrets == NULL)
+		secrets = gnt_rpc_values_get_secrets(def, values, n_values);
+	return gnt_node_call_with_secrets(client, node, procedure, args, secrets,
+					  gnt_rpc_procedure_def_get_timeout(def, values, n_values),
+					  error);
+}
+
 /* A call whose answer must hold @type; GNT_ERROR_ENVIRONMENT naming the
  * node otherwise. (transfer full) */
 static JsonNode *
-call_expecting(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
-	       guint timeout_s, JsonNodeType type, GError **error)
+call_expecting(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+	       const GntRpcValue *values, guint n_values, JsonNodeType type, GError **error)
 {
-	g_autoptr(JsonNode) result = gnt_node_call(client, node, procedure, args, timeout_s, error);
+	g_autoptr(JsonNode) result =
+		gnt_node_call_procedure(client, node, procedure, values, n_values, NULL, error);
 	const gchar *name = NULL;
 
 	if (result == NULL || JSON_NODE_TYPE(result) == type)
@@ -66,97 +85,69 @@ call_expecting(GntRpcClient *client, JsonObject *node, const gchar *procedure, J
 }
 
 static JsonObject *
-call_object(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
-	    guint timeout_s, GError **error)
+call_object(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+	    const GntRpcValue *values, guint n_values, GError **error)
 {
 	g_autoptr(JsonNode) result =
-		call_expecting(client, node, procedure, args, timeout_s, JSON_NODE_OBJECT, error);
+		call_expecting(client, node, procedure, values, n_values, JSON_NODE_OBJECT, error);
 
 	return result != NULL ? json_object_ref(json_node_get_object(result)) : NULL;
 }
 
-static gboolean
-call_done(GntRpcClient *client, JsonObject *node, const gchar *procedure, JsonArray *args,
-	  guint timeout_s, GError **error)
+static JsonArray *
+call_array(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+	   const GntRpcValue *values, guint n_values, GError **error)
 {
-	g_autoptr(JsonNode) result = gnt_node_call(client, node, procedure, args, timeout_s, error);
+	g_autoptr(JsonNode) result =
+		call_expecting(client, node, procedure, values, n_values, JSON_NODE_ARRAY, error);
+
+	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
+}
+
+static gboolean
+call_done(GntRpcClient *client, JsonObject *node, const gchar *procedure, const GntRpcValue *values,
+	  guint n_values, GError **error)
+{
+	g_autoptr(JsonNode) result =
+		gnt_node_call_procedure(client, node, procedure, values, n_values, NULL, error);
 
 	return result != NULL;
-}
-
-static void
-add_strv(JsonArray *args, const gchar *const *strv)
-{
-	JsonArray *array = json_array_new();
-
-	for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
-		json_array_add_string_element(array, strv[i]);
-	json_array_add_array_element(args, array);
-}
-
-static void
-add_object_or_null(JsonArray *args, JsonObject *obj)
-{
-	if (obj != NULL)
-		json_array_add_object_element(args, json_object_ref(obj));
-	else
-		json_array_add_null_element(args);
-}
-
-/* A new list of arguments starting with the spec. (transfer full) */
-static JsonArray *
-spec_args(JsonObject *spec)
-{
-	JsonArray *args = json_array_new();
-
-	json_array_add_object_element(args, json_object_ref(spec));
-	return args;
 }
 
 JsonObject *
 gnt_node_call_node_info(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
 			JsonObject *storage, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
-
 	g_return_val_if_fail(storage != NULL, NULL);
 
-	add_strv(args, hypervisors);
-	json_array_add_object_element(args, json_object_ref(storage));
-	return call_object(client, node, "node_info", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	return call_object(client, node, "node_info",
+			   GNT_RPC_VALUES({.strv = hypervisors}, {.obj = storage}), error);
 }
 
 JsonObject *
 gnt_node_call_instance_list(GntRpcClient *client, JsonObject *node, const gchar *const *hypervisors,
 			    GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
-
-	add_strv(args, hypervisors);
-	return call_object(client, node, "instance_list", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	return call_object(client, node, "instance_list", GNT_RPC_VALUES({.strv = hypervisors}),
+			   error);
 }
 
 gboolean
 gnt_node_call_instance_start(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			     gboolean paused, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	json_array_add_boolean_element(args, paused);
-	return call_done(client, node, "instance_start", args, GNT_NODE_CALL_START_TIMEOUT_S,
-			 error);
+	return call_done(client, node, "instance_start",
+			 GNT_RPC_VALUES({.obj = spec}, {.b = paused}), error);
 }
 
 gboolean
 gnt_node_call_instance_shutdown(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 				guint timeout_s, gboolean *forced, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(JsonObject)
+		result = call_object(client, node, "instance_shutdown",
+				     GNT_RPC_VALUES({.obj = spec}, {.u = timeout_s}), error);
 
-	json_array_add_int_element(args, timeout_s);
-	result = call_object(client, node, "instance_shutdown", args,
-			     timeout_s + GNT_NODE_CALL_SHUTDOWN_EXTRA_S, error);
 	if (result == NULL)
 		return FALSE;
 	if (forced != NULL && !gnt_json_get_bool(result, "forced", forced, error)) {
@@ -170,15 +161,10 @@ gboolean
 gnt_node_call_instance_reboot(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      const gchar *reboot_type, guint timeout_s, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
 	g_return_val_if_fail(reboot_type != NULL, FALSE);
 
-	json_array_add_string_element(args, reboot_type);
-	json_array_add_int_element(args, timeout_s);
-	/* a full reboot is a shutdown, then a start */
-	return call_done(client, node, "instance_reboot", args,
-			 timeout_s + GNT_NODE_CALL_SHUTDOWN_EXTRA_S + GNT_NODE_CALL_START_TIMEOUT_S,
+	return call_done(client, node, "instance_reboot",
+			 GNT_RPC_VALUES({.obj = spec}, {.s = reboot_type}, {.u = timeout_s}),
 			 error);
 }
 
@@ -186,51 +172,38 @@ JsonObject *
 gnt_node_call_instance_console(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			       guint n_lines, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	json_array_add_int_element(args, n_lines);
-	return call_object(client, node, "instance_console", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	return call_object(client, node, "instance_console",
+			   GNT_RPC_VALUES({.obj = spec}, {.u = n_lines}), error);
 }
 
 gboolean
 gnt_node_call_blockdev_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	return call_done(client, node, "blockdev_create", args, GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S,
-			 error);
+	return call_done(client, node, "blockdev_create", GNT_RPC_VALUES({.obj = spec}), error);
 }
 
 gboolean
 gnt_node_call_blockdev_remove(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	return call_done(client, node, "blockdev_remove", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	return call_done(client, node, "blockdev_remove", GNT_RPC_VALUES({.obj = spec}), error);
 }
 
 gboolean
 gnt_node_call_blockdev_add(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			   guint disk_index, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	json_array_add_int_element(args, disk_index);
-	return call_done(client, node, "blockdev_add", args, GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S,
-			 error);
+	return call_done(client, node, "blockdev_add",
+			 GNT_RPC_VALUES({.obj = spec}, {.u = disk_index}), error);
 }
 
 gboolean
 gnt_node_call_blockdev_grow(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			    guint disk_index, guint64 new_size_mib, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
-	json_array_add_int_element(args, disk_index);
-	json_array_add_int_element(args, (gint64)new_size_mib);
-	return call_done(client, node, "blockdev_grow", args, GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S,
+	return call_done(client, node, "blockdev_grow",
+			 GNT_RPC_VALUES({.obj = spec}, {.u = disk_index}, {.u = new_size_mib}),
 			 error);
 }
 
@@ -238,37 +211,25 @@ JsonArray *
 gnt_node_call_blockdev_assemble(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 				GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-	g_autoptr(JsonNode)
-		result = call_expecting(client, node, "blockdev_assemble", args,
-					GNT_NODE_CALL_TIMEOUT_S, JSON_NODE_ARRAY, error);
-
-	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
+	return call_array(client, node, "blockdev_assemble", GNT_RPC_VALUES({.obj = spec}), error);
 }
 
 gboolean
 gnt_node_call_blockdev_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			      const gchar *old_name, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
 	g_return_val_if_fail(old_name != NULL, FALSE);
 
-	json_array_add_string_element(args, old_name);
-	return call_done(client, node, "blockdev_rename", args, GNT_NODE_CALL_TIMEOUT_S, error);
+	return call_done(client, node, "blockdev_rename",
+			 GNT_RPC_VALUES({.obj = spec}, {.s = old_name}), error);
 }
 
 JsonArray *
 gnt_node_call_os_diagnose(GntRpcClient *client, JsonObject *node, const gchar *const *search_path,
 			  GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
-	g_autoptr(JsonNode) result = NULL;
-
-	add_strv(args, search_path);
-	result = call_expecting(client, node, "os_diagnose", args, GNT_NODE_CALL_TIMEOUT_S,
-				JSON_NODE_ARRAY, error);
-	return result != NULL ? json_array_ref(json_node_get_array(result)) : NULL;
+	return call_array(client, node, "os_diagnose", GNT_RPC_VALUES({.strv = search_path}),
+			  error);
 }
 
 static gboolean
@@ -276,16 +237,10 @@ call_os_create(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 	       const GntSecretDict *osparams_secret, guint debug_level, gboolean reinstall,
 	       GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-	g_autoptr(JsonNode) result = NULL;
-
-	json_array_add_element(args, osparams_secret != NULL ? gnt_secret_dict_placeholder_all()
-							     : json_node_new(JSON_NODE_NULL));
-	json_array_add_int_element(args, debug_level);
-	json_array_add_boolean_element(args, reinstall);
-	result = gnt_node_call_with_secrets(client, node, "os_create", args, osparams_secret,
-					    GNT_NODE_CALL_OS_CREATE_TIMEOUT_S, error);
-	return result != NULL;
+	return call_done(client, node, "os_create",
+			 GNT_RPC_VALUES({.obj = spec}, {.secrets = osparams_secret},
+					{.u = debug_level}, {.b = reinstall}),
+			 error);
 }
 
 gboolean
@@ -306,13 +261,10 @@ gboolean
 gnt_node_call_os_rename(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			const gchar *old_name, guint debug_level, GError **error)
 {
-	g_autoptr(JsonArray) args = spec_args(spec);
-
 	g_return_val_if_fail(old_name != NULL, FALSE);
 
-	json_array_add_string_element(args, old_name);
-	json_array_add_int_element(args, debug_level);
-	return call_done(client, node, "os_rename", args, GNT_NODE_CALL_OS_RENAME_TIMEOUT_S, error);
+	return call_done(client, node, "os_rename",
+			 GNT_RPC_VALUES({.obj = spec}, {.s = old_name}, {.u = debug_level}), error);
 }
 
 gboolean
@@ -320,7 +272,6 @@ gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *c
 			  const gchar *os_name, JsonObject *osparams, const GntSecretDict *secrets,
 			  gboolean force_variant, GError **error)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonObject) merged = osparams != NULL ? gnt_json_object_deep_copy(osparams)
 							: json_object_new();
 	g_autoptr(GPtrArray) names = secrets != NULL ? gnt_secret_dict_dup_names(secrets) : NULL;
@@ -331,15 +282,12 @@ gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *c
 	for (guint i = 0; names != NULL && i < names->len; i++)
 		json_object_set_member(merged, names->pdata[i],
 				       gnt_secret_dict_placeholder_value(names->pdata[i]));
-	add_strv(args, search_path);
-	json_array_add_string_element(args, os_name);
-	if (osparams != NULL || names != NULL)
-		add_object_or_null(args, merged);
-	else
-		json_array_add_null_element(args);
-	json_array_add_boolean_element(args, force_variant);
-	result = gnt_node_call_with_secrets(client, node, "os_validate", args, secrets,
-					    GNT_NODE_CALL_TIMEOUT_S, error);
+	result = gnt_node_call_procedure(
+		client, node, "os_validate",
+		GNT_RPC_VALUES({.strv = search_path}, {.s = os_name},
+			       {.obj = osparams != NULL || names != NULL ? merged : NULL},
+			       {.b = force_variant}),
+		secrets, error);
 	return result != NULL;
 }
 

@@ -3,6 +3,7 @@
 #include <json-glib/json-glib.h>
 
 #include "gnt-rpc-client.h"
+#include "gnt-rpc-procedures.h"
 
 G_BEGIN_DECLS
 
@@ -24,18 +25,8 @@ G_BEGIN_DECLS
  * Arguments are not taken, and are read in the calling thread only.
  */
 
-/* How long each call waits for the node's answer, in seconds. */
-#define GNT_NODE_CALL_TIMEOUT_S	      60
-#define GNT_NODE_CALL_START_TIMEOUT_S 120
-/* blockdev_create, blockdev_add: qemu-img's own limit (doc/storage.md) */
-#define GNT_NODE_CALL_BLOCKDEV_TIMEOUT_S 600
-/* instance_shutdown and instance_reboot wait the guest's timeout more */
-#define GNT_NODE_CALL_SHUTDOWN_EXTRA_S	  60
-#define GNT_NODE_CALL_OS_CREATE_TIMEOUT_S 3600
-#define GNT_NODE_CALL_OS_RENAME_TIMEOUT_S 600
-/* The node stops a script this much before the master stops waiting, so
- * the script's log tail reaches the job log. */
-#define GNT_NODE_CALL_SCRIPT_MARGIN_S 30
+/* How long each call waits for the node's answer is its row's timeout in
+ * the procedure table (gnt-rpc-procedures.h). */
 
 /* Calls @procedure with @args (NULL: none) on @node. (transfer full) */
 JsonNode *
@@ -47,6 +38,15 @@ JsonNode *
 gnt_node_call_with_secrets(GntRpcClient *client, JsonObject *node, const gchar *procedure,
 			   JsonArray *args, const GntSecretDict *secrets, guint timeout_s,
 			   GError **error);
+
+/* Calls @procedure with its arguments @values (GNT_RPC_VALUES()), encoded
+ * as its row in the procedure table says, waiting the row's timeout. The
+ * secrets of a SECRETS argument, and @secrets (nullable: the placeholders
+ * of an OBJECT argument), travel in wiped memory. (transfer full) */
+JsonNode *
+gnt_node_call_procedure(GntRpcClient *client, JsonObject *node, const gchar *procedure,
+			const GntRpcValue *values, guint n_values, const GntSecretDict *secrets,
+			GError **error);
 
 /* node_info: {"memory_total", "memory_free" (MiB), "cpu_count", "bootid",
  * "hypervisors": {name: available}, "storage": [{"type", "name",

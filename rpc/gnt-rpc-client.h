@@ -31,6 +31,24 @@ GntRpcClient *
 gnt_rpc_client_new_from_paths(const GntPaths *paths, GError **error);
 
 /*
+ * What carries a client's calls instead of the network: a test's fake node.
+ * Called in the calling thread, from any number of threads at once, with
+ * the call's arguments (placeholders for @secrets, nullable, as the
+ * network's body would hold them before filling). Returns the result
+ * (transfer full), or NULL with @error set: the client prefixes it with
+ * the node and procedure, as a procedure's failure on a real node.
+ */
+typedef JsonNode *(*GntRpcTransportFunc)(const gchar *node_name, const gchar *procedure,
+					 JsonArray *args, const GntSecretDict *secrets,
+					 gpointer user_data, GError **error);
+
+/* A client whose calls @transport answers; @destroy (nullable) frees
+ * @user_data with the client. */
+GntRpcClient *
+gnt_rpc_client_new_with_transport(GntRpcTransportFunc transport, gpointer user_data,
+				  GDestroyNotify destroy);
+
+/*
  * Calls @procedure with @args (NULL: no arguments; not taken) on the
  * gantry-noded of @node_name at @address:@port, waiting at most @timeout_s
  * seconds (0: 60) for each step. Returns the result (transfer full), or NULL

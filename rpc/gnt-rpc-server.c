@@ -28,16 +28,14 @@ struct _GntRpcServer {
 G_DEFINE_TYPE(GntRpcServer, gnt_rpc_server, G_TYPE_OBJECT)
 
 typedef struct {
-	GntRpcProcedureFunc func;
-	GntRpcProcedureFlags flags;
+	GntRpcProcedure procedure; /* its def resolved */
 	gpointer user_data;
 } RpcEntry;
 
 /* One call on its way through a worker thread. */
 typedef struct {
 	gchar *name;
-	GntRpcProcedureFunc func;
-	GntRpcProcedureFlags flags;
+	GntRpcProcedure procedure;
 	gpointer user_data;
 	GntHttpRequest *request;
 	/* set by the worker */
@@ -92,6 +90,7 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 	gsize len = 0;
 	GBytes *body = call->request->body;
 	const gchar *data = body != NULL ? g_bytes_get_data(body, &len) : NULL;
+	gboolean secrets = gnt_rpc_procedure_def_has_secrets(call->procedure.def);
 
 	args = gnt_json_parse(data != NULL ? data : "", (gssize)len, &error);
 	if (args == NULL) {
@@ -110,13 +109,14 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 		g_task_return_boolean(task, TRUE);
 		return;
 	}
-	if (call->flags & GNT_RPC_PROCEDURE_SECRETS) {
+	if (secrets) {
 		/* the body is parsed: drop it now (its bytes are wiped), not once
 		 * the procedure, which may run for an hour, has answered */
 		g_clear_pointer(&call->request->body, g_bytes_unref);
 	}
-	result = call->func(json_node_get_array(args), call->user_data, &error);
-	if (call->flags & GNT_RPC_PROCEDURE_SECRETS) {
+	result = gnt_rpc_procedure_run(&call->procedure, json_node_get_array(args), call->user_data,
+				       &error);
+	if (secrets) {
 		gnt_json_node_wipe_strings(args);
 		gnt_secret_wipe_traces();
 	}
@@ -179,7 +179,7 @@ handle_request(GntHttpRequest *request, gpointer user_data)
 	/* only the master keeps a connection: no one else holds a place */
 	if (!request->client_trusted)
 		request->flags.keep_alive = FALSE;
-	if ((entry == NULL || !(entry->flags & GNT_RPC_PROCEDURE_PUBLIC)) &&
+	if ((entry == NULL || !(entry->procedure.def->flags & GNT_RPC_PROCEDURE_PUBLIC)) &&
 	    !check_client(request, name))
 		return;
 	if (entry == NULL) {
@@ -197,8 +197,7 @@ handle_request(GntHttpRequest *request, gpointer user_data)
 	}
 	call = g_new0(RpcCall, 1);
 	call->name = g_strdup(name);
-	call->func = entry->func;
-	call->flags = entry->flags;
+	call->procedure = entry->procedure;
 	call->user_data = entry->user_data;
 	call->request = request;
 	task = g_task_new(self, NULL, rpc_call_done, NULL);
@@ -308,6 +307,24 @@ gnt_rpc_server_new_from_paths(const GntPaths *paths, GError **error)
 	return gnt_rpc_server_new(certificate, ca, error);
 }
 
+JsonNode *
+gnt_rpc_procedure_run(const GntRpcProcedure *procedure, JsonArray *array, gpointer user_data,
+		      GError **error)
+{
+	const GntRpcProcedureDef *def;
+	g_autoptr(GntRpcArgs) args = NULL;
+
+	g_return_val_if_fail(procedure != NULL && array != NULL, NULL);
+	def = procedure->def != NULL ? procedure->def
+				     : gnt_rpc_procedure_def_lookup(procedure->name);
+	g_return_val_if_fail(def != NULL, NULL);
+
+	args = gnt_rpc_args_decode(def, array, error);
+	if (args == NULL)
+		return NULL;
+	return procedure->func(args, user_data, error);
+}
+
 void
 gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table, gpointer user_data)
 {
@@ -315,14 +332,40 @@ gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table, 
 	for (const GntRpcProcedure *p = table; p->name != NULL; p++) {
 		RpcEntry *entry;
 
+		const GntRpcProcedureDef *def =
+			p->def != NULL ? p->def : gnt_rpc_procedure_def_lookup(p->name);
+
 		g_return_if_fail(p->func != NULL);
+		g_return_if_fail(def != NULL && g_str_equal(def->name, p->name));
 		g_return_if_fail(!g_hash_table_contains(self->procedures, p->name));
 		entry = g_new0(RpcEntry, 1);
-		entry->func = p->func;
-		entry->flags = p->flags;
+		entry->procedure = *p;
+		entry->procedure.def = def;
 		entry->user_data = user_data;
 		g_hash_table_insert(self->procedures, g_strdup(p->name), entry);
 	}
+}
+
+static gint
+compare_strings(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+GStrv
+gnt_rpc_server_dup_procedure_names(GntRpcServer *self)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new_null_terminated(16, g_free, TRUE);
+	GHashTableIter iter;
+	gpointer key;
+
+	g_return_val_if_fail(GNT_IS_RPC_SERVER(self), NULL);
+
+	g_hash_table_iter_init(&iter, self->procedures);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		g_ptr_array_add(names, g_strdup(key));
+	g_ptr_array_sort(names, compare_strings);
+	return (GStrv)g_ptr_array_steal(names, NULL);
 }
 
 void

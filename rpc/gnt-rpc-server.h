@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "gnt-paths.h"
+#include "gnt-rpc-procedures.h"
 #include "gnt-rpc-protocol.h"
 
 G_BEGIN_DECLS
@@ -21,28 +22,31 @@ G_BEGIN_DECLS
  */
 
 /*
- * A procedure: @args is the request's JSON list (owned by the caller, valid
- * during the call). Returns the result (transfer full; gnt_json_node_new_null()
- * for none) or NULL with @error set, whose GNT_ERROR code the master sees as
- * the ecode. Runs in a worker thread: it must not touch main-context state.
+ * A procedure: @args are the request's arguments, already checked against
+ * the procedure's row of the table (gnt-rpc-procedures.h), valid during the
+ * call. Returns the result (transfer full; gnt_json_node_new_null() for
+ * none) or NULL with @error set, whose GNT_ERROR code the master sees as the
+ * ecode. Runs in a worker thread: it must not touch main-context state.
+ * When an argument may carry secrets, its strings are wiped once the
+ * procedure has returned (the body already is): it keeps no reference.
  */
-typedef JsonNode *(*GntRpcProcedureFunc)(JsonArray *args, gpointer user_data, GError **error);
-
-typedef enum {
-	GNT_RPC_PROCEDURE_FLAGS_NONE = 0,
-	/* Needs no client certificate: only the join endpoint, which checks
-	 * its own proof (rpc/gnt-join.h). */
-	GNT_RPC_PROCEDURE_PUBLIC = 1 << 0,
-	/* Its arguments may hold secrets: their strings are wiped once it has
-	 * returned (the body already is). It must keep no reference to them. */
-	GNT_RPC_PROCEDURE_SECRETS = 1 << 1,
-} GntRpcProcedureFlags;
+typedef JsonNode *(*GntRpcProcedureFunc)(const GntRpcArgs *args, gpointer user_data,
+					 GError **error);
 
 typedef struct {
 	const gchar *name; /* the URL path without '/': "version" */
 	GntRpcProcedureFunc func;
-	GntRpcProcedureFlags flags;
+	/* NULL: the row of gnt_rpc_procedure_defs named @name, which must
+	 * exist; a test's own procedures bring theirs */
+	const GntRpcProcedureDef *def;
 } GntRpcProcedure;
+
+/* Runs @procedure with @array, decoded against its row first (the
+ * decoder's GNT_ERROR_INVALID naming the argument otherwise): what the
+ * server does for each request, for a procedure that calls another. */
+JsonNode *
+gnt_rpc_procedure_run(const GntRpcProcedure *procedure, JsonArray *array, gpointer user_data,
+		      GError **error);
 
 #define GNT_TYPE_RPC_SERVER (gnt_rpc_server_get_type())
 G_DECLARE_FINAL_TYPE(GntRpcServer, gnt_rpc_server, GNT, RPC_SERVER, GObject)
@@ -58,9 +62,14 @@ gnt_rpc_server_new_from_paths(const GntPaths *paths, GError **error);
 
 /* Registers the procedures of @table (ended by an entry with a NULL name),
  * each called with @user_data, which must outlive the server. A name
- * registered twice is a programmer error. Call from the server's context. */
+ * registered twice, or without a row, is a programmer error. Call from the
+ * server's context. */
 void
 gnt_rpc_server_add_procedures(GntRpcServer *self, const GntRpcProcedure *table, gpointer user_data);
+
+/* The names of the procedures registered, sorted. (transfer full) */
+GStrv
+gnt_rpc_server_dup_procedure_names(GntRpcServer *self);
 
 /* Bodies larger than @max_bytes are refused with 413 (default
  * GNT_RPC_MAX_BODY_SIZE). Applies to the addresses listened on after. */

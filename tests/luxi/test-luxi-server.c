@@ -1534,7 +1534,7 @@ typedef struct {
 } HeldNode;
 
 static JsonNode *
-held_instance_list(JsonArray *args, gpointer user_data, GError **error)
+held_instance_list(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	HeldNode *held = user_data;
 	gint64 deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
@@ -1553,7 +1553,7 @@ held_instance_list(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static const GntRpcProcedure held_procedures[] = {
-	{"instance_list", held_instance_list, GNT_RPC_PROCEDURE_FLAGS_NONE},
+	{"instance_list", held_instance_list},
 	{NULL},
 };
 

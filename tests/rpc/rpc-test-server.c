@@ -13,7 +13,7 @@
 #include "gnt-tls.h"
 
 static JsonNode *
-block_procedure(JsonArray *args, gpointer user_data, GError **error)
+block_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	TestServer *srv = user_data;
 
@@ -25,7 +25,7 @@ block_procedure(JsonArray *args, gpointer user_data, GError **error)
 }
 
 static JsonNode *
-fail_procedure(JsonArray *args, gpointer user_data, GError **error)
+fail_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "it failed");
 	return NULL;
@@ -35,9 +35,12 @@ static gpointer
 test_server_thread(gpointer data)
 {
 	TestServer *srv = data;
+	/* the tests' own procedures, not noded's: their rows are here */
+	static const GntRpcProcedureDef block_def = {.name = "block", .timeout_s = 60};
+	static const GntRpcProcedureDef fail_def = {.name = "fail", .timeout_s = 60};
 	const GntRpcProcedure procedures[] = {
-		{"block", block_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
-		{"fail", fail_procedure, GNT_RPC_PROCEDURE_FLAGS_NONE},
+		{"block", block_procedure, &block_def},
+		{"fail", fail_procedure, &fail_def},
 		{NULL},
 	};
 	g_autoptr(GError) error = NULL;

@@ -1,0 +1,474 @@
+/* The instance units (create, reinstall, remove, modify) run by the job
+ * queue against scripted nodes (tests/rpc/fake-node.h): their refusals,
+ * the node calls they make and what they undo when one fails. */
+#include "queue-fixture.h"
+
+#include "fake-node.h"
+#include "gnt-recovery.h"
+
+/* An OS the node has, whose scripts may run on the node itself. */
+#define OS_ANSWER                                                                                  \
+	"[{\"name\": \"debootstrap\", \"path\": \"/os/debootstrap\", \"valid\": true, "            \
+	"\"status\": true, \"diagnose\": \"\", \"api_versions\": [20], \"variants\": [], "         \
+	"\"parameters\": [], \"trusted\": true, \"create\": true}]"
+#define CREATE_WEB1                                                                                \
+	"{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": \"debootstrap\", "       \
+	"\"disk_template\": \"file\", \"disks\": [{\"size\": 1024}], \"nics\": [], "               \
+	"\"enable_safe_install\": false"
+
+typedef struct {
+	QueueFx q;
+	FakeNode *nodes;
+} LuFx;
+
+static void
+lu_fx_set_up(LuFx *fx, gconstpointer data)
+{
+	fx->nodes = fake_node_new();
+	fake_node_answer(fx->nodes, "os_diagnose", OS_ANSWER);
+	gnt_test_root_init(&fx->q.root, "node1.example.com");
+	fx->q.env.config = fx->q.root.config;
+	fx->q.env.paths = fx->q.root.paths;
+	fx->q.env.rpc = fake_node_get_client(fx->nodes);
+	/* the master's node, which the fake stands for */
+	{
+		g_autoptr(JsonObject) node = json_object_new();
+		g_autoptr(GError) error = NULL;
+
+		json_object_set_string_member(node, "name", "node1.example.com");
+		json_object_set_string_member(node, "primary_ip", "192.0.2.1");
+		g_assert_true(
+			gnt_config_add_object(fx->q.root.config, GNT_OBJECT_NODE, node, &error));
+		g_assert_no_error(error);
+	}
+	/* its OS scripts may run on the node itself (doc/install.md) */
+	{
+		g_autoptr(JsonObject) changes = json_object_new();
+		g_autoptr(GError) error = NULL;
+		JsonArray *trusted = json_array_new();
+
+		json_array_add_string_element(trusted, "debootstrap");
+		json_object_set_array_member(changes, "trusted_os", trusted);
+		g_assert_true(gnt_config_set_cluster_settings(fx->q.root.config, changes, &error));
+		g_assert_no_error(error);
+	}
+	queue_fx_open(&fx->q);
+	gnt_queue_start(fx->q.queue);
+}
+
+static void
+lu_fx_tear_down(LuFx *fx, gconstpointer data)
+{
+	queue_fx_tear_down(&fx->q, data);
+	g_clear_pointer(&fx->nodes, fake_node_free);
+}
+
+/* Runs one opcode; its final status, and its error message in *@message
+ * (nullable) when it failed. */
+static gchar *
+run_op(LuFx *fx, const gchar *op_id, const gchar *params, gchar **message)
+{
+	guint64 id = queue_fx_submit(&fx->q, queue_fx_job(op_id, params, NULL));
+	gchar *status = queue_fx_wait_final(&fx->q, id);
+	g_autoptr(JsonObject) record = queue_fx_record(&fx->q, id);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonNode *result = json_object_get_member(op, "result");
+
+	if (message != NULL) {
+		*message = NULL;
+		if (g_strcmp0(status, "error") == 0)
+			*message = g_strdup(json_array_get_string_element(
+				json_array_get_array_element(json_node_get_array(result), 1), 0));
+	}
+	return status;
+}
+
+#define REINSTALL_WEB1 "{\"instance_name\": \"web1\", \"enable_safe_install\": false}"
+
+/* The stored record of instance @name, or NULL. (transfer full) */
+static JsonObject *
+dup_instance(LuFx *fx, const gchar *name)
+{
+	g_autoptr(GError) error = NULL;
+
+	return gnt_config_dup_object(fx->q.root.config, GNT_OBJECT_INSTANCE, name, &error);
+}
+
+static void
+assert_trace(LuFx *fx, const gchar *expected)
+{
+	g_autofree gchar *trace = fake_node_dup_trace(fx->nodes);
+
+	g_assert_cmpstr(trace, ==, expected);
+}
+
+static void
+assert_message_has(const gchar *message, const gchar *needle)
+{
+	g_assert_nonnull(message);
+	if (strstr(message, needle) == NULL)
+		g_error("'%s' is not in the message '%s'", needle, message);
+}
+
+/* The name of the instance whose spec argument @call sent. */
+static const gchar *
+call_instance(const FakeCall *call)
+{
+	JsonObject *spec = gnt_rpc_args_get_object(call->args, "spec");
+
+	return json_object_get_string_member(json_object_get_object_member(spec, "instance"),
+					     "name");
+}
+
+/* Runs one opcode that must succeed. */
+static void
+expect_success(LuFx *fx, const gchar *op_id, const gchar *params)
+{
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = run_op(fx, op_id, params, &message);
+
+	g_assert_cmpstr(message, ==, NULL);
+	g_assert_cmpstr(status, ==, "success");
+}
+
+/* Runs one opcode that must fail with a message holding @needle. */
+static void
+expect_failure(LuFx *fx, const gchar *op_id, const gchar *params, const gchar *needle)
+{
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = run_op(fx, op_id, params, &message);
+
+	g_assert_cmpstr(status, ==, "error");
+	assert_message_has(message, needle);
+}
+
+/* Asserts that web1's record is @before (NULL: there is none). */
+static void
+assert_web1_is(LuFx *fx, JsonObject *before)
+{
+	g_autoptr(JsonObject) after = dup_instance(fx, "web1");
+
+	if (before == NULL)
+		g_assert_null(after);
+	else
+		g_assert_true(after != NULL && json_object_equal(before, after));
+}
+
+/* A refusal before anything is done: the message holds @needle, no node
+ * was called, web1's record is as it was. */
+static void
+expect_refused(LuFx *fx, const gchar *op_id, const gchar *params, const gchar *needle)
+{
+	g_autoptr(JsonObject) before = dup_instance(fx, "web1");
+
+	fake_node_clear_calls(fx->nodes);
+	expect_failure(fx, op_id, params, needle);
+	assert_trace(fx, "");
+	assert_web1_is(fx, before);
+}
+
+/* Instance web1, created (and started when @start), with the calls it made
+ * forgotten. */
+static void
+create_web1(LuFx *fx, gboolean start)
+{
+	g_autofree gchar *params =
+		g_strdup_printf(CREATE_WEB1 ", \"start\": %s}", start ? "true" : "false");
+
+	expect_success(fx, "OP_INSTANCE_CREATE", params);
+	fake_node_clear_calls(fx->nodes);
+}
+
+/* ---- create ----------------------------------------------------------- */
+
+static void
+test_create_calls(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) web1 = NULL;
+	const FakeCall *call;
+	JsonObject *spec;
+
+	expect_success(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}");
+	web1 = dup_instance(fx, "web1");
+	/* the OS checked, the disks made, the OS installed on them, the
+	 * instance started: all on the master's node */
+	assert_trace(fx, "os_validate os_diagnose blockdev_create os_create instance_start");
+	for (guint i = 0; i < fake_node_get_n_calls(fx->nodes); i++)
+		g_assert_cmpstr(fake_node_get_call(fx->nodes, i)->node, ==, "node1.example.com");
+	call = fake_node_find_call(fx->nodes, "os_validate", 1);
+	g_assert_cmpstr(gnt_rpc_args_get_string(call->args, "os_name"), ==, "debootstrap");
+	call = fake_node_find_call(fx->nodes, "blockdev_create", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	spec = gnt_rpc_args_get_object(call->args, "spec");
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
+				 json_object_get_object_member(spec, "instance"), "disks")),
+			 ==, 1);
+	call = fake_node_find_call(fx->nodes, "os_create", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_false(gnt_rpc_args_get_bool(call->args, "reinstall"));
+	call = fake_node_find_call(fx->nodes, "instance_start", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_false(gnt_rpc_args_get_bool(call->args, "paused"));
+	g_assert_nonnull(web1);
+	g_assert_cmpstr(json_object_get_string_member(web1, "admin_state"), ==, "up");
+}
+
+/* Refused before anything is made: no node call, the config as it was. */
+static void
+test_create_refused(LuFx *fx, gconstpointer data)
+{
+	create_web1(fx, FALSE);
+	expect_refused(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}",
+		       "Instance 'web1' is already in the cluster");
+	expect_refused(fx, "OP_INSTANCE_CREATE",
+		       "{\"instance_name\": \"web2\", \"mode\": \"create\", \"os_type\": "
+		       "\"debootstrap\", \"disk_template\": \"plain\", \"disks\": [{\"size\": "
+		       "1024}], \"nics\": []}",
+		       "disk template 'plain' is not enabled in the cluster");
+	g_assert_null(dup_instance(fx, "web2"));
+}
+
+/* An OS the node does not have: refused after asking the node, nothing
+ * made. */
+static void
+test_create_refused_by_node(LuFx *fx, gconstpointer data)
+{
+	fake_node_fail(fx->nodes, "os_validate", 0, GNT_ERROR_NOT_FOUND,
+		       "OS 'debootstrap' not found");
+	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}",
+		       "os_validate: OS 'debootstrap' not found");
+	assert_trace(fx, "os_validate");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+/* The OS script fails: the disks made go, and the record. */
+static void
+test_create_rolls_back(LuFx *fx, gconstpointer data)
+{
+	const FakeCall *call;
+
+	fake_node_fail(fx->nodes, "os_create", 1, GNT_ERROR_ENVIRONMENT, "OS create script failed");
+	/* the message as from a real node: node, address, procedure, reason */
+	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}",
+		       "node 'node1.example.com' (192.0.2.1:1811): os_create: OS create script "
+		       "failed");
+	assert_trace(fx, "os_validate os_diagnose blockdev_create os_create blockdev_remove");
+	call = fake_node_find_call(fx->nodes, "blockdev_remove", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+/* The disks fail: what the node may have made of them goes too. */
+static void
+test_create_rolls_back_disks(LuFx *fx, gconstpointer data)
+{
+	fake_node_fail(fx->nodes, "blockdev_create", 1, GNT_ERROR_NO_RESOURCES, "not enough space");
+	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}",
+		       "blockdev_create: not enough space");
+	assert_trace(fx, "os_validate os_diagnose blockdev_create blockdev_remove");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+/* The node cannot remove the disks either: the record stays, marked as
+ * half made, for masterd's recovery (gnt-recovery.h). */
+static void
+test_create_roll_back_fails(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) web1 = NULL;
+	GntRecoveryOp op = GNT_RECOVERY_REMOVE;
+	guint64 job = 0;
+
+	fake_node_fail(fx->nodes, "instance_start", 1, GNT_ERROR_ENVIRONMENT, "no answer");
+	fake_node_fail(fx->nodes, "blockdev_remove", 1, GNT_ERROR_ENVIRONMENT, "no answer");
+	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 "}", "instance_start: no answer");
+	assert_trace(fx, "os_validate os_diagnose blockdev_create os_create instance_start "
+			 "blockdev_remove");
+	web1 = dup_instance(fx, "web1");
+	g_assert_nonnull(web1);
+	g_assert_true(gnt_recovery_get_mark(web1, &op, &job));
+	g_assert_cmpint(op, ==, GNT_RECOVERY_CREATE);
+}
+
+/* ---- remove ----------------------------------------------------------- */
+
+static void
+test_remove_calls(LuFx *fx, gconstpointer data)
+{
+	const FakeCall *call;
+
+	create_web1(fx, TRUE);
+	expect_success(fx, "OP_INSTANCE_REMOVE",
+		       "{\"instance_name\": \"web1\", \"shutdown_timeout\": 30}");
+	assert_trace(fx, "instance_shutdown blockdev_remove");
+	call = fake_node_find_call(fx->nodes, "instance_shutdown", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_cmpuint(gnt_rpc_args_get_uint(call->args, "timeout"), ==, 30);
+	g_assert_cmpstr(call_instance(fake_node_find_call(fx->nodes, "blockdev_remove", 1)), ==,
+			"web1");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+static void
+test_remove_refused(LuFx *fx, gconstpointer data)
+{
+	expect_failure(fx, "OP_INSTANCE_REMOVE", "{\"instance_name\": \"nope\"}",
+		       "instance 'nope' does not exist");
+	assert_trace(fx, "");
+}
+
+/* The disks cannot be removed: the record stays, marked as being removed,
+ * for masterd to finish; with ignore_failures it goes all the same. */
+static void
+test_remove_fails(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) web1 = NULL;
+	GntRecoveryOp op = GNT_RECOVERY_CREATE;
+	guint64 job = 0;
+
+	create_web1(fx, FALSE);
+	fake_node_fail(fx->nodes, "blockdev_remove", 0, GNT_ERROR_ENVIRONMENT, "disk busy");
+	expect_failure(fx, "OP_INSTANCE_REMOVE", "{\"instance_name\": \"web1\"}",
+		       "blockdev_remove: disk busy");
+	assert_trace(fx, "instance_shutdown blockdev_remove");
+	web1 = dup_instance(fx, "web1");
+	g_assert_nonnull(web1);
+	g_assert_true(gnt_recovery_get_mark(web1, &op, &job));
+	g_assert_cmpint(op, ==, GNT_RECOVERY_REMOVE);
+
+	expect_success(fx, "OP_INSTANCE_REMOVE",
+		       "{\"instance_name\": \"web1\", \"ignore_failures\": true}");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+/* ---- reinstall -------------------------------------------------------- */
+
+static void
+test_reinstall_calls(LuFx *fx, gconstpointer data)
+{
+	const FakeCall *call;
+
+	create_web1(fx, FALSE);
+	expect_success(fx, "OP_INSTANCE_REINSTALL", REINSTALL_WEB1);
+	/* not running, the OS checked, its create script run again */
+	assert_trace(fx, "instance_list os_validate os_diagnose os_create");
+	call = fake_node_find_call(fx->nodes, "os_create", 1);
+	g_assert_nonnull(call);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_true(gnt_rpc_args_get_bool(call->args, "reinstall"));
+	/* the disks stay: none made, none removed */
+	g_assert_null(fake_node_find_call(fx->nodes, "blockdev_create", 1));
+	g_assert_null(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+}
+
+static void
+test_reinstall_refused(LuFx *fx, gconstpointer data)
+{
+	create_web1(fx, TRUE);
+	expect_refused(fx, "OP_INSTANCE_REINSTALL", REINSTALL_WEB1,
+		       "Instance 'web1' is marked to be up, cannot reinstall");
+}
+
+static void
+test_reinstall_fails(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) before = NULL;
+	g_autoptr(JsonObject) after = NULL;
+	JsonObject *install;
+
+	create_web1(fx, FALSE);
+	before = dup_instance(fx, "web1");
+	fake_node_fail(fx->nodes, "os_create", 0, GNT_ERROR_ENVIRONMENT, "OS create script failed");
+	expect_failure(fx, "OP_INSTANCE_REINSTALL", REINSTALL_WEB1,
+		       "os_create: OS create script failed");
+	assert_trace(fx, "instance_list os_validate os_diagnose os_create");
+	/* the disks stay */
+	g_assert_null(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+	after = dup_instance(fx, "web1");
+	/* the disks and the admin state as they were; the install record
+	 * says what failed */
+	g_assert_true(json_node_equal(json_object_get_member(before, "disks"),
+				      json_object_get_member(after, "disks")));
+	g_assert_cmpstr(json_object_get_string_member(after, "admin_state"), ==, "down");
+	install = json_object_get_object_member(after, "install");
+	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
+	g_assert_true(json_object_get_boolean_member(install, "reinstall"));
+	assert_message_has(json_object_get_string_member(install, "error"),
+			   "os_create: OS create script failed");
+}
+
+/* ---- modify ----------------------------------------------------------- */
+
+static void
+test_modify_add_disk(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) web1 = NULL;
+	const FakeCall *call;
+
+	create_web1(fx, FALSE);
+	expect_success(
+		fx, "OP_INSTANCE_SET_PARAMS",
+		"{\"instance_name\": \"web1\", \"disks\": [[\"add\", -1, {\"size\": 512}]]}");
+	assert_trace(fx, "blockdev_add");
+	call = fake_node_find_call(fx->nodes, "blockdev_add", 1);
+	g_assert_cmpstr(call_instance(call), ==, "web1");
+	g_assert_cmpuint(gnt_rpc_args_get_uint(call->args, "disk_index"), ==, 1);
+	web1 = dup_instance(fx, "web1");
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(web1, "disks")), ==, 2);
+}
+
+static void
+test_modify_add_disk_fails(LuFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) before = NULL;
+
+	create_web1(fx, FALSE);
+	before = dup_instance(fx, "web1");
+	fake_node_fail(fx->nodes, "blockdev_add", 1, GNT_ERROR_NO_RESOURCES, "not enough space");
+	expect_failure(fx, "OP_INSTANCE_SET_PARAMS",
+		       "{\"instance_name\": \"web1\", \"disks\": [[\"add\", -1, {\"size\": 512}]]}",
+		       "blockdev_add: not enough space");
+	assert_trace(fx, "blockdev_add");
+	assert_web1_is(fx, before);
+}
+
+static void
+test_modify_refused(LuFx *fx, gconstpointer data)
+{
+	create_web1(fx, TRUE);
+	expect_refused(fx, "OP_INSTANCE_SET_PARAMS", "{\"instance_name\": \"web1\"}",
+		       "No changes submitted");
+	expect_refused(fx, "OP_INSTANCE_SET_PARAMS",
+		       "{\"instance_name\": \"web1\", \"offline\": true}",
+		       "Instance 'web1' is marked to be up, can't change to offline");
+	/* a disk of a size the cluster refuses: checked before the node */
+	expect_refused(fx, "OP_INSTANCE_SET_PARAMS",
+		       "{\"instance_name\": \"web1\", \"disks\": [[\"add\", -1, {\"size\": "
+		       "0}]]}",
+		       "disk modification 0: disk 0: 'size' is missing or not a positive size");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+#define ADD(path, func)                                                                            \
+	g_test_add("/cmdlib/instance/" path, LuFx, NULL, lu_fx_set_up, func, lu_fx_tear_down)
+	ADD("create/calls", test_create_calls);
+	ADD("create/refused", test_create_refused);
+	ADD("create/refused-by-node", test_create_refused_by_node);
+	ADD("create/rolls-back", test_create_rolls_back);
+	ADD("create/rolls-back-disks", test_create_rolls_back_disks);
+	ADD("create/roll-back-fails", test_create_roll_back_fails);
+	ADD("remove/calls", test_remove_calls);
+	ADD("remove/refused", test_remove_refused);
+	ADD("remove/fails", test_remove_fails);
+	ADD("reinstall/calls", test_reinstall_calls);
+	ADD("reinstall/refused", test_reinstall_refused);
+	ADD("reinstall/fails", test_reinstall_fails);
+	ADD("modify/add-disk", test_modify_add_disk);
+	ADD("modify/add-disk-fails", test_modify_add_disk_fails);
+	ADD("modify/refused", test_modify_refused);
+#undef ADD
+	return g_test_run();
+}
