@@ -154,7 +154,7 @@ export_check_args(GntLu *lu, GError **error)
 	}
 	if (!check_compress(gnt_opcode_get_string(op, "compress"), error))
 		return FALSE;
-	if (gnt_opcode_get_bool(op, "zero_free_space", FALSE)) {
+	if (gnt_opcode_get_bool(op, "zero_free_space")) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "zeroing free space before an export is not supported");
 		return FALSE;
@@ -199,8 +199,7 @@ export_check_prereq(GntLu *lu, GError **error)
 	if (ctx == NULL)
 		return FALSE;
 	name = record_name(ctx->instance);
-	if (gnt_opcode_get_bool(op, "remove_instance", FALSE) &&
-	    !gnt_opcode_get_bool(op, "shutdown", TRUE) &&
+	if (gnt_opcode_get_bool(op, "remove_instance") && !gnt_opcode_get_bool(op, "shutdown") &&
 	    g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 				    "Can not remove instance without shutting it down before");
@@ -241,7 +240,7 @@ export_write(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GError **error
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *compress = gnt_opcode_get_string(op, "compress");
-	guint debug_level = (guint)gnt_opcode_get_int(op, "debug_level", 0);
+	guint debug_level = gnt_opcode_get_debug_level(op);
 	const gchar *name = record_name(ctx->instance);
 	JsonArray *disks = json_object_get_array_member(ctx->instance, "disks");
 	g_autofree gchar *unfinished = g_strconcat(name, ".new", NULL);
@@ -272,8 +271,7 @@ export_write(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GError **error
 static gboolean
 export_remove_instance(GntLu *lu, GntRpcClient *rpc, GntLuInstanceCtx *ctx, GError **error)
 {
-	gboolean ignore =
-		gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_remove_failures", FALSE);
+	gboolean ignore = gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_remove_failures");
 	g_autoptr(GError) disk_error = NULL;
 
 	gnt_lu_feedback(lu, "Removing instance %s", record_name(ctx->instance));
@@ -298,8 +296,8 @@ export_exec(GntLu *lu, GError **error)
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	const gchar *name = record_name(ctx->instance);
-	gboolean shutdown = gnt_opcode_get_bool(op, "shutdown", TRUE);
-	gboolean remove = gnt_opcode_get_bool(op, "remove_instance", FALSE);
+	gboolean shutdown = gnt_opcode_get_bool(op, "shutdown");
+	gboolean remove = gnt_opcode_get_bool(op, "remove_instance");
 	gboolean was_up =
 		g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0;
 	g_autoptr(GError) export_error = NULL;
@@ -315,7 +313,7 @@ export_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "Shutting down instance %s", name);
 		if (!gnt_node_call_instance_shutdown(
 			    rpc, ctx->node, ctx->spec,
-			    (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120), NULL,
+			    (guint)gnt_opcode_get_number(op, "shutdown_timeout"), NULL,
 			    &step_error) &&
 		    !g_error_matches(step_error, GNT_ERROR, GNT_ERROR_NOT_FOUND)) {
 			g_propagate_prefixed_error(error, g_steal_pointer(&step_error),
@@ -765,7 +763,7 @@ import_fill(GntLu *lu, JsonObject *shown, JsonObject *private_values, JsonObject
 			     ini_section(sections, "os_private"));
 	/* Ganeti: an import must take its OS's variant as it comes */
 	json_object_set_boolean_member(shown, "force_variant", TRUE);
-	if (gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "no_install", FALSE)) {
+	if (gnt_opcode_get_flag(gnt_lu_get_opcode(lu), "no_install")) {
 		if (json_object_get_boolean_member(shown, "start")) {
 			gnt_lu_feedback(lu, "No-installation mode selected, disabling startup");
 			json_object_set_boolean_member(shown, "start", FALSE);
@@ -826,7 +824,7 @@ gnt_lu_backup_import_exec(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonOb
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	const gchar *src_path = gnt_opcode_get_string(op, "src_path");
-	guint debug_level = (guint)gnt_opcode_get_int(op, "debug_level", 0);
+	guint debug_level = gnt_opcode_get_debug_level(op);
 	JsonObject *instance = json_object_get_object_member(spec, "instance");
 	const gchar *name = record_name(instance);
 	guint n_disks = json_array_get_length(json_object_get_array_member(instance, "disks"));

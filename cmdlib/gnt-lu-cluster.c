@@ -7,6 +7,7 @@
  * one change (gnt-cluster init applies the same merge before the daemons
  * run).
  */
+#include "gnt-cluster-settings.h"
 #include "gnt-config.h"
 #include "gnt-disk.h"
 #include "gnt-error.h"
@@ -32,57 +33,10 @@ const GntLuClass gnt_lu_cluster_destroy = {
 
 /* ---- OP_CLUSTER_SET_PARAMS ------------------------------------------------ */
 
-/* Opcode parameters stored as they are under the same key (or another). */
-static const struct {
-	const gchar *param;
-	const gchar *setting;
-} plain_params[] = {
-	{"enabled_hypervisors", "enabled_hypervisors"},
-	{"enabled_disk_templates", "enabled_disk_templates"},
-	{"candidate_pool_size", "candidate_pool_size"},
-	{"max_running_jobs", "max_running_jobs"},
-	{"max_tracked_jobs", "max_tracked_jobs"},
-	{"maintain_node_health", "maintain_node_health"},
-	{"prealloc_wipe_disks", "prealloc_wipe_disks"},
-	{"default_iallocator", "default_iallocator"},
-	{"default_iallocator_params", "default_iallocator_params"},
-	{"master_netdev", "master_netdev"},
-	{"master_netmask", "master_netmask"},
-	{"reserved_lvs", "reserved_lvs"},
-	{"use_external_mip_script", "use_external_mip_script"},
-	{"file_storage_dir", "file_storage_dir"},
-	{"shared_file_storage_dir", "shared_file_storage_dir"},
-	{"gluster_storage_dir", "gluster_storage_dir"},
-	{"install_image", "install_image"},
-	{"instance_communication_network", "instance_communication_network"},
-	{"zeroing_image", "zeroing_image"},
-	{"compression_tools", "compression_tools"},
-	{"enabled_user_shutdown", "enabled_user_shutdown"},
-	{"uid_pool", "uid_pool"},
-	{"drbd_helper", "drbd_usermode_helper"},
-	{"os_search_path", "os_search_path"},
-	/* Gantry's (doc/install.md): no Ganeti counterpart */
-	{"enable_safe_install", "enable_safe_install"},
-	{"install_timeout", "install_timeout"},
-	{"ssh_keys", "ssh_keys"},
-};
-
-/* Parameters merged into a dictionary setting: one level (ndparams,
- * enabled_data_collectors), or per group (hvparams per hypervisor, ...). */
-static const struct {
-	const gchar *param;
-	gboolean grouped;
-} merged_params[] = {
-	{"ndparams", FALSE},
-	{"enabled_data_collectors", FALSE},
-	{"data_collector_interval", FALSE},
-	{"diskparams", TRUE},
-	{"osparams", TRUE},
-};
-
-/* Ganeti parameters Gantry takes but has nothing to apply them to yet. */
+/* Ganeti parameters that change no setting of Gantry's: taken, refused
+ * unless empty (settings that are so say GNT_SETTING_CHANGE_UNSUPPORTED). */
 static const gchar *const unsupported_params[] = {
-	"hv_state", "disk_state", "osparams_private_cluster", "ipolicy", "add_uids", "remove_uids",
+	"hv_state", "disk_state", "osparams_private_cluster", "add_uids", "remove_uids",
 };
 
 static gboolean
@@ -413,6 +367,77 @@ check_vg_exists(GntConfig *config, GntRpcClient *rpc, const gchar *vg, GError **
 }
 
 /* The new values of the settings @params changes. (transfer full) */
+/* Refuses a parameter that changes nothing Gantry has, unless it is empty. */
+static gboolean
+check_unsupported(JsonObject *params, GError **error)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+
+	for (guint i = 0; i < G_N_ELEMENTS(unsupported_params); i++)
+		g_ptr_array_add(names, (gpointer)unsupported_params[i]);
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		if (s->change == GNT_SETTING_CHANGE_UNSUPPORTED)
+			g_ptr_array_add(names, (gpointer)gnt_cluster_setting_get_param(s));
+	}
+	for (guint i = 0; i < names->len; i++) {
+		JsonNode *value = json_object_get_member(params, names->pdata[i]);
+		gboolean empty = value == NULL || JSON_NODE_HOLDS_NULL(value) ||
+				 (JSON_NODE_HOLDS_OBJECT(value) &&
+				  json_object_get_size(json_node_get_object(value)) == 0);
+		if (!empty) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "changing '%s' is not supported yet",
+				    (const gchar *)names->pdata[i]);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Puts into @changes what @given (the parameter's value) makes of
+ * @setting (now @current), as the table's change kind says; the custom
+ * kinds are settings_from_params()'s own. */
+static gboolean
+change_setting(const GntClusterSetting *setting, JsonNode *current, JsonNode *given,
+	       JsonObject *changes, GError **error)
+{
+	JsonObject *base = current != NULL && JSON_NODE_HOLDS_OBJECT(current)
+				   ? json_node_get_object(current)
+				   : NULL;
+	JsonObject *merged;
+	JsonArray *list;
+
+	switch (setting->change) {
+	case GNT_SETTING_CHANGE_REPLACE:
+		json_object_set_member(changes, setting->key, json_node_copy(given));
+		return TRUE;
+	case GNT_SETTING_CHANGE_MERGE:
+		json_object_set_object_member(changes, setting->key,
+					      merge_objects(base, json_node_get_object(given)));
+		return TRUE;
+	case GNT_SETTING_CHANGE_MERGE_GROUPED:
+		merged = merge_groups(base, json_node_get_object(given), setting->key, error);
+		if (merged == NULL)
+			return FALSE;
+		json_object_set_object_member(changes, setting->key, merged);
+		return TRUE;
+	case GNT_SETTING_CHANGE_LIST_MODS:
+		list = apply_list_mods(current != NULL && JSON_NODE_HOLDS_ARRAY(current)
+					       ? json_node_get_array(current)
+					       : NULL,
+				       json_node_get_array(given), setting->key, error);
+		if (list == NULL)
+			return FALSE;
+		json_object_set_array_member(changes, setting->key, list);
+		return TRUE;
+	case GNT_SETTING_CHANGE_NONE:
+	case GNT_SETTING_CHANGE_UNSUPPORTED: /* refused before */
+	case GNT_SETTING_CHANGE_CUSTOM:
+	default:
+		return TRUE;
+	}
+}
+
 static JsonObject *
 settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 {
@@ -420,22 +445,15 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 	JsonObject *current = cluster->settings;
 	JsonArray *newly_enabled = NULL;
 
-	for (guint i = 0; i < G_N_ELEMENTS(unsupported_params); i++) {
-		JsonNode *value = json_object_get_member(params, unsupported_params[i]);
-		gboolean empty = value == NULL || JSON_NODE_HOLDS_NULL(value) ||
-				 (JSON_NODE_HOLDS_OBJECT(value) &&
-				  json_object_get_size(json_node_get_object(value)) == 0);
-		if (!empty) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "changing '%s' is not supported yet", unsupported_params[i]);
+	if (!check_unsupported(params, error))
+		return NULL;
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		const gchar *param = gnt_cluster_setting_get_param(s);
+
+		if (param != NULL && param_given(params, param) &&
+		    !change_setting(s, json_object_get_member(current, s->key),
+				    json_object_get_member(params, param), changes, error))
 			return NULL;
-		}
-	}
-	for (guint i = 0; i < G_N_ELEMENTS(plain_params); i++) {
-		if (param_given(params, plain_params[i].param))
-			json_object_set_member(changes, plain_params[i].setting,
-					       json_object_dup_member(params,
-								      plain_params[i].param));
 	}
 	if (param_given(params, "vg_name")) {
 		const gchar *vg = json_object_get_string_member(params, "vg_name");
@@ -493,21 +511,6 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 			merge_groups(json_object_get_object_member(current, "nicparams"), update,
 				     "nicparams", NULL));
 	}
-	for (guint i = 0; i < G_N_ELEMENTS(merged_params); i++) {
-		const gchar *name = merged_params[i].param;
-		JsonObject *base = json_object_get_object_member(current, name);
-		JsonObject *merged;
-
-		if (!param_given(params, name))
-			continue;
-		merged = merged_params[i].grouped
-				 ? merge_groups(base, json_object_get_object_member(params, name),
-						name, error)
-				 : merge_objects(base, json_object_get_object_member(params, name));
-		if (merged == NULL)
-			return NULL;
-		json_object_set_object_member(changes, name, merged);
-	}
 	if (param_given(params, "os_hvp")) {
 		/* {os: {hv: params}}: one more level */
 		JsonObject *os_hvp =
@@ -543,20 +546,6 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 			json_object_set_object_member(os_hvp, os, merged);
 		}
 		json_object_set_object_member(changes, "os_hvp", os_hvp);
-	}
-	/* trusted_os (Gantry's, gnt-os modify --trusted) is modified like
-	 * Ganeti's hidden_os: [[action, name]] */
-	for (guint i = 0; i < 3; i++) {
-		const gchar *name = i == 0 ? "hidden_os" : i == 1 ? "blacklisted_os" : "trusted_os";
-		JsonArray *list;
-
-		if (!param_given(params, name))
-			continue;
-		list = apply_list_mods(json_object_get_array_member(current, name),
-				       json_object_get_array_member(params, name), name, error);
-		if (list == NULL)
-			return NULL;
-		json_object_set_array_member(changes, name, list);
 	}
 	return g_steal_pointer(&changes);
 }

@@ -574,7 +574,7 @@ assign_check_splits(GntLu *lu, AssignCtx *ctx, GError **error)
 	if (new_splits->len == 0)
 		return TRUE;
 	g_ptr_array_sort(new_splits, (GCompareFunc)g_strcmp0);
-	if (!gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force", FALSE)) {
+	if (!gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force")) {
 		g_autofree gchar *list = join_names(new_splits);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,

@@ -57,7 +57,11 @@ gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, const gchar *state,
 	const gchar *source = gnt_opcode_get_string(op, "admin_state_source");
 	g_autoptr(JsonObject) changes = json_object_new();
 
-	if (state != NULL && !gnt_opcode_get_bool(op, "no_remember", FALSE)) {
+	/* create and reboot have no no_remember: they always record */
+	gboolean remember = !gnt_opcode_has_param(op, "no_remember") ||
+			    !gnt_opcode_get_bool(op, "no_remember");
+
+	if (state != NULL && remember) {
 		json_object_set_string_member(changes, "admin_state", state);
 		json_object_set_string_member(changes, "admin_state_source",
 					      source != NULL ? source : "admin");
@@ -172,7 +176,7 @@ gnt_lu_check_os(GntLu *lu, GntRpcClient *rpc, JsonObject *node, const gchar *os_
 	gnt_json_object_overlay(merged, osparams_private);
 	return gnt_node_call_os_validate(
 		rpc, node, (const gchar *const *)search_path->pdata, os_name, merged,
-		osparams_secret, gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant", FALSE),
+		osparams_secret, gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force_variant"),
 		error);
 }
 

@@ -94,7 +94,7 @@ static gboolean
 create_check_install_args(const GntOpcode *op, GError **error)
 {
 	gboolean import = gnt_lu_backup_is_import(op);
-	gboolean no_install = gnt_opcode_get_bool(op, "no_install", FALSE);
+	gboolean no_install = gnt_opcode_get_flag(op, "no_install");
 	const gchar *mode = gnt_opcode_get_string(op, "install_mode");
 	const gchar *image = gnt_install_op_os_image(op);
 	JsonObject *install_hv =
@@ -377,8 +377,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 		if (comm == NULL)
 			return NULL;
 		json_object_set_boolean_member(record, "communication",
-					       gnt_opcode_get_bool(op, "instance_communication",
-								   FALSE));
+					       gnt_opcode_get_bool(op, "instance_communication"));
 		json_object_set_object_member(record, "communication_nic", comm);
 		if (user_data != NULL && !JSON_NODE_HOLDS_NULL(user_data) &&
 		    json_node_get_string(user_data)[0] != '\0')
@@ -388,7 +387,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 			json_object_set_member(record, "ssh_keys", gnt_json_node_deep_copy(keys));
 	}
 	/* what the install is to do; none for an import or --no-install */
-	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_bool(op, "no_install", FALSE)) {
+	if (!gnt_lu_backup_is_import(op) && !gnt_opcode_get_flag(op, "no_install")) {
 		JsonObject *install = gnt_install_params_new(
 			gnt_opcode_get_string(op, "install_mode"),
 			gnt_lu_object_or_null(gnt_opcode_get_param(op, "install_hvparams")));
@@ -467,7 +466,7 @@ create_check_prereq(GntLu *lu, GError **error)
 				     gnt_lu_record_object(record, "osparams_private"), secret,
 				     error))
 			return FALSE;
-		if (!gnt_opcode_get_bool(op, "no_install", FALSE) &&
+		if (!gnt_opcode_get_flag(op, "no_install") &&
 		    !gnt_lu_choose_install_where(lu, rpc, node, record,
 						 gnt_opcode_get_param(op, "enable_safe_install"),
 						 error))
@@ -618,13 +617,13 @@ create_exec(GntLu *lu, GError **error)
 	JsonObject *record = ctx->record;
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) stored = NULL;
-	gboolean start = gnt_opcode_get_bool(op, "start", TRUE);
+	gboolean start = gnt_opcode_get_bool(op, "start");
 	gboolean ok;
 	JsonArray *result;
 
 	if (rpc == NULL)
 		return NULL;
-	if (gnt_opcode_get_bool(op, "no_install", FALSE) && start) {
+	if (gnt_opcode_get_flag(op, "no_install") && start) {
 		gnt_lu_feedback(lu, "No-installation mode selected, disabling startup");
 		start = FALSE;
 	}

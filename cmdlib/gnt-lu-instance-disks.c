@@ -109,7 +109,7 @@ deactivate_exec(GntLu *lu, GError **error)
 
 	/* Ganeti's _SafeShutdownInstanceDisks: not under a running instance,
 	 * unless forced */
-	if (!gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force", FALSE)) {
+	if (!gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "force")) {
 		rpc = gnt_lu_get_rpc(lu, error);
 		if (rpc == NULL ||
 		    !gnt_lu_instance_check_not_running(rpc, ctx, "cannot shutdown disks", error))
@@ -148,8 +148,8 @@ grow_check_prereq(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	g_autoptr(GrowCtx) ctx = g_new0(GrowCtx, 1);
-	gint64 index = gnt_opcode_get_int(op, "disk", 0);
-	gint64 amount = gnt_opcode_get_int(op, "amount", 0);
+	gint64 index = gnt_opcode_get_int(op, "disk");
+	gint64 amount = gnt_opcode_get_int(op, "amount");
 	JsonArray *disks;
 	g_autofree gchar *target_s = NULL;
 	g_autofree gchar *size_s = NULL;
@@ -172,7 +172,7 @@ grow_check_prereq(GntLu *lu, GError **error)
 	ctx->index = (guint)index;
 	ctx->size = json_object_get_int_member(json_array_get_object_element(disks, ctx->index),
 					       "size");
-	ctx->target = gnt_opcode_get_bool(op, "absolute", FALSE) ? amount : ctx->size + amount;
+	ctx->target = gnt_opcode_get_bool(op, "absolute") ? amount : ctx->size + amount;
 	target_s = gnt_size_format(ctx->target, GNT_SIZE_UNIT_AUTO);
 	size_s = gnt_size_format(ctx->size, GNT_SIZE_UNIT_AUTO);
 	if (ctx->target < ctx->size) {

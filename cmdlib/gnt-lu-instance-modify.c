@@ -185,6 +185,7 @@ set_params_check_args(GntLu *lu, GError **error)
 	g_autoptr(JsonArray) disks = NULL;
 	g_autoptr(JsonObject) be = NULL;
 	gboolean any = FALSE;
+	gboolean done = FALSE;
 
 	if (!gnt_lu_check_no_iallocator(op, error))
 		return FALSE;
@@ -203,7 +204,7 @@ set_params_check_args(GntLu *lu, GError **error)
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "No changes submitted");
 		return FALSE;
 	}
-	if (param_given(op, "install_done") && !gnt_opcode_get_bool(op, "install_done", FALSE)) {
+	if (gnt_opcode_lookup_bool(op, "install_done", &done) && !done) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "'install_done' can only be true: it ends a self_install's "
 				    "first boot");
@@ -388,7 +389,7 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	}
 	if (!set_params_apply_offline(updated, gnt_opcode_get_param(op, "offline"), changes,
 				      error) ||
-	    !set_params_apply_install_done(updated, gnt_opcode_get_bool(op, "install_done", FALSE),
+	    !set_params_apply_install_done(updated, gnt_opcode_get_flag(op, "install_done"),
 					   changes, error))
 		return NULL;
 	return g_steal_pointer(&updated);
@@ -413,8 +414,8 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	/* the OS and its parameters as Ganeti checks them, unless forced */
 	return gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx),
-					os_changes && !gnt_opcode_get_bool(op, "force", FALSE),
-					NULL, error);
+					os_changes && !gnt_opcode_get_bool(op, "force"), NULL,
+					error);
 }
 
 static JsonNode *

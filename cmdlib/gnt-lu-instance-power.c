@@ -108,7 +108,7 @@ startup_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "self_install: instance %s boots with its install parameters",
 				gnt_lu_instance_name(ctx));
 	if (!gnt_node_call_instance_start(rpc, ctx->node, spec,
-					  gnt_opcode_get_bool(op, "startup_paused", FALSE),
+					  gnt_opcode_get_bool(op, "startup_paused"),
 					  &start_error)) {
 		/* already running is what was asked for */
 		if (!g_error_matches(start_error, GNT_ERROR, GNT_ERROR_EXISTS)) {
@@ -137,7 +137,7 @@ static JsonNode *
 shutdown_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	guint timeout = (guint)gnt_opcode_get_number(op, "timeout", 120);
+	guint timeout = (guint)gnt_opcode_get_number(op, "timeout");
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(GError) stop_error = NULL;
@@ -190,9 +190,9 @@ reboot_exec(GntLu *lu, GError **error)
 	spec = instance_boot_spec(lu, ctx, &first_boot, error);
 	if (spec == NULL)
 		return NULL;
-	if (!gnt_node_call_instance_reboot(
-		    rpc, ctx->node, spec, type,
-		    (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120), error))
+	if (!gnt_node_call_instance_reboot(rpc, ctx->node, spec, type,
+					   (guint)gnt_opcode_get_number(op, "shutdown_timeout"),
+					   error))
 		return NULL;
 	if (first_boot)
 		install = gnt_lu_install_dup_with_state(ctx->instance, GNT_INSTALL_STATE_BOOTED);

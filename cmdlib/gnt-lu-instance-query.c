@@ -117,7 +117,7 @@ run_state(GntLu *lu, JsonObject *instance, JsonObject *node, GHashTable *running
 	const gchar *node_name = json_object_get_string_member(node, "name");
 	JsonObject *running;
 
-	if (gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "static", FALSE))
+	if (gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "static"))
 		return gnt_json_node_new_null();
 	if (json_object_get_boolean_member_with_default(node, "offline", FALSE)) {
 		gnt_lu_feedback(lu,

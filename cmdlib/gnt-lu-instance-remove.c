@@ -27,7 +27,7 @@
 static gboolean
 remove_check_prereq(GntLu *lu, GError **error)
 {
-	gboolean ignore = gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_failures", FALSE);
+	gboolean ignore = gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "ignore_failures");
 
 	return gnt_lu_instance_ctx_load(lu, !ignore, error);
 }
@@ -36,8 +36,8 @@ static JsonNode *
 remove_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	gboolean ignore = gnt_opcode_get_bool(op, "ignore_failures", FALSE);
-	guint timeout = (guint)gnt_opcode_get_number(op, "shutdown_timeout", 120);
+	gboolean ignore = gnt_opcode_get_bool(op, "ignore_failures");
+	guint timeout = (guint)gnt_opcode_get_number(op, "shutdown_timeout");
 	GntLuInstanceCtx *ctx = gnt_lu_get_data(lu);
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	gboolean forced = FALSE;

@@ -95,8 +95,8 @@ rename_exec(GntLu *lu, GError **error)
 	 * rename stands */
 	if (json_object_get_member(renamed, "os") != NULL &&
 	    !JSON_NODE_HOLDS_NULL(json_object_get_member(renamed, "os")) &&
-	    !gnt_node_call_os_rename(rpc, ctx->node, spec, old_name,
-				     (guint)gnt_opcode_get_int(op, "debug_level", 0), &os_error))
+	    !gnt_node_call_os_rename(rpc, ctx->node, spec, old_name, gnt_opcode_get_debug_level(op),
+				     &os_error))
 		gnt_lu_feedback(lu, "WARNING: the OS rename script failed: %s", os_error->message);
 	/* metad knows instances by name */
 	if (gnt_lu_instance_has_communication(renamed)) {

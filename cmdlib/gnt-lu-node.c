@@ -96,7 +96,7 @@ add_check_args(GntLu *lu, GError **error)
 	    (pip != NULL && !check_ip(pip, "primary IP", error)) ||
 	    (sip != NULL && !check_ip(sip, "Secondary IP", error)))
 		return FALSE;
-	if (gnt_opcode_get_bool(op, "readd", FALSE) && group != NULL) {
+	if (gnt_opcode_get_bool(op, "readd") && group != NULL) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "Cannot pass a node group when a node is being readded");
 		return FALSE;
@@ -160,7 +160,10 @@ add_check_prereq(GntLu *lu, GError **error)
 	g_autoptr(JsonObject) record = NULL;
 	g_autofree gchar *pip = NULL;
 	const gchar *sip = gnt_opcode_get_string(op, "secondary_ip");
-	gboolean readd = gnt_opcode_get_bool(op, "readd", FALSE);
+	gboolean readd = gnt_opcode_get_bool(op, "readd");
+	gint64 rpc_port = 0;
+	gboolean master_capable = TRUE;
+	gboolean vm_capable = TRUE;
 	IpConflict conflict = {name};
 
 	if (master == NULL)
@@ -205,16 +208,18 @@ add_check_prereq(GntLu *lu, GError **error)
 	json_object_set_string_member(record, "name", name);
 	json_object_set_string_member(record, "primary_ip", pip);
 	json_object_set_string_member(record, "secondary_ip", sip);
-	json_object_set_int_member(
-		record, "rpc_port",
-		gnt_opcode_get_int(op, "rpc_port",
-				   json_object_get_int_member_with_default(master, "rpc_port",
-									   GNT_RPC_DEFAULT_PORT)));
+	/* not given: the master's port, and a node able to do both */
+	if (!gnt_opcode_lookup_int(op, "rpc_port", &rpc_port))
+		rpc_port = json_object_get_int_member_with_default(master, "rpc_port",
+								   GNT_RPC_DEFAULT_PORT);
+	if (!gnt_opcode_lookup_bool(op, "master_capable", &master_capable))
+		master_capable = TRUE;
+	if (!gnt_opcode_lookup_bool(op, "vm_capable", &vm_capable))
+		vm_capable = TRUE;
+	json_object_set_int_member(record, "rpc_port", rpc_port);
 	json_object_set_boolean_member(record, "master_candidate", FALSE);
-	json_object_set_boolean_member(record, "master_capable",
-				       gnt_opcode_get_bool(op, "master_capable", TRUE));
-	json_object_set_boolean_member(record, "vm_capable",
-				       gnt_opcode_get_bool(op, "vm_capable", TRUE));
+	json_object_set_boolean_member(record, "master_capable", master_capable);
+	json_object_set_boolean_member(record, "vm_capable", vm_capable);
 	/* Ganeti: a readded node has its offline and drained flags reset */
 	json_object_set_boolean_member(record, "offline", FALSE);
 	json_object_set_boolean_member(record, "drained", FALSE);

@@ -33,12 +33,12 @@ test_delay_declare_locks(GntLu *lu, GntLockSet *locks)
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
 	JsonArray *names = json_node_get_array(gnt_opcode_get_param(op, "on_nodes"));
 
-	if (gnt_opcode_get_bool(op, "no_locks", TRUE))
+	if (gnt_opcode_get_bool(op, "no_locks"))
 		return;
 	for (guint i = 0; i < json_array_get_length(names); i++)
 		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE,
 				 json_array_get_string_element(names, i), GNT_LOCK_EXCLUSIVE);
-	if (gnt_opcode_get_bool(op, "on_master", TRUE)) {
+	if (gnt_opcode_get_bool(op, "on_master")) {
 		g_autofree gchar *master = gnt_config_dup_master_node(gnt_lu_get_env(lu)->config);
 		gnt_lock_set_add(locks, GNT_LOCK_LEVEL_NODE, master, GNT_LOCK_EXCLUSIVE);
 	}
@@ -48,10 +48,10 @@ static JsonNode *
 test_delay_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	gdouble duration = gnt_opcode_get_number(op, "duration", 0);
-	gint64 repeat = gnt_opcode_get_int(op, "repeat", 0);
+	gdouble duration = gnt_opcode_get_number(op, "duration");
+	gint64 repeat = gnt_opcode_get_int(op, "repeat");
 	JsonArray *nodes = json_node_get_array(gnt_opcode_get_param(op, "on_nodes"));
-	gboolean anywhere = gnt_opcode_get_bool(op, "on_master", TRUE) ||
+	gboolean anywhere = gnt_opcode_get_bool(op, "on_master") ||
 			    json_array_get_length(nodes) > 0;
 
 	for (gint64 i = 0; i < MAX(repeat, 1); i++) {
@@ -178,7 +178,7 @@ test_dummy_exec(GntLu *lu, GError **error)
 		gnt_lu_feedback(lu, "private value received and verified");
 	if (secret != NULL)
 		gnt_lu_feedback(lu, "secret value received and verified");
-	if (gnt_opcode_get_bool(op, "fail", FALSE)) {
+	if (gnt_opcode_get_flag(op, "fail")) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT,
 				    "Opcode failure was requested");
 		return NULL;

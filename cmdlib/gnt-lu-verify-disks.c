@@ -39,7 +39,7 @@ cluster_verify_disks_exec(GntLu *lu, GError **error)
 		json_object_set_string_member(input, "OP_ID", "OP_GROUP_VERIFY_DISKS");
 		json_object_set_string_member(input, "group_name", groups[i]);
 		json_object_set_boolean_member(input, "is_strict",
-					       gnt_opcode_get_bool(op, "is_strict", TRUE));
+					       gnt_opcode_get_bool(op, "is_strict"));
 		json_object_set_member(
 			input, "priority",
 			gnt_json_node_deep_copy(gnt_opcode_get_param(op, "priority")));

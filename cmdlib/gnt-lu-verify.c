@@ -140,9 +140,9 @@ verifier_init(Verifier *v, GntLu *lu)
 
 	v->lu = lu;
 	v->bad = FALSE;
-	v->error_codes = gnt_opcode_get_bool(op, "error_codes", FALSE);
-	v->simulate = gnt_opcode_get_bool(op, "debug_simulate_errors", FALSE);
-	v->verbose = gnt_opcode_get_bool(op, "verbose", FALSE);
+	v->error_codes = gnt_opcode_get_bool(op, "error_codes");
+	v->simulate = gnt_opcode_get_bool(op, "debug_simulate_errors");
+	v->verbose = gnt_opcode_get_bool(op, "verbose");
 	v->ignore = json_node_get_array(gnt_opcode_get_param(op, "ignore_errors"));
 }
 
@@ -277,11 +277,10 @@ new_child_opcode(const GntOpcode *parent, const gchar *op_id, const gchar *group
 		input, "ignore_errors",
 		gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "ignore_errors")));
 	json_object_set_boolean_member(input, "debug_simulate_errors",
-				       gnt_opcode_get_bool(parent, "debug_simulate_errors", FALSE));
-	json_object_set_boolean_member(input, "verbose",
-				       gnt_opcode_get_bool(parent, "verbose", FALSE));
+				       gnt_opcode_get_bool(parent, "debug_simulate_errors"));
+	json_object_set_boolean_member(input, "verbose", gnt_opcode_get_bool(parent, "verbose"));
 	json_object_set_boolean_member(input, "error_codes",
-				       gnt_opcode_get_bool(parent, "error_codes", FALSE));
+				       gnt_opcode_get_bool(parent, "error_codes"));
 	json_object_set_member(input, "priority",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "priority")));
 	if (with_skip_checks) {
@@ -289,8 +288,7 @@ new_child_opcode(const GntOpcode *parent, const gchar *op_id, const gchar *group
 			input, "skip_checks",
 			gnt_json_node_deep_copy(gnt_opcode_get_param(parent, "skip_checks")));
 		json_object_set_boolean_member(input, "verify_clutter",
-					       gnt_opcode_get_bool(parent, "verify_clutter",
-								   FALSE));
+					       gnt_opcode_get_bool(parent, "verify_clutter"));
 	}
 	if (depends_on_previous) {
 		/* Ganeti's [(-len(jobs), [])]: the config job, any final status */

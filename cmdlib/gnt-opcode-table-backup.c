@@ -8,49 +8,62 @@
 #include "gnt-opcode-private.h"
 
 static const GntParamDef backup_query_params[] = {
-	{"use_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"nodes", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "use_locking", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "nodes", .type = GNT_PARAM_TYPE_STRING_LIST, .default_json = "[]"},
 	{NULL},
 };
 
 static const GntParamDef backup_export_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"compress", GNT_PARAM_TYPE_STRING, "\"none\"", FALSE, GNT_PARAM_PUBLIC},
-	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "compress", .type = GNT_PARAM_TYPE_STRING, .default_json = "\"none\""},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	/* a node name (local mode) or per-disk destinations (remote mode) */
-	{"target_node", GNT_PARAM_TYPE_ANY, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"target_node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"shutdown", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"remove_instance", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_remove_failures", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"mode", GNT_PARAM_TYPE_STRING, "\"local\"", FALSE, GNT_PARAM_PUBLIC, NULL, "local|remote"},
-	{"x509_key_name", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"destination_x509_ca", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"zero_free_space", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"zeroing_timeout_fixed", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"zeroing_timeout_per_mib", GNT_PARAM_TYPE_NUMBER, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"long_sleep", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "target_node", .type = GNT_PARAM_TYPE_ANY},
+	{.name = "target_node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "shutdown", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "remove_instance", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ignore_remove_failures", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "mode",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 .default_json = "\"local\"",
+	 .choices = "local|remote"},
+	{.name = "x509_key_name", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "destination_x509_ca", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "zero_free_space", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "zeroing_timeout_fixed", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
+	{.name = "zeroing_timeout_per_mib", .type = GNT_PARAM_TYPE_NUMBER, GNT_PARAM_OPTIONAL},
+	{.name = "long_sleep", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 static const GntParamDef backup_remove_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 /* reads only: runs again harmlessly */
 static const GntOpDef op_backup_query = {
-	"OP_BACKUP_QUERY", NULL, backup_query_params, GNT_LOCK_SHARED, &gnt_lu_backup_query, TRUE,
+	.id = "OP_BACKUP_QUERY",
+	.params = backup_query_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_backup_query,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_backup_export = {
-	"OP_BACKUP_EXPORT", "instance_name",	   backup_export_params,
-	GNT_LOCK_SHARED,    &gnt_lu_backup_export,
+	.id = "OP_BACKUP_EXPORT",
+	.summary_param = "instance_name",
+	.params = backup_export_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_backup_export,
 };
 static const GntOpDef op_backup_remove = {
-	"OP_BACKUP_REMOVE", "instance_name",	   backup_remove_params,
-	GNT_LOCK_SHARED,    &gnt_lu_backup_remove,
+	.id = "OP_BACKUP_REMOVE",
+	.summary_param = "instance_name",
+	.params = backup_remove_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_backup_remove,
 };
 
 const GntOpDef *const gnt_op_defs_backup[] = {

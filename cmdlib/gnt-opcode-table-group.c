@@ -11,15 +11,17 @@
 
 /* what OP_GROUP_ADD and OP_GROUP_SET_PARAMS share */
 #define GROUP_PARAMS                                                                               \
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},                      \
-		{"alloc_policy", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC,            \
-		 NULL,		 ALLOC_POLICIES},                                                  \
-		{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                 \
-		{"diskparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},               \
-		{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},                 \
-		{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},               \
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},                                     \
+		{.name = "alloc_policy",                                                           \
+		 .type = GNT_PARAM_TYPE_STRING,                                                    \
+		 GNT_PARAM_OPTIONAL,                                                               \
+		 .choices = ALLOC_POLICIES},                                                       \
+		{.name = "ndparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},             \
+		{.name = "diskparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},           \
+		{.name = "hv_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},             \
+		{.name = "disk_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},           \
 	{                                                                                          \
-		"ipolicy", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC                     \
+		.name = "ipolicy", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL                 \
 	}
 
 static const GntParamDef group_add_params[] = {
@@ -33,21 +35,21 @@ static const GntParamDef group_set_params_params[] = {
 };
 
 static const GntParamDef group_rename_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"new_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "new_name", .type = GNT_PARAM_TYPE_STRING},
 	{NULL},
 };
 
 static const GntParamDef group_remove_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},
 	{NULL},
 };
 
 static const GntParamDef group_assign_nodes_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"nodes", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"node_uuids", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "nodes", .type = GNT_PARAM_TYPE_STRING_LIST},
+	{.name = "node_uuids", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
@@ -55,22 +57,38 @@ static const GntParamDef group_assign_nodes_params[] = {
  * what every other unit may rely on (a node's group): they hold the cluster
  * lock exclusively. Changing a group's parameters takes its own lock. */
 static const GntOpDef op_group_add = {
-	"OP_GROUP_ADD", "group_name", group_add_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_add,
+	.id = "OP_GROUP_ADD",
+	.summary_param = "group_name",
+	.params = group_add_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_group_add,
 };
 static const GntOpDef op_group_set_params = {
-	"OP_GROUP_SET_PARAMS",	  "group_name", group_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_group_set_params,
+	.id = "OP_GROUP_SET_PARAMS",
+	.summary_param = "group_name",
+	.params = group_set_params_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_group_set_params,
 };
 static const GntOpDef op_group_rename = {
-	"OP_GROUP_RENAME", NULL, group_rename_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_group_rename,
+	.id = "OP_GROUP_RENAME",
+	.params = group_rename_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_group_rename,
 };
 static const GntOpDef op_group_remove = {
-	"OP_GROUP_REMOVE",  "group_name",	  group_remove_params,
-	GNT_LOCK_EXCLUSIVE, &gnt_lu_group_remove,
+	.id = "OP_GROUP_REMOVE",
+	.summary_param = "group_name",
+	.params = group_remove_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_group_remove,
 };
 static const GntOpDef op_group_assign_nodes = {
-	"OP_GROUP_ASSIGN_NODES",    "group_name", group_assign_nodes_params, GNT_LOCK_EXCLUSIVE,
-	&gnt_lu_group_assign_nodes,
+	.id = "OP_GROUP_ASSIGN_NODES",
+	.summary_param = "group_name",
+	.params = group_assign_nodes_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_group_assign_nodes,
 };
 
 const GntOpDef *const gnt_op_defs_group[] = {

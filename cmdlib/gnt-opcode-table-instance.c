@@ -5,199 +5,243 @@
 #include "gnt-limits.h"
 #include "gnt-opcode-private.h"
 
+/* Ganeti's disk templates and file drivers, as create and modify take them */
+#define DISK_TEMPLATES "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"
+#define FILE_DRIVERS   "loop|blktap|blktap2"
+
+/* OS parameters kept out of sight: private ones stored but never shown,
+ * secret ones in memory only (doc/secrets.md); written once for create,
+ * reinstall and modify */
+#define OSPARAMS_PRIVATE_PARAM                                                                     \
+	{                                                                                          \
+		.name = "osparams_private", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL,       \
+		.visibility = GNT_PARAM_PRIVATE                                                    \
+	}
+#define OSPARAMS_SECRET_PARAM                                                                      \
+	{                                                                                          \
+		.name = "osparams_secret", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL,        \
+		.visibility = GNT_PARAM_SECRET                                                     \
+	}
+
 static const GntParamDef instance_create_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"name_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"opportunistic_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"disks", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_disks},
-	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
-	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "loop|blktap|blktap2"},
-	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"hypervisor", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "kvm|xen-hvm|fake|lxc|xen-pvm|chroot"},
-	{"iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"identify_defaults", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"mode", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
-	 "create|import|remote-import"},
-	{"nics", GNT_PARAM_TYPE_LIST, NULL, FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_nics},
-	{"no_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
-	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
-	{"os_type", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"pnode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"pnode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"snode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"snode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"source_handshake", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"source_instance_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"source_shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
-	{"source_x509_ca", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"src_node", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"src_node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"src_path", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"compress", GNT_PARAM_TYPE_STRING, "\"none\"", FALSE, GNT_PARAM_PUBLIC},
-	{"start", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"forthcoming", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"commit", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,
-	 gnt_limits_validate_tags},
-	{"instance_communication", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"helper_startup_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"helper_shutdown_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "wait_for_sync", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "name_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "ignore_ipolicy", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "opportunistic_locking", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "beparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "disks", .type = GNT_PARAM_TYPE_LIST, .validate = gnt_limits_validate_disks},
+	{.name = "disk_template",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = DISK_TEMPLATES},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "file_driver",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = FILE_DRIVERS},
+	{.name = "file_storage_dir", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "hvparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "hypervisor",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = "kvm|xen-hvm|fake|lxc|xen-pvm|chroot"},
+	{.name = "iallocator", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "identify_defaults", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ip_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "conflicts_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "mode", .type = GNT_PARAM_TYPE_STRING, .choices = "create|import|remote-import"},
+	{.name = "nics", .type = GNT_PARAM_TYPE_LIST, .validate = gnt_limits_validate_nics},
+	{.name = "no_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	OSPARAMS_PRIVATE_PARAM,
+	OSPARAMS_SECRET_PARAM,
+	{.name = "os_type", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "pnode", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "pnode_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "snode", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "snode_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "source_handshake", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "source_instance_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("source_shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
+	{.name = "source_x509_ca", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "src_node", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "src_node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "src_path", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "compress", .type = GNT_PARAM_TYPE_STRING, .default_json = "\"none\""},
+	{.name = "start", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "forthcoming", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "commit", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "tags",
+	 .type = GNT_PARAM_TYPE_STRING_LIST,
+	 .default_json = "[]",
+	 .validate = gnt_limits_validate_tags},
+	{.name = "instance_communication", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "helper_startup_timeout", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
+	{.name = "helper_shutdown_timeout", .type = GNT_PARAM_TYPE_INT, GNT_PARAM_OPTIONAL},
 	/* Gantry's install parameters (doc/install.md): a disk image for the
 	 * write_image step, and self_install's first-boot hvparams */
-	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"install_mode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "run|self_install"},
-	{"install_hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "os_image", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "os_image_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "install_mode",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = "run|self_install"},
+	{.name = "install_hvparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
 	/* Gantry's (issue 6): the appliance or the host (null: the cluster's
 	 * enable_safe_install), user data and ssh keys served by metad */
-	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"user_data", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "user_data", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 /* Ganeti 3.0's OpInstanceReinstall: null OS parameters keep the stored ones */
 static const GntParamDef instance_reinstall_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"os_type", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
-	{"osparams_secret", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_SECRET},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "os_type", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	OSPARAMS_PRIVATE_PARAM,
+	OSPARAMS_SECRET_PARAM,
 	/* Gantry's: replaces the stored disk image ("" removes it) */
-	{"os_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"os_image_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "os_image", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "os_image_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	/* Gantry's: null takes the cluster's enable_safe_install */
-	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef instance_remove_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_failures", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
+	{.name = "ignore_failures", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 static const GntParamDef instance_startup_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_offline_nodes", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"no_remember", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"startup_paused", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ignore_offline_nodes", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "hvparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "beparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "no_remember", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "startup_paused", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
 	{NULL},
 };
 
 static const GntParamDef instance_shutdown_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_offline_nodes", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
-	{"no_remember", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"admin_state_source", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "admin|user"},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ignore_offline_nodes", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("timeout", "Maximum time (in seconds) to wait for the guest to "
+					      "shut down before it is destroyed"),
+	{.name = "no_remember", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "admin_state_source",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = "admin|user"},
 	{NULL},
 };
 
 static const GntParamDef instance_reboot_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"shutdown_timeout", GNT_PARAM_TYPE_NUMBER, "120", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_secondaries", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"reboot_type", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
-	 "full|soft|hard"},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	GNT_PARAM_SHUTDOWN_TIMEOUT("shutdown_timeout", GNT_SHUTDOWN_TIMEOUT_HELP),
+	{.name = "ignore_secondaries", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	/* Ganeti's clients send a hard reboot unless told otherwise */
+	{.name = "reboot_type",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 .choices = "soft|hard|full",
+	 .help = "Type of reboot",
+	 .client_default = "hard"},
 	{NULL},
 };
 
 static const GntParamDef instance_rename_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"new_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"name_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"ip_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "new_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "name_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "ip_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
 	{NULL},
 };
 
 static const GntParamDef instance_set_params_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"force_variant", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"nics", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_nics},
-	{"disks", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, gnt_limits_validate_disks},
-	{"beparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"runtime_mem", GNT_PARAM_TYPE_NUMBER, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"hvparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"disk_template", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"},
-	{"ext_params", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"file_driver", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC, NULL,
-	 "loop|blktap|blktap2"},
-	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"pnode", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"pnode_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"remote_node", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"remote_node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"os_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams", GNT_PARAM_TYPE_DICT, "{}", FALSE, GNT_PARAM_PUBLIC},
-	{"osparams_private", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
-	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"offline", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"conflicts_check", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"hotplug", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"hotplug_if_possible", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"instance_communication", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ignore_ipolicy", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "nics",
+	 .type = GNT_PARAM_TYPE_LIST,
+	 .default_json = "[]",
+	 .validate = gnt_limits_validate_nics},
+	{.name = "disks",
+	 .type = GNT_PARAM_TYPE_LIST,
+	 .default_json = "[]",
+	 .validate = gnt_limits_validate_disks},
+	{.name = "beparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "runtime_mem", .type = GNT_PARAM_TYPE_NUMBER, GNT_PARAM_OPTIONAL},
+	{.name = "hvparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "disk_template",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = DISK_TEMPLATES},
+	{.name = "ext_params", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	{.name = "file_driver",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .choices = FILE_DRIVERS},
+	{.name = "file_storage_dir", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "pnode", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "pnode_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "remote_node", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "remote_node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "iallocator", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "os_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "osparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
+	OSPARAMS_PRIVATE_PARAM,
+	{.name = "wait_for_sync", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "offline", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "conflicts_check", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "hotplug", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "hotplug_if_possible", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "instance_communication", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	/* Gantry's: ends a self_install's first boot by hand */
-	{"install_done", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "install_done", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	/* Gantry's: metad's user data and ssh keys ("" / [] remove them) */
-	{"user_data", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "user_data", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef instance_console_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef instance_activate_disks_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	/* file images and logical volumes: no recorded size to ignore, no
 	 * mirror to wait for */
-	{"ignore_size", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "ignore_size", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "wait_for_sync", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 static const GntParamDef instance_deactivate_disks_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
@@ -228,83 +272,120 @@ validate_disk_index(JsonNode *value, GError **error)
 }
 
 static const GntParamDef instance_grow_disk_params[] = {
-	{"instance_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"instance_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"wait_for_sync", GNT_PARAM_TYPE_BOOL, "true", FALSE, GNT_PARAM_PUBLIC},
-	{"disk", GNT_PARAM_TYPE_INT, NULL, FALSE, GNT_PARAM_PUBLIC, validate_disk_index},
+	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "instance_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "wait_for_sync", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "disk", .type = GNT_PARAM_TYPE_INT, .validate = validate_disk_index},
 	/* MiB: added to the disk, or its new size with absolute */
-	{"amount", GNT_PARAM_TYPE_INT, NULL, FALSE, GNT_PARAM_PUBLIC, validate_grow_amount},
-	{"absolute", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"ignore_ipolicy", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "amount", .type = GNT_PARAM_TYPE_INT, .validate = validate_grow_amount},
+	{.name = "absolute", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "ignore_ipolicy", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 static const GntParamDef instance_query_data_params[] = {
-	{"instances", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
-	{"static", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"use_locking", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "instances", .type = GNT_PARAM_TYPE_STRING_LIST, .default_json = "[]"},
+	{.name = "static", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "use_locking", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 /* Units that change an instance hold the cluster lock shared; the
  * instance and node locks they declare keep them apart. */
 static const GntOpDef op_instance_create = {
-	"OP_INSTANCE_CREATE", "instance_name",	       instance_create_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_create,
+	.id = "OP_INSTANCE_CREATE",
+	.summary_param = "instance_name",
+	.params = instance_create_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_create,
 };
 static const GntOpDef op_instance_reinstall = {
-	"OP_INSTANCE_REINSTALL",    "instance_name", instance_reinstall_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_reinstall,
+	.id = "OP_INSTANCE_REINSTALL",
+	.summary_param = "instance_name",
+	.params = instance_reinstall_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_reinstall,
 };
 static const GntOpDef op_instance_remove = {
-	"OP_INSTANCE_REMOVE", "instance_name",	       instance_remove_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_remove,
+	.id = "OP_INSTANCE_REMOVE",
+	.summary_param = "instance_name",
+	.params = instance_remove_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_remove,
 };
 static const GntOpDef op_instance_startup = {
-	"OP_INSTANCE_STARTUP", "instance_name",		 instance_startup_params,
-	GNT_LOCK_SHARED,       &gnt_lu_instance_startup,
+	.id = "OP_INSTANCE_STARTUP",
+	.summary_param = "instance_name",
+	.params = instance_startup_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_startup,
 };
 static const GntOpDef op_instance_shutdown = {
-	"OP_INSTANCE_SHUTDOWN", "instance_name",	   instance_shutdown_params,
-	GNT_LOCK_SHARED,	&gnt_lu_instance_shutdown,
+	.id = "OP_INSTANCE_SHUTDOWN",
+	.summary_param = "instance_name",
+	.params = instance_shutdown_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_shutdown,
 };
 static const GntOpDef op_instance_reboot = {
-	"OP_INSTANCE_REBOOT", "instance_name",	       instance_reboot_params,
-	GNT_LOCK_SHARED,      &gnt_lu_instance_reboot,
+	.id = "OP_INSTANCE_REBOOT",
+	.summary_param = "instance_name",
+	.params = instance_reboot_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_reboot,
 };
 static const GntOpDef op_instance_rename = {
-	"OP_INSTANCE_RENAME",	 NULL, instance_rename_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_rename,
+	.id = "OP_INSTANCE_RENAME",
+	.params = instance_rename_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_rename,
 };
 static const GntOpDef op_instance_set_params = {
-	"OP_INSTANCE_SET_PARAMS",    "instance_name", instance_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_set_params,
+	.id = "OP_INSTANCE_SET_PARAMS",
+	.summary_param = "instance_name",
+	.params = instance_set_params_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_set_params,
 };
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_console = {
-	"OP_INSTANCE_CONSOLE", "instance_name",		 instance_console_params,
-	GNT_LOCK_SHARED,       &gnt_lu_instance_console, TRUE,
+	.id = "OP_INSTANCE_CONSOLE",
+	.summary_param = "instance_name",
+	.params = instance_console_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_console,
+	.idempotent = TRUE,
 };
 
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_query_data = {
-	"OP_INSTANCE_QUERY_DATA",    NULL, instance_query_data_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_query_data, TRUE,
+	.id = "OP_INSTANCE_QUERY_DATA",
+	.params = instance_query_data_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_query_data,
+	.idempotent = TRUE,
 };
 
 static const GntOpDef op_instance_activate_disks = {
-	"OP_INSTANCE_ACTIVATE_DISKS",	 "instance_name",
-	instance_activate_disks_params,	 GNT_LOCK_SHARED,
-	&gnt_lu_instance_activate_disks,
+	.id = "OP_INSTANCE_ACTIVATE_DISKS",
+	.summary_param = "instance_name",
+	.params = instance_activate_disks_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_activate_disks,
 };
 static const GntOpDef op_instance_deactivate_disks = {
-	"OP_INSTANCE_DEACTIVATE_DISKS",	   "instance_name",
-	instance_deactivate_disks_params,  GNT_LOCK_SHARED,
-	&gnt_lu_instance_deactivate_disks,
+	.id = "OP_INSTANCE_DEACTIVATE_DISKS",
+	.summary_param = "instance_name",
+	.params = instance_deactivate_disks_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_deactivate_disks,
 };
 static const GntOpDef op_instance_grow_disk = {
-	"OP_INSTANCE_GROW_DISK",    "instance_name", instance_grow_disk_params, GNT_LOCK_SHARED,
-	&gnt_lu_instance_grow_disk,
+	.id = "OP_INSTANCE_GROW_DISK",
+	.summary_param = "instance_name",
+	.params = instance_grow_disk_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_instance_grow_disk,
 };
 
 const GntOpDef *const gnt_op_defs_instance[] = {

@@ -4,6 +4,7 @@
  * clients' opcodes are accepted as they are; Gantry's own additions are
  * optional and marked.
  */
+#include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-limits.h"
 #include "gnt-opcode-private.h"
@@ -22,153 +23,190 @@ validate_port(JsonNode *value, GError **error)
 }
 
 static const GntParamDef node_add_params[] = {
-	{"node_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"primary_ip", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"secondary_ip", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"readd", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"group", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"master_capable", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"vm_capable", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"node_setup", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "node_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "hv_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "disk_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "primary_ip", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "secondary_ip", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "readd", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "group", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "master_capable", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "vm_capable", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "ndparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "node_setup", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	/* Gantry's: the port of the node's gantry-noded (null: the master's) */
-	{"rpc_port", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC, validate_port},
+	{.name = "rpc_port",
+	 .type = GNT_PARAM_TYPE_INT,
+	 GNT_PARAM_OPTIONAL,
+	 .validate = validate_port},
 	{NULL},
 };
 
 static const GntParamDef node_remove_params[] = {
-	{"node_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "node_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef node_set_params_params[] = {
-	{"node_name", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"node_uuid", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"master_candidate", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"offline", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"drained", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"auto_promote", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"master_capable", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"vm_capable", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"secondary_ip", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"powered", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "node_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "node_uuid", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "hv_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "disk_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "master_candidate", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "offline", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "drained", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "auto_promote", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "master_capable", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "vm_capable", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "secondary_ip", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "ndparams", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "powered", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef tags_set_params[] = {
-	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
-	 "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC,
-	 gnt_limits_validate_tags},
-	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "kind",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 .choices = "cluster|network|node|nodegroup|instance"},
+	{.name = "tags", .type = GNT_PARAM_TYPE_STRING_LIST, .validate = gnt_limits_validate_tags},
+	{.name = "name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef tags_del_params[] = {
-	{"kind", GNT_PARAM_TYPE_STRING, NULL, FALSE, GNT_PARAM_PUBLIC, NULL,
-	 "cluster|network|node|nodegroup|instance"},
-	{"tags", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC,
-	 gnt_limits_validate_tags},
-	{"name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "kind",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 .choices = "cluster|network|node|nodegroup|instance"},
+	{.name = "tags", .type = GNT_PARAM_TYPE_STRING_LIST, .validate = gnt_limits_validate_tags},
+	{.name = "name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntParamDef os_diagnose_params[] = {
-	{"output_fields", GNT_PARAM_TYPE_STRING_LIST, NULL, FALSE, GNT_PARAM_PUBLIC},
-	{"names", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC},
+	{.name = "output_fields", .type = GNT_PARAM_TYPE_STRING_LIST},
+	{.name = "names", .type = GNT_PARAM_TYPE_STRING_LIST, .default_json = "[]"},
 	{NULL},
 };
 
+/* OP_CLUSTER_SET_PARAMS's own rows: Ganeti's parameters that change no
+ * setting of Gantry's (the unit refuses them unless empty, and ignores
+ * modify_etc_hosts: Gantry leaves /etc/hosts alone). */
 static const GntParamDef cluster_set_params_params[] = {
-	{"force", GNT_PARAM_TYPE_BOOL, "false", FALSE, GNT_PARAM_PUBLIC},
-	{"hv_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"disk_state", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"vg_name", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"enabled_hypervisors", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"hvparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"beparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"os_hvp", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"osparams_private_cluster", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PRIVATE},
-	{"diskparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"candidate_pool_size", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"max_running_jobs", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"max_tracked_jobs", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"uid_pool", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"add_uids", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"remove_uids", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"maintain_node_health", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"prealloc_wipe_disks", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"nicparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ndparams", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ipolicy", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"drbd_helper", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"default_iallocator", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"default_iallocator_params", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"mac_prefix", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"master_netdev", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"master_netmask", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"reserved_lvs", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"hidden_os", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"blacklisted_os", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"use_external_mip_script", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"enabled_disk_templates", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"modify_etc_hosts", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"shared_file_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"gluster_storage_dir", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"install_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"instance_communication_network", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"zeroing_image", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"compression_tools", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"enabled_user_shutdown", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"enabled_data_collectors", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"data_collector_interval", GNT_PARAM_TYPE_DICT, "null", TRUE, GNT_PARAM_PUBLIC},
-	/* Gantry's: the OS search path (Ganeti's four directories stay at its end) */
-	{"os_search_path", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	/* Gantry's installs (doc/install.md): safe install by default, the
-	 * appliance's time limit, the default ssh keys, and the trusted OSes
-	 * ([["add"|"remove", name]], like hidden_os) */
-	{"enable_safe_install", GNT_PARAM_TYPE_BOOL, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"install_timeout", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"ssh_keys", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
-	{"trusted_os", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC},
+	{.name = "force", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "hv_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "disk_state", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL},
+	{.name = "osparams_private_cluster",
+	 .type = GNT_PARAM_TYPE_DICT,
+	 GNT_PARAM_OPTIONAL,
+	 .visibility = GNT_PARAM_PRIVATE},
+	{.name = "add_uids", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "remove_uids", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "modify_etc_hosts", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
+
+/* The parameter's type for a setting: what its change kind takes. */
+static GntParamType
+setting_param_type(const GntClusterSetting *setting)
+{
+	if (setting->change == GNT_SETTING_CHANGE_LIST_MODS)
+		return GNT_PARAM_TYPE_LIST;
+	switch (setting->type) {
+	case GNT_SETTING_STRING:
+	case GNT_SETTING_STRING_OR_NULL:
+		return GNT_PARAM_TYPE_STRING;
+	case GNT_SETTING_INT:
+		return GNT_PARAM_TYPE_INT;
+	case GNT_SETTING_BOOL:
+		return GNT_PARAM_TYPE_BOOL;
+	case GNT_SETTING_STRING_LIST:
+		return GNT_PARAM_TYPE_STRING_LIST;
+	case GNT_SETTING_LIST:
+		return GNT_PARAM_TYPE_LIST;
+	case GNT_SETTING_OBJECT:
+	default:
+		return GNT_PARAM_TYPE_DICT;
+	}
+}
+
+/* One optional row per setting a parameter changes, in the settings
+ * table's order, built once: the cluster settings table
+ * (config/gnt-cluster-settings.c) is their one home. */
+static const GntParamDef *
+cluster_settings_params(void)
+{
+	static const GntParamDef *rows;
+
+	if (g_once_init_enter(&rows)) {
+		GArray *built = g_array_new(TRUE, TRUE, sizeof(GntParamDef));
+
+		for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+			GntParamDef row = {
+				.name = gnt_cluster_setting_get_param(s),
+				.type = setting_param_type(s),
+				GNT_PARAM_OPTIONAL,
+			};
+
+			if (row.name != NULL)
+				g_array_append_val(built, row);
+		}
+		g_once_init_leave(&rows, (const GntParamDef *)(gpointer)g_array_free(built, FALSE));
+	}
+	return rows;
+}
 
 /* Adding and removing nodes changes what every job may rely on: they hold
  * the cluster lock exclusively, as Ganeti's LUs do (REQ_BGL). */
 static const GntOpDef op_node_add = {
-	"OP_NODE_ADD", "node_name", node_add_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_node_add,
+	.id = "OP_NODE_ADD",
+	.summary_param = "node_name",
+	.params = node_add_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_node_add,
 };
 static const GntOpDef op_node_remove = {
-	"OP_NODE_REMOVE", "node_name", node_remove_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_node_remove,
+	.id = "OP_NODE_REMOVE",
+	.summary_param = "node_name",
+	.params = node_remove_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_node_remove,
 };
 /* the node's own lock keeps it apart from the instance units */
 static const GntOpDef op_node_set_params = {
-	"OP_NODE_SET_PARAMS",	 "node_name", node_set_params_params, GNT_LOCK_SHARED,
-	&gnt_lu_node_set_params,
+	.id = "OP_NODE_SET_PARAMS",
+	.summary_param = "node_name",
+	.params = node_set_params_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_node_set_params,
 };
 static const GntOpDef op_tags_set = {
-	"OP_TAGS_SET", NULL, tags_set_params, GNT_LOCK_SHARED, &gnt_lu_tags_set,
+	.id = "OP_TAGS_SET",
+	.params = tags_set_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_tags_set,
 };
 static const GntOpDef op_tags_del = {
-	"OP_TAGS_DEL", NULL, tags_del_params, GNT_LOCK_SHARED, &gnt_lu_tags_del,
+	.id = "OP_TAGS_DEL",
+	.params = tags_del_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_tags_del,
 };
 /* asks the nodes, changes nothing: runs again harmlessly */
 static const GntOpDef op_os_diagnose = {
-	"OP_OS_DIAGNOSE", NULL, os_diagnose_params, GNT_LOCK_SHARED, &gnt_lu_os_diagnose, TRUE,
+	.id = "OP_OS_DIAGNOSE",
+	.params = os_diagnose_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_os_diagnose,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_set_params = {
-	"OP_CLUSTER_SET_PARAMS",    NULL, cluster_set_params_params, GNT_LOCK_EXCLUSIVE,
-	&gnt_lu_cluster_set_params,
+	.id = "OP_CLUSTER_SET_PARAMS",
+	.params = cluster_set_params_params,
+	.more_params = cluster_settings_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_cluster_set_params,
 };
 
 const GntOpDef *const gnt_op_defs_node[] = {

@@ -44,25 +44,27 @@ validate_skip_checks(JsonNode *value, GError **error)
 }
 
 #define VERIFY_COMMON_PARAMS                                                                       \
-	{"debug_simulate_errors", GNT_PARAM_TYPE_BOOL, "false"},                                   \
-		{"error_codes", GNT_PARAM_TYPE_BOOL, "false"},                                     \
-		{"ignore_errors", GNT_PARAM_TYPE_STRING_LIST, "[]",                                \
-		 FALSE,		  GNT_PARAM_PUBLIC,	      validate_error_codes},               \
+	{.name = "debug_simulate_errors", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},   \
+		{.name = "error_codes", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},     \
+		{.name = "ignore_errors",                                                          \
+		 .type = GNT_PARAM_TYPE_STRING_LIST,                                               \
+		 .default_json = "[]",                                                             \
+		 .validate = validate_error_codes},                                                \
 	{                                                                                          \
-		"verbose", GNT_PARAM_TYPE_BOOL, "false"                                            \
+		.name = "verbose", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"            \
 	}
 
 #define VERIFY_SKIP_CHECKS                                                                         \
 	{                                                                                          \
-		"skip_checks", GNT_PARAM_TYPE_STRING_LIST, "[]", FALSE, GNT_PARAM_PUBLIC,          \
-			validate_skip_checks                                                       \
+		.name = "skip_checks", .type = GNT_PARAM_TYPE_STRING_LIST, .default_json = "[]",   \
+		.validate = validate_skip_checks                                                   \
 	}
 
 static const GntParamDef cluster_verify_params[] = {
 	VERIFY_COMMON_PARAMS,
 	VERIFY_SKIP_CHECKS,
-	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE},
-	{"verify_clutter", GNT_PARAM_TYPE_BOOL, "false"},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "verify_clutter", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
@@ -72,44 +74,61 @@ static const GntParamDef cluster_verify_config_params[] = {
 };
 
 static const GntParamDef cluster_verify_group_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},
 	VERIFY_COMMON_PARAMS,
 	VERIFY_SKIP_CHECKS,
-	{"verify_clutter", GNT_PARAM_TYPE_BOOL, "false"},
+	{.name = "verify_clutter", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
 	{NULL},
 };
 
 static const GntParamDef cluster_verify_disks_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, "null", TRUE},
-	{"is_strict", GNT_PARAM_TYPE_BOOL, "true"},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "is_strict", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
 	{NULL},
 };
 
 static const GntParamDef group_verify_disks_params[] = {
-	{"group_name", GNT_PARAM_TYPE_STRING, NULL},
-	{"is_strict", GNT_PARAM_TYPE_BOOL, "true"},
+	{.name = "group_name", .type = GNT_PARAM_TYPE_STRING},
+	{.name = "is_strict", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
 	{NULL},
 };
 
 static const GntOpDef op_cluster_verify = {
-	"OP_CLUSTER_VERIFY",	NULL, cluster_verify_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify, TRUE,
+	.id = "OP_CLUSTER_VERIFY",
+	.params = cluster_verify_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_cluster_verify,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_config = {
-	"OP_CLUSTER_VERIFY_CONFIG",    NULL, cluster_verify_config_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_config, TRUE,
+	.id = "OP_CLUSTER_VERIFY_CONFIG",
+	.params = cluster_verify_config_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_cluster_verify_config,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_group = {
-	"OP_CLUSTER_VERIFY_GROUP",    "group_name", cluster_verify_group_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_group, TRUE,
+	.id = "OP_CLUSTER_VERIFY_GROUP",
+	.summary_param = "group_name",
+	.params = cluster_verify_group_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_cluster_verify_group,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_disks = {
-	"OP_CLUSTER_VERIFY_DISKS",    NULL, cluster_verify_disks_params, GNT_LOCK_SHARED,
-	&gnt_lu_cluster_verify_disks, TRUE,
+	.id = "OP_CLUSTER_VERIFY_DISKS",
+	.params = cluster_verify_disks_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_cluster_verify_disks,
+	.idempotent = TRUE,
 };
 static const GntOpDef op_group_verify_disks = {
-	"OP_GROUP_VERIFY_DISKS",    "group_name", group_verify_disks_params, GNT_LOCK_SHARED,
-	&gnt_lu_group_verify_disks, TRUE,
+	.id = "OP_GROUP_VERIFY_DISKS",
+	.summary_param = "group_name",
+	.params = group_verify_disks_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_group_verify_disks,
+	.idempotent = TRUE,
 };
 
 const GntOpDef *const gnt_op_defs_verify[] = {

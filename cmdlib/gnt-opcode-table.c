@@ -136,53 +136,86 @@ validate_reason(JsonNode *value, GError **error)
 }
 
 const GntParamDef gnt_op_common_params[] = {
-	{"dry_run", GNT_PARAM_TYPE_BOOL, "null", TRUE},
-	{"debug_level", GNT_PARAM_TYPE_INT, "null", TRUE, GNT_PARAM_PUBLIC, validate_non_negative},
-	{"priority", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_priority},
-	{"depends", GNT_PARAM_TYPE_LIST, "null", TRUE, GNT_PARAM_PUBLIC, validate_depends},
-	{"comment", GNT_PARAM_TYPE_STRING, "null", TRUE},
-	{"reason", GNT_PARAM_TYPE_LIST, "[]", FALSE, GNT_PARAM_PUBLIC, validate_reason},
+	{.name = "dry_run", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "debug_level",
+	 .type = GNT_PARAM_TYPE_INT,
+	 GNT_PARAM_OPTIONAL,
+	 .validate = validate_non_negative},
+	{.name = "priority",
+	 .type = GNT_PARAM_TYPE_INT,
+	 .default_json = "0",
+	 .validate = validate_priority},
+	{.name = "depends",
+	 .type = GNT_PARAM_TYPE_LIST,
+	 GNT_PARAM_OPTIONAL,
+	 .validate = validate_depends},
+	{.name = "comment", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "reason",
+	 .type = GNT_PARAM_TYPE_LIST,
+	 .default_json = "[]",
+	 .validate = validate_reason},
 	{NULL},
 };
 
 static const GntParamDef test_delay_params[] = {
-	{"duration", GNT_PARAM_TYPE_NUMBER, NULL, FALSE, GNT_PARAM_PUBLIC, validate_delay_duration},
-	{"on_master", GNT_PARAM_TYPE_BOOL, "true"},
-	{"on_nodes", GNT_PARAM_TYPE_STRING_LIST, "[]"},
-	{"on_node_uuids", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE},
-	{"repeat", GNT_PARAM_TYPE_INT, "0", FALSE, GNT_PARAM_PUBLIC, validate_delay_repeat},
-	{"interruptible", GNT_PARAM_TYPE_BOOL, "false"},
-	{"no_locks", GNT_PARAM_TYPE_BOOL, "true"},
+	{.name = "duration", .type = GNT_PARAM_TYPE_NUMBER, .validate = validate_delay_duration},
+	{.name = "on_master", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
+	{.name = "on_nodes", .type = GNT_PARAM_TYPE_STRING_LIST, .default_json = "[]"},
+	{.name = "on_node_uuids", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "repeat",
+	 .type = GNT_PARAM_TYPE_INT,
+	 .default_json = "0",
+	 .validate = validate_delay_repeat},
+	{.name = "interruptible", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
+	{.name = "no_locks", .type = GNT_PARAM_TYPE_BOOL, .default_json = "true"},
 	{NULL},
 };
 
 static const GntOpDef op_test_delay = {
-	"OP_TEST_DELAY", "duration", test_delay_params, GNT_LOCK_SHARED, &gnt_lu_test_delay, TRUE,
+	.id = "OP_TEST_DELAY",
+	.summary_param = "duration",
+	.params = test_delay_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_test_delay,
+	.idempotent = TRUE,
 };
 
 /* Ganeti's OP_TEST_DUMMY, plus a private and a secret value with public
  * digests to check them against, so tests can prove where each kind of
  * value goes (and where it never goes). */
 static const GntParamDef test_dummy_params[] = {
-	{"result", GNT_PARAM_TYPE_ANY, "null", TRUE},
-	{"messages", GNT_PARAM_TYPE_STRING_LIST, "null", TRUE},
-	{"fail", GNT_PARAM_TYPE_BOOL, "null", TRUE},
-	{"submit_jobs", GNT_PARAM_TYPE_LIST, "null", TRUE},
-	{"private_value", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_PRIVATE},
-	{"secret_value", GNT_PARAM_TYPE_STRING, "null", TRUE, GNT_PARAM_SECRET},
-	{"private_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE},
-	{"secret_sha256", GNT_PARAM_TYPE_STRING, "null", TRUE},
+	{.name = "result", .type = GNT_PARAM_TYPE_ANY, GNT_PARAM_OPTIONAL},
+	{.name = "messages", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "fail", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	{.name = "submit_jobs", .type = GNT_PARAM_TYPE_LIST, GNT_PARAM_OPTIONAL},
+	{.name = "private_value",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .visibility = GNT_PARAM_PRIVATE},
+	{.name = "secret_value",
+	 .type = GNT_PARAM_TYPE_STRING,
+	 GNT_PARAM_OPTIONAL,
+	 .visibility = GNT_PARAM_SECRET},
+	{.name = "private_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
+	{.name = "secret_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{NULL},
 };
 
 static const GntOpDef op_test_dummy = {
-	"OP_TEST_DUMMY", NULL, test_dummy_params, GNT_LOCK_SHARED, &gnt_lu_test_dummy, TRUE,
+	.id = "OP_TEST_DUMMY",
+	.params = test_dummy_params,
+	.bgl = GNT_LOCK_SHARED,
+	.lu = &gnt_lu_test_dummy,
+	.idempotent = TRUE,
 };
 
 static const GntParamDef no_params[] = {{NULL}};
 
 static const GntOpDef op_cluster_destroy = {
-	"OP_CLUSTER_DESTROY", NULL, no_params, GNT_LOCK_EXCLUSIVE, &gnt_lu_cluster_destroy, FALSE,
+	.id = "OP_CLUSTER_DESTROY",
+	.params = no_params,
+	.bgl = GNT_LOCK_EXCLUSIVE,
+	.lu = &gnt_lu_cluster_destroy,
 };
 
 const GntOpDef *const gnt_op_defs_core[] = {

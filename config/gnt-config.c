@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 
 #include "gnt-build-config.h"
+#include "gnt-cluster-settings.h"
 #include "gnt-config-groups.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -15,113 +16,7 @@
 #define SCHEMA_VERSION 3
 
 /* ------------------------------------------------------------------ */
-/* Cluster settings: one table, in the order QueryClusterInfo shows them */
-
-typedef enum {
-	SETTING_STRING,
-	SETTING_STRING_OR_NULL,
-	SETTING_INT,
-	SETTING_BOOL,
-	SETTING_STRING_LIST,
-	SETTING_LIST,
-	SETTING_OBJECT,
-} SettingType;
-
-typedef enum {
-	DIR_NONE,
-	DIR_ROOT, /* <root>/... */
-	DIR_RUN,  /* <root>/run/gantry/... */
-} SettingDir;
-
-typedef struct {
-	const gchar *key;
-	SettingType type;
-	const gchar *default_json; /* NULL: a directory, see dir and path */
-	gint64 min;		   /* SETTING_INT */
-	SettingDir dir;
-	const gchar *path;
-} Setting;
-
-static const Setting settings[] = {
-	{"enabled_hypervisors", SETTING_STRING_LIST, "[\"fake\"]"},
-	/* where OS definitions are looked for, the first directory holding a
-	 * name wins; Ganeti's directories, so installed Ganeti OS definitions
-	 * are found */
-	{"os_search_path", SETTING_STRING_LIST,
-	 "[\"/srv/ganeti/os\", \"/usr/local/lib/ganeti/os\", \"/usr/lib/ganeti/os\","
-	 " \"/usr/share/ganeti/os\"]"},
-	/* the hypervisors' own tables give the defaults (hypervisor/) */
-	{"hvparams", SETTING_OBJECT, "{\"fake\": {}, \"kvm\": {}}"},
-	{"os_hvp", SETTING_OBJECT, "{}"},
-	{"beparams", SETTING_OBJECT,
-	 "{\"default\": {\"always_failover\": false, \"auto_balance\": true, \"maxmem\": 128,"
-	 " \"minmem\": 128, \"spindle_use\": 1, \"vcpus\": 1}}"},
-	{"osparams", SETTING_OBJECT, "{}"},
-	{"ipolicy", SETTING_OBJECT,
-	 "{\"disk-templates\": [\"diskless\", \"file\", \"plain\"],"
-	 " \"minmax\": [{\"max\": {\"cpu-count\": 8, \"disk-count\": 16, \"disk-size\": 1048576,"
-	 " \"memory-size\": 32768, \"nic-count\": 8, \"spindle-use\": 12},"
-	 " \"min\": {\"cpu-count\": 1, \"disk-count\": 1, \"disk-size\": 1024,"
-	 " \"memory-size\": 128, \"nic-count\": 1, \"spindle-use\": 1}}],"
-	 " \"spindle-ratio\": 32.0,"
-	 " \"std\": {\"cpu-count\": 1, \"disk-count\": 1, \"disk-size\": 1024,"
-	 " \"memory-size\": 128, \"nic-count\": 1, \"spindle-use\": 1},"
-	 " \"vcpu-ratio\": 4.0}"},
-	{"nicparams", SETTING_OBJECT,
-	 "{\"default\": {\"link\": \"br0\", \"mode\": \"bridged\", \"vlan\": \"\"}}"},
-	{"ndparams", SETTING_OBJECT,
-	 "{\"cpu_speed\": 1.0, \"exclusive_storage\": false, \"oob_program\": \"\","
-	 " \"ovs\": false, \"ovs_link\": \"\", \"ovs_name\": \"switch1\","
-	 " \"spindle_count\": 1, \"ssh_port\": 22}"},
-	{"diskparams", SETTING_OBJECT,
-	 "{\"diskless\": {}, \"file\": {}, \"sharedfile\": {}, \"plain\": {\"stripes\": 1},"
-	 " \"blockdev\": {}, \"ext\": {\"access\": \"kernelspace\"}}"},
-	{"candidate_pool_size", SETTING_INT, "10", 1},
-	{"max_running_jobs", SETTING_INT, "20", 1},
-	{"max_tracked_jobs", SETTING_INT, "25", 1},
-	{"mac_prefix", SETTING_STRING, "\"aa:00:00\""},
-	{"master_netdev", SETTING_STRING, "\"lo\""},
-	{"master_netmask", SETTING_INT, "32", 0},
-	{"use_external_mip_script", SETTING_BOOL, "false"},
-	{"primary_ip_version", SETTING_INT, "4", 4},
-	{"volume_group_name", SETTING_STRING_OR_NULL, "null"},
-	{"drbd_usermode_helper", SETTING_STRING_OR_NULL, "null"},
-	{"file_storage_dir", SETTING_STRING, NULL, 0, DIR_ROOT, "srv/gantry/file-storage"},
-	{"shared_file_storage_dir", SETTING_STRING, NULL, 0, DIR_ROOT,
-	 "srv/gantry/shared-file-storage"},
-	{"gluster_storage_dir", SETTING_STRING, NULL, 0, DIR_RUN, "gluster"},
-	{"prealloc_wipe_disks", SETTING_BOOL, "false"},
-	{"reserved_lvs", SETTING_STRING_LIST, "[]"},
-	{"enabled_disk_templates", SETTING_STRING_LIST, "[\"file\", \"diskless\"]"},
-	{"maintain_node_health", SETTING_BOOL, "false"},
-	{"uid_pool", SETTING_LIST, "[]"},
-	{"default_iallocator", SETTING_STRING, "\"\""},
-	{"default_iallocator_params", SETTING_OBJECT, "{}"},
-	{"hidden_os", SETTING_STRING_LIST, "[]"},
-	{"blacklisted_os", SETTING_STRING_LIST, "[]"},
-	{"install_image", SETTING_STRING, "\"\""},
-	{"instance_communication_network", SETTING_STRING, "\"\""},
-	{"zeroing_image", SETTING_STRING, "\"\""},
-	{"compression_tools", SETTING_STRING_LIST, "[\"gzip\", \"gzip-fast\", \"gzip-slow\"]"},
-	{"enabled_user_shutdown", SETTING_BOOL, "false"},
-	{"enabled_data_collectors", SETTING_OBJECT,
-	 "{\"cpu-avg-load\": true, \"diskstats\": true, \"drbd\": true,"
-	 " \"inst-status-xen\": true, \"lv\": true, \"xen-cpu-avg-load\": true}"},
-	{"data_collector_interval", SETTING_OBJECT,
-	 "{\"cpu-avg-load\": 5000000, \"diskstats\": 5000000, \"drbd\": 5000000,"
-	 " \"inst-status-xen\": 5000000, \"lv\": 5000000, \"xen-cpu-avg-load\": 5000000}"},
-	{"modify_ssh_setup", SETTING_BOOL, "false"},
-	{"ssh_key_type", SETTING_STRING, "\"rsa\""},
-	{"ssh_key_bits", SETTING_INT, "2048", 1},
-	/* Gantry's installs (doc/install.md): OS scripts run inside the
-	 * install appliance unless an OS is trusted and safe install is off */
-	{"enable_safe_install", SETTING_BOOL, "true"},
-	{"install_timeout", SETTING_INT, "1800", 1},
-	/* authorized_keys lines served to instances that have none of their own */
-	{"ssh_keys", SETTING_STRING_LIST, "[]"},
-	/* OS names (without variant) an administrator marked trusted */
-	{"trusted_os", SETTING_STRING_LIST, "[]"},
-};
+/* Cluster settings: one table, gnt-cluster-settings.c */
 
 /* Keys of the record outside the settings; the first five are columns. */
 static const gchar *const record_keys[] = {
@@ -130,20 +25,20 @@ static const gchar *const record_keys[] = {
 #define N_RECORD_COLUMNS 5
 
 static gboolean
-setting_check(const Setting *setting, JsonNode *value, GError **error)
+setting_check(const GntClusterSetting *setting, JsonNode *value, GError **error)
 {
 	g_autofree gchar *what = g_strdup_printf("'%s'", setting->key);
 	const gchar *str = NULL;
 	gint64 number = 0;
 
 	switch (setting->type) {
-	case SETTING_STRING_OR_NULL:
+	case GNT_SETTING_STRING_OR_NULL:
 		if (JSON_NODE_HOLDS_NULL(value))
 			return TRUE;
 		return gnt_json_node_get_string(value, what, &str, error);
-	case SETTING_STRING:
+	case GNT_SETTING_STRING:
 		return gnt_json_node_get_string(value, what, &str, error);
-	case SETTING_INT:
+	case GNT_SETTING_INT:
 		if (!gnt_json_node_get_int(value, what, &number, error))
 			return FALSE;
 		if (number < setting->min) {
@@ -154,12 +49,12 @@ setting_check(const Setting *setting, JsonNode *value, GError **error)
 			return FALSE;
 		}
 		return TRUE;
-	case SETTING_BOOL:
+	case GNT_SETTING_BOOL:
 		if (JSON_NODE_HOLDS_VALUE(value) &&
 		    json_node_get_value_type(value) == G_TYPE_BOOLEAN)
 			return TRUE;
 		break;
-	case SETTING_STRING_LIST:
+	case GNT_SETTING_STRING_LIST:
 		if (!JSON_NODE_HOLDS_ARRAY(value))
 			break;
 		for (guint i = 0; i < json_array_get_length(json_node_get_array(value)); i++) {
@@ -170,11 +65,11 @@ setting_check(const Setting *setting, JsonNode *value, GError **error)
 				return FALSE;
 		}
 		return TRUE;
-	case SETTING_LIST:
+	case GNT_SETTING_LIST:
 		if (JSON_NODE_HOLDS_ARRAY(value))
 			return TRUE;
 		break;
-	case SETTING_OBJECT:
+	case GNT_SETTING_OBJECT:
 		if (JSON_NODE_HOLDS_OBJECT(value))
 			return TRUE;
 		break;
@@ -182,15 +77,15 @@ setting_check(const Setting *setting, JsonNode *value, GError **error)
 		g_assert_not_reached();
 	}
 	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' must be a %s, not %s", setting->key,
-		    setting->type == SETTING_BOOL     ? "boolean"
-		    : setting->type == SETTING_OBJECT ? "dictionary"
-						      : "list",
+		    setting->type == GNT_SETTING_BOOL	  ? "boolean"
+		    : setting->type == GNT_SETTING_OBJECT ? "dictionary"
+							  : "list",
 		    gnt_json_node_type_name(value));
 	return FALSE;
 }
 
 static JsonNode *
-setting_default(const Setting *setting, const gchar *root)
+setting_default(const GntClusterSetting *setting, const gchar *root)
 {
 	g_autoptr(GntPaths) paths = NULL;
 	g_autofree gchar *dir = NULL;
@@ -198,8 +93,9 @@ setting_default(const Setting *setting, const gchar *root)
 
 	if (setting->default_json == NULL) {
 		paths = gnt_paths_new(root);
-		dir = g_build_filename(setting->dir == DIR_RUN ? gnt_paths_get_run_dir(paths)
-							       : gnt_paths_get_root(paths),
+		dir = g_build_filename(setting->dir == GNT_SETTING_DIR_RUN
+					       ? gnt_paths_get_run_dir(paths)
+					       : gnt_paths_get_root(paths),
 				       setting->path, NULL);
 		return gnt_json_node_new_string(dir);
 	}
@@ -223,9 +119,9 @@ gnt_cluster_new(const gchar *name, const gchar *master_node, const gchar *root)
 	self->ctime = self->mtime = (gdouble)g_get_real_time() / G_USEC_PER_SEC;
 	self->tags = g_new0(gchar *, 1);
 	self->settings = json_object_new();
-	for (guint i = 0; i < G_N_ELEMENTS(settings); i++)
-		json_object_set_member(self->settings, settings[i].key,
-				       setting_default(&settings[i], root));
+	for (guint i = 0; gnt_cluster_settings[i].key != NULL; i++)
+		json_object_set_member(self->settings, gnt_cluster_settings[i].key,
+				       setting_default(&gnt_cluster_settings[i], root));
 	return self;
 }
 
@@ -268,16 +164,6 @@ is_record_key(const gchar *key)
 	return FALSE;
 }
 
-static const Setting *
-setting_lookup(const gchar *key)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(settings); i++) {
-		if (g_strcmp0(settings[i].key, key) == 0)
-			return &settings[i];
-	}
-	return NULL;
-}
-
 static gboolean
 cluster_load_tags(GntCluster *self, JsonObject *obj, GError **error)
 {
@@ -309,19 +195,19 @@ cluster_load_settings(GntCluster *self, JsonObject *obj, GError **error)
 
 	json_object_iter_init_ordered(&iter, obj);
 	while (json_object_iter_next_ordered(&iter, &key, &member)) {
-		if (setting_lookup(key) == NULL && !is_record_key(key))
+		if (gnt_cluster_setting_lookup(key) == NULL && !is_record_key(key))
 			g_debug("cluster record: skipping unknown key '%s'", key);
 	}
-	for (guint i = 0; i < G_N_ELEMENTS(settings); i++) {
-		member = json_object_get_member(obj, settings[i].key);
+	for (guint i = 0; gnt_cluster_settings[i].key != NULL; i++) {
+		member = json_object_get_member(obj, gnt_cluster_settings[i].key);
 		if (member == NULL) {
-			json_object_set_member(self->settings, settings[i].key,
-					       setting_default(&settings[i], NULL));
+			json_object_set_member(self->settings, gnt_cluster_settings[i].key,
+					       setting_default(&gnt_cluster_settings[i], NULL));
 			continue;
 		}
-		if (!setting_check(&settings[i], member, error))
+		if (!setting_check(&gnt_cluster_settings[i], member, error))
 			return FALSE;
-		json_object_set_member(self->settings, settings[i].key,
+		json_object_set_member(self->settings, gnt_cluster_settings[i].key,
 				       gnt_json_node_deep_copy(member));
 	}
 	return TRUE;
@@ -371,9 +257,11 @@ gnt_cluster_to_json(const GntCluster *self)
 	for (guint i = 0; self->tags[i] != NULL; i++)
 		json_array_add_string_element(tags, self->tags[i]);
 	json_object_set_array_member(obj, "tags", tags);
-	for (guint i = 0; i < G_N_ELEMENTS(settings); i++) {
-		JsonNode *value = json_object_get_member(self->settings, settings[i].key);
-		json_object_set_member(obj, settings[i].key, gnt_json_node_deep_copy(value));
+	for (guint i = 0; gnt_cluster_settings[i].key != NULL; i++) {
+		JsonNode *value =
+			json_object_get_member(self->settings, gnt_cluster_settings[i].key);
+		json_object_set_member(obj, gnt_cluster_settings[i].key,
+				       gnt_json_node_deep_copy(value));
 	}
 	return obj;
 }
@@ -851,9 +739,9 @@ gnt_config_dup_cluster_info(GntConfig *self)
 	json_object_set_member(info, "tags", json_object_dup_member(record, "tags"));
 	json_object_set_member(info, "default_hypervisor",
 			       gnt_json_node_new_string(default_hypervisor));
-	for (guint i = 0; i < G_N_ELEMENTS(settings); i++)
-		json_object_set_member(info, settings[i].key,
-				       json_object_dup_member(record, settings[i].key));
+	for (guint i = 0; gnt_cluster_settings[i].key != NULL; i++)
+		json_object_set_member(info, gnt_cluster_settings[i].key,
+				       json_object_dup_member(record, gnt_cluster_settings[i].key));
 	return info;
 }
 
@@ -949,7 +837,8 @@ gnt_config_set_changed_func(GntConfig *self, GntConfigChangedFunc func, gpointer
  * record with the new value, a bumped serial_no and mtime, becomes the
  * current one once committed. */
 static gboolean
-config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *value, GError **error)
+config_set_setting_locked(GntConfig *self, const GntClusterSetting *setting, JsonNode *value,
+			  GError **error)
 {
 	g_autoptr(GntCluster) cluster = NULL;
 
@@ -966,7 +855,7 @@ config_set_setting_locked(GntConfig *self, const Setting *setting, JsonNode *val
 static gboolean
 config_set_setting(GntConfig *self, const gchar *key, JsonNode *value, GError **error)
 {
-	const Setting *setting = setting_lookup(key);
+	const GntClusterSetting *setting = gnt_cluster_setting_lookup(key);
 	gboolean ok;
 
 	g_return_val_if_fail(GNT_IS_CONFIG(self), FALSE);
@@ -1269,7 +1158,7 @@ check_hvparams(JsonNode *value, GError **error)
 
 /* Checks (and normalises) the new @value of @setting. (transfer full) */
 static JsonNode *
-setting_prepare(const Setting *setting, JsonNode *value, GError **error)
+setting_prepare(const GntClusterSetting *setting, JsonNode *value, GError **error)
 {
 	const gchar *key = setting->key;
 
@@ -1319,7 +1208,7 @@ gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error
 	merged = gnt_json_object_deep_copy(self->settings);
 	json_object_iter_init_ordered(&iter, changes);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		const Setting *setting = setting_lookup(key);
+		const GntClusterSetting *setting = gnt_cluster_setting_lookup(key);
 		JsonNode *prepared;
 
 		if (setting == NULL) {

@@ -253,7 +253,7 @@ typedef struct {
 static guint
 debug_level(GntInstall *self)
 {
-	return (guint)gnt_opcode_get_int(gnt_lu_get_opcode(self->lu), "debug_level", 0);
+	return gnt_opcode_get_debug_level(gnt_lu_get_opcode(self->lu));
 }
 
 /* prepare: the new instance's disks (a reinstall keeps its own). */
@@ -454,9 +454,9 @@ appliance_options_new(GntInstall *self)
 	json_object_set_member(options, "package_url", gnt_json_node_new_string(url));
 	json_object_set_member(options, "package_username", gnt_json_node_new_string(username));
 	json_object_set_member(options, "package_password", gnt_json_node_new_string(password));
-	json_object_set_int_member(
-		options, "timeout",
-		json_object_get_int_member_with_default(cluster, "install_timeout", 1800));
+	json_object_set_int_member(options, "timeout",
+				   json_object_get_int_member(cluster,
+							      "install_timeout")); /* always set */
 	json_object_set_int_member(options, "debug", debug_level(self));
 	json_object_set_boolean_member(options, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
 	return options;

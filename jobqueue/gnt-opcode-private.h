@@ -6,7 +6,14 @@
 
 G_BEGIN_DECLS
 
-/* One parameter of an opcode: a row of the declarative table. */
+/*
+ * One parameter of an opcode: a row of the declarative table, written with
+ * designated initialisers so that a row names only what differs from the
+ * usual (public, not nullable, no extra check, any value). The table is the
+ * one home of a parameter's type, default, choices and help: the CLI reads
+ * them through gnt_op_param_*() (gnt-opcode.h), the units through the typed
+ * getters, and tests/jobqueue/test-opcode-table.c checks every row.
+ */
 typedef struct {
 	const gchar *name;
 	GntParamType type;
@@ -19,12 +26,33 @@ typedef struct {
 	gboolean (*validate)(JsonNode *value, GError **error);
 	/* for a string: the values allowed, "a|b|c"; NULL: any */
 	const gchar *choices;
+	/* what the parameter means, for --help texts and doc/; NULL: no CLI
+	 * option shows it */
+	const gchar *help;
+	/* for a required string: what Ganeti's clients (gnt-*, RAPI) send
+	 * when the user names none ("hard" for reboot_type); NULL: nothing */
+	const gchar *client_default;
 } GntParamDef;
+
+/* Ganeti's optional parameters: null unless given, and null accepted. */
+#define GNT_PARAM_OPTIONAL .default_json = "null", .nullable = TRUE
+
+/* How long an instance has to shut down, in seconds: Ganeti's
+ * DEFAULT_SHUTDOWN_TIMEOUT, written once for every opcode that stops one. */
+#define GNT_PARAM_SHUTDOWN_TIMEOUT(param_name, help_text)                                          \
+	{                                                                                          \
+		.name = (param_name), .type = GNT_PARAM_TYPE_NUMBER, .default_json = "120",        \
+		.help = (help_text)                                                                \
+	}
+#define GNT_SHUTDOWN_TIMEOUT_HELP "Maximum time (in seconds) to wait for instance shutdown"
 
 struct _GntOpDef {
 	const gchar *id;
 	const gchar *summary_param;
 	const GntParamDef *params; /* terminated by a row with name NULL */
+	/* more rows, built once from another table (OP_CLUSTER_SET_PARAMS's
+	 * from the cluster settings); NULL: none */
+	const GntParamDef *(*more_params)(void);
 	/* the cluster-level lock every run of this opcode takes */
 	GntLockMode bgl;
 	const GntLuClass *lu;
@@ -44,6 +72,23 @@ extern const GntOpDef *const gnt_op_defs_node[];
 extern const GntOpDef *const gnt_op_defs_backup[];
 extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
 extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
+
+/* Whether @value (not null) has the row's type, is one of its choices and
+ * passes its check: what parsing an opcode asks of every given value and
+ * the table self-test of every default and choice. */
+gboolean
+gnt_param_def_check_value(const GntParamDef *pdef, JsonNode *value, GError **error);
+
+/* The rows of @def, in the order they are parsed and shown: its own, the
+ * built ones, the common ones (each terminated by a row with name NULL). */
+#define GNT_OP_DEF_N_PARAM_TABLES 3
+void
+gnt_op_def_get_param_tables(const GntOpDef *def,
+			    const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES]);
+
+/* @def's row (or the common one) named @name, or NULL. */
+const GntParamDef *
+gnt_op_def_find_param(const GntOpDef *def, const gchar *name);
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];

@@ -44,18 +44,105 @@ gnt_op_def_get_summary_param(const GntOpDef *def)
 	return def->summary_param;
 }
 
-static const GntParamDef *
-param_lookup(const GntOpDef *def, const gchar *name)
+void
+gnt_op_def_get_param_tables(const GntOpDef *def,
+			    const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES])
 {
-	for (const GntParamDef *p = def->params; p->name != NULL; p++) {
-		if (g_strcmp0(p->name, name) == 0)
-			return p;
-	}
-	for (const GntParamDef *p = gnt_op_common_params; p->name != NULL; p++) {
-		if (g_strcmp0(p->name, name) == 0)
-			return p;
+	static const GntParamDef none[] = {{NULL}};
+
+	tables[0] = def->params;
+	tables[1] = def->more_params != NULL ? def->more_params() : none;
+	tables[2] = gnt_op_common_params;
+}
+
+const GntParamDef *
+gnt_op_def_find_param(const GntOpDef *def, const gchar *name)
+{
+	const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES];
+
+	gnt_op_def_get_param_tables(def, tables);
+	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
+			if (g_strcmp0(p->name, name) == 0)
+				return p;
+		}
 	}
 	return NULL;
+}
+
+/* The row of @op_id's parameter @name; unknown ones are a caller's bug. */
+static const GntParamDef *
+param_def(const gchar *op_id, const gchar *name)
+{
+	const GntOpDef *def = gnt_op_def_lookup(op_id);
+	const GntParamDef *pdef = def != NULL ? gnt_op_def_find_param(def, name) : NULL;
+
+	if (pdef == NULL)
+		g_critical("the opcode table has no parameter '%s' of '%s'", name, op_id);
+	return pdef;
+}
+
+const gchar *
+gnt_op_param_get_default(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->default_json : NULL;
+}
+
+const gchar *
+gnt_op_param_get_client_default(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->client_default : NULL;
+}
+
+const gchar *
+gnt_op_param_get_help(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL ? pdef->help : NULL;
+}
+
+GStrv
+gnt_op_param_dup_choices(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+
+	return pdef != NULL && pdef->choices != NULL ? g_strsplit(pdef->choices, "|", -1) : NULL;
+}
+
+gboolean
+gnt_op_param_is_choice(const gchar *op_id, const gchar *name, const gchar *value)
+{
+	g_auto(GStrv) choices = gnt_op_param_dup_choices(op_id, name);
+
+	return choices == NULL || g_strv_contains((const gchar *const *)choices, value);
+}
+
+gchar *
+gnt_op_param_describe(const gchar *op_id, const gchar *name)
+{
+	const GntParamDef *pdef = param_def(op_id, name);
+	g_autoptr(GString) text = g_string_new(NULL);
+	const gchar *dflt;
+
+	if (pdef == NULL)
+		return g_strdup(name);
+	g_string_append(text, pdef->help != NULL ? pdef->help : pdef->name);
+	if (pdef->choices != NULL) {
+		g_auto(GStrv) choices = g_strsplit(pdef->choices, "|", -1);
+		g_autofree gchar *list = g_strjoinv(", ", choices);
+		g_string_append_printf(text, ": %s", list);
+	}
+	dflt = pdef->client_default;
+	if (dflt != NULL)
+		g_string_append_printf(text, " (default %s)", dflt);
+	else if (pdef->default_json != NULL && g_strcmp0(pdef->default_json, "null") != 0)
+		g_string_append_printf(text, " (default %s)", pdef->default_json);
+	return g_string_free(g_steal_pointer(&text), FALSE);
 }
 
 typedef gboolean (*ParamFunc)(const GntParamDef *pdef, gpointer user_data, GError **error);
@@ -64,8 +151,9 @@ typedef gboolean (*ParamFunc)(const GntParamDef *pdef, gpointer user_data, GErro
 static gboolean
 foreach_param(const GntOpDef *def, ParamFunc func, gpointer user_data, GError **error)
 {
-	const GntParamDef *tables[] = {def->params, gnt_op_common_params};
+	const GntParamDef *tables[GNT_OP_DEF_N_PARAM_TABLES];
 
+	gnt_op_def_get_param_tables(def, tables);
 	for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
 		for (const GntParamDef *p = tables[t]; p->name != NULL; p++) {
 			if (!func(p, user_data, error))
@@ -144,6 +232,32 @@ param_is_choice(const gchar *choices, JsonNode *value)
 	return g_strv_contains((const gchar *const *)allowed, json_node_get_string(value));
 }
 
+gboolean
+gnt_param_def_check_value(const GntParamDef *pdef, JsonNode *value, GError **error)
+{
+	g_autoptr(GError) error_local = NULL;
+
+	if (!param_type_matches(pdef->type, value)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "parameter '%s' must be %s, not %s", pdef->name,
+			    param_type_name(pdef->type), gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	if (pdef->choices != NULL && !param_is_choice(pdef->choices, value)) {
+		g_auto(GStrv) allowed = g_strsplit(pdef->choices, "|", -1);
+		g_autofree gchar *list = g_strjoinv(", ", allowed);
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "parameter '%s' must be one of %s",
+			    pdef->name, list);
+		return FALSE;
+	}
+	if (pdef->validate != NULL && !pdef->validate(value, &error_local)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "parameter '%s' %s", pdef->name,
+			    error_local->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* "<redacted>" in place of a value, or of each value of a dict. */
 static JsonNode *
 redacted_copy(JsonNode *value)
@@ -197,7 +311,6 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 	ParseCtx *ctx = user_data;
 	JsonNode *given = json_object_get_member(ctx->input, pdef->name);
 	g_autoptr(JsonNode) value = NULL;
-	g_autoptr(GError) error_local = NULL;
 
 	if (pdef->visibility == GNT_PARAM_PRIVATE && ctx->source == OPCODE_SOURCE_STORE) {
 		/* the stored opcode shows "<redacted>"; the value is kept apart */
@@ -223,24 +336,8 @@ parse_param(const GntParamDef *pdef, gpointer user_data, GError **error)
 			json_object_set_member(ctx->op->params, pdef->name, redacted_copy(value));
 			return TRUE;
 		}
-		if (!param_type_matches(pdef->type, value)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: parameter '%s' must be %s, not %s", ctx->op->def->id,
-				    pdef->name, param_type_name(pdef->type),
-				    gnt_json_node_type_name(value));
-			return FALSE;
-		}
-		if (pdef->choices != NULL && !param_is_choice(pdef->choices, value)) {
-			g_auto(GStrv) allowed = g_strsplit(pdef->choices, "|", -1);
-			g_autofree gchar *list = g_strjoinv(", ", allowed);
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: parameter '%s' must be one of %s", ctx->op->def->id,
-				    pdef->name, list);
-			return FALSE;
-		}
-		if (pdef->validate != NULL && !pdef->validate(value, &error_local)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s: parameter '%s' %s",
-				    ctx->op->def->id, pdef->name, error_local->message);
+		if (!gnt_param_def_check_value(pdef, value, error)) {
+			g_prefix_error(error, "%s: ", ctx->op->def->id);
 			return FALSE;
 		}
 		if (pdef->visibility == GNT_PARAM_SECRET) {
@@ -263,7 +360,7 @@ check_no_unknown_keys(const GntOpDef *def, JsonObject *input, GError **error)
 	for (GList *l = members; l != NULL; l = l->next) {
 		if (g_strcmp0(l->data, "OP_ID") == 0)
 			continue;
-		if (param_lookup(def, l->data) == NULL) {
+		if (gnt_op_def_find_param(def, l->data) == NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "%s: unknown parameter '%s'", def->id, (const gchar *)l->data);
 			return FALSE;
@@ -390,38 +487,101 @@ gnt_opcode_get_id(const GntOpcode *self)
 JsonNode *
 gnt_opcode_get_param(const GntOpcode *self, const gchar *name)
 {
-	const GntParamDef *pdef = param_lookup(self->def, name);
+	const GntParamDef *pdef = gnt_op_def_find_param(self->def, name);
 
 	if (pdef == NULL || pdef->visibility == GNT_PARAM_SECRET)
 		return NULL;
 	return json_object_get_member(self->params, name);
 }
 
-gboolean
-gnt_opcode_get_bool(const GntOpcode *self, const gchar *name, gboolean fallback)
+/* The value of @name for a typed getter: a critical for a parameter the
+ * opcode lacks, of another type, or null where @nullable says it cannot
+ * be; NULL for a null value. */
+static JsonNode *
+typed_param(const GntOpcode *self, const gchar *name, GntParamType type, gboolean nullable)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	const GntParamDef *pdef = gnt_op_def_find_param(self->def, name);
+	JsonNode *node;
 
-	if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
-	    json_node_get_value_type(node) != G_TYPE_BOOLEAN)
-		return fallback;
-	return json_node_get_boolean(node);
+	if (pdef == NULL || pdef->visibility == GNT_PARAM_SECRET ||
+	    !(pdef->type == type ||
+	      (type == GNT_PARAM_TYPE_NUMBER && pdef->type == GNT_PARAM_TYPE_INT)) ||
+	    pdef->nullable != nullable) {
+		g_critical("%s has no %s parameter '%s' of that type", self->def->id,
+			   nullable ? "optional" : "non-null", name);
+		return NULL;
+	}
+	node = json_object_get_member(self->params, name);
+	return node != NULL && !JSON_NODE_HOLDS_NULL(node) ? node : NULL;
+}
+
+gboolean
+gnt_opcode_has_param(const GntOpcode *self, const gchar *name)
+{
+	return gnt_op_def_find_param(self->def, name) != NULL;
+}
+
+gboolean
+gnt_opcode_get_bool(const GntOpcode *self, const gchar *name)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_BOOL, FALSE);
+
+	return node != NULL && json_node_get_boolean(node);
 }
 
 gint64
-gnt_opcode_get_int(const GntOpcode *self, const gchar *name, gint64 fallback)
+gnt_opcode_get_int(const GntOpcode *self, const gchar *name)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_INT, FALSE);
 
-	return gnt_json_node_is_int(node) ? json_node_get_int(node) : fallback;
+	return node != NULL ? json_node_get_int(node) : 0;
 }
 
 gdouble
-gnt_opcode_get_number(const GntOpcode *self, const gchar *name, gdouble fallback)
+gnt_opcode_get_number(const GntOpcode *self, const gchar *name)
 {
-	JsonNode *node = gnt_opcode_get_param(self, name);
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_NUMBER, FALSE);
 
-	return gnt_json_node_is_number(node) ? json_node_get_double(node) : fallback;
+	return node != NULL ? json_node_get_double(node) : 0;
+}
+
+gboolean
+gnt_opcode_lookup_bool(const GntOpcode *self, const gchar *name, gboolean *out)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_BOOL, TRUE);
+
+	if (node == NULL)
+		return FALSE;
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+gboolean
+gnt_opcode_get_flag(const GntOpcode *self, const gchar *name)
+{
+	gboolean value = FALSE;
+
+	return gnt_opcode_lookup_bool(self, name, &value) && value;
+}
+
+guint
+gnt_opcode_get_debug_level(const GntOpcode *self)
+{
+	gint64 level = 0;
+
+	gnt_opcode_lookup_int(self, "debug_level", &level);
+	return (guint)level;
+}
+
+gboolean
+gnt_opcode_lookup_int(const GntOpcode *self, const gchar *name, gint64 *out)
+{
+	JsonNode *node = typed_param(self, name, GNT_PARAM_TYPE_INT, TRUE);
+
+	if (node == NULL)
+		return FALSE;
+	*out = json_node_get_int(node);
+	return TRUE;
 }
 
 const gchar *
@@ -462,7 +622,7 @@ gnt_opcode_lost_secrets(const GntOpcode *self)
 gint
 gnt_opcode_get_priority(const GntOpcode *self)
 {
-	return (gint)gnt_opcode_get_int(self, "priority", GNT_OP_PRIO_NORMAL);
+	return (gint)gnt_opcode_get_int(self, "priority");
 }
 
 void

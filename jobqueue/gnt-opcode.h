@@ -81,13 +81,37 @@ gnt_opcode_get_id(const GntOpcode *self);
  * for a secret or unknown one. (transfer none) */
 JsonNode *
 gnt_opcode_get_param(const GntOpcode *self, const gchar *name);
-/* Typed shortcuts; they return @fallback when the value is null. */
+/*
+ * Typed getters. A parameter always has a value once parsed (the table's
+ * default when it was not given), so a unit asks for it without a
+ * fallback of its own. gnt_opcode_get_*() are for parameters that cannot
+ * be null; gnt_opcode_lookup_*() for Ganeti's optional ones (null unless
+ * given), returning FALSE when null. Asking for a parameter the opcode
+ * lacks, of another type, or with the wrong getter is a programmer's
+ * mistake: a critical warning, and FALSE or 0.
+ */
 gboolean
-gnt_opcode_get_bool(const GntOpcode *self, const gchar *name, gboolean fallback);
+gnt_opcode_get_bool(const GntOpcode *self, const gchar *name);
+/* Whether the opcode has parameter @name at all: what a helper shared by
+ * units of several opcodes asks before it reads one that only some have. */
+gboolean
+gnt_opcode_has_param(const GntOpcode *self, const gchar *name);
 gint64
-gnt_opcode_get_int(const GntOpcode *self, const gchar *name, gint64 fallback);
+gnt_opcode_get_int(const GntOpcode *self, const gchar *name);
+/* an integer or number parameter */
 gdouble
-gnt_opcode_get_number(const GntOpcode *self, const gchar *name, gdouble fallback);
+gnt_opcode_get_number(const GntOpcode *self, const gchar *name);
+gboolean
+gnt_opcode_lookup_bool(const GntOpcode *self, const gchar *name, gboolean *out);
+gboolean
+gnt_opcode_lookup_int(const GntOpcode *self, const gchar *name, gint64 *out);
+/* An optional boolean that means "no" unless given as true (Ganeti's None
+ * for no_install, fail, ...). */
+gboolean
+gnt_opcode_get_flag(const GntOpcode *self, const gchar *name);
+/* The common debug_level, 0 when not given. */
+guint
+gnt_opcode_get_debug_level(const GntOpcode *self);
 const gchar *
 gnt_opcode_get_string(const GntOpcode *self, const gchar *name);
 
@@ -114,6 +138,34 @@ gnt_opcode_resolve_depends(GntOpcode *self, guint64 own_id, GError **error);
  * accepted final statuses (may be empty). (transfer none) */
 JsonArray *
 gnt_opcode_get_depends(const GntOpcode *self);
+
+/*
+ * What the opcode table says about one parameter of @op_id, for the clients
+ * that build opcodes (gnt-*, RAPI) and for doc/. Naming an unknown opcode
+ * or parameter is a programmer's mistake: a critical warning, and NULL (the
+ * table self-test, tests/jobqueue/test-opcode-table.c, checks the names the
+ * CLI and RAPI use). (transfer none)
+ */
+/* The default as JSON text ("120", "null"), NULL for a required one. */
+const gchar *
+gnt_op_param_get_default(const gchar *op_id, const gchar *name);
+/* The value clients send for a required string the user left out
+ * ("hard"), or NULL. */
+const gchar *
+gnt_op_param_get_client_default(const gchar *op_id, const gchar *name);
+const gchar *
+gnt_op_param_get_help(const gchar *op_id, const gchar *name);
+/* The values a string parameter allows, in the table's order; NULL: any.
+ * (transfer full) */
+GStrv
+gnt_op_param_dup_choices(const gchar *op_id, const gchar *name);
+/* Whether @value is allowed (always TRUE for a parameter without choices). */
+gboolean
+gnt_op_param_is_choice(const gchar *op_id, const gchar *name, const gchar *value);
+/* One line for --help: the help, the choices and the default, "Type of
+ * reboot: full, soft, hard (default hard)". (transfer full) */
+gchar *
+gnt_op_param_describe(const gchar *op_id, const gchar *name);
 
 /* The parameter a job summary shows, "TEST_DELAY(2.5)" (Ganeti's
  * OP_DSC_FIELD), or NULL if the opcode has none. */

@@ -649,7 +649,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "prerequisite check");
 		result = encode_prereq_error(error);
-	} else if (!gnt_opcode_get_bool(op->input, "dry_run", FALSE)) {
+	} else if (!gnt_opcode_get_flag(op->input, "dry_run")) {
 		result = lu_class->exec(&lu, &error);
 		if (result == NULL) {
 			queue_ensure_error(&error, &lu, "execution");

@@ -8,6 +8,7 @@
 
 #include "gnt-error.h"
 #include "gnt-json.h"
+#include "gnt-opcode.h"
 
 /* rlib2.I_FIELDS */
 static const gchar *const instance_fields[] = {
@@ -312,8 +313,12 @@ gnt_rapi_post_instance_reboot(GntRapiRequest *request, GError **error)
 	g_autoptr(JsonObject) statics = statics_new(request);
 	const gchar *type = gnt_rapi_request_get_query(request, "type");
 
-	/* constants.INSTANCE_REBOOT_HARD by default; masterd checks the value */
-	json_object_set_string_member(statics, "reboot_type", type != NULL ? type : "hard");
+	/* the opcode table's client default (Ganeti's INSTANCE_REBOOT_HARD);
+	 * masterd checks the value */
+	json_object_set_string_member(statics, "reboot_type",
+				      type != NULL ? type
+						   : gnt_op_param_get_client_default(
+							     "OP_INSTANCE_REBOOT", "reboot_type"));
 	return submit_resource(request, &instance_reboot, NULL, statics, error);
 }
 

@@ -6,13 +6,11 @@
 #include "gnt-cli-create.h"
 #include "gnt-json.h"
 
-#define DEFAULT_SHUTDOWN_TIMEOUT 120
-
 /* ---- export ---- */
 
 static gchar *opt_node;
 static gboolean opt_shutdown = TRUE;
-static gint opt_shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
+static gint opt_shutdown_timeout = GNT_CLI_INT_UNSET;
 static gboolean opt_remove_instance;
 static gboolean opt_ignore_remove_failures;
 static gchar *opt_compress;
@@ -28,7 +26,7 @@ static const GOptionEntry export_entries[] = {
 	 "read)",
 	 NULL},
 	{"shutdown-timeout", 0, 0, G_OPTION_ARG_INT, &opt_shutdown_timeout,
-	 "Maximum time (in seconds) to wait for instance shutdown (default 120)", "SECONDS"},
+	 GNT_CLI_PARAM_HELP("OP_BACKUP_EXPORT", "shutdown_timeout"), "SECONDS"},
 	{"remove-instance", 0, 0, G_OPTION_ARG_NONE, &opt_remove_instance,
 	 "Remove the instance from the cluster after the export", NULL},
 	{"ignore-remove-failures", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_remove_failures,
@@ -62,9 +60,10 @@ export_instance(GntCli *cli, gchar **args)
 	op = gnt_cli_new_opcode(cli, "OP_BACKUP_EXPORT");
 	json_object_set_string_member(op, "instance_name", args[0]);
 	json_object_set_string_member(op, "target_node", opt_node);
-	json_object_set_string_member(op, "compress", opt_compress != NULL ? opt_compress : "none");
+	if (opt_compress != NULL) /* else the opcode table's default */
+		json_object_set_string_member(op, "compress", opt_compress);
 	json_object_set_boolean_member(op, "shutdown", opt_shutdown);
-	json_object_set_int_member(op, "shutdown_timeout", opt_shutdown_timeout);
+	gnt_cli_set_int_if_given(op, "shutdown_timeout", opt_shutdown_timeout);
 	json_object_set_boolean_member(op, "remove_instance", opt_remove_instance);
 	json_object_set_boolean_member(op, "ignore_remove_failures", opt_ignore_remove_failures);
 	json_object_set_boolean_member(op, "zero_free_space", opt_zero_free_space);

@@ -12,6 +12,7 @@
 #include "gnt-cli-objects.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
+#include "gnt-opcode.h"
 #include "gnt-secret.h"
 #include "gnt-size.h"
 
@@ -193,11 +194,6 @@ const GOptionEntry gnt_cli_create_import_entries[] = {
 	{NULL},
 };
 
-/* constants.DISK_TEMPLATES, the choices of -t */
-static const gchar *const disk_templates[] = {
-	"diskless", "file", "sharedfile", "plain",   "blockdev",
-	"drbd",	    "rbd",  "ext",	  "gluster", NULL,
-};
 const gchar *const gnt_cli_disk_keys[] = {
 	"size", "spindles", "mode", "adopt", "vg", "metavg", "provider", "name", "access", NULL,
 };
@@ -770,11 +766,29 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 		json_object_set_null_member(op, "no_install");
 		gnt_cli_set_string_or_null(op, "src_node", opt_src_node);
 		gnt_cli_set_string_or_null(op, "src_path", opt_src_dir);
-		json_object_set_string_member(op, "compress",
-					      opt_compress != NULL ? opt_compress : "none");
+		/* not given: the opcode table's default */
+		if (opt_compress != NULL)
+			json_object_set_string_member(op, "compress", opt_compress);
 		json_object_set_boolean_member(op, "identify_defaults", opt_identify_defaults);
 		break;
 	}
+}
+
+/* Refuses @value unless OP_INSTANCE_CREATE's @param allows it (the opcode
+ * table's choices): "Unknown <noun> 'x' (choose from a, b)". */
+static gboolean
+check_choice(GntCli *cli, const gchar *param, const gchar *value, const gchar *noun, GError **error)
+{
+	g_auto(GStrv) choices = NULL;
+	g_autofree gchar *list = NULL;
+
+	if (gnt_op_param_is_choice("OP_INSTANCE_CREATE", param, value))
+		return TRUE;
+	choices = gnt_op_param_dup_choices("OP_INSTANCE_CREATE", param);
+	list = g_strjoinv(", ", choices);
+	gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "Unknown %s '%s' (choose from %s)",
+				 noun, value, list);
+	return FALSE;
 }
 
 /* --install-mode (checked here: "self" is short for "self_install") and
@@ -782,17 +796,11 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 static gboolean
 build_install_params(GntCli *cli, JsonObject *op, GError **error)
 {
-	static const gchar *const modes[] = {"run", "self_install", NULL};
 	const gchar *mode = g_strcmp0(opt_install_mode, "self") == 0 ? "self_install"
 								     : opt_install_mode;
 
-	if (mode != NULL && !g_strv_contains(modes, mode)) {
-		gnt_cli_set_prereq_error(
-			cli, error, GNT_ERROR_INVALID,
-			"Unknown install mode '%s' (choose from run, self_install)",
-			opt_install_mode);
+	if (mode != NULL && !check_choice(cli, "install_mode", mode, "install mode", error))
 		return FALSE;
-	}
 	if (mode != NULL)
 		json_object_set_string_member(op, "install_mode", mode);
 	return opt_install_hvparams == NULL ||
@@ -809,14 +817,9 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 	JsonObject *be;
 	g_auto(GStrv) nodes = NULL;
 
-	if (opt_disk_template != NULL && !g_strv_contains(disk_templates, opt_disk_template)) {
-		g_autofree gchar *choices = g_strjoinv(", ", (gchar **)disk_templates);
-
-		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
-					 "Unknown disk template '%s' (choose from %s)",
-					 opt_disk_template, choices);
+	if (opt_disk_template != NULL &&
+	    !check_choice(cli, "disk_template", opt_disk_template, "disk template", error))
 		return NULL;
-	}
 	if (opt_compress != NULL && g_strcmp0(opt_compress, "none") != 0 &&
 	    g_strcmp0(opt_compress, "gzip") != 0) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,

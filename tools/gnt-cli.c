@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "gnt-build-config.h"
+#include "gnt-cluster-settings.h"
 #include "gnt-json.h"
+#include "gnt-opcode.h"
 
 struct _GntCli {
 	const GntCliCommand *command;
@@ -255,6 +257,39 @@ check_arguments(const GntCliCommand *cmd, guint n_args)
 	return TRUE;
 }
 
+/* GOption's translate hook: GNT_CLI_PARAM_HELP and GNT_CLI_SETTING_HELP
+ * descriptions become the opcode or settings table's line; other texts
+ * stay as they are.
+ * The line is interned: GOption keeps the pointer. */
+static const gchar *
+describe_table_param(const gchar *text, gpointer user_data)
+{
+	g_auto(GStrv) parts = NULL;
+	g_autofree gchar *line = NULL;
+
+	if (g_str_has_prefix(text, GNT_CLI_SETTING_HELP_PREFIX)) {
+		const GntClusterSetting *setting =
+			gnt_cluster_setting_lookup(text + strlen(GNT_CLI_SETTING_HELP_PREFIX));
+
+		if (setting == NULL) /* a caller's bug: the option's text says which */
+			return text;
+		line = gnt_cluster_setting_describe(setting);
+		return g_intern_string(line);
+	}
+	if (!g_str_has_prefix(text, GNT_CLI_PARAM_HELP_PREFIX))
+		return text;
+	parts = g_strsplit(text, ":", 3);
+	line = gnt_op_param_describe(parts[1], parts[2]);
+	return g_intern_string(line);
+}
+
+void
+gnt_cli_set_int_if_given(JsonObject *op, const gchar *name, gint value)
+{
+	if (value != GNT_CLI_INT_UNSET)
+		json_object_set_int_member(op, name, value);
+}
+
 /* Parses the options of @self->command from @args (argv without the
  * command word); leaves the positional arguments in *@args. */
 static gboolean
@@ -269,6 +304,7 @@ parse_options(GntCli *self, gchar ***args)
 		g_option_group_new(cmd->name, cmd->description, cmd->description, self, NULL);
 
 	g_set_prgname(prgname);
+	g_option_group_set_translate_func(group, describe_table_param, NULL, NULL);
 	if (cmd->entries != NULL)
 		g_option_group_add_entries(group, cmd->entries);
 	g_option_group_add_entries(group, (const GOptionEntry *)(gpointer)entries->data);

@@ -169,6 +169,24 @@ gnt_cli_strv_to_json(gchar **strv);
  * (transfer full) */
 JsonObject *
 gnt_cli_new_opcode(GntCli *self, const gchar *op_id);
+/*
+ * Options that set an opcode parameter take its help, choices and default
+ * from the opcode table: an entry's description GNT_CLI_PARAM_HELP(op_id,
+ * name) becomes gnt_op_param_describe()'s line in --help, and an integer
+ * option left at GNT_CLI_INT_UNSET leaves its parameter out of the opcode,
+ * so the master fills in the table's default.
+ */
+#define GNT_CLI_PARAM_HELP_PREFIX	"opcode-table:"
+#define GNT_CLI_PARAM_HELP(op_id, name) GNT_CLI_PARAM_HELP_PREFIX op_id ":" name
+#define GNT_CLI_INT_UNSET		G_MININT
+/* The same for an option that sets a cluster setting: its help is the
+ * settings table's (config/gnt-cluster-settings.c). */
+#define GNT_CLI_SETTING_HELP_PREFIX "cluster-setting:"
+#define GNT_CLI_SETTING_HELP(key)   GNT_CLI_SETTING_HELP_PREFIX key
+/* Sets @name to @value unless @value is GNT_CLI_INT_UNSET. */
+void
+gnt_cli_set_int_if_given(JsonObject *op, const gchar *name, gint value);
+
 /* Applies the same options to an opcode object read from elsewhere. */
 void
 gnt_cli_apply_opcode_options(GntCli *self, JsonObject *op);

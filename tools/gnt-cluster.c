@@ -9,6 +9,7 @@
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
 #include "gnt-cli.h"
+#include "gnt-cluster-settings.h"
 #include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
@@ -30,134 +31,62 @@ static gboolean opt_yes_do_it;
 
 /* ---- cluster settings: init and modify ---- */
 
-static gchar *opt_enabled_hypervisors;
-static gchar *opt_enabled_disk_templates;
-static gchar *opt_vg_name;
-static gchar *opt_file_storage_dir;
 static gchar **opt_hvparams;
 static gchar *opt_beparams;
 static gchar *opt_nicparams;
-static gchar *opt_os_search_path;
-static gchar *opt_mac_prefix;
-static gint opt_max_running_jobs = -1;
-static gint opt_max_tracked_jobs = -1;
-static gint opt_candidate_pool_size = -1;
 static gboolean opt_force;
-static gchar *opt_safe_install;
-static gint opt_install_timeout = -1;
 static gchar **opt_ssh_keys;
 static gboolean opt_no_ssh_keys;
 
-/* The options init and modify share (Ganeti's names), each one a member
- * of OP_CLUSTER_SET_PARAMS. */
-#define SETTINGS_ENTRIES                                                                           \
-	{"enabled-hypervisors",                                                                    \
-	 0,                                                                                        \
-	 0,                                                                                        \
-	 G_OPTION_ARG_STRING,                                                                      \
-	 &opt_enabled_hypervisors,                                                                 \
-	 "Comma-separated list of hypervisors (fake, kvm)",                                        \
-	 "HYPERVISORS"},                                                                           \
-		{"enabled-disk-templates",                                                         \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_enabled_disk_templates,                                                      \
-		 "Comma-separated list of disk templates (diskless, file, plain)",                 \
-		 "TEMPLATES"},                                                                     \
-		{"vg-name",                                                                        \
-		 0,                                                                                \
+/* The options of init and modify for the settings whose value needs code
+ * of its own here; the others come from the settings table (see
+ * settings_entries_build()). Their help is the table's. */
+#define OWN_SETTINGS_ENTRIES                                                                       \
+	{                                                                                          \
+		"hypervisor-parameters",                                                           \
+		'H',                                                                               \
+		0,                                                                                 \
+		G_OPTION_ARG_STRING_ARRAY,                                                         \
+		&opt_hvparams,                                                                     \
+		GNT_CLI_SETTING_HELP("hvparams"),                                                  \
+		"HV:k=v,..."},                                                                     \
+		{"backend-parameters",                                                             \
+		 'B',                                                                              \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_vg_name,                                                                     \
-		 "The volume group of the plain disk template (\"\" disables LVM)",                \
-		 "VG"},                                                                            \
-		{"file-storage-dir",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_FILENAME,                                                            \
-		 &opt_file_storage_dir,                                                            \
-		 "The absolute directory for file disks",                                          \
-		 "DIR"},                                                                           \
-		{"hypervisor-parameters",                                                          \
-		 'H',                                                                              \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING_ARRAY,                                                        \
-		 &opt_hvparams,                                                                    \
-		 "Hypervisor parameters, repeatable",                                              \
-		 "HV:k=v,..."},                                                                    \
-		{"backend-parameters",	       'B',	 0, G_OPTION_ARG_STRING, &opt_beparams,    \
-		 "Default backend parameters", "k=v,..."},                                         \
+		 &opt_beparams,                                                                    \
+		 GNT_CLI_SETTING_HELP("beparams"),                                                 \
+		 "k=v,..."},                                                                       \
 		{"nic-parameters",                                                                 \
 		 'N',                                                                              \
 		 0,                                                                                \
 		 G_OPTION_ARG_STRING,                                                              \
 		 &opt_nicparams,                                                                   \
-		 "Default NIC parameters (mode, link, vlan)",                                      \
+		 GNT_CLI_SETTING_HELP("nicparams"),                                                \
 		 "k=v,..."},                                                                       \
-		{"os-search-path",                                                                 \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_os_search_path,                                                              \
-		 "Comma-separated directories looked in for OS definitions, before Ganeti's four " \
-		 "(which always end the path)",                                                    \
-		 "DIRS"},                                                                          \
-		{"mac-prefix",                                                                     \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_mac_prefix,                                                                  \
-		 "Three-octet MAC prefix of the instances' NICs",                                  \
-		 "PREFIX"},                                                                        \
-		{"max-running-jobs",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_max_running_jobs,                                                            \
-		 "The maximal number of jobs running simultaneously",                              \
-		 "N"},                                                                             \
-		{"max-tracked-jobs",                                                               \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_max_tracked_jobs,                                                            \
-		 "The maximal number of jobs tracked by the scheduler",                            \
-		 "N"},                                                                             \
-		{"candidate-pool-size",                                                            \
-		 'C',                                                                              \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_candidate_pool_size,                                                         \
-		 "Set the candidate pool size",                                                    \
-		 "SIZE"},                                                                          \
-		{"enable-safe-install",                                                            \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_STRING,                                                              \
-		 &opt_safe_install,                                                                \
-		 "Run OS scripts inside the install appliance (yes, the default) or, for OSes "    \
-		 "marked trusted (gnt-os modify --trusted yes), on the node (no)",                 \
-		 "yes|no"},                                                                        \
-		{"install-timeout",                                                                \
-		 0,                                                                                \
-		 0,                                                                                \
-		 G_OPTION_ARG_INT,                                                                 \
-		 &opt_install_timeout,                                                             \
-		 "Seconds an install appliance may run before it is killed (default 1800)",        \
-		 "SECONDS"},                                                                       \
 		{"ssh-key",                                                                        \
 		 0,                                                                                \
 		 0,                                                                                \
 		 G_OPTION_ARG_FILENAME_ARRAY,                                                      \
 		 &opt_ssh_keys,                                                                    \
-		 "A file of authorized_keys lines served to instances without keys of their own "  \
-		 "(repeatable; replaces the cluster's keys)",                                      \
+		 GNT_CLI_SETTING_HELP("ssh_keys"),                                                 \
 		 "FILE"},                                                                          \
 	{                                                                                          \
 		"no-ssh-keys", 0, 0, G_OPTION_ARG_NONE, &opt_no_ssh_keys,                          \
 			"Remove the cluster's default ssh keys", NULL                              \
 	}
+
+/* The value of each setting the table gives an option (gnt_cluster_settings
+ * order), where GOption puts it. */
+typedef struct {
+	const GntClusterSetting *setting;
+	gint number; /* GNT_SETTING_INT; GNT_CLI_INT_UNSET unless given */
+	gchar *text; /* the other types; NULL unless given */
+} SettingOption;
+
+#define MAX_SETTING_OPTIONS 32
+static SettingOption setting_options[MAX_SETTING_OPTIONS];
+static guint n_setting_options;
 
 /* Ganeti's "k=v,k2=v2": "no_k" is false, a bare "k" true. (transfer full) */
 static JsonObject *
@@ -210,42 +139,38 @@ static JsonObject *
 settings_params(GntCli *cli, gboolean *any, GError **error)
 {
 	g_autoptr(JsonObject) params = json_object_new();
-	const struct {
-		const gchar *name;
-		gint value;
-	} ints[] = {
-		{"max_running_jobs", opt_max_running_jobs},
-		{"max_tracked_jobs", opt_max_tracked_jobs},
-		{"candidate_pool_size", opt_candidate_pool_size},
-		{"install_timeout", opt_install_timeout},
-	};
 
-	if (opt_enabled_hypervisors != NULL)
-		json_object_set_array_member(params, "enabled_hypervisors",
-					     split_list(opt_enabled_hypervisors));
-	if (opt_enabled_disk_templates != NULL)
-		json_object_set_array_member(params, "enabled_disk_templates",
-					     split_list(opt_enabled_disk_templates));
-	if (opt_vg_name != NULL)
-		json_object_set_string_member(params, "vg_name", opt_vg_name);
-	if (opt_file_storage_dir != NULL)
-		json_object_set_string_member(params, "file_storage_dir", opt_file_storage_dir);
-	if (opt_os_search_path != NULL)
-		json_object_set_array_member(params, "os_search_path",
-					     split_list(opt_os_search_path));
-	if (opt_mac_prefix != NULL)
-		json_object_set_string_member(params, "mac_prefix", opt_mac_prefix);
-	for (guint i = 0; i < G_N_ELEMENTS(ints); i++) {
-		if (ints[i].value != -1)
-			json_object_set_int_member(params, ints[i].name, ints[i].value);
-	}
-	if (opt_safe_install != NULL) {
+	for (guint i = 0; i < n_setting_options; i++) {
+		const GntClusterSetting *setting = setting_options[i].setting;
+		const gchar *param = gnt_cluster_setting_get_param(setting);
+		const gchar *text = setting_options[i].text;
+		g_autofree gchar *option = g_strdup_printf("--%s", setting->option);
 		gboolean on = TRUE;
 
-		if (!gnt_cli_parse_yes_no(cli, "--enable-safe-install", opt_safe_install, &on,
-					  error))
-			return NULL;
-		json_object_set_boolean_member(params, "enable_safe_install", on);
+		if (setting->type == GNT_SETTING_INT) {
+			gnt_cli_set_int_if_given(params, param, setting_options[i].number);
+			continue;
+		}
+		if (text == NULL)
+			continue;
+		switch (setting->type) {
+		case GNT_SETTING_STRING_LIST:
+			json_object_set_array_member(params, param, split_list(text));
+			break;
+		case GNT_SETTING_BOOL:
+			if (!gnt_cli_parse_yes_no(cli, option, text, &on, error))
+				return NULL;
+			json_object_set_boolean_member(params, param, on);
+			break;
+		case GNT_SETTING_STRING:
+		case GNT_SETTING_STRING_OR_NULL:
+		case GNT_SETTING_INT:
+		case GNT_SETTING_LIST:
+		case GNT_SETTING_OBJECT:
+		default:
+			json_object_set_string_member(params, param, text);
+			break;
+		}
 	}
 	if (opt_no_ssh_keys && opt_ssh_keys != NULL) {
 		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
@@ -312,11 +237,12 @@ init_settings(GntCli *cli, GntConfig *config, GError **error)
 	return changes != NULL && gnt_config_set_cluster_settings(config, changes, error);
 }
 
-static const GOptionEntry modify_entries[] = {
+static const GOptionEntry modify_own_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
-	SETTINGS_ENTRIES,
+	OWN_SETTINGS_ENTRIES,
 	{NULL},
 };
+static GOptionEntry modify_entries[G_N_ELEMENTS(modify_own_entries) + MAX_SETTING_OPTIONS];
 
 static gint
 modify_cluster(GntCli *cli, gchar **args)
@@ -344,7 +270,7 @@ modify_cluster(GntCli *cli, gchar **args)
 
 /* ---- init ---- */
 
-static const GOptionEntry init_entries[] = {
+static const GOptionEntry init_own_entries[] = {
 	{"master-netdev", 0, 0, G_OPTION_ARG_FILENAME, &opt_master_netdev,
 	 "Specify the node interface on which the master IP address will be added (accepted "
 	 "for compatibility; ignored)",
@@ -361,9 +287,39 @@ static const GOptionEntry init_entries[] = {
 	 "The port gantry-rapi listens on (default 5080, or a free one with --noded-port 0; "
 	 "0 picks a free one)",
 	 "PORT"},
-	SETTINGS_ENTRIES,
+	OWN_SETTINGS_ENTRIES,
 	{NULL},
 };
+static GOptionEntry init_entries[G_N_ELEMENTS(init_own_entries) + MAX_SETTING_OPTIONS];
+
+/* @own followed by an option for each setting the table gives one (its
+ * help the table's too), into @out, which has room for them all. */
+static void
+settings_entries_build(GOptionEntry *out, const GOptionEntry *own)
+{
+	guint n = 0;
+
+	while (own[n].long_name != NULL) {
+		out[n] = own[n];
+		n++;
+	}
+	for (guint i = 0; i < n_setting_options; i++) {
+		const GntClusterSetting *setting = setting_options[i].setting;
+		gboolean number = setting->type == GNT_SETTING_INT;
+
+		out[n++] = (GOptionEntry){
+			.long_name = setting->option,
+			.short_name = setting->option_short,
+			.arg = number ? G_OPTION_ARG_INT : G_OPTION_ARG_STRING,
+			.arg_data = number ? (gpointer)&setting_options[i].number
+					   : (gpointer)&setting_options[i].text,
+			/* the translate hook of gnt-cli.c gives the table's line */
+			.description = g_strconcat(GNT_CLI_SETTING_HELP_PREFIX, setting->key, NULL),
+			.arg_description = setting->option_arg,
+		};
+	}
+	out[n] = (GOptionEntry){NULL};
+}
 
 static gboolean
 remove_cluster_state(const GntPaths *paths, GError **error);
@@ -768,16 +724,6 @@ data_collectors_info(JsonObject *info)
 	return dict;
 }
 
-/* How a "Cluster parameters" entry shows its value. */
-typedef enum {
-	PARAM_RAW,	    /* as PrintGenericInfo lays it out */
-	PARAM_LIST,	    /* CommaJoin */
-	PARAM_LIST_OR_NONE, /* CommaJoin, "(none)" when empty */
-	PARAM_UID_POOL,	    /* FormatUidPool */
-	PARAM_SEARCH_PATH,  /* CommaJoin, else the default of search_paths[] */
-	PARAM_SSH_KEYS,	    /* each key's comment (its type when it has none), or "(none)" */
-} ParamFormat;
-
 /* Where OS and ExtStorage providers are looked for: Ganeti's defaults
  * (pathutils.OS_SEARCH_PATH, ES_SEARCH_PATH), shown while the cluster
  * record has no such setting. */
@@ -830,79 +776,84 @@ format_ssh_keys(JsonNode *value)
 	return out->len > 0 ? g_string_free(g_steal_pointer(&out), FALSE) : g_strdup("(none)");
 }
 
+/* The "Cluster parameters" section in Ganeti's order (ShowClusterConfig);
+ * labels and formats are the settings table's (config/gnt-cluster-settings.c),
+ * except the ExtStorage path, which Gantry has no setting for. */
 static GntCliInfo *
 cluster_parameters_info(JsonObject *info)
 {
-	static const struct {
-		const gchar *label;
-		const gchar *key;
-		ParamFormat format;
-	} params[] = {
-		{"candidate pool size", "candidate_pool_size", PARAM_RAW},
-		{"maximal number of jobs running simultaneously", "max_running_jobs", PARAM_RAW},
-		{"maximal number of jobs simultaneously tracked by the scheduler",
-		 "max_tracked_jobs", PARAM_RAW},
-		{"mac prefix", "mac_prefix", PARAM_RAW},
-		{"master netdev", "master_netdev", PARAM_RAW},
-		{"master netmask", "master_netmask", PARAM_RAW},
-		{"use external master IP address setup script", "use_external_mip_script",
-		 PARAM_RAW},
-		{"lvm volume group", "volume_group_name", PARAM_RAW},
-		{"lvm reserved volumes", "reserved_lvs", PARAM_LIST_OR_NONE},
-		{"drbd usermode helper", "drbd_usermode_helper", PARAM_RAW},
-		{"file storage path", "file_storage_dir", PARAM_RAW},
-		{"shared file storage path", "shared_file_storage_dir", PARAM_RAW},
-		{"gluster storage path", "gluster_storage_dir", PARAM_RAW},
-		{"maintenance of node health", "maintain_node_health", PARAM_RAW},
-		{"uid pool", "uid_pool", PARAM_UID_POOL},
-		{"default instance allocator", "default_iallocator", PARAM_RAW},
-		{"default instance allocator parameters", "default_iallocator_params", PARAM_RAW},
-		{"primary ip version", "primary_ip_version", PARAM_RAW},
-		{"preallocation wipe disks", "prealloc_wipe_disks", PARAM_RAW},
-		{"OS search path", "os_search_path", PARAM_SEARCH_PATH},
-		{"ExtStorage Providers search path", "es_search_path", PARAM_SEARCH_PATH},
-		{"enabled disk templates", "enabled_disk_templates", PARAM_LIST},
-		{"install image", "install_image", PARAM_RAW},
-		{"instance communication network", "instance_communication_network", PARAM_RAW},
-		{"zeroing image", "zeroing_image", PARAM_RAW},
-		{"compression tools", "compression_tools", PARAM_RAW},
-		{"enabled user shutdown", "enabled_user_shutdown", PARAM_RAW},
-		{"modify ssh setup", "modify_ssh_setup", PARAM_RAW},
-		{"ssh_key_type", "ssh_key_type", PARAM_RAW},
-		{"ssh_key_bits", "ssh_key_bits", PARAM_RAW},
+	static const gchar *const order[] = {
+		"candidate_pool_size",
+		"max_running_jobs",
+		"max_tracked_jobs",
+		"mac_prefix",
+		"master_netdev",
+		"master_netmask",
+		"use_external_mip_script",
+		"volume_group_name",
+		"reserved_lvs",
+		"drbd_usermode_helper",
+		"file_storage_dir",
+		"shared_file_storage_dir",
+		"gluster_storage_dir",
+		"maintain_node_health",
+		"uid_pool",
+		"default_iallocator",
+		"default_iallocator_params",
+		"primary_ip_version",
+		"prealloc_wipe_disks",
+		"os_search_path",
+		"es_search_path",
+		"enabled_disk_templates",
+		"install_image",
+		"instance_communication_network",
+		"zeroing_image",
+		"compression_tools",
+		"enabled_user_shutdown",
+		"modify_ssh_setup",
+		"ssh_key_type",
+		"ssh_key_bits",
 		/* Gantry's installs and metadata (doc/install.md, doc/metad.md) */
-		{"safe install", "enable_safe_install", PARAM_RAW},
-		{"install timeout", "install_timeout", PARAM_RAW},
-		{"trusted OSes", "trusted_os", PARAM_LIST_OR_NONE},
-		{"default ssh keys", "ssh_keys", PARAM_SSH_KEYS},
+		"enable_safe_install",
+		"install_timeout",
+		"trusted_os",
+		"ssh_keys",
+	};
+	static const GntClusterSetting es_search_path = {
+		.key = "es_search_path",
+		.label = "ExtStorage Providers search path",
+		.show = GNT_SETTING_SHOW_SEARCH_PATH,
 	};
 	GntCliInfo *dict = gnt_cli_info_new_dict();
 
-	for (guint i = 0; i < G_N_ELEMENTS(params); i++) {
-		JsonNode *value = member(info, params[i].key);
+	for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+		const GntClusterSetting *setting = g_strcmp0(order[i], es_search_path.key) == 0
+							   ? &es_search_path
+							   : gnt_cluster_setting_lookup(order[i]);
+		JsonNode *value = member(info, setting->key);
 		g_autofree gchar *text = NULL;
 
-		switch (params[i].format) {
-		case PARAM_LIST:
+		switch (setting->show) {
+		case GNT_SETTING_SHOW_LIST:
 			text = comma_join(value, FALSE, NULL);
 			break;
-		case PARAM_LIST_OR_NONE:
+		case GNT_SETTING_SHOW_LIST_OR_NONE:
 			text = comma_join(value, FALSE, "(none)");
 			break;
-		case PARAM_UID_POOL:
+		case GNT_SETTING_SHOW_UID_POOL:
 			text = format_uid_pool(value);
 			break;
-		case PARAM_SEARCH_PATH:
-			text = format_search_path(info, params[i].key);
+		case GNT_SETTING_SHOW_SEARCH_PATH:
+			text = format_search_path(info, setting->key);
 			break;
-		case PARAM_SSH_KEYS:
+		case GNT_SETTING_SHOW_SSH_KEYS:
 			text = format_ssh_keys(value);
 			break;
-		case PARAM_RAW:
+		case GNT_SETTING_SHOW_RAW:
 		default:
 			break;
 		}
-		gnt_cli_info_add(dict, params[i].label, NULL,
+		gnt_cli_info_add(dict, setting->label, NULL,
 				 text != NULL ? gnt_cli_info_new_text(text)
 					      : gnt_cli_info_new_json(value));
 	}
@@ -1086,5 +1037,14 @@ static const GntCliCommand commands[] = {
 int
 main(int argc, char **argv)
 {
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		if (s->option == NULL)
+			continue;
+		g_assert(n_setting_options < MAX_SETTING_OPTIONS);
+		setting_options[n_setting_options++] =
+			(SettingOption){.setting = s, .number = GNT_CLI_INT_UNSET};
+	}
+	settings_entries_build(init_entries, init_own_entries);
+	settings_entries_build(modify_entries, modify_own_entries);
 	return gnt_cli_main(commands, argc, argv);
 }

@@ -7,10 +7,8 @@
 #include "gnt-cli-create.h"
 #include "gnt-cli-objects.h"
 #include "gnt-json.h"
+#include "gnt-opcode.h"
 #include "gnt-size.h"
-
-/* Ganeti's DEFAULT_SHUTDOWN_TIMEOUT, in seconds */
-#define DEFAULT_SHUTDOWN_TIMEOUT 120
 
 /* ---- list, list-fields ---- */
 
@@ -547,13 +545,13 @@ add_instance(GntCli *cli, gchar **args)
 /* ---- remove ---- */
 
 static gboolean opt_force;
-static gint opt_shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
+static gint opt_shutdown_timeout = GNT_CLI_INT_UNSET;
 static gboolean opt_ignore_failures;
 
 static const GOptionEntry remove_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
 	{"shutdown-timeout", 0, 0, G_OPTION_ARG_INT, &opt_shutdown_timeout,
-	 "Maximum time (in seconds) to wait for instance shutdown (default 120)", "SECONDS"},
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_REMOVE", "shutdown_timeout"), "SECONDS"},
 	{"ignore-failures", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_failures,
 	 "Remove the instance from the cluster configuration even if there are failures during "
 	 "the removal process",
@@ -618,7 +616,7 @@ remove_instance(GntCli *cli, gchar **args)
 	op = gnt_cli_new_opcode(cli, "OP_INSTANCE_REMOVE");
 	json_object_set_string_member(op, "instance_name", args[0]);
 	json_object_set_boolean_member(op, "ignore_failures", opt_ignore_failures);
-	json_object_set_int_member(op, "shutdown_timeout", opt_shutdown_timeout);
+	gnt_cli_set_int_if_given(op, "shutdown_timeout", opt_shutdown_timeout);
 	json_array_add_object_element(ops, op);
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
 		return gnt_cli_fail(cli, error);
@@ -633,7 +631,7 @@ static gboolean opt_no_remember;
 static gboolean opt_paused;
 static gchar *opt_hvparams;
 static gchar *opt_beparams;
-static gint opt_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
+static gint opt_timeout = GNT_CLI_INT_UNSET;
 static gchar *opt_reboot_type;
 static gboolean opt_ignore_secondaries;
 
@@ -673,20 +671,18 @@ static const GOptionEntry shutdown_entries[] = {
 	IGNORE_OFFLINE_ENTRY,
 	NO_REMEMBER_ENTRY,
 	{"timeout", 0, 0, G_OPTION_ARG_INT, &opt_timeout,
-	 "Maximum time (in seconds) to wait for the guest to shut down before it is destroyed "
-	 "(default 120)",
-	 "SECONDS"},
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_SHUTDOWN", "timeout"), "SECONDS"},
 	{NULL},
 };
 
 static const GOptionEntry reboot_entries[] = {
 	FORCE_MULTI_ENTRY,
 	{"type", 't', 0, G_OPTION_ARG_STRING, &opt_reboot_type,
-	 "Type of reboot: soft/hard/full (default hard)", "REBOOT"},
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_REBOOT", "reboot_type"), "REBOOT"},
 	{"ignore-secondaries", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_secondaries,
 	 "Ignore errors from secondaries", NULL},
 	{"shutdown-timeout", 0, 0, G_OPTION_ARG_INT, &opt_shutdown_timeout,
-	 "Maximum time (in seconds) to wait for instance shutdown (default 120)", "SECONDS"},
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_REBOOT", "shutdown_timeout"), "SECONDS"},
 	{NULL},
 };
 
@@ -726,13 +722,11 @@ shutdown_opcode(GntCli *cli, const gchar *name, GError **error)
 	json_object_set_string_member(op, "OP_ID", "OP_INSTANCE_SHUTDOWN");
 	json_object_set_string_member(op, "instance_name", name);
 	json_object_set_boolean_member(op, "force", opt_force);
-	json_object_set_int_member(op, "timeout", opt_timeout);
+	gnt_cli_set_int_if_given(op, "timeout", opt_timeout);
 	json_object_set_boolean_member(op, "ignore_offline_nodes", opt_ignore_offline);
 	json_object_set_boolean_member(op, "no_remember", opt_no_remember);
 	return op;
 }
-
-static const gchar *const reboot_types[] = {"soft", "hard", "full", NULL};
 
 static JsonObject *
 reboot_opcode(GntCli *cli, const gchar *name, GError **error)
@@ -741,10 +735,13 @@ reboot_opcode(GntCli *cli, const gchar *name, GError **error)
 
 	json_object_set_string_member(op, "OP_ID", "OP_INSTANCE_REBOOT");
 	json_object_set_string_member(op, "instance_name", name);
-	json_object_set_string_member(op, "reboot_type",
-				      opt_reboot_type != NULL ? opt_reboot_type : "hard");
+	json_object_set_string_member(
+		op, "reboot_type",
+		opt_reboot_type != NULL
+			? opt_reboot_type
+			: gnt_op_param_get_client_default("OP_INSTANCE_REBOOT", "reboot_type"));
 	json_object_set_boolean_member(op, "ignore_secondaries", opt_ignore_secondaries);
-	json_object_set_int_member(op, "shutdown_timeout", opt_shutdown_timeout);
+	gnt_cli_set_int_if_given(op, "shutdown_timeout", opt_shutdown_timeout);
 	return op;
 }
 
@@ -828,10 +825,13 @@ shutdown_instances(GntCli *cli, gchar **args)
 static gint
 reboot_instances(GntCli *cli, gchar **args)
 {
-	if (opt_reboot_type != NULL && !g_strv_contains(reboot_types, opt_reboot_type)) {
-		g_printerr("%s reboot: error: option -t: invalid choice: '%s' (choose from 'soft', "
-			   "'hard', 'full')\n",
-			   gnt_cli_get_binary(cli), opt_reboot_type);
+	if (opt_reboot_type != NULL &&
+	    !gnt_op_param_is_choice("OP_INSTANCE_REBOOT", "reboot_type", opt_reboot_type)) {
+		g_auto(GStrv)
+			choices = gnt_op_param_dup_choices("OP_INSTANCE_REBOOT", "reboot_type");
+		g_autofree gchar *list = g_strjoinv("', '", choices);
+		g_printerr("%s reboot: error: option -t: invalid choice: '%s' (choose from '%s')\n",
+			   gnt_cli_get_binary(cli), opt_reboot_type, list);
 		return GNT_CLI_EXIT_USAGE;
 	}
 	return many_ops(cli, args, "reboot", reboot_opcode, NULL);

@@ -33,9 +33,9 @@ test_defaults_filled(void)
 	g_autofree gchar *text = NULL;
 
 	g_assert_no_error(error);
-	g_assert_cmpfloat(gnt_opcode_get_number(op, "duration", 0), ==, 2.5);
-	g_assert_true(gnt_opcode_get_bool(op, "on_master", FALSE));
-	g_assert_cmpint(gnt_opcode_get_int(op, "repeat", -1), ==, 0);
+	g_assert_cmpfloat(gnt_opcode_get_number(op, "duration"), ==, 2.5);
+	g_assert_true(gnt_opcode_get_bool(op, "on_master"));
+	g_assert_cmpint(gnt_opcode_get_int(op, "repeat"), ==, 0);
 	g_assert_cmpint(gnt_opcode_get_priority(op), ==, 0);
 	g_assert_cmpstr(gnt_op_def_get_summary_param(gnt_opcode_get_def(op)), ==, "duration");
 	shown = gnt_opcode_to_json(op);
@@ -234,7 +234,7 @@ test_cluster_verify(void)
 		&error);
 
 	g_assert_no_error(error);
-	g_assert_true(gnt_opcode_get_bool(op, "error_codes", FALSE));
+	g_assert_true(gnt_opcode_get_bool(op, "error_codes"));
 	assert_invalid("{\"OP_ID\": \"OP_CLUSTER_VERIFY\", \"ignore_errors\": [\"EBOGUS\"]}",
 		       "OP_CLUSTER_VERIFY: parameter 'ignore_errors' 'EBOGUS' is not a cluster "
 		       "verify error code");
