@@ -2,6 +2,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-config.h"
 #include "gnt-lu.h"
 

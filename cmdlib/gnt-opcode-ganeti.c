@@ -4,10 +4,10 @@
  * as an unknown opcode. The opcode table (gnt-opcode-table*.c) says which
  * Gantry runs: an opcode added there is supported, nothing here changes.
  */
-#include "gnt-opcode.h"
+#include "gnt-cmdlib.h"
 
 /* clang-format off */
-static const gchar *const ganeti_op_ids[] = {
+const gchar *const gnt_op_ids_ganeti[] = {
 	"OP_CLUSTER_POST_INIT", "OP_CLUSTER_DESTROY", "OP_CLUSTER_QUERY", "OP_CLUSTER_VERIFY",
 	"OP_CLUSTER_VERIFY_CONFIG", "OP_CLUSTER_VERIFY_GROUP", "OP_CLUSTER_VERIFY_DISKS",
 	"OP_GROUP_VERIFY_DISKS", "OP_CLUSTER_REPAIR_DISK_SIZES", "OP_CLUSTER_CONFIG_QUERY",
@@ -33,17 +33,4 @@ static const gchar *const ganeti_op_ids[] = {
 	NULL,
 };
 /* clang-format on */
-G_STATIC_ASSERT(G_N_ELEMENTS(ganeti_op_ids) == 76 + 1);
-
-const gchar *const *
-gnt_op_ids_ganeti(void)
-{
-	return ganeti_op_ids;
-}
-
-gboolean
-gnt_op_id_is_unsupported(const gchar *op_id)
-{
-	return op_id != NULL && g_strv_contains(ganeti_op_ids, op_id) &&
-	       gnt_op_def_lookup(op_id) == NULL;
-}
+G_STATIC_ASSERT(G_N_ELEMENTS(gnt_op_ids_ganeti) == 76 + 1);

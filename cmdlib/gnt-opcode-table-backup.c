@@ -5,7 +5,7 @@
  * not support yet (remote mode, zeroing free space) is refused by the
  * logical units with a message saying so (doc/backup.md).
  */
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static const GntParamDef backup_query_params[] = {
 	{.name = "use_locking", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
@@ -48,7 +48,6 @@ static const GntOpDef op_backup_query = {
 	.id = "OP_BACKUP_QUERY",
 	.params = backup_query_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_backup_query,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_backup_export = {
@@ -56,14 +55,12 @@ static const GntOpDef op_backup_export = {
 	.summary_param = "instance_name",
 	.params = backup_export_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_backup_export,
 };
 static const GntOpDef op_backup_remove = {
 	.id = "OP_BACKUP_REMOVE",
 	.summary_param = "instance_name",
 	.params = backup_remove_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_backup_remove,
 };
 
 const GntOpDef *const gnt_op_defs_backup[] = {

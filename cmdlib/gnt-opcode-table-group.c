@@ -4,7 +4,7 @@
  * OpGroupRename, OpGroupRemove, OpGroupAssignNodes), so its clients'
  * opcodes are accepted as they are.
  */
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 /* Ganeti's allocation policies (constants.VALID_ALLOC_POLICIES) */
 #define ALLOC_POLICIES "preferred|last_resort|unallocable"
@@ -61,34 +61,29 @@ static const GntOpDef op_group_add = {
 	.summary_param = "group_name",
 	.params = group_add_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_group_add,
 };
 static const GntOpDef op_group_set_params = {
 	.id = "OP_GROUP_SET_PARAMS",
 	.summary_param = "group_name",
 	.params = group_set_params_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_group_set_params,
 };
 static const GntOpDef op_group_rename = {
 	.id = "OP_GROUP_RENAME",
 	.params = group_rename_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_group_rename,
 };
 static const GntOpDef op_group_remove = {
 	.id = "OP_GROUP_REMOVE",
 	.summary_param = "group_name",
 	.params = group_remove_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_group_remove,
 };
 static const GntOpDef op_group_assign_nodes = {
 	.id = "OP_GROUP_ASSIGN_NODES",
 	.summary_param = "group_name",
 	.params = group_assign_nodes_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_group_assign_nodes,
 };
 
 const GntOpDef *const gnt_op_defs_group[] = {

@@ -3,7 +3,7 @@
  * of Ganeti 3.0, so its clients' opcodes are accepted as they are.
  */
 #include "gnt-limits.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 /* Ganeti's disk templates and file drivers, as create and modify take them */
 #define DISK_TEMPLATES "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"
@@ -297,55 +297,47 @@ static const GntOpDef op_instance_create = {
 	.summary_param = "instance_name",
 	.params = instance_create_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_create,
 };
 static const GntOpDef op_instance_reinstall = {
 	.id = "OP_INSTANCE_REINSTALL",
 	.summary_param = "instance_name",
 	.params = instance_reinstall_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_reinstall,
 };
 static const GntOpDef op_instance_remove = {
 	.id = "OP_INSTANCE_REMOVE",
 	.summary_param = "instance_name",
 	.params = instance_remove_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_remove,
 };
 static const GntOpDef op_instance_startup = {
 	.id = "OP_INSTANCE_STARTUP",
 	.summary_param = "instance_name",
 	.params = instance_startup_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_startup,
 };
 static const GntOpDef op_instance_shutdown = {
 	.id = "OP_INSTANCE_SHUTDOWN",
 	.summary_param = "instance_name",
 	.params = instance_shutdown_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_shutdown,
 };
 static const GntOpDef op_instance_reboot = {
 	.id = "OP_INSTANCE_REBOOT",
 	.summary_param = "instance_name",
 	.params = instance_reboot_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_reboot,
 };
 static const GntOpDef op_instance_rename = {
 	.id = "OP_INSTANCE_RENAME",
 	.params = instance_rename_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_rename,
 };
 static const GntOpDef op_instance_set_params = {
 	.id = "OP_INSTANCE_SET_PARAMS",
 	.summary_param = "instance_name",
 	.params = instance_set_params_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_set_params,
 };
 /* reads only: runs again harmlessly */
 static const GntOpDef op_instance_console = {
@@ -353,7 +345,6 @@ static const GntOpDef op_instance_console = {
 	.summary_param = "instance_name",
 	.params = instance_console_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_console,
 	.idempotent = TRUE,
 };
 
@@ -362,7 +353,6 @@ static const GntOpDef op_instance_query_data = {
 	.id = "OP_INSTANCE_QUERY_DATA",
 	.params = instance_query_data_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_query_data,
 	.idempotent = TRUE,
 };
 
@@ -371,21 +361,18 @@ static const GntOpDef op_instance_activate_disks = {
 	.summary_param = "instance_name",
 	.params = instance_activate_disks_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_activate_disks,
 };
 static const GntOpDef op_instance_deactivate_disks = {
 	.id = "OP_INSTANCE_DEACTIVATE_DISKS",
 	.summary_param = "instance_name",
 	.params = instance_deactivate_disks_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_deactivate_disks,
 };
 static const GntOpDef op_instance_grow_disk = {
 	.id = "OP_INSTANCE_GROW_DISK",
 	.summary_param = "instance_name",
 	.params = instance_grow_disk_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_instance_grow_disk,
 };
 
 const GntOpDef *const gnt_op_defs_instance[] = {

@@ -7,7 +7,7 @@
 #include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-limits.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static gboolean
 validate_port(JsonNode *value, GError **error)
@@ -164,14 +164,12 @@ static const GntOpDef op_node_add = {
 	.summary_param = "node_name",
 	.params = node_add_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_node_add,
 };
 static const GntOpDef op_node_remove = {
 	.id = "OP_NODE_REMOVE",
 	.summary_param = "node_name",
 	.params = node_remove_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_node_remove,
 };
 /* the node's own lock keeps it apart from the instance units */
 static const GntOpDef op_node_set_params = {
@@ -179,26 +177,22 @@ static const GntOpDef op_node_set_params = {
 	.summary_param = "node_name",
 	.params = node_set_params_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_node_set_params,
 };
 static const GntOpDef op_tags_set = {
 	.id = "OP_TAGS_SET",
 	.params = tags_set_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_tags_set,
 };
 static const GntOpDef op_tags_del = {
 	.id = "OP_TAGS_DEL",
 	.params = tags_del_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_tags_del,
 };
 /* asks the nodes, changes nothing: runs again harmlessly */
 static const GntOpDef op_os_diagnose = {
 	.id = "OP_OS_DIAGNOSE",
 	.params = os_diagnose_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_os_diagnose,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_set_params = {
@@ -206,7 +200,6 @@ static const GntOpDef op_cluster_set_params = {
 	.params = cluster_set_params_params,
 	.more_params = cluster_settings_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_cluster_set_params,
 };
 
 const GntOpDef *const gnt_op_defs_node[] = {

@@ -5,7 +5,7 @@
  * harmlessly after a crash.
  */
 #include "gnt-error.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 #include "gnt-verify-codes.h"
 
 /* ["ENODERPC", ...]: Ganeti's ListSet CVErrorCode */
@@ -97,14 +97,12 @@ static const GntOpDef op_cluster_verify = {
 	.id = "OP_CLUSTER_VERIFY",
 	.params = cluster_verify_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_cluster_verify,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_config = {
 	.id = "OP_CLUSTER_VERIFY_CONFIG",
 	.params = cluster_verify_config_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_cluster_verify_config,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_group = {
@@ -112,14 +110,12 @@ static const GntOpDef op_cluster_verify_group = {
 	.summary_param = "group_name",
 	.params = cluster_verify_group_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_cluster_verify_group,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_cluster_verify_disks = {
 	.id = "OP_CLUSTER_VERIFY_DISKS",
 	.params = cluster_verify_disks_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_cluster_verify_disks,
 	.idempotent = TRUE,
 };
 static const GntOpDef op_group_verify_disks = {
@@ -127,7 +123,6 @@ static const GntOpDef op_group_verify_disks = {
 	.summary_param = "group_name",
 	.params = group_verify_disks_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_group_verify_disks,
 	.idempotent = TRUE,
 };
 

@@ -6,7 +6,7 @@
 #include "gnt-error.h"
 #include "gnt-job-status.h"
 #include "gnt-json.h"
-#include "gnt-opcode-private.h"
+#include "gnt-cmdlib.h"
 
 static gboolean
 validate_non_negative(JsonNode *value, GError **error)
@@ -176,7 +176,6 @@ static const GntOpDef op_test_delay = {
 	.summary_param = "duration",
 	.params = test_delay_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_test_delay,
 	.idempotent = TRUE,
 };
 
@@ -205,7 +204,6 @@ static const GntOpDef op_test_dummy = {
 	.id = "OP_TEST_DUMMY",
 	.params = test_dummy_params,
 	.bgl = GNT_LOCK_SHARED,
-	.lu = &gnt_lu_test_dummy,
 	.idempotent = TRUE,
 };
 
@@ -215,7 +213,6 @@ static const GntOpDef op_cluster_destroy = {
 	.id = "OP_CLUSTER_DESTROY",
 	.params = no_params,
 	.bgl = GNT_LOCK_EXCLUSIVE,
-	.lu = &gnt_lu_cluster_destroy,
 };
 
 const GntOpDef *const gnt_op_defs_core[] = {
@@ -233,4 +230,10 @@ const GntOpDef *const *const gnt_op_tables[] = {
 	gnt_op_defs_verify,
 	gnt_op_defs_group,
 	NULL,
+};
+
+const GntOpTable gnt_cmdlib_op_table = {
+	.parts = gnt_op_tables,
+	.common_params = gnt_op_common_params,
+	.ganeti_op_ids = gnt_op_ids_ganeti,
 };

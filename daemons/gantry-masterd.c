@@ -5,6 +5,7 @@
  */
 #include <unistd.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-config.h"
 #include "gnt-daemon.h"
 #include "gnt-error.h"
@@ -136,6 +137,7 @@ master_start(gpointer state, const GntPaths *paths, gconstpointer options, GErro
 	self->queue = gnt_queue_new(gnt_paths_get_queue_db(paths), &self->env, error);
 	if (self->queue == NULL)
 		return FALSE;
+	gnt_queue_set_units(self->queue, gnt_cmdlib_units); /* by cmdlib's units */
 	if (max_running <= 0)
 		max_running = gnt_config_get_max_running_jobs(self->config);
 	if (max_running <= 0)
@@ -209,6 +211,8 @@ main(int argc, char **argv)
 	Master master = {0};
 
 	gnt_daemon_use_system_malloc(argv);
+	/* the engine runs the opcodes cmdlib/ defines */
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	if (!parse_options(&argc, &argv, &opts, &error))
 		return gnt_daemon_usage_error(MASTERD_NAME, error);
 	return gnt_daemon_main(&(const GntDaemonSpec){

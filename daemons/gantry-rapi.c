@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-daemon.h"
 #include "gnt-error.h"
 #include "gnt-paths.h"
@@ -269,6 +270,8 @@ main(int argc, char **argv)
 	Rapi rapi = {0};
 
 	gnt_daemon_use_system_malloc(argv);
+	/* the defaults the resources fill in, as Ganeti's clients send them */
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	if (!parse_options(&argc, &argv, &opts, &error))
 		return gnt_daemon_usage_error(RAPI_NAME, error);
 	return gnt_daemon_main(&(const GntDaemonSpec){

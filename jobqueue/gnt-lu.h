@@ -25,6 +25,14 @@ typedef struct {
 	JsonNode *(*exec)(GntLu *lu, GError **error); /* (transfer full) */
 } GntLuClass;
 
+/* Which unit runs an opcode, a row of the list a queue is given
+ * (gnt_queue_set_units(); masterd gives cmdlib's gnt_cmdlib_units). The
+ * opcode table names no unit, so clients read it without the units. */
+typedef struct {
+	const gchar *op_id;
+	const GntLuClass *lu;
+} GntLuUnit;
+
 const GntOpcode *
 gnt_lu_get_opcode(GntLu *self);
 /* Gives the unit's later phases @opcode (a ref is taken; NULL: back to the
@@ -64,64 +72,5 @@ gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs);
 /* Sleeps @seconds, or less when the master is stopping; FALSE then. */
 gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds);
-
-/* The logical units, one per opcode (gnt-lu-*.c). */
-extern const GntLuClass gnt_lu_test_delay;
-extern const GntLuClass gnt_lu_test_dummy;
-extern const GntLuClass gnt_lu_cluster_destroy;
-extern const GntLuClass gnt_lu_cluster_set_params;
-extern const GntLuClass gnt_lu_node_add;
-extern const GntLuClass gnt_lu_node_remove;
-extern const GntLuClass gnt_lu_node_set_params;
-extern const GntLuClass gnt_lu_tags_set;
-extern const GntLuClass gnt_lu_tags_del;
-extern const GntLuClass gnt_lu_os_diagnose;
-extern const GntLuClass gnt_lu_instance_create;
-extern const GntLuClass gnt_lu_instance_remove;
-extern const GntLuClass gnt_lu_instance_startup;
-extern const GntLuClass gnt_lu_instance_shutdown;
-extern const GntLuClass gnt_lu_instance_reboot;
-extern const GntLuClass gnt_lu_instance_console;
-extern const GntLuClass gnt_lu_instance_activate_disks;
-extern const GntLuClass gnt_lu_instance_deactivate_disks;
-extern const GntLuClass gnt_lu_instance_grow_disk;
-extern const GntLuClass gnt_lu_instance_rename;
-extern const GntLuClass gnt_lu_instance_set_params;
-extern const GntLuClass gnt_lu_instance_query_data;
-extern const GntLuClass gnt_lu_backup_export;
-extern const GntLuClass gnt_lu_backup_query;
-extern const GntLuClass gnt_lu_backup_remove;
-extern const GntLuClass gnt_lu_instance_reinstall;
-/* gnt-lu-verify.c, gnt-lu-verify-disks.c */
-extern const GntLuClass gnt_lu_cluster_verify;
-extern const GntLuClass gnt_lu_cluster_verify_config;
-extern const GntLuClass gnt_lu_cluster_verify_group;
-extern const GntLuClass gnt_lu_cluster_verify_disks;
-extern const GntLuClass gnt_lu_group_verify_disks;
-extern const GntLuClass gnt_lu_group_add; /* gnt-lu-group.c */
-extern const GntLuClass gnt_lu_group_set_params;
-extern const GntLuClass gnt_lu_group_rename;
-extern const GntLuClass gnt_lu_group_remove;
-extern const GntLuClass gnt_lu_group_assign_nodes;
-
-/* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
- * overlaid, a change to "default" or null removing the key. (transfer full) */
-JsonObject *
-gnt_lu_params_update(JsonObject *old, JsonObject *changes);
-
-/*
- * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has
- * them; null or missing leaves a setting alone) as the complete new values
- * of the settings they change, for gnt_config_set_cluster_settings(): -H
- * and -B merged into the current ones, hypervisor names and parameters
- * checked against hypervisor/, every setting checked by the config, disk
- * templates in use kept, and a volume group that is to be used looked for
- * on the master node (through @rpc; on this host when @rpc is NULL, as for
- * gnt-cluster init before the daemons start). GNT_ERROR_INVALID naming the
- * setting, GNT_ERROR_ENVIRONMENT naming the node. (transfer full)
- */
-JsonObject *
-gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonObject *params,
-				    GError **error);
 
 G_END_DECLS

@@ -55,23 +55,25 @@ struct _GntOpDef {
 	const GntParamDef *(*more_params)(void);
 	/* the cluster-level lock every run of this opcode takes */
 	GntLockMode bgl;
-	const GntLuClass *lu;
 	/* running it again after a crash is harmless (tests, queries): its
 	 * unit may start before "running" is durable, so a crash at that
 	 * moment queues it again instead of failing it */
 	gboolean idempotent;
 };
 
-/* The table, one part per area, each NULL-terminated: the core opcodes
- * (gnt-opcode-table.c), instances (gnt-opcode-table-instance.c), nodes,
- * tags, OS and cluster settings (gnt-opcode-table-node.c), exports
- * (gnt-opcode-table-backup.c). */
-extern const GntOpDef *const gnt_op_defs_core[];
-extern const GntOpDef *const gnt_op_defs_instance[];
-extern const GntOpDef *const gnt_op_defs_node[];
-extern const GntOpDef *const gnt_op_defs_backup[];
-extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
-extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
+/* An opcode table: every opcode the engine can run. jobqueue/ knows no
+ * opcode itself; the daemon registers a table before the first job is
+ * parsed (gnt_opcode_register_table(): masterd registers cmdlib's,
+ * gnt_cmdlib_op_table in gnt-cmdlib.h). */
+struct _GntOpTable {
+	/* the parts, each a NULL-terminated list of rows; NULL-terminated */
+	const GntOpDef *const *const *parts;
+	/* the parameters every opcode takes (dry_run, priority, depends, ...) */
+	const GntParamDef *common_params;
+	/* Ganeti's OP_IDs, NULL-terminated: one missing from @parts is "not
+	 * supported by Gantry" rather than unknown */
+	const gchar *const *ganeti_op_ids;
+};
 
 /* Whether @value (not null) has the row's type, is one of its choices and
  * passes its check: what parsing an opcode asks of every given value and
@@ -89,10 +91,5 @@ gnt_op_def_get_param_tables(const GntOpDef *def,
 /* @def's row (or the common one) named @name, or NULL. */
 const GntParamDef *
 gnt_op_def_find_param(const GntOpDef *def, const gchar *name);
-
-/* The parts, NULL-terminated (gnt-opcode-table.c). */
-extern const GntOpDef *const *const gnt_op_tables[];
-/* The parameters every opcode takes (dry_run, priority, depends, ...). */
-extern const GntParamDef gnt_op_common_params[];
 
 G_END_DECLS

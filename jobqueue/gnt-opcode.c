@@ -20,16 +20,35 @@ typedef enum {
 	OPCODE_SOURCE_STORE,
 } OpcodeSource;
 
+/* The opcodes jobs may hold (gnt_opcode_register_table()). */
+static const GntOpTable *op_table;
+
+void
+gnt_opcode_register_table(const GntOpTable *table)
+{
+	g_return_if_fail(table != NULL);
+	op_table = table;
+}
+
 const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id)
 {
-	for (guint t = 0; op_id != NULL && gnt_op_tables[t] != NULL; t++) {
-		for (guint i = 0; gnt_op_tables[t][i] != NULL; i++) {
-			if (g_strcmp0(gnt_op_tables[t][i]->id, op_id) == 0)
-				return gnt_op_tables[t][i];
+	const GntOpDef *const *const *parts = op_table != NULL ? op_table->parts : NULL;
+
+	for (guint t = 0; op_id != NULL && parts != NULL && parts[t] != NULL; t++) {
+		for (guint i = 0; parts[t][i] != NULL; i++) {
+			if (g_strcmp0(parts[t][i]->id, op_id) == 0)
+				return parts[t][i];
 		}
 	}
 	return NULL;
+}
+
+gboolean
+gnt_op_id_is_unsupported(const gchar *op_id)
+{
+	return op_id != NULL && op_table != NULL && op_table->ganeti_op_ids != NULL &&
+	       g_strv_contains(op_table->ganeti_op_ids, op_id) && gnt_op_def_lookup(op_id) == NULL;
 }
 
 const gchar *
@@ -52,7 +71,7 @@ gnt_op_def_get_param_tables(const GntOpDef *def,
 
 	tables[0] = def->params;
 	tables[1] = def->more_params != NULL ? def->more_params() : none;
-	tables[2] = gnt_op_common_params;
+	tables[2] = op_table->common_params;
 }
 
 const GntParamDef *

@@ -36,15 +36,19 @@ typedef enum {
 
 typedef struct _GntOpDef GntOpDef;
 typedef struct _GntOpcode GntOpcode;
+typedef struct _GntOpTable GntOpTable;
 
-/* Looks up an OP_ID ("OP_TEST_DELAY"); NULL if unknown. */
+/* Makes @table (static, never freed) the opcodes that jobs may hold, before
+ * the first one is parsed; until then every OP_ID is unknown. masterd
+ * registers cmdlib's table, so the engine links no logical unit. */
+void
+gnt_opcode_register_table(const GntOpTable *table);
+
+/* Looks up an OP_ID ("OP_TEST_DELAY") in the registered table; NULL if
+ * unknown. */
 const GntOpDef *
 gnt_op_def_lookup(const gchar *op_id);
 
-/* Ganeti's OP_IDs, all 76 of them, NULL-terminated (gnt-opcode-ganeti.c).
- * (transfer none) */
-const gchar *const *
-gnt_op_ids_ganeti(void);
 /* Whether @op_id is one of Ganeti's that the opcode table lacks: parsing
  * it fails with "opcode 'OP_X' is not supported by Gantry", and LUXI
  * answers that as an encoded OpPrereqError, not as a malformed request. */

@@ -76,6 +76,7 @@ struct _GntQueue {
 	GObject parent_instance;
 	GMainContext *context;
 	GntLuEnv *env;
+	const GntLuUnit *units; /* gnt_queue_set_units() */
 	GntJobStore *store;
 	GntCommitter *committer;
 	GntLockManager *locks;
@@ -533,14 +534,14 @@ queue_lock_abort(gpointer user_data)
 
 /* Worker; mutex not held. Declares an opcode's locks. */
 static GntLockSet *
-queue_declare_locks(GntLu *lu)
+queue_declare_locks(GntLu *lu, const GntLuClass *lu_class)
 {
 	const GntOpDef *def = gnt_opcode_get_def(gnt_job_get_op(lu->job, lu->op_index)->input);
 	GntLockSet *locks = gnt_lock_set_new();
 
 	gnt_lock_set_add(locks, GNT_LOCK_LEVEL_CLUSTER, GNT_LOCK_BGL, def->bgl);
-	if (def->lu->declare_locks != NULL)
-		def->lu->declare_locks(lu, locks);
+	if (lu_class->declare_locks != NULL)
+		lu_class->declare_locks(lu, locks);
 	return locks;
 }
 
@@ -586,12 +587,23 @@ queue_lu_clear(GntLu *lu)
 	gnt_lu_set_opcode(lu, NULL);
 }
 
+/* The unit that runs @op_id; NULL if the queue was given none. */
+static const GntLuClass *
+queue_unit_lookup(GntQueue *self, const gchar *op_id)
+{
+	for (const GntLuUnit *u = self->units; u != NULL && u->op_id != NULL; u++) {
+		if (g_strcmp0(u->op_id, op_id) == 0)
+			return u->lu;
+	}
+	return NULL;
+}
+
 /* Worker: runs opcode @i of the job through its logical unit. */
 static OpOutcome
 queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 {
 	GntJobOp *op = gnt_job_get_op(entry->job, i);
-	const GntLuClass *lu_class = gnt_opcode_get_def(op->input)->lu;
+	const GntLuClass *lu_class = queue_unit_lookup(self, gnt_opcode_get_id(op->input));
 	GntLu lu = {self, entry->job, i};
 	g_autoptr(GntLockSet) locks = NULL;
 	g_autoptr(GError) error = NULL;
@@ -603,6 +615,14 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	op->start_usec = g_get_real_time();
 	g_mutex_unlock(&self->mutex);
 
+	if (lu_class == NULL) {
+		/* a table given without its units: fail the job, not the master */
+		g_set_error(&error, GNT_ERROR, GNT_ERROR_FAULT, "no logical unit runs opcode '%s'",
+			    gnt_opcode_get_id(op->input));
+		result = encode_prereq_error(error);
+		queue_end_op(self, entry, i, result, TRUE);
+		return OP_DONE;
+	}
 	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "argument check");
 		result = encode_prereq_error(error);
@@ -610,7 +630,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_end_op(self, entry, i, result, TRUE);
 		return OP_DONE;
 	}
-	locks = queue_declare_locks(&lu);
+	locks = queue_declare_locks(&lu, lu_class);
 	if (!gnt_lock_manager_try_acquire(self->locks, locks)) {
 		g_mutex_lock(&self->mutex);
 		op->status = GNT_JOB_STATUS_WAITING;
@@ -1028,6 +1048,13 @@ gnt_queue_new(const gchar *queue_db_path, GntLuEnv *env, GError **error)
 	g_info("job queue loaded: %u unfinished jobs, last job ID %" G_GUINT64_FORMAT,
 	       g_hash_table_size(self->unfinished), self->last_id);
 	return g_steal_pointer(&self);
+}
+
+void
+gnt_queue_set_units(GntQueue *self, const GntLuUnit *units)
+{
+	g_return_if_fail(GNT_IS_QUEUE(self));
+	self->units = units;
 }
 
 void

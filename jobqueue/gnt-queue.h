@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "gnt-job-status.h"
+#include "gnt-lu.h"
 #include "gnt-opcode.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,12 @@ typedef struct _GntLuEnv GntLuEnv;
  */
 GntQueue *
 gnt_queue_new(const gchar *queue_db_path, GntLuEnv *env, GError **error);
+
+/* The units jobs run: @units (not copied; terminated by an op_id NULL),
+ * given before gnt_queue_start(). The engine links no unit: an opcode
+ * without one here fails its job. */
+void
+gnt_queue_set_units(GntQueue *self, const GntLuUnit *units);
 
 /* At most @max_running jobs run at once (Ganeti's max_running_jobs). */
 void

@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "gnt-cli.h"
 
 #include <locale.h>
@@ -351,6 +352,8 @@ gnt_cli_main(const GntCliCommand *commands, int argc, char **argv)
 	const gchar *name;
 	gint exit_code;
 
+	/* the defaults, choices and help the commands read (not the units) */
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	/* messages in the user's language and charset, numbers as Ganeti prints them */
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");

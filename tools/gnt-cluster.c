@@ -13,7 +13,7 @@
 #include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-json.h"
-#include "gnt-lu.h"
+#include "gnt-cmdlib.h"
 #include "gnt-rpc-protocol.h"
 #include "gnt-ssconf.h"
 #include "gnt-tls.h"

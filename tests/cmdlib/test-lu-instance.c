@@ -452,6 +452,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 #define ADD(path, func)                                                                            \
 	g_test_add("/cmdlib/instance/" path, LuFx, NULL, lu_fx_set_up, func, lu_fx_tear_down)
 	ADD("create/calls", test_create_calls);

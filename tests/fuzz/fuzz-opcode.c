@@ -1,11 +1,22 @@
 /* libFuzzer target: opcode parsing, as SubmitJob feeds it (the JSON text of
  * one opcode object), then its JSON form and a rebuild from the store. */
+#include "gnt-cmdlib.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
 #include "gnt-opcode.h"
 
 int
+LLVMFuzzerInitialize(int *argc, char ***argv);
+int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size);
+
+/* the opcodes masterd runs (it registers the same table) */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
+	return 0;
+}
 
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)

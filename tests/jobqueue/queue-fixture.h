@@ -6,6 +6,7 @@
 
 #include "gnt-test-util.h"
 
+#include "gnt-cmdlib.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -27,6 +28,7 @@ queue_fx_open(QueueFx *fx)
 	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->root.paths), &fx->env, &error);
 	g_assert_no_error(error);
 	g_assert_nonnull(fx->queue);
+	gnt_queue_set_units(fx->queue, gnt_cmdlib_units); /* cmdlib's, as masterd's queue */
 }
 
 static inline void

@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "../config/config-test-json.h"
 #include "gnt-error.h"
 #include "gnt-job-query.h"
@@ -450,6 +451,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	g_test_add_func("/job-query/fields/golden", test_fields_golden);
 	g_test_add_func("/job-query/fields/selected", test_fields_selected);
 	g_test_add_data_func("/job-query/values/delay", "query-job-delay.json", test_values_golden);

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -78,6 +79,17 @@ check_param(const GntParamDef *pdef, GError **error)
 	return TRUE;
 }
 
+/* The unit cmdlib's list names for @op_id (the rows name none). */
+static const GntLuClass *
+unit_of(const gchar *op_id)
+{
+	for (const GntLuUnit *u = gnt_cmdlib_units; u->op_id != NULL; u++) {
+		if (g_strcmp0(u->op_id, op_id) == 0)
+			return u->lu;
+	}
+	return NULL;
+}
+
 static gboolean
 check_op(const GntOpDef *def, GError **error)
 {
@@ -89,7 +101,7 @@ check_op(const GntOpDef *def, GError **error)
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' is not an OP_ID", def->id);
 		return FALSE;
 	}
-	if (def->lu == NULL) {
+	if (unit_of(def->id) == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s has no logical unit", def->id);
 		return FALSE;
 	}
@@ -184,14 +196,11 @@ test_check_can_fail(void)
 	};
 	/* OP_TEST_DUMMY's id, so that only the rule under test breaks */
 	static const GntOpDef broken_ops[] = {
-		{.id = "OP_TEST_DUMMY", .params = fine},		       /* no unit */
-		{.id = "OP_BROKEN", .params = fine, .lu = &gnt_lu_test_dummy}, /* not in the table */
-		{.id = "OP_TEST_DUMMY", .params = twice, .lu = &gnt_lu_test_dummy},
-		{.id = "OP_TEST_DUMMY", .params = common_again, .lu = &gnt_lu_test_dummy},
-		{.id = "OP_TEST_DUMMY",
-		 .summary_param = "nothing",
-		 .params = fine,
-		 .lu = &gnt_lu_test_dummy},
+		{.id = "OP_NO_UNIT", .params = fine},	 /* no unit in cmdlib's list */
+		{.id = "OP_TEST_DUMMY", .params = fine}, /* not the table's row */
+		{.id = "OP_TEST_DUMMY", .params = twice},
+		{.id = "OP_TEST_DUMMY", .params = common_again},
+		{.id = "OP_TEST_DUMMY", .summary_param = "nothing", .params = fine},
 	};
 
 	for (const GntParamDef *p = broken; p->name != NULL; p++) {
@@ -349,6 +358,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	g_test_add_func("/opcode-table/every-row", test_every_row);
 	g_test_add_func("/opcode-table/check-can-fail", test_check_can_fail);
 	g_test_add_func("/opcode-table/cluster-settings", test_cluster_settings);

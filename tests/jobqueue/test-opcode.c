@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-opcode.h"
@@ -20,6 +21,67 @@ assert_invalid(const gchar *json, const gchar *message)
 	g_assert_null(op);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_cmpstr(error->message, ==, message);
+}
+
+/* The engine knows the opcodes of the table registered, and no other: a
+ * table of one opcode, then cmdlib's again (what every other test uses). */
+static void
+test_registered_table(void)
+{
+	static const GntParamDef params[] = {
+		{.name = "count", .type = GNT_PARAM_TYPE_INT, .default_json = "3"},
+		{NULL},
+	};
+	static const GntOpDef op_only = {
+		.id = "OP_ONLY_HERE", .params = params, .bgl = GNT_LOCK_SHARED, .idempotent = TRUE};
+	static const GntOpDef *const part[] = {&op_only, NULL};
+	static const GntOpDef *const *const parts[] = {part, NULL};
+	static const gchar *const ganeti[] = {"OP_TEST_DELAY", NULL};
+	static const GntOpTable table = {
+		.parts = parts, .common_params = gnt_op_common_params, .ganeti_op_ids = ganeti};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntOpcode) op = NULL;
+
+	gnt_opcode_register_table(&table);
+	op = parse("{\"OP_ID\": \"OP_ONLY_HERE\"}", &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(gnt_opcode_get_int(op, "count"), ==, 3);
+	/* cmdlib's opcode is Ganeti's but not in this table */
+	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": 1}",
+		       "opcode 'OP_TEST_DELAY' is not supported by Gantry");
+	gnt_opcode_register_table(&gnt_cmdlib_op_table);
+	g_assert_null(gnt_op_def_lookup("OP_ONLY_HERE"));
+	g_assert_nonnull(gnt_op_def_lookup("OP_TEST_DELAY"));
+}
+
+/* Every opcode of cmdlib's table has its unit in cmdlib's list, once, and
+ * every unit there runs an opcode of the table. */
+static void
+test_every_opcode_has_its_unit(void)
+{
+	guint n_rows = 0;
+	guint n_units = 0;
+
+	for (const GntOpDef *const *const *part = gnt_cmdlib_op_table.parts; *part != NULL;
+	     part++) {
+		for (const GntOpDef *const *def = *part; *def != NULL; def++) {
+			guint found = 0;
+
+			for (const GntLuUnit *u = gnt_cmdlib_units; u->op_id != NULL; u++)
+				found += g_strcmp0(u->op_id, (*def)->id) == 0;
+			if (found != 1)
+				g_error("%s has %u units in gnt_cmdlib_units", (*def)->id, found);
+			n_rows++;
+		}
+	}
+	for (const GntLuUnit *u = gnt_cmdlib_units; u->op_id != NULL; u++) {
+		g_assert_nonnull(u->lu);
+		if (gnt_op_def_lookup(u->op_id) == NULL)
+			g_error("the unit of %s has no row in the opcode table", u->op_id);
+		n_units++;
+	}
+	g_assert_cmpuint(n_units, ==, n_rows);
+	g_assert_cmpuint(n_rows, >, 30);
 }
 
 static void
@@ -78,7 +140,7 @@ test_invalid(void)
 	g_assert_true(gnt_op_id_is_unsupported("OP_NODE_EVACUATE"));
 	g_assert_false(gnt_op_id_is_unsupported("OP_TEST_DELAY"));
 	g_assert_false(gnt_op_id_is_unsupported("OP_NOPE"));
-	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti()), ==, 76);
+	g_assert_cmpuint(g_strv_length((GStrv)gnt_op_ids_ganeti), ==, 76);
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\"}",
 		       "OP_TEST_DELAY: parameter 'duration' is required");
 	assert_invalid("{\"OP_ID\": \"OP_TEST_DELAY\", \"duration\": null}",
@@ -249,6 +311,9 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
+	g_test_add_func("/opcode/registered-table", test_registered_table);
+	g_test_add_func("/opcode/every-opcode-has-its-unit", test_every_opcode_has_its_unit);
 	g_test_add_func("/opcode/defaults-filled", test_defaults_filled);
 	g_test_add_func("/opcode/python-client-shape", test_python_client_shape);
 	g_test_add_func("/opcode/invalid", test_invalid);

@@ -5,6 +5,7 @@
  * written is written later rather than lost, and a restart replays nothing.
  * tests/system/test-full-disk.c does the same with a real full filesystem.
  */
+#include "gnt-cmdlib.h"
 #include "gnt-fault-vfs.h"
 #include "queue-fixture.h"
 
@@ -324,6 +325,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 	g_log_set_handler("gnt-jobqueue", G_LOG_LEVEL_WARNING, log_write_failures, NULL);
 	gnt_fault_vfs_install("queue.db");

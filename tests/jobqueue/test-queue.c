@@ -1,5 +1,6 @@
 #include <sqlite3.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-job-store.h"
 #include "gnt-job.h"
 #include "queue-fixture.h"
@@ -107,6 +108,29 @@ test_prereq_error(QueueFx *fx, gconstpointer data)
 	assert_op_exception(record, 0, "OpPrereqError", "node 'nope' does not exist");
 	args = json_array_get_array_element(record_op(record, 0, "result"), 1);
 	g_assert_cmpstr(json_array_get_string_element(args, 1), ==, "unknown_entity");
+}
+
+/* The engine runs only the units its queue was given: an opcode of the
+ * table without one fails its job, and the queue goes on. */
+static void
+test_opcode_without_unit(QueueFx *fx, gconstpointer data)
+{
+	static const GntLuUnit dummy_only[] = {{"OP_TEST_DUMMY", &gnt_lu_test_dummy}, {NULL}};
+	guint64 id;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *again = NULL;
+	g_autoptr(JsonObject) record = NULL;
+
+	gnt_queue_set_units(fx->queue, dummy_only);
+	id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	status = queue_fx_wait_final(fx, id);
+	record = queue_fx_record(fx, id);
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpPrereqError",
+			    "no logical unit runs opcode 'OP_TEST_DELAY'");
+	id = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", "{\"result\": 1}", NULL));
+	again = queue_fx_wait_final(fx, id);
+	g_assert_cmpstr(again, ==, "success");
 }
 
 static void
@@ -573,10 +597,12 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	add_started("/queue/submit-runs", test_submit_runs);
 	add_started("/queue/many-jobs", test_many_jobs);
 	add_started("/queue/failure-propagates", test_failure_propagates);
 	add_started("/queue/prereq-error", test_prereq_error);
+	add_started("/queue/opcode-without-unit", test_opcode_without_unit);
 	add_started("/queue/dependencies", test_dependencies);
 	add_started("/queue/relative-dependency", test_relative_dependency);
 	add_started("/queue/unit-submits-jobs", test_unit_submits_jobs);

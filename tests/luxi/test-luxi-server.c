@@ -1,3 +1,4 @@
+#include "gnt-cmdlib.h"
 #include "gnt-test-util.h"
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
@@ -47,6 +48,7 @@ server_thread(gpointer data)
 	g_main_context_push_thread_default(fx->context);
 	fx->queue = gnt_queue_new(gnt_paths_get_queue_db(fx->root.paths), &fx->env, &error);
 	g_assert_no_error(error);
+	gnt_queue_set_units(fx->queue, gnt_cmdlib_units);
 	gnt_queue_set_max_running(fx->queue, 1);
 	gnt_queue_start(fx->queue);
 	fx->server = gnt_luxi_server_new(fx->queue, fx->root.config);
@@ -1640,6 +1642,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* the real opcodes */
 	raise_fd_limit();
 	ADD("/luxi/server/submit-wait-query", test_submit_wait_query);
 	ADD("/luxi/server/wait-long-poll", test_wait_long_poll);

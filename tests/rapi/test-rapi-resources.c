@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gnt-cmdlib.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-luxi-client.h"
@@ -1615,6 +1616,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	gnt_opcode_register_table(&gnt_cmdlib_op_table); /* as gantry-rapi does */
 	g_test_add_func("/rapi/resources/routes", test_routes);
 	g_test_add_func("/rapi/resources/query-arguments", test_query_arguments);
 #define ADD(path, func) g_test_add(path, RapiFx, NULL, rapi_set_up, func, rapi_tear_down)
