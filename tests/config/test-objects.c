@@ -362,6 +362,73 @@ test_shared_empties(void)
 	gnt_test_root_clear(&root);
 }
 
+/* What the cache hands out is exactly what was stored: members no typed
+ * record knows, empty and non-empty parameters, nested values of every
+ * kind, large numbers and long strings (shared or not), in the cache and
+ * read back from the database. */
+static const gchar round_trip_json[] =
+	"{\"name\": \"rt.example.com\", \"hypervisor\": \"fake\", \"os\": null,"
+	" \"hvparams\": {}, \"beparams\": {\"memory\": 512, \"vcpus\": 2},"
+	" \"osparams\": {\"a\": {\"b\": [1, 2.5, null, true, \"x\"]}},"
+	" \"osparams_private\": {}, \"tags\": [], \"disks\": [{\"size\": 1048576,"
+	" \"mode\": \"rw\", \"unknown_disk_member\": {}}],"
+	" \"nics\": [{\"mac\": \"aa:00:00:00:00:01\", \"ip\": null, \"nicparams\": {}}],"
+	" \"network_port\": null, \"disks_active\": false, \"admin_state\": \"up\","
+	" \"x_unknown\": {\"list\": [[], {}, -1, 1025, 0.5, 12345678901234],"
+	" \"long\": \""
+	"0123456789012345678901234567890123456789012345678901234567890123456789\"},"
+	" \"x_empty\": \"\"}";
+
+static void
+assert_round_trip(GntConfig *config, JsonObject *stored)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject)
+		found = gnt_config_dup_object(config, GNT_OBJECT_INSTANCE, "rt", &error);
+	g_autoptr(GPtrArray) all = gnt_config_dup_objects(config, GNT_OBJECT_INSTANCE);
+	g_autoptr(JsonNode) want = NULL;
+	g_autoptr(JsonNode) got = NULL;
+
+	g_assert_no_error(error);
+	g_assert_cmpuint(all->len, ==, 1);
+	g_assert_true(json_object_equal(found, g_ptr_array_index(all, 0)));
+	g_assert_true(g_uuid_string_is_valid(json_object_get_string_member(found, "uuid")));
+	g_assert_cmpint(json_object_get_int_member(found, "serial_no"), ==, 1);
+	g_assert_true(json_object_has_member(found, "ctime"));
+	g_assert_true(json_object_has_member(found, "mtime"));
+	for (guint i = 0; i < 4; i++) {
+		static const gchar *const bookkeeping[] = {"uuid", "serial_no", "ctime", "mtime"};
+
+		json_object_remove_member(found, bookkeeping[i]);
+	}
+	want = gnt_json_node_new_object(json_object_ref(stored));
+	got = gnt_json_node_new_object(json_object_ref(found));
+	if (!json_node_equal(want, got)) {
+		g_autofree gchar *want_text = gnt_json_to_string(want);
+		g_autofree gchar *got_text = gnt_json_to_string(got);
+
+		g_assert_cmpstr(got_text, ==, want_text);
+	}
+}
+
+static void
+test_round_trip(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) stored = record(round_trip_json);
+	g_autoptr(GntConfig) reopened = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE, round_trip_json);
+	assert_round_trip(root.config, stored);
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	assert_round_trip(reopened, stored);
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -371,6 +438,7 @@ main(int argc, char **argv)
 	g_test_add_func("/config/objects/names-where", test_names_where);
 	g_test_add_func("/config/objects/kind-strings", test_kind_strings);
 	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
+	g_test_add_func("/config/objects/round-trip", test_round_trip);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
 	g_test_add_func("/config/objects/schema-2-groups", test_schema_2_groups);
