@@ -29,21 +29,3 @@ gnt_memory_trim_soon(void)
 	}
 	g_mutex_unlock(&trim_lock);
 }
-
-/*
- * malloc_trim() gives back the free space at the end (the top) of the main
- * arena only; a thread's arena gives back its top when a free() leaves it
- * larger than the trim threshold, which glibc raises to twice the largest
- * mmapped block freed so far (a Query answer of some MiB made it 0.5 MiB).
- * So each job worker thread that ended left up to that much of its arena
- * resident (measured: 0.13-0.52 MiB in each of 12 such arenas after 10,000
- * adds). Setting the threshold fixes it (and the mmap threshold with it:
- * blocks of 128 KiB or more are mapped and unmapped each time).
- */
-#define ARENA_TOP_MAX (128 * 1024)
-
-void
-gnt_memory_bound_arena_tops(void)
-{
-	(void)mallopt(M_TRIM_THRESHOLD, ARENA_TOP_MAX);
-}

@@ -14,13 +14,4 @@ G_BEGIN_DECLS
 void
 gnt_memory_trim_soon(void);
 
-/*
- * Call once at a daemon's start, before it starts threads: a thread's
- * malloc arena then keeps at most 128 KiB of free space at its end (its
- * top) resident, instead of up to twice the largest block it ever freed
- * (gnt-memory.c).
- */
-void
-gnt_memory_bound_arena_tops(void);
-
 G_END_DECLS

@@ -10,7 +10,6 @@
 #include "gnt-daemon.h"
 #include "gnt-error.h"
 #include "gnt-lu-env.h"
-#include "gnt-memory.h"
 #include "gnt-luxi-server.h"
 #include "gnt-paths.h"
 #include "gnt-queue.h"
@@ -212,7 +211,6 @@ main(int argc, char **argv)
 	Master master = {0};
 
 	gnt_daemon_use_system_malloc(argv);
-	gnt_memory_bound_arena_tops();
 	/* the engine runs the opcodes cmdlib/ defines */
 	gnt_opcode_register_table(&gnt_cmdlib_op_table);
 	if (!parse_options(&argc, &argv, &opts, &error))
