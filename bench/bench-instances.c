@@ -180,6 +180,18 @@ rss_kib(const gchar *daemon, Bench *b)
 	return line ? g_ascii_strtoll(line + 6, NULL, 10) : -1;
 }
 
+/* Prints "@what: masterd X MiB + noded Y MiB = Z MiB (target: at most 64)";
+ * the target is issue 13's, for both daemons together. */
+static void
+print_rss(Bench *b, const gchar *what)
+{
+	gdouble masterd = rss_kib("gantry-masterd", b) / 1024.0;
+	gdouble noded = rss_kib("gantry-noded", b) / 1024.0;
+
+	g_print("%s: masterd %.1f MiB + noded %.1f MiB = %.1f MiB (target: at most 64)\n", what,
+		masterd, noded, masterd + noded);
+}
+
 /* @daemon's number of threads, -1 if unknown. */
 static gint64
 threads_of(const gchar *daemon, Bench *b)
@@ -481,18 +493,22 @@ main(int argc, char **argv)
 	if (gnt_instance != NULL)
 		time_list(&b, gnt_instance, (guint)repeat);
 	g_usleep(3 * G_USEC_PER_SEC); /* the queue trims its memory once idle */
-	g_print("RSS with %d instances: masterd %.1f MiB + noded %.1f MiB\n", total,
-		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+	{
+		g_autofree gchar *what = g_strdup_printf("RSS with %d instances", total);
+
+		print_rss(&b, what);
+	}
 	/* the job workers' threads end once idle (GLib's pools), and with
 	 * them their stacks and what their malloc arenas kept */
 	{
 		guint waited = wait_threads_settled("gantry-masterd", &b);
 
-		g_print("RSS once masterd's idle threads ended (%u s later, %" G_GINT64_FORMAT
-			" threads): masterd %.1f MiB + noded %.1f MiB\n",
-			waited, threads_of("gantry-masterd", &b),
-			rss_kib("gantry-masterd", &b) / 1024.0,
-			rss_kib("gantry-noded", &b) / 1024.0);
+		g_autofree gchar *what = g_strdup_printf(
+			"RSS once masterd's idle threads ended (%u s later, %" G_GINT64_FORMAT
+			" threads)",
+			waited, threads_of("gantry-masterd", &b));
+
+		print_rss(&b, what);
 	}
 	/* the same cluster in its steady state: daemons started on it, no
 	 * burst of adds behind them (one list, as an operator would) */
@@ -505,8 +521,7 @@ main(int argc, char **argv)
 	if (gnt_instance != NULL)
 		time_list(&b, gnt_instance, 1);
 	g_usleep(3 * G_USEC_PER_SEC);
-	g_print("RSS restarted on them: masterd %.1f MiB + noded %.1f MiB\n",
-		rss_kib("gantry-masterd", &b) / 1024.0, rss_kib("gantry-noded", &b) / 1024.0);
+	print_rss(&b, "RSS restarted on them");
 
 	g_clear_object(&b.client);
 	if (keep) {

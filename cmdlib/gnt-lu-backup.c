@@ -7,6 +7,7 @@
  * (noded/gnt-rpc-node-backup.c): the OS export and import scripts, once per
  * disk, and the export directory. doc/backup.md describes the whole.
  */
+#include "gnt-records.h"
 #include "gnt-lu-backup.h"
 
 #include "gnt-config.h"
@@ -200,7 +201,7 @@ export_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	name = record_name(ctx->instance);
 	if (gnt_opcode_get_bool(op, "remove_instance") && !gnt_opcode_get_bool(op, "shutdown") &&
-	    g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0) {
+	    gnt_record_get_admin_state(ctx->instance) == GNT_ADMIN_STATE_UP) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 				    "Can not remove instance without shutting it down before");
 		return FALSE;
@@ -298,8 +299,7 @@ export_exec(GntLu *lu, GError **error)
 	const gchar *name = record_name(ctx->instance);
 	gboolean shutdown = gnt_opcode_get_bool(op, "shutdown");
 	gboolean remove = gnt_opcode_get_bool(op, "remove_instance");
-	gboolean was_up =
-		g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0;
+	gboolean was_up = gnt_record_get_admin_state(ctx->instance) == GNT_ADMIN_STATE_UP;
 	g_autoptr(GError) export_error = NULL;
 	g_autoptr(GError) step_error = NULL;
 	JsonArray *disks = json_object_get_array_member(ctx->instance, "disks");
@@ -732,8 +732,11 @@ import_fill(GntLu *lu, JsonObject *shown, JsonObject *private_values, JsonObject
 	if (nonempty_array(shown, "disks") == NULL) {
 		g_autoptr(JsonArray) disks = import_disks(ins);
 
+		GntDiskTemplate value = GNT_DISK_TEMPLATE_LAST;
+
 		if (json_array_get_length(disks) == 0 && template != NULL &&
-		    g_strcmp0(template, "diskless") != 0) {
+		    !(gnt_disk_template_from_string(template, &value, NULL) &&
+		      value == GNT_DISK_TEMPLATE_DISKLESS)) {
 			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "No disk info specified and the export is missing the "
 					    "disk information");

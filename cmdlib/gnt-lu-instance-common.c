@@ -50,7 +50,7 @@ gnt_lu_instance_store_members(GntLu *lu, const gchar *uuid, JsonObject *changes,
 	return gnt_config_update_object(lu_config(lu), GNT_OBJECT_INSTANCE, current, error);
 }
 gboolean
-gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, const gchar *state,
+gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, GntAdminState state,
 			    JsonObject *install, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
@@ -61,10 +61,14 @@ gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, const gchar *state,
 	gboolean remember = !gnt_opcode_has_param(op, "no_remember") ||
 			    !gnt_opcode_get_bool(op, "no_remember");
 
-	if (state != NULL && remember) {
-		json_object_set_string_member(changes, "admin_state", state);
-		json_object_set_string_member(changes, "admin_state_source",
-					      source != NULL ? source : "admin");
+	if (state != GNT_ADMIN_STATE_LAST && remember) {
+		json_object_set_string_member(changes, "admin_state",
+					      gnt_admin_state_to_string(state));
+		json_object_set_string_member(
+			changes, "admin_state_source",
+			source != NULL
+				? source
+				: gnt_admin_state_source_to_string(GNT_ADMIN_STATE_SOURCE_ADMIN));
 	}
 	if (install != NULL)
 		json_object_set_object_member(changes, "install", json_object_ref(install));
@@ -373,7 +377,7 @@ gnt_lu_parse_disks(JsonArray *given, GError **error)
 		JsonObject *disk;
 		JsonNode *size;
 		guint64 mib = 0;
-		const gchar *mode = "rw";
+		GntDiskMode mode = GNT_DISK_MODE_RW;
 		g_autofree gchar *uuid = g_uuid_string_random();
 
 		if (!JSON_NODE_HOLDS_OBJECT(node)) {
@@ -397,8 +401,8 @@ gnt_lu_parse_disks(JsonArray *given, GError **error)
 			return NULL;
 		}
 		if (json_object_has_member(in, "mode")) {
-			mode = json_object_get_string_member(in, "mode");
-			if (g_strcmp0(mode, "rw") != 0 && g_strcmp0(mode, "ro") != 0) {
+			if (!gnt_disk_mode_from_string(json_object_get_string_member(in, "mode"),
+						       &mode, NULL)) {
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "disk %u: mode must be 'rw' or 'ro'", i);
 				return NULL;
@@ -407,7 +411,7 @@ gnt_lu_parse_disks(JsonArray *given, GError **error)
 		disk = json_object_new();
 		json_object_set_string_member(disk, "uuid", uuid);
 		json_object_set_int_member(disk, "size", (gint64)mib);
-		json_object_set_string_member(disk, "mode", mode);
+		json_object_set_string_member(disk, "mode", gnt_disk_mode_to_string(mode));
 		json_object_set_member(disk, "name",
 				       gnt_json_node_deep_copy(json_object_get_member(in, "name")));
 		{

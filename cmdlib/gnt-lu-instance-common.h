@@ -7,6 +7,7 @@
  */
 #include <json-glib/json-glib.h>
 
+#include "gnt-records.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-rpc-client.h"
@@ -29,10 +30,11 @@ gnt_lu_instance_name(GntLuInstanceCtx *ctx);
 gboolean
 gnt_lu_instance_store_members(GntLu *lu, const gchar *uuid, JsonObject *changes, GError **error);
 
-/* Stores a new admin state (nullable; not when the opcode says not to
- * remember) and a new install member (nullable), in one update. */
+/* Stores a new admin state (GNT_ADMIN_STATE_LAST: none; not when the
+ * opcode says not to remember) and a new install member (nullable), in one
+ * update. */
 gboolean
-gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, const gchar *state,
+gnt_lu_instance_store_state(GntLu *lu, JsonObject *instance, GntAdminState state,
 			    JsonObject *install, GError **error);
 
 /* The opcode's secret OS parameters ("osparams_secret"), or NULL when none

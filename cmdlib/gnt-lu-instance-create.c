@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -24,8 +25,6 @@
 #include <string.h>
 
 /* ---- OP_INSTANCE_CREATE ---------------------------------------------------- */
-
-static const gchar *const nic_modes[] = {"bridged", "routed", "openvswitch", NULL};
 
 /* Ganeti's nic dicts: mac ("generate"), ip, mode, link, name. MACs are
  * generated later (they must be unique in the cluster). */
@@ -59,7 +58,9 @@ create_parse_nics(JsonArray *given, GError **error)
 		nicparams = json_object_new();
 		if (json_object_has_member(in, "mode")) {
 			const gchar *mode = json_object_get_string_member(in, "mode");
-			if (!g_strv_contains(nic_modes, mode != NULL ? mode : "")) {
+			GntNicMode known = GNT_NIC_MODE_BRIDGED;
+
+			if (!gnt_nic_mode_from_string(mode, &known, NULL)) {
 				json_object_unref(nicparams);
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "nic %u: mode must be bridged, routed or openvswitch",
@@ -272,6 +273,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	JsonArray *enabled_dt = json_object_get_array_member(info, "enabled_disk_templates");
 	const gchar *hv = gnt_opcode_get_string(op, "hypervisor");
 	const gchar *template = gnt_opcode_get_string(op, "disk_template");
+	GntDiskTemplate template_value = GNT_DISK_TEMPLATE_DISKLESS;
 	JsonArray *disks;
 	JsonArray *nics;
 	JsonNode *osparams_private = gnt_opcode_get_param(op, "osparams_private");
@@ -288,7 +290,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	if (template == NULL)
 		template = json_array_get_length(enabled_dt) > 0
 				   ? json_array_get_string_element(enabled_dt, 0)
-				   : "diskless";
+				   : gnt_disk_template_to_string(GNT_DISK_TEMPLATE_DISKLESS);
 	if (!string_array_contains(enabled_dt, template)) {
 		g_autofree gchar *list = string_array_join(enabled_dt);
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -296,16 +298,18 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 			    template, list);
 		return NULL;
 	}
+	if (!gnt_disk_template_from_string(template, &template_value, error))
+		return NULL;
 	disks = gnt_lu_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
 	if (disks == NULL)
 		return NULL;
-	if (g_strcmp0(template, "diskless") == 0 && json_array_get_length(disks) > 0) {
+	if (template_value == GNT_DISK_TEMPLATE_DISKLESS && json_array_get_length(disks) > 0) {
 		json_array_unref(disks);
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "a diskless instance cannot have disks");
 		return NULL;
 	}
-	if (g_strcmp0(template, "diskless") != 0 && json_array_get_length(disks) == 0) {
+	if (template_value != GNT_DISK_TEMPLATE_DISKLESS && json_array_get_length(disks) == 0) {
 		json_array_unref(disks);
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "disk template '%s' needs at least one disk", template);
@@ -356,8 +360,11 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 			       osparams_private != NULL && !JSON_NODE_HOLDS_NULL(osparams_private)
 				       ? gnt_json_node_deep_copy(osparams_private)
 				       : gnt_json_node_new_object(json_object_new()));
-	json_object_set_string_member(record, "admin_state", "down");
-	json_object_set_string_member(record, "admin_state_source", "admin");
+	json_object_set_string_member(record, "admin_state",
+				      gnt_admin_state_to_string(GNT_ADMIN_STATE_DOWN));
+	json_object_set_string_member(
+		record, "admin_state_source",
+		gnt_admin_state_source_to_string(GNT_ADMIN_STATE_SOURCE_ADMIN));
 	json_object_set_string_member(record, "disk_template", template);
 	json_object_set_array_member(record, "disks", disks);
 	json_object_set_array_member(record, "nics", nics);
@@ -570,7 +577,7 @@ create_exec_without_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Json
 			create_roll_back(lu, rpc, node, spec, has_disks);
 			return FALSE;
 		}
-		if (!gnt_lu_instance_store_state(lu, stored, "up", NULL, error))
+		if (!gnt_lu_instance_store_state(lu, stored, GNT_ADMIN_STATE_UP, NULL, error))
 			return FALSE;
 	}
 	return TRUE;
@@ -604,8 +611,9 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 		return FALSE;
 	}
 	state = gnt_install_dup_state(install);
-	return gnt_lu_instance_store_state(lu, stored, gnt_install_booted(install) ? "up" : NULL,
-					   state, error);
+	return gnt_lu_instance_store_state(
+		lu, stored, gnt_install_booted(install) ? GNT_ADMIN_STATE_UP : GNT_ADMIN_STATE_LAST,
+		state, error);
 }
 
 static JsonNode *

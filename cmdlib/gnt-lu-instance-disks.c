@@ -7,6 +7,7 @@
  * records it (nothing to tear down without DRBD); growing grows the image
  * or volume on the node, then the record.
  */
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -213,8 +214,7 @@ grow_exec(GntLu *lu, GError **error)
 				   "size", ctx->target);
 	if (!instance_store(lu, ctx->instance, "disks", disks, error))
 		return NULL;
-	if (g_strcmp0(json_object_get_string_member(ctx->instance->instance, "admin_state"),
-		      "up") == 0)
+	if (gnt_record_get_admin_state(ctx->instance->instance) == GNT_ADMIN_STATE_UP)
 		gnt_lu_feedback(lu, "The instance sees the new size when it is next started");
 	return gnt_json_node_new_null();
 }

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -226,21 +227,22 @@ set_params_check_args(GntLu *lu, GError **error)
 static gboolean
 set_params_apply_offline(JsonObject *updated, JsonNode *offline, JsonArray *changes, GError **error)
 {
-	const gchar *state = json_object_get_string_member(updated, "admin_state");
 	gboolean off;
+	const gchar *new_state;
 
 	if (offline == NULL || JSON_NODE_HOLDS_NULL(offline))
 		return TRUE;
 	off = json_node_get_boolean(offline);
-	if (g_strcmp0(state, "up") == 0) {
+	if (gnt_record_get_admin_state(updated) == GNT_ADMIN_STATE_UP) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "Instance '%s' is marked to be up, can't change to %s",
 			    json_object_get_string_member(updated, "name"),
 			    off ? "offline" : "online");
 		return FALSE;
 	}
-	json_object_set_string_member(updated, "admin_state", off ? "offline" : "down");
-	changes_add(changes, "admin_state", gnt_json_node_new_string(off ? "offline" : "down"));
+	new_state = gnt_admin_state_to_string(off ? GNT_ADMIN_STATE_OFFLINE : GNT_ADMIN_STATE_DOWN);
+	json_object_set_string_member(updated, "admin_state", new_state);
+	changes_add(changes, "admin_state", gnt_json_node_new_string(new_state));
 	return TRUE;
 }
 
@@ -332,7 +334,7 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	if (new_disks == NULL)
 		return NULL;
 	if (json_array_get_length(new_disks) > 0 &&
-	    g_strcmp0(json_object_get_string_member(updated, "disk_template"), "diskless") == 0) {
+	    gnt_record_get_disk_template(updated) == GNT_DISK_TEMPLATE_DISKLESS) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance '%s' is diskless: it cannot take disks", name);
 		return NULL;
@@ -464,7 +466,7 @@ set_params_exec(GntLu *lu, GError **error)
 			gnt_lu_instance_metadata_remove(lu, rpc, ctx->current->node,
 							gnt_lu_instance_name(ctx->current));
 	}
-	if (g_strcmp0(json_object_get_string_member(ctx->updated, "admin_state"), "up") == 0)
+	if (gnt_record_get_admin_state(ctx->updated) == GNT_ADMIN_STATE_UP)
 		gnt_lu_feedback(lu, "The changes take effect when the instance is next started");
 	return gnt_json_node_new_array(json_array_ref(ctx->changes));
 }

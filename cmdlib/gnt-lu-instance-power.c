@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -33,8 +34,7 @@ online_instance_check_prereq(GntLu *lu, GError **error)
 	if (!gnt_lu_instance_ctx_load(lu, TRUE, error))
 		return FALSE;
 	ctx = gnt_lu_get_data(lu);
-	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "offline") ==
-	    0) {
+	if (gnt_record_get_admin_state(ctx->instance) == GNT_ADMIN_STATE_OFFLINE) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "instance '%s' is marked offline", gnt_lu_instance_name(ctx));
 		return FALSE;
@@ -122,7 +122,7 @@ startup_exec(GntLu *lu, GError **error)
 		/* the guest stopped by itself: that was its first shutdown */
 		install = install_end_first_boot(lu, ctx->instance);
 	}
-	if (!gnt_lu_instance_store_state(lu, ctx->instance, "up", install, error))
+	if (!gnt_lu_instance_store_state(lu, ctx->instance, GNT_ADMIN_STATE_UP, install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -160,7 +160,7 @@ shutdown_exec(GntLu *lu, GError **error)
 	/* a self_install's first shutdown ends its first boot */
 	if (install_is_booted(ctx->instance))
 		install = install_end_first_boot(lu, ctx->instance);
-	if (!gnt_lu_instance_store_state(lu, ctx->instance, "down", install, error))
+	if (!gnt_lu_instance_store_state(lu, ctx->instance, GNT_ADMIN_STATE_DOWN, install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }
@@ -198,7 +198,7 @@ reboot_exec(GntLu *lu, GError **error)
 		install = gnt_lu_install_dup_with_state(ctx->instance, GNT_INSTALL_STATE_BOOTED);
 	else if (install_is_booted(ctx->instance) && g_strcmp0(type, "soft") != 0)
 		install = install_end_first_boot(lu, ctx->instance);
-	if (!gnt_lu_instance_store_state(lu, ctx->instance, "up", install, error))
+	if (!gnt_lu_instance_store_state(lu, ctx->instance, GNT_ADMIN_STATE_UP, install, error))
 		return NULL;
 	return gnt_json_node_new_null();
 }

@@ -6,6 +6,7 @@
  * "static") whether it runs, asked of its primary node; Gantry adds
  * "install", the record's install parameters and last install's steps.
  */
+#include "gnt-records.h"
 #include "gnt-config-fill.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
@@ -134,8 +135,10 @@ run_state(GntLu *lu, JsonObject *instance, JsonObject *node, GHashTable *running
 		g_hash_table_insert(running_by_node, g_strdup(node_name), running);
 	}
 	if (json_object_has_member(running, json_object_get_string_member(instance, "name")))
-		return gnt_json_node_new_string("up");
-	return gnt_json_node_new_string(g_strcmp0(admin_state, "up") == 0 ? "down" : admin_state);
+		return gnt_json_node_new_string(gnt_admin_state_to_string(GNT_ADMIN_STATE_UP));
+	return gnt_json_node_new_string(gnt_record_get_admin_state(instance) == GNT_ADMIN_STATE_UP
+						? gnt_admin_state_to_string(GNT_ADMIN_STATE_DOWN)
+						: admin_state);
 }
 
 /* Ganeti's disk entries; block device status (pstatus, sstatus) is only

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -173,7 +174,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 		return FALSE;
 	}
 	state = json_object_get_string_member(instance, "admin_state");
-	if (g_strcmp0(state, "down") != 0) {
+	if (gnt_record_get_admin_state(instance) != GNT_ADMIN_STATE_DOWN) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "Instance '%s' is marked to be %s, cannot reinstall",
 			    gnt_lu_instance_name(ctx->current), state);

@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -44,7 +45,7 @@ rename_check_prereq(GntLu *lu, GError **error)
 	    !gnt_lu_instance_ctx_load(lu, TRUE, error))
 		return FALSE;
 	ctx = gnt_lu_get_data(lu);
-	if (g_strcmp0(json_object_get_string_member(ctx->instance, "admin_state"), "up") == 0) {
+	if (gnt_record_get_admin_state(ctx->instance) == GNT_ADMIN_STATE_UP) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "instance '%s' is running: shut it down before renaming it",
 			    gnt_lu_instance_name(ctx));

@@ -8,6 +8,7 @@
 
 #include "gnt-config-fill.h"
 #include "gnt-error.h"
+#include "gnt-instance-spec.h"
 #include "gnt-json.h"
 #include "gnt-node-calls.h"
 
@@ -116,31 +117,48 @@ gnt_lu_storage_spec_new(JsonObject *info)
 	return storage;
 }
 
+/* A string setting of @info, NULL when unset or null. (transfer full) */
+static gchar *
+info_dup_string(JsonObject *info, const gchar *key)
+{
+	JsonNode *node = json_object_get_member(info, key);
+
+	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+			       json_node_get_value_type(node) == G_TYPE_STRING
+		       ? json_node_dup_string(node)
+		       : NULL;
+}
+
 JsonObject *
 gnt_lu_instance_spec_new(GntConfig *config, JsonObject *instance, GError **error)
 {
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
 	/* all of them, globals included, as Ganeti's FillHV for a node */
 	g_autoptr(JsonObject) hvparams = gnt_fill_hvparams(info, instance, FALSE, error);
-	JsonObject *spec;
-	JsonObject *os;
+	g_autoptr(GntInstance) record = NULL;
+	g_autoptr(GntInstanceSpec) spec = NULL;
+	JsonArray *search_path = gnt_json_peek_array(info, "os_search_path");
 
 	if (hvparams == NULL) {
 		g_prefix_error(error,
 			       "instance '%s': ", json_object_get_string_member(instance, "name"));
 		return NULL;
 	}
-	spec = json_object_new();
-	json_object_set_object_member(spec, "instance", gnt_json_object_deep_copy(instance));
-	json_object_set_object_member(spec, "hvparams", g_steal_pointer(&hvparams));
-	json_object_set_object_member(spec, "beparams", gnt_fill_beparams(info, instance));
-	json_object_set_object_member(spec, "storage", gnt_lu_storage_spec_new(info));
-	os = json_object_new();
-	json_object_set_member(
-		os, "search_path",
-		gnt_json_node_deep_copy(json_object_get_member(info, "os_search_path")));
-	json_object_set_object_member(spec, "os", os);
-	return spec;
+	record = gnt_instance_from_json(instance, error);
+	if (record == NULL)
+		return NULL;
+	spec = gnt_instance_spec_new(g_steal_pointer(&record), g_steal_pointer(&hvparams),
+				     gnt_fill_beparams(info, instance));
+	spec->volume_group_name = info_dup_string(info, "volume_group_name");
+	spec->file_storage_dir = info_dup_string(info, "file_storage_dir");
+	if (search_path != NULL) {
+		g_autoptr(GStrvBuilder) dirs = g_strv_builder_new();
+
+		for (guint i = 0; i < json_array_get_length(search_path); i++)
+			g_strv_builder_add(dirs, json_array_get_string_element(search_path, i));
+		spec->os_search_path = g_strv_builder_end(dirs);
+	}
+	return gnt_instance_spec_to_json(spec);
 }
 
 gint64

@@ -7,6 +7,7 @@
  * active (there is no DRBD to bring up), so every instance with disks is
  * checked and the middle list stays empty.
  */
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -146,7 +147,8 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 				pair = json_array_new();
 				json_array_add_string_element(pair, node_name);
 				/* Ganeti's volumes are "vg/lv"; file disks get their path */
-				if (g_strcmp0(template, "file") == 0)
+				if (gnt_record_get_disk_template(instance) ==
+				    GNT_DISK_TEMPLATE_FILE)
 					where = g_build_filename(
 						json_object_get_string_member(storage,
 									      "file_storage_dir"),

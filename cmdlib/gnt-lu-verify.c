@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "gnt-records.h"
 #include "gnt-config-groups.h"
 #include "gnt-config.h"
 #include "gnt-disk.h"
@@ -103,8 +104,6 @@ gnt_lu_verify_lock_group(GntLu *lu, GntLockSet *locks)
 gchar *
 gnt_lu_verify_dup_volume_name(JsonObject *instance, guint index, JsonObject *storage)
 {
-	const gchar *template_name =
-		json_object_get_string_member_with_default(instance, "disk_template", "diskless");
 	JsonArray *disks = gnt_json_peek_array(instance, "disks");
 	GntDiskStoreParams params = {
 		.vg_name = json_object_get_string_member_with_default(storage, "volume_group_name",
@@ -114,12 +113,11 @@ gnt_lu_verify_dup_volume_name(JsonObject *instance, guint index, JsonObject *sto
 	};
 	g_autoptr(GntDiskStore) store = NULL;
 	g_autoptr(GntDiskSpec) spec = NULL;
-	GntDiskTemplate template;
+	GntDiskTemplate template = gnt_record_get_disk_template(instance);
 	JsonObject *disk;
 	g_autofree gchar *name = NULL;
 
-	if (!gnt_disk_template_from_string(template_name, &template, NULL) ||
-	    template == GNT_DISK_TEMPLATE_DISKLESS || disks == NULL ||
+	if (template == GNT_DISK_TEMPLATE_DISKLESS || disks == NULL ||
 	    index >= json_array_get_length(disks) ||
 	    (disk = json_array_get_object_element(disks, index)) == NULL ||
 	    (store = gnt_disk_store_new(template, &params, NULL)) == NULL)
@@ -883,7 +881,8 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 		have = json_object_get_int_member(listing, volume);
 		/* logical volumes are rounded up to whole extents */
 		if (have == want_mib * 1024 * 1024 ||
-		    (g_strcmp0(template, "plain") == 0 && have > want_mib * 1024 * 1024))
+		    (gnt_record_get_disk_template(instance) == GNT_DISK_TEMPLATE_PLAIN &&
+		     have > want_mib * 1024 * 1024))
 			continue;
 		{
 			g_autofree gchar *have_text =
@@ -896,8 +895,7 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 					i, pname, have_text, have, want_text);
 		}
 	}
-	if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state", ""),
-		      "up") == 0) {
+	if (gnt_record_get_admin_state(instance) == GNT_ADMIN_STATE_UP) {
 		JsonObject *running = img->answer != NULL
 					      ? gnt_json_peek_object(img->answer, "instance_list")
 					      : NULL;
@@ -934,17 +932,19 @@ verify_orphan_volumes(GroupCheck *gc, GHashTable *expected)
 		NodeImage *img = g_ptr_array_index(gc->images, i);
 		JsonObject *volumes =
 			img->answer != NULL ? gnt_json_peek_object(img->answer, "volumes") : NULL;
-		static const gchar *const templates[] = {"plain", "file"};
+		static const GntDiskTemplate with_volumes[] = {GNT_DISK_TEMPLATE_PLAIN,
+							       GNT_DISK_TEMPLATE_FILE};
 
-		for (guint t = 0; volumes != NULL && t < G_N_ELEMENTS(templates); t++) {
-			JsonObject *listing = gnt_json_peek_object(volumes, templates[t]);
+		for (guint t = 0; volumes != NULL && t < G_N_ELEMENTS(with_volumes); t++) {
+			const gchar *template = gnt_disk_template_to_string(with_volumes[t]);
+			JsonObject *listing = gnt_json_peek_object(volumes, template);
 			g_autoptr(GList) names = listing != NULL ? json_object_get_members(listing)
 								 : NULL;
-			g_autofree gchar *key = g_strconcat(templates[t], "_error", NULL);
+			g_autofree gchar *key = g_strconcat(template, "_error", NULL);
 
 			verifier_report_if(&gc->v, json_object_has_member(volumes, key),
 					   GNT_CV_ENODELVM, node_name(img->node), FALSE,
-					   "%s volumes could not be listed: %s", templates[t],
+					   "%s volumes could not be listed: %s", template,
 					   json_object_get_string_member_with_default(volumes, key,
 										      ""));
 			names = g_list_sort(names, (GCompareFunc)g_strcmp0);
@@ -1083,9 +1083,8 @@ cluster_verify_group_exec(GntLu *lu, GError **error)
 			gnt_lu_feedback(lu, "* Verifying instance %s",
 					json_object_get_string_member(instance, "name"));
 		verify_instance(&gc, instance, expected);
-		if (g_strcmp0(json_object_get_string_member_with_default(instance, "admin_state",
-									 ""),
-			      "offline") == 0)
+		if (json_object_has_member(instance, "admin_state") &&
+		    gnt_record_get_admin_state(instance) == GNT_ADMIN_STATE_OFFLINE)
 			n_offline_instances++;
 		if (be != NULL &&
 		    !json_object_get_boolean_member_with_default(be, "auto_balance", TRUE))

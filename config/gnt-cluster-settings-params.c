@@ -11,6 +11,7 @@
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
+#include "gnt-records.h"
 #include "gnt-size.h"
 
 /* Ganeti parameters that change no setting of Gantry's: taken, refused
@@ -305,8 +306,7 @@ check_templates_unused(GntConfig *config, JsonArray *old_templates, JsonArray *n
 static gboolean
 plain_instances_cb(JsonObject *record, gpointer user_data)
 {
-	if (g_strcmp0(json_object_get_string_member_with_default(record, "disk_template", ""),
-		      "plain") == 0) {
+	if (gnt_record_get_disk_template(record) == GNT_DISK_TEMPLATE_PLAIN) {
 		*(gboolean *)user_data = TRUE;
 		return FALSE;
 	}
@@ -557,8 +557,9 @@ gnt_cluster_settings_from_params(GntConfig *config, JsonObject *params, gchar **
 	}
 	/* a volume group newly named, or plain newly enabled: the caller looks
 	 * for it (plain enabled has a volume group, checked above) */
-	if (array_has_string(new_templates, "plain") &&
-	    (!array_has_string(old_templates, "plain") ||
+	if (array_has_string(new_templates, gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN)) &&
+	    (!array_has_string(old_templates,
+			       gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN)) ||
 	     g_strcmp0(JSON_NODE_HOLDS_NULL(old_vg) ? NULL : json_node_get_string(old_vg),
 		       json_node_get_string(new_vg)) != 0))
 		*vg_to_find = g_strdup(json_node_get_string(new_vg));

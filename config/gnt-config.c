@@ -1,3 +1,4 @@
+#include "gnt-records.h"
 #include "gnt-config.h"
 #include "gnt-config-private.h"
 
@@ -879,13 +880,26 @@ gnt_config_set_max_running_jobs(GntConfig *self, gint64 max_running_jobs, GError
 /* Changing cluster settings (gnt-cluster init and modify) */
 
 static const gchar *const os_search_path_default[] = {GNT_CONFIG_OS_SEARCH_PATH_DEFAULT, NULL};
-/* the templates Gantry has storage for (storage/) */
-static const gchar *const supported_disk_templates[] = {"diskless", "file", "plain", NULL};
 static const gchar *const ganeti_disk_templates[] = {
 	"diskless", "file", "plain",   "sharedfile", "blockdev",
 	"rbd",	    "ext",  "gluster", "drbd",	     NULL,
 };
-static const gchar *const nic_modes[] = {"bridged", "routed", "openvswitch", NULL};
+
+/* The templates Gantry has storage for (storage/): GntDiskTemplate's names,
+ * NULL-terminated. */
+static const gchar *const *
+supported_disk_templates(void)
+{
+	static const gchar *names[GNT_DISK_TEMPLATE_LAST + 1];
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		for (guint i = 0; i < GNT_DISK_TEMPLATE_LAST; i++)
+			names[i] = gnt_disk_template_to_string((GntDiskTemplate)i);
+		g_once_init_leave(&done, 1);
+	}
+	return names;
+}
 
 static gboolean
 check_absolute_dir(const gchar *key, const gchar *dir, GError **error)
@@ -1126,7 +1140,10 @@ check_nicparams(JsonNode *value, GError **error)
 			}
 			if (!gnt_json_node_get_string(param, what, &text, error))
 				return FALSE;
-			if (g_strcmp0(key, "mode") == 0 && !g_strv_contains(nic_modes, text)) {
+			GntNicMode mode = GNT_NIC_MODE_LAST;
+
+			if (g_strcmp0(key, "mode") == 0 &&
+			    !gnt_nic_mode_from_string(text, &mode, NULL)) {
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "Invalid NIC mode '%s': expected bridged, routed or "
 					    "openvswitch",
@@ -1177,7 +1194,7 @@ setting_prepare(const GntClusterSetting *setting, JsonNode *value, GError **erro
 		return gnt_json_node_new_string(normal);
 	}
 	if ((g_strcmp0(key, "enabled_disk_templates") == 0 &&
-	     !check_string_list(key, json_node_get_array(value), supported_disk_templates,
+	     !check_string_list(key, json_node_get_array(value), supported_disk_templates(),
 				ganeti_disk_templates, FALSE, error)) ||
 	    (g_strcmp0(key, "enabled_hypervisors") == 0 &&
 	     !check_string_list(key, json_node_get_array(value), NULL, NULL, FALSE, error)) ||
@@ -1225,7 +1242,8 @@ gnt_cluster_apply_settings(GntCluster *self, JsonObject *changes, GError **error
 	if (!gnt_json_get_array(merged, "enabled_disk_templates", &templates, error))
 		return FALSE;
 	vg = json_object_get_member(merged, "volume_group_name");
-	if (string_list_contains(templates, "plain") && (vg == NULL || JSON_NODE_HOLDS_NULL(vg))) {
+	if (string_list_contains(templates, gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN)) &&
+	    (vg == NULL || JSON_NODE_HOLDS_NULL(vg))) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "Please specify a volume group when enabling lvm-based "
 				    "disk-templates.");

@@ -7,6 +7,7 @@
  * the config. What a row needs from other records (node names, instance
  * lists, the cluster's defaults) is collected first, in a QueryContext.
  */
+#include "gnt-records.h"
 #include "gnt-object-query.h"
 
 #include <string.h>
@@ -482,7 +483,7 @@ inst_admin_state(JsonObject *inst)
 {
 	const gchar *state = rec_string(inst, "admin_state");
 
-	return state != NULL ? state : "down";
+	return state != NULL ? state : gnt_admin_state_to_string(GNT_ADMIN_STATE_DOWN);
 }
 
 static const gchar *
@@ -495,7 +496,8 @@ TEXT_FIELD(inst_admin_state)
 static JsonNode *
 get_inst_admin_up(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(g_strcmp0(inst_admin_state((JsonObject *)item), "up") == 0);
+	return gnt_json_node_new_bool(gnt_record_get_admin_state((JsonObject *)item) ==
+				      GNT_ADMIN_STATE_UP);
 }
 
 static JsonNode *
@@ -503,7 +505,9 @@ get_inst_admin_state_source(gconstpointer item, gpointer user_data, GntQueryStat
 {
 	const gchar *source = rec_string((JsonObject *)item, "admin_state_source");
 
-	return gnt_json_node_new_string(source != NULL ? source : "admin");
+	return gnt_json_node_new_string(
+		source != NULL ? source
+			       : gnt_admin_state_source_to_string(GNT_ADMIN_STATE_SOURCE_ADMIN));
 }
 
 static JsonNode *
@@ -689,7 +693,7 @@ static const gchar *
 inst_live_status(const QueryContext *ctx, const InstRow *row)
 {
 	JsonObject *inst = row->inst;
-	gboolean up = g_strcmp0(inst_admin_state(inst), "up") == 0;
+	gboolean up = gnt_record_get_admin_state(inst) == GNT_ADMIN_STATE_UP;
 	const gchar *state = rec_string(row->live, "state");
 
 	if (inst_runs_elsewhere(ctx, row))
@@ -715,15 +719,18 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 static const gchar *
 inst_dead_status(JsonObject *inst)
 {
-	const gchar *admin_state = inst_admin_state(inst);
-
-	if (g_strcmp0(admin_state, "up") == 0)
+	switch (gnt_record_get_admin_state(inst)) {
+	case GNT_ADMIN_STATE_UP:
 		return "ERROR_down";
-	if (g_strcmp0(admin_state, "down") == 0)
-		return g_strcmp0(rec_string(inst, "admin_state_source"), "user") == 0
+	case GNT_ADMIN_STATE_DOWN:
+		return gnt_record_get_admin_state_source(inst) == GNT_ADMIN_STATE_SOURCE_USER
 			       ? "USER_down"
 			       : "ADMIN_down";
-	return "ADMIN_offline";
+	case GNT_ADMIN_STATE_OFFLINE:
+	case GNT_ADMIN_STATE_LAST:
+	default:
+		return "ADMIN_offline";
+	}
 }
 
 static const gchar *
@@ -1009,11 +1016,11 @@ static const ParamField be_fields[] = {BE_PARAMS(BE_ROW)};
 static guint64
 disk_usage_of(JsonObject *inst)
 {
-	const gchar *template = rec_string(inst, "disk_template");
 	guint64 total = 0;
 
-	/* ComputeDiskSize: diskless 0, drbd adds 128 MiB of metadata per disk */
-	if (template == NULL || g_strcmp0(template, "diskless") == 0)
+	/* Ganeti's ComputeDiskSize: diskless 0, else the disks' sizes (its
+	 * drbd metadata does not exist here: the config has no drbd) */
+	if (gnt_record_get_disk_template(inst) == GNT_DISK_TEMPLATE_DISKLESS)
 		return 0;
 	for (guint i = 0; i < rec_array_length(inst, "disks"); i++) {
 		JsonObject *disk = rec_array_object(inst, "disks", i);
@@ -1021,8 +1028,6 @@ disk_usage_of(JsonObject *inst)
 
 		if (disk != NULL && gnt_json_get_int(disk, "size", &size, NULL) && size > 0)
 			total += (guint64)size;
-		if (g_strcmp0(template, "drbd") == 0)
-			total += 128;
 	}
 	return total;
 }
@@ -1094,20 +1099,32 @@ nic_filled_params(const QueryContext *ctx, JsonObject *nic)
 	return gnt_fill_nicparams(ctx->cluster->settings, nic);
 }
 
+/* The bit of a NIC mode in a set of modes. */
+#define NIC_MODE_BIT(mode) (1u << (mode))
+
+/* Whether filled nicparams @params have a mode in @modes. */
+static gboolean
+nic_mode_in(JsonObject *params, guint modes)
+{
+	GntNicMode mode = GNT_NIC_MODE_LAST;
+	const gchar *name = rec_string(params, "mode");
+
+	return name != NULL && gnt_nic_mode_from_string(name, &mode, NULL) &&
+	       (modes & NIC_MODE_BIT(mode)) != 0;
+}
+
 /* The filled nicparams of each NIC: member @key, or null when the mode is
- * not @mode (if @mode is not NULL). */
+ * not one of @modes (0: any). */
 static JsonNode *
-per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key,
-	      const gchar *const *modes)
+per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key, guint modes)
 {
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; i < rec_array_length(inst, "nics"); i++) {
 		g_autoptr(JsonObject)
 			params = nic_filled_params(ctx, rec_array_object(inst, "nics", i));
-		const gchar *mode = rec_string(params, "mode");
 
-		if (modes != NULL && !g_strv_contains(modes, mode != NULL ? mode : ""))
+		if (modes != 0 && !nic_mode_in(params, modes))
 			json_array_add_null_element(out);
 		else
 			json_array_add_element(out, member_or_null(params, key));
@@ -1115,32 +1132,32 @@ per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key,
 	return gnt_json_node_new_array(out);
 }
 
-static const gchar *const bridged_modes[] = {"bridged", NULL};
-static const gchar *const vlan_modes[] = {"bridged", "openvswitch", NULL};
-static const gchar *const ovs_modes[] = {"openvswitch", NULL};
+#define BRIDGED_MODES NIC_MODE_BIT(GNT_NIC_MODE_BRIDGED)
+#define VLAN_MODES    (NIC_MODE_BIT(GNT_NIC_MODE_BRIDGED) | NIC_MODE_BIT(GNT_NIC_MODE_OPENVSWITCH))
+#define OVS_MODES     NIC_MODE_BIT(GNT_NIC_MODE_OPENVSWITCH)
 
 static JsonNode *
 get_inst_nic_modes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "mode", NULL);
+	return per_nic_param(user_data, (JsonObject *)item, "mode", 0);
 }
 
 static JsonNode *
 get_inst_nic_links(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "link", NULL);
+	return per_nic_param(user_data, (JsonObject *)item, "link", 0);
 }
 
 static JsonNode *
 get_inst_nic_vlans(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "vlan", vlan_modes);
+	return per_nic_param(user_data, (JsonObject *)item, "vlan", VLAN_MODES);
 }
 
 static JsonNode *
 get_inst_nic_bridges(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "link", bridged_modes);
+	return per_nic_param(user_data, (JsonObject *)item, "link", BRIDGED_MODES);
 }
 
 /* nic.ATTR/N. @key: a member of the NIC, or "mode", "link", "bridge",
@@ -1151,7 +1168,6 @@ nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint 
 {
 	JsonObject *nic = rec_array_object((JsonObject *)item, "nics", index);
 	g_autoptr(JsonObject) params = NULL;
-	const gchar *mode;
 
 	if (nic == NULL) {
 		*status = GNT_QUERY_STATUS_UNAVAIL;
@@ -1167,14 +1183,13 @@ nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint 
 		return strcmp(key, "mac") == 0 ? member_or_null(nic, key)
 					       : member_or_unavail(nic, key, status);
 	params = nic_filled_params(user_data, nic);
-	mode = rec_string(params, "mode");
 	if (strcmp(key, "bridge") == 0) {
-		if (g_strcmp0(mode, "bridged") != 0) {
+		if (!nic_mode_in(params, BRIDGED_MODES)) {
 			*status = GNT_QUERY_STATUS_UNAVAIL;
 			return NULL;
 		}
 		key = "link";
-	} else if (strcmp(key, "vlan") == 0 && !g_strv_contains(ovs_modes, mode ? mode : "")) {
+	} else if (strcmp(key, "vlan") == 0 && !nic_mode_in(params, OVS_MODES)) {
 		*status = GNT_QUERY_STATUS_UNAVAIL;
 		return NULL;
 	}

@@ -1,3 +1,4 @@
+#include "gnt-records.h"
 #include "gnt-luxi-methods.h"
 
 #include <string.h>
@@ -1250,6 +1251,7 @@ live_request_new(GntLuxiCall *call, GntObjectKind kind)
 	g_auto(GStrv) enabled = NULL;
 	JsonArray *list = NULL;
 	const gchar *template = NULL;
+	GntDiskTemplate template_value = GNT_DISK_TEMPLATE_DISKLESS;
 	JsonNode *vg = json_object_get_member(info, "volume_group_name");
 	JsonNode *dir = json_object_get_member(info, "file_storage_dir");
 
@@ -1264,10 +1266,12 @@ live_request_new(GntLuxiCall *call, GntObjectKind kind)
 	if (gnt_json_get_array(info, "enabled_disk_templates", &list, NULL) &&
 	    json_array_get_length(list) > 0)
 		template = json_array_get_string_element(list, 0);
-	if (g_strcmp0(template, "plain") == 0)
-		request->storage_type = g_strdup("lvm-vg");
-	else if (g_strcmp0(template, "file") == 0)
-		request->storage_type = g_strdup("file");
+	if (template != NULL && gnt_disk_template_from_string(template, &template_value, NULL)) {
+		if (template_value == GNT_DISK_TEMPLATE_PLAIN)
+			request->storage_type = g_strdup("lvm-vg");
+		else if (template_value == GNT_DISK_TEMPLATE_FILE)
+			request->storage_type = g_strdup("file");
+	}
 	list = NULL;
 	gnt_json_get_array(info, "enabled_hypervisors", &list, NULL);
 	enabled = strv_from_json(list);

@@ -393,18 +393,17 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	return TRUE;
 }
 
-/* The spec's "communication_nic" {mac, ip} (borrowed). */
+/* The record's "communication_nic" {mac, ip} (borrowed). */
 static gboolean
 spec_communication_nic(GntRpcNodeSpec *spec, const gchar **mac, const gchar **ip, GError **error)
 {
-	JsonObject *nic = NULL;
-
-	if (!gnt_json_get_object(spec->instance, "communication_nic", &nic, error) ||
-	    !gnt_json_get_string(nic, "mac", mac, error) ||
-	    !gnt_json_get_string(nic, "ip", ip, error)) {
-		g_prefix_error(error, "instance '%s': ", spec->name);
+	if (spec->instance->communication_mac == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': 'communication_nic' is missing", spec->name);
 		return FALSE;
 	}
+	*mac = spec->instance->communication_mac;
+	*ip = spec->instance->communication_ip;
 	return TRUE;
 }
 
@@ -412,13 +411,8 @@ gboolean
 gnt_rpc_node_spec_get_communication(GntRpcNodeSpec *spec, gboolean *communication,
 				    const gchar **mac, const gchar **ip, GError **error)
 {
-	*communication = FALSE;
+	*communication = spec->instance->communication;
 	*mac = *ip = NULL;
-	if (json_object_has_member(spec->instance, "communication") &&
-	    !gnt_json_get_bool(spec->instance, "communication", communication, error)) {
-		g_prefix_error(error, "instance '%s': ", spec->name);
-		return FALSE;
-	}
 	return !*communication || spec_communication_nic(spec, mac, ip, error);
 }
 

@@ -325,30 +325,25 @@ ini_add_printf(GString *out, const gchar *key, const gchar *format, ...)
 	ini_add(out, key, text);
 }
 
-/* A section of every member of the record's object @member. */
+/* A section of every member of @params. */
 static void
-ini_add_object_section(GString *out, const gchar *section, JsonObject *record, const gchar *member)
+ini_add_object_section(GString *out, const gchar *section, JsonObject *params)
 {
-	JsonNode *node = json_object_get_member(record, member);
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
 
 	g_string_append_printf(out, "\n[%s]\n", section);
-	if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node))
-		return;
-	json_object_iter_init_ordered(&iter, json_node_get_object(node));
+	json_object_iter_init_ordered(&iter, params);
 	while (json_object_iter_next_ordered(&iter, &key, &value))
 		ini_add_node(out, key, value);
 }
 
-/* An array member of the record, or NULL. */
-static JsonArray *
-record_array(JsonObject *record, const gchar *member)
+/* @value, or Python's None for NULL. */
+static void
+ini_add_string(GString *out, const gchar *key, const gchar *value)
 {
-	JsonNode *node = json_object_get_member(record, member);
-
-	return node != NULL && JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+	ini_add(out, key, value != NULL ? value : "None");
 }
 
 static JsonNode *
@@ -357,20 +352,45 @@ object_member(JsonObject *obj, const gchar *member)
 	return obj != NULL ? json_object_get_member(obj, member) : NULL;
 }
 
+/* The NIC lines of the export's [instance] section. */
+static void
+ini_add_nics(GString *out, GPtrArray *nics)
+{
+	for (guint i = 0; i < nics->len; i++) {
+		const GntNic *nic = g_ptr_array_index(nics, i);
+		const struct {
+			const gchar *key;
+			const gchar *value;
+		} fields[] = {
+			{"mac", nic->mac},
+			{"ip", nic->ip},
+			{"network", nic->network},
+			{"name", nic->name},
+			{"mode", nic->has_mode ? gnt_nic_mode_to_string(nic->mode) : NULL},
+			{"link", nic->link},
+		};
+
+		for (guint k = 0; k < G_N_ELEMENTS(fields); k++) {
+			g_autofree gchar *key = g_strdup_printf("nic%u_%s", i, fields[k].key);
+
+			ini_add_string(out, key, fields[k].value);
+		}
+	}
+	ini_add_printf(out, "nic_count", "%u", nics->len);
+}
+
 /* Ganeti's FinalizeExport layout for the spec's instance. (transfer full) */
 static gchar *
 ini_describe(GntRpcNodeSpec *spec, const gchar *compress)
 {
-	JsonObject *record = spec->instance;
-	JsonArray *tags = record_array(record, "tags");
-	JsonArray *nics = record_array(record, "nics");
+	const GntInstance *record = spec->instance;
 	g_autoptr(GString) out = g_string_new("[export]\n");
-	g_autoptr(GString) tag_list = g_string_new(NULL);
+	g_autofree gchar *tag_list = g_strjoinv(" ", record->tags);
 
 	ini_add_printf(out, "version", "%d", BACKUP_EXPORT_VERSION);
 	ini_add_printf(out, "timestamp", "%" G_GINT64_FORMAT, g_get_real_time() / G_USEC_PER_SEC);
-	ini_add_node(out, "source", object_member(record, "primary_node"));
-	ini_add_node(out, "os", object_member(record, "os"));
+	ini_add_string(out, "source", record->primary_node);
+	ini_add_string(out, "os", record->os);
 	ini_add(out, "compression", compress);
 
 	g_string_append(out, "\n[instance]\n");
@@ -380,62 +400,35 @@ ini_describe(GntRpcNodeSpec *spec, const gchar *compress)
 	/* deprecated, for older Ganeti versions, as Ganeti writes it */
 	ini_add_node(out, "memory", object_member(spec->beparams, "maxmem"));
 	ini_add_node(out, "vcpus", object_member(spec->beparams, "vcpus"));
-	ini_add_node(out, "disk_template", object_member(record, "disk_template"));
+	ini_add(out, "disk_template", gnt_disk_template_to_string(record->disk_template));
 	ini_add(out, "hypervisor", spec->hypervisor);
-	for (guint i = 0; tags != NULL && i < json_array_get_length(tags); i++) {
-		g_autofree gchar *tag = ini_value(json_array_get_element(tags, i));
-
-		g_string_append_printf(tag_list, "%s%s", i > 0 ? " " : "", tag);
-	}
-	ini_add(out, "tags", tag_list->str);
-	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
-		JsonNode *element = json_array_get_element(nics, i);
-		JsonObject *nic = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
-								  : NULL;
-		JsonNode *params_node = object_member(nic, "nicparams");
-		JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT(params_node)
-					     ? json_node_get_object(params_node)
-					     : NULL;
-		static const gchar *const nic_keys[] = {"mac", "ip", "network", "name"};
-		static const gchar *const param_keys[] = {"mode", "link"};
-
-		for (guint k = 0; k < G_N_ELEMENTS(nic_keys); k++) {
-			g_autofree gchar *key = g_strdup_printf("nic%u_%s", i, nic_keys[k]);
-
-			ini_add_node(out, key, object_member(nic, nic_keys[k]));
-		}
-		for (guint k = 0; k < G_N_ELEMENTS(param_keys); k++) {
-			g_autofree gchar *key = g_strdup_printf("nic%u_%s", i, param_keys[k]);
-
-			ini_add_node(out, key, object_member(params, param_keys[k]));
-		}
-	}
-	ini_add_printf(out, "nic_count", "%u", nics != NULL ? json_array_get_length(nics) : 0);
+	ini_add(out, "tags", tag_list);
+	ini_add_nics(out, record->nics);
 	for (guint i = 0; i < spec->disks->len; i++) {
 		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
-		JsonObject *disk_record = g_ptr_array_index(spec->disk_records, i);
+		const GntDisk *disk_record = g_ptr_array_index(record->disks, i);
 		g_autofree gchar *ivname = g_strdup_printf("disk%u_ivname", i);
 		g_autofree gchar *dump = g_strdup_printf("disk%u_dump", i);
 		g_autofree gchar *size = g_strdup_printf("disk%u_size", i);
 		g_autofree gchar *name = g_strdup_printf("disk%u_name", i);
 		g_autofree gchar *file = dump_name(i, compress);
 
-		ini_add_node(out, ivname, object_member(disk_record, "iv_name"));
+		ini_add_string(out, ivname, disk_record->iv_name);
 		ini_add(out, dump, file);
 		ini_add_printf(out, size, "%" G_GUINT64_FORMAT, disk->size_mib);
-		ini_add_node(out, name, object_member(disk_record, "name"));
+		ini_add_string(out, name, disk_record->name);
 		/* Gantry's own: a file disk's format, for the import */
-		if (object_member(disk_record, "format") != NULL) {
+		if (disk_record->has_format) {
 			g_autofree gchar *format = g_strdup_printf("disk%u_format", i);
 
-			ini_add_node(out, format, object_member(disk_record, "format"));
+			ini_add(out, format, gnt_disk_format_to_string(disk_record->format));
 		}
 	}
 	ini_add_printf(out, "disk_count", "%u", spec->disks->len);
-	ini_add_object_section(out, "hypervisor", record, "hvparams");
-	ini_add_object_section(out, "backend", record, "beparams");
-	ini_add_object_section(out, "os", record, "osparams");
-	ini_add_object_section(out, "os_private", record, "osparams_private");
+	ini_add_object_section(out, "hypervisor", record->hvparams);
+	ini_add_object_section(out, "backend", record->beparams);
+	ini_add_object_section(out, "os", record->osparams);
+	ini_add_object_section(out, "os_private", record->osparams_private);
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 

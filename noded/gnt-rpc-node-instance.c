@@ -222,65 +222,53 @@ hv_instance_add_disks(GntHvInstance *inst, GntRpcNodeSpec *spec, GError **error)
 		return FALSE;
 	for (guint i = 0; i < spec->disks->len; i++) {
 		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
-		const gchar *mode = NULL;
 		GntHvDisk *hv_disk = gnt_hv_disk_new(g_ptr_array_index(paths, i),
 						     gnt_disk_store_get_format(spec->store, disk) ==
 								     GNT_DISK_FORMAT_QCOW2
 							     ? GNT_HV_DISK_FORMAT_QCOW2
 							     : GNT_HV_DISK_FORMAT_RAW);
 
+		const GntDisk *record = g_ptr_array_index(spec->instance->disks, i);
+
 		gnt_hv_instance_add_disk(inst, hv_disk);
-		if (json_object_has_member(g_ptr_array_index(spec->disk_records, i), "mode") &&
-		    !gnt_json_get_string(g_ptr_array_index(spec->disk_records, i), "mode", &mode,
-					 error)) {
-			g_prefix_error(error, "disk %u of instance '%s': ", i, spec->name);
-			return FALSE;
-		}
-		hv_disk->read_only = g_strcmp0(mode, "ro") == 0;
+		hv_disk->read_only = record->mode == GNT_DISK_MODE_RO;
 	}
 	return TRUE;
 }
 
-/* One NIC record: {mac, nicparams: {mode, link}}. */
+/* One NIC as the hypervisor takes it: its MAC, mode (bridged when unset;
+ * the hypervisors have no openvswitch) and link. */
 static GntHvNic *
-hv_nic_from_json(JsonNode *node, GError **error)
+hv_nic_from_record(const GntNic *nic, GError **error)
 {
-	JsonObject *obj = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
-	JsonObject *nicparams = NULL;
-	const gchar *mac = NULL;
-	const gchar *mode_name = "bridged";
-	const gchar *link = NULL;
 	GntHvNicMode mode = GNT_HV_NIC_MODE_BRIDGED;
 
-	if (obj == NULL) {
-		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID, "must be an object");
-		return NULL;
+	if (nic->has_mode) {
+		switch (nic->mode) {
+		case GNT_NIC_MODE_BRIDGED:
+			break;
+		case GNT_NIC_MODE_ROUTED:
+			mode = GNT_HV_NIC_MODE_ROUTED;
+			break;
+		case GNT_NIC_MODE_OPENVSWITCH:
+		case GNT_NIC_MODE_LAST:
+		default:
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown nic mode '%s'",
+				    gnt_nic_mode_to_string(nic->mode));
+			return NULL;
+		}
 	}
-	if (!gnt_json_get_string(obj, "mac", &mac, error) ||
-	    !gnt_json_get_object(obj, "nicparams", &nicparams, error))
-		return NULL;
-	if ((json_object_has_member(nicparams, "mode") &&
-	     !gnt_json_get_string(nicparams, "mode", &mode_name, error)) ||
-	    (json_object_has_member(nicparams, "link") &&
-	     !gnt_json_get_string(nicparams, "link", &link, error)) ||
-	    !gnt_hv_nic_mode_from_string(mode_name, &mode, error))
-		return NULL;
-	return gnt_hv_nic_new(mac, mode, link != NULL && link[0] != '\0' ? link : NULL);
+	return gnt_hv_nic_new(nic->mac, mode,
+			      nic->link != NULL && nic->link[0] != '\0' ? nic->link : NULL);
 }
 
 static gboolean
 hv_instance_add_nics(GntHvInstance *inst, GntRpcNodeSpec *spec, GError **error)
 {
-	JsonArray *nics = NULL;
+	GPtrArray *nics = spec->instance->nics;
 
-	if (!json_object_has_member(spec->instance, "nics"))
-		return TRUE;
-	if (!gnt_json_get_array(spec->instance, "nics", &nics, error)) {
-		g_prefix_error(error, "instance '%s': ", spec->name);
-		return FALSE;
-	}
-	for (guint i = 0; i < json_array_get_length(nics); i++) {
-		GntHvNic *nic = hv_nic_from_json(json_array_get_element(nics, i), error);
+	for (guint i = 0; i < nics->len; i++) {
+		GntHvNic *nic = hv_nic_from_record(g_ptr_array_index(nics, i), error);
 
 		if (nic == NULL) {
 			g_prefix_error(error, "NIC %u of instance '%s': ", i, spec->name);

@@ -73,18 +73,6 @@ env_set_params(GntOsEnv *env, JsonObject *params, OsParamKind kind, GError **err
 	return TRUE;
 }
 
-/* An optional string member of a record; NULL when missing or null. */
-static const gchar *
-record_string(JsonObject *obj, const gchar *key)
-{
-	JsonNode *node = json_object_get_member(obj, key);
-	const gchar *value = NULL;
-
-	if (node == NULL || !gnt_json_node_get_string(node, key, &value, NULL))
-		return NULL;
-	return value;
-}
-
 static gboolean
 env_add_disks(GntOsEnv *env, GntRpcNodeSpec *spec, GError **error)
 {
@@ -94,13 +82,13 @@ env_add_disks(GntOsEnv *env, GntRpcNodeSpec *spec, GError **error)
 		return FALSE;
 	for (guint i = 0; i < spec->disks->len; i++) {
 		const GntDiskSpec *disk = g_ptr_array_index(spec->disks, i);
-		JsonObject *record = g_ptr_array_index(spec->disk_records, i);
+		const GntDisk *record = g_ptr_array_index(spec->instance->disks, i);
 		g_autoptr(GntOsDisk) os_disk = gnt_os_disk_new();
 
 		os_disk->path = g_strdup(g_ptr_array_index(paths, i));
-		os_disk->access = g_strdup(record_string(record, "mode"));
+		os_disk->access = g_strdup(gnt_disk_mode_to_string(record->mode));
 		os_disk->uuid = g_strdup(disk->uuid);
-		os_disk->name = g_strdup(record_string(record, "name"));
+		os_disk->name = g_strdup(record->name);
 		os_disk->size_mib = disk->size_mib;
 		os_disk->backend_type = g_strdup(
 			gnt_disk_store_is_block_device(spec->store) ? "block" : "file:loop");
@@ -111,50 +99,21 @@ env_add_disks(GntOsEnv *env, GntRpcNodeSpec *spec, GError **error)
 	return TRUE;
 }
 
-static gboolean
-env_add_nics(GntOsEnv *env, JsonObject *instance, GError **error)
+static void
+env_add_nics(GntOsEnv *env, GPtrArray *nics)
 {
-	JsonArray *nics = NULL;
-
-	if (json_object_has_member(instance, "nics") &&
-	    !gnt_json_get_array(instance, "nics", &nics, error))
-		return FALSE;
-	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
-		JsonNode *element = json_array_get_element(nics, i);
+	for (guint i = 0; i < nics->len; i++) {
+		const GntNic *nic = g_ptr_array_index(nics, i);
 		g_autoptr(GntOsNic) os_nic = gnt_os_nic_new();
-		JsonObject *nic, *params = NULL;
 
-		if (!JSON_NODE_HOLDS_OBJECT(element)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "NIC %u must be an object",
-				    i);
-			return FALSE;
-		}
-		nic = json_node_get_object(element);
-		if (!gnt_json_get_object(nic, "nicparams", &params, error)) {
-			g_prefix_error(error, "NIC %u: ", i);
-			return FALSE;
-		}
-		os_nic->mac = g_strdup(record_string(nic, "mac"));
-		os_nic->uuid = g_strdup(record_string(nic, "uuid"));
-		os_nic->name = g_strdup(record_string(nic, "name"));
-		os_nic->ip = g_strdup(record_string(nic, "ip"));
-		os_nic->mode = g_strdup(record_string(params, "mode"));
-		os_nic->link = g_strdup(record_string(params, "link"));
+		os_nic->mac = g_strdup(nic->mac);
+		os_nic->uuid = g_strdup(nic->uuid);
+		os_nic->name = g_strdup(nic->name);
+		os_nic->ip = g_strdup(nic->ip);
+		os_nic->mode = g_strdup(nic->has_mode ? gnt_nic_mode_to_string(nic->mode) : NULL);
+		os_nic->link = g_strdup(nic->link);
 		gnt_os_env_add_nic(env, os_nic);
 	}
-	return TRUE;
-}
-
-/* An optional object member of the record (osparams, ...). */
-static gboolean
-record_object(JsonObject *obj, const gchar *key, JsonObject **out, GError **error)
-{
-	JsonNode *node = json_object_get_member(obj, key);
-
-	*out = NULL;
-	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
-		return TRUE;
-	return gnt_json_get_object(obj, key, out, error);
 }
 
 /* The environment of @os's scripts for the spec's instance, as Ganeti's
@@ -164,27 +123,18 @@ env_from_spec(GntRpcNodeSpec *spec, const GntOsDefinition *os, const gchar *os_n
 	      guint debug_level, JsonObject *secrets, GError **error)
 {
 	g_autoptr(GntOsEnv) env = gnt_os_env_new(os, os_name, debug_level);
-	JsonObject *osparams = NULL;
-	JsonObject *osparams_private = NULL;
-	const gchar *primary = record_string(spec->instance, "primary_node");
-	gdouble ctime = 0, mtime = 0;
+	const GntInstance *record = spec->instance;
 
 	gnt_os_env_set_instance(env, spec->name, spec->uuid, spec->hypervisor);
-	if (json_object_has_member(spec->instance, "ctime") &&
-	    json_object_has_member(spec->instance, "mtime")) {
-		if (!gnt_json_get_double(spec->instance, "ctime", &ctime, error) ||
-		    !gnt_json_get_double(spec->instance, "mtime", &mtime, error))
-			return NULL;
-		gnt_os_env_set_times(env, ctime, mtime);
-	}
-	gnt_os_env_set_nodes(env, primary != NULL ? primary : "", NULL);
+	/* a stored record has both (a record that never was has neither) */
+	if (record->ctime != 0 || record->mtime != 0)
+		gnt_os_env_set_times(env, record->ctime, record->mtime);
+	gnt_os_env_set_nodes(env, record->primary_node, NULL);
 	gnt_os_env_set_hvparams(env, spec->hvparams);
 	gnt_os_env_set_beparams(env, spec->beparams);
-	if (!env_add_nics(env, spec->instance, error) ||
-	    !record_object(spec->instance, "osparams", &osparams, error) ||
-	    !record_object(spec->instance, "osparams_private", &osparams_private, error) ||
-	    !env_set_params(env, osparams, OS_PARAM_PUBLIC, error) ||
-	    !env_set_params(env, osparams_private, OS_PARAM_PRIVATE, error) ||
+	env_add_nics(env, record->nics);
+	if (!env_set_params(env, record->osparams, OS_PARAM_PUBLIC, error) ||
+	    !env_set_params(env, record->osparams_private, OS_PARAM_PRIVATE, error) ||
 	    !env_set_params(env, secrets, OS_PARAM_SECRET, error) ||
 	    !env_add_disks(env, spec, error))
 		return NULL;
@@ -196,24 +146,20 @@ env_from_spec(GntRpcNodeSpec *spec, const GntOsDefinition *os, const gchar *os_n
 static GntOsDefinition *
 find_spec_os(GntRpcNodeSpec *spec, const gchar **os_name, GError **error)
 {
-	g_auto(GStrv) search_path = NULL;
+	const gchar *const *search_path = (const gchar *const *)spec->decoded->os_search_path;
 
-	if (spec->os == NULL) {
+	if (search_path == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "instance spec of '%s': 'os' is missing", spec->name);
 		return NULL;
 	}
-	if (!gnt_json_get_string(spec->instance, "os", os_name, error)) {
-		g_prefix_error(error, "instance '%s': ", spec->name);
+	*os_name = spec->instance->os;
+	if (*os_name == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "instance '%s': 'os' is missing",
+			    spec->name);
 		return NULL;
 	}
-	search_path = gnt_rpc_strv_from_json(json_object_get_member(spec->os, "search_path"),
-					     "'search_path'", error);
-	if (search_path == NULL) {
-		g_prefix_error(error, "instance spec of '%s': ", spec->name);
-		return NULL;
-	}
-	return gnt_os_definition_find((const gchar *const *)search_path, *os_name, error);
+	return gnt_os_definition_find(search_path, *os_name, error);
 }
 
 GntOsEnv *

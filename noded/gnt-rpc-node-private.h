@@ -2,6 +2,7 @@
 
 #include "gnt-disk.h"
 #include "gnt-hypervisor.h"
+#include "gnt-instance-spec.h"
 #include "gnt-os-env.h"
 #include "gnt-rpc-node.h"
 
@@ -20,11 +21,13 @@ struct _GntRpcNode {
 
 /*
  * The instance spec every instance procedure gets (doc/node-rpc.md),
- * checked: the record's members it needs, borrowed from the request, and
- * the disk store its template and the cluster's storage settings make.
+ * decoded by its one decoder (config/gnt-instance-spec.h), and the disk
+ * store its template and the cluster's storage settings make. The
+ * shortcuts are borrowed from @decoded.
  */
 typedef struct {
-	JsonObject *instance; /* the record */
+	GntInstanceSpec *decoded;
+	GntInstance *instance; /* the record */
 	const gchar *name;
 	const gchar *uuid;
 	const gchar *hypervisor;
@@ -32,11 +35,9 @@ typedef struct {
 	JsonObject *beparams; /* filled */
 	guint64 memory_mib;   /* beparams "maxmem" */
 	guint vcpus;
-	JsonObject *os; /* {"search_path"}; NULL when not sent */
 	GntDiskStore *store;
 	const gchar *file_storage_dir; /* NULL when not set */
 	GPtrArray *disks;	       /* GntDiskSpec, in the record's order */
-	GPtrArray *disk_records;       /* JsonObject, borrowed, the same order */
 } GntRpcNodeSpec;
 
 void

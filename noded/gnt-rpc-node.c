@@ -211,134 +211,38 @@ gnt_rpc_node_spec_free(GntRpcNodeSpec *self)
 		return;
 	g_clear_pointer(&self->store, gnt_disk_store_free);
 	g_clear_pointer(&self->disks, g_ptr_array_unref);
-	g_clear_pointer(&self->disk_records, g_ptr_array_unref);
+	g_clear_pointer(&self->decoded, gnt_instance_spec_free);
 	g_free(self);
 }
 
+static gboolean
+spec_make_store(GntRpcNodeSpec *self, GError **error)
+{
+	GntDiskStoreParams params = {
+		.vg_name = self->decoded->volume_group_name,
+		.file_storage_dir = self->decoded->file_storage_dir,
+		.file_preallocate = self->decoded->file_preallocate,
+	};
+
+	self->file_storage_dir = params.file_storage_dir;
+	self->store = gnt_disk_store_new(self->instance->disk_template, &params, error);
+	return self->store != NULL;
+}
+
 static void
-set_type_error(GError **error, const gchar *what, const gchar *type, JsonNode *node)
+spec_make_disks(GntRpcNodeSpec *self)
 {
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s must be %s, not %s", what, type,
-		    gnt_json_node_type_name(node));
-}
-
-/* An optional string member: NULL when missing or null. */
-static gboolean
-get_optional_string(JsonObject *obj, const gchar *key, const gchar **out, GError **error)
-{
-	JsonNode *node = json_object_get_member(obj, key);
-
-	*out = NULL;
-	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
-		return TRUE;
-	return gnt_json_get_string(obj, key, out, error);
-}
-
-static gboolean
-get_positive(JsonObject *obj, const gchar *key, guint64 max, guint64 *out, GError **error)
-{
-	gint64 value = 0;
-
-	if (!gnt_json_get_int(obj, key, &value, error))
-		return FALSE;
-	if (value <= 0 || (guint64)value > max) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'%s' must be 1 to %" G_GUINT64_FORMAT ", not %" G_GINT64_FORMAT, key,
-			    max, value);
-		return FALSE;
-	}
-	*out = (guint64)value;
-	return TRUE;
-}
-
-static GntDiskStore *
-spec_make_store(JsonObject *instance, JsonObject *storage, const gchar **file_storage_dir,
-		GError **error)
-{
-	GntDiskStoreParams params = {NULL};
-	GntDiskTemplate template = GNT_DISK_TEMPLATE_DISKLESS;
-	const gchar *name = NULL;
-
-	if (!gnt_json_get_string(instance, "disk_template", &name, error) ||
-	    !gnt_disk_template_from_string(name, &template, error) ||
-	    !get_optional_string(storage, "volume_group_name", &params.vg_name, error) ||
-	    !get_optional_string(storage, "file_storage_dir", &params.file_storage_dir, error))
-		return NULL;
-	if (json_object_has_member(storage, "file_preallocate") &&
-	    !gnt_json_get_bool(storage, "file_preallocate", &params.file_preallocate, error))
-		return NULL;
-	*file_storage_dir = params.file_storage_dir;
-	return gnt_disk_store_new(template, &params, error);
-}
-
-static GntDiskSpec *
-spec_parse_disk(JsonNode *node, guint index, GError **error)
-{
-	JsonObject *obj;
-	const gchar *uuid = NULL;
-	const gchar *format_name = NULL;
-	GntDiskFormat format = GNT_DISK_FORMAT_RAW;
-	guint64 size = 0;
-
-	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		set_type_error(error, "the record", "an object", node);
-		return NULL;
-	}
-	obj = json_node_get_object(node);
-	if (!gnt_json_get_string(obj, "uuid", &uuid, error) ||
-	    !get_positive(obj, "size", G_MAXINT64 >> 20, &size, error) ||
-	    !get_optional_string(obj, "format", &format_name, error))
-		return NULL;
-	if (format_name != NULL && !gnt_disk_format_from_string(format_name, &format, error))
-		return NULL;
-	return gnt_disk_spec_new(uuid, index, size, format);
-}
-
-static gboolean
-spec_parse_disks(GntRpcNodeSpec *self, GError **error)
-{
-	JsonArray *disks = NULL;
+	GPtrArray *disks = self->instance->disks;
 
 	self->disks = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_disk_spec_free);
-	self->disk_records = g_ptr_array_new();
-	if (!json_object_has_member(self->instance, "disks"))
-		return TRUE;
-	if (!gnt_json_get_array(self->instance, "disks", &disks, error))
-		return FALSE;
-	for (guint i = 0; i < json_array_get_length(disks); i++) {
-		JsonNode *node = json_array_get_element(disks, i);
-		GntDiskSpec *disk = spec_parse_disk(node, i, error);
+	for (guint i = 0; i < disks->len; i++) {
+		GntDisk *disk = g_ptr_array_index(disks, i);
 
-		if (disk == NULL) {
-			g_prefix_error(error, "disk %u: ", i);
-			return FALSE;
-		}
-		g_ptr_array_add(self->disks, disk);
-		g_ptr_array_add(self->disk_records, json_node_get_object(node));
+		g_ptr_array_add(self->disks,
+				gnt_disk_spec_new(disk->uuid, i, (guint64)disk->size_mib,
+						  disk->has_format ? disk->format
+								   : GNT_DISK_FORMAT_RAW));
 	}
-	return TRUE;
-}
-
-static gboolean
-spec_parse_instance(GntRpcNodeSpec *self, JsonObject *spec, GError **error)
-{
-	JsonObject *storage = NULL;
-	guint64 vcpus = 0;
-
-	if (!gnt_json_get_string(self->instance, "uuid", &self->uuid, error) ||
-	    !gnt_json_get_string(self->instance, "hypervisor", &self->hypervisor, error) ||
-	    !gnt_json_get_object(spec, "hvparams", &self->hvparams, error) ||
-	    !gnt_json_get_object(spec, "beparams", &self->beparams, error) ||
-	    !get_positive(self->beparams, "maxmem", G_MAXUINT32, &self->memory_mib, error) ||
-	    !get_positive(self->beparams, "vcpus", 4096, &vcpus, error) ||
-	    !gnt_json_get_object(spec, "storage", &storage, error))
-		return FALSE;
-	self->vcpus = (guint)vcpus;
-	if (json_object_has_member(spec, "os") &&
-	    !gnt_json_get_object(spec, "os", &self->os, error))
-		return FALSE;
-	self->store = spec_make_store(self->instance, storage, &self->file_storage_dir, error);
-	return self->store != NULL && spec_parse_disks(self, error);
 }
 
 GntRpcNodeSpec *
@@ -348,17 +252,24 @@ gnt_rpc_node_spec_parse(const GntRpcArgs *args, GError **error)
 	JsonObject *spec = gnt_rpc_args_get_object(args, "spec");
 
 	g_return_val_if_fail(spec != NULL, NULL);
-	if (!gnt_json_get_object(spec, "instance", &self->instance, error) ||
-	    !gnt_json_get_string(self->instance, "name", &self->name, error)) {
-		g_prefix_error(error, "instance spec: ");
+	self->decoded = gnt_instance_spec_from_json(spec, error);
+	if (self->decoded == NULL)
 		return NULL;
-	}
+	self->instance = self->decoded->instance;
+	self->name = self->instance->name;
+	self->uuid = self->instance->uuid;
+	self->hypervisor = self->instance->hypervisor;
+	self->hvparams = self->decoded->hvparams;
+	self->beparams = self->decoded->beparams;
+	self->memory_mib = self->decoded->memory_mib;
+	self->vcpus = self->decoded->vcpus;
 	if (!gnt_rpc_node_check_name(self->name, "instance name", error))
 		return NULL;
-	if (!spec_parse_instance(self, spec, error)) {
+	if (!spec_make_store(self, error)) {
 		g_prefix_error(error, "instance spec of '%s': ", self->name);
 		return NULL;
 	}
+	spec_make_disks(self);
 	return g_steal_pointer(&self);
 }
 

@@ -6,77 +6,9 @@
 #include "gnt-size.h"
 #include "gnt-subprocess.h"
 
-static const gchar *const template_names[] = {
-	[GNT_DISK_TEMPLATE_DISKLESS] = "diskless",
-	[GNT_DISK_TEMPLATE_FILE] = "file",
-	[GNT_DISK_TEMPLATE_PLAIN] = "plain",
-};
-G_STATIC_ASSERT(G_N_ELEMENTS(template_names) == GNT_DISK_TEMPLATE_LAST);
-
-static const gchar *const format_names[] = {
-	[GNT_DISK_FORMAT_RAW] = "raw",
-	[GNT_DISK_FORMAT_QCOW2] = "qcow2",
-};
-G_STATIC_ASSERT(G_N_ELEMENTS(format_names) == GNT_DISK_FORMAT_LAST);
-
 /* the most of a helper's output that goes into an error message */
 #define DISK_OUTPUT_TAIL_LINES 6
 #define DISK_OUTPUT_TAIL_CHARS 600
-
-/* The index of @name in @names. */
-static gboolean
-disk_lookup_name(const gchar *const *names, guint n, const gchar *name, guint *index)
-{
-	for (guint i = 0; i < n; i++) {
-		if (g_strcmp0(name, names[i]) == 0) {
-			*index = i;
-			return TRUE;
-		}
-	}
-	return FALSE;
-}
-
-const gchar *
-gnt_disk_template_to_string(GntDiskTemplate template)
-{
-	g_return_val_if_fail(template <GNT_DISK_TEMPLATE_LAST, NULL);
-	return template_names[template];
-}
-
-gboolean
-gnt_disk_template_from_string(const gchar *name, GntDiskTemplate *out, GError **error)
-{
-	guint i;
-
-	if (disk_lookup_name(template_names, GNT_DISK_TEMPLATE_LAST, name, &i)) {
-		*out = (GntDiskTemplate)i;
-		return TRUE;
-	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		    "unknown disk template '%s' (known: diskless, file, plain)", name);
-	return FALSE;
-}
-
-const gchar *
-gnt_disk_format_to_string(GntDiskFormat format)
-{
-	g_return_val_if_fail(format < GNT_DISK_FORMAT_LAST, NULL);
-	return format_names[format];
-}
-
-gboolean
-gnt_disk_format_from_string(const gchar *name, GntDiskFormat *out, GError **error)
-{
-	guint i;
-
-	if (disk_lookup_name(format_names, GNT_DISK_FORMAT_LAST, name, &i)) {
-		*out = (GntDiskFormat)i;
-		return TRUE;
-	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-		    "unknown disk format '%s' (known: raw, qcow2)", name);
-	return FALSE;
-}
 
 GntDiskSpec *
 gnt_disk_spec_new(const gchar *uuid, guint index, guint64 size_mib, GntDiskFormat format)

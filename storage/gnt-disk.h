@@ -2,6 +2,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "gnt-records.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -17,28 +19,7 @@ G_BEGIN_DECLS
  * See doc/storage.md.
  */
 
-typedef enum {
-	GNT_DISK_TEMPLATE_DISKLESS,
-	GNT_DISK_TEMPLATE_FILE,
-	GNT_DISK_TEMPLATE_PLAIN,
-	GNT_DISK_TEMPLATE_LAST
-} GntDiskTemplate;
-
-typedef enum {
-	GNT_DISK_FORMAT_RAW,
-	GNT_DISK_FORMAT_QCOW2, /* file only */
-	GNT_DISK_FORMAT_LAST
-} GntDiskFormat;
-
-/* "diskless", "file", "plain"; "raw", "qcow2". */
-const gchar *gnt_disk_template_to_string(GntDiskTemplate template);
-/* GNT_ERROR_INVALID naming @name and the known templates. */
-gboolean
-gnt_disk_template_from_string(const gchar *name, GntDiskTemplate *out, GError **error);
-const gchar *
-gnt_disk_format_to_string(GntDiskFormat format);
-gboolean
-gnt_disk_format_from_string(const gchar *name, GntDiskFormat *out, GError **error);
+/* GntDiskTemplate and GntDiskFormat, with their names: config/gnt-records.h */
 
 /* One disk as the storage layer needs it: the volume is named after @uuid
  * (the disk's own UUID, as in Ganeti) and @index. */

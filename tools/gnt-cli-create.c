@@ -3,6 +3,7 @@
  * an instance: the options, and OP_INSTANCE_CREATE built from them with
  * the checks Ganeti's client makes before sending anything.
  */
+#include "gnt-records.h"
 #include "gnt-cli-create.h"
 
 #include <errno.h>
@@ -662,7 +663,11 @@ build_disks(GntCli *cli, GntCliCreateMode mode, GError **error)
 	gboolean has_disks = opt_disks != NULL && opt_disks[0] != NULL;
 	g_autoptr(JsonArray) disks = NULL;
 
-	if (g_strcmp0(opt_disk_template, "diskless") == 0) {
+	GntDiskTemplate template = GNT_DISK_TEMPLATE_LAST;
+
+	if (opt_disk_template != NULL &&
+	    gnt_disk_template_from_string(opt_disk_template, &template, NULL) &&
+	    template == GNT_DISK_TEMPLATE_DISKLESS) {
 		if (has_disks || opt_os_size != NULL) {
 			gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
 						 "Diskless instance but disk information passed");

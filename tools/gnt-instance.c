@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gnt-records.h"
 #include "gnt-cli-create.h"
 #include "gnt-cli-objects.h"
 #include "gnt-json.h"
@@ -432,13 +433,19 @@ instance_info(JsonNode **values, JsonObject *install, JsonObject *metadata)
 	/* Ganeti's run_state: "up" when the node runs it, else "down" for an
 	 * instance meant to run, else its admin state */
 	if (!opt_static && oper_state != NULL &&
-	    json_node_get_value_type(oper_state) == G_TYPE_BOOLEAN)
-		gnt_cli_info_add_printf(info, "State", "configured to be %s, actual state is %s",
-					admin_state,
-					json_node_get_boolean(oper_state)   ? "up"
-					: g_strcmp0(admin_state, "up") == 0 ? "down"
-									    : admin_state);
-	else
+	    json_node_get_value_type(oper_state) == G_TYPE_BOOLEAN) {
+		GntAdminState state = GNT_ADMIN_STATE_LAST;
+		gboolean meant_up = admin_state != NULL &&
+				    gnt_admin_state_from_string(admin_state, &state, NULL) &&
+				    state == GNT_ADMIN_STATE_UP;
+
+		gnt_cli_info_add_printf(
+			info, "State", "configured to be %s, actual state is %s", admin_state,
+			json_node_get_boolean(oper_state)
+				? gnt_admin_state_to_string(GNT_ADMIN_STATE_UP)
+				: (meant_up ? gnt_admin_state_to_string(GNT_ADMIN_STATE_DOWN)
+					    : admin_state));
+	} else
 		gnt_cli_info_add_printf(info, "State", "configured to be %s", admin_state);
 	gnt_cli_info_add(info, "Nodes", NULL, nodes_info(values));
 	add_str(info, "Operating system", values[INFO_OS]);

@@ -42,6 +42,8 @@ make_spec(ImageRpcFx *fx)
 	json_array_add_object_element(disks, disk);
 	json_object_set_string_member(instance, "name", "web1");
 	json_object_set_string_member(instance, "uuid", uuid);
+	json_object_set_string_member(instance, "primary_node", "node1-uuid");
+	json_object_set_string_member(instance, "os", "noop");
 	json_object_set_string_member(instance, "hypervisor", "fake");
 	json_object_set_string_member(instance, "disk_template", "file");
 	json_object_set_array_member(instance, "disks", disks);
