@@ -230,7 +230,6 @@ init_settings(GntCli *cli, GntConfig *config, GError **error)
 	g_autoptr(JsonObject) params = settings_params(cli, &any, error);
 	g_autoptr(JsonObject) changes = NULL;
 	g_autofree gchar *vg = NULL;
-	g_autofree gchar *master = NULL;
 
 	if (params == NULL)
 		return FALSE;
@@ -239,10 +238,12 @@ init_settings(GntCli *cli, GntConfig *config, GError **error)
 	changes = gnt_cluster_settings_from_params(config, params, &vg, error);
 	if (changes == NULL)
 		return FALSE;
-	/* this host is the master node */
-	master = gnt_config_dup_master_node(config);
-	if (vg != NULL && !gnt_disk_check_volume_group(master, vg, error))
-		return FALSE;
+	if (vg != NULL) {
+		/* no daemon runs yet: this host is the master node */
+		g_autofree gchar *master = gnt_config_dup_master_node(config);
+		if (!gnt_disk_check_volume_group(master, vg, error))
+			return FALSE;
+	}
 	return gnt_config_set_cluster_settings(config, changes, error);
 }
 
