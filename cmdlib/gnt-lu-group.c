@@ -425,39 +425,19 @@ const GntLuClass gnt_lu_group_rename = {
 
 /* ---- OP_GROUP_REMOVE ---- */
 
-typedef struct {
-	const gchar *group_uuid;
-	GPtrArray *names; /* of the group's nodes */
-} GroupNodes;
-
-static gboolean
-group_nodes_cb(JsonObject *node, gpointer user_data)
-{
-	GroupNodes *members = user_data;
-
-	if (g_strcmp0(json_object_get_string_member_with_default(node, "group", NULL),
-		      members->group_uuid) == 0)
-		g_ptr_array_add(members->names,
-				g_strdup(json_object_get_string_member(node, "name")));
-	return TRUE;
-}
-
 static gboolean
 remove_check_prereq(GntLu *lu, GError **error)
 {
 	g_autoptr(JsonObject) group = dup_group(lu_config(lu), op_group_name(lu), error);
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-	GroupNodes members = {NULL, names};
+	g_autoptr(GPtrArray) names = NULL;
 
 	if (group == NULL)
 		return FALSE;
-	members.group_uuid = json_object_get_string_member(group, "uuid");
-	gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_NODE, group_nodes_cb, &members);
+	names = gnt_config_dup_names_where(lu_config(lu), GNT_OBJECT_NODE, "group",
+					   json_object_get_string_member(group, "uuid"));
 	if (names->len > 0) {
-		g_autofree gchar *list = NULL;
+		g_autofree gchar *list = g_strjoinv(", ", (gchar **)names->pdata);
 
-		g_ptr_array_add(names, NULL);
-		list = g_strjoinv(", ", (gchar **)names->pdata);
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "Group '%s' not empty, has the following nodes: %s",
 			    json_object_get_string_member(group, "name"), list);

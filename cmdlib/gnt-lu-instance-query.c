@@ -14,6 +14,7 @@
 
 #include "gnt-install-steps.h"
 #include "gnt-json.h"
+#include "gnt-live-probe.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
@@ -85,8 +86,9 @@ query_data_check_prereq(GntLu *lu, GError **error)
 	return TRUE;
 }
 
-/* What runs on @node under the instances' hypervisors: instance name ->
- * state, NULL with @error when the node cannot say. (transfer full) */
+/* What runs on @node under the instances' hypervisors, asked as a query's
+ * live fields are (gnt-live-probe.h): instance name -> its live record,
+ * NULL with @error when the node cannot say. (transfer full) */
 static JsonObject *
 node_running(GntLu *lu, JsonObject *node, GError **error)
 {
@@ -101,8 +103,8 @@ node_running(GntLu *lu, JsonObject *node, GError **error)
 			g_ptr_array_add(hypervisors, (gpointer)hv);
 	}
 	g_ptr_array_add(hypervisors, NULL);
-	return gnt_node_call_instance_list(gnt_lu_get_env(lu)->rpc, node,
-					   (const gchar *const *)hypervisors->pdata, error);
+	return gnt_live_probe_instances(gnt_lu_get_env(lu)->rpc, node,
+					(const gchar *const *)hypervisors->pdata, 0, error);
 }
 
 /* Ganeti's run_state: "up" when the node runs it, else "down" for an

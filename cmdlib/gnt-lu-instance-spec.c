@@ -10,6 +10,7 @@
 #include "gnt-error.h"
 #include "gnt-instance-spec.h"
 #include "gnt-json.h"
+#include "gnt-live-probe.h"
 #include "gnt-node-calls.h"
 
 GntRpcClient *
@@ -177,7 +178,7 @@ gnt_lu_instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, cons
 	const gchar *hypervisors[] = {json_object_get_string_member(ctx->instance, "hypervisor"),
 				      NULL};
 	g_autoptr(JsonObject)
-		running = gnt_node_call_instance_list(rpc, ctx->node, hypervisors, error);
+		running = gnt_live_probe_instances(rpc, ctx->node, hypervisors, 0, error);
 	JsonObject *entry = NULL;
 	const gchar *state = NULL;
 
@@ -185,7 +186,8 @@ gnt_lu_instance_check_not_running(GntRpcClient *rpc, GntLuInstanceCtx *ctx, cons
 		return FALSE;
 	if (gnt_json_get_object(running, name, &entry, NULL))
 		gnt_json_get_string(entry, "state", &state, NULL);
-	if (entry != NULL && g_strcmp0(state, "shutoff") != 0) {
+	/* a guest that shut itself off is not running (gnt-live-probe.h) */
+	if (entry != NULL && g_strcmp0(state, "shutdown") != 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "Instance '%s' is running, %s",
 			    name, doing);
 		return FALSE;

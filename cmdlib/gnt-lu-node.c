@@ -289,35 +289,17 @@ const GntLuClass gnt_lu_node_add = {
 
 /* ---- OP_NODE_REMOVE ------------------------------------------------------------- */
 
-typedef struct {
-	const gchar *node_uuid;
-	GPtrArray *names;
-} NodeInstances;
-
-static gboolean
-node_instances_cb(JsonObject *record, gpointer user_data)
-{
-	NodeInstances *found = user_data;
-
-	if (g_strcmp0(json_object_get_string_member_with_default(record, "primary_node", ""),
-		      found->node_uuid) == 0)
-		g_ptr_array_add(found->names,
-				g_strdup(json_object_get_string_member(record, "name")));
-	return TRUE;
-}
-
 /* The names of the instances on @node, comma-joined, or NULL. */
 static gchar *
 node_dup_instance_names(GntConfig *config, JsonObject *node, guint *n_instances)
 {
-	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-	NodeInstances found = {json_object_get_string_member(node, "uuid"), names};
+	g_autoptr(GPtrArray)
+		names = gnt_config_dup_names_where(config, GNT_OBJECT_INSTANCE, "primary_node",
+						   json_object_get_string_member(node, "uuid"));
 
-	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, node_instances_cb, &found);
 	*n_instances = names->len;
 	if (names->len == 0)
 		return NULL;
-	g_ptr_array_add(names, NULL);
 	return g_strjoinv(", ", (gchar **)names->pdata);
 }
 

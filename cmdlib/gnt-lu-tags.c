@@ -21,12 +21,15 @@ compare_strings(gconstpointer a, gconstpointer b)
 	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
 }
 
+/* The object kind of a tag kind other than "cluster" (check_args refused
+ * "network"). */
 static GntObjectKind
 tags_object_kind(const gchar *kind)
 {
-	if (g_strcmp0(kind, "node") == 0)
-		return GNT_OBJECT_NODE;
-	return g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP : GNT_OBJECT_INSTANCE;
+	GntObjectKind object_kind = GNT_OBJECT_INSTANCE;
+
+	gnt_object_kind_from_string(kind, &object_kind);
+	return object_kind;
 }
 
 static gboolean

@@ -42,21 +42,10 @@ GPtrArray *
 gnt_lu_verify_dup_group_nodes(GntConfig *config, const gchar *group_name, GError **error)
 {
 	g_autofree gchar *uuid = gnt_config_lookup_group(config, group_name, error);
-	g_autoptr(GPtrArray) all = NULL;
-	GPtrArray *members;
 
 	if (uuid == NULL)
 		return NULL;
-	all = gnt_config_dup_objects(config, GNT_OBJECT_NODE);
-	members = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
-	for (guint i = 0; i < all->len; i++) {
-		JsonObject *node = g_ptr_array_index(all, i);
-
-		if (g_strcmp0(json_object_get_string_member_with_default(node, "group", NULL),
-			      uuid) == 0)
-			g_ptr_array_add(members, json_object_ref(node));
-	}
-	return members;
+	return gnt_config_dup_objects_where(config, GNT_OBJECT_NODE, "group", uuid);
 }
 
 GPtrArray *

@@ -261,23 +261,6 @@ apply_list_mods(JsonArray *current, JsonArray *mods, const gchar *what, GError *
 	return g_steal_pointer(&out);
 }
 
-typedef struct {
-	const gchar *template;
-	GString *users;
-} TemplateUse;
-
-static gboolean
-template_use_cb(JsonObject *record, gpointer user_data)
-{
-	TemplateUse *use = user_data;
-
-	if (g_strcmp0(json_object_get_string_member_with_default(record, "disk_template", ""),
-		      use->template) == 0)
-		g_string_append_printf(use->users, "\n * instance %s",
-				       json_object_get_string_member(record, "name"));
-	return TRUE;
-}
-
 /* Ganeti's refusal to disable a template that instances use. */
 static gboolean
 check_templates_unused(GntConfig *config, JsonArray *old_templates, JsonArray *new_templates,
@@ -285,12 +268,16 @@ check_templates_unused(GntConfig *config, JsonArray *old_templates, JsonArray *n
 {
 	for (guint i = 0; i < json_array_get_length(old_templates); i++) {
 		const gchar *template = json_array_get_string_element(old_templates, i);
+		g_autoptr(GPtrArray) names = NULL;
 		g_autoptr(GString) users = g_string_new(NULL);
-		TemplateUse use = {template, users};
 
 		if (array_has_string(new_templates, template))
 			continue;
-		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, template_use_cb, &use);
+		names = gnt_config_dup_names_where(config, GNT_OBJECT_INSTANCE, "disk_template",
+						   template);
+		for (guint j = 0; j < names->len; j++)
+			g_string_append_printf(users, "\n * instance %s",
+					       (const gchar *)g_ptr_array_index(names, j));
 		if (users->len > 0) {
 			g_set_error(
 				error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -299,16 +286,6 @@ check_templates_unused(GntConfig *config, JsonArray *old_templates, JsonArray *n
 				template, users->str);
 			return FALSE;
 		}
-	}
-	return TRUE;
-}
-
-static gboolean
-plain_instances_cb(JsonObject *record, gpointer user_data)
-{
-	if (gnt_record_get_disk_template(record) == GNT_DISK_TEMPLATE_PLAIN) {
-		*(gboolean *)user_data = TRUE;
-		return FALSE;
 	}
 	return TRUE;
 }
@@ -546,9 +523,11 @@ gnt_cluster_settings_from_params(GntConfig *config, JsonObject *params, gchar **
 	old_vg = json_object_get_member(old_settings, "volume_group_name");
 	new_vg = json_object_get_member(cluster->settings, "volume_group_name");
 	if (JSON_NODE_HOLDS_NULL(new_vg) && !JSON_NODE_HOLDS_NULL(old_vg)) {
-		gboolean plain = FALSE;
-		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, plain_instances_cb, &plain);
-		if (plain) {
+		g_autoptr(GPtrArray) plain = gnt_config_dup_names_where(
+			config, GNT_OBJECT_INSTANCE, "disk_template",
+			gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN));
+
+		if (plain->len > 0) {
 			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 					    "Cannot disable lvm storage while lvm-based instances "
 					    "exist");

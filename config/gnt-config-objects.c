@@ -45,6 +45,18 @@ gnt_object_kind_to_string(GntObjectKind kind)
 	return kind_names[kind];
 }
 
+gboolean
+gnt_object_kind_from_string(const gchar *name, GntObjectKind *out)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(kind_names); i++) {
+		if (g_strcmp0(name, kind_names[i]) == 0) {
+			*out = (GntObjectKind)i;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 static GntObjectCache *
 cache_new(void)
 {
@@ -463,6 +475,55 @@ gnt_config_dup_objects(GntConfig *self, GntObjectKind kind)
 
 	gnt_config_foreach_object(self, kind, dup_cb, out);
 	return out;
+}
+
+typedef struct {
+	const gchar *key;
+	const gchar *value;
+	gboolean names; /* collect the names, else copies of the records */
+	GPtrArray *found;
+} ObjectsWhere;
+
+static gboolean
+objects_where_cb(JsonObject *record, gpointer user_data)
+{
+	ObjectsWhere *where = user_data;
+	const gchar *value = NULL;
+	const gchar *name = NULL;
+
+	if (!gnt_json_get_string(record, where->key, &value, NULL) ||
+	    g_strcmp0(value, where->value) != 0)
+		return TRUE;
+	if (!where->names)
+		g_ptr_array_add(where->found, gnt_json_object_deep_copy(record));
+	else if (gnt_json_get_string(record, "name", &name, NULL))
+		g_ptr_array_add(where->found, g_strdup(name));
+	return TRUE;
+}
+
+GPtrArray *
+gnt_config_dup_names_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			   const gchar *value)
+{
+	ObjectsWhere where = {key, value, TRUE, g_ptr_array_new_null_terminated(1, g_free, TRUE)};
+
+	g_return_val_if_fail(key != NULL && value != NULL, where.found);
+
+	gnt_config_foreach_object(self, kind, objects_where_cb, &where);
+	return where.found;
+}
+
+GPtrArray *
+gnt_config_dup_objects_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			     const gchar *value)
+{
+	ObjectsWhere where = {key, value, FALSE,
+			      g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref)};
+
+	g_return_val_if_fail(key != NULL && value != NULL, where.found);
+
+	gnt_config_foreach_object(self, kind, objects_where_cb, &where);
+	return where.found;
 }
 
 guint

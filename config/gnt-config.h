@@ -156,6 +156,10 @@ typedef enum {
 /* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables) */
 const gchar *
 gnt_object_kind_to_string(GntObjectKind kind);
+/* The kind @name names, of those strings; FALSE (and *@out unchanged) for
+ * another, such as the tag kinds "cluster" and "network". */
+gboolean
+gnt_object_kind_from_string(const gchar *name, GntObjectKind *out);
 
 /* Looks a record up by UUID, exact name, or (Ganeti's short names) an
  * unambiguous prefix of a name up to a dot: "inst1" finds
@@ -168,6 +172,18 @@ GPtrArray *
 gnt_config_dup_objects(GntConfig *self, GntObjectKind kind);
 guint
 gnt_config_count_objects(GntConfig *self, GntObjectKind kind);
+/* The names of the records of @kind whose string member @key is @value
+ * (the instances on a node, the nodes of a group, ...), in name order.
+ * (transfer full: a GPtrArray of strings, NULL-terminated for
+ * g_strjoinv() though its len does not count the NULL) */
+GPtrArray *
+gnt_config_dup_names_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			   const gchar *value);
+/* The same records themselves, copied. (transfer full: a GPtrArray of
+ * JsonObject) */
+GPtrArray *
+gnt_config_dup_objects_where(GntConfig *self, GntObjectKind kind, const gchar *key,
+			     const gchar *value);
 /* Calls @func on every record of @kind in name order while the config is
  * locked: @record is borrowed and must not be kept, changed or given to
  * another thread. Return FALSE to stop. For queries over many objects. */

@@ -829,16 +829,13 @@ custom_params(gconstpointer item, gpointer user_data, const gchar *key)
 		gnt_json_object_deep_copy(rec_object(user_data, (JsonObject *)item, key)));
 }
 
+/* custom_hvparams, custom_ndparams, custom_ipolicy, ...: the record's own
+ * dictionary of the row's key. */
 static JsonNode *
-get_inst_custom_hvparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+get_custom_params(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		  GntQueryStatus *status)
 {
-	return custom_params(item, user_data, "hvparams");
-}
-
-static JsonNode *
-get_inst_custom_beparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
-{
-	return custom_params(item, user_data, "beparams");
+	return custom_params(item, user_data, field->key);
 }
 
 static JsonNode *
@@ -869,22 +866,24 @@ get_inst_custom_nicparams(gconstpointer item, gpointer user_data, GntQueryStatus
 /* hv/NAME: the filled value; RS_UNAVAIL when the hypervisor has no such
  * parameter. */
 static JsonNode *
-hv_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+get_hv_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	     GntQueryStatus *status)
 {
 	g_autoptr(JsonObject) params = inst_filled_hvparams(user_data, (JsonObject *)item);
 
-	return member_or_unavail(params, name, status);
+	return member_or_unavail(params, field->key, status);
 }
 
 /* be/NAME: the filled value, null if unset (Ganeti). */
 static JsonNode *
-be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+get_be_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	     GntQueryStatus *status)
 {
 	const QueryContext *ctx = user_data;
 	g_autoptr(JsonObject)
 		params = gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item);
 
-	return member_or_null(params, name);
+	return member_or_null(params, field->key);
 }
 
 /* Ganeti's HVS_PARAMETER_TYPES without HVC_GLOBALS: name, title (NULL:
@@ -983,33 +982,16 @@ be_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const g
 	X(spindle_use, NULL, NUMBER)                                                               \
 	X(vcpus, "ConfigVCPUs", NUMBER)
 
-#define PARAM_GETTER(prefix, helper, name)                                                         \
-	static JsonNode *get_##prefix##_##name(gconstpointer item, gpointer user_data,             \
-					       GntQueryStatus *status)                             \
-	{                                                                                          \
-		return helper(item, user_data, status, #name);                                     \
-	}
-#define HV_GETTER(name, title, kind) PARAM_GETTER(hv, hv_param, name)
-#define BE_GETTER(name, title, kind) PARAM_GETTER(be, be_param, name)
-HV_PARAMS(HV_GETTER)
-BE_PARAMS(BE_GETTER)
-#undef HV_GETTER
-#undef BE_GETTER
-#undef PARAM_GETTER
-
+/* A parameter's field, read by its prefix's getter (get_hv_param(), ...). */
 typedef struct {
 	const gchar *name;
 	const gchar *title; /* NULL: PREFIX/NAME */
 	GntQueryKind kind;
-	GntQueryGetFunc get;
 } ParamField;
 
-#define HV_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_hv_##name},
-#define BE_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_be_##name},
-static const ParamField hv_fields[] = {HV_PARAMS(HV_ROW)};
-static const ParamField be_fields[] = {BE_PARAMS(BE_ROW)};
-#undef HV_ROW
-#undef BE_ROW
+#define PARAM_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind},
+static const ParamField hv_fields[] = {HV_PARAMS(PARAM_ROW)};
+static const ParamField be_fields[] = {BE_PARAMS(PARAM_ROW)};
 
 /* ---- disks ---- */
 
@@ -1063,31 +1045,30 @@ per_element(JsonObject *inst, const gchar *list_key, const gchar *key)
 	return gnt_json_node_new_array(out);
 }
 
-#define LIST_GETTER(func, list_key, key)                                                           \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)      \
-	{                                                                                          \
-		return per_element((JsonObject *)item, list_key, key);                             \
-	}
-LIST_GETTER(get_inst_disk_sizes, "disks", "size")
-LIST_GETTER(get_inst_disk_spindles, "disks", "spindles")
-LIST_GETTER(get_inst_disk_names, "disks", "name")
-LIST_GETTER(get_inst_disk_uuids, "disks", "uuid")
-LIST_GETTER(get_inst_nic_macs, "nics", "mac")
-LIST_GETTER(get_inst_nic_ips, "nics", "ip")
-LIST_GETTER(get_inst_nic_names, "nics", "name")
-LIST_GETTER(get_inst_nic_uuids, "nics", "uuid")
-LIST_GETTER(get_inst_nic_networks, "nics", "network")
-#undef LIST_GETTER
+/* disk.sizes, nic.macs, ...: the row's key of each disk, of each NIC. */
+static JsonNode *
+get_disks_member(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		 GntQueryStatus *status)
+{
+	return per_element((JsonObject *)item, "disks", field->key);
+}
 
-/* disk.ATTR/N: member @key of disk @index; RS_UNAVAIL when there is no such
+static JsonNode *
+get_nics_member(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		GntQueryStatus *status)
+{
+	return per_element((JsonObject *)item, "nics", field->key);
+}
+
+/* disk.ATTR/N: the row's key of disk N; RS_UNAVAIL when there is no such
  * disk or the member is unset. */
 static JsonNode *
-disk_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint index,
-	   const gchar *key)
+get_disk_field(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	       GntQueryStatus *status)
 {
-	JsonObject *disk = rec_array_object((JsonObject *)item, "disks", index);
+	JsonObject *disk = rec_array_object((JsonObject *)item, "disks", field->index);
 
-	return member_or_unavail(disk, key, status);
+	return member_or_unavail(disk, field->key, status);
 }
 
 /* ---- NICs ---- */
@@ -1136,37 +1117,27 @@ per_nic_param(const QueryContext *ctx, JsonObject *inst, const gchar *key, guint
 #define VLAN_MODES    (NIC_MODE_BIT(GNT_NIC_MODE_BRIDGED) | NIC_MODE_BIT(GNT_NIC_MODE_OPENVSWITCH))
 #define OVS_MODES     NIC_MODE_BIT(GNT_NIC_MODE_OPENVSWITCH)
 
+/* nic.modes, nic.links, nic.vlans, nic.bridges: the row's key of each
+ * NIC's filled parameters; a bridge is the link of a bridged NIC, a VLAN
+ * only shown for the modes that have one. */
 static JsonNode *
-get_inst_nic_modes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+get_nics_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	       GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "mode", 0);
+	if (strcmp(field->key, "bridge") == 0)
+		return per_nic_param(user_data, (JsonObject *)item, "link", BRIDGED_MODES);
+	return per_nic_param(user_data, (JsonObject *)item, field->key,
+			     strcmp(field->key, "vlan") == 0 ? VLAN_MODES : 0);
 }
 
+/* nic.ATTR/N. The row's key: a member of the NIC, or "mode", "link",
+ * "bridge", "vlan" for its filled parameters. */
 static JsonNode *
-get_inst_nic_links(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+get_nic_field(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	      GntQueryStatus *status)
 {
-	return per_nic_param(user_data, (JsonObject *)item, "link", 0);
-}
-
-static JsonNode *
-get_inst_nic_vlans(gconstpointer item, gpointer user_data, GntQueryStatus *status)
-{
-	return per_nic_param(user_data, (JsonObject *)item, "vlan", VLAN_MODES);
-}
-
-static JsonNode *
-get_inst_nic_bridges(gconstpointer item, gpointer user_data, GntQueryStatus *status)
-{
-	return per_nic_param(user_data, (JsonObject *)item, "link", BRIDGED_MODES);
-}
-
-/* nic.ATTR/N. @key: a member of the NIC, or "mode", "link", "bridge",
- * "vlan" for its filled parameters. */
-static JsonNode *
-nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint index,
-	  const gchar *key)
-{
-	JsonObject *nic = rec_array_object((JsonObject *)item, "nics", index);
+	const gchar *key = field->key;
+	JsonObject *nic = rec_array_object((JsonObject *)item, "nics", field->index);
 	g_autoptr(JsonObject) params = NULL;
 
 	if (nic == NULL) {
@@ -1196,52 +1167,6 @@ nic_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, guint 
 	return member_or_null(params, key);
 }
 
-/* Getters for the numbered fields: get_PREFIX_N for N below 8 or 16. */
-#define SEQ8(X, ...)                                                                               \
-	X(0, __VA_ARGS__)                                                                          \
-	X(1, __VA_ARGS__)                                                                          \
-	X(2, __VA_ARGS__)                                                                          \
-	X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)
-#define SEQ16(X, ...)                                                                              \
-	SEQ8(X, __VA_ARGS__)                                                                       \
-	X(8, __VA_ARGS__)                                                                          \
-	X(9, __VA_ARGS__)                                                                          \
-	X(10, __VA_ARGS__)                                                                         \
-	X(11, __VA_ARGS__)                                                                         \
-	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)
-#define INDEXED_GETTER(i, prefix, helper, key)                                                     \
-	static JsonNode *get_##prefix##_##i(gconstpointer item, gpointer user_data,                \
-					    GntQueryStatus *status)                                \
-	{                                                                                          \
-		return helper(item, user_data, status, i, key);                                    \
-	}
-#define INDEXED_REF(i, prefix, helper, key) get_##prefix##_##i,
-#define INDEXED(seq, prefix, helper, key)                                                          \
-	seq(INDEXED_GETTER, prefix, helper,                                                        \
-	    key) static const GntQueryGetFunc prefix##_getters[] = {                               \
-		seq(INDEXED_REF, prefix, helper, key)};
-
-INDEXED(SEQ16, disk_size, disk_field, "size")
-INDEXED(SEQ16, disk_spindles, disk_field, "spindles")
-INDEXED(SEQ16, disk_name, disk_field, "name")
-INDEXED(SEQ16, disk_uuid, disk_field, "uuid")
-INDEXED(SEQ8, nic_ip, nic_field, "ip")
-INDEXED(SEQ8, nic_mac, nic_field, "mac")
-INDEXED(SEQ8, nic_name, nic_field, "name")
-INDEXED(SEQ8, nic_uuid, nic_field, "uuid")
-INDEXED(SEQ8, nic_mode, nic_field, "mode")
-INDEXED(SEQ8, nic_link, nic_field, "link")
-INDEXED(SEQ8, nic_bridge, nic_field, "bridge")
-INDEXED(SEQ8, nic_vlan, nic_field, "vlan")
-INDEXED(SEQ8, nic_network, nic_field, "network")
-INDEXED(SEQ8, nic_network_name, nic_field, "network_name")
-#undef INDEXED
-#undef INDEXED_REF
-#undef INDEXED_GETTER
-
-G_STATIC_ASSERT(G_N_ELEMENTS(disk_size_getters) == MAX_DISKS);
-G_STATIC_ASSERT(G_N_ELEMENTS(nic_ip_getters) == MAX_NICS);
-
 /* A numbered field: NAME/N with the title TITLE/N and the doc
  * "DOC_HEAD <ordinal> DOC_TAIL". */
 typedef struct {
@@ -1250,35 +1175,35 @@ typedef struct {
 	GntQueryKind kind;
 	const gchar *doc_head;
 	const gchar *doc_tail;
-	const GntQueryGetFunc *getters;
+	GntQueryFieldGetFunc get_field;
+	const gchar *key;
 	guint count;
 } IndexedField;
 
-#define DISK_ROW(name, title, kind, head, tail, getters)                                           \
+#define DISK_ROW(name, title, kind, head, key)                                                     \
 	{                                                                                          \
-		name, title, GNT_QUERY_KIND_##kind, head, tail, getters, MAX_DISKS                 \
+		name, title, GNT_QUERY_KIND_##kind, head, "disk", get_disk_field, key, MAX_DISKS   \
 	}
-#define NIC_ROW(name, title, kind, head, getters)                                                  \
+#define NIC_ROW(name, title, kind, head, key)                                                      \
 	{                                                                                          \
-		name, title, GNT_QUERY_KIND_##kind, head, "network interface", getters, MAX_NICS   \
+		name, title, GNT_QUERY_KIND_##kind, head, "network interface", get_nic_field, key, \
+			MAX_NICS                                                                   \
 	}
 static const IndexedField indexed_fields[] = {
-	NIC_ROW("nic.ip", "NicIP", TEXT, "IP address of", nic_ip_getters),
-	NIC_ROW("nic.mac", "NicMAC", TEXT, "MAC address of", nic_mac_getters),
-	NIC_ROW("nic.name", "NicName", TEXT, "Name address of", nic_name_getters),
-	NIC_ROW("nic.uuid", "NicUUID", TEXT, "UUID address of", nic_uuid_getters),
-	NIC_ROW("nic.mode", "NicMode", TEXT, "Mode of", nic_mode_getters),
-	NIC_ROW("nic.link", "NicLink", TEXT, "Link of", nic_link_getters),
-	NIC_ROW("nic.bridge", "NicBridge", TEXT, "Bridge of", nic_bridge_getters),
-	NIC_ROW("nic.vlan", "NicVLAN", TEXT, "VLAN of", nic_vlan_getters),
-	NIC_ROW("nic.network", "NicNetwork", TEXT, "Network of", nic_network_getters),
-	NIC_ROW("nic.network.name", "NicNetworkName", TEXT, "Network name of",
-		nic_network_name_getters),
-	DISK_ROW("disk.size", "Disk", UNIT, "Disk size of", "disk", disk_size_getters),
-	DISK_ROW("disk.spindles", "DiskSpindles", NUMBER, "Spindles of", "disk",
-		 disk_spindles_getters),
-	DISK_ROW("disk.name", "DiskName", TEXT, "Name of", "disk", disk_name_getters),
-	DISK_ROW("disk.uuid", "DiskUUID", TEXT, "UUID of", "disk", disk_uuid_getters),
+	NIC_ROW("nic.ip", "NicIP", TEXT, "IP address of", "ip"),
+	NIC_ROW("nic.mac", "NicMAC", TEXT, "MAC address of", "mac"),
+	NIC_ROW("nic.name", "NicName", TEXT, "Name address of", "name"),
+	NIC_ROW("nic.uuid", "NicUUID", TEXT, "UUID address of", "uuid"),
+	NIC_ROW("nic.mode", "NicMode", TEXT, "Mode of", "mode"),
+	NIC_ROW("nic.link", "NicLink", TEXT, "Link of", "link"),
+	NIC_ROW("nic.bridge", "NicBridge", TEXT, "Bridge of", "bridge"),
+	NIC_ROW("nic.vlan", "NicVLAN", TEXT, "VLAN of", "vlan"),
+	NIC_ROW("nic.network", "NicNetwork", TEXT, "Network of", "network"),
+	NIC_ROW("nic.network.name", "NicNetworkName", TEXT, "Network name of", "network_name"),
+	DISK_ROW("disk.size", "Disk", UNIT, "Disk size of", "size"),
+	DISK_ROW("disk.spindles", "DiskSpindles", NUMBER, "Spindles of", "spindles"),
+	DISK_ROW("disk.name", "DiskName", TEXT, "Name of", "name"),
+	DISK_ROW("disk.uuid", "DiskUUID", TEXT, "UUID of", "uuid"),
 };
 #undef DISK_ROW
 #undef NIC_ROW
@@ -1301,6 +1226,12 @@ static const IndexedField indexed_fields[] = {
 #define F_HOSTNAME(name, title, kind, doc, get)                                                    \
 	{                                                                                          \
 		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_HOSTNAME, doc, get, NULL        \
+	}
+/* with a getter several rows share, told the row's @key */
+#define FK(name, title, kind, doc, get_field, key)                                                 \
+	{                                                                                          \
+		name, title, GNT_QUERY_KIND_##kind, GNT_QUERY_FLAG_NONE, doc, NULL, NULL,          \
+			get_field, key                                                             \
 	}
 /* with a write function: get_STEM and write_STEM */
 #define FW(name, title, kind, doc, stem)                                                           \
@@ -1349,24 +1280,24 @@ static const GntQueryField instance_static_fields[] = {
 	   inst_oper_vcpus),
 	FW("status", "Status", TEXT, STATUS_DOC, inst_status),
 	F("nic.count", "NICs", NUMBER, "Number of network interfaces", get_inst_nic_count),
-	F("nic.macs", "NIC_MACs", OTHER, "List containing each network interface's MAC address",
-	  get_inst_nic_macs),
-	F("nic.ips", "NIC_IPs", OTHER, "List containing each network interface's IP address",
-	  get_inst_nic_ips),
-	F("nic.names", "NIC_Names", OTHER, "List containing each network interface's name",
-	  get_inst_nic_names),
-	F("nic.uuids", "NIC_UUIDs", OTHER, "List containing each network interface's UUID",
-	  get_inst_nic_uuids),
-	F("nic.modes", "NIC_modes", OTHER, "List containing each network interface's mode",
-	  get_inst_nic_modes),
-	F("nic.links", "NIC_links", OTHER, "List containing each network interface's link",
-	  get_inst_nic_links),
-	F("nic.vlans", "NIC_VLANs", OTHER, "List containing each network interface's VLAN",
-	  get_inst_nic_vlans),
-	F("nic.bridges", "NIC_bridges", OTHER, "List containing each network interface's bridge",
-	  get_inst_nic_bridges),
-	F("nic.networks", "NIC_networks", OTHER, "List containing each interface's network",
-	  get_inst_nic_networks),
+	FK("nic.macs", "NIC_MACs", OTHER, "List containing each network interface's MAC address",
+	   get_nics_member, "mac"),
+	FK("nic.ips", "NIC_IPs", OTHER, "List containing each network interface's IP address",
+	   get_nics_member, "ip"),
+	FK("nic.names", "NIC_Names", OTHER, "List containing each network interface's name",
+	   get_nics_member, "name"),
+	FK("nic.uuids", "NIC_UUIDs", OTHER, "List containing each network interface's UUID",
+	   get_nics_member, "uuid"),
+	FK("nic.modes", "NIC_modes", OTHER, "List containing each network interface's mode",
+	   get_nics_param, "mode"),
+	FK("nic.links", "NIC_links", OTHER, "List containing each network interface's link",
+	   get_nics_param, "link"),
+	FK("nic.vlans", "NIC_VLANs", OTHER, "List containing each network interface's VLAN",
+	   get_nics_param, "vlan"),
+	FK("nic.bridges", "NIC_bridges", OTHER, "List containing each network interface's bridge",
+	   get_nics_param, "bridge"),
+	FK("nic.networks", "NIC_networks", OTHER, "List containing each interface's network",
+	   get_nics_member, "network"),
 	F("nic.networks.names", "NIC_networks_names", OTHER,
 	  "List containing each interface's network", get_inst_nic_network_names),
 	F("hvparams", "HypervisorParameters", OTHER, "Hypervisor parameters (merged)",
@@ -1374,10 +1305,10 @@ static const GntQueryField instance_static_fields[] = {
 	F("beparams", "BackendParameters", OTHER, "Backend parameters (merged)", get_inst_beparams),
 	F("osparams", "OpSysParameters", OTHER, "Operating system parameters (merged)",
 	  get_inst_osparams),
-	F("custom_hvparams", "CustomHypervisorParameters", OTHER, "Custom hypervisor parameters",
-	  get_inst_custom_hvparams),
-	F("custom_beparams", "CustomBackendParameters", OTHER, "Custom backend parameters",
-	  get_inst_custom_beparams),
+	FK("custom_hvparams", "CustomHypervisorParameters", OTHER, "Custom hypervisor parameters",
+	   get_custom_params, "hvparams"),
+	FK("custom_beparams", "CustomBackendParameters", OTHER, "Custom backend parameters",
+	   get_custom_params, "beparams"),
 	F("custom_osparams", "CustomOpSysParameters", OTHER, "Custom operating system parameters",
 	  get_inst_custom_osparams),
 	F("custom_nicparams", "CustomNicParameters", OTHER, "Custom network interface parameters",
@@ -1387,10 +1318,11 @@ static const GntQueryField instance_static_fields[] = {
 	  " visible to the instance, but the usage on the node",
 	  get_inst_disk_usage),
 	F("disk.count", "Disks", NUMBER, "Number of disks", get_inst_disk_count),
-	F("disk.sizes", "Disk_sizes", OTHER, "List of disk sizes", get_inst_disk_sizes),
-	F("disk.spindles", "Disk_spindles", OTHER, "List of disk spindles", get_inst_disk_spindles),
-	F("disk.names", "Disk_names", OTHER, "List of disk names", get_inst_disk_names),
-	F("disk.uuids", "Disk_UUIDs", OTHER, "List of disk UUIDs", get_inst_disk_uuids),
+	FK("disk.sizes", "Disk_sizes", OTHER, "List of disk sizes", get_disks_member, "size"),
+	FK("disk.spindles", "Disk_spindles", OTHER, "List of disk spindles", get_disks_member,
+	   "spindles"),
+	FK("disk.names", "Disk_names", OTHER, "List of disk names", get_disks_member, "name"),
+	FK("disk.uuids", "Disk_UUIDs", OTHER, "List of disk UUIDs", get_disks_member, "uuid"),
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
 	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
@@ -1489,11 +1421,12 @@ get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status
 
 /* ndp/NAME: the filled value, null if unset (Ganeti). */
 static JsonNode *
-nd_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *name)
+get_nd_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	     GntQueryStatus *status)
 {
 	g_autoptr(JsonNode) params = get_node_ndparams(item, user_data, status);
 
-	return member_or_null(json_node_get_object(params), name);
+	return member_or_null(json_node_get_object(params), field->key);
 }
 
 /* Ganeti's NDS_PARAMETER_TYPES and NDS_PARAMETER_TITLES. */
@@ -1507,42 +1440,25 @@ nd_param(gconstpointer item, gpointer user_data, GntQueryStatus *status, const g
 	X(spindle_count, "SpindleCount", NUMBER)                                                   \
 	X(ssh_port, NULL, NUMBER)
 
-#define ND_GETTER(name, title, kind)                                                               \
-	static JsonNode *get_nd_##name(gconstpointer item, gpointer user_data,                     \
-				       GntQueryStatus *status)                                     \
-	{                                                                                          \
-		return nd_param(item, user_data, status, #name);                                   \
-	}
-ND_PARAMS(ND_GETTER)
-#undef ND_GETTER
+static const ParamField nd_fields[] = {ND_PARAMS(PARAM_ROW)};
+#undef PARAM_ROW
 
-#define ND_ROW(name, title, kind) {#name, title, GNT_QUERY_KIND_##kind, get_nd_##name},
-static const ParamField nd_fields[] = {ND_PARAMS(ND_ROW)};
-#undef ND_ROW
-
+/* drained, offline, master_candidate: a node's flag of the row's key,
+ * false when unset. */
 static JsonNode *
-get_node_custom_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
+get_node_flag(const GntQueryField *field, gconstpointer item, gpointer user_data,
+	      GntQueryStatus *status)
 {
-	return custom_params(item, user_data, "ndparams");
+	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, field->key, FALSE));
 }
 
-static gboolean
-node_bool(gconstpointer item, const gchar *key, gboolean fallback)
+/* master_capable, vm_capable: what a node can be, true when unset. */
+static JsonNode *
+get_node_capability(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		    GntQueryStatus *status)
 {
-	return rec_bool((JsonObject *)item, key, fallback);
+	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, field->key, TRUE));
 }
-
-#define BOOL_GETTER(func, key, fallback)                                                           \
-	static JsonNode *func(gconstpointer item, gpointer user_data, GntQueryStatus *status)      \
-	{                                                                                          \
-		return gnt_json_node_new_bool(node_bool(item, key, fallback));                     \
-	}
-BOOL_GETTER(get_node_drained, "drained", FALSE)
-BOOL_GETTER(get_node_master_candidate, "master_candidate", FALSE)
-BOOL_GETTER(get_node_master_capable, "master_capable", TRUE)
-BOOL_GETTER(get_node_offline, "offline", FALSE)
-BOOL_GETTER(get_node_vm_capable, "vm_capable", TRUE)
-#undef BOOL_GETTER
 
 /* The instance names of @map for the node @item, natural order. */
 static GPtrArray *
@@ -1636,25 +1552,21 @@ node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, 
 	return gnt_json_node_new_int((gint64)number);
 }
 
-#define LIVE_GETTER(field, key, numeric)                                                           \
-	static JsonNode *get_node_##field(gconstpointer item, gpointer user_data,                  \
-					  GntQueryStatus *status)                                  \
-	{                                                                                          \
-		return node_live_field(item, user_data, status, key, numeric);                     \
-	}
-LIVE_GETTER(bootid, "bootid", FALSE)
-LIVE_GETTER(cnodes, "cpu_nodes", TRUE)
-LIVE_GETTER(cnos, "cpu_dom0", TRUE)
-LIVE_GETTER(csockets, "cpu_sockets", TRUE)
-LIVE_GETTER(ctotal, "cpu_total", TRUE)
-LIVE_GETTER(dfree, "storage_free", TRUE)
-LIVE_GETTER(dtotal, "storage_size", TRUE)
-LIVE_GETTER(spfree, "spindles_free", TRUE)
-LIVE_GETTER(sptotal, "spindles_total", TRUE)
-LIVE_GETTER(mfree, "memory_free", TRUE)
-LIVE_GETTER(mnode, "memory_dom0", TRUE)
-LIVE_GETTER(mtotal, "memory_total", TRUE)
-#undef LIVE_GETTER
+/* mfree, dtotal, ...: the live number of the row's key (doc/query.md). */
+static JsonNode *
+get_node_live_number(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		     GntQueryStatus *status)
+{
+	return node_live_field(item, user_data, status, field->key, TRUE);
+}
+
+/* bootid: the live value of the row's key as the node says it. */
+static JsonNode *
+get_node_live_value(const GntQueryField *field, gconstpointer item, gpointer user_data,
+		    GntQueryStatus *status)
+{
+	return node_live_field(item, user_data, status, field->key, FALSE);
+}
 
 #define ROLE_DOC                                                                                   \
 	"Node role; \"M\" for master, \"C\" for master candidate, \"R\" for regular, \"D\" for"    \
@@ -1669,8 +1581,8 @@ static const GntQueryField node_static_fields[] = {
 	F("group.uuid", "GroupUUID", TEXT, "UUID of node group", get_node_group_uuid),
 	F("powered", "Powered", BOOL, "Whether node is thought to be powered on", get_node_powered),
 	F("ndparams", "NodeParameters", OTHER, "Merged node parameters", get_node_ndparams),
-	F("custom_ndparams", "CustomNodeParameters", OTHER, "Custom node parameters",
-	  get_node_custom_ndparams),
+	FK("custom_ndparams", "CustomNodeParameters", OTHER, "Custom node parameters",
+	   get_custom_params, "ndparams"),
 	F("hv_state", "HypervisorState", OTHER, "Hypervisor state", get_unavail),
 	F("disk_state", "DiskState", OTHER, "Disk state", get_unavail),
 	F("role", "Role", TEXT, ROLE_DOC, get_node_role),
@@ -1682,37 +1594,47 @@ static const GntQueryField node_static_fields[] = {
 	  get_node_sinst_cnt),
 	F("sinst_list", "SecInstances", OTHER, "List of instances with this node as secondary",
 	  get_node_sinst_list),
-	F("drained", "Drained", BOOL, "Whether node is drained", get_node_drained),
-	F("master_candidate", "MasterC", BOOL, "Whether node is a master candidate",
-	  get_node_master_candidate),
-	F("master_capable", "MasterCapable", BOOL, "Whether node can become a master candidate",
-	  get_node_master_capable),
+	FK("drained", "Drained", BOOL, "Whether node is drained", get_node_flag, "drained"),
+	FK("master_candidate", "MasterC", BOOL, "Whether node is a master candidate", get_node_flag,
+	   "master_candidate"),
+	FK("master_capable", "MasterCapable", BOOL, "Whether node can become a master candidate",
+	   get_node_capability, "master_capable"),
 	FW_HOSTNAME("name", "Node", TEXT, "Node name", rec_name),
-	F("offline", "Offline", BOOL, "Whether node is marked offline", get_node_offline),
+	FK("offline", "Offline", BOOL, "Whether node is marked offline", get_node_flag, "offline"),
 	FW("serial_no", "SerialNo", NUMBER, SERIAL_DOC("Node"), rec_serial_no),
 	FW("uuid", "UUID", TEXT, "Node UUID", rec_uuid),
-	F("vm_capable", "VMCapable", BOOL, "Whether node can host instances", get_node_vm_capable),
-	F("bootid", "BootID", TEXT,
-	  "Random UUID renewed for each system reboot, can be used for detecting reboots by"
-	  " tracking changes",
-	  get_node_bootid),
-	F("cnodes", "CNodes", NUMBER, "Number of NUMA domains on node (if exported by hypervisor)",
-	  get_node_cnodes),
-	F("cnos", "CNOs", NUMBER, "Number of logical processors used by the node OS (dom0 for Xen)",
-	  get_node_cnos),
-	F("csockets", "CSockets", NUMBER,
-	  "Number of physical CPU sockets (if exported by hypervisor)", get_node_csockets),
-	F("ctotal", "CTotal", NUMBER, "Number of logical processors", get_node_ctotal),
-	F("dfree", "DFree", UNIT, "Available storage space in storage unit", get_node_dfree),
-	F("dtotal", "DTotal", UNIT,
-	  "Total storage space in storage unit used for instance disk allocation", get_node_dtotal),
-	F("spfree", "SpFree", NUMBER, "Available spindles in volume group (exclusive storage only)",
-	  get_node_spfree),
-	F("sptotal", "SpTotal", NUMBER, "Total spindles in volume group (exclusive storage only)",
-	  get_node_sptotal),
-	F("mfree", "MFree", UNIT, "Memory available for instance allocations", get_node_mfree),
-	F("mnode", "MNode", UNIT, "Amount of memory used by node (dom0 for Xen)", get_node_mnode),
-	F("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine", get_node_mtotal),
+	FK("vm_capable", "VMCapable", BOOL, "Whether node can host instances", get_node_capability,
+	   "vm_capable"),
+	FK("bootid", "BootID", TEXT,
+	   "Random UUID renewed for each system reboot, can be used for detecting reboots by"
+	   " tracking changes",
+	   get_node_live_value, "bootid"),
+	FK("cnodes", "CNodes", NUMBER, "Number of NUMA domains on node (if exported by hypervisor)",
+	   get_node_live_number, "cpu_nodes"),
+	FK("cnos", "CNOs", NUMBER,
+	   "Number of logical processors used by the node OS (dom0 for Xen)", get_node_live_number,
+	   "cpu_dom0"),
+	FK("csockets", "CSockets", NUMBER,
+	   "Number of physical CPU sockets (if exported by hypervisor)", get_node_live_number,
+	   "cpu_sockets"),
+	FK("ctotal", "CTotal", NUMBER, "Number of logical processors", get_node_live_number,
+	   "cpu_total"),
+	FK("dfree", "DFree", UNIT, "Available storage space in storage unit", get_node_live_number,
+	   "storage_free"),
+	FK("dtotal", "DTotal", UNIT,
+	   "Total storage space in storage unit used for instance disk allocation",
+	   get_node_live_number, "storage_size"),
+	FK("spfree", "SpFree", NUMBER,
+	   "Available spindles in volume group (exclusive storage only)", get_node_live_number,
+	   "spindles_free"),
+	FK("sptotal", "SpTotal", NUMBER, "Total spindles in volume group (exclusive storage only)",
+	   get_node_live_number, "spindles_total"),
+	FK("mfree", "MFree", UNIT, "Memory available for instance allocations",
+	   get_node_live_number, "memory_free"),
+	FK("mnode", "MNode", UNIT, "Amount of memory used by node (dom0 for Xen)",
+	   get_node_live_number, "memory_dom0"),
+	FK("mtotal", "MTotal", UNIT, "Total amount of memory of physical machine",
+	   get_node_live_number, "memory_total"),
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
 	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
@@ -1748,23 +1670,11 @@ get_group_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status
 }
 
 static JsonNode *
-get_group_custom_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status)
-{
-	return custom_params(item, user_data, "ipolicy");
-}
-
-static JsonNode *
 get_group_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	return gnt_json_node_new_object(
 		gnt_fill_diskparams(cluster_setting(user_data, "diskparams"),
 				    rec_object(user_data, (JsonObject *)item, "diskparams")));
-}
-
-static JsonNode *
-get_group_custom_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
-{
-	return custom_params(item, user_data, "diskparams");
 }
 
 static const GntQueryField group_static_fields[] = {
@@ -1779,18 +1689,19 @@ static const GntQueryField group_static_fields[] = {
 	F("tags", "Tags", OTHER, "Tags", get_rec_tags),
 	F("ipolicy", "InstancePolicy", OTHER, "Instance policy limitations (merged)",
 	  get_group_ipolicy),
-	F("custom_ipolicy", "CustomInstancePolicy", OTHER, "Custom instance policy limitations",
-	  get_group_custom_ipolicy),
-	F("custom_ndparams", "CustomNDParams", OTHER, "Custom node parameters",
-	  get_node_custom_ndparams),
+	FK("custom_ipolicy", "CustomInstancePolicy", OTHER, "Custom instance policy limitations",
+	   get_custom_params, "ipolicy"),
+	FK("custom_ndparams", "CustomNDParams", OTHER, "Custom node parameters", get_custom_params,
+	   "ndparams"),
 	F("ndparams", "NDParams", OTHER, "Node parameters", get_node_ndparams),
 	F("diskparams", "DiskParameters", OTHER, "Disk parameters (merged)", get_group_diskparams),
-	F("custom_diskparams", "CustomDiskParameters", OTHER, "Custom disk parameters",
-	  get_group_custom_diskparams),
+	FK("custom_diskparams", "CustomDiskParameters", OTHER, "Custom disk parameters",
+	   get_custom_params, "diskparams"),
 	FW("ctime", "CTime", TIMESTAMP, "Creation timestamp", rec_ctime),
 	FW("mtime", "MTime", TIMESTAMP, "Modification timestamp", rec_mtime),
 };
 #undef F
+#undef FK
 #undef F_HOSTNAME
 #undef FW
 #undef FW_HOSTNAME
@@ -1826,16 +1737,17 @@ ordinal_suffix(guint value)
 /* The strings of the built tables live as long as the process. */
 static void
 add_param_fields(GArray *fields, const ParamField *params, guint n, const gchar *prefix,
-		 const gchar *what)
+		 const gchar *what, GntQueryFieldGetFunc get_field)
 {
 	for (guint i = 0; i < n; i++) {
 		GntQueryField field = {
-			g_strconcat(prefix, "/", params[i].name, NULL),
-			params[i].title,
-			params[i].kind,
-			GNT_QUERY_FLAG_NONE,
-			g_strdup_printf("The \"%s\" %s parameter", params[i].name, what),
-			params[i].get,
+			.name = g_strconcat(prefix, "/", params[i].name, NULL),
+			.title = params[i].title,
+			.kind = params[i].kind,
+			.flags = GNT_QUERY_FLAG_NONE,
+			.doc = g_strdup_printf("The \"%s\" %s parameter", params[i].name, what),
+			.get_field = get_field,
+			.key = params[i].name,
 		};
 
 		if (field.title == NULL)
@@ -1852,13 +1764,15 @@ add_indexed_fields(GArray *fields)
 
 		for (guint i = 0; i < def->count; i++) {
 			GntQueryField field = {
-				g_strdup_printf("%s/%u", def->name, i),
-				g_strdup_printf("%s/%u", def->title, i),
-				def->kind,
-				GNT_QUERY_FLAG_NONE,
-				g_strdup_printf("%s %u%s %s", def->doc_head, i + 1,
-						ordinal_suffix(i + 1), def->doc_tail),
-				def->getters[i],
+				.name = g_strdup_printf("%s/%u", def->name, i),
+				.title = g_strdup_printf("%s/%u", def->title, i),
+				.kind = def->kind,
+				.flags = GNT_QUERY_FLAG_NONE,
+				.doc = g_strdup_printf("%s %u%s %s", def->doc_head, i + 1,
+						       ordinal_suffix(i + 1), def->doc_tail),
+				.get_field = def->get_field,
+				.key = def->key,
+				.index = i,
 			};
 			g_array_append_val(fields, field);
 		}
@@ -1881,8 +1795,9 @@ build_instance_table(void)
 	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
 
 	g_array_append_vals(fields, instance_static_fields, G_N_ELEMENTS(instance_static_fields));
-	add_param_fields(fields, hv_fields, G_N_ELEMENTS(hv_fields), "hv", "hypervisor");
-	add_param_fields(fields, be_fields, G_N_ELEMENTS(be_fields), "be", "backend");
+	add_param_fields(fields, hv_fields, G_N_ELEMENTS(hv_fields), "hv", "hypervisor",
+			 get_hv_param);
+	add_param_fields(fields, be_fields, G_N_ELEMENTS(be_fields), "be", "backend", get_be_param);
 	add_indexed_fields(fields);
 	for (guint i = 0; i < G_N_ELEMENTS(instance_aliases); i++) {
 		const GntQueryField *target = find_field(fields, instance_aliases[i].target);
@@ -1904,7 +1819,7 @@ build_node_table(void)
 	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
 
 	g_array_append_vals(fields, node_static_fields, G_N_ELEMENTS(node_static_fields));
-	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node");
+	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node", get_nd_param);
 	g_array_sort(fields, field_compare);
 	return (const GntQueryField *)(gpointer)g_array_free(fields, FALSE);
 }
@@ -1915,7 +1830,7 @@ build_group_table(void)
 	GArray *fields = g_array_new(TRUE, TRUE, sizeof(GntQueryField));
 
 	g_array_append_vals(fields, group_static_fields, G_N_ELEMENTS(group_static_fields));
-	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node");
+	add_param_fields(fields, nd_fields, G_N_ELEMENTS(nd_fields), "ndp", "node", get_nd_param);
 	g_array_sort(fields, field_compare);
 	return (const GntQueryField *)(gpointer)g_array_free(fields, FALSE);
 }

@@ -137,7 +137,8 @@ field_get(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	JsonNode *value;
 
 	*status = GNT_QUERY_STATUS_NORMAL;
-	value = field->get(item, user_data, status);
+	value = field->get != NULL ? field->get(item, user_data, status)
+				   : field->get_field(field, item, user_data, status);
 	if (value == NULL && *status == GNT_QUERY_STATUS_NORMAL) {
 		g_critical("query field '%s' returned no value", field->name);
 		*status = GNT_QUERY_STATUS_UNAVAIL;

@@ -66,17 +66,29 @@ typedef JsonNode *(*GntQueryGetFunc)(gconstpointer item, gpointer user_data,
 typedef void (*GntQueryWriteFunc)(gconstpointer item, gpointer user_data, GString *out,
 				  GntQueryStatus *status);
 
+typedef struct _GntQueryField GntQueryField;
+
+/*
+ * A getter several rows share (every hv/ parameter, every disk.size/N):
+ * as GntQueryGetFunc, told the row, whose key and index say what to read.
+ */
+typedef JsonNode *(*GntQueryFieldGetFunc)(const GntQueryField *field, gconstpointer item,
+					  gpointer user_data, GntQueryStatus *status);
+
 /* One row of a resource's field table; a table ends with a row whose name
  * is NULL. Tables are static and outlive every query using them. */
-typedef struct {
+struct _GntQueryField {
 	const gchar *name;
 	const gchar *title;
 	GntQueryKind kind;
 	GntQueryFlags flags;
 	const gchar *doc;
-	GntQueryGetFunc get;
+	GntQueryGetFunc get;	 /* NULL: get_field */
 	GntQueryWriteFunc write; /* NULL: get()'s value is serialized */
-} GntQueryField;
+	GntQueryFieldGetFunc get_field;
+	const gchar *key; /* for get_field: the member, parameter, ... to read */
+	guint index;	  /* for get_field: which disk, NIC, ... */
+};
 
 const gchar *
 gnt_query_kind_to_string(GntQueryKind kind);

@@ -1,13 +1,10 @@
-#include "gnt-records.h"
 #include "gnt-luxi-methods.h"
-
-#include <string.h>
 
 #include "gnt-error.h"
 #include "gnt-job-query.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
-#include "gnt-node-calls.h"
+#include "gnt-live-probe.h"
 #include "gnt-object-query.h"
 
 #define MAX_ARGS 5
@@ -40,6 +37,9 @@ typedef struct {
 	guint min_args;		/* the arguments after these are optional */
 	ArgSpec args[MAX_ARGS]; /* up to the first one with a NULL name */
 	gboolean many_jobs;	/* submits a list of jobs: answers [[true, id], ...] */
+	/* for a function several methods share: the GntObjectKind of
+	 * QueryInstances/Nodes/Groups; TRUE for SubmitJobToDrainedQueue */
+	gint variant;
 } MethodDef;
 
 struct _GntLuxiCall {
@@ -474,9 +474,12 @@ submit_jobs(GntLuxiCall *call, GPtrArray *jobs, gboolean ignore_drain)
 			       gnt_luxi_call_ref(call));
 }
 
+/* SubmitJob, and SubmitJobToDrainedQueue (variant TRUE: it ignores the
+ * drain flag). */
 static void
-submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
+method_submit_job(GntLuxiCall *call, JsonArray *args)
 {
+	gboolean ignore_drain = call->def->variant;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray)
 		jobs = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
@@ -489,18 +492,6 @@ submit_one(GntLuxiCall *call, JsonArray *args, gboolean ignore_drain)
 	}
 	g_ptr_array_add(jobs, ops);
 	submit_jobs(call, g_steal_pointer(&jobs), ignore_drain);
-}
-
-static void
-method_submit_job(GntLuxiCall *call, JsonArray *args)
-{
-	submit_one(call, args, FALSE);
-}
-
-static void
-method_submit_job_to_drained_queue(GntLuxiCall *call, JsonArray *args)
-{
-	submit_one(call, args, TRUE);
 }
 
 static void
@@ -875,447 +866,6 @@ resource_kind(Resource resource)
 	}
 }
 
-/* ---- live data ---- */
-
-/* How long a query waits for each node (per step: connect, handshake,
- * answer), and how many nodes it asks at once. */
-#define LIVE_TIMEOUT_S	  5
-#define LIVE_MAX_PARALLEL 16
-
-typedef struct _LiveRequest LiveRequest;
-
-/* One node asked in a worker thread; the records are the probe's own. */
-typedef struct {
-	LiveRequest *request;
-	JsonObject *node;    /* its config record */
-	gchar **hypervisors; /* what to ask about */
-	JsonObject *answer;  /* for gnt_live_data_set_node(); NULL: failed */
-} NodeProbe;
-
-static void
-node_probe_free(gpointer data)
-{
-	NodeProbe *probe = data;
-
-	json_object_unref(probe->node);
-	g_strfreev(probe->hypervisors);
-	g_clear_pointer(&probe->answer, json_object_unref);
-	g_free(probe);
-}
-
-/* What the worker threads need; everything is copied out of the config
- * in the main thread first. */
-struct _LiveRequest {
-	GntRpcClient *rpc;
-	GntObjectKind kind;
-	JsonObject *storage; /* node_info's storage argument */
-	gchar *storage_type; /* the report behind storage_*: "lvm-vg", "file", NULL */
-	GPtrArray *probes;   /* NodeProbe */
-	gint pending;	     /* probes not done yet (atomic) */
-	GTask *task;	     /* returned by the worker finishing the last probe */
-};
-
-static void
-live_request_free(gpointer data)
-{
-	LiveRequest *request = data;
-
-	g_object_unref(request->rpc);
-	json_object_unref(request->storage);
-	g_free(request->storage_type);
-	g_ptr_array_unref(request->probes);
-	g_free(request);
-}
-
-/* node_info's answer as GntLiveData wants it (doc/query.md). */
-static JsonObject *
-live_node_info(JsonObject *answer, const gchar *storage_type)
-{
-	JsonObject *info = json_object_new();
-	JsonArray *reports = NULL;
-	gint64 total = 0;
-	gint64 free_mib = 0;
-	gint64 cpus = 0;
-
-	if (gnt_json_get_int(answer, "memory_total", &total, NULL) &&
-	    gnt_json_get_int(answer, "memory_free", &free_mib, NULL)) {
-		json_object_set_int_member(info, "memory_total", total);
-		json_object_set_int_member(info, "memory_free", free_mib);
-		/* Ganeti reads /proc/meminfo's Active: the memory in use */
-		json_object_set_int_member(info, "memory_dom0", MAX(total - free_mib, 0));
-	}
-	if (gnt_json_get_int(answer, "cpu_count", &cpus, NULL)) {
-		json_object_set_int_member(info, "cpu_total", cpus);
-		json_object_set_int_member(info, "cpu_dom0", cpus);
-		json_object_set_int_member(info, "cpu_nodes", 1);
-	}
-	if (json_object_has_member(answer, "bootid"))
-		json_object_set_member(info, "bootid",
-				       json_node_copy(json_object_get_member(answer, "bootid")));
-	if (storage_type == NULL) {
-		/* a default template without space reporting: Ganeti shows 0 */
-		json_object_set_int_member(info, "storage_size", 0);
-		json_object_set_int_member(info, "storage_free", 0);
-	} else if (gnt_json_get_array(answer, "storage", &reports, NULL)) {
-		for (guint i = 0; i < json_array_get_length(reports); i++) {
-			JsonNode *element = json_array_get_element(reports, i);
-			JsonObject *report = JSON_NODE_HOLDS_OBJECT(element)
-						     ? json_node_get_object(element)
-						     : NULL;
-			const gchar *type = NULL;
-			gint64 size = 0;
-			gint64 avail = 0;
-
-			/* one that could not be read stays unavailable */
-			if (report == NULL || json_object_has_member(report, "error") ||
-			    !gnt_json_get_string(report, "type", &type, NULL) ||
-			    g_strcmp0(type, storage_type) != 0 ||
-			    !gnt_json_get_int(report, "storage_size", &size, NULL) ||
-			    !gnt_json_get_int(report, "storage_free", &avail, NULL))
-				continue;
-			json_object_set_int_member(info, "storage_size", size);
-			json_object_set_int_member(info, "storage_free", avail);
-			break;
-		}
-	}
-	return info;
-}
-
-/* instance_list's answer as GntLiveData's "instances": a guest that shut
- * itself off is "shutdown", as Ganeti's hypervisors say. */
-static JsonObject *
-live_instances(JsonObject *answer)
-{
-	JsonObject *info = json_object_new();
-	JsonObject *instances = json_object_new();
-	JsonObjectIter iter;
-	const gchar *name;
-	JsonNode *value;
-
-	json_object_iter_init(&iter, answer);
-	while (json_object_iter_next(&iter, &name, &value)) {
-		JsonObject *live;
-		const gchar *state = NULL;
-
-		if (!JSON_NODE_HOLDS_OBJECT(value))
-			continue;
-		/* the answer is this thread's and dropped next: take its objects */
-		live = json_object_ref(json_node_get_object(value));
-		if (gnt_json_get_string(live, "state", &state, NULL) &&
-		    g_strcmp0(state, "shutoff") == 0)
-			json_object_set_string_member(live, "state", "shutdown");
-		json_object_set_object_member(instances, name, live);
-	}
-	json_object_set_object_member(info, "instances", instances);
-	return info;
-}
-
-/* Asks one node, in a worker thread. */
-static void
-live_probe_node(NodeProbe *probe)
-{
-	LiveRequest *request = probe->request;
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonArray) args = json_array_new();
-	g_autoptr(JsonNode) result = NULL;
-	JsonArray *hypervisors = json_array_new();
-
-	for (guint i = 0; probe->hypervisors[i] != NULL; i++)
-		json_array_add_string_element(hypervisors, probe->hypervisors[i]);
-	json_array_add_array_element(args, hypervisors);
-	if (request->kind == GNT_OBJECT_NODE) {
-		json_array_add_object_element(args, json_object_ref(request->storage));
-		result = gnt_node_call(request->rpc, probe->node, "node_info", args, LIVE_TIMEOUT_S,
-				       &error);
-	} else {
-		result = gnt_node_call(request->rpc, probe->node, "instance_list", args,
-				       LIVE_TIMEOUT_S, &error);
-	}
-	if (result != NULL && !JSON_NODE_HOLDS_OBJECT(result))
-		g_set_error(&error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
-			    "node '%s' answered a %s, not an object",
-			    json_object_get_string_member(probe->node, "name"),
-			    gnt_json_node_type_name(result));
-	if (error != NULL) {
-		/* a node that is down is a query's answer, not the daemon's problem */
-		g_debug("live data: %s", error->message);
-		return;
-	}
-	probe->answer =
-		request->kind == GNT_OBJECT_NODE
-			? live_node_info(json_node_get_object(result), request->storage_type)
-			: live_instances(json_node_get_object(result));
-}
-
-/* A probe is done: the last one of its request answers the query, in the
- * task's (the main) context. */
-static void
-live_probe_done(NodeProbe *probe)
-{
-	LiveRequest *request = probe->request;
-
-	if (g_atomic_int_dec_and_test(&request->pending)) {
-		g_autoptr(GTask) task = g_steal_pointer(&request->task);
-
-		g_task_return_boolean(task, TRUE);
-	}
-}
-
-/*
- * The threads that ask the nodes live as long as the process, and a node is
- * asked by the same one each time (its UUID's hash picks it): the RPC
- * client keeps one session per thread and node, so a query reuses the
- * connection the last one opened instead of loading the CA and making a TLS
- * handshake on a thread of its own (30 ms, more than the rest of a
- * 10,000-instance query). There are at most LIVE_MAX_PARALLEL workers,
- * started when first needed; a worker asks its nodes one after the other.
- * A worker busy with another query's probes (a node that is down holds it
- * for the timeout) is not waited for: the probe goes to a shared pool of
- * threads instead, without the kept session.
- */
-typedef struct {
-	GAsyncQueue *queue; /* NodeProbe */
-	LiveRequest *owner; /* whose probes it has; NULL: none */
-	guint pending;	    /* probes queued or being asked */
-} LiveWorker;
-
-static LiveWorker live_workers[LIVE_MAX_PARALLEL];
-static GThreadPool *live_overflow;
-static GMutex live_workers_lock;
-
-static gpointer
-live_worker(gpointer data)
-{
-	LiveWorker *worker = data;
-
-	for (;;) {
-		NodeProbe *probe = g_async_queue_pop(worker->queue);
-
-		live_probe_node(probe);
-		g_mutex_lock(&live_workers_lock);
-		if (--worker->pending == 0)
-			worker->owner = NULL;
-		g_mutex_unlock(&live_workers_lock);
-		live_probe_done(probe);
-	}
-	return NULL;
-}
-
-/* GThreadPool function of the overflow pool. */
-static void
-live_overflow_probe(gpointer data, gpointer user_data)
-{
-	live_probe_node(data);
-	live_probe_done(data);
-}
-
-static void
-live_data_free_func(gpointer data, gpointer user_data)
-{
-	gnt_live_data_free(data);
-}
-
-/* What the nodes said about 10,000 running instances takes 20 ms to free:
- * not on the main loop, once answered. Nothing else refers to it. */
-static void
-live_data_free_later(GntLiveData *live)
-{
-	static GThreadPool *freer;
-
-	g_mutex_lock(&live_workers_lock);
-	if (freer == NULL)
-		freer = g_thread_pool_new(live_data_free_func, NULL, 1, FALSE, NULL);
-	g_mutex_unlock(&live_workers_lock);
-	g_thread_pool_push(freer, live, NULL);
-}
-
-/* Hands @probe to the worker of its node, or to the overflow pool. */
-static void
-live_dispatch(NodeProbe *probe)
-{
-	guint index =
-		g_str_hash(json_object_get_string_member(probe->node, "uuid")) % LIVE_MAX_PARALLEL;
-	LiveWorker *worker = &live_workers[index];
-	gboolean own = FALSE;
-
-	g_mutex_lock(&live_workers_lock);
-	if (worker->queue == NULL) {
-		g_autofree gchar *name = g_strdup_printf("gnt-live-%u", index);
-
-		worker->queue = g_async_queue_new();
-		g_thread_unref(g_thread_new(name, live_worker, worker));
-	}
-	if (worker->pending == 0 || worker->owner == probe->request) {
-		worker->owner = probe->request;
-		worker->pending++;
-		own = TRUE;
-	} else if (live_overflow == NULL) {
-		live_overflow = g_thread_pool_new(live_overflow_probe, NULL, LIVE_MAX_PARALLEL,
-						  FALSE, NULL);
-	}
-	g_mutex_unlock(&live_workers_lock);
-	if (own)
-		g_async_queue_push(worker->queue, probe);
-	else
-		g_thread_pool_push(live_overflow, probe, NULL);
-}
-
-static gboolean
-node_is_askable(JsonObject *node)
-{
-	gboolean offline = FALSE;
-	gboolean vm_capable = TRUE;
-
-	/* the query engine knows offline nodes from the config */
-	gnt_json_get_bool(node, "offline", &offline, NULL);
-	gnt_json_get_bool(node, "vm_capable", &vm_capable, NULL);
-	return !offline && vm_capable;
-}
-
-/* The hypervisors of each node's primary instances. */
-typedef struct {
-	GHashTable *by_node;	/* node UUID -> GHashTable set of names */
-	const gchar *last_node; /* borrowed from the last record seen */
-	GHashTable *last_set;	/* its set: the next record is most often on it too */
-} HypervisorsByNode;
-
-static gboolean
-collect_hypervisors_cb(JsonObject *record, gpointer user_data)
-{
-	HypervisorsByNode *collected = user_data;
-	const gchar *node = NULL;
-	const gchar *hv = NULL;
-	GHashTable *set;
-
-	if (!gnt_json_get_string(record, "primary_node", &node, NULL) ||
-	    !gnt_json_get_string(record, "hypervisor", &hv, NULL))
-		return TRUE;
-	if (collected->last_node != NULL && strcmp(collected->last_node, node) == 0) {
-		set = collected->last_set;
-	} else {
-		set = g_hash_table_lookup(collected->by_node, node);
-		if (set == NULL) {
-			set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-			g_hash_table_insert(collected->by_node, g_strdup(node), set);
-		}
-		collected->last_node = node;
-		collected->last_set = set;
-	}
-	if (!g_hash_table_contains(set, hv))
-		g_hash_table_add(set, g_strdup(hv));
-	return TRUE;
-}
-
-static gchar **
-strv_from_set(GHashTable *set)
-{
-	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	GHashTableIter iter;
-	gpointer key;
-
-	g_hash_table_iter_init(&iter, set);
-	while (g_hash_table_iter_next(&iter, &key, NULL))
-		g_ptr_array_add(names, g_strdup(key));
-	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
-	g_ptr_array_add(names, NULL);
-	return (gchar **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
-}
-
-static gchar **
-strv_from_json(JsonArray *array)
-{
-	g_autoptr(GPtrArray) names = g_ptr_array_new();
-
-	for (guint i = 0; array != NULL && i < json_array_get_length(array); i++) {
-		JsonNode *element = json_array_get_element(array, i);
-
-		if (json_node_get_value_type(element) == G_TYPE_STRING)
-			g_ptr_array_add(names, g_strdup(json_node_get_string(element)));
-	}
-	g_ptr_array_add(names, NULL);
-	return (gchar **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
-}
-
-/* The nodes to ask and what to ask them: for instances, the nodes that are
- * primary of one, about their instances' hypervisors; for nodes, every
- * node, about the enabled hypervisors and the default template's storage.
- * Offline nodes and nodes that run no instances are left out. */
-static LiveRequest *
-live_request_new(GntLuxiCall *call, GntObjectKind kind)
-{
-	LiveRequest *request = g_new0(LiveRequest, 1);
-	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(call->config);
-	g_autoptr(GPtrArray) nodes = gnt_config_dup_objects(call->config, GNT_OBJECT_NODE);
-	g_autoptr(GHashTable) by_node = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-							      (GDestroyNotify)g_hash_table_unref);
-	g_auto(GStrv) enabled = NULL;
-	JsonArray *list = NULL;
-	const gchar *template = NULL;
-	GntDiskTemplate template_value = GNT_DISK_TEMPLATE_DISKLESS;
-	JsonNode *vg = json_object_get_member(info, "volume_group_name");
-	JsonNode *dir = json_object_get_member(info, "file_storage_dir");
-
-	request->rpc = g_object_ref(call->rpc);
-	request->kind = kind;
-	request->probes = g_ptr_array_new_with_free_func(node_probe_free);
-	request->storage = json_object_new();
-	json_object_set_member(request->storage, "volume_group_name",
-			       vg != NULL ? json_node_copy(vg) : json_node_new(JSON_NODE_NULL));
-	json_object_set_member(request->storage, "file_storage_dir",
-			       dir != NULL ? json_node_copy(dir) : json_node_new(JSON_NODE_NULL));
-	if (gnt_json_get_array(info, "enabled_disk_templates", &list, NULL) &&
-	    json_array_get_length(list) > 0)
-		template = json_array_get_string_element(list, 0);
-	if (template != NULL && gnt_disk_template_from_string(template, &template_value, NULL)) {
-		if (template_value == GNT_DISK_TEMPLATE_PLAIN)
-			request->storage_type = g_strdup("lvm-vg");
-		else if (template_value == GNT_DISK_TEMPLATE_FILE)
-			request->storage_type = g_strdup("file");
-	}
-	list = NULL;
-	gnt_json_get_array(info, "enabled_hypervisors", &list, NULL);
-	enabled = strv_from_json(list);
-	if (kind == GNT_OBJECT_INSTANCE) {
-		HypervisorsByNode collected = {by_node, NULL, NULL};
-
-		gnt_config_foreach_object(call->config, GNT_OBJECT_INSTANCE, collect_hypervisors_cb,
-					  &collected);
-	}
-	for (guint i = 0; i < nodes->len; i++) {
-		JsonObject *node = g_ptr_array_index(nodes, i);
-		GHashTable *hypervisors =
-			g_hash_table_lookup(by_node, json_object_get_string_member(node, "uuid"));
-		NodeProbe *probe;
-
-		if (!node_is_askable(node) || (kind == GNT_OBJECT_INSTANCE && hypervisors == NULL))
-			continue;
-		probe = g_new0(NodeProbe, 1);
-		probe->request = request;
-		probe->node = json_object_ref(node);
-		probe->hypervisors = hypervisors != NULL ? strv_from_set(hypervisors)
-							 : g_strdupv(enabled);
-		g_ptr_array_add(request->probes, probe);
-	}
-	return request;
-}
-
-static GntLiveData *
-live_request_to_data(LiveRequest *request)
-{
-	GntLiveData *live = gnt_live_data_new();
-
-	for (guint i = 0; i < request->probes->len; i++) {
-		NodeProbe *probe = g_ptr_array_index(request->probes, i);
-		const gchar *uuid = json_object_get_string_member(probe->node, "uuid");
-
-		if (probe->answer != NULL)
-			gnt_live_data_take_node(live, uuid, g_steal_pointer(&probe->answer));
-		else
-			gnt_live_data_set_node_failed(live, uuid);
-	}
-	return live;
-}
-
 /* A query of instances or nodes, kept while the nodes are asked. */
 typedef struct {
 	GntObjectKind kind;
@@ -1367,27 +917,24 @@ static void
 live_collected(GObject *source, GAsyncResult *res, gpointer user_data)
 {
 	g_autoptr(GntLuxiCall) call = user_data;
-	GntLiveData *live;
+	GntLiveData *live = gnt_live_probe_collect_finish(res, NULL);
 
 	/* the client went away meanwhile: nobody to answer */
-	if (call->done)
-		return;
-	live = live_request_to_data(g_task_get_task_data(G_TASK(res)));
-	object_query_answer(call, call->state, live);
-	live_data_free_later(live);
+	if (!call->done)
+		object_query_answer(call, call->state, live);
+	gnt_live_data_free_later(live);
 }
 
 /*
  * Answers @query (transfer full), asking the nodes first when it reads
  * live fields (gnt_object_query_needs_live_data(), as Ganeti asks only
  * then) and masterd can reach them. The nodes are asked from worker
- * threads: the main loop goes on serving while they answer or time out.
+ * threads (gnt-live-probe.h): the main loop goes on serving while they
+ * answer or time out.
  */
 static void
 object_query_run(GntLuxiCall *call, ObjectQuery *query)
 {
-	g_autoptr(GTask) task = NULL;
-	LiveRequest *request;
 	gboolean needed = FALSE;
 
 	call->state = query;
@@ -1400,23 +947,8 @@ object_query_run(GntLuxiCall *call, ObjectQuery *query)
 		object_query_answer(call, query, NULL);
 		return;
 	}
-	request = live_request_new(call, query->kind);
-	if (request->probes->len == 0) {
-		/* nobody to ask (no instances, or every node offline) */
-		g_autoptr(GntLiveData) live = live_request_to_data(request);
-
-		live_request_free(request);
-		object_query_answer(call, query, live);
-		return;
-	}
-	task = g_task_new(NULL, NULL, live_collected, gnt_luxi_call_ref(call));
-	g_task_set_source_tag(task, object_query_run);
-	g_task_set_task_data(task, request, live_request_free);
-	/* the workers hold a reference until the last probe returns it */
-	request->task = g_object_ref(task);
-	request->pending = (gint)request->probes->len;
-	for (guint i = 0; i < request->probes->len; i++)
-		live_dispatch(g_ptr_array_index(request->probes, i));
+	gnt_live_probe_collect_async(call->config, call->rpc, query->kind, live_collected,
+				     gnt_luxi_call_ref(call));
 }
 
 static void
@@ -1462,10 +994,12 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances, QueryNodes and QueryGroups: [names, fields, use_locking]. */
+/* QueryInstances, QueryNodes and QueryGroups (the variant is the kind):
+ * [names, fields, use_locking]. */
 static void
-query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
+method_query_objects(GntLuxiCall *call, JsonArray *args)
 {
+	GntObjectKind kind = (GntObjectKind)call->def->variant;
 	g_autoptr(GError) error = NULL;
 	JsonNode *names = arg_node(args, 0);
 	ObjectQuery *query;
@@ -1486,24 +1020,6 @@ query_objects(GntLuxiCall *call, JsonArray *args, GntObjectKind kind)
 	query->names = JSON_NODE_HOLDS_ARRAY(names) ? json_array_ref(json_node_get_array(names))
 						    : NULL;
 	object_query_run(call, query);
-}
-
-static void
-method_query_instances(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_INSTANCE);
-}
-
-static void
-method_query_nodes(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_NODE);
-}
-
-static void
-method_query_groups(GntLuxiCall *call, JsonArray *args)
-{
-	query_objects(call, args, GNT_OBJECT_GROUP);
 }
 
 static const gchar *const tag_kinds[] = {
@@ -1531,7 +1047,7 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 	g_autoptr(JsonObject) record = NULL;
 	const gchar *kind = json_array_get_string_element(args, 0);
 	JsonNode *name = arg_node(args, 1);
-	GntObjectKind object_kind;
+	GntObjectKind object_kind = GNT_OBJECT_INSTANCE;
 
 	if (!g_strv_contains(tag_kinds, kind)) {
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID, "unknown tag kind '%s'", kind);
@@ -1557,9 +1073,7 @@ method_query_tags(GntLuxiCall *call, JsonArray *args)
 		call_return_error(call, NULL, error);
 		return;
 	}
-	object_kind = g_strcmp0(kind, "node") == 0	  ? GNT_OBJECT_NODE
-		      : g_strcmp0(kind, "nodegroup") == 0 ? GNT_OBJECT_GROUP
-							  : GNT_OBJECT_INSTANCE;
+	gnt_object_kind_from_string(kind, &object_kind);
 	record = gnt_config_dup_object(call->config, object_kind, json_node_get_string(name),
 				       &error);
 	if (record == NULL) {
@@ -1599,7 +1113,7 @@ method_unsupported(GntLuxiCall *call, JsonArray *args)
 
 static const MethodDef methods[] = {
 	{"SubmitJob", method_submit_job, 1, {{"ops", ARG_LIST}}},
-	{"SubmitJobToDrainedQueue", method_submit_job_to_drained_queue, 1, {{"ops", ARG_LIST}}},
+	{"SubmitJobToDrainedQueue", method_submit_job, 1, {{"ops", ARG_LIST}}, .variant = TRUE},
 	{"SubmitManyJobs", method_submit_many_jobs, 1, {{"jobs", ARG_LIST}}, TRUE},
 	{"WaitForJobChange",
 	 method_wait_for_job_change,
@@ -1631,23 +1145,26 @@ static const MethodDef methods[] = {
 	{"SetDrainFlag", method_set_drain_flag, 1, {{"flag", ARG_BOOL}}},
 	{"PickupJob", method_pickup_job, 1, {JOB_ID_ARG}},
 	{"QueryInstances",
-	 method_query_instances,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_INSTANCE},
 	{"QueryNodes",
-	 method_query_nodes,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_NODE},
 	{"QueryGroups",
-	 method_query_groups,
+	 method_query_objects,
 	 3,
 	 {{"names", ARG_STRING_LIST_OR_NULL},
 	  {"fields", ARG_STRING_LIST},
-	  {"use_locking", ARG_BOOL}}},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_GROUP},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),

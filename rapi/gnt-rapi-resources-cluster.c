@@ -1,8 +1,9 @@
 /*
  * The cluster's resources: /, /2, /version, /2/info, /2/features, /2/os,
- * /2/modify, /2/tags and /2/query (rlib2's R_root, R_version, R_2_info,
- * R_2_features, R_2_os, R_2_cluster_modify, R_2_tags, R_2_query,
- * R_2_query_fields).
+ * /2/modify and /2/query (rlib2's R_root, R_version, R_2_info,
+ * R_2_features, R_2_os, R_2_cluster_modify, R_2_query,
+ * R_2_query_fields); /2/tags is the shared tags handlers'
+ * (gnt-rapi-resources.c).
  */
 #include "gnt-rapi-resources-private.h"
 
@@ -183,26 +184,6 @@ gnt_rapi_get_os(GntRapiRequest *request, GError **error)
 		}
 	}
 	return gnt_json_node_new_array(answer);
-}
-
-/* ---- /2/tags ---- */
-
-JsonNode *
-gnt_rapi_get_cluster_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_get(request, "cluster", NULL, error);
-}
-
-JsonNode *
-gnt_rapi_put_cluster_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_SET", "cluster", NULL, error);
-}
-
-JsonNode *
-gnt_rapi_delete_cluster_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "cluster", NULL, error);
 }
 
 /* ---- /2/query/{resource} ---- */

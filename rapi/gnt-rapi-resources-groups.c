@@ -1,7 +1,8 @@
 /*
  * /2/groups and below: rlib2's R_2_groups, R_2_groups_name and its
- * modify, rename, assign-nodes and tags resources (Ganeti 3.0), from
- * QueryGroups and the OP_GROUP_* opcodes (doc/groups.md).
+ * modify, rename and assign-nodes resources (Ganeti 3.0), from
+ * QueryGroups and the OP_GROUP_* opcodes (doc/groups.md). Its tags are
+ * the shared tags handlers' (gnt-rapi-resources.c).
  */
 #include "gnt-rapi-resources-private.h"
 
@@ -120,22 +121,4 @@ gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error)
 {
 	return submit_group_opcode(request, "OP_GROUP_ASSIGN_NODES", "groups_name_assign_nodes",
 				   TRUE, NULL, request->args[0], TRUE, error);
-}
-
-JsonNode *
-gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_get(request, "nodegroup", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_SET", "nodegroup", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "nodegroup", request->args[0], error);
 }

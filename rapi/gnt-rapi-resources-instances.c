@@ -1,8 +1,8 @@
 /*
  * /2/instances and /2/instances/{name}[/...]: rlib2's R_2_instances and
- * R_2_instances_name_* (Ganeti 3.0). GETs are classic queries
- * (QueryInstances, QueryTags); everything else submits one job and
- * answers its ID.
+ * R_2_instances_name_* (Ganeti 3.0) but the tags, which are the shared
+ * tags handlers' (gnt-rapi-resources.c). GETs are classic queries
+ * (QueryInstances); everything else submits one job and answers its ID.
  */
 #include "gnt-rapi-resources-private.h"
 
@@ -521,26 +521,6 @@ gnt_rapi_post_instance_reinstall(GntRapiRequest *request, GError **error)
 	    (start && !add_op(request, ops, "OP_INSTANCE_STARTUP", startup, error)))
 		return NULL;
 	return gnt_rapi_submit_job(request, g_steal_pointer(&ops), error);
-}
-
-/* ---- tags ---- */
-
-JsonNode *
-gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_get(request, "instance", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_SET", "instance", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "instance", request->args[0], error);
 }
 
 /* ---- disks ---- */

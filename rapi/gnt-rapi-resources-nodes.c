@@ -1,6 +1,7 @@
 /*
- * /2/nodes, /2/nodes/{name} and its tags: rlib2's R_2_nodes,
- * R_2_nodes_name and R_2_nodes_name_tags (Ganeti 3.0), from QueryNodes.
+ * /2/nodes and /2/nodes/{name}: rlib2's R_2_nodes and R_2_nodes_name
+ * (Ganeti 3.0), from QueryNodes. Its tags are the shared tags handlers'
+ * (gnt-rapi-resources.c).
  */
 #include "gnt-rapi-resources-private.h"
 
@@ -65,22 +66,4 @@ gnt_rapi_get_node(GntRapiRequest *request, GError **error)
 {
 	return gnt_rapi_get_object(request, "QueryNodes", "Node", node_fields, add_secondary_ip,
 				   error);
-}
-
-JsonNode *
-gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_get(request, "node", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_SET", "node", request->args[0], error);
-}
-
-JsonNode *
-gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error)
-{
-	return gnt_rapi_tags_change(request, "OP_TAGS_DEL", "node", request->args[0], error);
 }

@@ -180,16 +180,17 @@ gnt_rapi_cache_changed(void);
 void
 gnt_rapi_cache_set_ttl(gint64 ttl_us);
 
-/* ---- tags (/2/tags, /2/instances/{name}/tags, /2/nodes/{name}/tags) ---- */
+/* ---- tags (/2/tags, /2/instances/{name}/tags, ...) ---- */
 
-/* QueryTags(@kind, @name): the list of tags. (transfer full) */
+/* GET (QueryTags: the list), PUT (OP_TAGS_SET) and DELETE (OP_TAGS_DEL of
+ * the "tag" query arguments, with dry-run: the job ID) of the tags of the
+ * route's {name}, or of the cluster; the route's data is the tag kind. */
 JsonNode *
-gnt_rapi_tags_get(GntRapiRequest *request, const gchar *kind, const gchar *name, GError **error);
-/* OP_TAGS_SET or OP_TAGS_DEL (@op_id) of the "tag" query arguments, with
- * dry-run: the job ID. (transfer full) */
+gnt_rapi_get_tags(GntRapiRequest *request, GError **error);
 JsonNode *
-gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *kind,
-		     const gchar *name, GError **error);
+gnt_rapi_put_tags(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_tags(GntRapiRequest *request, GError **error);
 
 /* ---- the handlers, one file per family ---- */
 
@@ -206,12 +207,6 @@ JsonNode *
 gnt_rapi_get_os(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_put_cluster_modify(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_get_cluster_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_put_cluster_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_delete_cluster_tags(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_get_query(GntRapiRequest *request, GError **error);
 JsonNode *
@@ -250,24 +245,12 @@ JsonNode *
 gnt_rapi_post_instance_disk_grow(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_get_instance_console(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_get_instance_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_put_instance_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_delete_instance_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-nodes.c */
 JsonNode *
 gnt_rapi_get_nodes(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_get_node(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_get_node_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_put_node_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_delete_node_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-groups.c */
 JsonNode *
@@ -284,12 +267,6 @@ JsonNode *
 gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_get_group_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_put_group_tags(GntRapiRequest *request, GError **error);
-JsonNode *
-gnt_rapi_delete_group_tags(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-jobs.c */
 JsonNode *

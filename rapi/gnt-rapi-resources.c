@@ -22,6 +22,12 @@
 #define WAIT_STEP_S 30
 
 /* clang-format off */
+/* A tags resource: the same three handlers, told the tag kind. */
+#define TAG_ROUTES(pattern, kind) \
+	{pattern, "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_tags, NULL, kind}, \
+	{pattern, "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_tags, NULL, kind}, \
+	{pattern, "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_tags, NULL, kind},
+
 static const GntRapiRoute routes[] = {
 	{"/", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_root},
 	{"/2", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_root},
@@ -30,9 +36,7 @@ static const GntRapiRoute routes[] = {
 	{"/2/features", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_features},
 	{"/2/os", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_os},
 	{"/2/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_cluster_modify},
-	{"/2/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_cluster_tags},
-	{"/2/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_cluster_tags},
-	{"/2/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_cluster_tags},
+	TAG_ROUTES("/2/tags", "cluster")
 
 	{"/2/instances", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_instances},
 	{"/2/instances", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_instances},
@@ -50,15 +54,11 @@ static const GntRapiRoute routes[] = {
 	{"/2/instances/{name}/disk/{index}/grow", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_instance_disk_grow},
 	/* it starts a job: any user, as in Ganeti */
 	{"/2/instances/{name}/console", "GET", GNT_RAPI_ACCESS_READ, gnt_rapi_get_instance_console},
-	{"/2/instances/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_instance_tags},
-	{"/2/instances/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_instance_tags},
-	{"/2/instances/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_instance_tags},
+	TAG_ROUTES("/2/instances/{name}/tags", "instance")
 
 	{"/2/nodes", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_nodes},
 	{"/2/nodes/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_node},
-	{"/2/nodes/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_node_tags},
-	{"/2/nodes/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_node_tags},
-	{"/2/nodes/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_node_tags},
+	TAG_ROUTES("/2/nodes/{name}/tags", "node")
 
 	{"/2/groups", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_groups},
 	{"/2/groups", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_groups},
@@ -67,9 +67,7 @@ static const GntRapiRoute routes[] = {
 	{"/2/groups/{name}/modify", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_modify},
 	{"/2/groups/{name}/rename", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_rename},
 	{"/2/groups/{name}/assign-nodes", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_assign_nodes},
-	{"/2/groups/{name}/tags", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_group_tags},
-	{"/2/groups/{name}/tags", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_tags},
-	{"/2/groups/{name}/tags", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_group_tags},
+	TAG_ROUTES("/2/groups/{name}/tags", "nodegroup")
 
 	{"/2/jobs", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_jobs},
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_job},
@@ -772,8 +770,9 @@ gnt_rapi_wait_for_job(GntRapiRequest *request, guint64 job_id, GError **error)
 
 /* ---- tags ---- */
 
-JsonNode *
-gnt_rapi_tags_get(GntRapiRequest *request, const gchar *kind, const gchar *name, GError **error)
+/* QueryTags(@kind, @name): the list of tags. (transfer full) */
+static JsonNode *
+tags_get(GntRapiRequest *request, const gchar *kind, const gchar *name, GError **error)
 {
 	g_autoptr(JsonNode) tags = NULL;
 	JsonArray *args = json_array_new();
@@ -792,9 +791,11 @@ gnt_rapi_tags_get(GntRapiRequest *request, const gchar *kind, const gchar *name,
 	return g_steal_pointer(&tags);
 }
 
-JsonNode *
-gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *kind,
-		     const gchar *name, GError **error)
+/* OP_TAGS_SET or OP_TAGS_DEL (@op_id) of the "tag" query arguments, with
+ * dry-run: the job ID. (transfer full) */
+static JsonNode *
+tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *kind, const gchar *name,
+	    GError **error)
 {
 	g_autoptr(JsonObject) statics = json_object_new();
 	g_autofree gchar *resource = NULL;
@@ -821,4 +822,29 @@ gnt_rapi_tags_change(GntRapiRequest *request, const gchar *op_id, const gchar *k
 						       : g_strdup_printf("%ss_name_tags", kind);
 	/* Ganeti ignores the body of a tag request */
 	return gnt_rapi_submit_opcode(request, op_id, resource, NULL, NULL, statics, error);
+}
+
+/* The tagged object's name: the route's {name}, none for the cluster. */
+static const gchar *
+tags_object_name(GntRapiRequest *request)
+{
+	return request->args != NULL ? request->args[0] : NULL;
+}
+
+JsonNode *
+gnt_rapi_get_tags(GntRapiRequest *request, GError **error)
+{
+	return tags_get(request, request->data, tags_object_name(request), error);
+}
+
+JsonNode *
+gnt_rapi_put_tags(GntRapiRequest *request, GError **error)
+{
+	return tags_change(request, "OP_TAGS_SET", request->data, tags_object_name(request), error);
+}
+
+JsonNode *
+gnt_rapi_delete_tags(GntRapiRequest *request, GError **error)
+{
+	return tags_change(request, "OP_TAGS_DEL", request->data, tags_object_name(request), error);
 }

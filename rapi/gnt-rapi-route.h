@@ -54,6 +54,8 @@ typedef struct {
 	 * class is one of GNT_LUXI_EXC_*) the server drops the connection
 	 * and, for a GET, runs the handler once more on a new one. */
 	GntLuxiClient *luxi;
+	/* The matched route's data (GntRapiRoute.data) */
+	gconstpointer data;
 } GntRapiRequest;
 
 /* Handles @request. (transfer full) the answer; NULL with @error set. */
@@ -72,6 +74,9 @@ typedef struct {
 	/* rlib2's class name, "R_2_instances_name_migrate": set on the routes
 	 * without a handler (gnt-rapi-ganeti.h) */
 	const gchar *resource;
+	/* what a handler shared by several routes needs to know of this one
+	 * (the tag kind of a tags resource); the request carries it */
+	gconstpointer data;
 } GntRapiRoute;
 
 /* Every route gantry-rapi serves, ended by an all-NULL entry: Gantry's

@@ -478,6 +478,7 @@ run_handler(Worker *worker, const CompiledRoute *route, GntRapiRequest *request,
 			g_propagate_error(error, g_steal_pointer(&local));
 			return NULL;
 		}
+		request->data = route->route->data;
 		result = route->route->handler(request, &local);
 		if (result != NULL)
 			return result;

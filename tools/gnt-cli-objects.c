@@ -26,26 +26,28 @@ gnt_cli_name_filter(gchar **names)
 }
 
 gint
-gnt_cli_list_objects(GntCli *cli, const gchar *resource, gchar **names,
-		     const gchar *const *defaults, const GntCliFormatOverride *overrides)
+gnt_cli_list_command(GntCli *cli, gchar **args)
 {
-	g_auto(GStrv) fields = gnt_cli_parse_fields(gnt_cli_get_options(cli)->output, defaults);
+	const GntCliListSpec *spec = gnt_cli_get_command_data(cli);
+	g_auto(GStrv) fields =
+		gnt_cli_parse_fields(gnt_cli_get_options(cli)->output, spec->default_fields);
 	g_autoptr(GError) error = NULL;
 	gint exit_code = 0;
 
-	if (!gnt_cli_generic_list(cli, resource, fields, gnt_cli_name_filter(names), overrides,
-				  &exit_code, &error))
+	if (!gnt_cli_generic_list(cli, spec->resource, fields, gnt_cli_name_filter(args),
+				  spec->overrides, &exit_code, &error))
 		return gnt_cli_fail(cli, error);
 	return exit_code;
 }
 
 gint
-gnt_cli_list_object_fields(GntCli *cli, const gchar *resource, gchar **fields)
+gnt_cli_list_fields_command(GntCli *cli, gchar **args)
 {
+	const GntCliListSpec *spec = gnt_cli_get_command_data(cli);
 	g_autoptr(GError) error = NULL;
 	gint exit_code = 0;
 
-	if (!gnt_cli_generic_list_fields(cli, resource, fields, &exit_code, &error))
+	if (!gnt_cli_generic_list_fields(cli, spec->resource, args, &exit_code, &error))
 		return gnt_cli_fail(cli, error);
 	return exit_code;
 }
@@ -204,7 +206,7 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 	return 0;
 }
 
-void
+gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 {
 	JsonArray *changes = NULL;
@@ -213,7 +215,7 @@ gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 	    JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0)))
 		changes = json_array_get_array_element(results, 0);
 	if (changes == NULL || json_array_get_length(changes) == 0)
-		return;
+		return FALSE;
 	g_print("Modified %s %s\n", what, name);
 	for (guint i = 0; i < json_array_get_length(changes); i++) {
 		JsonNode *pair = json_array_get_element(changes, i);
@@ -227,6 +229,7 @@ gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 		data = gnt_cli_py_str(json_array_get_element(json_node_get_array(pair), 1));
 		g_print(" - %-5s -> %s\n", param, data);
 	}
+	return TRUE;
 }
 
 JsonObject *
@@ -533,4 +536,23 @@ gnt_cli_job_executor_run(GntCliJobExecutor *self, gboolean *all_ok, GError **err
 		}
 	}
 	return TRUE;
+}
+
+JsonNode *
+gnt_cli_list_item(JsonNode *list, guint index)
+{
+	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
+								       : NULL;
+
+	return array != NULL && index < json_array_get_length(array)
+		       ? json_array_get_element(array, index)
+		       : NULL;
+}
+
+guint
+gnt_cli_list_length(JsonNode *list)
+{
+	return list != NULL && JSON_NODE_HOLDS_ARRAY(list)
+		       ? json_array_get_length(json_node_get_array(list))
+		       : 0;
 }

@@ -15,15 +15,23 @@ G_BEGIN_DECLS
 JsonNode *
 gnt_cli_name_filter(gchar **names);
 
-/* GenericList for `list`: Query(@resource) of the fields -o selects
- * (@defaults, "+x" appending), the items named by @names (the name filter),
- * printed as a table. Returns the exit code, errors printed. */
+/* What a query resource's `list` and `list-fields` commands need: their
+ * rows' data. */
+typedef struct {
+	const gchar *resource;		       /* Query's resource: "node" */
+	const gchar *const *default_fields;    /* NULL-terminated; list only */
+	const GntCliFormatOverride *overrides; /* may be NULL; list only */
+} GntCliListSpec;
+
+/* GenericList for `list`: Query(resource) of the fields -o selects (the
+ * default fields, "+x" appending), the items named by @args (the name
+ * filter), printed as a table. The exit code, errors printed. */
 gint
-gnt_cli_list_objects(GntCli *cli, const gchar *resource, gchar **names,
-		     const gchar *const *defaults, const GntCliFormatOverride *overrides);
-/* GenericListFields for `list-fields`: the exit code, errors printed. */
+gnt_cli_list_command(GntCli *cli, gchar **args);
+/* GenericListFields for `list-fields` of the fields in @args (all when
+ * none): the exit code, errors printed. */
 gint
-gnt_cli_list_object_fields(GntCli *cli, const gchar *resource, gchar **fields);
+gnt_cli_list_fields_command(GntCli *cli, gchar **args);
 
 /* The list override for list fields: ",".join(str(item) for item in value). */
 gchar *
@@ -50,9 +58,17 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 /* What Ganeti's set-params commands print of their opcode's result (a
  * list of [param, value] pairs; @results: the job's results, may be NULL):
  * "Modified @what @name" and " - param -> value" per change, nothing when
- * nothing changed. */
-void
+ * nothing changed. Returns whether it printed. */
+gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
+
+/* Element @index of @list, or NULL when @list is NULL, not a list or
+ * shorter. (transfer none) */
+JsonNode *
+gnt_cli_list_item(JsonNode *list, guint index);
+/* The length of @list, 0 when it is NULL or not a list. */
+guint
+gnt_cli_list_length(JsonNode *list);
 
 /* The value of cell @index of a Query row ([status, value] pairs), or NULL
  * when its status is not normal. (transfer none) */

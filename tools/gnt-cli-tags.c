@@ -51,8 +51,8 @@ query_object_tags(GntCli *cli, const gchar *kind, const gchar *name, GError **er
 	return json_array_ref(json_node_get_array(tags));
 }
 
-gint
-gnt_cli_list_tags(GntCli *cli, const gchar *kind, const gchar *name)
+static gint
+list_tags(GntCli *cli, const gchar *kind, const gchar *name)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonArray) tags = NULL;
@@ -115,8 +115,8 @@ read_tags_source(JsonArray *tags, GError **error)
 	return TRUE;
 }
 
-gint
-gnt_cli_change_tags(GntCli *cli, gboolean add, const gchar *kind, const gchar *name, gchar **tags)
+static gint
+change_tags(GntCli *cli, gboolean add, const gchar *kind, const gchar *name, gchar **tags)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(JsonArray) ops = json_array_new();
@@ -140,4 +140,42 @@ gnt_cli_change_tags(GntCli *cli, gboolean add, const gchar *kind, const gchar *n
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
 		return gnt_cli_fail(cli, error);
 	return 0;
+}
+
+/* The object the arguments name: NULL for the cluster, else the first. */
+static const gchar *
+object_name(const gchar *kind, gchar **args)
+{
+	return g_strcmp0(kind, "cluster") == 0 ? NULL : args[0];
+}
+
+/* The tags among the arguments: those after the object's name. */
+static gchar **
+tags_of(const gchar *kind, gchar **args)
+{
+	return object_name(kind, args) != NULL ? args + 1 : args;
+}
+
+gint
+gnt_cli_list_tags_command(GntCli *cli, gchar **args)
+{
+	const gchar *kind = gnt_cli_get_command_data(cli);
+
+	return list_tags(cli, kind, object_name(kind, args));
+}
+
+gint
+gnt_cli_add_tags_command(GntCli *cli, gchar **args)
+{
+	const gchar *kind = gnt_cli_get_command_data(cli);
+
+	return change_tags(cli, TRUE, kind, object_name(kind, args), tags_of(kind, args));
+}
+
+gint
+gnt_cli_remove_tags_command(GntCli *cli, gchar **args)
+{
+	const gchar *kind = gnt_cli_get_command_data(cli);
+
+	return change_tags(cli, FALSE, kind, object_name(kind, args), tags_of(kind, args));
 }

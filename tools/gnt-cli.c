@@ -61,6 +61,12 @@ gnt_cli_get_command(GntCli *self)
 	return self->command->name;
 }
 
+gconstpointer
+gnt_cli_get_command_data(GntCli *self)
+{
+	return self->command->data;
+}
+
 const GntPaths *
 gnt_cli_get_paths(GntCli *self)
 {

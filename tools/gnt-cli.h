@@ -73,6 +73,9 @@ typedef struct {
 	const gchar *usage;	     /* "[<opts>...] <duration>" */
 	const gchar *description;    /* one sentence for the command list */
 	const gchar *help;	     /* more text for --help, or NULL */
+	/* what a function shared by several commands needs to know of this
+	 * one (gnt_cli_get_command_data()): a tag kind, a list's resource */
+	gconstpointer data;
 } GntCliCommand;
 
 /*
@@ -91,6 +94,9 @@ const gchar *
 gnt_cli_get_binary(GntCli *self);
 const gchar *
 gnt_cli_get_command(GntCli *self);
+/* The running command's data member. */
+gconstpointer
+gnt_cli_get_command_data(GntCli *self);
 const GntPaths *
 gnt_cli_get_paths(GntCli *self);
 

@@ -278,26 +278,6 @@ modify_cluster(GntCli *cli, gchar **args)
 	return 0;
 }
 
-/* ---- tags ---- */
-
-static gint
-list_cluster_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_tags(cli, "cluster", NULL);
-}
-
-static gint
-add_cluster_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, TRUE, "cluster", NULL, args);
-}
-
-static gint
-remove_cluster_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, FALSE, "cluster", NULL, args);
-}
-
 /* ---- init ---- */
 
 static const GOptionEntry init_own_entries[] = {
@@ -1022,8 +1002,8 @@ show_cluster_version(GntCli *cli, gchar **args)
 }
 
 static const GntCliCommand commands[] = {
-	{"add-tags", add_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<tag>...", "Add tags to the cluster", NULL},
+	{"add-tags", gnt_cli_add_tags_command, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
+	 gnt_cli_tags_entries, "<tag>...", "Add tags to the cluster", NULL, "cluster"},
 	{"destroy", destroy_cluster, 0, 0, GNT_CLI_OPT_NONE, destroy_entries, "", "Destroy cluster",
 	 "Submits OP_CLUSTER_DESTROY and waits for it; if it succeeds, stops the daemons and "
 	 "removes <root>/var/lib/gantry, <root>/run/gantry and <root>/var/log/gantry (nothing "
@@ -1041,16 +1021,17 @@ static const GntCliCommand commands[] = {
 	 "volume group looked for on this host), then starts the daemons (as \"gantry-daemons "
 	 "start\" does). Refuses if there is a cluster under the root already, and leaves "
 	 "nothing behind when it fails."},
-	{"list-tags", list_cluster_tags, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
-	 "List the tags of the cluster", NULL},
+	{"list-tags", gnt_cli_list_tags_command, 0, 0, GNT_CLI_OPT_NONE, NULL, "",
+	 "List the tags of the cluster", NULL, "cluster"},
 	{"modify", modify_cluster, 0, 0,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
 	 "[<opts>...]", "Alters the parameters of the cluster",
 	 "Submits OP_CLUSTER_SET_PARAMS: -H and -B are merged into the current defaults; a "
 	 "volume group to be used must exist on the master node; disk templates in use can "
 	 "not be disabled. --os-search-path DIRS puts DIRS before Ganeti's four directories."},
-	{"remove-tags", remove_cluster_tags, 0, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<tag>...", "Remove tags from the cluster", NULL},
+	{"remove-tags", gnt_cli_remove_tags_command, 0, -1,
+	 GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT, gnt_cli_tags_entries, "<tag>...",
+	 "Remove tags from the cluster", NULL, "cluster"},
 	{"verify", gnt_cluster_verify, 0, 0,
 	 GNT_CLI_OPT_VERBOSE | GNT_CLI_OPT_DRY_RUN | GNT_CLI_OPT_PRIORITY,
 	 gnt_cluster_verify_entries, "", "Does a check on the cluster configuration",

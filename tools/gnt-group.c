@@ -42,17 +42,7 @@ static const GntCliFormatOverride list_overrides[] = {
 	{NULL},
 };
 
-static gint
-list_groups(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_objects(cli, "group", args, list_default_fields, list_overrides);
-}
-
-static gint
-list_group_fields(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_object_fields(cli, "group", args);
-}
+static const GntCliListSpec list_spec = {"group", list_default_fields, list_overrides};
 
 /* ---- info ---- */
 
@@ -512,24 +502,6 @@ assign_nodes(GntCli *cli, gchar **args)
 
 /* ---- tags ---- */
 
-static gint
-list_group_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_tags(cli, "nodegroup", args[0]);
-}
-
-static gint
-add_group_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, TRUE, "nodegroup", args[0], args + 1);
-}
-
-static gint
-remove_group_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, FALSE, "nodegroup", args[0], args + 1);
-}
-
 #define SUBMIT_OPTS (GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN)
 
 /* Commands in alphabetical order, as Ganeti lists them. */
@@ -538,8 +510,7 @@ static const GntCliCommand commands[] = {
 	 "Add a new node group to the cluster",
 	 "New nodes join a group with \"gnt-node add --node-group\"; existing ones move with "
 	 "\"gnt-group assign-nodes\"."},
-	{"add-tags", add_group_tags, 1, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<group> <tag>...", "Add tags to the given group", NULL},
+	GNT_CLI_ADD_TAGS_COMMAND("nodegroup", "<group>", "group"),
 	{"assign-nodes", assign_nodes, 2, -1, SUBMIT_OPTS, assign_entries,
 	 "<group-name> <node-name>...", "Assign nodes to a group",
 	 "Refused when it would split an instance's nodes between groups, unless --force."},
@@ -547,16 +518,15 @@ static const GntCliCommand commands[] = {
 	 "Show group information",
 	 "Node and disk parameters and the instance policy of the named groups (or all): the "
 	 "group's own values, or \"default (VALUE)\" inherited from the cluster."},
-	{"list", list_groups, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
+	{"list", gnt_cli_list_command, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
 	 "[<group-name>...]",
 	 "Lists the node groups in the cluster. The available fields can be shown using the "
 	 "\"list-fields\" command. The default list is (in order): name, node_cnt, pinst_cnt, "
 	 "alloc_policy, ndparams.",
-	 NULL},
-	{"list-fields", list_group_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
-	 "Lists all available fields for node groups", NULL},
-	{"list-tags", list_group_tags, 1, 1, GNT_CLI_OPT_NONE, NULL, "<group>",
-	 "List the tags of the given group", NULL},
+	 NULL, &list_spec},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
+	 "Lists all available fields for node groups", NULL, &list_spec},
+	GNT_CLI_LIST_TAGS_COMMAND("nodegroup", "<group>", "group"),
 	{"modify", modify_group, 1, 1, SUBMIT_OPTS, param_entries, "<group>",
 	 "Alters the parameters of a node group",
 	 "A value \"default\" (-N key=default, --ipolicy-vcpu-ratio default, ...) goes back to "
@@ -564,8 +534,7 @@ static const GntCliCommand commands[] = {
 	{"remove", remove_group, 1, 1, SUBMIT_OPTS, NULL, "[--dry-run] <group>",
 	 "Remove an (empty) node group from the cluster",
 	 "Refused while the group has nodes, and for the last group."},
-	{"remove-tags", remove_group_tags, 1, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<group> <tag>...", "Remove tags from the given group", NULL},
+	GNT_CLI_REMOVE_TAGS_COMMAND("nodegroup", "<group>", "group"),
 	{"rename", rename_group, 2, 2, SUBMIT_OPTS, NULL, "[--dry-run] <old-name> <new-name>",
 	 "Rename a node group", NULL},
 	{NULL},

@@ -33,17 +33,7 @@ static const GntCliFormatOverride list_overrides[] = {
 	{NULL},
 };
 
-static gint
-list_instances(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_objects(cli, "instance", args, list_default_fields, list_overrides);
-}
-
-static gint
-list_instance_fields(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_object_fields(cli, "instance", args);
-}
+static const GntCliListSpec list_spec = {"instance", list_default_fields, list_overrides};
 
 /* ---- info ---- */
 
@@ -137,29 +127,6 @@ static const gchar *const info_fields[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(info_fields) == INFO_N_FIELDS + 1);
 
-/* Element @index of the list @values holds, or NULL. */
-static JsonNode *
-list_item(JsonNode **values, guint field, guint index)
-{
-	JsonNode *list = values[field];
-	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
-								       : NULL;
-
-	return array != NULL && index < json_array_get_length(array)
-		       ? json_array_get_element(array, index)
-		       : NULL;
-}
-
-static guint
-list_length(JsonNode **values, guint field)
-{
-	JsonNode *list = values[field];
-
-	return list != NULL && JSON_NODE_HOLDS_ARRAY(list)
-		       ? json_array_get_length(json_node_get_array(list))
-		       : 0;
-}
-
 static void
 add_str(GntCliInfo *info, const gchar *key, JsonNode *value)
 {
@@ -200,11 +167,12 @@ nodes_info(JsonNode **values)
 
 	add_str(primary, "primary", values[INFO_PNODE]);
 	gnt_cli_info_add_printf(primary, "group", "%s (UUID %s)", group, group_uuid);
-	for (guint i = 0; i < list_length(values, INFO_SNODES); i++) {
-		g_autofree gchar *name = gnt_cli_py_str(list_item(values, INFO_SNODES, i));
-		g_autofree gchar *sgroup = gnt_cli_py_str(list_item(values, INFO_SNODES_GROUP, i));
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_SNODES]); i++) {
+		g_autofree gchar *name = gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES], i));
+		g_autofree gchar *sgroup =
+			gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES_GROUP], i));
 		g_autofree gchar *suuid =
-			gnt_cli_py_str(list_item(values, INFO_SNODES_GROUP_UUID, i));
+			gnt_cli_py_str(gnt_cli_list_item(values[INFO_SNODES_GROUP_UUID], i));
 
 		g_string_append_printf(secs, "%s%s (group %s, group UUID %s)", i > 0 ? ", " : "",
 				       name, sgroup, suuid);
@@ -229,13 +197,14 @@ nics_info(JsonNode **values)
 	};
 	GntCliInfo *nics = gnt_cli_info_new_list();
 
-	for (guint i = 0; i < list_length(values, INFO_NIC_MACS); i++) {
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_NIC_MACS]); i++) {
 		GntCliInfo *nic = gnt_cli_info_new_dict();
 		g_autofree gchar *header = g_strdup_printf("nic/%u", i);
 
 		gnt_cli_info_add_text(nic, header, "");
 		for (guint k = 0; k < G_N_ELEMENTS(nic_keys); k++)
-			add_str(nic, nic_keys[k].key, list_item(values, nic_keys[k].field, i));
+			add_str(nic, nic_keys[k].key,
+				gnt_cli_list_item(values[nic_keys[k].field], i));
 		gnt_cli_info_append(nics, nic);
 	}
 	return nics;
@@ -253,9 +222,9 @@ disks_info(JsonNode **values)
 					? json_node_get_string(values[INFO_DISK_TEMPLATE])
 					: "?";
 
-	for (guint i = 0; i < list_length(values, INFO_DISK_SIZES); i++) {
+	for (guint i = 0; i < gnt_cli_list_length(values[INFO_DISK_SIZES]); i++) {
 		GntCliInfo *disk = gnt_cli_info_new_dict();
-		JsonNode *size = list_item(values, INFO_DISK_SIZES, i);
+		JsonNode *size = gnt_cli_list_item(values[INFO_DISK_SIZES], i);
 		g_autofree gchar *header = g_strdup_printf("disk/%u", i);
 		g_autofree gchar *nice_size =
 			size != NULL && gnt_json_node_is_int(size)
@@ -263,8 +232,8 @@ disks_info(JsonNode **values)
 				: gnt_cli_py_str(size);
 
 		gnt_cli_info_add_printf(disk, header, "%s, size %s", template, nice_size);
-		add_str(disk, "name", list_item(values, INFO_DISK_NAMES, i));
-		add_str(disk, "UUID", list_item(values, INFO_DISK_UUIDS, i));
+		add_str(disk, "name", gnt_cli_list_item(values[INFO_DISK_NAMES], i));
+		add_str(disk, "UUID", gnt_cli_list_item(values[INFO_DISK_UUIDS], i));
 		gnt_cli_info_append(disks, disk);
 	}
 	return disks;
@@ -1166,7 +1135,6 @@ modify_instance(GntCli *cli, gchar **args)
 	g_autoptr(JsonArray) results = NULL;
 	g_autoptr(JsonObject) op = NULL;
 	JsonArray *disks = json_array_new();
-	JsonArray *changes;
 	JsonObject *params;
 
 	if (opt_osparams_secret != NULL) {
@@ -1222,26 +1190,8 @@ modify_instance(GntCli *cli, gchar **args)
 	json_array_add_object_element(ops, g_steal_pointer(&op));
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
 		return gnt_cli_fail(cli, error);
-	changes = results != NULL && json_array_get_length(results) > 0 &&
-				  JSON_NODE_HOLDS_ARRAY(json_array_get_element(results, 0))
-			  ? json_array_get_array_element(results, 0)
-			  : NULL;
-	if (changes == NULL || json_array_get_length(changes) == 0)
+	if (!gnt_cli_print_changes("instance", args[0], results))
 		return 0;
-	g_print("Modified instance %s\n", args[0]);
-	for (guint i = 0; i < json_array_get_length(changes); i++) {
-		JsonNode *change = json_array_get_element(changes, i);
-		JsonArray *pair = JSON_NODE_HOLDS_ARRAY(change) ? json_node_get_array(change)
-								: NULL;
-		g_autofree gchar *param = NULL;
-		g_autofree gchar *value = NULL;
-
-		if (pair == NULL || json_array_get_length(pair) != 2)
-			continue;
-		param = gnt_cli_py_str(json_array_get_element(pair, 0));
-		value = gnt_cli_py_str(json_array_get_element(pair, 1));
-		g_print(" - %-5s -> %s\n", param, value);
-	}
 	g_print("Please don't forget that most parameters take effect only at the next (re)start "
 		"of the instance initiated by ganeti; restarting from within the instance will not "
 		"be enough.\n");
@@ -1521,15 +1471,16 @@ static const GntCliCommand commands[] = {
 	 "Private OS parameters show as <redacted>. Gantry adds an \"Install\" section: the "
 	 "install mode and state, the disk image, the names of the secret parameters a reinstall "
 	 "needs again, and each step of the last install with its result."},
-	{"list", list_instances, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
+	{"list", gnt_cli_list_command, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
 	 "[<instance-name>...]",
 	 "Lists the instances and their status. The available fields can be shown using the "
 	 "\"list-fields\" command (see the man page for details). The default field list is "
 	 "(in order): name, hypervisor, os, pnode, status, oper_ram.",
 	 "Live fields (status, oper_ram, ...) are asked from the nodes (5 s at most each); an "
-	 "unreachable node shows ERROR_nodedown. Exits 14 if a requested field is unknown."},
-	{"list-fields", list_instance_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
-	 "Lists all available fields for instances", NULL},
+	 "unreachable node shows ERROR_nodedown. Exits 14 if a requested field is unknown.",
+	 &list_spec},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[fields...]",
+	 "Lists all available fields for instances", NULL, &list_spec},
 	{"modify", modify_instance, 1, 1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
 	 "<instance-name>", "Alters the parameters of an instance",

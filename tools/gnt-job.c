@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gnt-cli.h"
+#include "gnt-cli-objects.h"
 #include "gnt-json.h"
 
 static const gchar *const list_default_fields[] = {"id", "status", "summary", NULL};
@@ -114,23 +114,6 @@ id_filter(GntCli *cli, gchar **args, JsonArray **filter, GError **error)
 	return TRUE;
 }
 
-/* _JOB_LIST_FORMAT */
-static gchar *
-format_summary(JsonNode *value)
-{
-	GString *out = g_string_new(NULL);
-	JsonArray *items = JSON_NODE_HOLDS_ARRAY(value) ? json_node_get_array(value) : NULL;
-
-	for (guint i = 0; items != NULL && i < json_array_get_length(items); i++) {
-		g_autofree gchar *item = gnt_cli_py_str(json_array_get_element(items, i));
-
-		if (i > 0)
-			g_string_append_c(out, ',');
-		g_string_append(out, item);
-	}
-	return g_string_free(out, FALSE);
-}
-
 static gchar *
 format_op_timestamps(JsonNode *value)
 {
@@ -146,8 +129,9 @@ format_op_timestamps(JsonNode *value)
 	return gnt_cli_py_str(node);
 }
 
+/* _JOB_LIST_FORMAT */
 static const GntCliFormatOverride job_list_format[] = {
-	{"summary", format_summary, FALSE},
+	{"summary", gnt_cli_format_comma_list, FALSE},
 	{"opstart", format_op_timestamps, FALSE},
 	{"opexec", format_op_timestamps, FALSE},
 	{"opend", format_op_timestamps, FALSE},
@@ -205,16 +189,7 @@ list_jobs(GntCli *cli, gchar **args)
 	return exit_code;
 }
 
-static gint
-list_job_fields(GntCli *cli, gchar **args)
-{
-	g_autoptr(GError) error = NULL;
-	gint exit_code = 0;
-
-	if (!gnt_cli_generic_list_fields(cli, "job", args, &exit_code, &error))
-		return gnt_cli_fail(cli, error);
-	return exit_code;
-}
+static const GntCliListSpec list_spec = {"job"};
 
 /* ---- archive, autoarchive ---- */
 
@@ -479,37 +454,19 @@ add_opcode_timestamp(GntCliInfo *info, const gchar *name, JsonNode *ts)
 	gnt_cli_info_add(info, name, "opcode_timestamp", gnt_cli_info_new_text(text));
 }
 
-static JsonNode *
-list_item(JsonNode *list, guint index)
-{
-	JsonArray *array = list != NULL && JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list)
-								       : NULL;
-
-	return array != NULL && index < json_array_get_length(array)
-		       ? json_array_get_element(array, index)
-		       : NULL;
-}
-
-static guint
-list_length(JsonNode *list)
-{
-	return list != NULL && JSON_NODE_HOLDS_ARRAY(list)
-		       ? json_array_get_length(json_node_get_array(list))
-		       : 0;
-}
-
 static GntCliInfo *
 opcode_log_info(JsonNode *log)
 {
 	GntCliInfo *entries = gnt_cli_info_new_list();
 
-	for (guint i = 0; i < list_length(log); i++) {
-		JsonNode *entry = list_item(log, i);
+	for (guint i = 0; i < gnt_cli_list_length(log); i++) {
+		JsonNode *entry = gnt_cli_list_item(log, i);
 		GntCliInfo *item = gnt_cli_info_new_dict();
-		g_autofree gchar *time_text = gnt_cli_format_timestamp(list_item(entry, 1));
-		g_autofree gchar *serial = gnt_cli_py_str(list_item(entry, 0));
-		g_autofree gchar *type = gnt_cli_py_str(list_item(entry, 2));
-		g_autofree gchar *message = gnt_cli_format_log_message(type, list_item(entry, 3));
+		g_autofree gchar *time_text = gnt_cli_format_timestamp(gnt_cli_list_item(entry, 1));
+		g_autofree gchar *serial = gnt_cli_py_str(gnt_cli_list_item(entry, 0));
+		g_autofree gchar *type = gnt_cli_py_str(gnt_cli_list_item(entry, 2));
+		g_autofree gchar *message =
+			gnt_cli_format_log_message(type, gnt_cli_list_item(entry, 3));
 
 		gnt_cli_info_add_text(item, "Time", time_text);
 		gnt_cli_info_add_printf(item, "Content", "[%s, %s, %s]", serial, type, message);
@@ -545,29 +502,34 @@ static GntCliInfo *
 opcodes_info(JsonNode **values)
 {
 	GntCliInfo *opcodes = gnt_cli_info_new_list();
-	guint n = list_length(values[INFO_OPS]);
+	guint n = gnt_cli_list_length(values[INFO_OPS]);
 
 	for (guint f = INFO_OPRESULT; f <= INFO_OPEND; f++)
-		n = MIN(n, list_length(values[f])); /* zip() stops at the shortest */
+		n = MIN(n, gnt_cli_list_length(values[f])); /* zip() stops at the shortest */
 	for (guint i = 0; i < n; i++) {
 		GntCliInfo *op = gnt_cli_info_new_dict();
-		JsonNode *input = list_item(values[INFO_OPS], i);
+		JsonNode *input = gnt_cli_list_item(values[INFO_OPS], i);
 		JsonNode *op_id =
 			JSON_NODE_HOLDS_OBJECT(input)
 				? json_object_get_member(json_node_get_object(input), "OP_ID")
 				: NULL;
 
 		gnt_cli_info_add(op, "Opcode", NULL, gnt_cli_info_new_json(op_id));
-		gnt_cli_info_add(op, "Status", NULL,
-				 gnt_cli_info_new_json(list_item(values[INFO_OPSTATUS], i)));
-		add_opcode_timestamp(op, "Processing start", list_item(values[INFO_OPSTART], i));
-		add_opcode_timestamp(op, "Execution start", list_item(values[INFO_OPEXEC], i));
-		add_opcode_timestamp(op, "Processing end", list_item(values[INFO_OPEND], i));
+		gnt_cli_info_add(
+			op, "Status", NULL,
+			gnt_cli_info_new_json(gnt_cli_list_item(values[INFO_OPSTATUS], i)));
+		add_opcode_timestamp(op, "Processing start",
+				     gnt_cli_list_item(values[INFO_OPSTART], i));
+		add_opcode_timestamp(op, "Execution start",
+				     gnt_cli_list_item(values[INFO_OPEXEC], i));
+		add_opcode_timestamp(op, "Processing end",
+				     gnt_cli_list_item(values[INFO_OPEND], i));
 		gnt_cli_info_add(op, "Input fields", NULL, gnt_cli_info_new_json(input));
-		gnt_cli_info_add(op, "Result", NULL,
-				 gnt_cli_info_new_json(list_item(values[INFO_OPRESULT], i)));
+		gnt_cli_info_add(
+			op, "Result", NULL,
+			gnt_cli_info_new_json(gnt_cli_list_item(values[INFO_OPRESULT], i)));
 		gnt_cli_info_add(op, "Execution log", NULL,
-				 opcode_log_info(list_item(values[INFO_OPLOG], i)));
+				 opcode_log_info(gnt_cli_list_item(values[INFO_OPLOG], i)));
 		gnt_cli_info_append(opcodes, op);
 	}
 	return opcodes;
@@ -748,8 +710,8 @@ static const GntCliCommand commands[] = {
 	 "\"list-fields\" command. The default field list is (in order): id, status, "
 	 "summary.",
 	 "Exits 14 if a requested field is unknown."},
-	{"list-fields", list_job_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[<fields>...]",
-	 "Lists all available fields for jobs", NULL},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL,
+	 "[<fields>...]", "Lists all available fields for jobs", NULL, &list_spec},
 	{"show", show_jobs, 1, -1, GNT_CLI_OPT_NONE, NULL, "<job-id> [<job-id>...]",
 	 "Alias of \"info\"", NULL},
 	{"wait", wait_job, 1, 1, GNT_CLI_OPT_NONE, NULL, "<job-id>", "Wait for a job to finish",

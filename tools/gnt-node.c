@@ -29,17 +29,7 @@ static const GntCliFormatOverride list_overrides[] = {
 	{NULL},
 };
 
-static gint
-list_nodes(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_objects(cli, "node", args, list_default_fields, list_overrides);
-}
-
-static gint
-list_node_fields(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_object_fields(cli, "node", args);
-}
+static const GntCliListSpec list_spec = {"node", list_default_fields, list_overrides};
 
 /* ---- info ---- */
 
@@ -515,24 +505,6 @@ modify_node(GntCli *cli, gchar **args)
 
 /* ---- tags ---- */
 
-static gint
-list_node_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_list_tags(cli, "node", args[0]);
-}
-
-static gint
-add_node_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, TRUE, "node", args[0], args + 1);
-}
-
-static gint
-remove_node_tags(GntCli *cli, gchar **args)
-{
-	return gnt_cli_change_tags(cli, FALSE, "node", args[0], args + 1);
-}
-
 /* Commands in alphabetical order, as Ganeti lists them. */
 static const GntCliCommand commands[] = {
 	{"add", add_node, 1, 1, GNT_CLI_OPT_PRIORITY, add_entries,
@@ -542,23 +514,22 @@ static const GntCliCommand commands[] = {
 	 "to run on the node (gantry-noded --join TOKEN) and waits for it to answer with its "
 	 "new certificate, then adds it (OP_NODE_ADD). With --join-timeout 0 it only prints; "
 	 "running \"gnt-node add\" again after the join adds the node. See doc/nodes.md."},
-	{"add-tags", add_node_tags, 1, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<node-name> <tag>...", "Add tags to the given node", NULL},
+	GNT_CLI_ADD_TAGS_COMMAND("node", "<node-name>", "node"),
 	{"info", show_node_config, 0, -1, GNT_CLI_OPT_NONE, NULL, "[<node_name>...]",
 	 "Show information about the node(s)",
 	 "Shows the addresses, roles, instances and node parameters of the named nodes (short "
 	 "names work), or of every node."},
-	{"list", list_nodes, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
+	{"list", gnt_cli_list_command, 0, -1, GNT_CLI_OPT_FIELDS | GNT_CLI_OPT_TABLE, NULL,
 	 "[<node_name>...]",
 	 "Lists the nodes in the cluster. The available fields can be shown using the "
 	 "\"list-fields\" command. The default field list is (in order): name, dtotal, dfree, "
 	 "mtotal, mnode, mfree, pinst_cnt, sinst_cnt.",
 	 "Live fields (dtotal, mfree, ...) show \"?\" until the nodes report them, \"*\" for an "
-	 "offline node. Exits 14 if a requested field is unknown."},
-	{"list-fields", list_node_fields, 0, -1, GNT_CLI_OPT_TABLE, NULL, "[<fields>...]",
-	 "Lists all available fields for nodes", NULL},
-	{"list-tags", list_node_tags, 1, 1, GNT_CLI_OPT_NONE, NULL, "<node-name>",
-	 "List the tags of the given node", NULL},
+	 "offline node. Exits 14 if a requested field is unknown.",
+	 &list_spec},
+	{"list-fields", gnt_cli_list_fields_command, 0, -1, GNT_CLI_OPT_TABLE, NULL,
+	 "[<fields>...]", "Lists all available fields for nodes", NULL, &list_spec},
+	GNT_CLI_LIST_TAGS_COMMAND("node", "<node-name>", "node"),
 	{"modify", modify_node, 1, 1,
 	 GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, modify_entries,
 	 "<node-name>", "Alters the parameters of a node",
@@ -568,8 +539,7 @@ static const GntCliCommand commands[] = {
 	{"remove", remove_node, 1, 1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN, NULL,
 	 "<node-name>", "Removes a node from the cluster",
 	 "Refused for the master node and for a node that still has instances."},
-	{"remove-tags", remove_node_tags, 1, -1, GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_SUBMIT,
-	 gnt_cli_tags_entries, "<node-name> <tag>...", "Remove tags from the given node", NULL},
+	GNT_CLI_REMOVE_TAGS_COMMAND("node", "<node-name>", "node"),
 	{"show", show_node_config, 0, -1, GNT_CLI_OPT_NONE, NULL, "[<node_name>...]",
 	 "Alias of \"info\"", NULL},
 	{NULL},

@@ -90,6 +90,64 @@ test_names(void)
 	gnt_test_root_clear(&root);
 }
 
+/* The instances on a node, the nodes of a group: by a string member's
+ * value, in name order; a record without it (or with another type) is
+ * not one of them. */
+static void
+test_names_where(void)
+{
+	GntTestRoot root;
+	g_autoptr(GPtrArray) on_n1 = NULL;
+	g_autoptr(GPtrArray) plain = NULL;
+	g_autoptr(GPtrArray) none = NULL;
+	g_autoptr(GPtrArray) records = NULL;
+	g_autofree gchar *joined = NULL;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"c.example.com\", \"primary_node\": \"n1\", \"disk_template\": \"file\"}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"a.example.com\", \"primary_node\": \"n1\", \"disk_template\": \"plain\"}");
+	add(root.config, GNT_OBJECT_INSTANCE,
+	    "{\"name\": \"b.example.com\", \"primary_node\": \"n2\", \"disk_template\": \"plain\"}");
+	add(root.config, GNT_OBJECT_INSTANCE, "{\"name\": \"d.example.com\", \"primary_node\": 1}");
+	on_n1 = gnt_config_dup_names_where(root.config, GNT_OBJECT_INSTANCE, "primary_node", "n1");
+	g_assert_cmpuint(on_n1->len, ==, 2);
+	joined = g_strjoinv(", ", (gchar **)on_n1->pdata);
+	g_assert_cmpstr(joined, ==, "a.example.com, c.example.com");
+	plain = gnt_config_dup_names_where(root.config, GNT_OBJECT_INSTANCE, "disk_template",
+					   "plain");
+	g_assert_cmpuint(plain->len, ==, 2);
+	g_assert_cmpstr(g_ptr_array_index(plain, 1), ==, "b.example.com");
+	records = gnt_config_dup_objects_where(root.config, GNT_OBJECT_INSTANCE, "primary_node",
+					       "n2");
+	g_assert_cmpuint(records->len, ==, 1);
+	g_assert_cmpstr(json_object_get_string_member(g_ptr_array_index(records, 0), "name"), ==,
+			"b.example.com");
+	none = gnt_config_dup_names_where(root.config, GNT_OBJECT_NODE, "group", "g1");
+	g_assert_cmpuint(none->len, ==, 0);
+	g_assert_null(none->pdata[0]);
+	gnt_test_root_clear(&root);
+}
+
+/* Each kind's string reads back as that kind; the tag kinds that are no
+ * object (cluster, network) are not kinds. */
+static void
+test_kind_strings(void)
+{
+	GntObjectKind kind = GNT_OBJECT_LAST;
+
+	for (guint i = 0; i < GNT_OBJECT_LAST; i++) {
+		g_assert_true(gnt_object_kind_from_string(gnt_object_kind_to_string(i), &kind));
+		g_assert_cmpint(kind, ==, i);
+	}
+	g_assert_cmpstr(gnt_object_kind_to_string(GNT_OBJECT_GROUP), ==, "nodegroup");
+	g_assert_false(gnt_object_kind_from_string("cluster", &kind));
+	g_assert_false(gnt_object_kind_from_string("group", &kind));
+	g_assert_false(gnt_object_kind_from_string(NULL, &kind));
+	g_assert_cmpint(kind, ==, GNT_OBJECT_LAST - 1);
+}
+
 static void
 test_update_and_remove(void)
 {
@@ -310,6 +368,8 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/config/objects/add-lookup-persist", test_add_lookup_persist);
 	g_test_add_func("/config/objects/names", test_names);
+	g_test_add_func("/config/objects/names-where", test_names_where);
+	g_test_add_func("/config/objects/kind-strings", test_kind_strings);
 	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);

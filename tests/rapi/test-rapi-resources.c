@@ -144,6 +144,7 @@ call(RapiFx *fx, const gchar *method, const gchar *target, const gchar *body, GE
 	request.body = body_node;
 	request.user = "tester";
 	request.luxi = fx->luxi;
+	request.data = route->data;
 	return route->handler(&request, error);
 }
 
