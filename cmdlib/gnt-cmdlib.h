@@ -81,19 +81,4 @@ extern const GntLuClass gnt_lu_group_assign_nodes;
 JsonObject *
 gnt_lu_params_update(JsonObject *old, JsonObject *changes);
 
-/*
- * OP_CLUSTER_SET_PARAMS' values (@params: Ganeti's names, as the opcode has
- * them; null or missing leaves a setting alone) as the complete new values
- * of the settings they change, for gnt_config_set_cluster_settings(): -H
- * and -B merged into the current ones, hypervisor names and parameters
- * checked against hypervisor/, every setting checked by the config, disk
- * templates in use kept, and a volume group that is to be used looked for
- * on the master node (through @rpc; on this host when @rpc is NULL, as for
- * gnt-cluster init before the daemons start). GNT_ERROR_INVALID naming the
- * setting, GNT_ERROR_ENVIRONMENT naming the node. (transfer full)
- */
-JsonObject *
-gnt_lu_cluster_settings_from_params(GntConfig *config, GntRpcClient *rpc, JsonObject *params,
-				    GError **error);
-
 G_END_DECLS

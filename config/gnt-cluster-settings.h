@@ -7,8 +7,8 @@ G_BEGIN_DECLS
 /*
  * The cluster settings: one table (gnt-cluster-settings.c) that is the home
  * of each setting's stored type and default (config), the
- * OP_CLUSTER_SET_PARAMS parameter that changes it and how the unit merges
- * that parameter in (cmdlib), and its label in gnt-cluster info and the
+ * OP_CLUSTER_SET_PARAMS parameter that changes it and how that parameter is
+ * merged in (gnt-cluster-settings-params.c), and its label in gnt-cluster info and the
  * help of its gnt-cluster init/modify option (tools).
  * The opcode table builds the opcode's rows from it, and
  * tests/jobqueue/test-opcode-table.c checks that each setting's default
@@ -39,7 +39,7 @@ typedef enum {
 	GNT_SETTING_CHANGE_MERGE,	  /* a dictionary laid over it */
 	GNT_SETTING_CHANGE_MERGE_GROUPED, /* {group: dictionary}, each laid over its group */
 	GNT_SETTING_CHANGE_LIST_MODS,	  /* [["add"|"remove", name], ...] (Ganeti's hidden_os) */
-	GNT_SETTING_CHANGE_CUSTOM,	  /* the unit's own code (gnt-lu-cluster.c) */
+	GNT_SETTING_CHANGE_CUSTOM,	  /* own code (gnt-cluster-settings-params.c) */
 	GNT_SETTING_CHANGE_UNSUPPORTED,	  /* taken, refused unless empty */
 } GntSettingChange;
 

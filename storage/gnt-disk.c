@@ -575,6 +575,24 @@ gnt_disk_store_get_space(GntDiskStore *self, guint64 *size_mib, guint64 *free_mi
 }
 
 gboolean
+gnt_disk_check_volume_group(const gchar *node, const gchar *vg, GError **error)
+{
+	const GntDiskStoreParams params = {.vg_name = vg};
+	g_autoptr(GntDiskStore) store = gnt_disk_store_new(GNT_DISK_TEMPLATE_PLAIN, &params, error);
+	g_autoptr(GError) local = NULL;
+	guint64 size = 0, free_mib = 0;
+
+	if (store == NULL)
+		return FALSE;
+	if (!gnt_disk_store_get_space(store, &size, &free_mib, &local)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT, "Error on node '%s': %s", node,
+			    local->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
 gnt_disk_store_space_to_json(GntDiskStore *self, JsonBuilder *builder, GError **error)
 {
 	guint64 size_mib = 0, free_mib = 0;

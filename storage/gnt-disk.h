@@ -137,6 +137,12 @@ gnt_disk_store_list_volume_sizes(GntDiskStore *self, GError **error);
  * storage directory, in whole MiB (0 and 0 for diskless). */
 gboolean
 gnt_disk_store_get_space(GntDiskStore *self, guint64 *size_mib, guint64 *free_mib, GError **error);
+/* Whether LVM volume group @vg can be used on this host, which is node
+ * @node (named in the error): GNT_ERROR_INVALID for a bad name,
+ * GNT_ERROR_ENVIRONMENT "Error on node '@node': ..." when it cannot be read
+ * (gnt-cluster init, and a master without node RPC). */
+gboolean
+gnt_disk_check_volume_group(const gchar *node, const gchar *vg, GError **error);
 
 /* Writes Ganeti's storage report for node info: {"type": "lvm-vg" |
  * "file" | "diskless", "name": <vg or dir>, "storage_size": MiB,

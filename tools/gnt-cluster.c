@@ -9,11 +9,12 @@
 #include "gnt-cli-daemons.h"
 #include "gnt-cli-tags.h"
 #include "gnt-cli.h"
+#include "gnt-cluster-settings-params.h"
 #include "gnt-cluster-settings.h"
 #include "gnt-config-groups.h"
 #include "gnt-config.h"
+#include "gnt-disk.h"
 #include "gnt-json.h"
-#include "gnt-cmdlib.h"
 #include "gnt-rpc-protocol.h"
 #include "gnt-ssconf.h"
 #include "gnt-tls.h"
@@ -228,13 +229,22 @@ init_settings(GntCli *cli, GntConfig *config, GError **error)
 	gboolean any = FALSE;
 	g_autoptr(JsonObject) params = settings_params(cli, &any, error);
 	g_autoptr(JsonObject) changes = NULL;
+	g_autofree gchar *vg = NULL;
 
 	if (params == NULL)
 		return FALSE;
 	if (!any)
 		return TRUE;
-	changes = gnt_lu_cluster_settings_from_params(config, NULL, params, error);
-	return changes != NULL && gnt_config_set_cluster_settings(config, changes, error);
+	changes = gnt_cluster_settings_from_params(config, params, &vg, error);
+	if (changes == NULL)
+		return FALSE;
+	if (vg != NULL) {
+		/* no daemon runs yet: this host is the master node */
+		g_autofree gchar *master = gnt_config_dup_master_node(config);
+		if (!gnt_disk_check_volume_group(master, vg, error))
+			return FALSE;
+	}
+	return gnt_config_set_cluster_settings(config, changes, error);
 }
 
 static const GOptionEntry modify_own_entries[] = {

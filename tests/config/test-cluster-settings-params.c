@@ -1,0 +1,158 @@
+/* OP_CLUSTER_SET_PARAMS' merge of the cluster settings
+ * (config/gnt-cluster-settings-params.c), which the cluster unit and
+ * gnt-cluster init call: what it refuses against the cluster model, what it
+ * leaves out, and which volume group it names for the caller to look for. */
+#include "config-test-json.h"
+#include "gnt-cluster-settings-params.h"
+#include "gnt-error.h"
+#include "gnt-test-util.h"
+
+typedef struct {
+	GntTestRoot root;
+} ParamsFx;
+
+static void
+add_instance(GntConfig *config, const gchar *name, const gchar *template)
+{
+	g_autofree gchar *json = g_strdup_printf(
+		"{\"name\": \"%s\", \"primary_node\": \"node1.example.com\", \"os\": \"noop\","
+		" \"hypervisor\": \"fake\", \"admin_state\": \"down\", \"disk_template\": \"%s\"}",
+		name, template);
+	g_autoptr(JsonNode) node = test_json_parse(json);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(gnt_config_add_object(config, GNT_OBJECT_INSTANCE, json_node_get_object(node),
+					    &error));
+	g_assert_no_error(error);
+}
+
+/* Stores @changes (JSON) as the cluster's settings, as a change would. */
+static void
+set_settings(GntConfig *config, const gchar *changes)
+{
+	g_autoptr(JsonNode) node = test_json_parse(changes);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(gnt_config_set_cluster_settings(config, json_node_get_object(node), &error));
+	g_assert_no_error(error);
+}
+
+/* The merge of @params (JSON): its changes, the volume group it names in
+ * *@vg and its error in *@error. */
+static JsonObject *
+merge(ParamsFx *fx, const gchar *params, gchar **vg, GError **error)
+{
+	g_autoptr(JsonNode) node = test_json_parse(params);
+
+	return gnt_cluster_settings_from_params(fx->root.config, json_node_get_object(node), vg,
+						error);
+}
+
+static void
+fx_set_up(ParamsFx *fx, gconstpointer data)
+{
+	gnt_test_root_init(&fx->root, "node1.example.com");
+}
+
+static void
+fx_tear_down(ParamsFx *fx, gconstpointer data)
+{
+	gnt_test_root_clear(&fx->root);
+}
+
+/* Plain newly enabled names its volume group; named again, it changes
+ * nothing and names none; another volume group is named again. */
+static void
+test_volume_group(ParamsFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *vg = NULL;
+	g_autofree gchar *vg_again = NULL;
+	g_autofree gchar *vg_other = NULL;
+	g_autoptr(JsonObject) changes = NULL;
+	g_autoptr(JsonObject) again = NULL;
+	g_autoptr(JsonObject) other = NULL;
+
+	changes =
+		merge(fx,
+		      "{\"enabled_disk_templates\": [\"plain\", \"file\"], \"vg_name\": \"gnt-vg\","
+		      " \"mac_prefix\": null}",
+		      &vg, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(changes);
+	g_assert_cmpstr(vg, ==, "gnt-vg");
+	g_assert_cmpstr(json_object_get_string_member(changes, "volume_group_name"), ==, "gnt-vg");
+	g_assert_true(json_object_has_member(changes, "enabled_disk_templates"));
+	g_assert_false(json_object_has_member(changes, "mac_prefix"));
+
+	set_settings(fx->root.config, "{\"enabled_disk_templates\": [\"plain\", \"file\"],"
+				      " \"volume_group_name\": \"gnt-vg\"}");
+	again = merge(
+		fx, "{\"enabled_disk_templates\": [\"plain\", \"file\"], \"vg_name\": \"gnt-vg\"}",
+		&vg_again, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(again);
+	g_assert_cmpuint(json_object_get_size(again), ==, 0);
+	g_assert_null(vg_again);
+
+	other = merge(fx, "{\"vg_name\": \"gnt-vg2\"}", &vg_other, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(other);
+	g_assert_cmpstr(vg_other, ==, "gnt-vg2");
+}
+
+/* A disk template instances use stays enabled; the message lists them. */
+static void
+test_template_in_use(ParamsFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *vg = NULL;
+	g_autoptr(JsonObject) changes = NULL;
+
+	add_instance(fx->root.config, "web1.example.com", "file");
+	changes = merge(fx, "{\"enabled_disk_templates\": [\"diskless\"]}", &vg, &error);
+	g_assert_null(changes);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_cmpstr(error->message, ==,
+			"Cannot disable disk template 'file', because there is at least one disk "
+			"using it:\n * instance web1.example.com");
+	g_assert_null(vg);
+}
+
+/* LVM stays while a plain instance exists, even with plain disabled. */
+static void
+test_lvm_in_use(ParamsFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *vg = NULL;
+	g_autoptr(JsonObject) changes = NULL;
+	g_autoptr(JsonObject) without_plain = NULL;
+
+	set_settings(fx->root.config, "{\"volume_group_name\": \"gnt-vg\"}");
+	without_plain = merge(fx, "{\"vg_name\": \"\"}", &vg, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(without_plain);
+	g_assert_true(
+		JSON_NODE_HOLDS_NULL(json_object_get_member(without_plain, "volume_group_name")));
+
+	add_instance(fx->root.config, "db1.example.com", "plain");
+	changes = merge(fx, "{\"vg_name\": \"\"}", &vg, &error);
+	g_assert_null(changes);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_cmpstr(error->message, ==,
+			"Cannot disable lvm storage while lvm-based instances exist");
+	g_assert_null(vg);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add("/cluster-settings-params/volume-group", ParamsFx, NULL, fx_set_up,
+		   test_volume_group, fx_tear_down);
+	g_test_add("/cluster-settings-params/template-in-use", ParamsFx, NULL, fx_set_up,
+		   test_template_in_use, fx_tear_down);
+	g_test_add("/cluster-settings-params/lvm-in-use", ParamsFx, NULL, fx_set_up,
+		   test_lvm_in_use, fx_tear_down);
+	return g_test_run();
+}
