@@ -4,7 +4,7 @@
  * (LUBackupRemove), and the import steps of OP_INSTANCE_CREATE in mode
  * "import" (LUInstanceCreate's _ReadExportInfo, _ReadExportParams and the
  * import scripts), which the create unit calls. The node does the work
- * (noded/gnt-rpc-node-backup.c): the OS export and import scripts, once per
+ * (noded/gnt-noded-backup.c): the OS export and import scripts, once per
  * disk, and the export directory. doc/backup.md describes the whole.
  */
 #include "gnt-records.h"

@@ -11,7 +11,7 @@
 #include "gnt-error.h"
 #include "gnt-join.h"
 #include "gnt-paths.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "gnt-rpc-server.h"
 #include "gnt-secret.h"
 

@@ -5,7 +5,7 @@
 G_BEGIN_DECLS
 
 /*
- * The master's call of noded's appliance_run (noded/gnt-rpc-node-appliance.h,
+ * The master's call of noded's appliance_run (noded/gnt-noded-appliance.h,
  * doc/appliance.md "Running"), for the install's appliance step, in the
  * manner of gnt_node_call_image_write(): @node is the node record,
  * failures name the node.

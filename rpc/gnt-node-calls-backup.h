@@ -6,7 +6,7 @@ G_BEGIN_DECLS
 
 /*
  * The master's typed calls of noded's export and import procedures
- * (noded/gnt-rpc-node-backup.c, doc/backup.md), in the manner of
+ * (noded/gnt-noded-backup.c, doc/backup.md), in the manner of
  * gnt-node-calls.h: @node is the node record, failures name the node.
  * Exports live on the node under <root>/srv/gantry/export/<instance>; the
  * node refuses a path outside that directory. @compress is "none" or

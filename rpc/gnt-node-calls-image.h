@@ -5,7 +5,7 @@
 G_BEGIN_DECLS
 
 /*
- * The master's call of noded's image_write (noded/gnt-rpc-node-image.h,
+ * The master's call of noded's image_write (noded/gnt-noded-image.h,
  * doc/images.md), for the install's `write_image` step, in the manner of
  * gnt-node-calls.h: @node is the node record, failures name the node.
  */

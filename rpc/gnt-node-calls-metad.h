@@ -5,7 +5,7 @@
 G_BEGIN_DECLS
 
 /*
- * The master's calls of noded's metad procedures (noded/gnt-rpc-node-metad.h,
+ * The master's calls of noded's metad procedures (noded/gnt-noded-metad.h,
  * doc/metad.md), in the manner of gnt-node-calls.h: @node is the node
  * record (the instance's primary node), failures name the node.
  */

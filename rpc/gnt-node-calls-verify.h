@@ -5,7 +5,7 @@
 G_BEGIN_DECLS
 
 /*
- * The master's call of noded's node_verify (noded/gnt-rpc-node-verify.c,
+ * The master's call of noded's node_verify (noded/gnt-noded-verify.c,
  * doc/node-rpc.md), in the manner of gnt-node-calls.h: @node is the node
  * record, failures name the node.
  */

@@ -1,4 +1,4 @@
-/* noded's image procedures (noded/gnt-rpc-node-image.h) through the master's
+/* noded's image procedures (noded/gnt-noded-image.h) through the master's
  * typed call (rpc/gnt-node-calls-image.h) and the real client over TLS: a
  * file disk made by blockdev_create, images from a local path and from an
  * HTTP server in the test, progress lines while the node writes, and the
@@ -10,7 +10,7 @@
 #include "gnt-json.h"
 #include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "image-test-server.h"
 #include "rpc-test-server.h"
 

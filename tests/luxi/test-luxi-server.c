@@ -1236,7 +1236,7 @@ test_query_objects_errors(ServerFx *fx, gconstpointer data)
 
 /* ---- live data and tags: nodes answering over real TLS ---- */
 
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "gnt-tls.h"
 
 /* libsoup's own per-connection leak in its server (see tests/rpc/lsan.supp),

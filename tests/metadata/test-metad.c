@@ -16,7 +16,7 @@
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
 #include "gnt-node-calls-metad.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "gnt-test-util.h"
 #include "rpc-test-server.h"
 

@@ -4,7 +4,7 @@
 
 #include "gnt-paths.h"
 #include "gnt-rpc-client.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "gnt-rpc-server.h"
 
 G_BEGIN_DECLS

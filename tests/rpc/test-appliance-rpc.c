@@ -13,8 +13,8 @@
 #include "gnt-metad-server.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls.h"
-#include "gnt-rpc-node-appliance.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded-appliance.h"
+#include "gnt-noded.h"
 #include "image-test-server.h"
 #include "rpc-test-server.h"
 

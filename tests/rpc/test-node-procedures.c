@@ -11,7 +11,7 @@
 #include "gnt-node-calls-backup.h"
 #include "gnt-node-calls-verify.h"
 #include "gnt-node-calls.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "rpc-test-server.h"
 
 #define SECRET_VALUE "s3cr3t-d0-not-log"

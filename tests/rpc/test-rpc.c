@@ -13,7 +13,7 @@
 #include "gnt-join.h"
 #include "gnt-json.h"
 #include "gnt-rpc-client-private.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 #include "gnt-rpc-server.h"
 #include "gnt-tls.h"
 #include "rpc-test-server.h"

@@ -1,10 +1,10 @@
-#pragma once /* noded/gnt-rpc-node-private.h: for noded's procedure files and their tests */
+#pragma once /* noded/gnt-noded-private.h: for noded's procedure files and their tests */
 
 #include "gnt-disk.h"
 #include "gnt-hypervisor.h"
 #include "gnt-instance-spec.h"
 #include "gnt-os-env.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded.h"
 
 G_BEGIN_DECLS
 
@@ -61,18 +61,18 @@ gboolean
 gnt_rpc_node_check_name(const gchar *name, const gchar *what, GError **error);
 
 /* The spec's OS definition (*@os, transfer full) and the environment of
- * its scripts for the spec's instance (gnt-rpc-node-os.c); failures name
+ * its scripts for the spec's instance (gnt-noded-os.c); failures name
  * the instance. (transfer full) */
 GntOsEnv *
 gnt_rpc_node_spec_new_os_env(GntRpcNodeSpec *spec, guint debug_level, JsonObject *secrets,
 			     GntOsDefinition **os, GError **error);
 
-/* The procedure tables of gnt-rpc-node-{instance,storage,os,backup}.c, all
+/* The procedure tables of gnt-noded-{instance,storage,os,backup}.c, all
  * called with the GntRpcNode as user data. */
 extern const GntRpcProcedure gnt_rpc_node_instance_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_storage_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_os_procedures[];
 extern const GntRpcProcedure gnt_rpc_node_backup_procedures[];
-extern const GntRpcProcedure gnt_rpc_node_verify_procedures[]; /* gnt-rpc-node-verify.c */
+extern const GntRpcProcedure gnt_rpc_node_verify_procedures[]; /* gnt-noded-verify.c */
 
 G_END_DECLS

@@ -1,8 +1,8 @@
-#pragma once /* noded/gnt-rpc-node-appliance.h: noded's install appliance procedures */
+#pragma once /* noded/gnt-noded-appliance.h: noded's install appliance procedures */
 
 #include "gnt-hypervisor.h"
-#include "gnt-rpc-node-private.h"
-#include "gnt-rpc-node.h"
+#include "gnt-noded-private.h"
+#include "gnt-noded.h"
 #include "gnt-rpc-server.h"
 
 G_BEGIN_DECLS

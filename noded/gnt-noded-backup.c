@@ -27,7 +27,7 @@
 #include "gnt-json.h"
 #include "gnt-node-calls-backup.h"
 #include "gnt-os-script.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 
 #define BACKUP_CONFIG_FILE "config.ini"
 #define BACKUP_NEW_SUFFIX  ".new"

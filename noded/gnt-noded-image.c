@@ -1,16 +1,16 @@
 /*
- * noded's disk image procedures (gnt-rpc-node-image.h, doc/images.md):
+ * noded's disk image procedures (gnt-noded-image.h, doc/images.md):
  * image_write runs the image writer for disk 0 of an instance spec, in a
  * work directory <run>/image/<instance> that the writer removes on every
  * path; image_write_status answers, from another worker thread, the last
  * progress that write reported, found by the token the master chose.
  */
-#include "gnt-rpc-node-image.h"
+#include "gnt-noded-image.h"
 
 #include "gnt-error.h"
 #include "gnt-image-writer.h"
 #include "gnt-json.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 
 #define IMAGE_WORK_DIR "image" /* below the run directory */
 

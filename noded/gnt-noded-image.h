@@ -1,4 +1,4 @@
-#pragma once /* noded/gnt-rpc-node-image.h: noded's disk image procedures */
+#pragma once /* noded/gnt-noded-image.h: noded's disk image procedures */
 
 #include "gnt-rpc-server.h"
 

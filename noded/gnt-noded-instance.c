@@ -9,8 +9,8 @@
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
-#include "gnt-rpc-node-appliance.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-appliance.h"
+#include "gnt-noded-private.h"
 
 /* --- node_info ---------------------------------------------------------- */
 

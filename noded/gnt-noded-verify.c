@@ -12,11 +12,11 @@
 #include "gnt-channel.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 #include "gnt-rpc-protocol.h"
 #include "gnt-build-config.h"
 
-#define CHANNEL_STATE_DIR "channel" /* below the run directory, as gnt-rpc-node-appliance.c */
+#define CHANNEL_STATE_DIR "channel" /* below the run directory, as gnt-noded-appliance.c */
 
 /* Runs the procedure @name of @table with @args, putting its result under
  * @name, or its error under "<name>_error". */

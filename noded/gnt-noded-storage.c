@@ -9,7 +9,7 @@
 
 #include "gnt-error.h"
 #include "gnt-json.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 
 /* Disk @index of the spec, or GNT_ERROR_INVALID naming the instance. */
 static GntDiskSpec *

@@ -1,12 +1,12 @@
 /*
- * noded's install appliance procedures (gnt-rpc-node-appliance.h,
+ * noded's install appliance procedures (gnt-noded-appliance.h,
  * doc/appliance.md "Running"): appliance_run makes the instance's channel,
  * gives metad the record, the channel and the package, boots the appliance
  * through the instance's hypervisor, judges the agent's progress reports
  * and tears everything down on every path; appliance_run_status answers,
  * from another worker thread, the progress reported so far.
  */
-#include "gnt-rpc-node-appliance.h"
+#include "gnt-noded-appliance.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -20,8 +20,8 @@
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
 #include "gnt-package.h"
-#include "gnt-rpc-node-metad.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-metad.h"
+#include "gnt-noded-private.h"
 #include "gnt-secret.h"
 
 #define APPLIANCE_WORK_DIR	"appliance" /* below the run directory: console logs */

@@ -1,4 +1,4 @@
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 
 #include <string.h>
 
@@ -6,9 +6,9 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-os-script.h"
-#include "gnt-rpc-node-appliance.h"
-#include "gnt-rpc-node-image.h"
-#include "gnt-rpc-node-metad.h"
+#include "gnt-noded-appliance.h"
+#include "gnt-noded-image.h"
+#include "gnt-noded-metad.h"
 #include "gnt-tls.h"
 
 static JsonNode *

@@ -1,8 +1,8 @@
 /*
- * noded/gnt-rpc-node-metad.c: noded's metad_push and metad_remove, forwarded
+ * noded/gnt-noded-metad.c: noded's metad_push and metad_remove, forwarded
  * to gantry-metad's control socket (doc/metad.md).
  */
-#include "gnt-rpc-node-metad.h"
+#include "gnt-noded-metad.h"
 
 #include "gnt-error.h"
 #include "gnt-json.h"
@@ -10,7 +10,7 @@
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
 #include "gnt-os-definition.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 
 void
 gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolean for_appliance)

@@ -1,4 +1,4 @@
-#pragma once /* noded/gnt-rpc-node-metad.h: noded's metad procedures */
+#pragma once /* noded/gnt-noded-metad.h: noded's metad procedures */
 
 #include "gnt-rpc-server.h"
 

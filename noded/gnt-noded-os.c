@@ -9,7 +9,7 @@
 #include "gnt-os-definition.h"
 #include "gnt-os-env.h"
 #include "gnt-os-script.h"
-#include "gnt-rpc-node-private.h"
+#include "gnt-noded-private.h"
 #include "gnt-secret.h"
 
 /* The time a script may take: what the master waits, less a margin. */
