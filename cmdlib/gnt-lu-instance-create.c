@@ -448,8 +448,7 @@ create_check_prereq(GntLu *lu, GError **error)
 	node = gnt_lu_dup_node(lu_config(lu), node_name, error);
 	if (node == NULL || !gnt_lu_check_node_online(node, error))
 		return FALSE;
-	if (json_object_has_member(node, "drained") &&
-	    json_object_get_boolean_member(node, "drained")) {
+	if (gnt_record_get_flag(node, "drained", FALSE)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "node '%s' is drained: it takes no new instances", node_name);
 		return FALSE;

@@ -120,7 +120,7 @@ run_state(GntLu *lu, JsonObject *instance, JsonObject *node, GHashTable *running
 
 	if (gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "static"))
 		return gnt_json_node_new_null();
-	if (json_object_get_boolean_member_with_default(node, "offline", FALSE)) {
+	if (gnt_record_get_flag(node, "offline", FALSE)) {
 		gnt_lu_feedback(lu,
 				"Primary node %s is marked offline, returning static information "
 				"only for instance %s",

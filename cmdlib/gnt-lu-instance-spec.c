@@ -12,6 +12,7 @@
 #include "gnt-json.h"
 #include "gnt-live-probe.h"
 #include "gnt-node-calls.h"
+#include "gnt-records.h"
 
 GntRpcClient *
 gnt_lu_get_rpc(GntLu *lu, GError **error)
@@ -36,8 +37,7 @@ gnt_lu_check_node_online(JsonObject *node, GError **error)
 {
 	const gchar *name = json_object_get_string_member(node, "name");
 
-	if (json_object_has_member(node, "offline") &&
-	    json_object_get_boolean_member(node, "offline")) {
+	if (gnt_record_get_flag(node, "offline", FALSE)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE, "node '%s' is offline", name);
 		return FALSE;
 	}

@@ -13,6 +13,7 @@
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
 #include "gnt-node-calls.h"
+#include "gnt-records.h"
 #include "gnt-rpc-protocol.h"
 
 /* How long OP_NODE_ADD and de-offlining wait for the node's version. */
@@ -22,12 +23,6 @@ static const gchar *
 op_node_name(GntLu *lu)
 {
 	return gnt_opcode_get_string(gnt_lu_get_opcode(lu), "node_name");
-}
-
-static gboolean
-node_get_flag(JsonObject *node, const gchar *flag)
-{
-	return json_object_has_member(node, flag) && json_object_get_boolean_member(node, flag);
 }
 
 static gboolean
@@ -375,11 +370,11 @@ static const gboolean role_values[][3] = {
 static NodeRole
 node_role(JsonObject *node)
 {
-	if (node_get_flag(node, "master_candidate"))
+	if (gnt_record_get_flag(node, "master_candidate", FALSE))
 		return ROLE_CANDIDATE;
-	if (node_get_flag(node, "drained"))
+	if (gnt_record_get_flag(node, "drained", FALSE))
 		return ROLE_DRAINED;
-	if (node_get_flag(node, "offline"))
+	if (gnt_record_get_flag(node, "offline", FALSE))
 		return ROLE_OFFLINE;
 	return ROLE_REGULAR;
 }
@@ -479,7 +474,7 @@ set_params_check_prereq(GntLu *lu, GError **error)
 	}
 	if (candidate == 1 &&
 	    (master_capable == 0 ||
-	     (master_capable < 0 && !node_get_flag(ctx->node, "master_capable")))) {
+	     (master_capable < 0 && !gnt_record_get_flag(ctx->node, "master_capable", FALSE)))) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "Node %s is not master capable, cannot make it a master candidate",
 			    name);

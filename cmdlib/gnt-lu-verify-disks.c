@@ -104,8 +104,8 @@ group_verify_disks_exec(GntLu *lu, GError **error)
 		g_autoptr(JsonObject) answer = NULL;
 		JsonObject *volumes;
 
-		if (json_object_get_boolean_member_with_default(node, "offline", FALSE) ||
-		    !json_object_get_boolean_member_with_default(node, "vm_capable", TRUE))
+		if (gnt_record_get_flag(node, "offline", FALSE) ||
+		    !gnt_record_get_flag(node, "vm_capable", TRUE))
 			continue;
 		answer = gnt_node_call_node_verify(rpc, node, NULL, storage, NULL, &node_error);
 		if (answer == NULL) {

@@ -447,12 +447,6 @@ node_name(JsonObject *node)
 	return json_object_get_string_member_with_default(node, "name", "?");
 }
 
-static gboolean
-node_flag(JsonObject *node, const gchar *flag)
-{
-	return json_object_get_boolean_member_with_default(node, flag, FALSE);
-}
-
 /* The group's data: the cluster settings, its nodes and instances. */
 typedef struct {
 	Verifier v;
@@ -538,7 +532,7 @@ group_gather(GroupCheck *gc, GntRpcClient *rpc)
 	for (guint i = 0; i < gc->images->len; i++) {
 		NodeImage *img = g_ptr_array_index(gc->images, i);
 
-		if (!node_flag(img->node, "offline"))
+		if (!gnt_record_get_flag(img->node, "offline", FALSE))
 			g_thread_pool_push(pool, img, NULL);
 	}
 	g_thread_pool_free(pool, FALSE, TRUE);
@@ -842,7 +836,7 @@ verify_instance(GroupCheck *gc, JsonObject *instance, GHashTable *expected)
 				      ? gnt_json_peek_object(img->answer, "volumes")
 				      : NULL;
 	const gchar *pname = img != NULL ? node_name(img->node) : "?";
-	gboolean offline = img != NULL && node_flag(img->node, "offline");
+	gboolean offline = img != NULL && gnt_record_get_flag(img->node, "offline", FALSE);
 
 	if (img == NULL)
 		return; /* a dangling instance: OP_CLUSTER_VERIFY_CONFIG reports it */
@@ -971,7 +965,7 @@ node_verify_status(GroupCheck *gc, guint *n_offline, guint *n_drained)
 		const gchar *name = node_name(img->node);
 		const gchar *ntype = "regular";
 
-		if (node_flag(img->node, "offline")) {
+		if (gnt_record_get_flag(img->node, "offline", FALSE)) {
 			if (gc->v.verbose)
 				gnt_lu_feedback(gc->v.lu, "* Skipping offline node %s", name);
 			(*n_offline)++;
@@ -980,9 +974,9 @@ node_verify_status(GroupCheck *gc, guint *n_offline, guint *n_drained)
 		master = master_name;
 		if (g_strcmp0(name, master) == 0)
 			ntype = "master";
-		else if (node_flag(img->node, "master_candidate"))
+		else if (gnt_record_get_flag(img->node, "master_candidate", FALSE))
 			ntype = "master candidate";
-		else if (node_flag(img->node, "drained")) {
+		else if (gnt_record_get_flag(img->node, "drained", FALSE)) {
 			ntype = "drained";
 			(*n_drained)++;
 		}

@@ -134,6 +134,17 @@ gnt_record_get_disk_template(JsonObject *record)
 			       G_N_ELEMENTS(disk_template_names), GNT_DISK_TEMPLATE_DISKLESS);
 }
 
+gboolean
+gnt_record_get_flag(JsonObject *record, const gchar *flag, gboolean missing)
+{
+	JsonNode *value = json_object_get_member(record, flag);
+
+	if (value == NULL || !JSON_NODE_HOLDS_VALUE(value) ||
+	    json_node_get_value_type(value) != G_TYPE_BOOLEAN)
+		return missing;
+	return json_node_get_boolean(value);
+}
+
 /* --- reading helpers ------------------------------------------------------ */
 
 gboolean

@@ -96,6 +96,10 @@ GntAdminStateSource
 gnt_record_get_admin_state_source(JsonObject *record);
 GntDiskTemplate
 gnt_record_get_disk_template(JsonObject *record);
+/* A node record's boolean flag ("offline", "drained", "master_candidate",
+ * "master_capable", "vm_capable"), @missing when the record has none. */
+gboolean
+gnt_record_get_flag(JsonObject *record, const gchar *flag, gboolean missing);
 
 /* --- disks and NICs ------------------------------------------------------- */
 

@@ -273,6 +273,23 @@ test_record_getters(void)
 	}
 }
 
+/* A node's flags: the stored boolean, else (missing, null, not a boolean)
+ * what the caller says a missing one means. */
+static void
+test_record_flags(void)
+{
+	g_autoptr(JsonNode) node = test_json_parse(
+		"{\"offline\": true, \"drained\": false, \"vm_capable\": null, \"master_capable\": 1}");
+	JsonObject *obj = json_node_get_object(node);
+
+	g_assert_true(gnt_record_get_flag(obj, "offline", FALSE));
+	g_assert_false(gnt_record_get_flag(obj, "drained", TRUE));
+	g_assert_true(gnt_record_get_flag(obj, "vm_capable", TRUE));
+	g_assert_false(gnt_record_get_flag(obj, "master_capable", FALSE));
+	g_assert_false(gnt_record_get_flag(obj, "master_candidate", FALSE));
+	g_assert_true(gnt_record_get_flag(obj, "master_candidate", TRUE));
+}
+
 /* The decoder refuses what noded cannot use, naming the instance. */
 static void
 test_spec_bad(void)
@@ -341,6 +358,7 @@ main(int argc, char **argv)
 	g_test_add_func("/records/node/bad", test_bad_node);
 	g_test_add_func("/records/enums", test_enum_names);
 	g_test_add_func("/records/json-getters", test_record_getters);
+	g_test_add_func("/records/json-flags", test_record_flags);
 	g_test_add_func("/records/spec/golden", test_spec_golden);
 	g_test_add_func("/records/spec/members", test_spec_members);
 	g_test_add_func("/records/spec/bad", test_spec_bad);
