@@ -58,8 +58,7 @@ validate_image_name(JsonNode *value, GError **error)
 		 .nullable = (optional),                                                           \
 		 .validate = validate_format,                                                      \
 		 .choices = IMAGE_FORMATS,                                                         \
-		 .help = "The image's format: raw, qcow2, or tarball (a root filesystem "          \
-			 "tarball)"},                                                              \
+		 .help = "The image's format (tarball: a root filesystem tarball)"},               \
 		IMAGE_PARAM(sha256, GNT_PARAM_TYPE_STRING, optional,                               \
 			    "The SHA-256 of the image's bytes (64 hexadecimal digits)"),           \
 		IMAGE_PARAM(size, GNT_PARAM_TYPE_INT, TRUE, "The image's size in bytes"),          \

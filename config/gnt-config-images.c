@@ -78,11 +78,14 @@ check_location(const gchar *key, const gchar *text, const gchar *const *schemes,
 	if (uri == NULL || !g_strv_contains(schemes, g_uri_get_scheme(uri)))
 		return invalid(error, key, "'%s' must be %s URL (%s)", text,
 			       paths ? "an absolute path on the nodes or a" : "a", list);
-	if (g_uri_get_userinfo(uri) != NULL)
+	if (g_uri_get_userinfo(uri) != NULL) {
+		g_autofree gchar *shown = g_uri_to_string_partial(uri, G_URI_HIDE_USERINFO);
+
 		return invalid(error, key,
-			       "credentials in a URL are refused (everyone who may list images "
+			       "credentials in a URL are refused (anyone who may list images "
 			       "would see them): '%s'",
-			       g_uri_get_scheme(uri));
+			       shown);
+	}
 	if (g_strcmp0(g_uri_get_scheme(uri), "file") == 0) {
 		if (g_uri_get_host(uri) != NULL && *g_uri_get_host(uri) != '\0')
 			return invalid(error, key, "a file:// URL names no host: '%s'", text);
