@@ -93,7 +93,7 @@ static const GntParamDef image_set_params_params[] = {
 	{.name = "remove_properties",
 	 .type = GNT_PARAM_TYPE_STRING_LIST,
 	 .default_json = "[]",
-	 .help = "Properties to remove (os_distro, ks_template, ...)"},
+	 .help = "Properties to remove, by name (os_distro, ks_template, ...)"},
 	{NULL},
 };
 

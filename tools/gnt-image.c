@@ -109,13 +109,14 @@ build_param_entries(void)
 			g_intern_string(arg),
 		};
 	}
-	param_entries[n] = (GOptionEntry){"remove-property",
-					  0,
-					  0,
-					  G_OPTION_ARG_STRING_ARRAY,
-					  &opt_remove,
-					  "A property to remove (repeatable; modify only)",
-					  "PROPERTY"};
+	param_entries[n] =
+		(GOptionEntry){"remove-property",
+			       0,
+			       0,
+			       G_OPTION_ARG_STRING_ARRAY,
+			       &opt_remove,
+			       GNT_CLI_PARAM_HELP("OP_IMAGE_SET_PARAMS", "remove_properties"),
+			       "PROPERTY"};
 	param_entries[n + 1] = (GOptionEntry){NULL};
 }
 
