@@ -246,7 +246,8 @@ download_body(GntHttpGet *fetch, Partial *partial, const gchar *expected,
 	guchar digest[SHA256_BYTES];
 	g_autofree gchar *got = NULL;
 	gint64 start = g_get_monotonic_time();
-	gint64 last = start;
+	/* the first chunk is reported at once: the download has begun */
+	gint64 last = start - GNT_IMAGE_PROGRESS_INTERVAL_MS * 1000;
 	guint64 copied = 0;
 	int rc = gnutls_hash_init(&hash, GNUTLS_DIG_SHA256);
 
