@@ -13,6 +13,7 @@
 #include "gnt-json.h"
 #include "gnt-limits.h"
 #include "gnt-lu-backup.h"
+#include "gnt-lu-image.h"
 #include "gnt-lu-instance-common.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
@@ -402,6 +403,10 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 		gnt_install_set_os_image(install, gnt_install_op_os_image(op),
 					 gnt_opcode_get_string(op, "os_image_sha256"));
 		json_object_set_object_member(record, "install", install);
+		if (!gnt_lu_image_resolve_install(lu, install, gnt_install_op_os_image(op),
+						  gnt_opcode_get_string(op, "os_image_sha256"),
+						  error))
+			return NULL;
 	}
 	return g_steal_pointer(&record);
 }

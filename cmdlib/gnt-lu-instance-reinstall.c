@@ -12,6 +12,7 @@
 #include "gnt-json.h"
 #include "gnt-limits.h"
 #include "gnt-lu-backup.h"
+#include "gnt-lu-image.h"
 #include "gnt-lu-instance-common.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
@@ -201,6 +202,9 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 					      gnt_install_params_new(NULL, NULL));
 	gnt_install_set_os_image(gnt_install_get(ctx->updated), os_image,
 				 gnt_opcode_get_string(op, "os_image_sha256"));
+	if (!gnt_lu_image_resolve_install(lu, gnt_install_get(ctx->updated), os_image,
+					  gnt_opcode_get_string(op, "os_image_sha256"), error))
+		return FALSE;
 	/* the OS and parameters first, then what the install needs */
 	if (!gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;

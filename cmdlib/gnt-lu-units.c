@@ -51,6 +51,10 @@ const GntLuUnit gnt_cmdlib_units[] = {
 	{"OP_GROUP_RENAME", &gnt_lu_group_rename},
 	{"OP_GROUP_REMOVE", &gnt_lu_group_remove},
 	{"OP_GROUP_ASSIGN_NODES", &gnt_lu_group_assign_nodes},
+	/* the image catalog (gnt-opcode-table-image.c) */
+	{"OP_IMAGE_ADD", &gnt_lu_image_add},
+	{"OP_IMAGE_SET_PARAMS", &gnt_lu_image_set_params},
+	{"OP_IMAGE_REMOVE", &gnt_lu_image_remove},
 	{NULL},
 };
 /* clang-format on */

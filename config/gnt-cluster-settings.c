@@ -288,6 +288,16 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .help = "Seconds an install appliance may run before it is killed",
 	 .option = "install-timeout",
 	 .option_arg = "SECONDS"},
+	/* the nodes' artifact cache of catalog images (doc/images.md) */
+	{.key = "image_cache_size",
+	 .type = GNT_SETTING_INT,
+	 .default_json = "20480",
+	 .min = 0,
+	 .change = GNT_SETTING_CHANGE_REPLACE,
+	 .label = "image cache size",
+	 .help = "MiB of downloaded disk images each node keeps in its artifact cache, least recently used going first (0: none kept)",
+	 .option = "image-cache-size",
+	 .option_arg = "MIB"},
 	/* authorized_keys lines served to instances that have none of their own */
 	{.key = "ssh_keys",
 	 .type = GNT_SETTING_STRING_LIST,

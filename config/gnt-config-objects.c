@@ -17,6 +17,7 @@ static const gchar *const kind_names[] = {
 	[GNT_OBJECT_NODE] = "node",
 	[GNT_OBJECT_INSTANCE] = "instance",
 	[GNT_OBJECT_GROUP] = "nodegroup",
+	[GNT_OBJECT_IMAGE] = "image",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(kind_names) == GNT_OBJECT_LAST);
 

@@ -14,7 +14,7 @@
 #include "gnt-paths.h"
 
 /* 1: the cluster; 2: nodes and instances; 3: node groups */
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 
 /* ------------------------------------------------------------------ */
 /* Cluster settings: one table, gnt-cluster-settings.c */
@@ -346,7 +346,7 @@ db_create_schema(sqlite3 *db, GError **error)
 {
 	/* One table per object kind; every statement is idempotent, so an
 	 * older database gains the tables it lacks. */
-	static const gchar *const kinds[] = {"cluster", "node", "instance", "nodegroup"};
+	static const gchar *const kinds[] = {"cluster", "node", "instance", "nodegroup", "image"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		g_autofree gchar *sql = g_strdup_printf(

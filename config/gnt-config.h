@@ -150,10 +150,11 @@ typedef enum {
 	GNT_OBJECT_NODE,
 	GNT_OBJECT_INSTANCE,
 	GNT_OBJECT_GROUP, /* node groups: gnt-config-groups.h */
+	GNT_OBJECT_IMAGE, /* the image catalog: gnt-config-images.h */
 	GNT_OBJECT_LAST
 } GntObjectKind;
 
-/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables) */
+/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables), "image" */
 const gchar *
 gnt_object_kind_to_string(GntObjectKind kind);
 /* The kind @name names, of those strings; FALSE (and *@out unchanged) for

@@ -327,12 +327,17 @@ static gboolean
 write_image_run(GntInstall *self, GError **error)
 {
 	g_autoptr(JsonObject) written = NULL;
+	g_autoptr(JsonObject)
+		cluster = gnt_config_dup_cluster_info(gnt_lu_get_env(self->lu)->config);
+	/* the nodes' artifact cache's cap (a setting: always set) */
+	guint64 cache_mib = (guint64)json_object_get_int_member(cluster, "image_cache_size");
 
 	gnt_lu_feedback(self->lu, "* writing the OS image onto disk 0...");
-	written = gnt_node_call_image_write(self->rpc, self->node, self->spec,
-					    gnt_install_get_os_image(self->record),
-					    gnt_install_get_os_image_sha256(self->record),
-					    write_image_progress, self, error);
+	written = gnt_node_call_image_write_cached(self->rpc, self->node, self->spec,
+						   gnt_install_get_os_image(self->record),
+						   gnt_install_get_os_image_sha256(self->record),
+						   cache_mib * 1024 * 1024, write_image_progress,
+						   self, error);
 	return written != NULL;
 }
 

@@ -823,6 +823,7 @@ typedef enum {
 	RESOURCE_INSTANCE,
 	RESOURCE_NODE,
 	RESOURCE_GROUP,
+	RESOURCE_IMAGE, /* Gantry's image catalog */
 } Resource;
 
 static gboolean
@@ -839,6 +840,10 @@ check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
 		*resource = g_strcmp0(what, "node") == 0    ? RESOURCE_NODE
 			    : g_strcmp0(what, "group") == 0 ? RESOURCE_GROUP
 							    : RESOURCE_INSTANCE;
+		return call_need_config(call);
+	}
+	if (g_strcmp0(what, "image") == 0) {
+		*resource = RESOURCE_IMAGE;
 		return call_need_config(call);
 	}
 	if (g_strv_contains(luxi_resources, what))
@@ -859,6 +864,8 @@ resource_kind(Resource resource)
 		return GNT_OBJECT_NODE;
 	case RESOURCE_GROUP:
 		return GNT_OBJECT_GROUP;
+	case RESOURCE_IMAGE:
+		return GNT_OBJECT_IMAGE;
 	case RESOURCE_JOB:
 	case RESOURCE_INSTANCE:
 	default:
@@ -994,7 +1001,7 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances, QueryNodes and QueryGroups (the variant is the kind):
+/* QueryInstances, QueryNodes, QueryGroups and QueryImages (the variant is the kind):
  * [names, fields, use_locking]. */
 static void
 method_query_objects(GntLuxiCall *call, JsonArray *args)
@@ -1165,6 +1172,14 @@ static const MethodDef methods[] = {
 	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}},
 	 .variant = GNT_OBJECT_GROUP},
+	/* Gantry's: the image catalog, as the three above */
+	{"QueryImages",
+	 method_query_objects,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_IMAGE},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),

@@ -10,6 +10,7 @@
 #include "gnt-error.h"
 #include "gnt-image-writer.h"
 #include "gnt-json.h"
+#include "gnt-noded-cache.h"
 #include "gnt-noded-private.h"
 
 #define IMAGE_WORK_DIR "image" /* below the run directory */
@@ -81,7 +82,7 @@ status_progress_cb(const GntImageProgress *progress, gpointer user_data)
 }
 
 static JsonNode *
-result_to_json(const GntImageResult *result)
+result_to_json(const GntImageResult *result, const gchar *cache)
 {
 	JsonObject *obj = json_object_new();
 
@@ -100,6 +101,7 @@ result_to_json(const GntImageResult *result)
 	json_object_set_member(obj, "sha256",
 			       result->sha256 != NULL ? gnt_json_node_new_string(result->sha256)
 						      : gnt_json_node_new_null());
+	json_object_set_member(obj, "cache", gnt_json_node_new_string(cache));
 	return gnt_json_node_new_object(obj);
 }
 
@@ -137,6 +139,41 @@ write_disk0(GntRpcNode *node, GntRpcNodeSpec *spec, const GntImageSource *source
 	return TRUE;
 }
 
+/* Writes @source onto disk 0 of @spec from the node's artifact cache: the
+ * image downloaded into it (verified) unless it is there already, then
+ * written from there. *@cache_out: how the cache served it. */
+static gboolean
+write_disk0_cached(GntRpcNode *node, GntRpcNodeSpec *spec, const GntImageSource *source,
+		   guint64 cache_bytes, ImageStatus *status, GntImageResult *result,
+		   const gchar **cache_out, GError **error)
+{
+	GntArtifactCache *cache = gnt_noded_get_artifact_cache(gnt_paths_get_data_dir(node->paths));
+	GntArtifactFetchOptions options = {
+		.max_bytes = cache_bytes,
+		.progress = status_progress_cb,
+		.user_data = status,
+	};
+	g_autoptr(GntArtifact) artifact = NULL;
+	g_autoptr(GntImageSource) local = NULL;
+
+	artifact =
+		gnt_artifact_cache_fetch(cache, source->location, source->sha256, &options, error);
+	if (artifact == NULL) {
+		g_autofree gchar *display = gnt_image_source_dup_display(source);
+
+		g_prefix_error(error, "instance '%s': image '%s': ", spec->name, display);
+		return FALSE;
+	}
+	*cache_out = gnt_artifact_origin_to_string(gnt_artifact_get_origin(artifact));
+	/* verified when it was downloaded: not hashed again */
+	local = gnt_image_source_new(gnt_artifact_get_path(artifact), NULL, error);
+	if (local == NULL || !write_disk0(node, spec, local, status, result, error))
+		return FALSE;
+	g_free(result->sha256);
+	result->sha256 = g_strdup(source->sha256);
+	return TRUE;
+}
+
 static JsonNode *
 image_write_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
@@ -148,6 +185,10 @@ image_write_procedure(const GntRpcArgs *args, gpointer user_data, GError **error
 	const gchar *location = gnt_rpc_args_get_string(args, "image");
 	const gchar *sha256 = gnt_rpc_args_get_string(args, "sha256");
 	const gchar *token = gnt_rpc_args_get_string(args, "token");
+	guint64 cache_bytes = gnt_rpc_args_has(args, "cache_bytes")
+				      ? gnt_rpc_args_get_uint(args, "cache_bytes")
+				      : 0;
+	const gchar *cache = "off";
 	ImageStatus *status;
 	gboolean ok;
 
@@ -162,7 +203,12 @@ image_write_procedure(const GntRpcArgs *args, gpointer user_data, GError **error
 	status = status_register(token, spec->name, error);
 	if (status == NULL)
 		return NULL;
-	ok = write_disk0(node, spec, source, status, &result, error);
+	/* through the cache when it is on and the image can be named in it */
+	if (cache_bytes > 0 && source->sha256 != NULL && gnt_image_source_is_url(source))
+		ok = write_disk0_cached(node, spec, source, cache_bytes, status, &result, &cache,
+					error);
+	else
+		ok = write_disk0(node, spec, source, status, &result, error);
 	status_unregister(token);
 	if (!ok)
 		return NULL;
@@ -171,7 +217,7 @@ image_write_procedure(const GntRpcArgs *args, gpointer user_data, GError **error
 	       "in %.1f s, %.1f MB/s",
 	       display, result.format, result.virtual_bytes, spec->name, result.write_seconds,
 	       gnt_image_result_get_mb_per_s(&result));
-	return result_to_json(&result);
+	return result_to_json(&result, cache);
 }
 
 static JsonNode *

@@ -268,6 +268,18 @@ gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
 
+/* gnt-rapi-resources-images.c */
+JsonNode *
+gnt_rapi_get_images(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_images(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_image(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_put_image(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_image(GntRapiRequest *request, GError **error);
+
 /* gnt-rapi-resources-jobs.c */
 JsonNode *
 gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);

@@ -69,6 +69,13 @@ static const GntRapiRoute routes[] = {
 	{"/2/groups/{name}/assign-nodes", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_group_assign_nodes},
 	TAG_ROUTES("/2/groups/{name}/tags", "nodegroup")
 
+	/* Gantry's image catalog (gnt-rapi-resources-images.c) */
+	{"/2/images", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_images},
+	{"/2/images", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_images},
+	{"/2/images/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_image},
+	{"/2/images/{name}", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_image},
+	{"/2/images/{name}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_image},
+
 	{"/2/jobs", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_jobs},
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_job},
 	{"/2/jobs/{id}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_job},

@@ -74,6 +74,8 @@ static void
 report_result(JsonObject *result, GntNodeCallImageProgressFunc progress, gpointer user_data)
 {
 	const gchar *format = "?";
+	const gchar *cache = NULL;
+	g_autofree gchar *from_cache = NULL;
 	gint64 bytes = 0;
 	gdouble seconds = 0, rate = 0;
 	g_autofree gchar *line = NULL;
@@ -84,8 +86,12 @@ report_result(JsonObject *result, GntNodeCallImageProgressFunc progress, gpointe
 	(void)gnt_json_get_int(result, "virtual_bytes", &bytes, NULL);
 	(void)gnt_json_get_double(result, "write_seconds", &seconds, NULL);
 	(void)gnt_json_get_double(result, "mb_per_s", &rate, NULL);
-	line = g_strdup_printf("disk 0: image written (%s, %.1f MB) in %.1f s, %.1f MB/s", format,
-			       (gdouble)bytes / 1e6, seconds, rate);
+	/* how the node's artifact cache served it, when it did */
+	if (gnt_json_get_string(result, "cache", &cache, NULL) && g_strcmp0(cache, "off") != 0)
+		from_cache = g_strdup_printf(", artifact cache: %s", cache);
+	line = g_strdup_printf("disk 0: image written (%s, %.1f MB%s) in %.1f s, %.1f MB/s", format,
+			       (gdouble)bytes / 1e6, from_cache != NULL ? from_cache : "", seconds,
+			       rate);
 	progress(line, user_data);
 }
 
@@ -93,6 +99,16 @@ JsonObject *
 gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *spec,
 			  const gchar *location, const gchar *sha256,
 			  GntNodeCallImageProgressFunc progress, gpointer user_data, GError **error)
+{
+	return gnt_node_call_image_write_cached(client, node, spec, location, sha256, 0, progress,
+						user_data, error);
+}
+
+JsonObject *
+gnt_node_call_image_write_cached(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+				 const gchar *location, const gchar *sha256, guint64 cache_bytes,
+				 GntNodeCallImageProgressFunc progress, gpointer user_data,
+				 GError **error)
 {
 	g_autofree gchar *token = g_uuid_string_random();
 	const GntRpcProcedureDef *def = gnt_rpc_procedure_def_lookup("image_write");
@@ -108,8 +124,9 @@ gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *sp
 	g_return_val_if_fail(GNT_IS_RPC_CLIENT(client), NULL);
 	g_return_val_if_fail(node != NULL && spec != NULL && location != NULL, NULL);
 
-	args = gnt_rpc_args_encode(def, GNT_RPC_VALUES({.obj = spec}, {.s = location},
-						       {.s = sha256}, {.s = token}));
+	args = gnt_rpc_args_encode(def,
+				   GNT_RPC_VALUES({.obj = spec}, {.s = location}, {.s = sha256},
+						  {.s = token}, {.u = cache_bytes}));
 	result = gnt_node_call_polling(client, node, def->name, args, def->timeout_s,
 				       GNT_NODE_CALL_IMAGE_POLL_MS, poll_progress, &write, error);
 	g_free(write.last.phase);

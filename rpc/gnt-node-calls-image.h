@@ -35,5 +35,14 @@ gnt_node_call_image_write(GntRpcClient *client, JsonObject *node, JsonObject *sp
 			  const gchar *location, const gchar *sha256,
 			  GntNodeCallImageProgressFunc progress, gpointer user_data,
 			  GError **error);
+/* The same through the node's artifact cache (noded/gnt-noded-cache.h)
+ * when @location is a URL and @sha256 is given: @cache_bytes is its cap
+ * (0: not cached). The answer's "cache" says how the image was got: "hit",
+ * "filled", "waited", "uncached" or "off". (transfer full) */
+JsonObject *
+gnt_node_call_image_write_cached(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+				 const gchar *location, const gchar *sha256, guint64 cache_bytes,
+				 GntNodeCallImageProgressFunc progress, gpointer user_data,
+				 GError **error);
 
 G_END_DECLS

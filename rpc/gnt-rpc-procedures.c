@@ -129,7 +129,12 @@ const GntRpcProcedureDef gnt_rpc_procedure_defs[] = {
 	 .args = {ARG_SPEC,
 		  ARG_STRING("image"),
 		  {.name = "sha256", .type = GNT_RPC_ARG_STRING_OR_NULL},
-		  ARG_STRING("token")}},
+		  ARG_STRING("token"),
+		  /* the artifact cache's cap (image_cache_size); 0: not cached */
+		  {.name = "cache_bytes",
+		   .type = GNT_RPC_ARG_UINT,
+		   .max = G_MAXINT64,
+		   .optional = TRUE}}},
 	{.name = "image_write_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
 	/* the master waits the options' timeout and a margin (gnt-node-calls-appliance.h) */
 	{.name = "appliance_run",

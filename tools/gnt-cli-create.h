@@ -78,8 +78,9 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 	{                                                                                                    \
 		"os-image", 0, 0, G_OPTION_ARG_STRING, (storage),                                            \
 			"A disk image (raw or qcow2) written onto disk 0 before the OS scripts run: a path " \
-			"on the node or an http(s) URL (Ganeti's -O os-image=... too)",                      \
-			"PATH|URL"                                                                           \
+			"on the node, an http(s) URL (Ganeti's -O os-image=... too) or the name of an "      \
+			"image of the catalog (gnt-image list)",                                             \
+			"PATH|URL|NAME"                                                                      \
 	}
 #define GNT_CLI_OS_IMAGE_SHA256_ENTRY(storage)                                                     \
 	{                                                                                          \

@@ -345,6 +345,7 @@ static const gchar *const info_keys[] = {
 	/* Gantry's installs and metadata */
 	"enable_safe_install",
 	"install_timeout",
+	"image_cache_size",
 	"ssh_keys",
 	"trusted_os",
 };

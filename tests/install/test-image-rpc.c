@@ -204,6 +204,85 @@ test_errors(ImageRpcFx *fx, gconstpointer data)
 	assert_error_has(error, "instance 'web1' has no disk to write an image onto");
 }
 
+/* Through the node's artifact cache (a URL with its SHA-256 and a cap):
+ * the download's progress while the server holds the second half, then a
+ * hit without a request; a wrong checksum names both sums and leaves
+ * nothing in the cache. */
+static void
+test_cached(ImageRpcFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) image = image_test_pattern(DISK_MIB * MIB, 9);
+	g_autoptr(GBytes) other = image_test_pattern(MIB, 10);
+	g_autofree gchar *sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, image);
+	g_autofree gchar *other_sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, other);
+	g_autofree gchar *location =
+		g_strconcat(image_server_get_base(fx->images), "/image.raw", NULL);
+	g_autofree gchar *other_location =
+		g_strconcat(image_server_get_base(fx->images), "/other.raw", NULL);
+	g_autofree gchar *cache_dir = g_build_filename(gnt_paths_get_data_dir(fx->node1.paths),
+						       "cache", "artifacts", NULL);
+	g_autofree gchar *cached = g_build_filename(cache_dir, sha256, NULL);
+	g_autofree gchar *mismatch = NULL;
+	g_autoptr(JsonObject) first = NULL;
+	g_autoptr(JsonObject) second = NULL;
+	g_autoptr(JsonObject) wrong = NULL;
+	const gchar *how = NULL;
+
+	image_server_add(fx->images, "/image.raw", 200, image, 0);
+	image_server_add(fx->images, "/other.raw", 200, other, 0);
+	image_server_hold(fx->images, "/image.raw", 8 * MIB);
+	first = gnt_node_call_image_write_cached(fx->node1.client, fx->node1.record, fx->spec,
+						 location, sha256, 64 * MIB, release_cb, fx,
+						 &error);
+	g_assert_no_error(error);
+	g_assert_true(gnt_json_get_string(first, "cache", &how, NULL));
+	g_assert_cmpstr(how, ==, "filled");
+	g_assert_true(g_str_has_prefix(g_ptr_array_index(fx->lines, 0), "disk 0: downloading "));
+	g_assert_true(g_str_has_suffix(g_ptr_array_index(fx->lines, fx->lines->len - 1), "MB/s") &&
+		      strstr(g_ptr_array_index(fx->lines, fx->lines->len - 1),
+			     "(raw, 16.8 MB, artifact cache: filled)") != NULL);
+	g_assert_true(image_test_disk_holds(fx->disk, image));
+	g_assert_true(image_test_disk_holds(cached, image));
+
+	second = gnt_node_call_image_write_cached(fx->node1.client, fx->node1.record, fx->spec,
+						  location, sha256, 64 * MIB, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(gnt_json_get_string(second, "cache", &how, NULL));
+	g_assert_cmpstr(how, ==, "hit");
+	g_assert_cmpuint(image_server_get_n_requests(fx->images), ==, 1);
+
+	/* keyed by the checksum alone: another URL with a cached checksum is
+	 * a hit, without a request */
+	wrong = gnt_node_call_image_write_cached(fx->node1.client, fx->node1.record, fx->spec,
+						 other_location, sha256, 64 * MIB, NULL, NULL,
+						 &error);
+	g_assert_nonnull(wrong);
+	g_clear_pointer(&wrong, json_object_unref);
+	g_assert_cmpuint(image_server_get_n_requests(fx->images), ==, 1);
+	/* a checksum other.raw's bytes do not have */
+	other_sha256[0] = other_sha256[0] == '0' ? '1' : '0';
+	wrong = gnt_node_call_image_write_cached(fx->node1.client, fx->node1.record, fx->spec,
+						 other_location, other_sha256, 64 * MIB, NULL, NULL,
+						 &error);
+	g_assert_null(wrong);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	mismatch = g_strdup_printf("checksum mismatch: expected %s, got ", other_sha256);
+	assert_error_has(error, "instance 'web1': image '");
+	assert_error_has(error, mismatch);
+	{
+		g_autoptr(GDir) dir = g_dir_open(cache_dir, 0, NULL);
+		const gchar *name;
+		guint n = 0;
+
+		while ((name = g_dir_read_name(dir)) != NULL) {
+			g_assert_cmpstr(name, ==, sha256);
+			n++;
+		}
+		g_assert_cmpuint(n, ==, 1);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -212,6 +291,8 @@ main(int argc, char **argv)
 		   rpc_tear_down);
 	g_test_add("/install/image-rpc/http-progress", ImageRpcFx, NULL, rpc_set_up,
 		   test_http_progress, rpc_tear_down);
+	g_test_add("/install/image-rpc/cached", ImageRpcFx, NULL, rpc_set_up, test_cached,
+		   rpc_tear_down);
 	g_test_add("/install/image-rpc/errors", ImageRpcFx, NULL, rpc_set_up, test_errors,
 		   rpc_tear_down);
 	return g_test_run();

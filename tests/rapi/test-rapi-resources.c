@@ -305,15 +305,29 @@ create_instance(RapiFx *fx, const gchar *body)
 static void
 test_routes(void)
 {
+	/* Gantry's own resources, beside Ganeti's (doc/rapi.md) */
+	static const gchar *const gantry_own[] = {
+		"/2/images",
+		"/2/images/{name}", /* the image catalog */
+		NULL,
+	};
 	const GntRapiRoute *routes = gnt_rapi_routes();
 	guint n = 0;
+	guint own = 0;
 
 	for (; routes[n].pattern != NULL; n++) {
 		const GntRapiRoute *r = &routes[n];
 
 		g_assert_true(r->pattern[0] == '/');
-		/* every route is one of Ganeti's, with a handler or its 501 */
-		g_assert_true(gnt_rapi_ganeti_has(r->pattern, r->method));
+		/* every route is one of Ganeti's, with a handler or its 501, or
+		 * one of Gantry's own */
+		if (g_strv_contains(gantry_own, r->pattern)) {
+			g_assert_false(gnt_rapi_ganeti_has(r->pattern, r->method));
+			g_assert_nonnull(r->handler);
+			own++;
+		} else {
+			g_assert_true(gnt_rapi_ganeti_has(r->pattern, r->method));
+		}
 		if (r->handler == NULL) {
 			g_assert_cmpstr(r->resource, ==, gnt_rapi_ganeti_resource(r->pattern));
 			continue;
@@ -333,8 +347,10 @@ test_routes(void)
 			g_assert_false(g_strcmp0(routes[j].pattern, r->pattern) == 0 &&
 				       g_strcmp0(routes[j].method, r->method) == 0);
 	}
-	/* Ganeti's 62 resources have 84 paths and methods, each here once */
-	g_assert_cmpuint(n, ==, 84);
+	/* Ganeti's 62 resources have 84 paths and methods, each here once;
+	 * the catalog's two have 5 */
+	g_assert_cmpuint(n - own, ==, 84);
+	g_assert_cmpuint(own, ==, 5);
 	/* the cluster itself */
 	g_assert_cmpstr(gnt_rapi_ganeti_resource("/2/modify"), ==, "R_2_cluster_modify");
 	g_assert_null(gnt_rapi_ganeti_resource("/2/nothing"));
@@ -1276,6 +1292,69 @@ test_groups(RapiFx *fx, gconstpointer data)
 	call_fails(fx, "GET", "/2/groups/rack2", NULL, GNT_ERROR_NOT_FOUND, "rack2");
 }
 
+/* ---- the image catalog ---- */
+
+#define IMAGE_SHA256 "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+static void
+test_images(RapiFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonNode) job = NULL;
+	g_autoptr(JsonNode) list = NULL;
+	g_autoptr(JsonNode) bulk = NULL;
+	g_autoptr(JsonObject) image = NULL;
+	JsonObject *entry;
+
+	/* POST renames "name", as R_2_groups does */
+	job = call_ok(fx, "POST", "/2/images",
+		      "{\"name\": \"rocky-9\", \"url\": \"https://images.example.com/r9.qcow2\","
+		      " \"format\": \"qcow2\", \"sha256\": \"" IMAGE_SHA256 "\","
+		      " \"os_distro\": \"Rocky\", \"installer_memory\": 2048}");
+	assert_job_succeeds(fx, job);
+	list = call_ok(fx, "GET", "/2/images", NULL);
+	entry = json_array_get_object_element(json_node_get_array(list), 0);
+	g_assert_cmpstr(json_object_get_string_member(entry, "name"), ==, "rocky-9");
+	g_assert_cmpstr(json_object_get_string_member(entry, "uri"), ==, "/2/images/rocky-9");
+	bulk = call_ok(fx, "GET", "/2/images?bulk=1", NULL);
+	entry = json_array_get_object_element(json_node_get_array(bulk), 0);
+	g_assert_cmpstr(json_object_get_string_member(entry, "sha256"), ==, IMAGE_SHA256);
+	g_assert_cmpint(json_object_get_int_member(entry, "installer_memory"), ==, 2048);
+	g_assert_true(json_object_get_null_member(entry, "ks_template"));
+
+	/* PUT changes it */
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/images/rocky-9",
+		      "{\"os_version\": \"9.4\", \"remove_properties\": [\"installer_memory\"]}");
+	assert_job_succeeds(fx, job);
+	image = get_object(fx, "/2/images/rocky-9");
+	g_assert_cmpstr(json_object_get_string_member(image, "os_version"), ==, "9.4");
+	g_assert_true(json_object_get_null_member(image, "installer_memory"));
+
+	/* bad input refused before a job; a missing image is a 404 */
+	call_fails(
+		fx, "POST", "/2/images",
+		"{\"name\": \"x\", \"url\": \"https://u:p@h.example.com/x\", \"format\": \"raw\","
+		" \"sha256\": \"" IMAGE_SHA256 "\"}",
+		GNT_ERROR_INVALID, "credentials in a URL are refused");
+	call_fails(fx, "PUT", "/2/images/rocky-9", "{\"format\": \"iso\"}", GNT_ERROR_INVALID,
+		   "format");
+	call_fails(fx, "GET", "/2/images/nope", NULL, GNT_ERROR_NOT_FOUND, "nope");
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "PUT", "/2/images/nope", "{\"os_version\": \"1\"}");
+	assert_job_fails(fx, job, "image 'nope' does not exist");
+
+	/* DELETE */
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/images/rocky-9?dry-run=1", NULL);
+	assert_job_succeeds(fx, job);
+	g_clear_pointer(&image, json_object_unref);
+	image = get_object(fx, "/2/images/rocky-9");
+	g_clear_pointer(&job, json_node_unref);
+	job = call_ok(fx, "DELETE", "/2/images/rocky-9", NULL);
+	assert_job_succeeds(fx, job);
+	call_fails(fx, "GET", "/2/images/rocky-9", NULL, GNT_ERROR_NOT_FOUND, "rocky-9");
+}
+
 /* ---- jobs ---- */
 
 static const gchar *const j_fields[] = {
@@ -1634,6 +1713,7 @@ main(int argc, char **argv)
 	ADD("/rapi/resources/secret-never-shown", test_secret_never_shown);
 	ADD("/rapi/resources/nodes", test_nodes);
 	ADD("/rapi/resources/groups", test_groups);
+	ADD("/rapi/resources/images", test_images);
 	ADD("/rapi/resources/jobs", test_jobs);
 	ADD("/rapi/resources/jobs/cancel", test_job_cancel);
 	ADD("/rapi/resources/jobs/wait-unchanged", test_job_wait_unchanged);
