@@ -478,12 +478,14 @@ create_check_prereq(GntLu *lu, GError **error)
 						 error))
 			return FALSE;
 	}
-	/* what each install step cannot do is refused now, before anything
-	 * is made */
+	/* the plan (the templates the tags select), and what each of its
+	 * steps cannot do, refused now, before anything is made */
 	if (gnt_install_get(record) != NULL) {
-		g_autoptr(GntInstall) install =
-			gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
+		g_autoptr(GntInstall) install = NULL;
 
+		if (!gnt_install_attach_plan(lu_config(lu), record, node, error))
+			return FALSE;
+		install = gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
 		if (!gnt_install_check(install, error))
 			return FALSE;
 	}
@@ -593,6 +595,7 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 	g_autoptr(GntInstall)
 		install = gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
 	g_autoptr(JsonObject) state = NULL;
+	g_autoptr(JsonObject) changes = NULL;
 
 	if (!gnt_install_run(install, rpc, error)) {
 		g_autoptr(GError) spec_error = NULL;
@@ -609,6 +612,11 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 				json_object_get_string_member(stored, "name"));
 		return FALSE;
 	}
+	changes = gnt_install_dup_changes(install);
+	if (json_object_get_size(changes) > 0 &&
+	    !gnt_lu_instance_store_members(lu, json_object_get_string_member(stored, "uuid"),
+					   changes, error))
+		return FALSE;
 	state = gnt_install_dup_state(install);
 	return gnt_lu_instance_store_state(
 		lu, stored, gnt_install_booted(install) ? GNT_ADMIN_STATE_UP : GNT_ADMIN_STATE_LAST,
@@ -628,6 +636,8 @@ create_exec(GntLu *lu, GError **error)
 	gboolean ok;
 	JsonArray *result;
 
+	if (gnt_opcode_get_bool(op, "print_plan"))
+		return gnt_lu_install_plan_result(record);
 	if (rpc == NULL)
 		return NULL;
 	if (gnt_opcode_get_flag(op, "no_install") && start) {
