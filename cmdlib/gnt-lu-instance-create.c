@@ -460,6 +460,11 @@ create_check_prereq(GntLu *lu, GError **error)
 	spec = gnt_lu_instance_spec_new(lu_config(lu), record, error);
 	if (spec == NULL)
 		return FALSE;
+	/* the plan: the templates the tags select (the node must allow them)
+	 * and the cluster's policy, before asking the node anything */
+	if (gnt_install_get(record) != NULL &&
+	    !gnt_install_attach_plan(lu_config(lu), record, node, error))
+		return FALSE;
 	/* the OS must exist on the node even when nothing is installed now
 	 * (--no-install): a later reinstall or export runs its scripts */
 	if (gnt_opcode_get_string(op, "os_type") != NULL) {
@@ -478,14 +483,12 @@ create_check_prereq(GntLu *lu, GError **error)
 						 error))
 			return FALSE;
 	}
-	/* the plan (the templates the tags select), and what each of its
-	 * steps cannot do, refused now, before anything is made */
+	/* what each step of the plan cannot do is refused now, before
+	 * anything is made */
 	if (gnt_install_get(record) != NULL) {
-		g_autoptr(GntInstall) install = NULL;
+		g_autoptr(GntInstall) install =
+			gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
 
-		if (!gnt_install_attach_plan(lu_config(lu), record, node, error))
-			return FALSE;
-		install = gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
 		if (!gnt_install_check(install, error))
 			return FALSE;
 	}

@@ -201,6 +201,10 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 					      gnt_install_params_new(NULL, NULL));
 	gnt_install_set_os_image(gnt_install_get(ctx->updated), os_image,
 				 gnt_opcode_get_string(op, "os_image_sha256"));
+	/* the plan: the templates the tags select (the node must allow them)
+	 * and the cluster's policy */
+	if (!gnt_install_attach_plan(lu_config(lu), ctx->updated, ctx->current->node, error))
+		return FALSE;
 	/* the OS and parameters first, then what the install needs */
 	if (!gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;
@@ -209,10 +213,6 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	    !reinstall_check_package_credentials(settled, secret, error) ||
 	    !gnt_lu_choose_install_where(lu, rpc, settled->current->node, settled->updated,
 					 gnt_opcode_get_param(op, "enable_safe_install"), error))
-		return FALSE;
-	/* the plan (the templates the tags select, checked against the node) */
-	if (!gnt_install_attach_plan(lu_config(lu), settled->updated, settled->current->node,
-				     error))
 		return FALSE;
 	/* after the decision: the steps' checks depend on where they run */
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,

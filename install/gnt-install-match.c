@@ -69,10 +69,23 @@ config_lookup(const gchar *name, gpointer user_data)
 	return gnt_config_dup_install_template(user_data, name);
 }
 
+static GntInstallTemplateLookup test_lookup;
+static gpointer test_lookup_data;
+
+void
+gnt_install_set_template_lookup(GntInstallTemplateLookup lookup, gpointer user_data)
+{
+	test_lookup = lookup;
+	test_lookup_data = user_data;
+}
+
 GPtrArray *
 gnt_install_select_templates(GntConfig *config, JsonObject *record, JsonObject *node,
 			     GError **error)
 {
+	if (test_lookup != NULL)
+		return gnt_install_select_templates_full(record, node, test_lookup,
+							 test_lookup_data, error);
 	return gnt_install_select_templates_full(record, node, config_lookup, config, error);
 }
 
@@ -104,7 +117,10 @@ gnt_install_attach_plan(GntConfig *config, JsonObject *record, JsonObject *node,
 	JsonObject *plan;
 
 	g_return_val_if_fail(install != NULL, FALSE);
-	plan = gnt_install_plan_for(record, node, settings, config_lookup, config, error);
+	plan = test_lookup != NULL
+		       ? gnt_install_plan_for(record, node, settings, test_lookup, test_lookup_data,
+					      error)
+		       : gnt_install_plan_for(record, node, settings, config_lookup, config, error);
 	if (plan == NULL)
 		return FALSE;
 	json_object_set_object_member(install, "plan", plan);

@@ -20,4 +20,9 @@ JsonObject *
 gnt_install_plan_for(JsonObject *record, JsonObject *node, JsonObject *settings,
 		     GntInstallTemplateLookup lookup, gpointer user_data, GError **error);
 
+/* Tests only: the templates come from @lookup instead of the config (NULL
+ * restores the config). Not thread-safe: set it before jobs run. */
+void
+gnt_install_set_template_lookup(GntInstallTemplateLookup lookup, gpointer user_data);
+
 G_END_DECLS
