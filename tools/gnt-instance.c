@@ -785,6 +785,28 @@ confirm_many(gchar **names, const gchar *operation, const gchar *extra)
 /* Asks before an operation on @names; FALSE: do not run it. */
 typedef gboolean (*ManyOpsConfirmFunc)(gchar **names);
 
+/* The instances @args names (at least one, each expanded), or NULL with
+ * Ganeti's errors for none given and none matching. (transfer full) */
+static gchar **
+expand_names_given(GntCli *cli, gchar **args, GError **error)
+{
+	g_auto(GStrv) names = NULL;
+
+	if (args[0] == NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "No instance names passed");
+		return NULL;
+	}
+	names = expand_names(cli, args, error);
+	if (names == NULL)
+		return NULL;
+	if (names[0] == NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Selection filter does not match any instances");
+		return NULL;
+	}
+	return g_steal_pointer(&names);
+}
+
 /* GenericManyOps: the named instances (short names expanded), confirmed
  * (by @confirm, or when there are several), one job each, all submitted at
  * once. */
@@ -798,19 +820,9 @@ many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func,
 	gboolean multi;
 	gboolean all_ok = FALSE;
 
-	if (args[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "No instance names passed");
-		return gnt_cli_fail(cli, error);
-	}
-	names = expand_names(cli, args, &error);
+	names = expand_names_given(cli, args, &error);
 	if (names == NULL)
 		return gnt_cli_fail(cli, error);
-	if (names[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "Selection filter does not match any instances");
-		return gnt_cli_fail(cli, error);
-	}
 	multi = names[1] != NULL;
 	if (confirm != NULL ? !confirm(names)
 			    : multi && !opt_force_multi && !confirm_many(names, operation, ""))
@@ -960,12 +972,7 @@ reinstall_print_plans(GntCli *cli, gchar **args)
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) names = NULL;
 
-	if (args[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "No instance names passed");
-		return gnt_cli_fail(cli, error);
-	}
-	names = expand_names(cli, args, &error);
+	names = expand_names_given(cli, args, &error);
 	if (names == NULL)
 		return gnt_cli_fail(cli, error);
 	for (guint i = 0; names[i] != NULL; i++) {
