@@ -835,6 +835,9 @@ cluster_parameters_info(JsonObject *info)
 		"install_timeout",
 		"trusted_os",
 		"ssh_keys",
+		/* the install policy (issue 14) */
+		"install_denied_steps",
+		"install_step_priorities",
 	};
 	static const GntClusterSetting es_search_path = {
 		.key = "es_search_path",
