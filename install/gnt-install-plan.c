@@ -113,33 +113,33 @@ default_priority(const GntInstallStepSpec *spec, JsonObject *priorities)
 }
 
 /* What a template row asks of this instance: the disk it names exists,
- * the hypervisor takes the parameters. */
+ * the hypervisor takes the parameters. The message names the problem, the
+ * caller the row. */
 static gboolean
-row_check_target(const GntInstallStepSpec *spec, JsonObject *args,
-		 const GntInstallPlanTarget *target, const gchar *what, GError **error)
+row_check_target(const GntInstallParsedRow *row, const GntInstallPlanTarget *target, GError **error)
 {
 	g_autoptr(GError) local = NULL;
 
 	if (target == NULL)
 		return TRUE;
-	if (strcmp(spec->name, "deploy.resize_disk") == 0) {
-		gint64 disk = json_object_get_int_member(args, "disk");
+	if (strcmp(row->spec->name, "deploy.resize_disk") == 0) {
+		gint64 disk = json_object_get_int_member(row->args, "disk");
 
 		if (disk >= target->n_disks) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: the instance has no disk %" G_GINT64_FORMAT " (it has %u)",
-				    what, disk, target->n_disks);
+				    "the instance has no disk %" G_GINT64_FORMAT " (it has %u)",
+				    disk, target->n_disks);
 			return FALSE;
 		}
-	} else if (strcmp(spec->name, "hypervisor.apply_settings") == 0 &&
+	} else if (strcmp(row->spec->name, "hypervisor.apply_settings") == 0 &&
 		   target->hypervisor != NULL) {
 		g_autoptr(GHashTable) params = gnt_hv_params_from_json(
-			target->hypervisor, json_object_get_object_member(args, "hvparams"),
+			target->hypervisor, json_object_get_object_member(row->args, "hvparams"),
 			&local);
 
 		if (params == NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: hypervisor '%s' refuses the parameters: %s", what,
+				    "hypervisor '%s' refuses the parameters: %s",
 				    target->hypervisor, local->message);
 			return FALSE;
 		}
@@ -147,54 +147,55 @@ row_check_target(const GntInstallStepSpec *spec, JsonObject *args,
 	return TRUE;
 }
 
-/* The row that acts on @key, and who gave it. */
-typedef struct {
-	const gchar *template_name;
-	guint position;
-} Giver;
-
+/* The template rows so far (of earlier templates, by name): a row of
+ * @template acting on the same thing is refused naming both. */
 static gboolean
-add_template_rows(GntInstallPlan *self, JsonObject *template, JsonArray *denied,
-		  const GntInstallPlanTarget *target, GHashTable *givers, GError **error)
+check_conflicts(GArray *given, const gchar *template, const GntInstallParsedRow *row,
+		GPtrArray *template_of, GError **error)
 {
-	const gchar *name = template_name(template);
-	JsonArray *steps = json_object_get_array_member(template, "steps");
+	for (guint k = 0; k < given->len; k++) {
+		const GntInstallParsedRow *earlier = &g_array_index(given, GntInstallParsedRow, k);
+		const gchar *earlier_template = template_of->pdata[k];
 
-	for (guint i = 0; i < json_array_get_length(steps); i++) {
-		JsonObject *step = json_array_get_object_element(steps, i);
-		JsonObject *args = json_object_get_object_member(step, "args");
-		g_autofree gchar *name_full =
-			g_strdup_printf("%s.%s", json_object_get_string_member(step, "interface"),
-					json_object_get_string_member(step, "step"));
-		const GntInstallStepSpec *spec = gnt_install_steps_lookup(name_full);
-		gint64 priority = json_object_get_int_member(step, "priority");
-		g_autofree gchar *what =
-			g_strdup_printf("template '%s', step %u (%s)", name, i + 1, spec->name);
-		g_autofree gchar *key = gnt_install_row_key(spec, args);
-		Giver *earlier = g_hash_table_lookup(givers, key);
-		PlanRow row = {0};
-
-		if (earlier != NULL) {
+		if (earlier_template != template && strcmp(earlier->key, row->key) == 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "install templates '%s' (step %u) and '%s' (step %u) both give "
 				    "%s: only one template may",
-				    earlier->template_name, earlier->position, name, i + 1, key);
+				    earlier_template, earlier->position, template, row->position,
+				    row->key);
 			return FALSE;
 		}
+	}
+	return TRUE;
+}
+
+/* @template's rows (@given from @first on) into the plan. */
+static gboolean
+add_template_rows(GntInstallPlan *self, const gchar *name, GArray *given, guint first,
+		  GPtrArray *template_of, JsonArray *denied, const GntInstallPlanTarget *target,
+		  GError **error)
+{
+	for (guint i = first; i < given->len; i++) {
+		const GntInstallParsedRow *parsed = &g_array_index(given, GntInstallParsedRow, i);
+		const GntInstallStepSpec *spec = parsed->spec;
+		PlanRow row = {0};
+
+		if (!check_conflicts(given, name, parsed, template_of, error))
+			return FALSE;
 		/* a row that does not run may name a denied step */
-		if (priority > 0 && array_has_string(denied, spec->name)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: the step is denied by the cluster policy "
-				    "(install_denied_steps)",
-				    what);
+		if (parsed->priority > 0 && array_has_string(denied, spec->name)) {
+			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "the step is denied by the cluster policy "
+					    "(install_denied_steps)");
+			g_prefix_error(error, "template '%s', step %u (%s): ", name,
+				       parsed->position, spec->name);
 			return FALSE;
 		}
-		if (!row_check_target(spec, args, target, what, error))
+		if (!row_check_target(parsed, target, error)) {
+			g_prefix_error(error, "template '%s', step %u (%s): ", name,
+				       parsed->position, spec->name);
 			return FALSE;
-		earlier = g_new0(Giver, 1);
-		earlier->template_name = name;
-		earlier->position = i + 1;
-		g_hash_table_insert(givers, g_steal_pointer(&key), earlier);
+		}
 		if (gnt_install_step_is_core(spec)) {
 			/* priority 0, checked: the core row does not run */
 			for (guint k = 0; k < self->rows->len; k++) {
@@ -204,16 +205,16 @@ add_template_rows(GntInstallPlan *self, JsonObject *template, JsonArray *denied,
 				    core->why == NULL)
 					core->why = g_strdup_printf("disabled by template '%s' "
 								    "(step %u)",
-								    name, i + 1);
+								    name, parsed->position);
 			}
 			continue;
 		}
 		row.spec = spec;
-		row.priority = priority;
-		row.args = json_object_ref(args);
+		row.priority = parsed->priority;
+		row.args = json_object_ref(parsed->args);
 		row.template_name = name;
-		row.position = i + 1;
-		if (priority == 0)
+		row.position = parsed->position;
+		if (parsed->priority == 0)
 			row.why = g_strdup("priority 0 in its template");
 		g_array_append_val(self->rows, row);
 	}
@@ -226,8 +227,8 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 			    GError **error)
 {
 	g_autoptr(GntInstallPlan) self = g_new0(GntInstallPlan, 1);
-	g_autoptr(GHashTable)
-		givers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GArray) given = gnt_install_parsed_rows_new();
+	g_autoptr(GPtrArray) template_of = g_ptr_array_new(); /* of each row in @given */
 	JsonArray *denied = settings != NULL ? gnt_json_peek_array(settings, SETTING_DENIED) : NULL;
 	JsonObject *priorities =
 		settings != NULL ? gnt_json_peek_object(settings, SETTING_PRIORITIES) : NULL;
@@ -236,19 +237,13 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 
 	self->rows = g_array_new(FALSE, TRUE, sizeof(PlanRow));
 	g_array_set_clear_func(self->rows, (GDestroyNotify)plan_row_clear);
-	self->templates = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	self->templates = g_ptr_array_new_full(n_templates, (GDestroyNotify)json_object_unref);
 	for (guint i = 0; i < n_templates; i++) {
-		const gchar *name = template_name(templates[i]);
-
-		if (name == NULL) {
+		if (template_name(templates[i]) == NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "install template %u has no name", i + 1);
 			return NULL;
 		}
-		if (!gnt_install_steps_validate_full(name,
-						     gnt_json_peek_array(templates[i], "steps"),
-						     allow_test_steps, error))
-			return NULL;
 		g_ptr_array_add(self->templates, json_object_ref(templates[i]));
 	}
 	g_ptr_array_sort(self->templates, compare_templates);
@@ -273,9 +268,18 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 					   "(install_step_priorities)");
 		g_array_append_val(self->rows, row);
 	}
-	/* 2. the templates' rows, template by template in name order */
+	/* 2. the templates' rows, checked, template by template in name order */
 	for (guint i = 0; i < self->templates->len; i++) {
-		if (!add_template_rows(self, self->templates->pdata[i], denied, target, givers,
+		JsonObject *template = self->templates->pdata[i];
+		const gchar *name = template_name(template);
+		guint first = given->len;
+
+		if (!gnt_install_steps_parse(name, gnt_json_peek_array(template, "steps"),
+					     allow_test_steps, given, error))
+			return NULL;
+		for (guint k = first; k < given->len; k++)
+			g_ptr_array_add(template_of, (gpointer)name);
+		if (!add_template_rows(self, name, given, first, template_of, denied, target,
 				       error))
 			return NULL;
 	}

@@ -22,4 +22,26 @@ gnt_install_args_check(const GntInstallStepSpec *spec, JsonObject *args, const g
 gchar *
 gnt_install_row_key(const GntInstallStepSpec *spec, JsonObject *args);
 
+/* A template's row as checked: its step, arguments (borrowed from the
+ * steps array), priority, 1-based position and what it acts on
+ * (gnt_install_row_key(), owned). */
+typedef struct {
+	const GntInstallStepSpec *spec;
+	JsonObject *args;
+	gint64 priority;
+	guint position;
+	gchar *key;
+} GntInstallParsedRow;
+
+/* An empty array of GntInstallParsedRow that frees their keys.
+ * (transfer full) */
+GArray *
+gnt_install_parsed_rows_new(void);
+
+/* gnt_install_steps_validate_full(), appending the rows to @rows (from
+ * gnt_install_parsed_rows_new()); on failure @rows is as it was. */
+gboolean
+gnt_install_steps_parse(const gchar *template_name, JsonArray *steps, gboolean allow_test_steps,
+			GArray *rows, GError **error);
+
 G_END_DECLS

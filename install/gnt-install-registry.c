@@ -297,9 +297,9 @@ arg_lookup(const GntInstallStepSpec *spec, const gchar *name)
 	return NULL;
 }
 
-gboolean
-gnt_install_args_check(const GntInstallStepSpec *spec, JsonObject *args, const gchar *what,
-		       GError **error)
+/* @args against @spec; the message names the argument, not the row. */
+static gboolean
+args_check(const GntInstallStepSpec *spec, JsonObject *args, GError **error)
 {
 	JsonObjectIter iter;
 	const gchar *key;
@@ -312,20 +312,20 @@ gnt_install_args_check(const GntInstallStepSpec *spec, JsonObject *args, const g
 
 		if (arg == NULL) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: unknown argument '%s' (%s takes %s)", what, key,
-				    spec->name, spec->n_args == 0 ? "none" : "other ones");
+				    "unknown argument '%s' (%s takes %s)", key, spec->name,
+				    spec->n_args == 0 ? "none" : "other ones");
 			return FALSE;
 		}
 		if (!arg_value_check(arg, value, &local)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s: argument '%s' %s",
-				    what, key, local->message);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "argument '%s' %s", key,
+				    local->message);
 			return FALSE;
 		}
 	}
 	for (guint i = 0; i < spec->n_args; i++) {
 		if (spec->args[i].required && !json_object_has_member(args, spec->args[i].name)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: missing argument '%s' (%s)", what, spec->args[i].name,
+				    "missing argument '%s' (%s)", spec->args[i].name,
 				    spec->args[i].description);
 			return FALSE;
 		}
@@ -333,28 +333,42 @@ gnt_install_args_check(const GntInstallStepSpec *spec, JsonObject *args, const g
 	return TRUE;
 }
 
+gboolean
+gnt_install_args_check(const GntInstallStepSpec *spec, JsonObject *args, const gchar *what,
+		       GError **error)
+{
+	if (args_check(spec, args, error))
+		return TRUE;
+	g_prefix_error(error, "%s: ", what);
+	return FALSE;
+}
+
 gchar *
 gnt_install_row_key(const GntInstallStepSpec *spec, JsonObject *args)
 {
-	GString *key = g_string_new(spec->name);
+	GString *key = NULL;
 
 	for (guint i = 0; i < spec->n_args; i++) {
 		JsonNode *value;
 
 		if (!spec->args[i].identity)
 			continue;
+		if (key == NULL)
+			key = g_string_new(spec->name);
 		value = args != NULL ? json_object_get_member(args, spec->args[i].name) : NULL;
-		g_string_append_printf(key, " %s=", spec->args[i].name);
+		g_string_append_c(key, ' ');
+		g_string_append(key, spec->args[i].name);
+		g_string_append_c(key, '=');
 		if (value != NULL)
 			gnt_json_append(key, value);
 	}
-	return g_string_free(key, FALSE);
+	return key != NULL ? g_string_free(key, FALSE) : g_strdup(spec->name);
 }
 
 /* The row's priority: a JSON integer, 0 or (for a non-core step) within
  * the step's range. "010", 1e3, -1 and 2^63 are all refused. */
 static gboolean
-priority_check(const GntInstallStepSpec *spec, JsonNode *node, const gchar *what, GError **error)
+priority_check(const GntInstallStepSpec *spec, JsonNode *node, gint64 *out, GError **error)
 {
 	gint64 priority;
 
@@ -362,40 +376,52 @@ priority_check(const GntInstallStepSpec *spec, JsonNode *node, const gchar *what
 		g_autofree gchar *shown = gnt_json_to_string(node);
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: priority %s is not an integer (0..%d)", what, shown,
+			    "priority %s is not an integer (0..%d)", shown,
 			    GNT_INSTALL_PRIORITY_MAX);
 		return FALSE;
 	}
 	priority = json_node_get_int(node);
+	*out = priority;
 	if (priority == 0)
 		return TRUE;
 	if (gnt_install_step_is_core(spec)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: priority %" G_GINT64_FORMAT
+			    "priority %" G_GINT64_FORMAT
 			    " not allowed: %s is a core step, which a template may only disable "
 			    "(priority 0)",
-			    what, priority, spec->name);
+			    priority, spec->name);
 		return FALSE;
 	}
 	if (priority < spec->min_priority || priority > spec->max_priority) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: priority %" G_GINT64_FORMAT " is out of range (0 or %u..%u)", what,
-			    priority, spec->min_priority, spec->max_priority);
+			    "priority %" G_GINT64_FORMAT " is out of range (0 or %u..%u)", priority,
+			    spec->min_priority, spec->max_priority);
 		return FALSE;
 	}
 	return TRUE;
 }
 
+/* The step named @interface and @step, without building its name. */
+static const GntInstallStepSpec *
+lookup_parts(const gchar *interface, const gchar *step)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(registry); i++) {
+		if (strcmp(registry[i].step, step) == 0 &&
+		    strcmp(registry[i].interface, interface) == 0)
+			return &registry[i];
+	}
+	return NULL;
+}
+
 static const gchar *const row_members[] = {"interface", "step", "args", "priority"};
 
-/* One row: its members, step, args and priority. *@spec_out: its step. */
+/* One row: its members, step, args and priority, into @out. The message
+ * names what is wrong, not the row: the caller says which (and @out->spec,
+ * once known, its step). */
 static gboolean
-row_check(JsonNode *node, const gchar *template_name, guint position, gboolean allow_test_steps,
-	  const GntInstallStepSpec **spec_out, GError **error)
+row_check(JsonNode *node, gboolean allow_test_steps, GntInstallParsedRow *out, GError **error)
 {
-	g_autofree gchar *what = g_strdup_printf("template '%s', step %u", template_name, position);
-	g_autofree gchar *named = NULL;
-	g_autofree gchar *name = NULL;
+	JsonNode *members[G_N_ELEMENTS(row_members)] = {NULL};
 	const GntInstallStepSpec *spec;
 	JsonObjectIter iter;
 	const gchar *key;
@@ -404,71 +430,84 @@ row_check(JsonNode *node, const gchar *template_name, guint position, gboolean a
 
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: must be an object {\"interface\", \"step\", \"args\", "
+			    "must be an object {\"interface\", \"step\", \"args\", "
 			    "\"priority\"}, not %s",
-			    what, gnt_json_node_type_name(node));
+			    gnt_json_node_type_name(node));
 		return FALSE;
 	}
 	row = json_node_get_object(node);
+	/* one pass over the members: each known one into its slot */
 	json_object_iter_init_ordered(&iter, row);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		if (!g_strv_contains(row_members, key)) {
+		guint slot = 0;
+
+		while (slot < G_N_ELEMENTS(row_members) && strcmp(row_members[slot], key) != 0)
+			slot++;
+		if (slot == G_N_ELEMENTS(row_members)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: unknown member '%s' (a step has interface, step, args "
-				    "and priority)",
-				    what, key);
+				    "unknown member '%s' (a step has interface, step, args and "
+				    "priority)",
+				    key);
 			return FALSE;
 		}
+		members[slot] = value;
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(row_members); i++) {
-		if (!json_object_has_member(row, row_members[i])) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s: '%s' is missing%s",
-				    what, row_members[i],
+		if (members[i] == NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'%s' is missing%s",
+				    row_members[i],
 				    strcmp(row_members[i], "args") == 0 ? " (give {} for none)"
 									: "");
 			return FALSE;
 		}
 	}
 	for (guint i = 0; i < 2; i++) {
-		value = json_object_get_member(row, row_members[i]);
-		if (!holds_value(value, G_TYPE_STRING)) {
+		if (!holds_value(members[i], G_TYPE_STRING)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "%s: '%s' must be a string, not %s", what, row_members[i],
-				    gnt_json_node_type_name(value));
+				    "'%s' must be a string, not %s", row_members[i],
+				    gnt_json_node_type_name(members[i]));
 			return FALSE;
 		}
 	}
-	name = g_strdup_printf("%s.%s", json_object_get_string_member(row, "interface"),
-			       json_object_get_string_member(row, "step"));
-	spec = gnt_install_steps_lookup(name);
+	spec = lookup_parts(json_node_get_string(members[0]), json_node_get_string(members[1]));
 	if (spec == NULL || (!spec->for_operators && !allow_test_steps)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: unknown install step '%s' (gnt-os list-steps lists them)", what,
-			    name);
+			    "unknown install step '%s.%s' (gnt-os list-steps lists them)",
+			    json_node_get_string(members[0]), json_node_get_string(members[1]));
 		return FALSE;
 	}
-	named = g_strdup_printf("%s (%s)", what, spec->name);
-	value = json_object_get_member(row, "args");
-	if (!JSON_NODE_HOLDS_OBJECT(value)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "%s: 'args' must be an object, not %s", named,
-			    gnt_json_node_type_name(value));
+	out->spec = spec;
+	if (!JSON_NODE_HOLDS_OBJECT(members[2])) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'args' must be an object, not %s",
+			    gnt_json_node_type_name(members[2]));
 		return FALSE;
 	}
-	if (!priority_check(spec, json_object_get_member(row, "priority"), named, error))
-		return FALSE;
+	out->args = json_node_get_object(members[2]);
 	/* a core step is only ever disabled: it takes no arguments */
-	if (!gnt_install_args_check(spec, json_node_get_object(value), named, error))
-		return FALSE;
-	*spec_out = spec;
-	return TRUE;
+	return priority_check(spec, members[3], &out->priority, error) &&
+	       args_check(spec, out->args, error);
+}
+
+static void
+parsed_row_clear(GntInstallParsedRow *row)
+{
+	g_clear_pointer(&row->key, g_free);
+}
+
+GArray *
+gnt_install_parsed_rows_new(void)
+{
+	GArray *rows = g_array_new(FALSE, TRUE, sizeof(GntInstallParsedRow));
+
+	g_array_set_clear_func(rows, (GDestroyNotify)parsed_row_clear);
+	return rows;
 }
 
 gboolean
-gnt_install_steps_validate_full(const gchar *template_name, JsonArray *steps,
-				gboolean allow_test_steps, GError **error)
+gnt_install_steps_parse(const gchar *template_name, JsonArray *steps, gboolean allow_test_steps,
+			GArray *rows, GError **error)
 {
-	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint first = rows->len;
 	guint n;
 
 	g_return_val_if_fail(template_name != NULL, FALSE);
@@ -485,25 +524,46 @@ gnt_install_steps_validate_full(const gchar *template_name, JsonArray *steps,
 		return FALSE;
 	}
 	for (guint i = 0; i < n; i++) {
-		JsonNode *node = json_array_get_element(steps, i);
-		const GntInstallStepSpec *spec = NULL;
-		g_autofree gchar *key = NULL;
-		gpointer earlier;
+		GntInstallParsedRow row = {.position = i + 1};
 
-		if (!row_check(node, template_name, i + 1, allow_test_steps, &spec, error))
-			return FALSE;
-		key = gnt_install_row_key(
-			spec, json_object_get_object_member(json_node_get_object(node), "args"));
-		if (g_hash_table_lookup_extended(seen, key, NULL, &earlier)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "template '%s', step %u (%s): repeats step %u (the same step "
-				    "on the same thing)",
-				    template_name, i + 1, key, GPOINTER_TO_UINT(earlier));
+		if (!row_check(json_array_get_element(steps, i), allow_test_steps, &row, error)) {
+			if (row.spec != NULL)
+				g_prefix_error(error,
+					       "template '%s', step %u (%s): ", template_name,
+					       i + 1, row.spec->name);
+			else
+				g_prefix_error(error, "template '%s', step %u: ", template_name,
+					       i + 1);
+			g_array_set_size(rows, first);
 			return FALSE;
 		}
-		g_hash_table_insert(seen, g_steal_pointer(&key), GUINT_TO_POINTER(i + 1));
+		row.key = gnt_install_row_key(row.spec, row.args);
+		/* at most 64 rows: a scan is cheaper than a table */
+		for (guint k = first; k < rows->len; k++) {
+			GntInstallParsedRow *earlier = &g_array_index(rows, GntInstallParsedRow, k);
+
+			if (strcmp(earlier->key, row.key) == 0) {
+				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+					    "template '%s', step %u (%s): repeats step %u (the "
+					    "same step on the same thing)",
+					    template_name, i + 1, row.key, earlier->position);
+				g_free(row.key);
+				g_array_set_size(rows, first);
+				return FALSE;
+			}
+		}
+		g_array_append_val(rows, row);
 	}
 	return TRUE;
+}
+
+gboolean
+gnt_install_steps_validate_full(const gchar *template_name, JsonArray *steps,
+				gboolean allow_test_steps, GError **error)
+{
+	g_autoptr(GArray) rows = gnt_install_parsed_rows_new();
+
+	return gnt_install_steps_parse(template_name, steps, allow_test_steps, rows, error);
 }
 
 gboolean
