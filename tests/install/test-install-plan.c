@@ -185,8 +185,16 @@ static const Case cases[] = {
 	 "number"},
 	{"prio-minus-one", "[" T("A", RESIZE("0", "-1")) "]", NULL, "kvm", 1, NULL,
 	 "template 'A', step 1 (deploy.resize_disk): priority -1 is out of range (0 or 21..99)"},
+	/* the JSON reader refuses it before any template is made of it */
 	{"prio-2-63", "[" T("A", RESIZE("0", "9223372036854775808")) "]", NULL, "kvm", 1, NULL,
-	 "template 'A', step 1 (deploy.resize_disk): priority "},
+	 "invalid JSON: an integer does not fit 64 bits"},
+	{"prio-2-64-plus-50", "[" T("A", RESIZE("0", "18446744073709551666")) "]", NULL, "kvm", 1,
+	 NULL, "invalid JSON: an integer does not fit 64 bits"},
+	/* what json-glib alone would have made of 2^63 */
+	{"prio-int64-min", "[" T("A", RESIZE("0", "-9223372036854775808")) "]", NULL, "kvm", 1,
+	 NULL,
+	 "template 'A', step 1 (deploy.resize_disk): priority -9223372036854775808 is out of "
+	 "range (0 or 21..99)"},
 	{"prio-string", "[" T("A", RESIZE("0", "\"010\"")) "]", NULL, "kvm", 1, NULL,
 	 "template 'A', step 1 (deploy.resize_disk): priority \"010\" is not an integer (0..999)"},
 	{"prio-1e3", "[" T("A", RESIZE("0", "1e3")) "]", NULL, "kvm", 1, NULL,
@@ -279,20 +287,30 @@ test_table(void)
 	g_assert_cmpuint(G_N_ELEMENTS(cases), >=, 40);
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const Case *c = &cases[i];
-		g_autoptr(JsonNode) templates = parse_or_die(c->templates);
+		g_autoptr(GError) parse_error = NULL;
+		g_autoptr(JsonNode) templates = gnt_json_parse(c->templates, -1, &parse_error);
 		g_autoptr(JsonNode) settings = c->settings != NULL ? parse_or_die(c->settings)
 								   : NULL;
-		g_autoptr(GPtrArray) list = templates_of(templates);
+		g_autoptr(GPtrArray) list = NULL;
 		GntInstallPlanTarget target = {c->hypervisor, c->n_disks};
 		g_autoptr(GError) error = NULL;
-		g_autoptr(GntInstallPlan) plan = gnt_install_plan_build_full(
-			(JsonObject *const *)list->pdata, list->len,
-			settings != NULL ? json_node_get_object(settings) : NULL, &target,
-			c->allow_test, &error);
+		g_autoptr(GntInstallPlan) plan = NULL;
 		g_autoptr(JsonObject) json = NULL;
 		g_autoptr(GString) whys = g_string_new(NULL);
 		g_autofree gchar *runs = NULL;
 
+		/* text the JSON reader refuses never becomes a template */
+		if (templates == NULL) {
+			g_assert_null(c->runs);
+			g_assert_cmpstr(parse_error->message, ==, c->message);
+			refusals++;
+			continue;
+		}
+		list = templates_of(templates);
+		plan = gnt_install_plan_build_full((JsonObject *const *)list->pdata, list->len,
+						   settings != NULL ? json_node_get_object(settings)
+								    : NULL,
+						   &target, c->allow_test, &error);
 		if (c->runs == NULL) {
 			if (plan != NULL)
 				g_error("%s: built, not refused", c->name);

@@ -141,8 +141,11 @@ static const Case cases[] = {
 	{"prio-neg", "[" RESIZE("-1", "{\"disk\":0,\"size\":\"1G\"}") "]",
 	 "template 'prio-neg', step 1 (deploy.resize_disk): priority -1 is out of range (0 or "
 	 "21..99)"},
-	{"prio-2-63", "[" RESIZE("9223372036854775808", "{\"disk\":0,\"size\":\"1G\"}") "]",
-	 "template 'prio-2-63', step 1 (deploy.resize_disk): priority "},
+	/* 2^63 never gets here: the JSON reader refuses it (tests/common);
+	 * what json-glib alone would have made of it */
+	{"prio-int64-min", "[" RESIZE("-9223372036854775808", "{\"disk\":0,\"size\":\"1G\"}") "]",
+	 "template 'prio-int64-min', step 1 (deploy.resize_disk): priority -9223372036854775808 "
+	 "is out of range (0 or 21..99)"},
 	{"prio-string", "[" RESIZE("\"010\"", "{\"disk\":0,\"size\":\"1G\"}") "]",
 	 "template 'prio-string', step 1 (deploy.resize_disk): priority \"010\" is not an "
 	 "integer"},
