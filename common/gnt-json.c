@@ -65,6 +65,55 @@ has_escaped_nul(const gchar *data, gsize len)
 	return FALSE;
 }
 
+/* Whether an integer literal of @data does not fit 64 bits: json-glib
+ * wraps it without a word (2^64 + 50 reads as 50), so such text is refused
+ * instead. Only long digit runs outside strings are looked at. */
+static gboolean
+has_wrapping_integer(const gchar *data, gsize len)
+{
+	gboolean in_string = FALSE;
+
+	for (gsize i = 0; i < len; i++) {
+		gsize start = i;
+		gsize digits;
+
+		if (in_string) {
+			if (data[i] == '"')
+				in_string = FALSE;
+			else if (data[i] == '\\')
+				i++; /* the escaped character, which may be '"' */
+			continue;
+		}
+		if (data[i] == '"') {
+			in_string = TRUE;
+			continue;
+		}
+		if (data[i] != '-' && !g_ascii_isdigit(data[i]))
+			continue;
+		if (data[i] == '-')
+			i++;
+		for (digits = 0; i < len && g_ascii_isdigit(data[i]); i++)
+			digits++;
+		/* a fraction or an exponent makes a double, never wrapped */
+		if (i < len && (data[i] == '.' || data[i] == 'e' || data[i] == 'E')) {
+			while (i + 1 < len && (g_ascii_isdigit(data[i + 1]) || data[i + 1] == '.' ||
+					       data[i + 1] == 'e' || data[i + 1] == 'E' ||
+					       data[i + 1] == '+' || data[i + 1] == '-'))
+				i++;
+			continue;
+		}
+		if (digits >= 19) {
+			g_autofree gchar *token = g_strndup(data + start, i - start);
+
+			if (!g_ascii_string_to_signed(token, 10, G_MININT64, G_MAXINT64, NULL,
+						      NULL))
+				return TRUE;
+		}
+		i--; /* the loop's i++ goes to the character after the number */
+	}
+	return FALSE;
+}
+
 /* json-glib's parser: the reference for anything the fast reader below
  * leaves to it (malformed input and json-glib's own leniencies). */
 JsonNode *
@@ -87,6 +136,11 @@ gnt_json_parse_json_glib(const gchar *data, gssize len, GError **error)
 	if (!g_utf8_validate(data, len, NULL)) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "JSON text is not valid UTF-8");
+		return NULL;
+	}
+	if (has_wrapping_integer(data, (gsize)len)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "invalid JSON: an integer does not fit 64 bits");
 		return NULL;
 	}
 	if (!json_parser_load_from_data(parser, data, len, &error_local)) {

@@ -10,6 +10,7 @@
 #include "gnt-cluster-settings.h"
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
+#include "gnt-install-plan.h"
 #include "gnt-json.h"
 #include "gnt-records.h"
 #include "gnt-size.h"
@@ -361,6 +362,82 @@ change_setting(const GntClusterSetting *setting, JsonNode *current, JsonNode *gi
 	}
 }
 
+/* A default priority as given: an integer, or its digits (the CLI's
+ * STEP=PRIORITY); *@remove for "default" or null. */
+static gboolean
+step_priority_from_param(const gchar *step, JsonNode *value, gint64 *out, gboolean *remove,
+			 GError **error)
+{
+	guint64 number = 0;
+
+	*remove =
+		JSON_NODE_HOLDS_NULL(value) ||
+		(JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING &&
+		 g_strcmp0(json_node_get_string(value), "default") == 0);
+	if (*remove)
+		return TRUE;
+	if (gnt_json_node_is_int(value)) {
+		*out = json_node_get_int(value);
+		return TRUE;
+	}
+	if (JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING &&
+	    g_ascii_string_to_unsigned(json_node_get_string(value), 10, 0, GNT_INSTALL_PRIORITY_MAX,
+				       &number, NULL)) {
+		*out = (gint64)number;
+		return TRUE;
+	}
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "install step priorities: %s: give an integer (0..%d) or \"default\"", step,
+		    GNT_INSTALL_PRIORITY_MAX);
+	return FALSE;
+}
+
+/* The install policy (doc/install.md): the denied steps replaced, the
+ * default priorities laid over the current ones ("default" removes one),
+ * both checked together against the step registry. */
+static gboolean
+install_policy_change(JsonObject *current, JsonObject *params, JsonObject *changes, GError **error)
+{
+	gboolean denied_given = param_given(params, "install_denied_steps");
+	gboolean priorities_given = param_given(params, "install_step_priorities");
+	JsonArray *denied = denied_given
+				    ? json_object_get_array_member(params, "install_denied_steps")
+				    : gnt_json_peek_array(current, "install_denied_steps");
+	JsonObject *stored = gnt_json_peek_object(current, "install_step_priorities");
+	g_autoptr(JsonObject) priorities = stored != NULL ? gnt_json_object_deep_copy(stored)
+							  : json_object_new();
+	JsonObjectIter iter;
+	const gchar *step;
+	JsonNode *value;
+
+	if (!denied_given && !priorities_given)
+		return TRUE;
+	if (priorities_given) {
+		json_object_iter_init_ordered(
+			&iter, json_object_get_object_member(params, "install_step_priorities"));
+		while (json_object_iter_next_ordered(&iter, &step, &value)) {
+			gint64 priority = 0;
+			gboolean remove = FALSE;
+
+			if (!step_priority_from_param(step, value, &priority, &remove, error))
+				return FALSE;
+			if (remove)
+				json_object_remove_member(priorities, step);
+			else
+				json_object_set_int_member(priorities, step, priority);
+		}
+	}
+	if (!gnt_install_policy_check(denied, priorities, error))
+		return FALSE;
+	if (denied_given)
+		json_object_set_array_member(changes, "install_denied_steps",
+					     json_array_ref(denied));
+	if (priorities_given)
+		json_object_set_object_member(changes, "install_step_priorities",
+					      g_steal_pointer(&priorities));
+	return TRUE;
+}
+
 /* The new values of the settings @params changes. (transfer full) */
 static JsonObject *
 settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
@@ -379,6 +456,8 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 				    json_object_get_member(params, param), changes, error))
 			return NULL;
 	}
+	if (!install_policy_change(current, params, changes, error))
+		return NULL;
 	if (param_given(params, "vg_name")) {
 		const gchar *vg = json_object_get_string_member(params, "vg_name");
 		/* Ganeti: the empty name disables LVM */

@@ -313,6 +313,27 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .change = GNT_SETTING_CHANGE_LIST_MODS,
 	 .label = "trusted OSes",
 	 .show = GNT_SETTING_SHOW_LIST_OR_NONE},
+	/* Gantry's install policy (issue 14, doc/install.md "Cluster
+	 * policy"): install steps no install may run, and the default
+	 * priorities of steps ({step: priority}); checked against the step
+	 * registry (gnt-cluster-settings-params.c) */
+	{.key = "install_denied_steps",
+	 .type = GNT_SETTING_STRING_LIST,
+	 .default_json = "[]",
+	 .change = GNT_SETTING_CHANGE_CUSTOM,
+	 .label = "denied install steps",
+	 .show = GNT_SETTING_SHOW_LIST_OR_NONE,
+	 .help = "Comma-separated install steps no install may run (gnt-os list-steps); replaces the list, \"\" empties it",
+	 .option = "denied-install-steps",
+	 .option_arg = "STEPS"},
+	{.key = "install_step_priorities",
+	 .type = GNT_SETTING_OBJECT,
+	 .default_json = "{}",
+	 .change = GNT_SETTING_CHANGE_CUSTOM,
+	 .label = "install step priorities",
+	 .help = "Default priorities of install steps, STEP=PRIORITY,... (0 disables a core step, which keeps its order among the core steps; \"default\" removes an override)",
+	 .option = "install-step-priorities",
+	 .option_arg = "STEP=PRIORITY,..."},
 	{NULL},
 };
 

@@ -72,7 +72,8 @@ typedef struct {
 	const gchar *help;
 	/* the option (Ganeti's name), its short name and its argument, for
 	 * the settings an option sets directly by type (an integer, a string,
-	 * a comma-separated list, yes|no); NULL: none, or gnt-cluster's own
+	 * a comma-separated list, yes|no, KEY=VALUE,... for a dictionary,
+	 * the master typing the values); NULL: none, or gnt-cluster's own
 	 * code (-H, -B, -N, --ssh-key) */
 	const gchar *option;
 	gchar option_short;

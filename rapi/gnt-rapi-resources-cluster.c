@@ -18,6 +18,8 @@
 static const gchar *const features[] = {
 	"instance-create-reqv1",    /* POST /2/instances with "__version__": 1 */
 	"instance-reinstall-reqv1", /* POST /2/instances/{name}/reinstall with a body */
+	/* Gantry's (issue 14): GET /2/install-steps */
+	"install-steps",
 	NULL,
 };
 

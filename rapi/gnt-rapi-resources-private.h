@@ -194,6 +194,12 @@ gnt_rapi_delete_tags(GntRapiRequest *request, GError **error);
 
 /* ---- the handlers, one file per family ---- */
 
+/* gnt-rapi-resources-steps.c: Gantry's install steps (issue 14) */
+JsonNode *
+gnt_rapi_get_install_steps(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_install_step(GntRapiRequest *request, GError **error);
+
 /* gnt-rapi-resources-cluster.c */
 JsonNode *
 gnt_rapi_get_root(GntRapiRequest *request, GError **error);

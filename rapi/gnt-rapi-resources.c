@@ -82,6 +82,10 @@ static const GntRapiRoute routes[] = {
 	/* it blocks and shows the job's log: writers only, as in Ganeti */
 	{"/2/jobs/{id}/wait", "GET", GNT_RAPI_ACCESS_WRITE, gnt_rapi_get_job_wait},
 
+	/* Gantry's install steps (issue 14): the registry, for anyone */
+	{"/2/install-steps", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_install_steps},
+	{"/2/install-steps/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_install_step},
+
 	/* results may hold sensitive data: any user, not anyone */
 	{"/2/query/{resource}", "GET", GNT_RAPI_ACCESS_READ, gnt_rapi_get_query},
 	{"/2/query/{resource}", "PUT", GNT_RAPI_ACCESS_READ, gnt_rapi_put_query},

@@ -5,6 +5,7 @@
  */
 #include "gnt-records.h"
 #include "gnt-cli-create.h"
+#include "gnt-cli-plan.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ static gboolean opt_identify_defaults;
 static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
 static gchar *opt_install_mode;
+static gboolean opt_print_plan;
 static gchar *opt_install_hvparams;
 static gchar *opt_communication;
 static gchar *opt_user_data;
@@ -125,6 +127,8 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	 "TAG,..."},
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
+	{"print-plan", 0, 0, G_OPTION_ARG_NONE, &opt_print_plan,
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_CREATE", "print_plan"), NULL},
 	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
 	 "How the OS gets installed: run (default: the install steps before the first boot) or "
 	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
@@ -866,6 +870,8 @@ gnt_cli_create_build_opcode(GntCli *cli, GntCliCreateMode mode, const gchar *nam
 		json_object_set_array_member(op, "tags", json_array_new());
 	}
 	build_mode_params(op, mode);
+	if (opt_print_plan)
+		json_object_set_boolean_member(op, "print_plan", TRUE);
 	if (mode == GNT_CLI_CREATE_MODE_CREATE &&
 	    (!build_install_params(cli, op, error) ||
 	     !gnt_cli_set_metadata_options(cli, op, opt_communication, opt_user_data, opt_ssh_keys,
@@ -882,11 +888,16 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name)
 	g_autoptr(GError) error = NULL;
 	JsonObject *op = gnt_cli_create_build_opcode(cli, mode, name, &error);
 	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonArray) results = NULL;
 
 	if (op == NULL)
 		return gnt_cli_fail(cli, error);
 	json_array_add_object_element(ops, op);
-	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
+	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), opt_print_plan ? &results : NULL,
+				    &error))
 		return gnt_cli_fail(cli, error);
+	/* NULL with --submit: the job's ID was printed */
+	if (results != NULL && json_array_get_length(results) > 0)
+		gnt_cli_plan_print_result(json_array_get_element(results, 0));
 	return 0;
 }

@@ -163,11 +163,18 @@ settings_params(GntCli *cli, gboolean *any, GError **error)
 				return NULL;
 			json_object_set_boolean_member(params, param, on);
 			break;
+		case GNT_SETTING_OBJECT: {
+			JsonObject *values = parse_key_values(cli, option, text, error);
+
+			if (values == NULL)
+				return NULL;
+			json_object_set_object_member(params, param, values);
+			break;
+		}
 		case GNT_SETTING_STRING:
 		case GNT_SETTING_STRING_OR_NULL:
 		case GNT_SETTING_INT:
 		case GNT_SETTING_LIST:
-		case GNT_SETTING_OBJECT:
 		default:
 			json_object_set_string_member(params, param, text);
 			break;
@@ -828,6 +835,9 @@ cluster_parameters_info(JsonObject *info)
 		"install_timeout",
 		"trusted_os",
 		"ssh_keys",
+		/* the install policy (issue 14) */
+		"install_denied_steps",
+		"install_step_priorities",
 	};
 	static const GntClusterSetting es_search_path = {
 		.key = "es_search_path",

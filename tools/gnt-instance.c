@@ -7,6 +7,7 @@
 #include "gnt-records.h"
 #include "gnt-cli-create.h"
 #include "gnt-cli-objects.h"
+#include "gnt-cli-plan.h"
 #include "gnt-json.h"
 #include "gnt-opcode.h"
 #include "gnt-size.h"
@@ -291,6 +292,13 @@ install_step_info(JsonObject *step)
 		g_string_append_printf(text, " in %.3fs", json_node_get_double(duration));
 	if (detail != NULL)
 		g_string_append_printf(text, ", %s", detail);
+	/* a template's row: its arguments */
+	if (member_string(step, "template", NULL) != NULL) {
+		g_autofree gchar *args =
+			gnt_cli_plan_format_args(gnt_json_peek_object(step, "args"));
+
+		g_string_append_printf(text, ";%s", args[0] != '\0' ? args : " no arguments");
+	}
 	return gnt_cli_info_new_text(text->str);
 }
 
@@ -304,6 +312,7 @@ install_info(JsonObject *install)
 	JsonNode *names = json_object_get_member(install, "secret_names");
 	JsonNode *end = json_object_get_member(install, "end_time");
 	JsonNode *steps = json_object_get_member(install, "steps");
+	JsonNode *plan = json_object_get_member(install, "plan");
 	const gchar *mode = member_string(install, "mode", "run");
 
 	gnt_cli_info_add_text(info, "mode", mode);
@@ -339,6 +348,8 @@ install_info(JsonObject *install)
 	}
 	if (member_string(install, "error", NULL) != NULL)
 		gnt_cli_info_add_text(info, "error", member_string(install, "error", NULL));
+	if (plan != NULL && JSON_NODE_HOLDS_OBJECT(plan))
+		gnt_cli_info_add(info, "plan", NULL, gnt_cli_plan_info(json_node_get_object(plan)));
 	if (steps != NULL && JSON_NODE_HOLDS_ARRAY(steps)) {
 		JsonArray *list = json_node_get_array(steps);
 		GntCliInfo *items = gnt_cli_info_new_list();
@@ -774,6 +785,28 @@ confirm_many(gchar **names, const gchar *operation, const gchar *extra)
 /* Asks before an operation on @names; FALSE: do not run it. */
 typedef gboolean (*ManyOpsConfirmFunc)(gchar **names);
 
+/* The instances @args names (at least one, each expanded), or NULL with
+ * Ganeti's errors for none given and none matching. (transfer full) */
+static gchar **
+expand_names_given(GntCli *cli, gchar **args, GError **error)
+{
+	g_auto(GStrv) names = NULL;
+
+	if (args[0] == NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID, "No instance names passed");
+		return NULL;
+	}
+	names = expand_names(cli, args, error);
+	if (names == NULL)
+		return NULL;
+	if (names[0] == NULL) {
+		gnt_cli_set_prereq_error(cli, error, GNT_ERROR_INVALID,
+					 "Selection filter does not match any instances");
+		return NULL;
+	}
+	return g_steal_pointer(&names);
+}
+
 /* GenericManyOps: the named instances (short names expanded), confirmed
  * (by @confirm, or when there are several), one job each, all submitted at
  * once. */
@@ -787,19 +820,9 @@ many_ops(GntCli *cli, gchar **args, const gchar *operation, ManyOpsFunc func,
 	gboolean multi;
 	gboolean all_ok = FALSE;
 
-	if (args[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "No instance names passed");
-		return gnt_cli_fail(cli, error);
-	}
-	names = expand_names(cli, args, &error);
+	names = expand_names_given(cli, args, &error);
 	if (names == NULL)
 		return gnt_cli_fail(cli, error);
-	if (names[0] == NULL) {
-		gnt_cli_set_prereq_error(cli, &error, GNT_ERROR_INVALID,
-					 "Selection filter does not match any instances");
-		return gnt_cli_fail(cli, error);
-	}
 	multi = names[1] != NULL;
 	if (confirm != NULL ? !confirm(names)
 			    : multi && !opt_force_multi && !confirm_many(names, operation, ""))
@@ -856,6 +879,7 @@ static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
 static gchar *opt_os_package;
 static gchar *opt_safe_install;
+static gboolean opt_print_plan;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -871,6 +895,8 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	GNT_CLI_OS_PACKAGE_ENTRY(&opt_os_package),
 	GNT_CLI_SAFE_INSTALL_ENTRY(&opt_safe_install),
+	{"print-plan", 0, 0, G_OPTION_ARG_NONE, &opt_print_plan,
+	 GNT_CLI_PARAM_HELP("OP_INSTANCE_REINSTALL", "print_plan"), NULL},
 	{NULL},
 };
 
@@ -938,9 +964,40 @@ reinstall_confirm(gchar **names)
 	return gnt_cli_ask_user(text);
 }
 
+/* --print-plan: each instance's plan, one job each, nothing changed (so
+ * nothing to confirm). */
+static gint
+reinstall_print_plans(GntCli *cli, gchar **args)
+{
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) names = NULL;
+
+	names = expand_names_given(cli, args, &error);
+	if (names == NULL)
+		return gnt_cli_fail(cli, error);
+	for (guint i = 0; names[i] != NULL; i++) {
+		JsonObject *op = reinstall_opcode(cli, names[i], &error);
+		g_autoptr(JsonArray) ops = json_array_new();
+		g_autoptr(JsonArray) results = NULL;
+
+		if (op == NULL)
+			return gnt_cli_fail(cli, error);
+		gnt_cli_apply_opcode_options(cli, op);
+		json_object_set_boolean_member(op, "print_plan", TRUE);
+		json_array_add_object_element(ops, op);
+		if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), &results, &error))
+			return gnt_cli_fail(cli, error);
+		if (results != NULL && json_array_get_length(results) > 0)
+			gnt_cli_plan_print_result(json_array_get_element(results, 0));
+	}
+	return 0;
+}
+
 static gint
 reinstall_instances(GntCli *cli, gchar **args)
 {
+	if (opt_print_plan)
+		return reinstall_print_plans(cli, args);
 	return many_ops(cli, args, "reinstall", reinstall_opcode, reinstall_confirm);
 }
 

@@ -3,6 +3,7 @@
 
 #include "gnt-cli-create.h"
 #include "gnt-cli.h"
+#include "gnt-install-registry.h"
 #include "gnt-json.h"
 
 /* Runs OP_OS_DIAGNOSE for @fields and returns its rows. (transfer full) */
@@ -535,6 +536,109 @@ modify_os(GntCli *cli, gchar **args)
 	return 0;
 }
 
+/* ---- list-steps ---- */
+
+/* The install steps operators may use (install/gnt-install-registry.c):
+ * the registry is linked in, so this needs no master. */
+static const struct {
+	const gchar *field;
+	const gchar *title;
+	gboolean align_right;
+} step_fields[] = {
+	{"name", "Step", FALSE},
+	{"priority", "Priority", TRUE},
+	{"runs_on", "RunsOn", FALSE},
+	{"core", "Core", FALSE},
+	{"priorities", "Priorities", FALSE},
+	{"args", "Arguments", FALSE},
+	{"description", "Description", FALSE},
+};
+
+/* "disk:integer*, size:size*" (* required). (transfer full) */
+static gchar *
+step_args_text(JsonArray *args)
+{
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < json_array_get_length(args); i++) {
+		JsonObject *arg = json_array_get_object_element(args, i);
+
+		g_string_append_printf(out, "%s%s:%s%s", i > 0 ? ", " : "",
+				       json_object_get_string_member(arg, "name"),
+				       json_object_get_string_member(arg, "type"),
+				       json_object_get_boolean_member(arg, "required") ? "*" : "");
+	}
+	if (out->len == 0)
+		g_string_append(out, "-");
+	return g_string_free(out, FALSE);
+}
+
+static gchar *
+step_cell(JsonObject *step, const gchar *field)
+{
+	JsonArray *range = gnt_json_peek_array(step, "priorities");
+
+	if (g_str_equal(field, "priority"))
+		return g_strdup_printf("%" G_GINT64_FORMAT,
+				       json_object_get_int_member(step, "default_priority"));
+	if (g_str_equal(field, "core"))
+		return g_strdup(json_object_get_boolean_member(step, "core") ? "Y" : "N");
+	if (g_str_equal(field, "priorities"))
+		return range != NULL ? g_strdup_printf("0,%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT,
+						       json_array_get_int_element(range, 0),
+						       json_array_get_int_element(range, 1))
+				     : g_strdup("0");
+	if (g_str_equal(field, "args"))
+		return step_args_text(json_object_get_array_member(step, "args"));
+	return g_strdup(json_object_get_string_member(step, field));
+}
+
+static gint
+list_steps(GntCli *cli, gchar **args)
+{
+	static const gchar *const defaults[] = {"name", "priority",    "runs_on",
+						"args", "description", NULL};
+	const GntCliOptions *opts = gnt_cli_get_options(cli);
+	g_auto(GStrv) selected = gnt_cli_parse_fields(opts->output, defaults);
+	guint n = g_strv_length(selected);
+	g_autofree GntCliColumn *columns = g_new0(GntCliColumn, n);
+	g_autofree guint *which = g_new0(guint, n);
+	g_autoptr(JsonArray) steps = gnt_install_steps_list();
+	g_autoptr(GPtrArray) table = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+	g_autoptr(GPtrArray) lines = NULL;
+	g_autoptr(GError) error = NULL;
+
+	for (guint i = 0; i < n; i++) {
+		guint k = 0;
+
+		while (k < G_N_ELEMENTS(step_fields) &&
+		       !g_str_equal(step_fields[k].field, selected[i]))
+			k++;
+		if (k == G_N_ELEMENTS(step_fields)) {
+			gnt_cli_set_prereq_error(
+				cli, &error, GNT_ERROR_INVALID,
+				"Unknown output field '%s' (fields: name, priority, "
+				"runs_on, core, priorities, args, description)",
+				selected[i]);
+			return gnt_cli_fail(cli, error);
+		}
+		which[i] = k;
+		columns[i] = (GntCliColumn){step_fields[k].title, step_fields[k].align_right};
+	}
+	for (guint r = 0; r < json_array_get_length(steps); r++) {
+		gchar **cells = g_new0(gchar *, n + 1);
+
+		for (guint i = 0; i < n; i++)
+			cells[i] = step_cell(json_array_get_object_element(steps, r),
+					     step_fields[which[i]].field);
+		g_ptr_array_add(table, cells);
+	}
+	lines = gnt_cli_format_table(columns, n, table, !opts->no_headers, opts->separator);
+	for (guint i = 0; i < lines->len; i++)
+		g_print("%s\n", (const gchar *)g_ptr_array_index(lines, i));
+	return 0;
+}
+
 static const GntCliCommand commands[] = {
 	{"diagnose", diagnose_os, 0, 0, GNT_CLI_OPT_PRIORITY, NULL, "",
 	 "Diagnose all operating systems",
@@ -553,6 +657,12 @@ static const GntCliCommand commands[] = {
 	 "Lists all valid operating systems on the cluster",
 	 "An OS is listed when it is valid on every online node; one with variants is listed "
 	 "once per variant (os+variant)."},
+	{"list-steps", list_steps, 0, 0, GNT_CLI_OPT_TABLE | GNT_CLI_OPT_FIELDS, NULL, "",
+	 "Lists the install steps install templates may use",
+	 "Each step: its name (interface.step), its default priority (0: it runs only when an "
+	 "install template gives it one), where it runs, its arguments (* required) and what it "
+	 "does; -o also takes core (a core step runs on every install and can only be "
+	 "disabled) and priorities (what a template may give it). See doc/install.md."},
 	{NULL},
 };
 

@@ -160,6 +160,42 @@ test_parse_error_quotes_nothing(void)
 
 /* json-glib would cut "nul1\u0000junk" to "nul1": refused, in keys too;
  * an escaped backslash before "u0000" is no NUL */
+/* Integers that do not fit 64 bits are refused, not wrapped as json-glib
+ * would (2^64 + 50 would read as 50); the limits themselves, doubles and
+ * long digit runs inside strings are read. */
+static void
+test_wide_integers_refused(void)
+{
+	const gchar *refused[] = {
+		"[18446744073709551666]",
+		"[9223372036854775808]",
+		"{\"p\": -9223372036854775809}",
+		"[1, \"x\\\"\", 99999999999999999999]",
+	};
+	const gchar *read[] = {
+		"[9223372036854775807]",      "[-9223372036854775808]",
+		"[\"18446744073709551666\"]", "[1.8446744073709551666e19]",
+		"[18446744073709551666.0]",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = gnt_json_parse(refused[i], -1, &error);
+
+		g_assert_null(node);
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_cmpstr(error->message, ==,
+				"invalid JSON: an integer does not fit 64 bits");
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(read); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = gnt_json_parse(read[i], -1, &error);
+
+		g_assert_no_error(error);
+		g_assert_nonnull(node);
+	}
+}
+
 static void
 test_nul_refused(void)
 {
@@ -515,6 +551,7 @@ main(int argc, char **argv)
 	g_test_add_func("/json/parse-error-quotes-nothing", test_parse_error_quotes_nothing);
 	g_test_add_func("/json/nesting-limit", test_nesting_limit);
 	g_test_add_func("/json/nul-refused", test_nul_refused);
+	g_test_add_func("/json/wide-integers-refused", test_wide_integers_refused);
 	g_test_add_func("/json/deep-copy-shares-nothing", test_deep_copy_shares_nothing);
 	g_test_add_func("/json/reader-matches-json-glib", test_reader_matches_json_glib);
 	g_test_add_func("/json/readonly-shares-repeated-values",

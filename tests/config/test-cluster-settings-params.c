@@ -5,6 +5,7 @@
 #include "config-test-json.h"
 #include "gnt-cluster-settings-params.h"
 #include "gnt-error.h"
+#include "gnt-json.h"
 #include "gnt-test-util.h"
 
 typedef struct {
@@ -144,10 +145,79 @@ test_lvm_in_use(ParamsFx *fx, gconstpointer data)
 	g_assert_null(vg);
 }
 
+/* The install policy (doc/install.md, "Cluster policy"): the denied steps
+ * replaced, the priorities merged ("default" removes one, the CLI's
+ * digits are typed), both checked against the step registry. */
+static void
+test_install_policy(ParamsFx *fx, gconstpointer data)
+{
+	static const struct {
+		const gchar *params;
+		const gchar *error;
+	} refused[] = {
+		{"{\"install_denied_steps\": [\"deploy.raid\"]}",
+		 "denied install steps: unknown install step 'deploy.raid' (gnt-os list-steps "
+		 "lists them)"},
+		{"{\"install_step_priorities\": {\"deploy.run_os_scripts\": \"85\"}}",
+		 "install step priorities: deploy.run_os_scripts (85) must stay below "
+		 "deploy.write_image (80): core steps keep their order"},
+		{"{\"install_step_priorities\": {\"deploy.boot\": \"soon\"}}",
+		 "install step priorities: deploy.boot: give an integer (0..999) or \"default\""},
+		{"{\"install_step_priorities\": {\"deploy.boot\": \"1000\"}}",
+		 "install step priorities: deploy.boot: give an integer (0..999) or \"default\""},
+		{"{\"install_step_priorities\": {\"deploy.resize_disk\": 50}}",
+		 "install step priorities: deploy.resize_disk needs the argument 'disk', which only "
+		 "a template gives: it cannot run by default"},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *vg = NULL;
+	g_autoptr(JsonObject) changes = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autofree gchar *text = NULL;
+
+	changes = merge(fx,
+			"{\"install_denied_steps\": [\"deploy.resize_disk\"],"
+			" \"install_step_priorities\": {\"deploy.run_os_scripts\": \"75\","
+			" \"deploy.boot\": 0}}",
+			&vg, &error);
+	g_assert_no_error(error);
+	node = gnt_json_node_new_object(json_object_ref(changes));
+	text = gnt_json_to_string(node);
+	g_assert_cmpstr(text, ==,
+			"{\"install_denied_steps\":[\"deploy.resize_disk\"],"
+			"\"install_step_priorities\":{\"deploy.run_os_scripts\":75,"
+			"\"deploy.boot\":0}}");
+	set_settings(fx->root.config, text);
+	/* merged: one removed, one kept, one added */
+	g_clear_pointer(&changes, json_object_unref);
+	g_clear_pointer(&node, json_node_unref);
+	g_clear_pointer(&text, g_free);
+	changes = merge(fx,
+			"{\"install_step_priorities\": {\"deploy.boot\": \"default\","
+			" \"deploy.switch_networks\": 25}}",
+			&vg, &error);
+	g_assert_no_error(error);
+	node = gnt_json_node_new_object(json_object_ref(changes));
+	text = gnt_json_to_string(node);
+	g_assert_cmpstr(text, ==,
+			"{\"install_step_priorities\":{\"deploy.run_os_scripts\":75,"
+			"\"deploy.switch_networks\":25}}");
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GError) local = NULL;
+		g_autoptr(JsonObject) none = merge(fx, refused[i].params, &vg, &local);
+
+		g_assert_null(none);
+		g_assert_error(local, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_cmpstr(local->message, ==, refused[i].error);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add("/cluster-settings-params/install-policy", ParamsFx, NULL, fx_set_up,
+		   test_install_policy, fx_tear_down);
 	g_test_add("/cluster-settings-params/volume-group", ParamsFx, NULL, fx_set_up,
 		   test_volume_group, fx_tear_down);
 	g_test_add("/cluster-settings-params/template-in-use", ParamsFx, NULL, fx_set_up,

@@ -247,7 +247,7 @@ test_cluster_settings(void)
 			g_assert_true(s->type == GNT_SETTING_INT || s->type == GNT_SETTING_STRING ||
 				      s->type == GNT_SETTING_STRING_OR_NULL ||
 				      s->type == GNT_SETTING_STRING_LIST ||
-				      s->type == GNT_SETTING_BOOL);
+				      s->type == GNT_SETTING_BOOL || s->type == GNT_SETTING_OBJECT);
 			g_assert_nonnull(param);
 		}
 		g_assert_true(s->default_json != NULL || s->dir != GNT_SETTING_DIR_NONE);

@@ -842,6 +842,169 @@ test_install_refusals(InstFx *fx, gconstpointer data)
 		       "--no-nics", "-H", "fake", NULL);
 }
 
+/* The install plan as an operator sees it (doc/install.md): the steps
+ * templates may use, the cluster's policy in gnt-cluster modify and info,
+ * --print-plan changing nothing, the plan in gnt-instance info. */
+static void
+test_install_plan(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) steps = RUN(fx, "GNT_TEST_GNT_OS", "list-steps", "--no-headers",
+				   "--separator=|", "-o", "name,priority,args");
+	g_autoptr(Run) denied = NULL;
+	g_autoptr(Run) bad_step = NULL;
+	g_autoptr(Run) bad_order = NULL;
+	g_autoptr(Run) cluster_info = NULL;
+	g_autoptr(Run) printed = NULL;
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) added = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autoptr(Run) shutdown = NULL;
+	g_autoptr(Run) reprinted = NULL;
+
+	expect(steps, 0, NULL);
+	assert_has(steps->out, "deploy.write_image|80|-\n");
+	assert_has(steps->out, "deploy.resize_disk|0|disk:integer*, size:size*\n");
+	assert_has(steps->out, "hypervisor.apply_settings|0|hvparams:hvparams*\n");
+	g_assert_null(strstr(steps->out, "test."));
+	if (skip_without_noop())
+		return;
+	bad_step =
+		RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--denied-install-steps", "deploy.nope");
+	expect(bad_step, 1, NULL);
+	assert_has(bad_step->err,
+		   "denied install steps: unknown install step 'deploy.nope' (gnt-os list-steps "
+		   "lists them)");
+	bad_order = RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--install-step-priorities",
+			"deploy.run_os_scripts=85");
+	expect(bad_order, 1, NULL);
+	assert_has(bad_order->err, "core steps keep their order");
+	denied = RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--denied-install-steps",
+		     "deploy.personalize", "--install-step-priorities",
+		     "deploy.switch_networks=25");
+	expect(denied, 0, NULL);
+	cluster_info = RUN(fx, "GNT_TEST_GNT_CLUSTER", "info");
+	expect(cluster_info, 0, NULL);
+	assert_has(cluster_info->out, "denied install steps: deploy.personalize\n");
+	assert_has(cluster_info->out, "install step priorities: \n");
+	assert_has(cluster_info->out, "deploy.switch_networks: 25\n");
+
+	/* the plan, nothing made; the tag names no template */
+	printed = INSTANCE(fx, "add", "--print-plan", "-t", "file", "--disk", "0:size=32M", "-o",
+			   "noop", "--tags", "CUSTOM_M", "pp1.example.com");
+	expect(printed, 0, NULL);
+	assert_has(printed->out, "Install plan of pp1.example.com (nothing was changed):\n"
+				 "templates: none\n"
+				 "steps in order: \n"
+				 "  - 100 deploy.prepare\n"
+				 "  - 80 deploy.write_image\n"
+				 "  - 70 deploy.run_os_scripts\n"
+				 "  - 60 deploy.prepare_boot\n"
+				 "  - 40 deploy.tear_down_appliance\n"
+				 "  - 25 deploy.switch_networks\n"
+				 "  - 20 deploy.boot\n"
+				 "not run: \n"
+				 "  - 65 deploy.personalize: denied by the cluster policy "
+				 "(install_denied_steps)\n");
+	g_assert_null(strstr(printed->out, "install step "));
+	list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
+	expect(list, 0, "");
+	g_assert_true(file_storage_is_empty(fx));
+
+	/* installed as printed; info keeps the plan */
+	added = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop",
+			 "pp1.example.com");
+	expect(added, 0, NULL);
+	assert_has(added->out, "install step switch_networks (25): skipped");
+	g_assert_null(strstr(added->out, "install step personalize"));
+	info = INSTANCE(fx, "info", "pp1");
+	expect(info, 0, NULL);
+	assert_has(info->out, "    plan: \n"
+			      "      templates: none\n"
+			      "      steps in order: \n"
+			      "        - 100 deploy.prepare\n");
+	assert_has(info->out, "        - 65 deploy.personalize: denied by the cluster policy");
+	shutdown = INSTANCE(fx, "shutdown", "pp1");
+	expect(shutdown, 0, NULL);
+	/* no question: nothing changes */
+	reprinted = INSTANCE(fx, "reinstall", "--print-plan", "pp1");
+	expect(reprinted, 0, NULL);
+	assert_has(reprinted->out, "Install plan of pp1.example.com (nothing was changed):\n");
+	assert_has(reprinted->out, "  - 25 deploy.switch_networks\n");
+}
+
+/* Install templates chosen by instance tags on a real cluster: refused
+ * while the node lacks the tag, accepted once it has it; info names the
+ * template and its serial number, the job log shows its steps in the
+ * plan's order. Needs gnt-template (the templates branch, issue 14 item
+ * 3): skipped until it is built. */
+static void
+test_install_template(InstFx *fx, gconstpointer data)
+{
+	static const gchar *const order[] = {
+		"install step hypervisor.apply_settings [CUSTOM_M#2] (110): started",
+		"install step prepare (100): done",
+		"install step deploy.resize_disk [CUSTOM_M#1] (90): started",
+		"install step deploy.resize_disk [CUSTOM_M#1] (90): done",
+		"install step run_os_scripts (70): done",
+		NULL,
+	};
+	g_autoptr(Run) template = NULL;
+	g_autoptr(Run) node = NULL;
+	g_autoptr(Run) refused = NULL;
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) tagged = NULL;
+	g_autoptr(Run) added = NULL;
+	g_autoptr(Run) info = NULL;
+	g_autofree gchar *node_name = NULL;
+	g_autofree gchar *lacks = NULL;
+	const gchar *from;
+
+	if (g_getenv("GNT_TEST_GNT_TEMPLATE") == NULL) {
+		g_test_skip("no gnt-template (issue 14's template object) in this build");
+		return;
+	}
+	if (skip_without_noop())
+		return;
+	template = run_in_with_input(
+		fx->root, "GNT_TEST_GNT_TEMPLATE",
+		(const gchar *const[]){"add", "--steps", "-", "CUSTOM_M", NULL},
+		"[{\"interface\": \"deploy\", \"step\": \"resize_disk\", \"args\": {\"disk\": 0, "
+		"\"size\": \"64M\"}, \"priority\": 90}, {\"interface\": \"hypervisor\", \"step\": "
+		"\"apply_settings\", \"args\": {\"hvparams\": {\"kernel_args\": \"quiet\"}}, "
+		"\"priority\": 110}]");
+	expect(template, 0, NULL);
+	node = NODE(fx, "list", "--no-headers", "-o", "name");
+	expect(node, 0, NULL);
+	node_name = g_strstrip(g_strdup(node->out));
+	refused = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop", "--tags",
+			   "CUSTOM_M", "-n", node_name, "tm1.example.com");
+	expect(refused, 1, NULL);
+	lacks = g_strdup_printf("which node '%s' does not allow: it lacks the tag 'CUSTOM_M'",
+				node_name);
+	assert_has(refused->err, lacks);
+	list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
+	expect(list, 0, "");
+	g_assert_true(file_storage_is_empty(fx));
+	tagged = NODE(fx, "add-tags", node_name, "CUSTOM_M");
+	expect(tagged, 0, NULL);
+	added = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop", "--tags",
+			 "CUSTOM_M", "-n", node_name, "tm1.example.com");
+	expect(added, 0, NULL);
+	from = added->out;
+	for (guint i = 0; order[i] != NULL; i++) {
+		const gchar *found = strstr(from, order[i]);
+
+		if (found == NULL)
+			g_error("'%s' is not (in order) in:\n%s", order[i], added->out);
+		from = found + strlen(order[i]);
+	}
+	info = INSTANCE(fx, "info", "tm1");
+	expect(info, 0, NULL);
+	assert_has(info->out, "      templates: CUSTOM_M (serial ");
+	assert_has(info->out,
+		   "        - 90 deploy.resize_disk [CUSTOM_M#1] {\"disk\":0,\"size\":\"64M\"}\n");
+}
+
 #define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -859,5 +1022,7 @@ main(int argc, char **argv)
 	ADD("/tools/instances/self-install", test_self_install);
 	ADD("/tools/instances/install-refusals", test_install_refusals);
 	ADD("/tools/instances/os-image", test_os_image);
+	ADD("/tools/instances/install-plan", test_install_plan);
+	ADD("/tools/instances/install-template", test_install_template);
 	return g_test_run();
 }
