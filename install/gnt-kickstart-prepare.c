@@ -1,0 +1,134 @@
+#include "gnt-kickstart-prepare.h"
+
+#include <string.h>
+#include <sys/random.h>
+
+#include "gnt-error.h"
+#include "gnt-kickstart-additions.h"
+#include "gnt-kickstart-ksvalidator.h"
+
+#define REDACTED "<redacted>"
+
+void
+gnt_kickstart_free(GntKickstart *self)
+{
+	if (self == NULL)
+		return;
+	if (self->text != NULL) {
+		memset(self->text->str, 0, self->text->len); /* it holds the token */
+		g_string_free(self->text, TRUE);
+	}
+	g_free(self->sha256);
+	if (self->notes != NULL)
+		g_ptr_array_unref(self->notes);
+	g_free(self->token);
+	g_free(self);
+}
+
+GntKickstart *
+gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
+{
+	g_autoptr(GntKickstart) self = g_new0(GntKickstart, 1);
+	g_autoptr(GntKickstartTemplate) tpl = NULL;
+	g_autoptr(GntKickstartTemplate) completed = NULL;
+	g_autoptr(GString) with_additions = NULL;
+	gsize len = 0;
+	const gchar *data;
+	g_autofree gchar *syntax = NULL;
+
+	g_return_val_if_fail(request != NULL && request->template != NULL, NULL);
+	data = g_bytes_get_data(request->template, &len);
+	self->notes = g_ptr_array_new_with_free_func(g_free);
+	self->sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, request->template);
+	self->token = g_strdup(request->values[GNT_KICKSTART_VAR_AGENT_TOKEN]);
+	/* the template as given: only its own text is read and checked here,
+	 * so that an error names the line the author wrote */
+	tpl = gnt_kickstart_template_new(data != NULL ? data : "", len, error);
+	if (tpl == NULL || !gnt_kickstart_template_check_defined(tpl, request->values, error)) {
+		g_prefix_error(error, "kickstart template: ");
+		return NULL;
+	}
+	with_additions = gnt_kickstart_add_missing(data != NULL ? data : "", len,
+						   &request->target.release, self->notes, error);
+	if (with_additions == NULL) {
+		g_prefix_error(error, "kickstart template: ");
+		return NULL;
+	}
+	completed = gnt_kickstart_template_new(with_additions->str, with_additions->len, error);
+	if (completed == NULL ||
+	    (self->text = gnt_kickstart_template_render(completed, request->values, error)) ==
+		    NULL) {
+		g_prefix_error(error, "kickstart template: ");
+		return NULL;
+	}
+	if (!gnt_kickstart_validate(self->text->str, self->text->len, &request->target, error)) {
+		g_prefix_error(error, "kickstart file (as rendered): ");
+		return NULL;
+	}
+	syntax = gnt_kickstart_release_get_syntax(&request->target.release);
+	if (request->ksvalidator == NULL) {
+		g_ptr_array_add(self->notes,
+				g_strdup("kickstart: ksvalidator is not installed: only "
+					 "Gantry's own checks ran"));
+		return g_steal_pointer(&self);
+	}
+	if (!gnt_kickstart_ksvalidator_check(request->ksvalidator, syntax,
+					     (const gchar *const *)&self->text->str,
+					     &self->text->len, 1, error)) {
+		g_prefix_error(error, "kickstart file (as rendered): ");
+		return NULL;
+	}
+	g_ptr_array_add(self->notes, g_strdup_printf("kickstart: Gantry's checks and ksvalidator "
+						     "-v %s passed",
+						     syntax));
+	return g_steal_pointer(&self);
+}
+
+gchar *
+gnt_kickstart_dup_redacted(const GntKickstart *self)
+{
+	g_autoptr(GString) out = g_string_new_len(self->text->str, (gssize)self->text->len);
+
+	if (self->token != NULL && *self->token != '\0')
+		g_string_replace(out, self->token, REDACTED, 0);
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+gchar *
+gnt_kickstart_liveimg_url(const gchar *image_location)
+{
+	static const gchar *const tarballs[] = {".tar",	   ".tbz",     ".tgz",	 ".txz",
+						".tar.gz", ".tar.bz2", ".tar.xz"};
+	const gchar *ext = ".img";
+
+	for (guint i = 0; image_location != NULL && i < G_N_ELEMENTS(tarballs); i++) {
+		if (g_str_has_suffix(image_location, tarballs[i]))
+			ext = tarballs[i];
+	}
+	return g_strconcat(GNT_KICKSTART_METAD_INSTALL "/image", ext, NULL);
+}
+
+gchar *
+gnt_kickstart_token_new(void)
+{
+	guint8 bytes[32];
+	gsize got = 0;
+	gchar *token;
+
+	while (got < sizeof(bytes)) {
+		gssize n = getrandom(bytes + got, sizeof(bytes) - got, 0);
+		if (n > 0)
+			got += (gsize)n;
+	}
+	token = g_base64_encode(bytes, sizeof(bytes));
+	memset(bytes, 0, sizeof(bytes));
+	for (gchar *p = token; *p != '\0'; p++) {
+		if (*p == '+')
+			*p = '-';
+		else if (*p == '/')
+			*p = '_';
+		else if (*p == '=')
+			*p = '\0';
+	}
+	return token;
+}
