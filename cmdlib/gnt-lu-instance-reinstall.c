@@ -11,6 +11,7 @@
 #include "gnt-install-where.h"
 #include "gnt-json.h"
 #include "gnt-limits.h"
+#include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-backup.h"
 #include "gnt-lu-instance-common.h"
 #include "gnt-lu-instance-metadata.h"
@@ -201,6 +202,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 					      gnt_install_params_new(NULL, NULL));
 	gnt_install_set_os_image(gnt_install_get(ctx->updated), os_image,
 				 gnt_opcode_get_string(op, "os_image_sha256"));
+	gnt_lu_instance_kickstart_set_template(ctx->updated, op);
 	/* the OS and parameters first, then what the install needs */
 	if (!gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;
@@ -213,7 +215,8 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	/* after the decision: the steps' checks depend on where they run */
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,
 				  settled->updated, secret, FALSE);
-	return gnt_install_check(install, error);
+	return gnt_install_check(install, error) &&
+	       gnt_lu_instance_kickstart_check(lu, settled->updated, error);
 }
 
 /* The install onto the existing disks. The record's install says

@@ -4,6 +4,7 @@
  */
 #include "gnt-limits.h"
 #include "gnt-cmdlib.h"
+#include "gnt-kickstart-source.h"
 
 /* Ganeti's disk templates and file drivers, as create and modify take them */
 #define DISK_TEMPLATES "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"
@@ -21,6 +22,19 @@
 	{                                                                                          \
 		.name = "osparams_secret", .type = GNT_PARAM_TYPE_DICT, GNT_PARAM_OPTIONAL,        \
 		.visibility = GNT_PARAM_SECRET                                                     \
+	}
+
+/* Kickstart installs (doc/kickstart.md), on create and reinstall alike */
+#define KICKSTART_PARAMS                                                                           \
+	{.name = "ks_template",                                                                    \
+	 .type = GNT_PARAM_TYPE_STRING,                                                            \
+	 GNT_PARAM_OPTIONAL,                                                                       \
+	 .validate = gnt_kickstart_validate_source_param,                                          \
+	 .help = "The kickstart template: file:///PATH under the cluster's kickstart directory, "  \
+		 "an http(s) URL, or default (\"\" removes the instance's own)"},                  \
+	{                                                                                          \
+		.name = "print_kickstart", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false",   \
+		.help = "Show the rendered kickstart file (its token redacted) in the job log"     \
 	}
 
 static const GntParamDef instance_create_params[] = {
@@ -94,6 +108,7 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{.name = "user_data", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
+	KICKSTART_PARAMS,
 	{NULL},
 };
 
@@ -111,6 +126,7 @@ static const GntParamDef instance_reinstall_params[] = {
 	{.name = "os_image_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	/* Gantry's: null takes the cluster's enable_safe_install */
 	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	KICKSTART_PARAMS,
 	{NULL},
 };
 

@@ -3,6 +3,8 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "gnt-kickstart-uri.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -18,13 +20,13 @@ G_BEGIN_DECLS
  *   check;
  * - `http://` or `https://` without credentials: fetched with TLS verified,
  *   at most GNT_KICKSTART_MAX_BYTES;
- * - `default`: the shipped default.
+ * - `default`: the shipped default
+ *
+ * (gnt-kickstart-uri.h checks the form).
  *
  * It is fetched again at every install and reinstall; the install record
  * keeps the source and the SHA-256 of what was fetched.
  */
-
-#define GNT_KICKSTART_SOURCE_DEFAULT "default"
 
 /* Where the chosen source came from, for the job log and the record. */
 typedef enum {
@@ -51,12 +53,6 @@ gnt_kickstart_image_get_property(JsonObject *image, const gchar *key);
 const gchar *
 gnt_kickstart_source_choose(const gchar *instance, JsonObject *image, const gchar *cluster,
 			    GntKickstartOrigin *origin);
-
-/* Whether @source has one of the forms above: GNT_ERROR_INVALID naming
- * it ("file:// takes an absolute path", credentials in a URL, other
- * schemes). What a parameter's check asks before anything changes. */
-gboolean
-gnt_kickstart_source_check(const gchar *source, GError **error);
 
 /*
  * Fetches @source: a file:// only under @kickstart_dir (its real path,

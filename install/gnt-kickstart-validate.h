@@ -58,7 +58,7 @@ typedef struct {
 	GntKickstartFirmware firmware;
 	guint n_disks;
 	/* as the installer sees them ("vda", "sdb"), and their sizes */
-	const gchar *disk_names[GNT_KICKSTART_MAX_DISKS];
+	gchar disk_names[GNT_KICKSTART_MAX_DISKS][8];
 	guint64 disk_mib[GNT_KICKSTART_MAX_DISKS];
 } GntKickstartTarget;
 

@@ -52,6 +52,8 @@ static gchar *opt_user_data;
 static gchar **opt_ssh_keys;
 static gchar *opt_os_package;
 static gchar *opt_safe_install;
+static gchar *opt_ks_template;
+static gboolean opt_print_kickstart;
 
 /* The entries add and import share to the letter. */
 #define DISK_TEMPLATE_ENTRY                                                                                \
@@ -125,6 +127,8 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	 "TAG,..."},
 	GNT_CLI_OS_IMAGE_ENTRY(&opt_os_image),
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
+	GNT_CLI_KS_TEMPLATE_ENTRY("OP_INSTANCE_CREATE", &opt_ks_template),
+	GNT_CLI_PRINT_KICKSTART_ENTRY("OP_INSTANCE_CREATE", &opt_print_kickstart),
 	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
 	 "How the OS gets installed: run (default: the install steps before the first boot) or "
 	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
@@ -763,6 +767,7 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 			json_object_set_string_member(op, "os_image", opt_os_image);
 		if (opt_os_image_sha256 != NULL)
 			json_object_set_string_member(op, "os_image_sha256", opt_os_image_sha256);
+		gnt_cli_set_kickstart(op, opt_ks_template, opt_print_kickstart);
 		break;
 	case GNT_CLI_CREATE_MODE_IMPORT:
 		json_object_set_string_member(op, "mode", "import");
@@ -889,4 +894,13 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name)
 	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), NULL, &error))
 		return gnt_cli_fail(cli, error);
 	return 0;
+}
+
+void
+gnt_cli_set_kickstart(JsonObject *op, const gchar *ks_template, gboolean print_kickstart)
+{
+	if (ks_template != NULL)
+		json_object_set_string_member(op, "ks_template", ks_template);
+	if (print_kickstart)
+		json_object_set_boolean_member(op, "print_kickstart", TRUE);
 }

@@ -856,6 +856,8 @@ static gchar *opt_os_image;
 static gchar *opt_os_image_sha256;
 static gchar *opt_os_package;
 static gchar *opt_safe_install;
+static gchar *opt_ks_template;
+static gboolean opt_print_kickstart;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -871,6 +873,8 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	GNT_CLI_OS_PACKAGE_ENTRY(&opt_os_package),
 	GNT_CLI_SAFE_INSTALL_ENTRY(&opt_safe_install),
+	GNT_CLI_KS_TEMPLATE_ENTRY("OP_INSTANCE_REINSTALL", &opt_ks_template),
+	GNT_CLI_PRINT_KICKSTART_ENTRY("OP_INSTANCE_REINSTALL", &opt_print_kickstart),
 	{NULL},
 };
 
@@ -910,6 +914,7 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 	if (!gnt_cli_set_os_package(cli, op, "osparams", opt_os_package, error) ||
 	    !gnt_cli_set_safe_install(cli, op, opt_safe_install, error))
 		return NULL;
+	gnt_cli_set_kickstart(op, opt_ks_template, opt_print_kickstart);
 	return g_steal_pointer(&op);
 }
 

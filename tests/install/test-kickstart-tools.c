@@ -39,7 +39,7 @@ make_target(guint major, GntKickstartFirmware firmware, guint n_disks)
 				.n_disks = n_disks};
 
 	for (guint i = 0; i < n_disks; i++) {
-		t.disk_names[i] = names[i];
+		g_strlcpy(t.disk_names[i], names[i], sizeof(t.disk_names[i]));
 		t.disk_mib[i] = 20480 + 10240 * i;
 	}
 	return t;
