@@ -47,16 +47,14 @@ string_or_null(JsonObject *obj, const gchar *key)
 		       : NULL;
 }
 
-/* The catalog image @record's install names, if its os_image is a catalog
- * name rather than a path or a URL. (transfer full) */
+/* The catalog image @record's install names (its os_image), if it is one.
+ * (transfer full) */
 static JsonObject *
 dup_catalog_image(GntConfig *config, JsonObject *record)
 {
 	const gchar *image = gnt_install_get_os_image(record);
 
-	if (image == NULL || *image == '\0' || image[0] == '/' || strstr(image, "://") != NULL)
-		return NULL;
-	return gnt_config_dup_image(config, image);
+	return image != NULL && *image != '\0' ? gnt_config_dup_image(config, image) : NULL;
 }
 
 /* The instance's disks as the installer sees them. */

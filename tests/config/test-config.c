@@ -345,6 +345,9 @@ static const gchar *const info_keys[] = {
 	/* Gantry's installs and metadata */
 	"enable_safe_install",
 	"install_timeout",
+	"kickstart_dir",
+	"default_ks_template",
+	"ksvalidator",
 	"ssh_keys",
 	"trusted_os",
 };
