@@ -124,6 +124,7 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 	g_autofree gchar *keys = NULL;
 	g_autofree gchar *syntax = NULL;
 	GntKickstartRequest request = {0};
+	g_autofree gchar *sha256 = NULL;
 	GntKickstartOrigin origin;
 	const gchar *source;
 	JsonObject *recorded;
@@ -189,8 +190,9 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 		g_prefix_error(error, "instance '%s': ", name);
 		return FALSE;
 	}
+	sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, template);
 	gnt_lu_feedback(lu, "kickstart: template '%s' (the %s's), sha256 %s", source,
-			gnt_kickstart_origin_to_string(origin), ks->sha256);
+			gnt_kickstart_origin_to_string(origin), sha256);
 	for (guint i = 0; i < ks->notes->len; i++)
 		gnt_lu_feedback(lu, "%s", (const gchar *)g_ptr_array_index(ks->notes, i));
 	if (gnt_opcode_get_bool(op, "print_kickstart")) {
@@ -206,7 +208,7 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 	recorded = json_object_new();
 	json_object_set_string_member(recorded, "source", source);
 	json_object_set_string_member(recorded, "origin", gnt_kickstart_origin_to_string(origin));
-	json_object_set_string_member(recorded, "sha256", ks->sha256);
+	json_object_set_string_member(recorded, "sha256", sha256);
 	json_object_set_string_member(recorded, "syntax", syntax);
 	json_object_set_object_member(install, "kickstart", recorded);
 	return TRUE;

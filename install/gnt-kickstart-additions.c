@@ -82,11 +82,29 @@ callback_status(const gchar *s, gsize len)
 	return STATUS_NONE;
 }
 
+/* Whether @len bytes hold metad's callback path: memchr() finds the few
+ * '/' of a script line faster than a byte-by-byte search. */
+static gboolean
+names_callback_path(const gchar *s, gsize len)
+{
+	static const gchar path[] = GNT_KICKSTART_CALLBACK_PATH;
+	const gsize path_len = sizeof(path) - 1;
+	const gchar *p = s;
+
+	while (len - (gsize)(p - s) >= path_len &&
+	       (p = memchr(p, '/', len - (gsize)(p - s) - path_len + 1)) != NULL) {
+		if (memcmp(p, path, path_len) == 0)
+			return TRUE;
+		p++;
+	}
+	return FALSE;
+}
+
 static gboolean
 is_callback(const gchar *s, gsize len)
 {
 	return gnt_kickstart_text_uses(s, len, GNT_KICKSTART_VAR_CALLBACK_URL) ||
-	       g_strstr_len(s, (gssize)len, GNT_KICKSTART_CALLBACK_PATH) != NULL;
+	       names_callback_path(s, len);
 }
 
 /* Whether a script line is only "sync" (a comment aside). */
@@ -159,33 +177,31 @@ scan_script_line(Scan *scan, GntKickstartReader *r, const gchar *s, gsize len, g
 }
 
 static gboolean
+word_is(const gchar *word, gsize len, const gchar *what)
+{
+	return len == strlen(what) && memcmp(word, what, len) == 0;
+}
+
+static gboolean
 scan_command(Scan *scan, GntKickstartReader *r, GError **error)
 {
 	const gchar *cmd;
+	gsize len = gnt_kickstart_reader_get_command(r, &cmd);
 
-	if (!gnt_kickstart_reader_split(r, error))
-		return FALSE;
-	if (r->n_words == 0)
-		return TRUE;
-	cmd = r->words[0];
-	if (strcmp(cmd, "liveimg") == 0 || strcmp(cmd, "url") == 0) {
+	if (word_is(cmd, len, "liveimg") || word_is(cmd, len, "url")) {
 		scan->payload = TRUE;
-	} else if (strcmp(cmd, "reboot") == 0 || strcmp(cmd, "halt") == 0 ||
-		   strcmp(cmd, "shutdown") == 0 || strcmp(cmd, "poweroff") == 0) {
-		gsize lead = 0;
-
+	} else if (word_is(cmd, len, "reboot") || word_is(cmd, len, "halt") ||
+		   word_is(cmd, len, "shutdown") || word_is(cmd, len, "poweroff")) {
 		if (scan->shutdown.line != 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "line %u: '%s' conflicts with '%s' on line %u", r->line_no, cmd,
-				    scan->shutdown.word, scan->shutdown.line);
+				    "line %u: '%.*s' conflicts with '%s' on line %u", r->line_no,
+				    (int)len, cmd, scan->shutdown.word, scan->shutdown.line);
 			return FALSE;
 		}
-		while (g_ascii_isspace(r->line[lead]))
-			lead++;
 		scan->shutdown.line = r->line_no;
-		scan->shutdown.offset = r->line_start + lead;
-		scan->shutdown.len = strlen(cmd);
-		g_strlcpy(scan->shutdown.word, cmd, sizeof(scan->shutdown.word));
+		scan->shutdown.offset = (gsize)(cmd - r->text);
+		scan->shutdown.len = len;
+		g_strlcpy(scan->shutdown.word, cmd, MIN(len + 1, sizeof(scan->shutdown.word)));
 	}
 	return TRUE;
 }
@@ -262,18 +278,17 @@ check_end_report(const Scan *scan, GError **error)
 	return FALSE;
 }
 
-GString *
-gnt_kickstart_add_missing(const gchar *text, gsize len, const GntKickstartRelease *release,
-			  GPtrArray *notes, GError **error)
+gboolean
+gnt_kickstart_additions_find(const gchar *text, gsize len, const GntKickstartRelease *release,
+			     GPtrArray *notes, GntKickstartAdditions *additions, GError **error)
 {
 	Scan scan = {.release = release};
-	g_autoptr(GString) out = NULL;
 	g_autoptr(GString) block = g_string_new(NULL);
 	g_autoptr(GString) added = g_string_new(NULL);
-	gsize insert_at;
 
+	memset(additions, 0, sizeof(*additions));
 	if (!scan_template(&scan, text, len, error) || !check_end_report(&scan, error))
-		return NULL;
+		return FALSE;
 	if (!scan.payload) {
 		g_string_append(block, "liveimg --url={{ liveimg_url }}\n");
 		g_string_append(added, ", liveimg");
@@ -296,38 +311,67 @@ gnt_kickstart_add_missing(const gchar *text, gsize len, const GntKickstartReleas
 	}
 	if (block->len > 0)
 		g_string_prepend(block, "# added by Gantry (doc/kickstart.md)\n");
-
+	if (scan.end_line == 0) {
+		g_string_append(block,
+				"# added by Gantry: the last thing run (doc/kickstart.md)\n");
+		g_string_append(block, ADDED_END);
+		g_string_append(added, ", %post --nochroot reporting end after sync");
+	}
 	/* after the template, or before its own end report's section */
-	insert_at = scan.end_line != 0 ? scan.end_section_offset : len;
-	out = g_string_sized_new(len + block->len + sizeof(ADDED_END) + 64);
+	additions->insert_at = scan.end_line != 0 ? scan.end_section_offset : len;
+	if (additions->insert_at > 0 && text[additions->insert_at - 1] != '\n' && block->len > 0)
+		g_string_prepend_c(block, '\n');
 	if (scan.shutdown.line != 0 && strcmp(scan.shutdown.word, "poweroff") != 0) {
-		g_string_append_len(out, text, (gssize)scan.shutdown.offset);
-		g_string_append(out, "poweroff");
-		g_string_append_len(out, text + scan.shutdown.offset + scan.shutdown.len,
-				    (gssize)(len - scan.shutdown.offset - scan.shutdown.len));
-		if (insert_at > scan.shutdown.offset)
-			insert_at = insert_at - scan.shutdown.len + strlen("poweroff");
+		additions->shutdown_offset = scan.shutdown.offset;
+		additions->shutdown_len = scan.shutdown.len;
 		if (notes != NULL)
 			g_ptr_array_add(notes,
 					g_strdup_printf("kickstart: line %u: '%s' became "
 							"'poweroff': Gantry must see the installer "
 							"stop to boot the instance from disk",
 							scan.shutdown.line, scan.shutdown.word));
-	} else {
-		g_string_append_len(out, text, (gssize)len);
-	}
-	if (insert_at > 0 && out->str[insert_at - 1] != '\n') {
-		g_string_insert_c(out, (gssize)insert_at, '\n');
-		insert_at++;
-	}
-	g_string_insert_len(out, (gssize)insert_at, block->str, (gssize)block->len);
-	if (scan.end_line == 0) {
-		g_string_append(out, "# added by Gantry: the last thing run (doc/kickstart.md)\n");
-		g_string_append(out, ADDED_END);
-		g_string_append(added, ", %post --nochroot reporting end after sync");
 	}
 	if (notes != NULL && added->len > 0)
 		g_ptr_array_add(notes,
 				g_strdup_printf("kickstart: Gantry added %s", added->str + 2));
-	return g_steal_pointer(&out);
+	additions->block = g_steal_pointer(&block);
+	return TRUE;
+}
+
+void
+gnt_kickstart_additions_clear(GntKickstartAdditions *self)
+{
+	if (self->block != NULL)
+		g_string_free(self->block, TRUE);
+	self->block = NULL;
+}
+
+GString *
+gnt_kickstart_add_missing(const gchar *text, gsize len, const GntKickstartRelease *release,
+			  GPtrArray *notes, GError **error)
+{
+	g_auto(GntKickstartAdditions) additions = {0};
+	GString *out;
+	gsize cursor = 0;
+
+	if (!gnt_kickstart_additions_find(text, len, release, notes, &additions, error))
+		return NULL;
+	out = g_string_sized_new(len + additions.block->len + 16);
+	/* the shutdown command comes first: commands precede sections */
+	if (additions.shutdown_len > 0 && additions.shutdown_offset < additions.insert_at) {
+		g_string_append_len(out, text, (gssize)additions.shutdown_offset);
+		g_string_append(out, GNT_KICKSTART_POWEROFF);
+		cursor = additions.shutdown_offset + additions.shutdown_len;
+	}
+	g_string_append_len(out, text + cursor, (gssize)(additions.insert_at - cursor));
+	g_string_append_len(out, additions.block->str, (gssize)additions.block->len);
+	cursor = additions.insert_at;
+	if (additions.shutdown_len > 0 && additions.shutdown_offset >= additions.insert_at) {
+		g_string_append_len(out, text + cursor,
+				    (gssize)(additions.shutdown_offset - cursor));
+		g_string_append(out, GNT_KICKSTART_POWEROFF);
+		cursor = additions.shutdown_offset + additions.shutdown_len;
+	}
+	g_string_append_len(out, text + cursor, (gssize)(len - cursor));
+	return out;
 }

@@ -36,6 +36,26 @@ G_BEGIN_DECLS
 /* The path of metad's installer callback, as callback_url ends. */
 #define GNT_KICKSTART_CALLBACK_PATH "/gantry/latest/install/callback"
 
+#define GNT_KICKSTART_POWEROFF "poweroff"
+
+/* What a template lacks, as edits of its text: its shutdown command
+ * replaced by "poweroff" (@shutdown_len bytes at @shutdown_offset; 0:
+ * none), and @block (template text, maybe empty) inserted at @insert_at. */
+typedef struct {
+	gsize shutdown_offset, shutdown_len;
+	gsize insert_at;
+	GString *block;
+} GntKickstartAdditions;
+
+/* Finds the additions of @text (@len bytes that gnt_kickstart_template_new()
+ * read); the errors and @notes as gnt_kickstart_add_missing(). */
+gboolean
+gnt_kickstart_additions_find(const gchar *text, gsize len, const GntKickstartRelease *release,
+			     GPtrArray *notes, GntKickstartAdditions *additions, GError **error);
+void
+gnt_kickstart_additions_clear(GntKickstartAdditions *self);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(GntKickstartAdditions, gnt_kickstart_additions_clear)
+
 /*
  * @text (@len bytes of a template that gnt_kickstart_template_new() read)
  * with what it lacks added. Each change is described in @notes (lines

@@ -181,16 +181,27 @@ gnt_kickstart_reader_next(GntKickstartReader *self, GError **error)
 	return TRUE;
 }
 
+/* A character that needs no care in a word: not a space, quote,
+ * backslash or '#'. */
+static gboolean
+is_plain(gchar c)
+{
+	return c > ' ' && c != '"' && c != '\'' && c != '\\' && c != '#';
+}
+
 gboolean
 gnt_kickstart_reader_split(GntKickstartReader *self, GError **error)
 {
 	const gchar *s = self->line;
 	gsize len = self->line_len;
-	gsize offsets[GNT_KICKSTART_MAX_WORDS];
 	guint n = 0;
 	gsize i = 0;
+	gchar *out;
 
-	g_string_truncate(self->scratch, 0);
+	/* the words and their NULs never need more than the line and a NUL
+	 * per word */
+	g_string_set_size(self->scratch, len + GNT_KICKSTART_MAX_WORDS);
+	out = self->scratch->str;
 	for (;;) {
 		gchar quote = 0;
 
@@ -202,29 +213,51 @@ gnt_kickstart_reader_split(GntKickstartReader *self, GError **error)
 			return set_line_error(self, self->line_no, error,
 					      "more than %d words on one line",
 					      GNT_KICKSTART_MAX_WORDS);
-		offsets[n++] = self->scratch->len;
+		self->words[n++] = out;
 		for (; i < len && (quote != 0 || !g_ascii_isspace(s[i])); i++) {
 			gchar c = s[i];
+			gsize run = 0;
+
+			/* a run of plain characters is copied at once */
+			while (quote == 0 && i + run < len && is_plain(s[i + run]))
+				run++;
+			if (run > 0) {
+				memcpy(out, s + i, run);
+				out += run;
+				i += run - 1;
+				continue;
+			}
 
 			if (quote == 0 && (c == '"' || c == '\'')) {
 				quote = c;
 			} else if (quote != 0 && c == quote) {
 				quote = 0;
 			} else if (c == '\\' && quote != '\'' && i + 1 < len) {
-				g_string_append_c(self->scratch, s[++i]);
+				*out++ = s[++i];
 			} else {
-				g_string_append_c(self->scratch, c);
+				*out++ = c;
 			}
 		}
 		if (quote != 0)
 			return set_line_error(self, self->line_no, error, "unbalanced %c quote",
 					      quote);
-		g_string_append_c(self->scratch, '\0');
+		*out++ = '\0';
 	}
-	for (guint w = 0; w < n; w++)
-		self->words[w] = self->scratch->str + offsets[w];
 	self->n_words = n;
 	return TRUE;
+}
+
+gsize
+gnt_kickstart_reader_get_command(const GntKickstartReader *self, const gchar **command)
+{
+	gsize i = 0, n = 0;
+
+	while (i < self->line_len && g_ascii_isspace(self->line[i]))
+		i++;
+	while (i + n < self->line_len && !g_ascii_isspace(self->line[i + n]))
+		n++;
+	*command = self->line + i;
+	return n;
 }
 
 const gchar *
@@ -232,12 +265,17 @@ gnt_kickstart_words_get_option(const gchar *const *words, guint n_words, const g
 {
 	gsize name_len = strlen(name);
 
+	g_return_val_if_fail(name_len > 2, NULL);
 	for (guint i = 1; i < n_words; i++) {
-		if (strncmp(words[i], name, name_len) != 0)
+		const gchar *w = words[i];
+
+		/* "--" and the first letter first: most words differ there */
+		if (w[0] != '-' || w[1] != '-' || w[2] != name[2] ||
+		    strncmp(w, name, name_len) != 0)
 			continue;
-		if (words[i][name_len] == '=')
-			return words[i] + name_len + 1;
-		if (words[i][name_len] != '\0')
+		if (w[name_len] == '=')
+			return w + name_len + 1;
+		if (w[name_len] != '\0')
 			continue;
 		if (i + 1 < n_words && words[i + 1][0] != '-')
 			return words[i + 1];

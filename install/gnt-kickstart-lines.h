@@ -77,6 +77,11 @@ gnt_kickstart_reader_next(GntKickstartReader *self, GError **error);
 gboolean
 gnt_kickstart_reader_split(GntKickstartReader *self, GError **error);
 
+/* The current command line's first word (unquoted: command names need no
+ * quotes), without splitting the rest: its length and *@command. */
+gsize
+gnt_kickstart_reader_get_command(const GntKickstartReader *self, const gchar **command);
+
 /* "%post", ... */
 const gchar *
 gnt_kickstart_section_get_name(GntKickstartSection section);

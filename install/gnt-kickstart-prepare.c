@@ -18,11 +18,53 @@ gnt_kickstart_free(GntKickstart *self)
 		memset(self->text->str, 0, self->text->len); /* it holds the token */
 		g_string_free(self->text, TRUE);
 	}
-	g_free(self->sha256);
 	if (self->notes != NULL)
 		g_ptr_array_unref(self->notes);
 	g_free(self->token);
 	g_free(self);
+}
+
+/* @self->text: the template's rendering with the additions' edits, each
+ * part rendered where it stands (the template is read once, the block on
+ * its own). */
+static gboolean
+render_with_additions(GntKickstart *self, const GntKickstartTemplate *tpl, gsize len,
+		      const GntKickstartAdditions *additions, const gchar *const *values,
+		      GError **error)
+{
+	g_autoptr(GntKickstartTemplate) block = gnt_kickstart_template_new_unchecked(
+		additions->block->str, additions->block->len, error);
+	gsize shutdown_end = additions->shutdown_offset + additions->shutdown_len;
+	gboolean shutdown_first = additions->shutdown_len > 0 &&
+				  additions->shutdown_offset < additions->insert_at;
+	gboolean shutdown_last = additions->shutdown_len > 0 && !shutdown_first;
+	gsize cursor = 0;
+
+	if (block == NULL)
+		return FALSE;
+	self->text = g_string_sized_new(len + additions->block->len + 1024);
+	if (shutdown_first) {
+		if (!gnt_kickstart_template_render_range(tpl, values, 0, additions->shutdown_offset,
+							 self->text, error))
+			return FALSE;
+		g_string_append(self->text, GNT_KICKSTART_POWEROFF);
+		cursor = shutdown_end;
+	}
+	if (!gnt_kickstart_template_render_range(tpl, values, cursor, additions->insert_at,
+						 self->text, error) ||
+	    !gnt_kickstart_template_render_range(block, values, 0, additions->block->len,
+						 self->text, error))
+		return FALSE;
+	cursor = additions->insert_at;
+	if (shutdown_last) {
+		if (!gnt_kickstart_template_render_range(
+			    tpl, values, cursor, additions->shutdown_offset, self->text, error))
+			return FALSE;
+		g_string_append(self->text, GNT_KICKSTART_POWEROFF);
+		cursor = shutdown_end;
+	}
+	return gnt_kickstart_template_render_range(tpl, values, cursor, len, self->text, error) &&
+	       gnt_kickstart_check_rendered_size(self->text, error);
 }
 
 GntKickstart *
@@ -30,34 +72,23 @@ gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
 {
 	g_autoptr(GntKickstart) self = g_new0(GntKickstart, 1);
 	g_autoptr(GntKickstartTemplate) tpl = NULL;
-	g_autoptr(GntKickstartTemplate) completed = NULL;
-	g_autoptr(GString) with_additions = NULL;
+	g_auto(GntKickstartAdditions) additions = {0};
 	gsize len = 0;
 	const gchar *data;
 	g_autofree gchar *syntax = NULL;
 
 	g_return_val_if_fail(request != NULL && request->template != NULL, NULL);
 	data = g_bytes_get_data(request->template, &len);
+	if (data == NULL)
+		data = "";
 	self->notes = g_ptr_array_new_with_free_func(g_free);
-	self->sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, request->template);
 	self->token = g_strdup(request->values[GNT_KICKSTART_VAR_AGENT_TOKEN]);
-	/* the template as given: only its own text is read and checked here,
-	 * so that an error names the line the author wrote */
-	tpl = gnt_kickstart_template_new(data != NULL ? data : "", len, error);
-	if (tpl == NULL || !gnt_kickstart_template_check_defined(tpl, request->values, error)) {
-		g_prefix_error(error, "kickstart template: ");
-		return NULL;
-	}
-	with_additions = gnt_kickstart_add_missing(data != NULL ? data : "", len,
-						   &request->target.release, self->notes, error);
-	if (with_additions == NULL) {
-		g_prefix_error(error, "kickstart template: ");
-		return NULL;
-	}
-	completed = gnt_kickstart_template_new(with_additions->str, with_additions->len, error);
-	if (completed == NULL ||
-	    (self->text = gnt_kickstart_template_render(completed, request->values, error)) ==
-		    NULL) {
+	/* the template as given: its errors name the lines the author wrote */
+	tpl = gnt_kickstart_template_new(data, len, error);
+	if (tpl == NULL || !gnt_kickstart_template_check_defined(tpl, request->values, error) ||
+	    !gnt_kickstart_additions_find(data, len, &request->target.release, self->notes,
+					  &additions, error) ||
+	    !render_with_additions(self, tpl, len, &additions, request->values, error)) {
 		g_prefix_error(error, "kickstart template: ");
 		return NULL;
 	}

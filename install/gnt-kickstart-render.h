@@ -50,6 +50,11 @@ typedef struct _GntKickstartTemplate GntKickstartTemplate;
 /* Reads @data (checked by gnt_kickstart_check_input()). (transfer full) */
 GntKickstartTemplate *
 gnt_kickstart_template_new(const gchar *data, gsize len, GError **error);
+/* The same for text known to pass gnt_kickstart_check_input() (a checked
+ * template with Gantry's additions): what a preparation reads twice is
+ * checked once. (transfer full) */
+GntKickstartTemplate *
+gnt_kickstart_template_new_unchecked(const gchar *data, gsize len, GError **error);
 void
 gnt_kickstart_template_free(GntKickstartTemplate *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntKickstartTemplate, gnt_kickstart_template_free)
@@ -64,6 +69,20 @@ gnt_kickstart_template_uses(const GntKickstartTemplate *self, GntKickstartVar va
 GString *
 gnt_kickstart_template_render(const GntKickstartTemplate *self,
 			      const gchar *const values[GNT_KICKSTART_N_VARS], GError **error);
+
+/* Appends to @out the rendering of the template's bytes [@from, @to),
+ * which must not cut a {{ }} (an offset between pieces of text, such as a
+ * line's start). The errors as gnt_kickstart_template_render(), without
+ * the size check. */
+gboolean
+gnt_kickstart_template_render_range(const GntKickstartTemplate *self,
+				    const gchar *const values[GNT_KICKSTART_N_VARS], gsize from,
+				    gsize to, GString *out, GError **error);
+
+/* Whether a rendered file is at most GNT_KICKSTART_MAX_BYTES: the error
+ * names the line that crosses it. */
+gboolean
+gnt_kickstart_check_rendered_size(const GString *out, GError **error);
 
 /* Whether every variable the template uses has a value in @values: the
  * same error as rendering gives, without rendering. */

@@ -109,6 +109,7 @@ retired_why(const GntKickstartRelease *release, const gchar *command)
 				     ? retired_commands[i].rhel
 				     : retired_commands[i].fedora;
 		if (from != 0 && release->major >= from &&
+		    command[0] == retired_commands[i].command[0] &&
 		    strcmp(command, retired_commands[i].command) == 0)
 			return retired_commands[i].why;
 	}
@@ -175,6 +176,7 @@ typedef struct {
 
 typedef struct {
 	const GntKickstartTarget *target;
+	GStringChunk *strings; /* every string of the devices: freed at once */
 	GPtrArray *errors;
 	GPtrArray *devs;		    /* of Dev */
 	GPtrArray *vgs;			    /* of VolGroup */
@@ -190,11 +192,7 @@ static void
 dev_free(gpointer data)
 {
 	Dev *dev = data;
-	g_free(dev->mount);
-	g_free(dev->fstype);
-	g_free(dev->level);
-	g_strfreev(dev->members);
-	g_free(dev->vgname);
+	g_free(dev->members); /* its strings are the check's */
 	g_free(dev);
 }
 
@@ -202,9 +200,14 @@ static void
 vg_free(gpointer data)
 {
 	VolGroup *vg = data;
-	g_free(vg->name);
-	g_strfreev(vg->pvs);
+	g_free(vg->pvs);
 	g_free(vg);
+}
+
+static gchar *
+check_strdup(Check *check, const gchar *s)
+{
+	return s != NULL ? g_string_chunk_insert(check->strings, s) : NULL;
 }
 
 static void
@@ -276,12 +279,12 @@ takes_value(const gchar *option)
 	return FALSE;
 }
 
-/* The positional arguments of a command (words[1..]). (transfer
- * container) */
-static GPtrArray *
-positionals(const GntKickstartReader *r)
+/* The positional arguments of a command (of words[1..]) into @out; how
+ * many. */
+static guint
+positionals(const GntKickstartReader *r, const gchar **out)
 {
-	GPtrArray *out = g_ptr_array_new();
+	guint n = 0;
 
 	for (guint i = 1; i < r->n_words; i++) {
 		const gchar *w = r->words[i];
@@ -291,9 +294,9 @@ positionals(const GntKickstartReader *r)
 				i++;
 			continue;
 		}
-		g_ptr_array_add(out, (gpointer)w);
+		out[n++] = w;
 	}
-	return out;
+	return n;
 }
 
 static const gchar *
@@ -393,7 +396,7 @@ dev_new(Check *check, DevKind kind, guint line, const gchar *mount)
 
 	dev->kind = kind;
 	dev->line = line;
-	dev->mount = g_strdup(mount);
+	dev->mount = check_strdup(check, mount);
 	dev->disk = -1;
 	g_ptr_array_add(check->devs, dev);
 	if (check->first_storage == 0)
@@ -419,14 +422,14 @@ read_size(Check *check, const GntKickstartReader *r, Dev *dev, guint64 rest)
 static void
 read_part(Check *check, const GntKickstartReader *r)
 {
-	g_autoptr(GPtrArray) pos = positionals(r);
+	const gchar *pos[GNT_KICKSTART_MAX_WORDS];
 	const gchar *ondisk = option(r, "--ondisk");
 	Dev *dev;
 	guint64 total = 0;
 
-	if (pos->len == 0)
+	if (positionals(r, pos) == 0)
 		return; /* ksvalidator: a mount point is required */
-	dev = dev_new(check, DEV_PART, r->line_no, g_ptr_array_index(pos, 0));
+	dev = dev_new(check, DEV_PART, r->line_no, pos[0]);
 	if (ondisk == NULL)
 		ondisk = option(r, "--ondrive");
 	if (ondisk != NULL && *ondisk != '\0')
@@ -435,7 +438,7 @@ read_part(Check *check, const GntKickstartReader *r)
 		total += check->target->disk_mib[i];
 	read_size(check, r, dev,
 		  dev->disk >= 0 ? check->target->disk_mib[dev->disk] : MAX(total, 1));
-	dev->fstype = g_strdup(option(r, "--fstype"));
+	dev->fstype = check_strdup(check, option(r, "--fstype"));
 	check_fstype(check, r->line_no, dev->fstype);
 	if (strcmp(dev->mount, "biosboot") == 0 || strcmp(dev->mount, "swap") == 0 ||
 	    g_str_has_prefix(dev->mount, "raid.") || g_str_has_prefix(dev->mount, "pv.") ||
@@ -451,34 +454,36 @@ read_part(Check *check, const GntKickstartReader *r)
 static void
 read_raid(Check *check, const GntKickstartReader *r)
 {
-	g_autoptr(GPtrArray) pos = positionals(r);
+	const gchar *pos[GNT_KICKSTART_MAX_WORDS];
+	guint n = positionals(r, pos);
 	Dev *dev;
 
-	if (pos->len == 0)
+	if (n == 0)
 		return;
-	dev = dev_new(check, DEV_RAID, r->line_no, g_ptr_array_index(pos, 0));
-	dev->level = g_strdup(option(r, "--level"));
-	dev->members = g_new0(gchar *, pos->len);
-	for (guint i = 1; i < pos->len; i++)
-		dev->members[i - 1] = g_strdup(g_ptr_array_index(pos, i));
-	dev->fstype = g_strdup(option(r, "--fstype"));
+	dev = dev_new(check, DEV_RAID, r->line_no, pos[0]);
+	dev->level = check_strdup(check, option(r, "--level"));
+	dev->members = g_new0(gchar *, n);
+	for (guint i = 1; i < n; i++)
+		dev->members[i - 1] = check_strdup(check, pos[i]);
+	dev->fstype = check_strdup(check, option(r, "--fstype"));
 	check_fstype(check, r->line_no, dev->fstype);
 }
 
 static void
 read_volgroup(Check *check, const GntKickstartReader *r)
 {
-	g_autoptr(GPtrArray) pos = positionals(r);
+	const gchar *pos[GNT_KICKSTART_MAX_WORDS];
+	guint n = positionals(r, pos);
 	VolGroup *vg;
 
-	if (pos->len == 0)
+	if (n == 0)
 		return;
 	vg = g_new0(VolGroup, 1);
 	vg->line = r->line_no;
-	vg->name = g_strdup(g_ptr_array_index(pos, 0));
-	vg->pvs = g_new0(gchar *, pos->len);
-	for (guint i = 1; i < pos->len; i++)
-		vg->pvs[i - 1] = g_strdup(g_ptr_array_index(pos, i));
+	vg->name = check_strdup(check, pos[0]);
+	vg->pvs = g_new0(gchar *, n);
+	for (guint i = 1; i < n; i++)
+		vg->pvs[i - 1] = check_strdup(check, pos[i]);
 	vg->existing = option(r, "--useexisting") != NULL || option(r, "--noformat") != NULL;
 	g_ptr_array_add(check->vgs, vg);
 	if (check->first_storage == 0)
@@ -488,16 +493,16 @@ read_volgroup(Check *check, const GntKickstartReader *r)
 static void
 read_logvol(Check *check, const GntKickstartReader *r)
 {
-	g_autoptr(GPtrArray) pos = positionals(r);
+	const gchar *pos[GNT_KICKSTART_MAX_WORDS];
 	Dev *dev;
 
-	if (pos->len == 0)
+	if (positionals(r, pos) == 0)
 		return;
-	dev = dev_new(check, DEV_LOGVOL, r->line_no, g_ptr_array_index(pos, 0));
-	dev->vgname = g_strdup(option(r, "--vgname"));
+	dev = dev_new(check, DEV_LOGVOL, r->line_no, pos[0]);
+	dev->vgname = check_strdup(check, option(r, "--vgname"));
 	dev->percent = option(r, "--percent") != NULL;
 	read_size(check, r, dev, G_MAXUINT64);
-	dev->fstype = g_strdup(option(r, "--fstype"));
+	dev->fstype = check_strdup(check, option(r, "--fstype"));
 	check_fstype(check, r->line_no, dev->fstype);
 	if (strcmp(dev->mount, "/boot") == 0 || g_str_has_prefix(dev->mount, "/boot/"))
 		add_error(check, r->line_no,
@@ -853,7 +858,9 @@ gnt_kickstart_validate(const gchar *text, gsize len, const GntKickstartTarget *t
 	g_autoptr(GPtrArray) devs = g_ptr_array_new_with_free_func(dev_free);
 	g_autoptr(GPtrArray) vgs = g_ptr_array_new_with_free_func(vg_free);
 	g_autoptr(GHashTable) used = g_hash_table_new(NULL, NULL);
-	Check check = {.target = target, .errors = errors, .devs = devs, .vgs = vgs};
+	g_autoptr(GStringChunk) strings = g_string_chunk_new(1024);
+	Check check = {
+		.target = target, .strings = strings, .errors = errors, .devs = devs, .vgs = vgs};
 	g_autofree gchar *joined = NULL;
 
 	g_return_val_if_fail(target != NULL && target->n_disks <= GNT_KICKSTART_MAX_DISKS, FALSE);
