@@ -828,6 +828,10 @@ cluster_parameters_info(JsonObject *info)
 		"install_timeout",
 		"trusted_os",
 		"ssh_keys",
+		/* kickstart installs (doc/kickstart.md) */
+		"kickstart_dir",
+		"default_ks_template",
+		"ksvalidator",
 	};
 	static const GntClusterSetting es_search_path = {
 		.key = "es_search_path",
