@@ -304,12 +304,24 @@ install_info(JsonObject *install)
 	JsonNode *names = json_object_get_member(install, "secret_names");
 	JsonNode *end = json_object_get_member(install, "end_time");
 	JsonNode *steps = json_object_get_member(install, "steps");
+	JsonNode *ks = json_object_get_member(install, "kickstart");
 	const gchar *mode = member_string(install, "mode", "run");
 
 	gnt_cli_info_add_text(info, "mode", mode);
 	gnt_cli_info_add_text(info, "state",
 			      install_state_text(member_string(install, "state", NULL)));
 	gnt_cli_info_add_text(info, "OS image", member_string(install, "os_image", "none"));
+	if (ks != NULL && JSON_NODE_HOLDS_OBJECT(ks)) {
+		JsonObject *kickstart = json_node_get_object(ks);
+
+		/* the last install's (doc/kickstart.md) */
+		gnt_cli_info_add_printf(info, "kickstart template",
+					"%s (the %s's), sha256 %s, for %s",
+					member_string(kickstart, "source", "?"),
+					member_string(kickstart, "origin", "?"),
+					member_string(kickstart, "sha256", "?"),
+					member_string(kickstart, "syntax", "?"));
+	}
 	if (g_strcmp0(mode, "self_install") == 0)
 		gnt_cli_info_add(info, "install hypervisor parameters", NULL,
 				 gnt_cli_info_new_json(hvparams));
