@@ -67,6 +67,22 @@ render_with_additions(GntKickstart *self, const GntKickstartTemplate *tpl, gsize
 	       gnt_kickstart_check_rendered_size(self->text, error);
 }
 
+/* The token out of an error about the rendered file (a word the validator
+ * or ksvalidator quotes may hold it): errors go to job logs. */
+static void
+redact_error(GError **error, const gchar *token)
+{
+	g_autoptr(GString) message = NULL;
+
+	if (error == NULL || *error == NULL || token == NULL || *token == '\0' ||
+	    strstr((*error)->message, token) == NULL)
+		return;
+	message = g_string_new((*error)->message);
+	g_string_replace(message, token, REDACTED, 0);
+	g_free((*error)->message);
+	(*error)->message = g_string_free(g_steal_pointer(&message), FALSE);
+}
+
 GntKickstart *
 gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
 {
@@ -93,6 +109,7 @@ gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
 		return NULL;
 	}
 	if (!gnt_kickstart_validate(self->text->str, self->text->len, &request->target, error)) {
+		redact_error(error, self->token);
 		g_prefix_error(error, "kickstart file (as rendered): ");
 		return NULL;
 	}
@@ -106,6 +123,7 @@ gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
 	if (!gnt_kickstart_ksvalidator_check(request->ksvalidator, syntax,
 					     (const gchar *const *)&self->text->str,
 					     &self->text->len, 1, error)) {
+		redact_error(error, self->token);
 		g_prefix_error(error, "kickstart file (as rendered): ");
 		return NULL;
 	}

@@ -357,6 +357,21 @@ test_adversarial(void)
 		assert_refused(cases[i].text, GNT_KICKSTART_FAMILY_RHEL, 9, cases[i].expected);
 }
 
+/* An error about the rendered file never shows the token. */
+static void
+test_prepare_error_redacted(void)
+{
+	g_autoptr(GError) error = NULL;
+	GntKickstartTarget target = make_target(GNT_KICKSTART_FAMILY_RHEL, 9);
+	g_autoptr(GntKickstart)
+		ks = prepare(GOOD "part /x --fstype={{ agent_token }} --size=1\n", &target, &error);
+
+	g_assert_null(ks);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_null(strstr(error->message, TOKEN));
+	g_assert_nonnull(strstr(error->message, "line 10: filesystem type '<redacted>' is not"));
+}
+
 /* The seed's sample template (Ironic's spec): refused for RHEL 9 by
  * Gantry's own checks for the reasons ksvalidator gives. */
 static void
@@ -579,6 +594,7 @@ main(int argc, char **argv)
 	g_test_add_func("/install/kickstart/prepare/good", test_prepare_good);
 	g_test_add_func("/install/kickstart/prepare/adversarial", test_adversarial);
 	g_test_add_func("/install/kickstart/prepare/seed-sample", test_seed_sample);
+	g_test_add_func("/install/kickstart/prepare/error-redacted", test_prepare_error_redacted);
 	g_test_add_func("/install/kickstart/prepare/traceback-rhel8", test_traceback_rhel8);
 	g_test_add_func("/install/kickstart/prepare/default-template", test_default_template);
 	g_test_add_func("/install/kickstart/releases", test_releases);
