@@ -47,14 +47,20 @@ string_or_null(JsonObject *obj, const gchar *key)
 		       : NULL;
 }
 
-/* The catalog image @record's install names (its os_image), if it is one.
- * (transfer full) */
+/* Where the catalog keeps the name of the image an install came from
+ * (config/gnt-config-images.h, GNT_IMAGE_INSTALL_KEY, once the branches
+ * meet); before, the os_image itself is looked up. */
+#define IMAGE_NAME_KEY "os_image_name"
+
+/* The catalog image @record's install came from, if any. (transfer full) */
 static JsonObject *
 dup_catalog_image(GntConfig *config, JsonObject *record)
 {
-	const gchar *image = gnt_install_get_os_image(record);
+	const gchar *name = string_or_null(gnt_install_get(record), IMAGE_NAME_KEY);
 
-	return image != NULL && *image != '\0' ? gnt_config_dup_image(config, image) : NULL;
+	if (name == NULL)
+		name = gnt_install_get_os_image(record);
+	return name != NULL && *name != '\0' ? gnt_config_dup_image(config, name) : NULL;
 }
 
 /* The instance's disks as the installer sees them. */
@@ -168,9 +174,10 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 					  ? GNT_KICKSTART_FIRMWARE_UEFI
 					  : GNT_KICKSTART_FIRMWARE_BIOS;
 	token = gnt_kickstart_token_new();
-	liveimg = gnt_kickstart_liveimg_url(string_or_null(image, "url") != NULL
-						    ? string_or_null(image, "url")
-						    : gnt_install_get_os_image(record));
+	liveimg = gnt_kickstart_liveimg_url(
+		string_or_null(image, "url") != NULL ? string_or_null(image, "url")
+						     : gnt_install_get_os_image(record),
+		g_strcmp0(string_or_null(image, "format"), "tarball") == 0);
 	hostname = g_strndup(name, strcspn(name, "."));
 	keys = dup_ssh_keys(record, cluster->settings);
 	request.template = template;

@@ -144,11 +144,11 @@ gnt_kickstart_dup_redacted(const GntKickstart *self)
 }
 
 gchar *
-gnt_kickstart_liveimg_url(const gchar *image_location)
+gnt_kickstart_liveimg_url(const gchar *image_location, gboolean tarball)
 {
 	static const gchar *const tarballs[] = {".tar",	   ".tbz",     ".tgz",	 ".txz",
 						".tar.gz", ".tar.bz2", ".tar.xz"};
-	const gchar *ext = ".img";
+	const gchar *ext = tarball ? ".tar" : ".img";
 
 	for (guint i = 0; image_location != NULL && i < G_N_ELEMENTS(tarballs); i++) {
 		if (g_str_has_suffix(image_location, tarballs[i]))

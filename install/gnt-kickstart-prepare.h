@@ -20,12 +20,13 @@ G_BEGIN_DECLS
 #define GNT_KICKSTART_CALLBACK_URL  GNT_KICKSTART_METAD_INSTALL "/callback"
 #define GNT_KICKSTART_STAGE2_URL    GNT_KICKSTART_METAD_INSTALL "/stage2"
 
-/* liveimg_url for the OS image at @image_location (a path, URL or catalog
- * name): metad's URL with the image's extension, which is how Anaconda
- * tells a tarball (.tar.gz, .tgz, .tar.xz, ...) from a mountable image
- * (.img otherwise). (transfer full) */
+/* liveimg_url for the OS image at @image_location (a path or URL): metad's
+ * URL with the image's extension, which is how Anaconda tells a tarball
+ * (.tar.gz, .tgz, .tar.xz, ...) from a mountable image: .img otherwise, or
+ * .tar for a @tarball (a catalog image's format) whose name says nothing
+ * (tar finds the compression itself). (transfer full) */
 gchar *
-gnt_kickstart_liveimg_url(const gchar *image_location);
+gnt_kickstart_liveimg_url(const gchar *image_location, gboolean tarball);
 
 typedef struct {
 	GBytes *template;

@@ -415,6 +415,32 @@ test_traceback_rhel8(void)
 }
 
 static void
+test_liveimg_url(void)
+{
+	struct {
+		const gchar *location;
+		gboolean tarball;
+		const gchar *ext;
+	} cases[] = {
+		{"http://i/rocky.tar.gz", TRUE, ".tar.gz"},
+		{"/srv/i/rocky.tar.xz", FALSE, ".tar.xz"},
+		{"http://i/rocky.tgz", FALSE, ".tgz"},
+		{"http://i/rocky.qcow2", FALSE, ".img"},
+		{"http://i/rootfs", TRUE, ".tar"},
+		{NULL, FALSE, ".img"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *url =
+			gnt_kickstart_liveimg_url(cases[i].location, cases[i].tarball);
+		g_autofree gchar *expected =
+			g_strconcat(GNT_KICKSTART_METAD_INSTALL "/image", cases[i].ext, NULL);
+
+		g_assert_cmpstr(url, ==, expected);
+	}
+}
+
+static void
 test_releases(void)
 {
 	g_autoptr(GError) error = NULL;
@@ -598,6 +624,7 @@ main(int argc, char **argv)
 	g_test_add_func("/install/kickstart/prepare/traceback-rhel8", test_traceback_rhel8);
 	g_test_add_func("/install/kickstart/prepare/default-template", test_default_template);
 	g_test_add_func("/install/kickstart/releases", test_releases);
+	g_test_add_func("/install/kickstart/liveimg-url", test_liveimg_url);
 	g_test_add_func("/install/kickstart/source/choose", test_source_choose);
 	g_test_add_func("/install/kickstart/source/file", test_source_file);
 	g_test_add_func("/install/kickstart/source/http", test_source_http);
