@@ -286,10 +286,11 @@ test_ksvalidator_refuses(void)
 	const gchar *text = "cmdline\ntimezone America/Los_Angeles --isUtc\nautopart\n";
 	g_autoptr(GBytes) bytes = g_bytes_new_static(text, strlen(text));
 	g_autoptr(GntKickstart) ks = NULL;
+	g_autofree gchar *token = gnt_kickstart_token_new();
 
 	request.template = bytes;
 	request.ksvalidator = ksvalidator();
-	kickstart_test_set_values(&request, "t");
+	kickstart_test_set_values(&request, token);
 	ks = gnt_kickstart_prepare(&request, &error);
 	g_assert_null(ks);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -310,6 +311,7 @@ test_stub_256_errors(void)
 	g_autoptr(GntKickstart) ks = NULL;
 	gsize len = 2;
 	const gchar *text = "x\n";
+	g_autofree gchar *token = gnt_kickstart_token_new();
 
 	g_assert_no_error(error);
 	g_assert_true(g_file_set_contents_full(
@@ -328,7 +330,7 @@ test_stub_256_errors(void)
 	/* and an install's preparation */
 	request.template = gnt_kickstart_source_get_default();
 	request.ksvalidator = stub;
-	kickstart_test_set_values(&request, "t");
+	kickstart_test_set_values(&request, token);
 	ks = gnt_kickstart_prepare(&request, &error);
 	g_bytes_unref(request.template);
 	g_assert_null(ks);
