@@ -413,6 +413,11 @@ read_size(Check *check, const GntKickstartReader *r, Dev *dev, guint64 rest)
 
 	option_mib(check, r, "--size", 0, &size);
 	option_mib(check, r, "--maxsize", 0, &maxsize);
+	if (grow && maxsize > 0 && maxsize < size)
+		add_error(check, r->line_no,
+			  "--maxsize=%" G_GUINT64_FORMAT
+			  " is smaller than --size=%" G_GUINT64_FORMAT,
+			  maxsize, size);
 	dev->min = size;
 	if (size == 0 && !grow && option(r, "--recommended") == NULL && dev->kind == DEV_PART)
 		dev->min = DEFAULT_PART_MIB;
@@ -501,6 +506,10 @@ read_logvol(Check *check, const GntKickstartReader *r)
 	dev = dev_new(check, DEV_LOGVOL, r->line_no, pos[0]);
 	dev->vgname = check_strdup(check, option(r, "--vgname"));
 	dev->percent = option(r, "--percent") != NULL;
+	if (dev->percent && option(r, "--grow") == NULL)
+		add_error(check, r->line_no,
+			  "--percent needs --grow: Anaconda sizes a logical volume by percent only "
+			  "when it grows");
 	read_size(check, r, dev, G_MAXUINT64);
 	dev->fstype = check_strdup(check, option(r, "--fstype"));
 	check_fstype(check, r->line_no, dev->fstype);
@@ -562,6 +571,14 @@ read_command(Check *check, const GntKickstartReader *r)
 			check->shutdown_word = cmd;
 		}
 	} else if (strcmp(cmd, "clearpart") == 0) {
+		static const gchar *const which[] = {"--all", "--linux", "--list", "--none"};
+		guint n = 0;
+
+		for (guint i = 0; i < G_N_ELEMENTS(which); i++)
+			n += option(r, which[i]) != NULL;
+		if (n > 1)
+			add_error(check, r->line_no,
+				  "clearpart takes one of --all, --linux, --list and --none");
 		if ((value = option(r, "--drives")) != NULL)
 			check_disks(check, r->line_no, "clearpart --drives", value);
 	} else if (strcmp(cmd, "ignoredisk") == 0) {

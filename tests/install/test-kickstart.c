@@ -348,6 +348,14 @@ test_adversarial(void)
 		{HEAD "part / --size=4000\n", "line 5: UEFI needs a /boot/efi partition"},
 		{HEAD, "the file does not partition the disks"},
 		{GOOD "part /x --size=1G\n", "line 10: --size=1G is not a whole number of MiB"},
+		/* what the pykickstart notes say ksvalidator misses as well */
+		{GOOD "clearpart --all --none\n",
+		 "line 10: clearpart takes one of --all, --linux, --list and --none"},
+		{GOOD "part /x --size=2048 --grow --maxsize=1024\n",
+		 "line 10: --maxsize=1024 is smaller than --size=2048"},
+		{HEAD EFI "part /boot --size=1024\npart pv.01 --grow\nvolgroup vg0 pv.01\n"
+			  "logvol / --vgname=vg0 --name=root --size=4096 --percent=50\n",
+		 "line 9: --percent needs --grow"},
 		/* a release's removed commands */
 		{GOOD "%traceback\necho\n%end\n", "line 10: %traceback is deprecated"},
 		{GOOD "btrfs / --data=0 btrfs.01\n", "line 10: 'btrfs' is refused for RHEL9"},
