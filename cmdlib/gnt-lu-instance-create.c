@@ -12,6 +12,7 @@
 #include "gnt-install-where.h"
 #include "gnt-json.h"
 #include "gnt-limits.h"
+#include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-backup.h"
 #include "gnt-lu-image.h"
 #include "gnt-lu-instance-common.h"
@@ -407,6 +408,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 						  gnt_opcode_get_string(op, "os_image_sha256"),
 						  error))
 			return NULL;
+		gnt_lu_instance_kickstart_set_template(record, op);
 	}
 	return g_steal_pointer(&record);
 }
@@ -494,8 +496,14 @@ create_check_prereq(GntLu *lu, GError **error)
 		g_autoptr(GntInstall) install =
 			gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
 
-		if (!gnt_install_check(install, error))
+		if (!gnt_install_check(install, error) ||
+		    !gnt_lu_instance_kickstart_check(lu, record, error))
 			return FALSE;
+	} else if (gnt_opcode_get_bool(op, "print_kickstart") ||
+		   gnt_opcode_get_string(op, "ks_template") != NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "an instance that installs nothing has no kickstart");
+		return FALSE;
 	}
 	{
 		CreateCtx *ctx = g_new0(CreateCtx, 1);

@@ -11,6 +11,7 @@
 #include "gnt-install-where.h"
 #include "gnt-json.h"
 #include "gnt-limits.h"
+#include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-backup.h"
 #include "gnt-lu-image.h"
 #include "gnt-lu-instance-common.h"
@@ -209,6 +210,7 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	 * and the cluster's policy */
 	if (!gnt_install_attach_plan(lu_config(lu), ctx->updated, ctx->current->node, error))
 		return FALSE;
+	gnt_lu_instance_kickstart_set_template(ctx->updated, op);
 	/* the OS and parameters first, then what the install needs */
 	if (!gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;
@@ -221,7 +223,8 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 	/* after the decision: the steps' checks depend on where they run */
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, settled->current->node,
 				  settled->updated, secret, FALSE);
-	return gnt_install_check(install, error);
+	return gnt_install_check(install, error) &&
+	       gnt_lu_instance_kickstart_check(lu, settled->updated, error);
 }
 
 /* The install onto the existing disks. The record's install says

@@ -4,6 +4,7 @@
  */
 #include "gnt-limits.h"
 #include "gnt-cmdlib.h"
+#include "gnt-kickstart-source.h"
 
 /* Ganeti's disk templates and file drivers, as create and modify take them */
 #define DISK_TEMPLATES "rbd|file|drbd|blockdev|gluster|sharedfile|ext|plain|diskless"
@@ -29,6 +30,19 @@
 		.name = "print_plan", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false",        \
 		.help = "Print the install plan (the core steps, the install templates the "       \
 			"instance's tags select, the cluster's install policy) and change nothing" \
+	}
+
+/* Kickstart installs (doc/kickstart.md), on create and reinstall alike */
+#define KICKSTART_PARAMS                                                                           \
+	{.name = "ks_template",                                                                    \
+	 .type = GNT_PARAM_TYPE_STRING,                                                            \
+	 GNT_PARAM_OPTIONAL,                                                                       \
+	 .validate = gnt_kickstart_validate_source_param,                                          \
+	 .help = "The kickstart template: file:///PATH under the cluster's kickstart directory, "  \
+		 "an http(s) URL, or default (\"\" removes the instance's own)"},                  \
+	{                                                                                          \
+		.name = "print_kickstart", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false",   \
+		.help = "Show the rendered kickstart file (its token redacted) in the job log"     \
 	}
 
 static const GntParamDef instance_create_params[] = {
@@ -103,6 +117,7 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "user_data", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
 	PRINT_PLAN_PARAM,
+	KICKSTART_PARAMS,
 	{NULL},
 };
 
@@ -121,6 +136,7 @@ static const GntParamDef instance_reinstall_params[] = {
 	/* Gantry's: null takes the cluster's enable_safe_install */
 	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	PRINT_PLAN_PARAM,
+	KICKSTART_PARAMS,
 	{NULL},
 };
 

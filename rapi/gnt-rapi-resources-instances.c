@@ -354,6 +354,9 @@ static const gchar *const reinstall_keys[] = {
 	"os_image",
 	"os_image_sha256",
 	"enable_safe_install",
+	/* kickstart installs (doc/kickstart.md) */
+	"ks_template",
+	"print_kickstart",
 	NULL,
 };
 /* The body keys that go into OP_INSTANCE_REINSTALL as they are. */
@@ -392,8 +395,27 @@ body_string(JsonObject *body, const gchar *key, JsonNode **out, GError **error)
 	return TRUE;
 }
 
+/* A boolean member of the body copied into @op when given (null or
+ * missing: left out), or FALSE naming it. */
+static gboolean
+body_copy_boolean(JsonObject *body, const gchar *key, JsonObject *op, GError **error)
+{
+	JsonNode *value = json_object_get_member(body, key);
+
+	if (value == NULL || JSON_NODE_HOLDS_NULL(value))
+		return TRUE;
+	if (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_BOOLEAN) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'%s' parameter must be a boolean, not %s", key,
+			    gnt_json_node_type_name(value));
+		return FALSE;
+	}
+	json_object_set_member(op, key, json_node_ref(value));
+	return TRUE;
+}
+
 /* The body form {os, start, osparams, osparams_private, osparams_secret,
- * os_image}, checked; the opcode's members set in @reinstall. Messages name
+ * os_image, ks_template, ...}, checked; the opcode's members set in @reinstall. Messages name
  * keys, never values. */
 static gboolean
 reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GError **error)
@@ -405,6 +427,7 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 	JsonNode *os = NULL;
 	JsonNode *image = NULL;
 	JsonNode *image_sha256 = NULL;
+	JsonNode *ks_template = NULL;
 
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -425,7 +448,8 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 		}
 	}
 	if (!body_string(body, "os", &os, error) || !body_string(body, "os_image", &image, error) ||
-	    !body_string(body, "os_image_sha256", &image_sha256, error))
+	    !body_string(body, "os_image_sha256", &image_sha256, error) ||
+	    !body_string(body, "ks_template", &ks_template, error))
 		return FALSE;
 	value = json_object_get_member(body, "start");
 	if (value != NULL &&
@@ -456,19 +480,11 @@ reinstall_from_body(JsonNode *node, JsonObject *reinstall, gboolean *start, GErr
 		json_object_set_member(reinstall, "os_image", json_node_ref(image));
 	if (image_sha256 != NULL && !JSON_NODE_HOLDS_NULL(image_sha256))
 		json_object_set_member(reinstall, "os_image_sha256", json_node_ref(image_sha256));
-	/* Gantry's: null or missing takes the cluster's */
-	value = json_object_get_member(body, "enable_safe_install");
-	if (value != NULL && !JSON_NODE_HOLDS_NULL(value)) {
-		if (!JSON_NODE_HOLDS_VALUE(value) ||
-		    json_node_get_value_type(value) != G_TYPE_BOOLEAN) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "'enable_safe_install' parameter must be a boolean, not %s",
-				    gnt_json_node_type_name(value));
-			return FALSE;
-		}
-		json_object_set_member(reinstall, "enable_safe_install", json_node_ref(value));
-	}
-	return TRUE;
+	if (ks_template != NULL && !JSON_NODE_HOLDS_NULL(ks_template))
+		json_object_set_member(reinstall, "ks_template", json_node_ref(ks_template));
+	/* Gantry's: null or missing takes the cluster's, or false */
+	return body_copy_boolean(body, "enable_safe_install", reinstall, error) &&
+	       body_copy_boolean(body, "print_kickstart", reinstall, error);
 }
 
 static gboolean

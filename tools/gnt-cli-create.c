@@ -54,6 +54,8 @@ static gchar *opt_user_data;
 static gchar **opt_ssh_keys;
 static gchar *opt_os_package;
 static gchar *opt_safe_install;
+static gchar *opt_ks_template;
+static gboolean opt_print_kickstart;
 
 /* The entries add and import share to the letter. */
 #define DISK_TEMPLATE_ENTRY                                                                                \
@@ -129,6 +131,8 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	GNT_CLI_OS_IMAGE_SHA256_ENTRY(&opt_os_image_sha256),
 	{"print-plan", 0, 0, G_OPTION_ARG_NONE, &opt_print_plan,
 	 GNT_CLI_PARAM_HELP("OP_INSTANCE_CREATE", "print_plan"), NULL},
+	GNT_CLI_KS_TEMPLATE_ENTRY("OP_INSTANCE_CREATE", &opt_ks_template),
+	GNT_CLI_PRINT_KICKSTART_ENTRY("OP_INSTANCE_CREATE", &opt_print_kickstart),
 	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
 	 "How the OS gets installed: run (default: the install steps before the first boot) or "
 	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
@@ -767,6 +771,7 @@ build_mode_params(JsonObject *op, GntCliCreateMode mode)
 			json_object_set_string_member(op, "os_image", opt_os_image);
 		if (opt_os_image_sha256 != NULL)
 			json_object_set_string_member(op, "os_image_sha256", opt_os_image_sha256);
+		gnt_cli_set_kickstart(op, opt_ks_template, opt_print_kickstart);
 		break;
 	case GNT_CLI_CREATE_MODE_IMPORT:
 		json_object_set_string_member(op, "mode", "import");
@@ -900,4 +905,13 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name)
 	if (results != NULL && json_array_get_length(results) > 0)
 		gnt_cli_plan_print_result(json_array_get_element(results, 0));
 	return 0;
+}
+
+void
+gnt_cli_set_kickstart(JsonObject *op, const gchar *ks_template, gboolean print_kickstart)
+{
+	if (ks_template != NULL)
+		json_object_set_string_member(op, "ks_template", ks_template);
+	if (print_kickstart)
+		json_object_set_boolean_member(op, "print_kickstart", TRUE);
 }

@@ -136,6 +136,20 @@ gnt_cli_create_instance(GntCli *cli, GntCliCreateMode mode, const gchar *name);
 			"node (no); default: the cluster's setting",                                          \
 			"yes|no"                                                                              \
 	}
+/* Kickstart installs (doc/kickstart.md): help from the opcode table */
+#define GNT_CLI_KS_TEMPLATE_ENTRY(op_id, storage)                                                  \
+	{                                                                                          \
+		"ks-template", 0, 0, G_OPTION_ARG_STRING, (storage),                               \
+			GNT_CLI_PARAM_HELP(op_id, "ks_template"), "SOURCE"                         \
+	}
+#define GNT_CLI_PRINT_KICKSTART_ENTRY(op_id, storage)                                              \
+	{                                                                                          \
+		"print-kickstart", 0, 0, G_OPTION_ARG_NONE, (storage),                             \
+			GNT_CLI_PARAM_HELP(op_id, "print_kickstart"), NULL                         \
+	}
+/* Sets ks_template and print_kickstart of @op when given. */
+void
+gnt_cli_set_kickstart(JsonObject *op, const gchar *ks_template, gboolean print_kickstart);
 
 /* ---- option values; failures are OpPrereqErrors for gnt_cli_fail() ---- */
 

@@ -838,6 +838,10 @@ cluster_parameters_info(JsonObject *info)
 		/* the install policy (issue 14) */
 		"install_denied_steps",
 		"install_step_priorities",
+		/* kickstart installs (doc/kickstart.md) */
+		"kickstart_dir",
+		"default_ks_template",
+		"ksvalidator",
 	};
 	static const GntClusterSetting es_search_path = {
 		.key = "es_search_path",

@@ -313,12 +313,24 @@ install_info(JsonObject *install)
 	JsonNode *end = json_object_get_member(install, "end_time");
 	JsonNode *steps = json_object_get_member(install, "steps");
 	JsonNode *plan = json_object_get_member(install, "plan");
+	JsonNode *ks = json_object_get_member(install, "kickstart");
 	const gchar *mode = member_string(install, "mode", "run");
 
 	gnt_cli_info_add_text(info, "mode", mode);
 	gnt_cli_info_add_text(info, "state",
 			      install_state_text(member_string(install, "state", NULL)));
 	gnt_cli_info_add_text(info, "OS image", member_string(install, "os_image", "none"));
+	if (ks != NULL && JSON_NODE_HOLDS_OBJECT(ks)) {
+		JsonObject *kickstart = json_node_get_object(ks);
+
+		/* the last install's (doc/kickstart.md) */
+		gnt_cli_info_add_printf(info, "kickstart template",
+					"%s (the %s's), sha256 %s, for %s",
+					member_string(kickstart, "source", "?"),
+					member_string(kickstart, "origin", "?"),
+					member_string(kickstart, "sha256", "?"),
+					member_string(kickstart, "syntax", "?"));
+	}
 	if (g_strcmp0(mode, "self_install") == 0)
 		gnt_cli_info_add(info, "install hypervisor parameters", NULL,
 				 gnt_cli_info_new_json(hvparams));
@@ -880,6 +892,8 @@ static gchar *opt_os_image_sha256;
 static gchar *opt_os_package;
 static gchar *opt_safe_install;
 static gboolean opt_print_plan;
+static gchar *opt_ks_template;
+static gboolean opt_print_kickstart;
 
 static const GOptionEntry reinstall_entries[] = {
 	{"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force, "Force the operation", NULL},
@@ -897,6 +911,8 @@ static const GOptionEntry reinstall_entries[] = {
 	GNT_CLI_SAFE_INSTALL_ENTRY(&opt_safe_install),
 	{"print-plan", 0, 0, G_OPTION_ARG_NONE, &opt_print_plan,
 	 GNT_CLI_PARAM_HELP("OP_INSTANCE_REINSTALL", "print_plan"), NULL},
+	GNT_CLI_KS_TEMPLATE_ENTRY("OP_INSTANCE_REINSTALL", &opt_ks_template),
+	GNT_CLI_PRINT_KICKSTART_ENTRY("OP_INSTANCE_REINSTALL", &opt_print_kickstart),
 	{NULL},
 };
 
@@ -936,6 +952,7 @@ reinstall_opcode(GntCli *cli, const gchar *name, GError **error)
 	if (!gnt_cli_set_os_package(cli, op, "osparams", opt_os_package, error) ||
 	    !gnt_cli_set_safe_install(cli, op, opt_safe_install, error))
 		return NULL;
+	gnt_cli_set_kickstart(op, opt_ks_template, opt_print_kickstart);
 	return g_steal_pointer(&op);
 }
 

@@ -256,6 +256,11 @@ test_os_image_name(ImageFx *fx, gconstpointer data)
 	const FakeCall *call;
 
 	add_rocky(fx);
+	/* without its kickstart template: a ks_template makes an install a
+	 * kickstart install (doc/kickstart.md); this one writes the image */
+	expect_run(fx, "OP_IMAGE_SET_PARAMS",
+		   "{\"image_name\": \"rocky-9\", \"remove_properties\": [\"ks_template\"]}",
+		   "success");
 	expect_run(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 ", \"os_image\": \"nope\"}",
 		   "OS image 'nope' is neither an absolute path on the node, an http(s) URL nor "
 		   "an image of the catalog (gnt-image list)");

@@ -3,9 +3,12 @@
  * the node calls they make and what they undo when one fails. */
 #include "queue-fixture.h"
 
+#include <glib/gstdio.h>
+
 #include "fake-node.h"
 #include "gnt-install-steps-private.h"
 #include "gnt-json.h"
+#include "gnt-lu-instance-kickstart.h"
 #include "gnt-recovery.h"
 
 /* An OS the node has, whose scripts may run on the node itself. */
@@ -793,6 +796,153 @@ test_modify_refused(LuFx *fx, gconstpointer data)
 		       "disk modification 0: disk 0: 'size' is missing or not a positive size");
 }
 
+/* ---- kickstart (doc/kickstart.md) ------------------------------------ */
+
+/* A catalog image with an installer: RHEL 9 by its family (added by
+ * ks_fx_prepare()). */
+#define KS_IMAGE	"rocky9"
+#define KS_IMAGE_SHA256 "abababababababababababababababababababababababababababababababab"
+
+#define CREATE_KS                                                                                  \
+	"{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_image\": \"" KS_IMAGE "\", "     \
+	"\"disk_template\": \"file\", \"disks\": [{\"size\": 10240}], \"nics\": [], "              \
+	"\"ssh_keys\": [\"ssh-ed25519 AAAAC3Nz ops@example.com\"]"
+
+/* The kickstart directory, made, and ksvalidator the vendored one. */
+static gchar *
+ks_fx_prepare(LuFx *fx)
+{
+	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(fx->q.root.config);
+	g_autoptr(JsonObject) changes = json_object_new();
+	g_autoptr(GError) error = NULL;
+	gchar *dir = g_strdup(json_object_get_string_member(cluster->settings, "kickstart_dir"));
+
+	guint64 id = queue_fx_submit(
+		&fx->q,
+		queue_fx_job("OP_IMAGE_ADD",
+			     "{\"image_name\": \"" KS_IMAGE "\", \"url\": "
+			     "\"http://images.test/rocky9.img\", \"format\": \"raw\", "
+			     "\"sha256\": \"" KS_IMAGE_SHA256 "\", \"os_distro\": \"Rocky\", "
+			     "\"os_version\": \"9.4\", \"installer_kernel\": "
+			     "\"http://images.test/vmlinuz\"}",
+			     NULL));
+	g_autofree gchar *status = queue_fx_wait_final(&fx->q, id);
+
+	g_assert_cmpstr(status, ==, "success");
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	json_object_set_string_member(changes, "ksvalidator", g_getenv("GNT_TEST_KSVALIDATOR"));
+	g_assert_true(gnt_config_set_cluster_settings(fx->q.root.config, changes, &error));
+	g_assert_no_error(error);
+	return dir;
+}
+
+/* --dry-run --print-kickstart: the rendered default template, the token
+ * redacted, the real ksvalidator's verdict; nothing made, no node called. */
+static void
+test_kickstart_print(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = ks_fx_prepare(fx);
+	guint64 id = queue_fx_submit(
+		&fx->q,
+		queue_fx_job("OP_INSTANCE_CREATE",
+			     CREATE_KS ", \"dry_run\": true, \"print_kickstart\": true}", NULL));
+	g_autofree gchar *status = queue_fx_wait_final(&fx->q, id);
+	g_autofree gchar *log = job_log_text(fx, id);
+
+	g_assert_cmpstr(status, ==, "success");
+	assert_message_has(log, "kickstart: template 'default' (the built-in's), sha256 ");
+	assert_message_has(log, "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed\n");
+	assert_message_has(log, "\nliveimg --url=http://169.254.169.254/gantry/latest/install/"
+				"image.img\n");
+	assert_message_has(log, "network --bootproto=dhcp --device=link --activate "
+				"--hostname=web1\n");
+	assert_message_has(log, "\nssh-ed25519 AAAAC3Nz ops@example.com\n");
+	assert_message_has(log, "\"agent_token\": \"<redacted>\"");
+	g_assert_null(strstr(log, "%traceback"));
+	assert_trace(fx, "");
+	g_assert_null(dup_instance(fx, "web1"));
+}
+
+static void
+test_kickstart_refused(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = ks_fx_prepare(fx);
+	g_autofree gchar *twice = g_build_filename(dir, "twice.ks", NULL);
+	g_autofree gchar *params = NULL;
+
+	g_assert_true(g_file_set_contents(twice,
+					  "autopart\nliveimg --url=http://a/b.tar\n"
+					  "liveimg --url=http://a/c.tar\n",
+					  -1, NULL));
+	expect_refused(fx, "OP_INSTANCE_CREATE",
+		       CREATE_KS ", \"ks_template\": \"file:///etc/shadow\"}",
+		       "'/etc/shadow' is not under the kickstart directory");
+	params = g_strdup_printf(CREATE_KS ", \"ks_template\": \"file://%s\"}", twice);
+	expect_refused(fx, "OP_INSTANCE_CREATE", params,
+		       "line 3: a second liveimg (the first is on line 2)");
+	/* a source of no known form: refused with the opcode itself */
+	{
+		g_autoptr(JsonParser) parser = json_parser_new();
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GntOpcode) op = NULL;
+
+		g_assert_true(json_parser_load_from_data(
+			parser,
+			CREATE_KS
+			", \"OP_ID\": \"OP_INSTANCE_CREATE\", \"ks_template\": \"ftp://x/ks\"}",
+			-1, NULL));
+		op = gnt_opcode_new_from_json(json_node_get_object(json_parser_get_root(parser)),
+					      &error);
+		g_assert_null(op);
+		assert_message_has(error->message,
+				   "is neither file:///PATH, an http(s) URL nor 'default'");
+	}
+	/* an install that is no kickstart install has nothing to print (its
+	 * OS checked on the node first) */
+	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 ", \"print_kickstart\": true}",
+		       "instance 'web1' has no kickstart install to print");
+	g_unlink(twice);
+}
+
+/* The record keeps the template's source and SHA-256; a reinstall fetches
+ * it again. */
+static void
+test_kickstart_record(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = ks_fx_prepare(fx);
+	g_autofree gchar *path = g_build_filename(dir, "web.ks", NULL);
+	g_autofree gchar *source = g_strconcat("file://", path, NULL);
+	g_autofree gchar *params =
+		g_strdup_printf(CREATE_KS ", \"start\": false, \"ks_template\": \"%s\"}", source);
+	const gchar *first = "autopart\n";
+	const gchar *second = "autopart --type=plain\n";
+	g_autofree gchar *first_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, first, -1);
+	g_autofree gchar *second_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, second, -1);
+	g_autoptr(JsonObject) web1 = NULL;
+	JsonObject *ks;
+
+	g_assert_true(g_file_set_contents(path, first, -1, NULL));
+	fake_node_answer(fx->nodes, "image_write",
+			 "{\"format\": \"raw\", \"virtual_bytes\": 1048576, \"write_seconds\": "
+			 "0.1, \"mb_per_s\": 10.0}");
+	expect_success(fx, "OP_INSTANCE_CREATE", params);
+	web1 = dup_instance(fx, "web1");
+	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),
+					   "kickstart");
+	g_assert_cmpstr(json_object_get_string_member(ks, "source"), ==, source);
+	g_assert_cmpstr(json_object_get_string_member(ks, "origin"), ==, "instance");
+	g_assert_cmpstr(json_object_get_string_member(ks, "sha256"), ==, first_sha);
+	g_assert_cmpstr(json_object_get_string_member(ks, "syntax"), ==, "RHEL9");
+	g_clear_pointer(&web1, json_object_unref);
+	g_assert_true(g_file_set_contents(path, second, -1, NULL));
+	expect_success(fx, "OP_INSTANCE_REINSTALL", "{\"instance_name\": \"web1\"}");
+	web1 = dup_instance(fx, "web1");
+	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),
+					   "kickstart");
+	g_assert_cmpstr(json_object_get_string_member(ks, "sha256"), ==, second_sha);
+	g_unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -820,6 +970,9 @@ main(int argc, char **argv)
 	ADD("modify/add-disk", test_modify_add_disk);
 	ADD("modify/add-disk-fails", test_modify_add_disk_fails);
 	ADD("modify/refused", test_modify_refused);
+	ADD("kickstart/print", test_kickstart_print);
+	ADD("kickstart/refused", test_kickstart_refused);
+	ADD("kickstart/record", test_kickstart_record);
 #undef ADD
 	return g_test_run();
 }

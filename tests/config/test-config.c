@@ -346,6 +346,11 @@ static const gchar *const info_keys[] = {
 	"enable_safe_install",
 	"install_timeout",
 	"image_cache_size",
+	"kickstart_dir",
+	"default_ks_template",
+	"ksvalidator",
+	"install_denied_steps",
+	"install_step_priorities",
 	"ssh_keys",
 	"trusted_os",
 };

@@ -1,6 +1,9 @@
 #include "image-test-server.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+
+#include "gnt-tls.h"
 
 typedef struct {
 	guint status;
@@ -368,4 +371,27 @@ image_test_disk_untouched(const gchar *path)
 			return FALSE;
 	}
 	return len > 0;
+}
+
+ImageServer *
+image_server_new_unknown_ca(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *dir = g_dir_make_tmp("gnt-image-ca-XXXXXX", &error);
+	g_autoptr(GntTlsCa) ca = gnt_tls_ca_new("images.test", &error);
+	g_autofree gchar *cert = g_build_filename(dir, "server.pem", NULL);
+	g_autofree gchar *key = g_build_filename(dir, "server.key", NULL);
+	const gchar *const addresses[] = {"127.0.0.1", NULL};
+	g_autoptr(GTlsCertificate) certificate = NULL;
+
+	g_assert_no_error(error);
+	g_assert_true(
+		gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key, &error));
+	g_assert_no_error(error);
+	certificate = gnt_tls_load_certificate(cert, key, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(g_unlink(cert), ==, 0);
+	g_assert_cmpint(g_unlink(key), ==, 0);
+	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	return image_server_new(certificate);
 }

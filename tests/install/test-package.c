@@ -9,7 +9,6 @@
 
 #include "gnt-error.h"
 #include "gnt-package.h"
-#include "gnt-tls.h"
 #include "image-test-server.h"
 
 /* ---- archives for the tests -------------------------------------------------------- */
@@ -372,32 +371,15 @@ test_fetch(void)
 static void
 test_fetch_https_unknown_ca(void)
 {
-	g_autoptr(GError) error = NULL;
-	g_autofree gchar *dir = g_dir_make_tmp("gnt-package-XXXXXX", &error);
-	g_autoptr(GntTlsCa) ca = gnt_tls_ca_new("packages.test", &error);
-	g_autofree gchar *cert = g_build_filename(dir, "server.pem", NULL);
-	g_autofree gchar *key = g_build_filename(dir, "server.key", NULL);
-	const gchar *const addresses[] = {"127.0.0.1", NULL};
-	g_autoptr(GTlsCertificate) certificate = NULL;
-	g_autoptr(ImageServer) server = NULL;
+	g_autoptr(ImageServer) server = image_server_new_unknown_ca();
 	g_autoptr(GBytes) package = sample_package();
 	g_autofree gchar *url = NULL;
 
-	g_assert_no_error(error);
-	g_assert_true(
-		gnt_tls_ca_issue(ca, GNT_TLS_ROLE_NODE, "127.0.0.1", addresses, cert, key, &error));
-	g_assert_no_error(error);
-	certificate = gnt_tls_load_certificate(cert, key, &error);
-	g_assert_no_error(error);
-	server = image_server_new(certificate);
 	image_server_add(server, "/site.tgz", 200, package, 0);
 	url = g_strconcat(image_server_get_base(server), "/site.tgz", NULL);
 	/* the system's CAs do not know the test's CA */
 	assert_fetch_fails(url, NULL, NULL, GNT_PACKAGE_MAX_BYTES, GNT_ERROR_ENVIRONMENT,
 			   "TLS failure");
-	g_assert_cmpint(g_unlink(cert), ==, 0);
-	g_assert_cmpint(g_unlink(key), ==, 0);
-	g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
 /* A libsoup server asking for Basic credentials alice:secret, in a thread. */

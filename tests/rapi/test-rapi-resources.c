@@ -1221,6 +1221,32 @@ assert_job_fails(RapiFx *fx, JsonNode *answer, const gchar *needle)
 		g_error("job result %s lacks '%s'", result, needle);
 }
 
+/* The reinstall body's kickstart keys reach OP_INSTANCE_REINSTALL; masterd
+ * refuses a kickstart install without a catalog image (doc/kickstart.md). */
+static void
+test_instance_reinstall_kickstart(RapiFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonNode) answer = NULL;
+	g_autoptr(JsonObject) job = NULL;
+	JsonObject *reinstall;
+
+	if (!have_noop_os())
+		return;
+	create_instance(fx, CREATE_BODY_FILE("web1.example.com", ""));
+	call_fails(fx, "POST", "/2/instances/web1.example.com/reinstall",
+		   "{\"print_kickstart\": \"yes\"}", GNT_ERROR_INVALID,
+		   "'print_kickstart' parameter must be a boolean");
+	answer = call_ok(fx, "POST", "/2/instances/web1.example.com/reinstall",
+			 "{\"start\": false, \"ks_template\": \"https://ks.example.com/web.ks\","
+			 " \"print_kickstart\": true}");
+	job = get_job(fx, answer);
+	reinstall = json_array_get_object_element(json_object_get_array_member(job, "ops"), 1);
+	g_assert_cmpstr(json_object_get_string_member(reinstall, "ks_template"), ==,
+			"https://ks.example.com/web.ks");
+	g_assert_true(json_object_get_boolean_member(reinstall, "print_kickstart"));
+	assert_job_fails(fx, answer, "a kickstart install needs a catalog image with os_distro");
+}
+
 static void
 test_groups(RapiFx *fx, gconstpointer data)
 {
@@ -1738,6 +1764,7 @@ main(int argc, char **argv)
 	ADD("/rapi/resources/instances/disks", test_instance_disks);
 	ADD("/rapi/resources/instances/info", test_instance_info);
 	ADD("/rapi/resources/instances/reinstall", test_instance_reinstall);
+	ADD("/rapi/resources/instances/reinstall-kickstart", test_instance_reinstall_kickstart);
 	ADD("/rapi/resources/bad-input", test_bad_input);
 	ADD("/rapi/resources/unknown-things", test_unknown_things);
 	ADD("/rapi/resources/secret-never-shown", test_secret_never_shown);

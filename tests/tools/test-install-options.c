@@ -172,6 +172,38 @@ assert_nothing_made(OptFx *fx)
 
 #define ADD_ARGS "add", "-t", "file", "--disk", "0:size=8M", "-H", "fake", "--no-start"
 
+/* Kickstart (doc/kickstart.md) from the command line: the cluster's
+ * settings, and add's options reaching the master, which refuses before
+ * anything is made (no catalog image here: the catalog is another
+ * branch's). */
+static void
+test_kickstart(OptFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) modify = CLUSTER(fx, "modify", "--kickstart-dir", "/srv/ks",
+					"--default-ks-template", "https://ks.example.com/d.ks",
+					"--ksvalidator", "/usr/local/bin/ksvalidator");
+	g_autoptr(Run) info = CLUSTER(fx, "info");
+	g_autoptr(Run) help = INSTANCE(fx, "add", "--help");
+	g_autoptr(Run) nothing = INSTANCE(fx, ADD_ARGS, "-o", "api10", "--enable-safe-install",
+					  "yes", "--dry-run", "--print-kickstart", "inst1");
+	g_autoptr(Run) no_image = INSTANCE(fx, ADD_ARGS, "--os-image", "http://i.example.com/r.tgz",
+					   "--ks-template", "file:///srv/ks/web.ks", "inst1");
+	g_autoptr(Run) bad = INSTANCE(fx, ADD_ARGS, "--os-image", "http://i.example.com/r.tgz",
+				      "--ks-template", "ftp://x/ks", "inst1");
+
+	expect(modify, 0, NULL);
+	assert_has(info->out, "  kickstart directory: /srv/ks\n");
+	assert_has(info->out, "  default kickstart template: https://ks.example.com/d.ks\n");
+	assert_has(info->out, "  ksvalidator: /usr/local/bin/ksvalidator\n");
+	/* the help texts are the opcode table's */
+	assert_has(help->out, "--ks-template=SOURCE");
+	assert_has(help->out, "Show the rendered kickstart file (its token redacted)");
+	expect_has(nothing, 1, "instance 'inst1' has no kickstart install to print");
+	expect_has(no_image, 1, "a kickstart install needs a catalog image with os_distro");
+	expect_has(bad, 1, "kickstart template 'ftp://x/ks' is neither file:///PATH");
+	assert_nothing_made(fx);
+}
+
 static void
 test_refusals(OptFx *fx, gconstpointer data)
 {
@@ -463,6 +495,8 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/install-options/cluster-settings", OptFx, NULL, fx_set_up,
 		   test_cluster_settings, fx_tear_down);
+	g_test_add("/install-options/kickstart", OptFx, NULL, fx_set_up, test_kickstart,
+		   fx_tear_down);
 	g_test_add("/install-options/os-trusted", OptFx, NULL, fx_set_up, test_os_trusted,
 		   fx_tear_down);
 	g_test_add("/install-options/refusals", OptFx, "safe-off", fx_set_up, test_refusals,

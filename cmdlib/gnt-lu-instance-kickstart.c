@@ -1,0 +1,207 @@
+#include "gnt-lu-instance-kickstart.h"
+
+#include <string.h>
+
+#include "gnt-config-fill.h"
+#include "gnt-config-images.h"
+#include "gnt-error.h"
+#include "gnt-install-steps.h"
+#include "gnt-json.h"
+#include "gnt-kickstart-ksvalidator.h"
+#include "gnt-kickstart-prepare.h"
+#include "gnt-kickstart-source.h"
+#include "gnt-lu-instance-spec.h"
+
+#define KS_TEMPLATE "ks_template"
+
+void
+gnt_lu_instance_kickstart_set_template(JsonObject *record, const GntOpcode *op)
+{
+	const gchar *given = gnt_opcode_get_string(op, "ks_template");
+	JsonObject *install = gnt_install_get(record);
+
+	g_return_if_fail(install != NULL);
+	if (given == NULL)
+		return;
+	if (*given == '\0')
+		json_object_remove_member(install, KS_TEMPLATE);
+	else
+		json_object_set_string_member(install, KS_TEMPLATE, given);
+}
+
+static const gchar *
+string_or_null(JsonObject *obj, const gchar *key)
+{
+	JsonNode *node = obj != NULL ? json_object_get_member(obj, key) : NULL;
+
+	return node != NULL && json_node_get_value_type(node) == G_TYPE_STRING
+		       ? json_node_get_string(node)
+		       : NULL;
+}
+
+/* The catalog image @record's install came from, if any. (transfer full) */
+static JsonObject *
+dup_catalog_image(GntConfig *config, JsonObject *record)
+{
+	const gchar *name = string_or_null(gnt_install_get(record), GNT_IMAGE_INSTALL_KEY);
+
+	return name != NULL && *name != '\0' ? gnt_config_dup_image(config, name) : NULL;
+}
+
+/* The instance's disks as the installer sees them. */
+static gboolean
+fill_disks(GntKickstartTarget *target, JsonObject *record, JsonObject *hvparams, GError **error)
+{
+	JsonNode *disks = json_object_get_member(record, "disks");
+	JsonArray *list = disks != NULL && JSON_NODE_HOLDS_ARRAY(disks) ? json_node_get_array(disks)
+									: NULL;
+	guint n = list != NULL ? json_array_get_length(list) : 0;
+
+	if (n > GNT_KICKSTART_MAX_DISKS) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "a kickstart install takes at most %d disks", GNT_KICKSTART_MAX_DISKS);
+		return FALSE;
+	}
+	target->n_disks = n;
+	for (guint i = 0; i < n; i++) {
+		JsonObject *disk = json_array_get_object_element(list, i);
+		g_autofree gchar *name =
+			gnt_kickstart_disk_name(string_or_null(hvparams, "disk_type"), i);
+
+		g_strlcpy(target->disk_names[i], name, sizeof(target->disk_names[i]));
+		target->disk_mib[i] = disk != NULL && json_object_has_member(disk, "size")
+					      ? (guint64)json_object_get_int_member(disk, "size")
+					      : 0;
+	}
+	return TRUE;
+}
+
+/* The authorized_keys lines: the instance's own, else the cluster's. */
+static gchar *
+dup_ssh_keys(JsonObject *record, JsonObject *settings)
+{
+	JsonNode *keys = json_object_get_member(record, "ssh_keys");
+	g_autoptr(GString) out = g_string_new(NULL);
+	JsonArray *list;
+
+	if (keys == NULL || !JSON_NODE_HOLDS_ARRAY(keys) ||
+	    json_array_get_length(json_node_get_array(keys)) == 0)
+		keys = json_object_get_member(settings, "ssh_keys");
+	list = keys != NULL && JSON_NODE_HOLDS_ARRAY(keys) ? json_node_get_array(keys) : NULL;
+	for (guint i = 0; list != NULL && i < json_array_get_length(list); i++)
+		g_string_append_printf(out, "%s%s", i > 0 ? "\n" : "",
+				       json_array_get_string_element(list, i));
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+gboolean
+gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	GntConfig *config = lu_config(lu);
+	const gchar *name = json_object_get_string_member(record, "name");
+	JsonObject *install = gnt_install_get(record);
+	g_autoptr(JsonObject) image = dup_catalog_image(config, record);
+	const gchar *own = string_or_null(install, KS_TEMPLATE);
+	g_autoptr(GntCluster) cluster = NULL;
+	g_autoptr(JsonObject) info = NULL;
+	g_autoptr(JsonObject) hvparams = NULL;
+	g_autoptr(GBytes) template = NULL;
+	g_autoptr(GntKickstart) ks = NULL;
+	g_autofree gchar *ksvalidator = NULL;
+	g_autofree gchar *token = NULL;
+	g_autofree gchar *liveimg = NULL;
+	g_autofree gchar *hostname = NULL;
+	g_autofree gchar *keys = NULL;
+	g_autofree gchar *syntax = NULL;
+	GntKickstartRequest request = {0};
+	g_autofree gchar *sha256 = NULL;
+	GntKickstartOrigin origin;
+	const gchar *source;
+	JsonObject *recorded;
+
+	if ((own == NULL || *own == '\0') &&
+	    gnt_kickstart_image_get_property(image, "ks_template") == NULL &&
+	    gnt_kickstart_image_get_property(image, "installer_kernel") == NULL) {
+		if (!gnt_opcode_get_bool(op, "print_kickstart"))
+			return TRUE;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' has no kickstart install to print: give --ks-template, "
+			    "or a catalog image with a ks_template or an installer",
+			    name);
+		return FALSE;
+	}
+	if (image == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': a kickstart install needs a catalog image with "
+			    "os_distro and os_version (--os-image NAME, gnt-image add)",
+			    name);
+		return FALSE;
+	}
+	if (!gnt_kickstart_release_parse(gnt_kickstart_image_get_property(image, "os_distro"),
+					 gnt_kickstart_image_get_property(image, "os_version"),
+					 &request.target.release, error)) {
+		g_prefix_error(error, "image '%s': ", gnt_install_get_os_image(record));
+		return FALSE;
+	}
+	cluster = gnt_config_dup_cluster(config);
+	source = gnt_kickstart_source_choose(
+		own, image, string_or_null(cluster->settings, "default_ks_template"), &origin);
+	template = gnt_kickstart_source_fetch(
+		source, string_or_null(cluster->settings, "kickstart_dir"), NULL, error);
+	if (template == NULL)
+		return FALSE;
+	info = gnt_config_dup_cluster_info(config);
+	hvparams = gnt_fill_hvparams(info, record, FALSE, error);
+	if (hvparams == NULL || !fill_disks(&request.target, record, hvparams, error))
+		return FALSE;
+	request.target.firmware = g_strcmp0(string_or_null(hvparams, "firmware"), "uefi") == 0
+					  ? GNT_KICKSTART_FIRMWARE_UEFI
+					  : GNT_KICKSTART_FIRMWARE_BIOS;
+	token = gnt_kickstart_token_new();
+	liveimg = gnt_kickstart_liveimg_url(
+		string_or_null(image, "url") != NULL ? string_or_null(image, "url")
+						     : gnt_install_get_os_image(record),
+		g_strcmp0(string_or_null(image, "format"), "tarball") == 0);
+	hostname = g_strndup(name, strcspn(name, "."));
+	keys = dup_ssh_keys(record, cluster->settings);
+	request.template = template;
+	request.values[GNT_KICKSTART_VAR_LIVEIMG_URL] = liveimg;
+	request.values[GNT_KICKSTART_VAR_CALLBACK_URL] = GNT_KICKSTART_CALLBACK_URL;
+	request.values[GNT_KICKSTART_VAR_AGENT_TOKEN] = token;
+	request.values[GNT_KICKSTART_VAR_INSTANCE_NAME] = name;
+	request.values[GNT_KICKSTART_VAR_HOSTNAME] = hostname;
+	request.values[GNT_KICKSTART_VAR_SSH_KEYS] = keys;
+	if (gnt_kickstart_image_get_property(image, "installer_stage2") != NULL)
+		request.values[GNT_KICKSTART_VAR_STAGE2_URL] = GNT_KICKSTART_STAGE2_URL;
+	ksvalidator =
+		gnt_kickstart_ksvalidator_find(string_or_null(cluster->settings, "ksvalidator"));
+	request.ksvalidator = ksvalidator;
+	ks = gnt_kickstart_prepare(&request, error);
+	if (ks == NULL) {
+		g_prefix_error(error, "instance '%s': ", name);
+		return FALSE;
+	}
+	sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, template);
+	gnt_lu_feedback(lu, "kickstart: template '%s' (the %s's), sha256 %s", source,
+			gnt_kickstart_origin_to_string(origin), sha256);
+	for (guint i = 0; i < ks->notes->len; i++)
+		gnt_lu_feedback(lu, "%s", (const gchar *)g_ptr_array_index(ks->notes, i));
+	if (gnt_opcode_get_bool(op, "print_kickstart")) {
+		g_autofree gchar *shown = gnt_kickstart_dup_redacted(ks);
+		g_auto(GStrv) lines = g_strsplit(shown, "\n", -1);
+
+		for (guint i = 0; lines[i] != NULL; i++) {
+			if (lines[i + 1] != NULL || lines[i][0] != '\0')
+				gnt_lu_feedback(lu, "%s", lines[i]);
+		}
+	}
+	syntax = gnt_kickstart_release_get_syntax(&request.target.release);
+	recorded = json_object_new();
+	json_object_set_string_member(recorded, "source", source);
+	json_object_set_string_member(recorded, "origin", gnt_kickstart_origin_to_string(origin));
+	json_object_set_string_member(recorded, "sha256", sha256);
+	json_object_set_string_member(recorded, "syntax", syntax);
+	json_object_set_object_member(install, "kickstart", recorded);
+	return TRUE;
+}
