@@ -463,6 +463,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 	g_autoptr(GPtrArray) paths = gnt_rpc_node_spec_dup_disk_paths(spec, error);
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
 	const gchar *accel = NULL;
+	const gchar *firmware = NULL;
 
 	if (paths == NULL)
 		return NULL;
@@ -481,6 +482,16 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 		g_free(app->accel);
 		app->accel = g_strdup(accel);
 	}
+	/* the instance's firmware and its UEFI variables: what an installer
+	 * writes there (boot entries) is what the instance boots with */
+	if (spec->hvparams != NULL && json_object_has_member(spec->hvparams, "firmware") &&
+	    gnt_json_get_string(spec->hvparams, "firmware", &firmware, NULL)) {
+		g_free(app->firmware);
+		app->firmware = g_strdup(firmware);
+	}
+	app->state_dir = gnt_rpc_node_dup_instance_state_dir(node, spec, error);
+	if (app->state_dir == NULL)
+		return NULL;
 	app->memory_mib = MAX(spec->memory_mib, APPLIANCE_MEMORY_MIB);
 	app->kernel = g_build_filename(dir, "vmlinuz", NULL);
 	app->initrd = g_build_filename(dir, "initrd.img", NULL);

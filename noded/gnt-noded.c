@@ -215,6 +215,19 @@ gnt_rpc_node_spec_free(GntRpcNodeSpec *self)
 	g_free(self);
 }
 
+gchar *
+gnt_rpc_node_dup_instance_state_dir(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
+{
+	/* the uuid becomes a path: nothing but a uuid may */
+	if (spec->uuid == NULL || !g_uuid_string_is_valid(spec->uuid)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': uuid '%s' is not a uuid", spec->name,
+			    spec->uuid != NULL ? spec->uuid : "");
+		return NULL;
+	}
+	return g_build_filename(gnt_paths_get_data_dir(node->paths), "instances", spec->uuid, NULL);
+}
+
 static gboolean
 spec_make_store(GntRpcNodeSpec *self, GError **error)
 {
