@@ -607,16 +607,9 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 static void
 remove_work_dir(const gchar *work_dir)
 {
-	g_autoptr(GDir) dir = g_dir_open(work_dir, 0, NULL);
 	g_autofree gchar *parent = NULL;
-	const gchar *entry;
 
-	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
-		g_autofree gchar *path = g_build_filename(work_dir, entry, NULL);
-
-		(void)g_unlink(path);
-	}
-	(void)g_rmdir(work_dir);
+	(void)gnt_rpc_node_remove_flat_dir(work_dir, NULL);
 	parent = g_path_get_dirname(work_dir);
 	(void)g_rmdir(parent); /* when it was the last run */
 }

@@ -50,6 +50,11 @@ gnt_rpc_node_spec_free(GntRpcNodeSpec *self);
  * (transfer full) */
 gchar *
 gnt_rpc_node_dup_instance_state_dir(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error);
+
+/* Removes @dir and the files in it (no subdirectories); a missing one is
+ * fine. */
+gboolean
+gnt_rpc_node_remove_flat_dir(const gchar *dir, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntRpcNodeSpec, gnt_rpc_node_spec_free)
 
 /* Reads the "spec" argument of @args as an instance spec. GNT_ERROR_INVALID

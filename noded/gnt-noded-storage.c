@@ -38,29 +38,6 @@ blockdev_create_procedure(const GntRpcArgs *args, gpointer user_data, GError **e
 	return gnt_json_node_new_null();
 }
 
-/* Removes @dir and the files in it (the hypervisor's state keeps no
- * subdirectories); a missing one is fine. */
-static gboolean
-remove_state_dir(const gchar *dir, GError **error)
-{
-	g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
-	const gchar *entry;
-
-	while (listing != NULL && (entry = g_dir_read_name(listing)) != NULL) {
-		g_autofree gchar *path = g_build_filename(dir, entry, NULL);
-
-		if (g_unlink(path) != 0 && errno != ENOENT) {
-			gnt_error_set_errno(error, errno, path);
-			return FALSE;
-		}
-	}
-	if (g_rmdir(dir) != 0 && errno != ENOENT) {
-		gnt_error_set_errno(error, errno, dir);
-		return FALSE;
-	}
-	return TRUE;
-}
-
 /* The disks, then the instance's state directory: its UEFI variables are
  * as much the instance's as its disks. */
 static JsonNode *
@@ -73,7 +50,7 @@ blockdev_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **e
 	if (spec == NULL || !gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
 		return NULL;
 	state_dir = gnt_rpc_node_dup_instance_state_dir(user_data, spec, error);
-	if (state_dir == NULL || !remove_state_dir(state_dir, error)) {
+	if (state_dir == NULL || !gnt_rpc_node_remove_flat_dir(state_dir, error)) {
 		g_prefix_error(error, "instance '%s': state directory: ", spec->name);
 		return NULL;
 	}
