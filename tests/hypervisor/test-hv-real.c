@@ -15,8 +15,6 @@
 #define MARKER		   "GANTRY-HV-TEST: the guest is up"
 #define BOOT_TIMEOUT_S	   90
 #define SHUTDOWN_TIMEOUT_S 3
-/* systemd's EFI stub, which tests/hypervisor/make-uefi-disk needs */
-#define GNT_TEST_UEFI_STUB "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
 
 typedef struct {
 	gchar *dir;
@@ -204,8 +202,7 @@ test_uefi_disk(RealFx *fx, gconstpointer data)
 	g_autoptr(GntHvInstance) inst = gnt_hv_instance_new("uefi1", uuid);
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *disk = NULL;
-	g_autofree gchar *script =
-		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "hypervisor", "make-uefi-disk", NULL);
+	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
 	g_autofree gchar *vars = NULL;
 	GStatBuf st, template_st;
 	gint64 t0;
@@ -215,19 +212,12 @@ test_uefi_disk(RealFx *fx, gconstpointer data)
 		g_test_skip(fx->skip);
 		return;
 	}
-	if (!g_file_test(GNT_TEST_UEFI_STUB, G_FILE_TEST_EXISTS) ||
-	    !g_file_test("/usr/share/OVMF/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS)) {
-		g_test_skip("no OVMF or systemd's EFI stub (install ovmf systemd-boot-efi)");
+	if (missing != NULL) {
+		g_test_skip(missing);
 		return;
 	}
 	disk = g_build_filename(fx->dir, "uefi.img", NULL);
-	{
-		const gchar *argv[] = {
-			script, disk, fx->kernel, fx->initrd, "console=ttyS0 quiet panic=-1", NULL};
-
-		g_assert_true(run_checked(argv, &error));
-		g_assert_no_error(error);
-	}
+	gnt_test_make_uefi_disk(disk, fx->kernel, fx->initrd);
 	inst->memory_mib = 256;
 	inst->console_log = g_build_filename(fx->dir, "uefi-console.log", NULL);
 	inst->state_dir = g_build_filename(fx->dir, "instances", uuid, NULL);

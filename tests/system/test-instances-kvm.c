@@ -179,12 +179,10 @@ static void
 test_uefi(KvmFx *fx, gconstpointer data)
 {
 	GntTestCluster *cluster = &fx->cluster;
-	g_autofree gchar *script =
-		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "hypervisor", "make-uefi-disk", NULL);
+	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
 	g_autofree gchar *image = NULL;
 	g_autofree gchar *create = NULL;
 	g_autofree gchar *disk_dir = NULL;
-	g_autofree gchar *state_root = NULL;
 	g_autoptr(GPtrArray) disks = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) state = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) after = g_ptr_array_new_with_free_func(g_free);
@@ -196,19 +194,12 @@ test_uefi(KvmFx *fx, gconstpointer data)
 		g_test_skip(fx->skip);
 		return;
 	}
-	if (!g_file_test("/usr/lib/systemd/boot/efi/linuxx64.efi.stub", G_FILE_TEST_EXISTS) ||
-	    !g_file_test("/usr/share/OVMF/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS)) {
-		g_test_skip("no OVMF or systemd's EFI stub (install ovmf systemd-boot-efi)");
+	if (missing != NULL) {
+		g_test_skip(missing);
 		return;
 	}
 	image = g_build_filename(cluster->boot_dir, "uefi.img", NULL);
-	{
-		const gchar *argv[] = {
-			script, image, cluster->kernel, fx->initrd, "console=ttyS0 quiet panic=-1",
-			NULL};
-
-		gnt_test_run_checked(argv);
-	}
+	gnt_test_make_uefi_disk(image, cluster->kernel, fx->initrd);
 	create = g_strdup_printf(
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"uefi1.example.com\","
 		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
@@ -226,16 +217,14 @@ test_uefi(KvmFx *fx, gconstpointer data)
 	g_assert_cmpfloat(boot_s, >=, 0);
 
 	/* the instance's own variables, made by libvirt from OVMF's template */
-	state_root = g_build_filename(gnt_paths_get_data_dir(cluster->paths), "instances", NULL);
-	gnt_test_cluster_list_files(state_root, state);
+	gnt_test_list_uefi_vars(cluster->paths, state);
 	g_assert_cmpuint(state->len, ==, 1);
-	g_assert_true(g_str_has_suffix(state->pdata[0], "/" GNT_HV_UEFI_VARS_FILE));
 
 	disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
 	gnt_test_cluster_list_files(disk_dir, disks);
 	g_assert_cmpuint(disks->len, ==, 1);
 	gnt_test_cluster_remove_instance(cluster, "uefi1.example.com", disks->pdata[0]);
-	gnt_test_cluster_list_files(state_root, after);
+	gnt_test_list_uefi_vars(cluster->paths, after);
 	g_assert_cmpuint(after->len, ==, 0);
 	g_assert_false(g_file_test(state->pdata[0], G_FILE_TEST_EXISTS));
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
