@@ -13,7 +13,8 @@ inst.ks= and inst.stage2=:
      the installer's; the last %post posts "end"; the domain powers off;
   2. a failing %pre --erroronfail: %onerror posts "error" with the reason,
      nothing else runs, the disk stays untouched, the domain powers off;
-  3. a raw image liveimg: written onto the disk as it is;
+  3. a raw image liveimg: written onto the disk as it is (the network set
+     from a static ip=, as Gantry's channel will have it);
   4. a missing liveimg (404): %onerror posts "error";
   5. the tarball under UEFI (OVMF): the disk gets a GPT.
 Needs scripts/libvirt-up (libvirtd in this network namespace), the Debian
@@ -185,7 +186,7 @@ OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 
 
-def boot(work, name, inst, disk, base, ks_path, timeout=300, uefi=False):
+def boot(work, name, inst, disk, base, ks_path, timeout=300, uefi=False, ip="dhcp"):
     """Boots the installer as a transient domain (under OVMF with @uefi, as
     Gantry's firmware=uefi does); (seconds until it was gone, whether it
     ended in time, the console)."""
@@ -195,8 +196,8 @@ def boot(work, name, inst, disk, base, ks_path, timeout=300, uefi=False):
                   "    <nvram template='%s'>%s</nvram>"
                   % (OVMF_CODE, OVMF_VARS, os.path.join(work, name + "-vars.fd")))
     console = os.path.join(work, name + ".console")
-    cmdline = ("console=ttyS0 panic=-1 inst.ks=%s%s inst.stage2=%s/stage2 inst.cmdline ip=dhcp"
-               % (base, ks_path, base))
+    cmdline = ("console=ttyS0 panic=-1 inst.ks=%s%s inst.stage2=%s/stage2 inst.cmdline ip=%s"
+               % (base, ks_path, base, ip))
     dom = "gnt-installer-test-%d-%s" % (os.getpid(), name)
     xml = """<domain type='qemu'>
   <name>%s</name>
@@ -358,9 +359,13 @@ def main():
         # 3. a raw image
         server.callbacks.clear()
         disk = new_disk(work, "image")
-        took, ended, console = boot(work, "image", inst, disk, base, "/ks/image.cfg")
+        # with a static address, the form Gantry's channel will use
+        took, ended, console = boot(work, "image", inst, disk, base, "/ks/image.cfg",
+                                    ip="10.0.2.15::10.0.2.2:255.255.255.0::eth0:none")
         print("# image install: the domain was gone after %.1f s" % took)
         check("image: installed, start then end", ended and statuses(server) == ["start", "end"],
+              console[-3000:])
+        check("image: the static address from ip=", "network: eth0 10.0.2.15/24" in console,
               console[-3000:])
         check("image: written onto the disk as it is",
               debugfs_cat(disk, 0, "/etc/marker") == MARKER)
