@@ -1,5 +1,7 @@
-/* The libvirt domain XML of a kvm instance. No libvirt calls here, so the
+/* The libvirt domain XML of a kvm instance and of the install appliance,
+ * and the UEFI firmware files they name. No libvirt calls here, so the
  * golden-file tests run even where libvirt is missing. */
+#include <errno.h>
 #include <string.h>
 
 #include "gnt-error.h"
@@ -17,6 +19,85 @@ append(GString *xml, const gchar *format, ...)
 	text = g_markup_vprintf_escaped(format, args);
 	va_end(args);
 	g_string_append(xml, text);
+}
+
+/* OVMF's code and variables templates, in the order tried: the 4 MiB
+ * build first (Debian's default since bookworm), then the 2 MiB one. The
+ * Secure Boot builds are left out: they need q35 with SMM and signed
+ * loaders. */
+static const struct {
+	const gchar *code;
+	const gchar *vars;
+} ovmf_files[] = {
+	{"OVMF_CODE_4M.fd", "OVMF_VARS_4M.fd"},
+	{"OVMF_CODE.fd", "OVMF_VARS.fd"},
+};
+
+void
+gnt_hv_uefi_free(GntHvUefi *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->code);
+	g_free(self->vars_template);
+	g_free(self->vars);
+	g_free(self);
+}
+
+GntHvUefi *
+gnt_hv_uefi_prepare(const gchar *ovmf_dir, const gchar *state_dir, const gchar *what,
+		    GError **error)
+{
+	g_autoptr(GntHvUefi) uefi = g_new0(GntHvUefi, 1);
+	g_autoptr(GString) tried = g_string_new(NULL);
+
+	g_return_val_if_fail(ovmf_dir != NULL && what != NULL, NULL);
+
+	for (gsize i = 0; i < G_N_ELEMENTS(ovmf_files) && uefi->code == NULL; i++) {
+		g_autofree gchar *code = g_build_filename(ovmf_dir, ovmf_files[i].code, NULL);
+		g_autofree gchar *vars = g_build_filename(ovmf_dir, ovmf_files[i].vars, NULL);
+
+		if (g_file_test(code, G_FILE_TEST_IS_REGULAR) &&
+		    g_file_test(vars, G_FILE_TEST_IS_REGULAR)) {
+			uefi->code = g_steal_pointer(&code);
+			uefi->vars_template = g_steal_pointer(&vars);
+		} else {
+			g_string_append_printf(tried, "%s%s", tried->len > 0 ? ", " : "", code);
+		}
+	}
+	if (uefi->code == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "%s: hypervisor parameter 'firmware' is 'uefi' but this node has no "
+			    "OVMF firmware (none of %s with its variables file; install Debian's "
+			    "'ovmf' package)",
+			    what, tried->str);
+		return NULL;
+	}
+	if (state_dir == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "%s: firmware 'uefi' needs a state directory for its UEFI variables",
+			    what);
+		return NULL;
+	}
+	if (g_mkdir_with_parents(state_dir, 0750) != 0) {
+		gnt_error_set_errno(error, errno, state_dir);
+		g_prefix_error(error, "%s: UEFI variables: ", what);
+		return NULL;
+	}
+	uefi->vars = g_build_filename(state_dir, GNT_HV_UEFI_VARS_FILE, NULL);
+	return g_steal_pointer(&uefi);
+}
+
+/* OVMF as read-only flash and the domain's own variables, inside <os>. */
+static void
+append_uefi(GString *xml, const GntHvUefi *uefi)
+{
+	if (uefi == NULL)
+		return;
+	append(xml,
+	       "    <loader readonly='yes' type='pflash'>%s</loader>\n"
+	       "    <nvram template='%s'>%s</nvram>\n",
+	       uefi->code, uefi->vars_template, uefi->vars);
 }
 
 /* The kernel command line as Ganeti builds it: root, the arguments, the
@@ -66,7 +147,7 @@ append_sysinfo(GString *xml, const GntHvChannelNic *channel)
 }
 
 static void
-append_os(GString *xml, GHashTable *hvparams, gboolean sysinfo)
+append_os(GString *xml, GHashTable *hvparams, const GntHvUefi *uefi, gboolean sysinfo)
 {
 	const gchar *machine = gnt_hv_params_get_string(hvparams, "machine_version");
 	const gchar *kernel = gnt_hv_params_get_string(hvparams, "kernel_path");
@@ -78,6 +159,7 @@ append_os(GString *xml, GHashTable *hvparams, gboolean sysinfo)
 		append(xml, "    <type arch='x86_64' machine='%s'>hvm</type>\n", machine);
 	else
 		g_string_append(xml, "    <type arch='x86_64'>hvm</type>\n");
+	append_uefi(xml, uefi);
 	if (*kernel != '\0') {
 		g_autofree gchar *cmdline = build_cmdline(hvparams);
 
@@ -310,8 +392,20 @@ append_domain_open(GString *xml, gboolean kvm, const GntHvChannelNic *channel)
 	g_string_append(xml, ">\n");
 }
 
+/* Whether @firmware ("bios", "uefi") and @uefi agree. */
+static gboolean
+check_firmware(const gchar *firmware, const GntHvUefi *uefi, const gchar *what, GError **error)
+{
+	if ((g_strcmp0(firmware, "uefi") == 0) == (uefi != NULL))
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "%s: firmware '%s' given %s OVMF's files",
+		    what, firmware, uefi != NULL ? "with" : "without");
+	return FALSE;
+}
+
 gchar *
-gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name, GError **error)
+gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
+			       const GntHvUefi *uefi, GError **error)
 {
 	g_autoptr(GString) xml = g_string_new(NULL);
 	g_autofree gchar *cmdline = NULL;
@@ -326,6 +420,8 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 			    app->disks->len);
 		return NULL;
 	}
+	if (!check_firmware(app->firmware, uefi, "install appliance", error))
+		return NULL;
 	cmdline = gnt_hv_appliance_dup_cmdline(app);
 	append_domain_open(xml, g_strcmp0(app->accel, "kvm") == 0, app->channel);
 	append(xml, "  <name>%s</name>\n", dom_name);
@@ -337,9 +433,10 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 	       GNT_HV_KVM_XML_NS, app->name);
 	append(xml, "  <memory unit='MiB'>%" G_GUINT64_FORMAT "</memory>\n", app->memory_mib);
 	append(xml, "  <vcpu>%u</vcpu>\n", app->vcpus);
+	g_string_append(xml, "  <os>\n"
+			     "    <type arch='x86_64'>hvm</type>\n");
+	append_uefi(xml, uefi);
 	append(xml,
-	       "  <os>\n"
-	       "    <type arch='x86_64'>hvm</type>\n"
 	       "    <kernel>%s</kernel>\n"
 	       "    <initrd>%s</initrd>\n"
 	       "    <cmdline>%s</cmdline>\n"
@@ -387,7 +484,7 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 
 gchar *
 gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
-		     gint64 started, GError **error)
+		     gint64 started, const GntHvUefi *uefi, GError **error)
 {
 	g_autoptr(GString) xml = g_string_new(NULL);
 	DevCounters counters = {0};
@@ -395,6 +492,9 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 
 	g_return_val_if_fail(inst != NULL && hvparams != NULL && dom_name != NULL, NULL);
 
+	if (!check_firmware(gnt_hv_params_get_string(hvparams, "firmware"), uefi, "instance",
+			    error))
+		return NULL;
 	kvm = g_str_equal(gnt_hv_params_get_string(hvparams, "accel"), "kvm");
 	append_domain_open(xml, kvm, inst->channel);
 	append(xml, "  <name>%s</name>\n", dom_name);
@@ -407,7 +507,7 @@ gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gcha
 	append(xml, "  <memory unit='MiB'>%" G_GUINT64_FORMAT "</memory>\n", inst->memory_mib);
 	append(xml, "  <vcpu>%u</vcpu>\n", inst->vcpus);
 	append_sysinfo(xml, inst->channel);
-	append_os(xml, hvparams, inst->channel != NULL);
+	append_os(xml, hvparams, uefi, inst->channel != NULL);
 	if (gnt_hv_params_get_bool(hvparams, "acpi"))
 		g_string_append(xml, "  <features>\n    <acpi/>\n  </features>\n");
 	append_cpu(xml, hvparams);

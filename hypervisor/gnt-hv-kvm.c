@@ -157,6 +157,7 @@ kvm_start(GntHypervisor *hv, const GntHvInstance *inst, GHashTable *hvparams, gb
 	g_autofree gchar *xml = NULL;
 	g_autoptr(virDomain) existing = NULL;
 	g_autoptr(virDomain) dom = NULL;
+	g_autoptr(GntHvUefi) uefi = NULL;
 
 	if (conn == NULL) {
 		g_prefix_error(error, "starting instance '%s': ", inst->name);
@@ -169,8 +170,15 @@ kvm_start(GntHypervisor *hv, const GntHvInstance *inst, GHashTable *hvparams, gb
 			    inst->name);
 		return FALSE;
 	}
+	if (g_str_equal(gnt_hv_params_get_string(hvparams, "firmware"), "uefi")) {
+		g_autofree gchar *what = g_strdup_printf("instance '%s'", inst->name);
+
+		uefi = gnt_hv_uefi_prepare(GNT_HV_OVMF_DIR, inst->state_dir, what, error);
+		if (uefi == NULL)
+			return FALSE;
+	}
 	xml = gnt_hv_kvm_build_xml(inst, hvparams, dom_name, g_get_real_time() / G_USEC_PER_SEC,
-				   error);
+				   uefi, error);
 	if (xml == NULL)
 		return FALSE;
 	if (inst->console_log != NULL) {
@@ -660,13 +668,22 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	gint callback;
 	gint stop_detail = 0;
 	gint64 deadline = 0;
+	g_autoptr(GntHvUefi) uefi = NULL;
 
 	if (!GPOINTER_TO_INT(g_once(&loop_once, event_loop_init_once, NULL))) {
 		set_virt_error(error, "install appliance of instance '%s': libvirt's event loop",
 			       app->name);
 		return FALSE;
 	}
-	xml = gnt_hv_kvm_build_appliance_xml(app, dom_name, error);
+	if (g_str_equal(app->firmware, "uefi")) {
+		g_autofree gchar *what =
+			g_strdup_printf("install appliance of instance '%s'", app->name);
+
+		uefi = gnt_hv_uefi_prepare(GNT_HV_OVMF_DIR, app->state_dir, what, error);
+		if (uefi == NULL)
+			return FALSE;
+	}
+	xml = gnt_hv_kvm_build_appliance_xml(app, dom_name, uefi, error);
 	if (xml == NULL)
 		return FALSE;
 	/* a connection of its own, opened after the event loop exists */

@@ -17,29 +17,49 @@ static const gchar *const nic_type_choices[] = {"paravirtual", "e1000",	   "rtl8
 						"pcnet",       "ne2k_pci", NULL};
 static const gchar *const disk_type_choices[] = {"paravirtual", "ide", "scsi", "sata", NULL};
 
+static const gchar *const firmware_choices[] = {"bios", "uefi", NULL};
+
+/* The help says what a value does; doc/hypervisors.md's table is checked
+ * against these names and defaults (tests/hypervisor/test-hv-params.c). */
 static const GntHvParamSpec kvm_params[] = {
-	{"accel", GNT_HV_PARAM_ENUM, "tcg", accel_choices},
-	{"acpi", GNT_HV_PARAM_BOOL, "true", NULL},
-	{"boot_order", GNT_HV_PARAM_ENUM, "disk", boot_order_choices},
-	{"cdrom_image_path", GNT_HV_PARAM_PATH, "", NULL},
-	{"cpu_type", GNT_HV_PARAM_STRING, "", NULL},
-	{"disk_cache", GNT_HV_PARAM_ENUM, "default", disk_cache_choices},
-	{"disk_type", GNT_HV_PARAM_ENUM, "paravirtual", disk_type_choices},
-	{"initrd_path", GNT_HV_PARAM_PATH, "", NULL},
-	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL},
-	{"kernel_path", GNT_HV_PARAM_PATH, "", NULL},
-	{"machine_version", GNT_HV_PARAM_STRING, "", NULL},
-	{"nic_type", GNT_HV_PARAM_ENUM, "paravirtual", nic_type_choices},
-	{"root_path", GNT_HV_PARAM_STRING, "/dev/vda1", NULL},
-	{"serial_console", GNT_HV_PARAM_BOOL, "true", NULL},
-	{"serial_speed", GNT_HV_PARAM_INT, "38400", NULL},
+	{"accel", GNT_HV_PARAM_ENUM, "tcg", accel_choices,
+	 "the accelerator: kvm, or tcg (qemu's emulation) where KVM does not boot"},
+	{"acpi", GNT_HV_PARAM_BOOL, "true", NULL,
+	 "ACPI; without it the power button does nothing and a shutdown times out"},
+	{"boot_order", GNT_HV_PARAM_ENUM, "disk", boot_order_choices,
+	 "what boots when no kernel_path is given"},
+	{"cdrom_image_path", GNT_HV_PARAM_PATH, "", NULL,
+	 "an ISO image attached as an IDE CD-ROM (empty: none)"},
+	{"cpu_type", GNT_HV_PARAM_STRING, "", NULL,
+	 "the CPU model: host (passthrough), a named model, or empty for qemu's default"},
+	{"disk_cache", GNT_HV_PARAM_ENUM, "default", disk_cache_choices, "the disks' cache mode"},
+	{"disk_type", GNT_HV_PARAM_ENUM, "paravirtual", disk_type_choices,
+	 "the bus of disks that name none (paravirtual: virtio)"},
+	{"firmware", GNT_HV_PARAM_ENUM, "bios", firmware_choices,
+	 "the firmware: bios (SeaBIOS), or uefi (OVMF, from Debian's ovmf package on the node, "
+	 "with the instance's own UEFI variables)"},
+	{"initrd_path", GNT_HV_PARAM_PATH, "", NULL, "the initrd of a direct kernel boot"},
+	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL,
+	 "the kernel command line of a direct kernel boot"},
+	{"kernel_path", GNT_HV_PARAM_PATH, "", NULL,
+	 "a kernel to boot directly (empty: boot from boot_order)"},
+	{"machine_version", GNT_HV_PARAM_STRING, "", NULL,
+	 "qemu's machine type (empty: libvirt's default)"},
+	{"nic_type", GNT_HV_PARAM_ENUM, "paravirtual", nic_type_choices,
+	 "the NIC model (paravirtual: virtio)"},
+	{"root_path", GNT_HV_PARAM_STRING, "/dev/vda1", NULL,
+	 "root= on a direct kernel boot's command line (empty: left out)"},
+	{"serial_console", GNT_HV_PARAM_BOOL, "true", NULL,
+	 "console=ttyS0,<serial_speed> on a direct kernel boot's command line"},
+	{"serial_speed", GNT_HV_PARAM_INT, "38400", NULL, "the serial console's speed"},
 };
 
 /* Ganeti's fake hypervisor has nothing to tune; ours takes a kernel
  * command line that it only records (in its state file), so that tests
  * can follow a parameter from the cluster's defaults to the node */
 static const GntHvParamSpec fake_params[] = {
-	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL},
+	{"kernel_args", GNT_HV_PARAM_STRING, "ro", NULL,
+	 "a kernel command line, only recorded in the fake's state file"},
 };
 
 static const gchar *const hv_names[] = {"kvm", "fake", NULL};

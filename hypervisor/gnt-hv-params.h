@@ -26,6 +26,7 @@ typedef struct {
 	GntHvParamType type;
 	const gchar *default_value;
 	const gchar *const *choices; /* GNT_HV_PARAM_ENUM only; NULL-terminated */
+	const gchar *help;	     /* what it does, one line */
 } GntHvParamSpec;
 
 /* The hypervisors Gantry knows, NULL-terminated: "kvm", "fake". */

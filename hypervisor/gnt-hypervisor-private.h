@@ -57,16 +57,44 @@ gnt_hv_kvm_new(const gchar *uri, const gchar *prefix, GError **error);
 /* The namespace of Gantry's element in a domain's <metadata>. */
 #define GNT_HV_KVM_XML_NS "urn:x-gantry:instance:1"
 
+/* Where Debian's ovmf package puts OVMF. */
+#define GNT_HV_OVMF_DIR "/usr/share/OVMF"
+
+/* The UEFI firmware of a domain (firmware=uefi): OVMF's code (read-only
+ * flash), the template of its variables, and the domain's own variables
+ * file, which libvirt makes from the template when it is missing. */
+typedef struct {
+	gchar *code;
+	gchar *vars_template;
+	gchar *vars;
+} GntHvUefi;
+
+void
+gnt_hv_uefi_free(GntHvUefi *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntHvUefi, gnt_hv_uefi_free)
+
+/*
+ * OVMF's files in @ovmf_dir (GNT_HV_OVMF_DIR but in tests) and the
+ * variables file GNT_HV_UEFI_VARS_FILE in @state_dir, which is made if
+ * missing. @what names the domain in errors ("instance 'web1'").
+ * GNT_ERROR_ENVIRONMENT when OVMF is not installed or @state_dir can not be
+ * made, GNT_ERROR_INVALID when @state_dir is NULL. (transfer full)
+ */
+GntHvUefi *
+gnt_hv_uefi_prepare(const gchar *ovmf_dir, const gchar *state_dir, const gchar *what,
+		    GError **error);
+
 /*
  * The libvirt domain XML for @inst with its complete @hvparams, as a
  * transient domain named @dom_name; @started (seconds since the epoch) is
- * kept in the domain's metadata for the uptime. Pure: the golden-file tests
- * call it. GNT_ERROR_INVALID for a combination it can not express.
- * (transfer full)
+ * kept in the domain's metadata for the uptime; @uefi: the firmware's
+ * files, required when the `firmware` hvparam is uefi. Pure: the
+ * golden-file tests call it. GNT_ERROR_INVALID for a combination it can
+ * not express. (transfer full)
  */
 gchar *
 gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
-		     gint64 started, GError **error);
+		     gint64 started, const GntHvUefi *uefi, GError **error);
 
 /* "appliance-<prefix><name>": not listed among the instances. */
 gchar *
@@ -78,9 +106,12 @@ gnt_hv_appliance_set_timeout_error(const GntHvAppliance *app, GError **error);
 
 /*
  * The libvirt domain XML of the install appliance @app, a transient domain
- * named @dom_name. Pure, like gnt_hv_kvm_build_xml(). (transfer full)
+ * named @dom_name; @uefi as for gnt_hv_kvm_build_xml(), required when
+ * @app's firmware is uefi. Pure, like gnt_hv_kvm_build_xml().
+ * (transfer full)
  */
 gchar *
-gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name, GError **error);
+gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
+			       const GntHvUefi *uefi, GError **error);
 
 G_END_DECLS

@@ -200,6 +200,7 @@ gnt_hv_instance_copy(const GntHvInstance *self)
 	while (g_hash_table_iter_next(&iter, &key, &value))
 		g_hash_table_insert(copy->hvparams, g_strdup(key), g_strdup(value));
 	copy->console_log = g_strdup(self->console_log);
+	copy->state_dir = g_strdup(self->state_dir);
 	if (self->channel != NULL)
 		copy->channel = gnt_hv_channel_nic_copy(self->channel);
 	return copy;
@@ -216,6 +217,7 @@ gnt_hv_instance_free(GntHvInstance *self)
 	g_ptr_array_unref(self->nics);
 	g_hash_table_unref(self->hvparams);
 	g_free(self->console_log);
+	g_free(self->state_dir);
 	gnt_hv_channel_nic_free(self->channel);
 	g_free(self);
 }
@@ -354,6 +356,7 @@ gnt_hv_appliance_new(const gchar *name)
 	self->memory_mib = 512;
 	self->vcpus = 1;
 	self->accel = g_strdup("tcg");
+	self->firmware = g_strdup("bios");
 	self->disks = g_ptr_array_new_with_free_func((GDestroyNotify)gnt_hv_disk_free);
 	return self;
 }
@@ -366,6 +369,8 @@ gnt_hv_appliance_free(GntHvAppliance *self)
 	g_free(self->name);
 	g_free(self->uuid);
 	g_free(self->accel);
+	g_free(self->firmware);
+	g_free(self->state_dir);
 	g_free(self->kernel);
 	g_free(self->initrd);
 	g_free(self->image);
@@ -625,6 +630,9 @@ check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
 	else if (app->accel == NULL ||
 		 (!g_str_equal(app->accel, "tcg") && !g_str_equal(app->accel, "kvm")))
 		missing = "accel 'tcg' or 'kvm'";
+	else if (app->firmware == NULL ||
+		 !g_strv_contains(gnt_hv_params_lookup("kvm", "firmware")->choices, app->firmware))
+		missing = "firmware 'bios' or 'uefi'";
 	if (missing != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "install appliance of instance '%s': needs %s", app->name, missing);

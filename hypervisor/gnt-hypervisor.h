@@ -116,7 +116,15 @@ typedef struct {
 	GHashTable *hvparams; /* name -> value, both strings */
 	gchar *console_log;
 	GntHvChannelNic *channel; /* communication=yes: the NIC after the others; NULL */
+	/* the instance's own directory on the node, kept from one start to the
+	 * next and removed with its disks: firmware=uefi keeps the instance's
+	 * UEFI variables there (GNT_HV_UEFI_VARS_FILE); NULL: none, which
+	 * uefi refuses */
+	gchar *state_dir;
 } GntHvInstance;
+
+/* The file of the UEFI variables (NVRAM) in an instance's state_dir. */
+#define GNT_HV_UEFI_VARS_FILE "uefi-vars.fd"
 
 /* Empty disks, nics and hvparams; 128 MiB, 1 vCPU. */
 GntHvInstance *
@@ -192,6 +200,8 @@ typedef struct {
 	guint64 memory_mib; /* 512 by default */
 	guint vcpus;	    /* 1 */
 	gchar *accel;	    /* the `accel` hvparam's values: "tcg" (default) or "kvm" */
+	gchar *firmware;    /* the instance's `firmware` hvparam: "bios" (default), "uefi" */
+	gchar *state_dir;   /* the instance's state_dir: uefi uses its UEFI variables */
 	gchar *kernel;	    /* <appliance>/vmlinuz */
 	gchar *initrd;	    /* <appliance>/initrd.img */
 	gchar *image;	    /* <appliance>/appliance.img, attached read-only, last */
@@ -204,7 +214,7 @@ typedef struct {
 	gchar *agent;	    /* fake only: the agent script */
 } GntHvAppliance;
 
-/* 512 MiB, 1 vCPU, tcg, a random uuid, no disks. */
+/* 512 MiB, 1 vCPU, tcg, bios, a random uuid, no disks. */
 GntHvAppliance *
 gnt_hv_appliance_new(const gchar *name);
 void

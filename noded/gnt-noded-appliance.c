@@ -463,6 +463,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 	g_autoptr(GPtrArray) paths = gnt_rpc_node_spec_dup_disk_paths(spec, error);
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
 	const gchar *accel = NULL;
+	const gchar *firmware = NULL;
 
 	if (paths == NULL)
 		return NULL;
@@ -481,6 +482,16 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 		g_free(app->accel);
 		app->accel = g_strdup(accel);
 	}
+	/* the instance's firmware and its UEFI variables: what an installer
+	 * writes there (boot entries) is what the instance boots with */
+	if (spec->hvparams != NULL && json_object_has_member(spec->hvparams, "firmware") &&
+	    gnt_json_get_string(spec->hvparams, "firmware", &firmware, NULL)) {
+		g_free(app->firmware);
+		app->firmware = g_strdup(firmware);
+	}
+	app->state_dir = gnt_rpc_node_dup_instance_state_dir(node, spec, error);
+	if (app->state_dir == NULL)
+		return NULL;
 	app->memory_mib = MAX(spec->memory_mib, APPLIANCE_MEMORY_MIB);
 	app->kernel = g_build_filename(dir, "vmlinuz", NULL);
 	app->initrd = g_build_filename(dir, "initrd.img", NULL);
@@ -596,16 +607,9 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 static void
 remove_work_dir(const gchar *work_dir)
 {
-	g_autoptr(GDir) dir = g_dir_open(work_dir, 0, NULL);
 	g_autofree gchar *parent = NULL;
-	const gchar *entry;
 
-	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
-		g_autofree gchar *path = g_build_filename(work_dir, entry, NULL);
-
-		(void)g_unlink(path);
-	}
-	(void)g_rmdir(work_dir);
+	(void)gnt_rpc_node_remove_flat_dir(work_dir, NULL);
 	parent = g_path_get_dirname(work_dir);
 	(void)g_rmdir(parent); /* when it was the last run */
 }

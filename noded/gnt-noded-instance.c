@@ -308,6 +308,9 @@ hv_instance_from_spec(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
 		return NULL;
 	}
 	inst->console_log = g_build_filename(node->console_dir, log_name, NULL);
+	inst->state_dir = gnt_rpc_node_dup_instance_state_dir(node, spec, error);
+	if (inst->state_dir == NULL)
+		return NULL;
 	return g_steal_pointer(&inst);
 }
 

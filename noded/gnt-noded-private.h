@@ -42,6 +42,19 @@ typedef struct {
 
 void
 gnt_rpc_node_spec_free(GntRpcNodeSpec *self);
+
+/* The instance's own directory on this node, <data>/instances/<uuid>
+ * (by uuid: a rename keeps it): what the hypervisor keeps between starts,
+ * the UEFI variables of firmware=uefi. Removed with the disks
+ * (blockdev_remove). GNT_ERROR_INVALID when the spec's uuid is not one.
+ * (transfer full) */
+gchar *
+gnt_rpc_node_dup_instance_state_dir(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error);
+
+/* Removes @dir and the files in it (no subdirectories); a missing one is
+ * fine. */
+gboolean
+gnt_rpc_node_remove_flat_dir(const gchar *dir, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntRpcNodeSpec, gnt_rpc_node_spec_free)
 
 /* Reads the "spec" argument of @args as an instance spec. GNT_ERROR_INVALID

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-noded-private.h"
@@ -36,15 +38,23 @@ blockdev_create_procedure(const GntRpcArgs *args, gpointer user_data, GError **e
 	return gnt_json_node_new_null();
 }
 
+/* The disks, then the instance's state directory: its UEFI variables are
+ * as much the instance's as its disks. */
 static JsonNode *
 blockdev_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
 	g_autoptr(GntRpcNodeSpec) spec = NULL;
+	g_autofree gchar *state_dir = NULL;
 
 	spec = gnt_rpc_node_spec_parse(args, error);
 	if (spec == NULL || !gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
 		return NULL;
-	g_info("removed the disks of instance '%s'", spec->name);
+	state_dir = gnt_rpc_node_dup_instance_state_dir(user_data, spec, error);
+	if (state_dir == NULL || !gnt_rpc_node_remove_flat_dir(state_dir, error)) {
+		g_prefix_error(error, "instance '%s': state directory: ", spec->name);
+		return NULL;
+	}
+	g_info("removed the disks and state of instance '%s'", spec->name);
 	return gnt_json_node_new_null();
 }
 

@@ -1,6 +1,9 @@
 #include "gnt-noded-private.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "gnt-build-config.h"
 #include "gnt-error.h"
@@ -213,6 +216,40 @@ gnt_rpc_node_spec_free(GntRpcNodeSpec *self)
 	g_clear_pointer(&self->disks, g_ptr_array_unref);
 	g_clear_pointer(&self->decoded, gnt_instance_spec_free);
 	g_free(self);
+}
+
+gboolean
+gnt_rpc_node_remove_flat_dir(const gchar *dir, GError **error)
+{
+	g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
+	const gchar *entry;
+
+	while (listing != NULL && (entry = g_dir_read_name(listing)) != NULL) {
+		g_autofree gchar *path = g_build_filename(dir, entry, NULL);
+
+		if (g_unlink(path) != 0 && errno != ENOENT) {
+			gnt_error_set_errno(error, errno, path);
+			return FALSE;
+		}
+	}
+	if (g_rmdir(dir) != 0 && errno != ENOENT) {
+		gnt_error_set_errno(error, errno, dir);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gchar *
+gnt_rpc_node_dup_instance_state_dir(GntRpcNode *node, GntRpcNodeSpec *spec, GError **error)
+{
+	/* the uuid becomes a path: nothing but a uuid may */
+	if (spec->uuid == NULL || !g_uuid_string_is_valid(spec->uuid)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': uuid '%s' is not a uuid", spec->name,
+			    spec->uuid != NULL ? spec->uuid : "");
+		return NULL;
+	}
+	return g_build_filename(gnt_paths_get_data_dir(node->paths), "instances", spec->uuid, NULL);
 }
 
 static gboolean

@@ -141,3 +141,55 @@ gnt_test_find_cloud_kernel(void)
 	}
 	return best ? g_build_filename("/boot", best, NULL) : NULL;
 }
+
+/* Why a UEFI boot cannot be tested here (no OVMF, no systemd's EFI stub
+ * that tests/hypervisor/make-uefi-disk needs), or NULL. (transfer full) */
+static inline gchar *
+gnt_test_dup_uefi_missing(void)
+{
+	if (g_file_test("/usr/lib/systemd/boot/efi/linuxx64.efi.stub", G_FILE_TEST_EXISTS) &&
+	    g_file_test("/usr/share/OVMF/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS))
+		return NULL;
+	return g_strdup("no OVMF or systemd's EFI stub (install ovmf systemd-boot-efi)");
+}
+
+/* Runs @argv (a command found in $PATH) and asserts that it succeeded. */
+static inline void
+gnt_test_run_checked(const gchar *const *argv)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) proc = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_NONE, &error);
+
+	g_assert_no_error(error);
+	g_assert_true(g_subprocess_wait_check(proc, NULL, &error));
+	g_assert_no_error(error);
+}
+
+/* @out: a disk that OVMF boots on its own into @kernel and @initrd with
+ * "console=ttyS0 quiet panic=-1" (tests/hypervisor/make-uefi-disk). */
+static inline void
+gnt_test_make_uefi_disk(const gchar *out, const gchar *kernel, const gchar *initrd)
+{
+	g_autofree gchar *script =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "hypervisor", "make-uefi-disk", NULL);
+	const gchar *argv[] = {script, out, kernel, initrd, "console=ttyS0 quiet panic=-1", NULL};
+
+	gnt_test_run_checked(argv);
+}
+
+/* The UEFI variables files under the node's <data>/instances of @paths,
+ * appended to @out. */
+static inline void
+gnt_test_list_uefi_vars(const GntPaths *paths, GPtrArray *out)
+{
+	g_autofree gchar *root = g_build_filename(gnt_paths_get_data_dir(paths), "instances", NULL);
+	g_autoptr(GDir) dir = g_dir_open(root, 0, NULL);
+	const gchar *entry;
+
+	while (dir != NULL && (entry = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *vars = g_build_filename(root, entry, "uefi-vars.fd", NULL);
+
+		if (g_file_test(vars, G_FILE_TEST_EXISTS))
+			g_ptr_array_add(out, g_steal_pointer(&vars));
+	}
+}

@@ -528,18 +528,6 @@ gnt_test_dup_libvirt_missing(void)
 	return NULL;
 }
 
-/* Runs @argv (a command found in $PATH) and asserts that it succeeded. */
-static inline void
-gnt_test_run_checked(const gchar *const *argv)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) proc = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_NONE, &error);
-
-	g_assert_no_error(error);
-	g_assert_true(g_subprocess_wait_check(proc, NULL, &error));
-	g_assert_no_error(error);
-}
-
 /* Copies @source to @dest with mode 0644, so qemu reads it whichever user
  * qemu.conf gives it, and libvirt's relabelling never touches /boot. */
 static inline void

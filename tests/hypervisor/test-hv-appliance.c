@@ -50,7 +50,7 @@ test_xml_tap(void)
 		app = appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.3", NULL));
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *xml =
-		gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", &error);
+		gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", NULL, &error);
 
 	g_assert_no_error(error);
 	assert_golden(xml, "hypervisor-appliance-tap.xml");
@@ -67,12 +67,38 @@ test_xml_slirp(void)
 	app->debug = TRUE;
 	g_free(app->accel);
 	app->accel = g_strdup("kvm");
-	xml = gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", &error);
+	xml = gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", NULL, &error);
 	g_assert_no_error(error);
 	assert_golden(xml, "hypervisor-appliance-slirp.xml");
 	/* qemu's option syntax: the comma doubled */
 	g_assert_nonnull(strstr(xml, "path=/run/gantry/metad/web,,1.sock,"));
 	g_assert_nonnull(strstr(xml, "restrict=on"));
+}
+
+/* The appliance takes the instance's firmware: under uefi, OVMF and the
+ * instance's own UEFI variables, so that what the installer writes there
+ * (boot entries) is what the instance boots with. */
+static void
+test_xml_uefi(void)
+{
+	g_autoptr(GntHvAppliance)
+		app = appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.3", NULL));
+	const GntHvUefi uefi = {
+		.code = (gchar *)"/usr/share/OVMF/OVMF_CODE_4M.fd",
+		.vars_template = (gchar *)"/usr/share/OVMF/OVMF_VARS_4M.fd",
+		.vars = (gchar *)"/var/lib/gantry/instances/web1/uefi-vars.fd",
+	};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *xml = NULL;
+
+	g_free(app->firmware);
+	app->firmware = g_strdup("uefi");
+	xml = gnt_hv_kvm_build_appliance_xml(app, "appliance-gnt-web1.example.com", &uefi, &error);
+	g_assert_no_error(error);
+	assert_golden(xml, "hypervisor-appliance-uefi.xml");
+	/* uefi without OVMF's files: the backend's bug, not a bios domain */
+	g_assert_null(gnt_hv_kvm_build_appliance_xml(app, "a", NULL, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_FAULT);
 }
 
 /* The appliance's own disk is the last one, the only one read-only; the
@@ -83,11 +109,12 @@ test_xml_read_only_last(void)
 	g_autoptr(GntHvAppliance)
 		app = appliance_new("/run/gantry", gnt_hv_channel_nic_new(MAC, "gnt.com.0", NULL));
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *xml = gnt_hv_kvm_build_appliance_xml(app, "a", &error);
+	g_autofree gchar *xml = gnt_hv_kvm_build_appliance_xml(app, "a", NULL, &error);
 	g_auto(GStrv) disks = NULL;
 	guint n;
 
 	g_assert_no_error(error);
+	g_assert_null(strstr(xml, "<loader"));
 	disks = g_strsplit(xml, "<disk ", -1);
 	n = g_strv_length(disks);
 	g_assert_cmpuint(n, ==, 4); /* before the first, and 3 disks */
@@ -124,7 +151,7 @@ test_xml_instance_channel(void)
 		inst->channel = gnt_hv_channel_nic_new(MAC, cases[c].tap, cases[c].socket);
 		filled = gnt_hv_params_fill("kvm", NULL, inst->hvparams, &error);
 		g_assert_no_error(error);
-		xml = gnt_hv_kvm_build_xml(inst, filled, "gnt-vm1", 1700000000, &error);
+		xml = gnt_hv_kvm_build_xml(inst, filled, "gnt-vm1", 1700000000, NULL, &error);
 		g_assert_no_error(error);
 		assert_golden(xml, cases[c].golden);
 	}
@@ -397,6 +424,7 @@ main(int argc, char **argv)
 	g_test_add_func("/hv-appliance/xml/tap", test_xml_tap);
 	g_test_add_func("/hv-appliance/xml/slirp", test_xml_slirp);
 	g_test_add_func("/hv-appliance/xml/read-only-last", test_xml_read_only_last);
+	g_test_add_func("/hv-appliance/xml/uefi", test_xml_uefi);
 	g_test_add_func("/hv-appliance/xml/instance-channel", test_xml_instance_channel);
 	g_test_add_func("/hv-appliance/cmdline-and-tail", test_cmdline_and_tail);
 	g_test_add("/hv-appliance/fake/runs-agent", ApplFx, NULL, fake_set_up, test_fake_runs_agent,

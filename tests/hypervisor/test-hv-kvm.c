@@ -2,6 +2,8 @@
  * libvirt's test:///default driver (no guest, in-process). */
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
 #include "hv-golden.h"
@@ -12,14 +14,28 @@
 
 /* --- golden XML --------------------------------------------------------- */
 
+/* OVMF as Debian installs it, and an instance's variables under its
+ * state directory */
+static const GntHvUefi test_uefi = {
+	.code = (gchar *)"/usr/share/OVMF/OVMF_CODE_4M.fd",
+	.vars_template = (gchar *)"/usr/share/OVMF/OVMF_VARS_4M.fd",
+	.vars = (gchar *)"/var/lib/gantry/instances/" UUID2 "/uefi-vars.fd",
+};
+
 static gchar *
-build_xml(const GntHvInstance *inst, GError **error)
+build_xml_with(const GntHvInstance *inst, const GntHvUefi *uefi, GError **error)
 {
 	g_autoptr(GHashTable) filled = gnt_hv_params_fill("kvm", NULL, inst->hvparams, error);
 
 	if (filled == NULL)
 		return NULL;
-	return gnt_hv_kvm_build_xml(inst, filled, "gnt-test-vm", STARTED, error);
+	return gnt_hv_kvm_build_xml(inst, filled, "gnt-test-vm", STARTED, uefi, error);
+}
+
+static gchar *
+build_xml(const GntHvInstance *inst, GError **error)
+{
+	return build_xml_with(inst, NULL, error);
 }
 
 static GntHvInstance *
@@ -45,6 +61,116 @@ test_xml_minimal(void)
 
 	g_assert_no_error(error);
 	assert_golden(xml, "hypervisor-kvm-minimal.xml");
+	/* bios, the default: SeaBIOS, which libvirt picks when nothing is named */
+	g_assert_null(strstr(xml, "<loader"));
+	g_assert_null(strstr(xml, "<nvram"));
+}
+
+/* firmware=uefi from the disk: OVMF read-only, the instance's own
+ * variables; the same with a direct kernel boot (OVMF starts the kernel's
+ * EFI stub) */
+static void
+test_xml_uefi(void)
+{
+	g_autoptr(GntHvInstance) inst = gnt_hv_instance_new("efi1", UUID2);
+	g_autoptr(GntHvInstance) direct = kernel_instance("efi2", UUID2);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *xml = NULL;
+	g_autofree gchar *direct_xml = NULL;
+
+	gnt_hv_instance_add_disk(inst,
+				 gnt_hv_disk_new("/srv/disks/efi1.img", GNT_HV_DISK_FORMAT_RAW));
+	gnt_hv_instance_set_hvparam(inst, "firmware", "uefi");
+	xml = build_xml_with(inst, &test_uefi, &error);
+	g_assert_no_error(error);
+	assert_golden(xml, "hypervisor-kvm-uefi.xml");
+
+	gnt_hv_instance_set_hvparam(direct, "firmware", "uefi");
+	direct_xml = build_xml_with(direct, &test_uefi, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(strstr(direct_xml, "<loader readonly='yes' type='pflash'>"
+					    "/usr/share/OVMF/OVMF_CODE_4M.fd</loader>"));
+	g_assert_nonnull(strstr(direct_xml, "<kernel>/srv/gantry/vmlinuz</kernel>"));
+}
+
+/* the backend resolves OVMF before building: a mismatch is a bug */
+static void
+test_xml_firmware_mismatch(void)
+{
+	g_autoptr(GntHvInstance) inst = kernel_instance("efi3", UUID1);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *xml = NULL;
+
+	gnt_hv_instance_set_hvparam(inst, "firmware", "uefi");
+	xml = build_xml(inst, &error);
+	g_assert_null(xml);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_FAULT);
+	g_clear_error(&error);
+	gnt_hv_instance_set_hvparam(inst, "firmware", "bios");
+	g_assert_null(build_xml_with(inst, &test_uefi, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_FAULT);
+}
+
+static void
+touch(const gchar *dir, const gchar *name)
+{
+	g_autofree gchar *path = g_build_filename(dir, name, NULL);
+
+	g_assert_true(g_file_set_contents(path, "", 0, NULL));
+}
+
+/* OVMF found on the node, 4 MiB build first; none: a message that says
+ * what to install; the state directory made for the variables */
+static void
+test_uefi_prepare(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *dir = g_dir_make_tmp("gnt-hv-uefi-XXXXXX", &error);
+	g_autofree gchar *ovmf = g_build_filename(dir, "OVMF", NULL);
+	g_autofree gchar *state = g_build_filename(dir, "instances", UUID1, NULL);
+	g_autofree gchar *cmd = g_strdup_printf("rm -rf '%s'", dir);
+	g_autoptr(GntHvUefi) none = NULL;
+	g_autoptr(GntHvUefi) small = NULL;
+	g_autoptr(GntHvUefi) big = NULL;
+	g_autoptr(GntHvUefi) no_state = NULL;
+	g_autofree gchar *expected = NULL;
+
+	g_assert_no_error(error);
+	g_assert_cmpint(g_mkdir(ovmf, 0755), ==, 0);
+	none = gnt_hv_uefi_prepare(ovmf, state, "instance 'efi1'", &error);
+	g_assert_null(none);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
+	expected = g_strdup_printf(
+		"instance 'efi1': hypervisor parameter 'firmware' is 'uefi' but this node has no "
+		"OVMF firmware (none of %s/OVMF_CODE_4M.fd, %s/OVMF_CODE.fd with its variables "
+		"file; install Debian's 'ovmf' package)",
+		ovmf, ovmf);
+	g_assert_cmpstr(error->message, ==, expected);
+	g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS)); /* nothing made */
+	g_clear_error(&error);
+
+	/* a code file without its variables template does not count */
+	touch(ovmf, "OVMF_CODE_4M.fd");
+	touch(ovmf, "OVMF_CODE.fd");
+	touch(ovmf, "OVMF_VARS.fd");
+	small = gnt_hv_uefi_prepare(ovmf, state, "instance 'efi1'", &error);
+	g_assert_no_error(error);
+	g_assert_true(g_str_has_suffix(small->code, "/OVMF_CODE.fd"));
+	g_assert_true(g_str_has_suffix(small->vars_template, "/OVMF_VARS.fd"));
+	g_assert_true(g_file_test(state, G_FILE_TEST_IS_DIR));
+	g_assert_true(g_str_has_prefix(small->vars, state));
+	g_assert_true(g_str_has_suffix(small->vars, "/" GNT_HV_UEFI_VARS_FILE));
+
+	touch(ovmf, "OVMF_VARS_4M.fd");
+	big = gnt_hv_uefi_prepare(ovmf, state, "instance 'efi1'", &error);
+	g_assert_no_error(error);
+	g_assert_true(g_str_has_suffix(big->code, "/OVMF_CODE_4M.fd"));
+	g_assert_true(g_str_has_suffix(big->vars_template, "/OVMF_VARS_4M.fd"));
+
+	no_state = gnt_hv_uefi_prepare(ovmf, NULL, "instance 'efi1'", &error);
+	g_assert_null(no_state);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_cmpint(system(cmd), ==, 0);
 }
 
 static void
@@ -252,6 +378,38 @@ test_driver_paused_reboot_destroy(KvmFx *fx, gconstpointer data)
 	g_assert_cmpstr(error->message, ==, "instance 'pause1' is not running");
 }
 
+/* firmware=uefi through the backend: OVMF looked up on this machine, the
+ * state directory made for the variables; without OVMF, the message that
+ * says what to install, and nothing started */
+static void
+test_driver_uefi(KvmFx *fx, gconstpointer data)
+{
+	g_autoptr(GntHvInstance) inst = fx_instance(fx, "efi1", UUID1);
+	g_autoptr(GError) error = NULL;
+	gboolean have_ovmf = g_file_test(GNT_HV_OVMF_DIR "/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS) ||
+			     g_file_test(GNT_HV_OVMF_DIR "/OVMF_CODE.fd", G_FILE_TEST_EXISTS);
+
+	if (skip_without_libvirt(fx))
+		return;
+	gnt_hv_instance_set_hvparam(inst, "firmware", "uefi");
+	g_assert_false(gnt_hypervisor_start(fx->hv, inst, FALSE, &error));
+	g_assert_true(error != NULL && error->domain == GNT_ERROR);
+	g_assert_cmpint(error->code, ==, have_ovmf ? GNT_ERROR_INVALID : GNT_ERROR_ENVIRONMENT);
+	g_clear_error(&error);
+
+	inst->state_dir = g_build_filename(fx->dir, "instances", UUID1, NULL);
+	if (!have_ovmf) {
+		g_assert_false(gnt_hypervisor_start(fx->hv, inst, FALSE, &error));
+		g_assert_nonnull(strstr(error->message, "install Debian's 'ovmf' package"));
+		g_assert_false(g_file_test(inst->state_dir, G_FILE_TEST_EXISTS));
+		return;
+	}
+	g_assert_true(gnt_hypervisor_start(fx->hv, inst, FALSE, &error));
+	g_assert_no_error(error);
+	g_assert_true(g_file_test(inst->state_dir, G_FILE_TEST_IS_DIR));
+	g_assert_true(gnt_hypervisor_destroy(fx->hv, "efi1", &error));
+}
+
 static void
 test_driver_errors(KvmFx *fx, gconstpointer data)
 {
@@ -311,10 +469,15 @@ main(int argc, char **argv)
 	g_test_add_func("/hv-kvm/xml/minimal", test_xml_minimal);
 	g_test_add_func("/hv-kvm/xml/full", test_xml_full);
 	g_test_add_func("/hv-kvm/xml/cdrom", test_xml_cdrom);
+	g_test_add_func("/hv-kvm/xml/uefi", test_xml_uefi);
+	g_test_add_func("/hv-kvm/xml/firmware-mismatch", test_xml_firmware_mismatch);
+	g_test_add_func("/hv-kvm/uefi/prepare", test_uefi_prepare);
 	g_test_add("/hv-kvm/test-driver/lifecycle", KvmFx, NULL, kvm_set_up, test_driver_lifecycle,
 		   kvm_tear_down);
 	g_test_add("/hv-kvm/test-driver/paused-reboot-destroy", KvmFx, NULL, kvm_set_up,
 		   test_driver_paused_reboot_destroy, kvm_tear_down);
+	g_test_add("/hv-kvm/test-driver/uefi", KvmFx, NULL, kvm_set_up, test_driver_uefi,
+		   kvm_tear_down);
 	g_test_add("/hv-kvm/test-driver/errors", KvmFx, NULL, kvm_set_up, test_driver_errors,
 		   kvm_tear_down);
 	return g_test_run();

@@ -49,11 +49,14 @@ test_kvm_table(void)
 	for (guint i = 0; required[i] != NULL; i++)
 		g_assert_nonnull(gnt_hv_params_lookup("kvm", required[i]));
 	g_assert_cmpstr(gnt_hv_params_lookup("kvm", "accel")->default_value, ==, "tcg");
-	/* every default passes its own check */
+	g_assert_cmpstr(gnt_hv_params_lookup("kvm", "firmware")->default_value, ==, "bios");
+	g_assert_true(g_strv_contains(gnt_hv_params_lookup("kvm", "firmware")->choices, "uefi"));
+	/* every default passes its own check; every parameter says what it does */
 	for (gsize i = 0; i < n; i++) {
 		g_autoptr(GHashTable) one = params_new(specs[i].name, specs[i].default_value, NULL);
 
 		g_assert_true(gnt_hv_params_check("kvm", one, NULL));
+		g_assert_true(specs[i].help != NULL && specs[i].help[0] != '\0');
 	}
 	/* the fake's one parameter, which it only records */
 	g_assert_nonnull(gnt_hv_params_get_specs("fake", &n));
@@ -77,6 +80,7 @@ test_refused(void)
 		{"kvm", "disk_cache", "unsafe", "'disk_cache'"},
 		{"kvm", "nic_type", "virtio", "'nic_type'"},
 		{"kvm", "disk_type", "virtio", "'disk_type'"},
+		{"kvm", "firmware", "efi", "'firmware' must be one of bios, uefi, not 'efi'"},
 		{"fake", "accel", "tcg",
 		 "unknown hypervisor parameter 'accel' for hypervisor 'fake'"},
 	};
@@ -190,6 +194,31 @@ test_json_refused(void)
 	}
 }
 
+/* doc/hypervisors.md has a row for every parameter of every table. */
+static void
+test_documented(void)
+{
+	g_autofree gchar *path =
+		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..", "doc", "hypervisors.md", NULL);
+	g_autofree gchar *text = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+	g_assert_no_error(error);
+	for (const gchar *const *hv = gnt_hv_list_names(); *hv != NULL; hv++) {
+		gsize n = 0;
+		const GntHvParamSpec *specs = gnt_hv_params_get_specs(*hv, &n);
+
+		for (gsize i = 0; i < n; i++) {
+			g_autofree gchar *row = g_strdup_printf("| `%s`", specs[i].name);
+
+			if (strstr(text, row) == NULL)
+				g_error("doc/hypervisors.md has no row for %s's parameter '%s'",
+					*hv, specs[i].name);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -201,5 +230,6 @@ main(int argc, char **argv)
 	g_test_add_func("/hv-params/fill-bad-cluster", test_fill_bad_cluster);
 	g_test_add_func("/hv-params/json", test_json);
 	g_test_add_func("/hv-params/json-refused", test_json_refused);
+	g_test_add_func("/hv-params/documented", test_documented);
 	return g_test_run();
 }

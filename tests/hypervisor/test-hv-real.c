@@ -147,8 +147,10 @@ test_boot_and_shutdown(RealFx *fx, gconstpointer data)
 	g_test_message("start returned after %.2f s",
 		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
 
-	boot_s = wait_for_line(inst->console_log, MARKER, BOOT_TIMEOUT_S);
-	g_test_message("marker on the serial console after %.2f s", boot_s);
+	/* firmware=bios, the default: SeaBIOS starts the kernel */
+	boot_s = wait_for_line(inst->console_log, MARKER " (firmware: bios)", BOOT_TIMEOUT_S);
+	g_test_message("bios, direct kernel boot: marker on the serial console after %.2f s",
+		       boot_s);
 	g_assert_cmpfloat(boot_s, >=, 0);
 
 	info = gnt_hypervisor_get_info(fx->hv, "real1", &error);
@@ -186,11 +188,67 @@ test_boot_and_shutdown(RealFx *fx, gconstpointer data)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 }
 
+/*
+ * firmware=uefi booting from its disk: OVMF finds \EFI\BOOT\BOOTX64.EFI
+ * on the disk's EFI system partition (tests/hypervisor/make-uefi-disk: the
+ * same kernel and initramfs as one EFI program) and the kernel, seeing
+ * EFI, says so on the console; the instance's UEFI variables are made in
+ * its state directory from OVMF's template.
+ */
+static void
+test_uefi_disk(RealFx *fx, gconstpointer data)
+{
+	g_autofree gchar *uuid = g_uuid_string_random();
+	g_autoptr(GntHvInstance) inst = gnt_hv_instance_new("uefi1", uuid);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *disk = NULL;
+	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
+	g_autofree gchar *vars = NULL;
+	GStatBuf st, template_st;
+	gint64 t0;
+	gdouble boot_s;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	if (missing != NULL) {
+		g_test_skip(missing);
+		return;
+	}
+	disk = g_build_filename(fx->dir, "uefi.img", NULL);
+	gnt_test_make_uefi_disk(disk, fx->kernel, fx->initrd);
+	inst->memory_mib = 256;
+	inst->console_log = g_build_filename(fx->dir, "uefi-console.log", NULL);
+	inst->state_dir = g_build_filename(fx->dir, "instances", uuid, NULL);
+	gnt_hv_instance_add_disk(inst, gnt_hv_disk_new(disk, GNT_HV_DISK_FORMAT_RAW));
+	gnt_hv_instance_set_hvparam(inst, "accel", "tcg");
+	gnt_hv_instance_set_hvparam(inst, "firmware", "uefi");
+
+	t0 = g_get_monotonic_time();
+	g_assert_true(gnt_hypervisor_start(fx->hv, inst, FALSE, &error));
+	g_assert_no_error(error);
+	boot_s = wait_for_line(inst->console_log, MARKER " (firmware: uefi)", BOOT_TIMEOUT_S);
+	g_test_message("uefi, from the disk: marker on the serial console after %.2f s", boot_s);
+	g_assert_cmpfloat(boot_s, >=, 0);
+
+	/* libvirt made the instance's own variables from OVMF's template */
+	vars = g_build_filename(inst->state_dir, GNT_HV_UEFI_VARS_FILE, NULL);
+	g_assert_cmpint(g_stat(vars, &st), ==, 0);
+	g_assert_cmpint(g_stat("/usr/share/OVMF/OVMF_VARS_4M.fd", &template_st), ==, 0);
+	g_assert_cmpint(st.st_size, ==, template_st.st_size);
+	g_assert_true(gnt_hypervisor_destroy(fx->hv, "uefi1", &error));
+	g_assert_no_error(error);
+	g_test_message("uefi test took %.2f s",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/hv-real/boot-and-shutdown", RealFx, NULL, real_set_up, test_boot_and_shutdown,
 		   real_tear_down);
+	g_test_add("/hv-real/uefi-disk", RealFx, NULL, real_set_up, test_uefi_disk, real_tear_down);
 	return g_test_run();
 }

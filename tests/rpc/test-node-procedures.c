@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gnt-error.h"
+#include "gnt-hypervisor.h"
 #include "gnt-json.h"
 #include "gnt-node-calls-backup.h"
 #include "gnt-node-calls-verify.h"
@@ -273,6 +274,8 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	g_autofree gchar *disk0 = disk_path(fx, spec, "web1", 0);
 	g_autofree gchar *disk1 = disk_path(fx, spec, "web1", 1);
 	g_autofree gchar *instance_dir = g_build_filename(fx->node1.file_dir, "web1", NULL);
+	g_autofree gchar *state_dir = NULL;
+	g_autofree gchar *vars = NULL;
 	g_autofree gchar *log = NULL;
 	g_autoptr(JsonObject) list = NULL;
 	g_autoptr(JsonObject) console = NULL;
@@ -336,10 +339,18 @@ test_fake_lifecycle(NodeFx *fx, gconstpointer data)
 	assert_error_has(error, "instance_shutdown: instance 'web1' is not running");
 	g_clear_error(&error);
 
+	/* the instance's state directory (UEFI variables) goes with the disks */
+	state_dir = g_build_filename(gnt_paths_get_data_dir(fx->node1.paths), "instances",
+				     json_object_get_string_member(spec_instance(spec), "uuid"),
+				     NULL);
+	vars = g_build_filename(state_dir, GNT_HV_UEFI_VARS_FILE, NULL);
+	g_assert_cmpint(g_mkdir_with_parents(state_dir, 0750), ==, 0);
+	g_assert_true(g_file_set_contents(vars, "NVRAM", -1, NULL));
 	g_assert_true(
 		gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);
 	g_assert_false(g_file_test(instance_dir, G_FILE_TEST_EXISTS));
+	g_assert_false(g_file_test(state_dir, G_FILE_TEST_EXISTS));
 	g_assert_true(
 		gnt_node_call_blockdev_remove(fx->node1.client, fx->node1.record, spec, &error));
 	g_assert_no_error(error);

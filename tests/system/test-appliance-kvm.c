@@ -275,10 +275,17 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 	g_autoptr(JsonArray) row = NULL;
 	const gchar *nowhere[] = {SECRET_VALUE, NULL};
 	const gchar *restricted[] = {PRIVATE_VALUE, NULL};
+	/* @data "uefi": the appliance boots under OVMF with the instance's own
+	 * UEFI variables (doc/hypervisors.md "The install appliance") */
+	gboolean uefi = g_strcmp0(data, "uefi") == 0;
 	gint64 t0;
 
 	if (fx->skip != NULL) {
 		g_test_skip(fx->skip);
+		return;
+	}
+	if (uefi && !g_file_test("/usr/share/OVMF/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS)) {
+		g_test_skip("no OVMF (install ovmf)");
 		return;
 	}
 	package = make_package(fx);
@@ -288,17 +295,27 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
 		" \"disks\": [{\"size\": 32}], \"nics\": [], \"os_type\": \"" OS_NAME "+default\","
 		" \"start\": false, \"enable_safe_install\": true, \"beparams\": {\"memory\": 256},"
-		" \"hvparams\": {\"accel\": \"tcg\"},"
+		" \"hvparams\": {\"accel\": \"tcg\"%s},"
 		" \"osparams\": {\"greeting\": \"" PUBLIC_VALUE "\","
 		" \"os-package\": \"%s/personal/web.tar.gz\"},"
 		" \"osparams_private\": {\"rootpw\": \"" PRIVATE_VALUE "\"},"
 		" \"osparams_secret\": {\"token\": \"" SECRET_VALUE "\"}}",
-		image_server_get_base(fx->server));
+		uefi ? ", \"firmware\": \"uefi\"" : "", image_server_get_base(fx->server));
 	t0 = g_get_monotonic_time();
 	row = gnt_test_cluster_run_op(cluster, op, JOB_TIMEOUT_S);
 	gnt_test_cluster_assert_success(row);
-	g_test_message("install through the appliance took %.2f s",
+	g_test_message("install through the appliance (%s) took %.2f s", uefi ? "uefi" : "bios",
 		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+	if (uefi) {
+		/* the instance is not started: its variables were the appliance's */
+		g_autofree gchar *state_root =
+			g_build_filename(gnt_paths_get_data_dir(cluster->paths), "instances", NULL);
+		g_autoptr(GPtrArray) state = g_ptr_array_new_with_free_func(g_free);
+
+		gnt_test_cluster_list_files(state_root, state);
+		g_assert_cmpuint(state->len, ==, 1);
+		g_assert_true(g_str_has_suffix(state->pdata[0], "/" GNT_HV_UEFI_VARS_FILE));
+	}
 
 	/* the host's create script never ran: the untrusted one, in the VM */
 	g_assert_false(g_file_test(fx->host_mark, G_FILE_TEST_EXISTS));
@@ -354,6 +371,8 @@ main(int argc, char **argv)
 	g_test_add("/system/appliance-kvm/untrusted-install", ApplianceFx, NULL, appliance_set_up,
 		   test_untrusted_install, appliance_tear_down);
 	g_test_add("/system/appliance-kvm/slirp-fallback", ApplianceFx, "slirp", appliance_set_up,
+		   test_untrusted_install, appliance_tear_down);
+	g_test_add("/system/appliance-kvm/uefi", ApplianceFx, "uefi", appliance_set_up,
 		   test_untrusted_install, appliance_tear_down);
 	return g_test_run();
 }

@@ -168,6 +168,68 @@ test_missing_kernel(KvmFx *fx, gconstpointer data)
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
+/*
+ * firmware=uefi through the whole stack: the instance's disk 0 gets a
+ * UEFI-bootable image (write_image; tests/hypervisor/make-uefi-disk), OVMF
+ * boots it (the kernel says it saw EFI), the node keeps the instance's
+ * UEFI variables under <data>/instances/<uuid>, and the instance's removal
+ * takes them away.
+ */
+static void
+test_uefi(KvmFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
+	g_autofree gchar *image = NULL;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *disk_dir = NULL;
+	g_autoptr(GPtrArray) disks = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) state = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) after = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonArray) created = NULL;
+	gint64 t0;
+	gdouble boot_s;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	if (missing != NULL) {
+		g_test_skip(missing);
+		return;
+	}
+	image = g_build_filename(cluster->boot_dir, "uefi.img", NULL);
+	gnt_test_make_uefi_disk(image, cluster->kernel, fx->initrd);
+	create = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"uefi1.example.com\","
+		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 64}], \"nics\": [], \"os_type\": \"noop\","
+		" \"os_image\": \"%s\", \"beparams\": {\"memory\": 256},"
+		" \"hvparams\": {\"accel\": \"tcg\", \"firmware\": \"uefi\"}}",
+		image);
+	t0 = g_get_monotonic_time();
+	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(created);
+	boot_s = gnt_test_cluster_wait_console(cluster, "uefi1.example.com",
+					       MARKER " (firmware: uefi)", BOOT_TIMEOUT_S);
+	g_test_message("uefi: create to marker %.2f s (marker %.2f s after the job)",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC, boot_s);
+	g_assert_cmpfloat(boot_s, >=, 0);
+
+	/* the instance's own variables, made by libvirt from OVMF's template */
+	gnt_test_list_uefi_vars(cluster->paths, state);
+	g_assert_cmpuint(state->len, ==, 1);
+
+	disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
+	gnt_test_cluster_list_files(disk_dir, disks);
+	g_assert_cmpuint(disks->len, ==, 1);
+	gnt_test_cluster_remove_instance(cluster, "uefi1.example.com", disks->pdata[0]);
+	gnt_test_list_uefi_vars(cluster->paths, after);
+	g_assert_cmpuint(after->len, ==, 0);
+	g_assert_false(g_file_test(state->pdata[0], G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
+}
+
 /* The live domain XML of @instance, as libvirt has it. (transfer full) */
 static gchar *
 dup_domain_xml(GntTestCluster *cluster, const gchar *instance)
@@ -277,6 +339,7 @@ main(int argc, char **argv)
 		   kvm_tear_down);
 	g_test_add("/system/instances-kvm/missing-kernel", KvmFx, NULL, kvm_set_up,
 		   test_missing_kernel, kvm_tear_down);
+	g_test_add("/system/instances-kvm/uefi", KvmFx, NULL, kvm_set_up, test_uefi, kvm_tear_down);
 	g_test_add("/system/instances-kvm/self-install", KvmFx, NULL, kvm_set_up, test_self_install,
 		   kvm_tear_down);
 	return g_test_run();
