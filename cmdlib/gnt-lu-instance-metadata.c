@@ -325,10 +325,11 @@ taken_add_mac(TakenAddresses *taken, const gchar *mac)
 		g_hash_table_add(taken->macs, key);
 }
 
-static gboolean
-collect_addresses_cb(JsonObject *record, gpointer user_data)
+/* The addresses of an instance held as JSON (one the typed record cannot
+ * hold exactly). */
+static void
+taken_add_json(TakenAddresses *taken, JsonObject *record)
 {
-	TakenAddresses *taken = user_data;
 	JsonNode *comm = json_object_get_member(record, "communication_nic");
 	JsonNode *nics = json_object_get_member(record, "nics");
 
@@ -348,6 +349,26 @@ collect_addresses_cb(JsonObject *record, gpointer user_data)
 		if (JSON_NODE_HOLDS_OBJECT(nic))
 			taken_add_mac(taken, string_member(json_node_get_object(nic), "mac"));
 	}
+}
+
+/* Every create walks every instance: typed ones are read without JSON. */
+static gboolean
+collect_addresses_cb(GntConfigRecord *record, gpointer user_data)
+{
+	TakenAddresses *taken = user_data;
+	const GntInstance *instance = gnt_config_record_peek_instance(record);
+	guint index;
+
+	if (instance == NULL) {
+		taken_add_json(taken, gnt_config_record_peek_json(record));
+		return TRUE;
+	}
+	if (instance->communication_ip != NULL &&
+	    comm_address_index(instance->communication_ip, &index))
+		address_set_add(taken->ips, index);
+	taken_add_mac(taken, instance->communication_mac);
+	for (guint i = 0; i < instance->nics->len; i++)
+		taken_add_mac(taken, ((const GntNic *)g_ptr_array_index(instance->nics, i))->mac);
 	return TRUE;
 }
 
@@ -367,7 +388,7 @@ gnt_lu_instance_communication_nic_new(GntConfig *config, const gchar *mac_prefix
 	g_return_val_if_fail(GNT_IS_CONFIG(config), NULL);
 	g_return_val_if_fail(mac_prefix != NULL, NULL);
 
-	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_addresses_cb, &taken);
+	gnt_config_foreach_record(config, GNT_OBJECT_INSTANCE, collect_addresses_cb, &taken);
 	if (comm_address_index(GNT_METADATA_ADDRESS, &metad_index))
 		address_set_add(ips, metad_index);
 	/* a random start, then the next free one not handed out already */
