@@ -654,6 +654,10 @@ record_get_string(GntConfigRecord *self, const gchar *key)
 		return instance->name;
 	if (instance != NULL && strcmp(key, "hypervisor") == 0)
 		return instance->hypervisor;
+	if (instance != NULL && strcmp(key, "os") == 0)
+		return instance->os;
+	if (instance != NULL && strcmp(key, "disk_template") == 0)
+		return gnt_disk_template_to_string(instance->disk_template);
 	return gnt_json_get_string(gnt_config_record_peek_json(self), key, &value, NULL) ? value
 											 : NULL;
 }

@@ -821,7 +821,6 @@ inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
 static const gchar *
 inst_live_status(const QueryContext *ctx, const InstRow *row)
 {
-	JsonObject *inst = NULL;
 	gboolean up = inst_get_admin_state(row->inst) == GNT_ADMIN_STATE_UP;
 	const gchar *state = rec_string(row->live, "state");
 
@@ -831,10 +830,8 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 		gboolean allow_userdown = FALSE;
 
 		if (up && rec_bool(ctx->cluster->settings, "enabled_user_shutdown", FALSE)) {
-			g_autoptr(JsonObject) hvparams = NULL;
-
-			inst = gnt_config_record_peek_json(row->inst);
-			hvparams = inst_filled_hvparams(ctx, inst);
+			JsonObject *inst = gnt_config_record_peek_json(row->inst);
+			g_autoptr(JsonObject) hvparams = inst_filled_hvparams(ctx, inst);
 
 			allow_userdown =
 				g_strcmp0(rec_string(inst, "hypervisor"), "kvm") != 0 ||
