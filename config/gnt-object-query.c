@@ -3,7 +3,8 @@
  * field names, titles, kinds and docs are Ganeti's. Rows are built while
  * gnt_config_foreach_record() holds the config locked, from the borrowed
  * records (instances typed: the fields a listing shows read the struct,
- * the others the record's JSON, made once per row when asked for): getters copy what they return (gnt_json_node_deep_copy(), as
+ * the others the record's JSON, made once per row when asked for):
+ * getters copy what they return (gnt_json_node_deep_copy(), as
  * json-glib's reference counts are not atomic) and never call back into
  * the config. What a row needs from other records (node names, instance
  * lists, the cluster's defaults) is collected first, in a QueryContext.
@@ -248,6 +249,16 @@ rec_string(JsonObject *rec, const gchar *key)
 	return gnt_json_get_string(rec, key, &value, NULL) ? value : NULL;
 }
 
+/* The primary node's UUID of instance @rec. */
+static const gchar *
+inst_pnode_uuid(GntConfigRecord *rec)
+{
+	const GntInstance *typed = gnt_config_record_peek_instance(rec);
+
+	return typed != NULL ? typed->primary_node
+			     : rec_string(gnt_config_record_peek_json(rec), "primary_node");
+}
+
 static gboolean
 rec_bool(JsonObject *rec, const gchar *key, gboolean fallback)
 {
@@ -408,15 +419,12 @@ static const InstRow *
 inst_row(QueryContext *ctx, GntConfigRecord *inst)
 {
 	InstRow *row = &ctx->row;
-	const GntInstance *typed = gnt_config_record_peek_instance(inst);
 
 	if (row->inst == inst)
 		return row;
 	row->inst = inst;
 	row->name = gnt_config_record_get_name(inst);
-	row->pnode_uuid = typed != NULL
-				  ? typed->primary_node
-				  : rec_string(gnt_config_record_peek_json(inst), "primary_node");
+	row->pnode_uuid = inst_pnode_uuid(inst);
 	row->pnode = ctx_node(ctx, row->pnode_uuid);
 	row->live = NULL;
 	/* Ganeti's bad_nodes: offline, could not be asked, or not asked */
@@ -2084,16 +2092,6 @@ name_list_add(GHashTable *map, const gchar *node_uuid, const gchar *name)
 		g_hash_table_insert(map, g_strdup(node_uuid), names);
 	}
 	g_ptr_array_add(names, g_strdup(name));
-}
-
-/* The primary node's UUID of instance @rec. */
-static const gchar *
-inst_pnode_uuid(GntConfigRecord *rec)
-{
-	const GntInstance *typed = gnt_config_record_peek_instance(rec);
-
-	return typed != NULL ? typed->primary_node
-			     : rec_string(gnt_config_record_peek_json(rec), "primary_node");
 }
 
 static gboolean
