@@ -223,13 +223,27 @@ create_generate_mac(GntLu *lu, const gchar *prefix, GHashTable *taken)
 	return NULL;
 }
 
+/* Every create with NICs walks every instance: typed ones are read
+ * without JSON. */
 static gboolean
-collect_macs_cb(JsonObject *record, gpointer user_data)
+collect_macs_cb(GntConfigRecord *record, gpointer user_data)
 {
-	JsonArray *nics = json_object_has_member(record, "nics")
-				  ? json_object_get_array_member(record, "nics")
-				  : NULL;
+	const GntInstance *instance = gnt_config_record_peek_instance(record);
+	JsonObject *json = NULL;
+	JsonArray *nics = NULL;
 
+	if (instance != NULL) {
+		for (guint i = 0; i < instance->nics->len; i++) {
+			const GntNic *nic = g_ptr_array_index(instance->nics, i);
+
+			if (nic->mac != NULL)
+				g_hash_table_add(user_data, g_strdup(nic->mac));
+		}
+		return TRUE;
+	}
+	json = gnt_config_record_peek_json(record);
+	nics = json_object_has_member(json, "nics") ? json_object_get_array_member(json, "nics")
+						    : NULL;
 	for (guint i = 0; nics != NULL && i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);
 		if (json_object_has_member(nic, "mac"))
@@ -325,7 +339,7 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 	create_fill_nicparams(nics, json_object_get_object_member(info, "nicparams"));
 	/* every instance's MACs: only a create with NICs needs them */
 	if (json_array_get_length(nics) > 0)
-		gnt_config_foreach_object(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb,
+		gnt_config_foreach_record(lu_config(lu), GNT_OBJECT_INSTANCE, collect_macs_cb,
 					  macs);
 	for (guint i = 0; i < json_array_get_length(nics); i++) {
 		JsonObject *nic = json_array_get_object_element(nics, i);

@@ -31,12 +31,31 @@ static const gchar *const column_keys[] = {"uuid", "name", "serial_no", "ctime",
 /* strings longer than this are not shared: the repeated ones are short */
 #define SHARED_STRING_MAX 64
 
+/*
+ * A record in the cache. Instances are kept typed when the typed record
+ * gives back exactly what was stored (with the members it does not know
+ * beside it): about 510 bytes with its index entries against about 2.5 KiB
+ * as a JsonObject (heaptrack, 3,000 instances), whose every member costs
+ * json-glib a key, a list link, a hash slot and a node.
+ */
+typedef struct {
+	GntInstance *instance; /* typed; NULL: json holds the record */
+	JsonObject *extra;     /* with instance: members it does not know; NULL: none */
+	JsonObject *json;      /* without instance: the whole record */
+} CacheEntry;
+
 struct _GntObjectCache {
-	GHashTable *by_uuid; /* uuid -> JsonObject */
-	GTree *by_name;	     /* name (borrowed) -> the same JsonObject (borrowed) */
+	GntObjectKind kind;
+	GHashTable *by_uuid; /* uuid -> CacheEntry */
+	GTree *by_name;	     /* name (borrowed) -> the same CacheEntry (borrowed) */
 	/* canonical text ("s:fake", "b:1", "{}") -> a sealed JsonNode that
 	 * every record holding that value points at */
 	GHashTable *shared_values;
+	/* what every typed instance without parameters, disks or NICs points
+	 * at (json-glib's reference counts are not atomic: refs and unrefs
+	 * happen with the config locked) */
+	JsonObject *empty_object;
+	GPtrArray *empty_list;
 };
 
 const gchar *
@@ -58,16 +77,74 @@ gnt_object_kind_from_string(const gchar *name, GntObjectKind *out)
 	return FALSE;
 }
 
+static void
+cache_entry_free(CacheEntry *entry)
+{
+	gnt_instance_free(entry->instance);
+	g_clear_pointer(&entry->extra, json_object_unref);
+	g_clear_pointer(&entry->json, json_object_unref);
+	g_free(entry);
+}
+
+static const gchar *
+entry_get_uuid(const CacheEntry *entry)
+{
+	return entry->instance != NULL ? entry->instance->uuid
+				       : json_object_get_string_member(entry->json, "uuid");
+}
+
+static const gchar *
+entry_get_name(const CacheEntry *entry)
+{
+	return entry->instance != NULL ? entry->instance->name
+				       : json_object_get_string_member(entry->json, "name");
+}
+
+static gint64
+entry_get_serial_no(const CacheEntry *entry)
+{
+	return entry->instance != NULL ? entry->instance->serial_no
+				       : json_object_get_int_member(entry->json, "serial_no");
+}
+
+static gdouble
+entry_get_ctime(const CacheEntry *entry)
+{
+	return entry->instance != NULL ? entry->instance->ctime
+				       : json_object_get_double_member(entry->json, "ctime");
+}
+
+/* The typed instance @instance with @extra's members, as JSON. (transfer full) */
+static JsonObject *
+instance_to_json(const GntInstance *instance, JsonObject *extra)
+{
+	JsonObject *out = gnt_instance_to_json(instance);
+
+	gnt_json_object_overlay(out, extra);
+	return out;
+}
+
+/* A copy of the record of @entry, the caller's to change. (transfer full) */
+static JsonObject *
+entry_dup_json(const CacheEntry *entry)
+{
+	return entry->instance != NULL ? instance_to_json(entry->instance, entry->extra)
+				       : gnt_json_object_deep_copy(entry->json);
+}
+
 static GntObjectCache *
-cache_new(void)
+cache_new(GntObjectKind kind)
 {
 	GntObjectCache *cache = g_new0(GntObjectCache, 1);
 
+	cache->kind = kind;
 	cache->by_uuid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					       (GDestroyNotify)json_object_unref);
+					       (GDestroyNotify)cache_entry_free);
 	cache->by_name = g_tree_new((GCompareFunc)g_strcmp0);
 	cache->shared_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						     (GDestroyNotify)json_node_unref);
+	cache->empty_object = json_object_new();
+	cache->empty_list = g_ptr_array_new();
 	return cache;
 }
 
@@ -79,6 +156,8 @@ cache_free(GntObjectCache *cache)
 	g_tree_destroy(cache->by_name);
 	g_hash_table_unref(cache->by_uuid);
 	g_hash_table_unref(cache->shared_values);
+	json_object_unref(cache->empty_object);
+	g_ptr_array_unref(cache->empty_list);
 	g_free(cache);
 }
 
@@ -204,18 +283,102 @@ cache_copy_object(GntObjectCache *cache, JsonObject *obj)
 	return copy;
 }
 
-/* Adds @record (the cache's copy) in place of any record of its UUID. */
-static void
-cache_insert(GntObjectCache *cache, JsonObject *record)
+/* The typed instance of @record, or NULL when it would not give back
+ * exactly @record; *@extra: @record's members it does not know (NULL:
+ * none; its nodes are @record's). */
+static GntInstance *
+instance_from_record(JsonObject *record, JsonObject **extra)
 {
-	const gchar *uuid = json_object_get_string_member(record, "uuid");
-	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
+	g_autoptr(GntInstance) instance = gnt_instance_from_json(record, NULL);
+	g_autoptr(JsonObject) known = NULL;
+	g_autoptr(JsonObject) others = NULL;
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *member;
+
+	if (instance == NULL)
+		return NULL;
+	/* what the typed record writes must be what was stored: no default
+	 * filled in for a missing member, no value changed */
+	known = gnt_instance_to_json(instance);
+	json_object_iter_init(&iter, known);
+	while (json_object_iter_next(&iter, &name, &member)) {
+		JsonNode *stored = json_object_get_member(record, name);
+
+		if (stored == NULL || !json_node_equal(stored, member))
+			return NULL;
+	}
+	others = json_object_new();
+	json_object_iter_init_ordered(&iter, record);
+	while (json_object_iter_next_ordered(&iter, &name, &member)) {
+		if (!json_object_has_member(known, name))
+			json_object_set_member(others, name, json_node_ref(member));
+	}
+	*extra = json_object_get_size(others) > 0 ? g_steal_pointer(&others) : NULL;
+	return g_steal_pointer(&instance);
+}
+
+/* @slot's object as the cache keeps it: the shared empty one, or a copy
+ * sharing the common values. */
+static void
+cache_keep_object(GntObjectCache *cache, JsonObject **slot)
+{
+	JsonObject *kept;
+
+	if (*slot == NULL)
+		return;
+	kept = json_object_get_size(*slot) == 0 ? json_object_ref(cache->empty_object)
+						: cache_copy_object(cache, *slot);
+	json_object_unref(*slot);
+	*slot = kept;
+}
+
+static void
+cache_keep_list(GntObjectCache *cache, GPtrArray **slot)
+{
+	if ((*slot)->len > 0)
+		return;
+	g_ptr_array_unref(*slot);
+	*slot = g_ptr_array_ref(cache->empty_list);
+}
+
+/* The cache's entry for @record (borrowed). */
+static CacheEntry *
+cache_make_entry(GntObjectCache *cache, JsonObject *record)
+{
+	CacheEntry *entry = g_new0(CacheEntry, 1);
+	g_autoptr(JsonObject) extra = NULL;
+
+	if (cache->kind == GNT_OBJECT_INSTANCE)
+		entry->instance = instance_from_record(record, &extra);
+	if (entry->instance == NULL) {
+		entry->json = cache_copy_object(cache, record);
+		return entry;
+	}
+	cache_keep_object(cache, &entry->instance->hvparams);
+	cache_keep_object(cache, &entry->instance->beparams);
+	cache_keep_object(cache, &entry->instance->osparams);
+	cache_keep_object(cache, &entry->instance->osparams_private);
+	cache_keep_object(cache, &entry->instance->install);
+	cache_keep_object(cache, &entry->instance->half_done);
+	cache_keep_list(cache, &entry->instance->disks);
+	cache_keep_list(cache, &entry->instance->nics);
+	if (extra != NULL)
+		entry->extra = cache_copy_object(cache, extra);
+	return entry;
+}
+
+/* Adds @entry in place of any record of its UUID. */
+static void
+cache_insert(GntObjectCache *cache, CacheEntry *entry)
+{
+	const gchar *uuid = entry_get_uuid(entry);
+	CacheEntry *old = g_hash_table_lookup(cache->by_uuid, uuid);
 
 	if (old != NULL)
-		g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
-	g_hash_table_replace(cache->by_uuid, g_strdup(uuid), record);
-	g_tree_insert(cache->by_name, (gpointer)json_object_get_string_member(record, "name"),
-		      record);
+		g_tree_remove(cache->by_name, entry_get_name(old));
+	g_hash_table_replace(cache->by_uuid, g_strdup(uuid), entry);
+	g_tree_insert(cache->by_name, (gpointer)entry_get_name(entry), entry);
 }
 
 /*
@@ -246,7 +409,7 @@ copy_task_run(gpointer data, G_GNUC_UNUSED gpointer user_data)
 	for (guint i = 0; i < task->records->len; i++) {
 		JsonObject *taken = g_ptr_array_index(task->records, i);
 
-		cache_insert(task->cache, cache_copy_object(task->cache, taken));
+		cache_insert(task->cache, cache_make_entry(task->cache, taken));
 		json_object_unref(taken);
 	}
 	g_mutex_lock(&task->lock);
@@ -295,11 +458,11 @@ cache_put(GntObjectCache *cache, JsonObject *taken)
 static void
 cache_remove(GntObjectCache *cache, const gchar *uuid)
 {
-	JsonObject *old = g_hash_table_lookup(cache->by_uuid, uuid);
+	CacheEntry *old = g_hash_table_lookup(cache->by_uuid, uuid);
 
 	if (old == NULL)
 		return;
-	g_tree_remove(cache->by_name, json_object_get_string_member(old, "name"));
+	g_tree_remove(cache->by_name, entry_get_name(old));
 	g_hash_table_remove(cache->by_uuid, uuid);
 }
 
@@ -325,7 +488,7 @@ objects_load_kind(GntConfig *self, GntObjectKind kind, GError **error)
 
 	if (stmt == NULL)
 		return FALSE;
-	self->objects[kind] = cache_new();
+	self->objects[kind] = cache_new(kind);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const gchar *uuid = (const gchar *)sqlite3_column_text(stmt, 0);
 		g_autoptr(JsonNode) data =
@@ -385,16 +548,16 @@ static GntObjectCache *
 objects_cache(GntConfig *self, GntObjectKind kind)
 {
 	if (self->objects[kind] == NULL)
-		self->objects[kind] = cache_new();
+		self->objects[kind] = cache_new(kind);
 	return self->objects[kind];
 }
 
 /* The record for @name, or NULL with the error set. Mutex held. */
-static JsonObject *
+static CacheEntry *
 objects_lookup_locked(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error)
 {
 	GntObjectCache *cache = objects_cache(self, kind);
-	JsonObject *record = g_tree_lookup(cache->by_name, name);
+	CacheEntry *record = g_tree_lookup(cache->by_name, name);
 
 	if (record == NULL)
 		record = g_hash_table_lookup(cache->by_uuid, name);
@@ -425,18 +588,93 @@ JsonObject *
 gnt_config_dup_object(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error)
 {
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
-	JsonObject *record;
+	CacheEntry *record;
 
 	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, NULL);
 	g_return_val_if_fail(name != NULL, NULL);
 
 	locker = g_mutex_locker_new(&self->mutex);
 	record = objects_lookup_locked(self, kind, name, error);
-	return record != NULL ? gnt_json_object_deep_copy(record) : NULL;
+	return record != NULL ? entry_dup_json(record) : NULL;
+}
+
+/* ---- records lent to walks ---- */
+
+void
+gnt_config_record_init_json(GntConfigRecord *self, JsonObject *json)
+{
+	g_return_if_fail(self != NULL && json != NULL);
+
+	*self = (GntConfigRecord){.json = json};
+}
+
+const GntInstance *
+gnt_config_record_peek_instance(GntConfigRecord *self)
+{
+	return self->instance;
+}
+
+JsonObject *
+gnt_config_record_peek_json(GntConfigRecord *self)
+{
+	if (self->json == NULL) {
+		self->json = instance_to_json(self->instance, self->extra);
+		self->owns_json = TRUE;
+	}
+	return self->json;
+}
+
+JsonNode *
+gnt_config_record_peek_other(GntConfigRecord *self, const gchar *key)
+{
+	if (self->instance == NULL)
+		return json_object_get_member(self->json, key);
+	return self->extra != NULL ? json_object_get_member(self->extra, key) : NULL;
+}
+
+const gchar *
+gnt_config_record_get_name(GntConfigRecord *self)
+{
+	const gchar *name = NULL;
+
+	if (self->instance != NULL)
+		return self->instance->name;
+	return gnt_json_get_string(self->json, "name", &name, NULL) ? name : NULL;
+}
+
+/* String member @key of @self, read from the typed instance when it has
+ * that field. */
+static const gchar *
+record_get_string(GntConfigRecord *self, const gchar *key)
+{
+	const GntInstance *instance = self->instance;
+	const gchar *value = NULL;
+
+	if (instance != NULL && strcmp(key, "primary_node") == 0)
+		return instance->primary_node;
+	if (instance != NULL && strcmp(key, "name") == 0)
+		return instance->name;
+	if (instance != NULL && strcmp(key, "hypervisor") == 0)
+		return instance->hypervisor;
+	if (instance != NULL && strcmp(key, "os") == 0)
+		return instance->os;
+	if (instance != NULL && strcmp(key, "disk_template") == 0)
+		return gnt_disk_template_to_string(instance->disk_template);
+	return gnt_json_get_string(gnt_config_record_peek_json(self), key, &value, NULL) ? value
+											 : NULL;
+}
+
+/* A copy of @self's record, the caller's to change. (transfer full) */
+static JsonObject *
+record_dup_json(GntConfigRecord *self)
+{
+	if (self->instance != NULL)
+		return instance_to_json(self->instance, self->extra);
+	return gnt_json_object_deep_copy(self->json);
 }
 
 typedef struct {
-	GntConfigObjectFunc func;
+	GntConfigRecordFunc func;
 	gpointer user_data;
 } ForeachData;
 
@@ -444,12 +682,17 @@ static gboolean
 foreach_cb(gpointer key, gpointer value, gpointer user_data)
 {
 	ForeachData *data = user_data;
+	CacheEntry *entry = value;
+	GntConfigRecord record = {entry->instance, entry->extra, entry->json, FALSE};
+	gboolean more = data->func(&record, data->user_data);
 
-	return !data->func(value, data->user_data);
+	if (record.owns_json)
+		json_object_unref(record.json);
+	return !more;
 }
 
 void
-gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFunc func,
+gnt_config_foreach_record(GntConfig *self, GntObjectKind kind, GntConfigRecordFunc func,
 			  gpointer user_data)
 {
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
@@ -462,10 +705,34 @@ gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFu
 	g_tree_foreach(objects_cache(self, kind)->by_name, foreach_cb, &data);
 }
 
+typedef struct {
+	GntConfigObjectFunc func;
+	gpointer user_data;
+} ForeachObjectData;
+
 static gboolean
-dup_cb(JsonObject *record, gpointer user_data)
+foreach_object_cb(GntConfigRecord *record, gpointer user_data)
 {
-	g_ptr_array_add(user_data, gnt_json_object_deep_copy(record));
+	ForeachObjectData *data = user_data;
+
+	return data->func(gnt_config_record_peek_json(record), data->user_data);
+}
+
+void
+gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFunc func,
+			  gpointer user_data)
+{
+	ForeachObjectData data = {func, user_data};
+
+	g_return_if_fail(func != NULL);
+
+	gnt_config_foreach_record(self, kind, foreach_object_cb, &data);
+}
+
+static gboolean
+dup_cb(GntConfigRecord *record, gpointer user_data)
+{
+	g_ptr_array_add(user_data, record_dup_json(record));
 	return TRUE;
 }
 
@@ -474,7 +741,7 @@ gnt_config_dup_objects(GntConfig *self, GntObjectKind kind)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
 
-	gnt_config_foreach_object(self, kind, dup_cb, out);
+	gnt_config_foreach_record(self, kind, dup_cb, out);
 	return out;
 }
 
@@ -486,18 +753,16 @@ typedef struct {
 } ObjectsWhere;
 
 static gboolean
-objects_where_cb(JsonObject *record, gpointer user_data)
+objects_where_cb(GntConfigRecord *record, gpointer user_data)
 {
 	ObjectsWhere *where = user_data;
-	const gchar *value = NULL;
-	const gchar *name = NULL;
+	const gchar *name = gnt_config_record_get_name(record);
 
-	if (!gnt_json_get_string(record, where->key, &value, NULL) ||
-	    g_strcmp0(value, where->value) != 0)
+	if (g_strcmp0(record_get_string(record, where->key), where->value) != 0)
 		return TRUE;
 	if (!where->names)
-		g_ptr_array_add(where->found, gnt_json_object_deep_copy(record));
-	else if (gnt_json_get_string(record, "name", &name, NULL))
+		g_ptr_array_add(where->found, record_dup_json(record));
+	else if (name != NULL)
 		g_ptr_array_add(where->found, g_strdup(name));
 	return TRUE;
 }
@@ -510,7 +775,7 @@ gnt_config_dup_names_where(GntConfig *self, GntObjectKind kind, const gchar *key
 
 	g_return_val_if_fail(key != NULL && value != NULL, where.found);
 
-	gnt_config_foreach_object(self, kind, objects_where_cb, &where);
+	gnt_config_foreach_record(self, kind, objects_where_cb, &where);
 	return where.found;
 }
 
@@ -523,7 +788,7 @@ gnt_config_dup_objects_where(GntConfig *self, GntObjectKind kind, const gchar *k
 
 	g_return_val_if_fail(key != NULL && value != NULL, where.found);
 
-	gnt_config_foreach_object(self, kind, objects_where_cb, &where);
+	gnt_config_foreach_record(self, kind, objects_where_cb, &where);
 	return where.found;
 }
 
@@ -646,8 +911,8 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
 	g_autoptr(JsonObject) fresh = NULL;
 	const gchar *uuid = NULL;
-	JsonObject *old;
-	JsonObject *other;
+	CacheEntry *old;
+	CacheEntry *other;
 	WriteData w;
 
 	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, FALSE);
@@ -663,15 +928,14 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 		return FALSE;
 	}
 	if (json_object_has_member(record, "serial_no") &&
-	    json_object_get_int_member(record, "serial_no") !=
-		    json_object_get_int_member(old, "serial_no")) {
+	    json_object_get_int_member(record, "serial_no") != entry_get_serial_no(old)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
 			    "%s '%s' was changed by someone else meanwhile", kind_names[kind],
-			    json_object_get_string_member(old, "name"));
+			    entry_get_name(old));
 		return FALSE;
 	}
-	fresh = object_prepare(record, uuid, json_object_get_int_member(old, "serial_no") + 1,
-			       json_object_get_double_member(old, "ctime"), error);
+	fresh = object_prepare(record, uuid, entry_get_serial_no(old) + 1, entry_get_ctime(old),
+			       error);
 	if (fresh == NULL)
 		return FALSE;
 	other = g_tree_lookup(objects_cache(self, kind)->by_name,

@@ -3,6 +3,8 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "gnt-records.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -191,6 +193,48 @@ gnt_config_dup_objects_where(GntConfig *self, GntObjectKind kind, const gchar *k
 typedef gboolean (*GntConfigObjectFunc)(JsonObject *record, gpointer user_data);
 void
 gnt_config_foreach_object(GntConfig *self, GntObjectKind kind, GntConfigObjectFunc func,
+			  gpointer user_data);
+
+/*
+ * A record as the cache holds it, lent by gnt_config_foreach_record(): an
+ * instance is kept typed (a GntInstance, plus the members it does not
+ * know), so a walk over thousands of them reads its fields without JSON.
+ * Read it through the functions below; the fields are for
+ * gnt_config_record_init_json() and the cache.
+ */
+typedef struct {
+	const GntInstance *instance; /* typed; NULL: json holds the record */
+	JsonObject *extra;	     /* with instance: members it does not know; NULL: none */
+	JsonObject *json;	     /* the record as JSON; NULL until asked for */
+	gboolean owns_json;	     /* json was made for this loan */
+} GntConfigRecord;
+
+/* A record lent for @json (a copy of the caller's), for code that takes
+ * records; no clear needed. */
+void
+gnt_config_record_init_json(GntConfigRecord *self, JsonObject *json);
+/* The typed instance, NULL when the record is held as JSON (another kind,
+ * or an instance the typed record cannot hold exactly). Borrowed: never
+ * keep, change or ref anything of it. */
+const GntInstance *
+gnt_config_record_peek_instance(GntConfigRecord *self);
+/* The record as JSON. For a typed instance it is made on the first call
+ * (about as costly as gnt_config_dup_object()) and kept for the loan, so
+ * a walk over many records reads the typed fields instead. */
+JsonObject *
+gnt_config_record_peek_json(GntConfigRecord *self);
+/* Member @key of a record, for keys a GntInstance has no field for
+ * ("secondary_nodes", "forthcoming"): from a typed instance's other
+ * members, or from the JSON. NULL when missing. (transfer none) */
+JsonNode *
+gnt_config_record_peek_other(GntConfigRecord *self, const gchar *key);
+/* The record's name (NULL: it has none). */
+const gchar *
+gnt_config_record_get_name(GntConfigRecord *self);
+/* As gnt_config_foreach_object(), lending records. */
+typedef gboolean (*GntConfigRecordFunc)(GntConfigRecord *record, gpointer user_data);
+void
+gnt_config_foreach_record(GntConfig *self, GntObjectKind kind, GntConfigRecordFunc func,
 			  gpointer user_data);
 
 /* Adds @record (its "name" required; "uuid" made when missing; serial_no,

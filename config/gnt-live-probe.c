@@ -344,15 +344,24 @@ typedef struct {
 } HypervisorsByNode;
 
 static gboolean
-collect_hypervisors_cb(JsonObject *record, gpointer user_data)
+collect_hypervisors_cb(GntConfigRecord *record, gpointer user_data)
 {
 	HypervisorsByNode *collected = user_data;
+	const GntInstance *instance = gnt_config_record_peek_instance(record);
 	const gchar *node = NULL;
 	const gchar *hv = NULL;
 	GHashTable *set;
 
-	if (!gnt_json_get_string(record, "primary_node", &node, NULL) ||
-	    !gnt_json_get_string(record, "hypervisor", &hv, NULL))
+	if (instance != NULL) {
+		node = instance->primary_node;
+		hv = instance->hypervisor;
+	} else if (!gnt_json_get_string(gnt_config_record_peek_json(record), "primary_node", &node,
+					NULL) ||
+		   !gnt_json_get_string(gnt_config_record_peek_json(record), "hypervisor", &hv,
+					NULL)) {
+		return TRUE;
+	}
+	if (node == NULL || hv == NULL)
 		return TRUE;
 	if (collected->last_node != NULL && strcmp(collected->last_node, node) == 0) {
 		set = collected->last_set;
@@ -442,7 +451,7 @@ live_request_new(GntConfig *config, GntRpcClient *rpc, GntObjectKind kind)
 	if (kind == GNT_OBJECT_INSTANCE) {
 		HypervisorsByNode collected = {by_node, NULL, NULL};
 
-		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_hypervisors_cb,
+		gnt_config_foreach_record(config, GNT_OBJECT_INSTANCE, collect_hypervisors_cb,
 					  &collected);
 	}
 	for (guint i = 0; i < nodes->len; i++) {

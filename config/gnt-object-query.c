@@ -1,8 +1,10 @@
 /*
  * The "instance", "node" and "group" query resources, after Ganeti's query.py:
  * field names, titles, kinds and docs are Ganeti's. Rows are built while
- * gnt_config_foreach_object() holds the config locked, from the borrowed
- * records: getters copy what they return (gnt_json_node_deep_copy(), as
+ * gnt_config_foreach_record() holds the config locked, from the borrowed
+ * records (instances typed: the fields a listing shows read the struct,
+ * the others the record's JSON, made once per row when asked for):
+ * getters copy what they return (gnt_json_node_deep_copy(), as
  * json-glib's reference counts are not atomic) and never call back into
  * the config. What a row needs from other records (node names, instance
  * lists, the cluster's defaults) is collected first, in a QueryContext.
@@ -179,8 +181,8 @@ group_info_free(gpointer data)
 
 /* What an instance row's fields share, worked out once per row. */
 typedef struct {
-	JsonObject *inst;  /* the record it is for; NULL: nothing yet */
-	const gchar *name; /* borrowed from the record, as the rest */
+	GntConfigRecord *inst; /* the record it is for; NULL: nothing yet */
+	const gchar *name;     /* borrowed from the record, as the rest */
 	const gchar *pnode_uuid;
 	const NodeInfo *pnode; /* NULL: not in the config */
 	JsonObject *live;      /* what the primary reports about it; NULL: not running there */
@@ -219,12 +221,43 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(QueryContext, query_context_free)
 
 /* ---- reading borrowed records (nothing here warns on a wrong type) ---- */
 
+/* Rows are built from the records gnt_config_foreach_record() lends: an
+ * instance typed, with its JSON made only when a field asks for it. */
+static GntConfigRecord *
+item_record(gconstpointer item)
+{
+	return (GntConfigRecord *)item;
+}
+
+static JsonObject *
+item_json(gconstpointer item)
+{
+	return gnt_config_record_peek_json(item_record(item));
+}
+
+/* The typed instance of @item, NULL when it is held as JSON. */
+static const GntInstance *
+item_instance(gconstpointer item)
+{
+	return gnt_config_record_peek_instance(item_record(item));
+}
+
 static const gchar *
 rec_string(JsonObject *rec, const gchar *key)
 {
 	const gchar *value = NULL;
 
 	return gnt_json_get_string(rec, key, &value, NULL) ? value : NULL;
+}
+
+/* The primary node's UUID of instance @rec. */
+static const gchar *
+inst_pnode_uuid(GntConfigRecord *rec)
+{
+	const GntInstance *typed = gnt_config_record_peek_instance(rec);
+
+	return typed != NULL ? typed->primary_node
+			     : rec_string(gnt_config_record_peek_json(rec), "primary_node");
 }
 
 static gboolean
@@ -384,15 +417,15 @@ node_live_info(const NodeInfo *node, GntQueryStatus *status)
  * asks and kept until another record comes (the collector forgets it
  * before each record). */
 static const InstRow *
-inst_row(QueryContext *ctx, JsonObject *inst)
+inst_row(QueryContext *ctx, GntConfigRecord *inst)
 {
 	InstRow *row = &ctx->row;
 
 	if (row->inst == inst)
 		return row;
 	row->inst = inst;
-	row->name = rec_string(inst, "name");
-	row->pnode_uuid = rec_string(inst, "primary_node");
+	row->name = gnt_config_record_get_name(inst);
+	row->pnode_uuid = inst_pnode_uuid(inst);
 	row->pnode = ctx_node(ctx, row->pnode_uuid);
 	row->live = NULL;
 	/* Ganeti's bad_nodes: offline, could not be asked, or not asked */
@@ -405,7 +438,7 @@ inst_row(QueryContext *ctx, JsonObject *inst)
 }
 
 static const NodeInfo *
-inst_pnode(QueryContext *ctx, JsonObject *inst)
+inst_pnode(QueryContext *ctx, GntConfigRecord *inst)
 {
 	return inst_row(ctx, inst)->pnode;
 }
@@ -414,7 +447,7 @@ inst_pnode(QueryContext *ctx, JsonObject *inst)
 static const gchar *
 text_inst_pnode(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	const NodeInfo *node = inst_pnode(user_data, (JsonObject *)item);
+	const NodeInfo *node = inst_pnode(user_data, item_record(item));
 
 	return node != NULL ? node->name : NULL;
 }
@@ -449,20 +482,19 @@ node_group_field(const QueryContext *ctx, const NodeInfo *node, gboolean uuid,
 static JsonNode *
 get_inst_pnode_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), FALSE,
-				status);
+	return node_group_field(user_data, inst_pnode(user_data, item_record(item)), FALSE, status);
 }
 
 static JsonNode *
 get_inst_pnode_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data, inst_pnode(user_data, (JsonObject *)item), TRUE, status);
+	return node_group_field(user_data, inst_pnode(user_data, item_record(item)), TRUE, status);
 }
 
 static JsonNode *
 get_inst_snodes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	JsonArray *uuids = rec_array((JsonObject *)item, "secondary_nodes");
+	JsonArray *uuids = rec_array(item_json(item), "secondary_nodes");
 	JsonArray *names = json_array_new();
 
 	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
@@ -479,32 +511,55 @@ get_inst_snodes(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 	return gnt_json_node_new_array(names);
 }
 
-static const gchar *
-inst_admin_state(JsonObject *inst)
+/* The admin state of @inst: its enum, and its name as stored. */
+static GntAdminState
+inst_get_admin_state(GntConfigRecord *inst)
 {
-	const gchar *state = rec_string(inst, "admin_state");
+	const GntInstance *typed = gnt_config_record_peek_instance(inst);
 
+	return typed != NULL ? typed->admin_state
+			     : gnt_record_get_admin_state(gnt_config_record_peek_json(inst));
+}
+
+static const gchar *
+inst_admin_state(GntConfigRecord *inst)
+{
+	const GntInstance *typed = gnt_config_record_peek_instance(inst);
+	const gchar *state;
+
+	if (typed != NULL)
+		return gnt_admin_state_to_string(typed->admin_state);
+	state = rec_string(gnt_config_record_peek_json(inst), "admin_state");
 	return state != NULL ? state : gnt_admin_state_to_string(GNT_ADMIN_STATE_DOWN);
+}
+
+static GntAdminStateSource
+inst_get_admin_state_source(GntConfigRecord *inst)
+{
+	const GntInstance *typed = gnt_config_record_peek_instance(inst);
+
+	return typed != NULL ? typed->admin_state_source
+			     : gnt_record_get_admin_state_source(gnt_config_record_peek_json(inst));
 }
 
 static const gchar *
 text_inst_admin_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return inst_admin_state((JsonObject *)item);
+	return inst_admin_state(item_record(item));
 }
 TEXT_FIELD(inst_admin_state)
 
 static JsonNode *
 get_inst_admin_up(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(gnt_record_get_admin_state((JsonObject *)item) ==
+	return gnt_json_node_new_bool(inst_get_admin_state(item_record(item)) ==
 				      GNT_ADMIN_STATE_UP);
 }
 
 static JsonNode *
 get_inst_admin_state_source(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	const gchar *source = rec_string((JsonObject *)item, "admin_state_source");
+	const gchar *source = rec_string(item_json(item), "admin_state_source");
 
 	return gnt_json_node_new_string(
 		source != NULL ? source
@@ -514,26 +569,108 @@ get_inst_admin_state_source(gconstpointer item, gpointer user_data, GntQueryStat
 static JsonNode *
 get_inst_disks_active(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, "disks_active", FALSE));
+	return gnt_json_node_new_bool(rec_bool(item_json(item), "disks_active", FALSE));
 }
 
 /* Fields that copy a member of the record as it is. */
 static JsonNode *
 get_rec_tags(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	JsonNode *tags = rec_member_copy((JsonObject *)item, "tags");
+	JsonNode *tags = rec_member_copy(item_json(item), "tags");
 
 	return tags != NULL ? tags : gnt_json_node_new_array(json_array_new());
 }
 
+/* The text of string field @key of the typed @inst (*@text NULL: null);
+ * FALSE when @key is not one of its string fields. */
+static gboolean
+typed_text(const GntInstance *inst, const gchar *key, const gchar **text)
+{
+	if (strcmp(key, "name") == 0)
+		*text = inst->name;
+	else if (strcmp(key, "uuid") == 0)
+		*text = inst->uuid;
+	else if (strcmp(key, "os") == 0)
+		*text = inst->os;
+	else if (strcmp(key, "hypervisor") == 0)
+		*text = inst->hypervisor;
+	else if (strcmp(key, "disk_template") == 0)
+		*text = gnt_disk_template_to_string(inst->disk_template);
+	else
+		return FALSE;
+	return TRUE;
+}
+
+/* Number field @key of the typed @inst as a node; NULL when @key is not
+ * one. (transfer full) */
+static JsonNode *
+typed_number(const GntInstance *inst, const gchar *key)
+{
+	if (strcmp(key, "serial_no") == 0)
+		return gnt_json_node_new_int(inst->serial_no);
+	if (strcmp(key, "ctime") == 0)
+		return gnt_json_node_new_double(inst->ctime);
+	if (strcmp(key, "mtime") == 0)
+		return gnt_json_node_new_double(inst->mtime);
+	return NULL;
+}
+
+/* Member @key as stored (a copy); RS_UNAVAIL when it is not set. */
+static JsonNode *
+member_field_get(gconstpointer item, const gchar *key, GntQueryStatus *status)
+{
+	const GntInstance *inst = item_instance(item);
+	const gchar *text = NULL;
+	JsonNode *node;
+
+	if (inst != NULL && typed_text(inst, key, &text)) {
+		if (text == NULL)
+			*status = GNT_QUERY_STATUS_UNAVAIL;
+		return text != NULL ? gnt_json_node_new_string(text) : NULL;
+	}
+	if (inst != NULL && (node = typed_number(inst, key)) != NULL)
+		return node;
+	node = member_peek(item_json(item), key, status);
+	return node != NULL ? gnt_json_node_deep_copy(node) : NULL;
+}
+
+/* The same, written to @out. */
+static void
+member_field_write(gconstpointer item, const gchar *key, GString *out, GntQueryStatus *status)
+{
+	const GntInstance *inst = item_instance(item);
+	const gchar *text = NULL;
+	JsonNode *node;
+
+	if (inst != NULL && typed_text(inst, key, &text)) {
+		if (text == NULL)
+			*status = GNT_QUERY_STATUS_UNAVAIL;
+		else
+			gnt_json_append_string(out, text);
+		return;
+	}
+	if (inst != NULL && (node = typed_number(inst, key)) != NULL) {
+		gnt_json_append(out, node);
+		json_node_unref(node);
+		return;
+	}
+	node = member_peek(item_json(item), key, status);
+	if (node != NULL)
+		gnt_json_append(out, node);
+}
+
 /* Fields showing member @key as stored; RS_UNAVAIL when it is not set. */
 #define MEMBER_FIELD(stem, key)                                                                    \
-	static JsonNode *peek_##stem(gconstpointer item, gpointer user_data,                       \
-				     GntQueryStatus *status)                                       \
+	static JsonNode *get_##stem(gconstpointer item, gpointer user_data,                        \
+				    GntQueryStatus *status)                                        \
 	{                                                                                          \
-		return member_peek((JsonObject *)item, key, status);                               \
+		return member_field_get(item, key, status);                                        \
 	}                                                                                          \
-	PEEK_FIELD(stem)
+	static void write_##stem(gconstpointer item, gpointer user_data, GString *out,             \
+				 GntQueryStatus *status)                                           \
+	{                                                                                          \
+		member_field_write(item, key, out, status);                                        \
+	}
 MEMBER_FIELD(rec_name, "name")
 MEMBER_FIELD(rec_uuid, "uuid")
 MEMBER_FIELD(rec_serial_no, "serial_no")
@@ -551,7 +688,7 @@ MEMBER_FIELD(node_sip, "secondary_ip")
 static JsonNode *
 get_inst_network_port(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return member_or_null((JsonObject *)item, "network_port");
+	return member_or_null(item_json(item), "network_port");
 }
 
 /* Fields Gantry has no data for yet (no node groups, networks or console
@@ -566,7 +703,7 @@ get_unavail(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 static JsonNode *
 get_inst_forthcoming(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, "forthcoming", FALSE));
+	return gnt_json_node_new_bool(rec_bool(item_json(item), "forthcoming", FALSE));
 }
 
 /* A list with one element per secondary node: its group's name (or with
@@ -574,7 +711,7 @@ get_inst_forthcoming(gconstpointer item, gpointer user_data, GntQueryStatus *sta
 static JsonNode *
 snodes_groups(gconstpointer item, gpointer user_data, gboolean group_uuid)
 {
-	JsonArray *uuids = rec_array((JsonObject *)item, "secondary_nodes");
+	JsonArray *uuids = rec_array(item_json(item), "secondary_nodes");
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; uuids != NULL && i < json_array_get_length(uuids); i++) {
@@ -613,7 +750,7 @@ get_inst_nic_network_names(gconstpointer item, gpointer user_data, GntQueryStatu
 {
 	JsonArray *out = json_array_new();
 
-	for (guint i = 0; i < rec_array_length((JsonObject *)item, "nics"); i++)
+	for (guint i = 0; i < rec_array_length(item_json(item), "nics"); i++)
 		json_array_add_null_element(out);
 	return gnt_json_node_new_array(out);
 }
@@ -623,7 +760,7 @@ get_inst_nic_network_names(gconstpointer item, gpointer user_data, GntQueryStatu
 static JsonNode *
 get_inst_oper_state(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	const InstRow *row = inst_row(user_data, (JsonObject *)item);
+	const InstRow *row = inst_row(user_data, item_record(item));
 
 	if (row->bad) {
 		/* not RS_OFFLINE: that would describe the instance (Ganeti) */
@@ -639,7 +776,7 @@ get_inst_oper_state(gconstpointer item, gpointer user_data, GntQueryStatus *stat
 static JsonNode *
 inst_live_member(gconstpointer item, gpointer user_data, GntQueryStatus *status, const gchar *key)
 {
-	const InstRow *row = inst_row(user_data, (JsonObject *)item);
+	const InstRow *row = inst_row(user_data, item_record(item));
 	JsonNode *node;
 
 	if (row->bad) {
@@ -693,8 +830,7 @@ inst_filled_hvparams(const QueryContext *ctx, JsonObject *inst);
 static const gchar *
 inst_live_status(const QueryContext *ctx, const InstRow *row)
 {
-	JsonObject *inst = row->inst;
-	gboolean up = gnt_record_get_admin_state(inst) == GNT_ADMIN_STATE_UP;
+	gboolean up = inst_get_admin_state(row->inst) == GNT_ADMIN_STATE_UP;
 	const gchar *state = rec_string(row->live, "state");
 
 	if (inst_runs_elsewhere(ctx, row))
@@ -703,6 +839,7 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 		gboolean allow_userdown = FALSE;
 
 		if (up && rec_bool(ctx->cluster->settings, "enabled_user_shutdown", FALSE)) {
+			JsonObject *inst = gnt_config_record_peek_json(row->inst);
 			g_autoptr(JsonObject) hvparams = inst_filled_hvparams(ctx, inst);
 
 			allow_userdown =
@@ -718,13 +855,13 @@ inst_live_status(const QueryContext *ctx, const InstRow *row)
 
 /* Ganeti's _GetDeadInstStatus. */
 static const gchar *
-inst_dead_status(JsonObject *inst)
+inst_dead_status(GntConfigRecord *inst)
 {
-	switch (gnt_record_get_admin_state(inst)) {
+	switch (inst_get_admin_state(inst)) {
 	case GNT_ADMIN_STATE_UP:
 		return "ERROR_down";
 	case GNT_ADMIN_STATE_DOWN:
-		return gnt_record_get_admin_state_source(inst) == GNT_ADMIN_STATE_SOURCE_USER
+		return inst_get_admin_state_source(inst) == GNT_ADMIN_STATE_SOURCE_USER
 			       ? "USER_down"
 			       : "ADMIN_down";
 	case GNT_ADMIN_STATE_OFFLINE:
@@ -737,7 +874,7 @@ inst_dead_status(JsonObject *inst)
 static const gchar *
 text_inst_status(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	const InstRow *row = inst_row(user_data, (JsonObject *)item);
+	const InstRow *row = inst_row(user_data, item_record(item));
 	const NodeInfo *node = row->pnode;
 
 	if (node != NULL && node->offline)
@@ -799,7 +936,7 @@ inst_filled_osparams(const QueryContext *ctx, JsonObject *inst)
 static JsonNode *
 get_inst_hvparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	JsonObject *params = inst_filled_hvparams(user_data, (JsonObject *)item);
+	JsonObject *params = inst_filled_hvparams(user_data, item_json(item));
 
 	if (params == NULL) {
 		*status = GNT_QUERY_STATUS_UNAVAIL;
@@ -813,21 +950,20 @@ get_inst_beparams(gconstpointer item, gpointer user_data, GntQueryStatus *status
 {
 	const QueryContext *ctx = user_data;
 
-	return gnt_json_node_new_object(
-		gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item));
+	return gnt_json_node_new_object(gnt_fill_beparams(ctx->cluster->settings, item_json(item)));
 }
 
 static JsonNode *
 get_inst_osparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_object(inst_filled_osparams(user_data, (JsonObject *)item));
+	return gnt_json_node_new_object(inst_filled_osparams(user_data, item_json(item)));
 }
 
 static JsonNode *
 custom_params(gconstpointer item, gpointer user_data, const gchar *key)
 {
 	return gnt_json_node_new_object(
-		gnt_json_object_deep_copy(rec_object(user_data, (JsonObject *)item, key)));
+		gnt_json_object_deep_copy(rec_object(user_data, item_json(item), key)));
 }
 
 /* custom_hvparams, custom_ndparams, custom_ipolicy, ...: the record's own
@@ -845,14 +981,14 @@ get_inst_custom_osparams(gconstpointer item, gpointer user_data, GntQueryStatus 
 	JsonNode *node = custom_params(item, user_data, "osparams");
 
 	overlay_redacted(json_node_get_object(node),
-			 rec_object(user_data, (JsonObject *)item, "osparams_private"));
+			 rec_object(user_data, item_json(item), "osparams_private"));
 	return node;
 }
 
 static JsonNode *
 get_inst_custom_nicparams(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	JsonObject *inst = (JsonObject *)item;
+	JsonObject *inst = item_json(item);
 	JsonArray *out = json_array_new();
 
 	for (guint i = 0; i < rec_array_length(inst, "nics"); i++) {
@@ -870,7 +1006,7 @@ static JsonNode *
 get_hv_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	     GntQueryStatus *status)
 {
-	g_autoptr(JsonObject) params = inst_filled_hvparams(user_data, (JsonObject *)item);
+	g_autoptr(JsonObject) params = inst_filled_hvparams(user_data, item_json(item));
 
 	return member_or_unavail(params, field->key, status);
 }
@@ -881,8 +1017,7 @@ get_be_param(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	     GntQueryStatus *status)
 {
 	const QueryContext *ctx = user_data;
-	g_autoptr(JsonObject)
-		params = gnt_fill_beparams(ctx->cluster->settings, (JsonObject *)item);
+	g_autoptr(JsonObject) params = gnt_fill_beparams(ctx->cluster->settings, item_json(item));
 
 	return member_or_null(params, field->key);
 }
@@ -1018,19 +1153,19 @@ disk_usage_of(JsonObject *inst)
 static JsonNode *
 get_inst_disk_usage(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_int((gint64)disk_usage_of((JsonObject *)item));
+	return gnt_json_node_new_int((gint64)disk_usage_of(item_json(item)));
 }
 
 static JsonNode *
 get_inst_disk_count(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_int(rec_array_length((JsonObject *)item, "disks"));
+	return gnt_json_node_new_int(rec_array_length(item_json(item), "disks"));
 }
 
 static JsonNode *
 get_inst_nic_count(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return gnt_json_node_new_int(rec_array_length((JsonObject *)item, "nics"));
+	return gnt_json_node_new_int(rec_array_length(item_json(item), "nics"));
 }
 
 /* A list with member @key of each element of the list @list_key (null when
@@ -1051,14 +1186,14 @@ static JsonNode *
 get_disks_member(const GntQueryField *field, gconstpointer item, gpointer user_data,
 		 GntQueryStatus *status)
 {
-	return per_element((JsonObject *)item, "disks", field->key);
+	return per_element(item_json(item), "disks", field->key);
 }
 
 static JsonNode *
 get_nics_member(const GntQueryField *field, gconstpointer item, gpointer user_data,
 		GntQueryStatus *status)
 {
-	return per_element((JsonObject *)item, "nics", field->key);
+	return per_element(item_json(item), "nics", field->key);
 }
 
 /* disk.ATTR/N: the row's key of disk N; RS_UNAVAIL when there is no such
@@ -1067,7 +1202,7 @@ static JsonNode *
 get_disk_field(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	       GntQueryStatus *status)
 {
-	JsonObject *disk = rec_array_object((JsonObject *)item, "disks", field->index);
+	JsonObject *disk = rec_array_object(item_json(item), "disks", field->index);
 
 	return member_or_unavail(disk, field->key, status);
 }
@@ -1126,8 +1261,8 @@ get_nics_param(const GntQueryField *field, gconstpointer item, gpointer user_dat
 	       GntQueryStatus *status)
 {
 	if (strcmp(field->key, "bridge") == 0)
-		return per_nic_param(user_data, (JsonObject *)item, "link", BRIDGED_MODES);
-	return per_nic_param(user_data, (JsonObject *)item, field->key,
+		return per_nic_param(user_data, item_json(item), "link", BRIDGED_MODES);
+	return per_nic_param(user_data, item_json(item), field->key,
 			     strcmp(field->key, "vlan") == 0 ? VLAN_MODES : 0);
 }
 
@@ -1138,7 +1273,7 @@ get_nic_field(const GntQueryField *field, gconstpointer item, gpointer user_data
 	      GntQueryStatus *status)
 {
 	const gchar *key = field->key;
-	JsonObject *nic = rec_array_object((JsonObject *)item, "nics", field->index);
+	JsonObject *nic = rec_array_object(item_json(item), "nics", field->index);
 	g_autoptr(JsonObject) params = NULL;
 
 	if (nic == NULL) {
@@ -1351,7 +1486,7 @@ static JsonNode *
 get_node_master(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
 	const QueryContext *ctx = user_data;
-	JsonObject *node = (JsonObject *)item;
+	JsonObject *node = item_json(item);
 	const gchar *master = ctx->cluster->master_node;
 
 	return gnt_json_node_new_bool(master != NULL &&
@@ -1362,7 +1497,7 @@ get_node_master(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 static JsonNode *
 get_node_role(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	JsonObject *node = (JsonObject *)item;
+	JsonObject *node = item_json(item);
 	g_autoptr(JsonNode) master = get_node_master(item, user_data, status);
 	const gchar *role = "R";
 
@@ -1380,17 +1515,15 @@ get_node_role(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 static JsonNode *
 get_node_group(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data,
-				ctx_node(user_data, rec_string((JsonObject *)item, "uuid")), FALSE,
-				status);
+	return node_group_field(user_data, ctx_node(user_data, rec_string(item_json(item), "uuid")),
+				FALSE, status);
 }
 
 static JsonNode *
 get_node_group_uuid(gconstpointer item, gpointer user_data, GntQueryStatus *status)
 {
-	return node_group_field(user_data,
-				ctx_node(user_data, rec_string((JsonObject *)item, "uuid")), TRUE,
-				status);
+	return node_group_field(user_data, ctx_node(user_data, rec_string(item_json(item), "uuid")),
+				TRUE, status);
 }
 
 static JsonNode *
@@ -1410,14 +1543,14 @@ get_node_ndparams(gconstpointer item, gpointer user_data, GntQueryStatus *status
 	const GroupInfo *group = NULL;
 
 	if (ctx->kind == GNT_OBJECT_NODE) {
-		const NodeInfo *node = ctx_node(ctx, rec_string((JsonObject *)item, "uuid"));
+		const NodeInfo *node = ctx_node(ctx, rec_string(item_json(item), "uuid"));
 
 		if (node != NULL && node->group != NULL)
 			group = g_hash_table_lookup(ctx->groups, node->group);
 	}
 	return gnt_json_node_new_object(
 		gnt_fill_ndparams(ctx->cluster->settings, group != NULL ? group->ndparams : NULL,
-				  rec_object(ctx, (JsonObject *)item, "ndparams")));
+				  rec_object(ctx, item_json(item), "ndparams")));
 }
 
 /* ndp/NAME: the filled value, null if unset (Ganeti). */
@@ -1450,7 +1583,7 @@ static JsonNode *
 get_node_flag(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	      GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, field->key, FALSE));
+	return gnt_json_node_new_bool(rec_bool(item_json(item), field->key, FALSE));
 }
 
 /* master_capable, vm_capable: what a node can be, true when unset. */
@@ -1458,14 +1591,14 @@ static JsonNode *
 get_node_capability(const GntQueryField *field, gconstpointer item, gpointer user_data,
 		    GntQueryStatus *status)
 {
-	return gnt_json_node_new_bool(rec_bool((JsonObject *)item, field->key, TRUE));
+	return gnt_json_node_new_bool(rec_bool(item_json(item), field->key, TRUE));
 }
 
 /* The instance names of @map for the node @item, natural order. */
 static GPtrArray *
 node_instances(GHashTable *map, gconstpointer item)
 {
-	const gchar *uuid = rec_string((JsonObject *)item, "uuid");
+	const gchar *uuid = rec_string(item_json(item), "uuid");
 
 	return map != NULL && uuid != NULL ? g_hash_table_lookup(map, uuid) : NULL;
 }
@@ -1521,7 +1654,7 @@ node_live_field(gconstpointer item, gpointer user_data, GntQueryStatus *status, 
 		gboolean numeric)
 {
 	const QueryContext *ctx = user_data;
-	JsonObject *rec = (JsonObject *)item;
+	JsonObject *rec = item_json(item);
 	const gchar *uuid = rec_string(rec, "uuid");
 	const NodeInfo *node = ctx_node(ctx, uuid);
 	JsonObject *info;
@@ -1667,7 +1800,7 @@ get_group_ipolicy(gconstpointer item, gpointer user_data, GntQueryStatus *status
 {
 	return gnt_json_node_new_object(
 		gnt_fill_ipolicy(cluster_setting(user_data, "ipolicy"),
-				 rec_object(user_data, (JsonObject *)item, "ipolicy")));
+				 rec_object(user_data, item_json(item), "ipolicy")));
 }
 
 static JsonNode *
@@ -1675,7 +1808,7 @@ get_group_diskparams(gconstpointer item, gpointer user_data, GntQueryStatus *sta
 {
 	return gnt_json_node_new_object(
 		gnt_fill_diskparams(cluster_setting(user_data, "diskparams"),
-				    rec_object(user_data, (JsonObject *)item, "diskparams")));
+				    rec_object(user_data, item_json(item), "diskparams")));
 }
 
 static const GntQueryField group_static_fields[] = {
@@ -1965,12 +2098,15 @@ name_list_add(GHashTable *map, const gchar *node_uuid, const gchar *name)
 }
 
 static gboolean
-collect_instance_nodes_cb(JsonObject *rec, gpointer user_data)
+collect_instance_nodes_cb(GntConfigRecord *rec, gpointer user_data)
 {
 	QueryContext *ctx = user_data;
-	const gchar *name = rec_string(rec, "name");
-	const gchar *pnode = rec_string(rec, "primary_node");
-	JsonArray *snodes = rec_array(rec, "secondary_nodes");
+	const gchar *name = gnt_config_record_get_name(rec);
+	const gchar *pnode = inst_pnode_uuid(rec);
+	JsonNode *snodes_node = gnt_config_record_peek_other(rec, "secondary_nodes");
+	JsonArray *snodes = snodes_node != NULL && JSON_NODE_HOLDS_ARRAY(snodes_node)
+				    ? json_node_get_array(snodes_node)
+				    : NULL;
 
 	if (name == NULL)
 		return TRUE;
@@ -1993,11 +2129,11 @@ name_ptr_compare(gconstpointer a, gconstpointer b)
 
 /* For groups: a group's instances are those of its nodes as primaries. */
 static gboolean
-collect_group_instances_cb(JsonObject *rec, gpointer user_data)
+collect_group_instances_cb(GntConfigRecord *rec, gpointer user_data)
 {
 	QueryContext *ctx = user_data;
-	const gchar *name = rec_string(rec, "name");
-	const NodeInfo *pnode = ctx_node(ctx, rec_string(rec, "primary_node"));
+	const gchar *name = gnt_config_record_get_name(rec);
+	const NodeInfo *pnode = ctx_node(ctx, inst_pnode_uuid(rec));
 
 	if (name != NULL && pnode != NULL && pnode->group != NULL)
 		name_list_add(ctx->primaries, pnode->group, name);
@@ -2031,7 +2167,7 @@ collect_group_members(QueryContext *ctx, GntConfig *config)
 		if (node->group != NULL)
 			name_list_add(ctx->group_nodes, node->group, node->name);
 	}
-	gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_group_instances_cb, ctx);
+	gnt_config_foreach_record(config, GNT_OBJECT_INSTANCE, collect_group_instances_cb, ctx);
 	name_lists_sort(ctx->group_nodes);
 	name_lists_sort(ctx->primaries);
 }
@@ -2095,7 +2231,7 @@ query_context_new(GntConfig *config, GntObjectKind kind, GntQuery *query, GntLiv
 						       (GDestroyNotify)g_ptr_array_unref);
 		ctx->secondaries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 							 (GDestroyNotify)g_ptr_array_unref);
-		gnt_config_foreach_object(config, GNT_OBJECT_INSTANCE, collect_instance_nodes_cb,
+		gnt_config_foreach_record(config, GNT_OBJECT_INSTANCE, collect_instance_nodes_cb,
 					  ctx);
 		name_lists_sort(ctx->primaries);
 		name_lists_sort(ctx->secondaries);
@@ -2134,7 +2270,7 @@ row_clear(gpointer data)
 }
 
 static void
-collector_add(Collector *collector, JsonObject *rec)
+collector_add(Collector *collector, GntConfigRecord *rec)
 {
 	GntQuery *query = collector->query;
 	Row row = {NULL, NULL, 0, 0};
@@ -2143,7 +2279,7 @@ collector_add(Collector *collector, JsonObject *rec)
 	collector->ctx->row.inst = NULL;
 	if (!gnt_query_matches(query, rec, collector->ctx))
 		return;
-	row.name = g_strdup(rec_string(rec, "name"));
+	row.name = g_strdup(gnt_config_record_get_name(rec));
 	if (collector->text != NULL) {
 		if (collector->rows->len > 0)
 			g_string_append_c(collector->text, ',');
@@ -2166,7 +2302,7 @@ collector_add(Collector *collector, JsonObject *rec)
 }
 
 static gboolean
-collect_cb(JsonObject *rec, gpointer user_data)
+collect_cb(GntConfigRecord *rec, gpointer user_data)
 {
 	collector_add(user_data, rec);
 	return TRUE;
@@ -2206,6 +2342,7 @@ collect_names(GntConfig *config, GntObjectKind kind, Collector *collector, JsonA
 		g_autoptr(GError) error_local = NULL;
 		g_autoptr(JsonObject) rec = NULL;
 		g_autofree gchar *text = NULL;
+		GntConfigRecord record;
 
 		if (json_node_get_value_type(node) == G_TYPE_STRING)
 			rec = gnt_config_dup_object(config, kind, json_node_get_string(node),
@@ -2225,7 +2362,8 @@ collect_names(GntConfig *config, GntObjectKind kind, Collector *collector, JsonA
 		}
 		if (!g_hash_table_add(seen, g_strdup(rec_string(rec, "uuid"))))
 			continue;
-		collector_add(collector, rec);
+		gnt_config_record_init_json(&record, rec);
+		collector_add(collector, &record);
 	}
 	return TRUE;
 }
@@ -2248,7 +2386,7 @@ run_query(GntConfig *config, GntObjectKind kind, GntQuery *query, JsonArray *nam
 		/* in the order asked for */
 		ok = collect_names(config, kind, collector, names, error);
 	} else {
-		gnt_config_foreach_object(config, kind, collect_cb, collector);
+		gnt_config_foreach_record(config, kind, collect_cb, collector);
 		if (!collector->sorted)
 			g_array_sort(collector->rows, row_compare);
 	}

@@ -184,6 +184,16 @@ add_nodes(GHashTable *files, GPtrArray *nodes, const gchar *master)
 	}
 }
 
+/* instance_list: the names only, read without making each instance's JSON */
+static gboolean
+add_instance_name_cb(GntConfigRecord *record, gpointer user_data)
+{
+	const gchar *name = gnt_config_record_get_name(record);
+
+	add_line(user_data, "instance_list", name != NULL ? name : "");
+	return TRUE;
+}
+
 GHashTable *
 gnt_ssconf_build(GntConfig *config)
 {
@@ -191,7 +201,6 @@ gnt_ssconf_build(GntConfig *config)
 		files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, string_free);
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(config);
 	g_autoptr(GPtrArray) nodes = gnt_config_dup_objects(config, GNT_OBJECT_NODE);
-	g_autoptr(GPtrArray) instances = gnt_config_dup_objects(config, GNT_OBJECT_INSTANCE);
 	GHashTable *out;
 	GHashTableIter iter;
 	gpointer key;
@@ -221,9 +230,7 @@ gnt_ssconf_build(GntConfig *config)
 	gnt_json_get_int(info, "primary_ip_version", &family, NULL);
 	add_line(files, "primary_ip_family", family == 6 ? "10" : "2");
 	add_nodes(files, nodes, record_string(info, "master"));
-	for (guint i = 0; i < instances->len; i++)
-		add_line(files, "instance_list",
-			 record_string(g_ptr_array_index(instances, i), "name"));
+	gnt_config_foreach_record(config, GNT_OBJECT_INSTANCE, add_instance_name_cb, files);
 
 	out = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	g_hash_table_iter_init(&iter, files);

@@ -828,6 +828,78 @@ count_cb(JsonObject *record, gpointer user_data)
 	return TRUE;
 }
 
+static gboolean
+count_typed_cb(GntConfigRecord *record, gpointer user_data)
+{
+	guint *typed = user_data;
+
+	if (gnt_config_record_peek_instance(record) != NULL)
+		(*typed)++;
+	return TRUE;
+}
+
+/* The cache keeps complete instances typed, and a query reads their
+ * fields from the struct (the walk) or from their JSON (named items are
+ * looked up as copies): every field, with live data, gives the same, built
+ * and written. The fixture's records are made complete first (as the
+ * create unit writes them: from_json then to_json). */
+static void
+test_instance_typed_same_as_json(QueryFx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) stored = gnt_config_dup_objects(fx->root.config, GNT_OBJECT_INSTANCE);
+	g_autoptr(JsonNode) all_fields = gnt_object_query_fields(GNT_OBJECT_INSTANCE, NULL, &error);
+	JsonArray *defs = json_object_get_array_member(json_node_get_object(all_fields), "fields");
+	g_autoptr(JsonArray) fields = json_array_new();
+	g_autoptr(JsonArray) names = json_array_new();
+	g_autoptr(GntLiveData) live = gnt_live_data_new();
+	g_autoptr(JsonNode) node1 = test_json_parse(
+		"{\"memory_total\": 4096, \"memory_free\": 2048, \"instances\":"
+		" {\"web1.example.com\": {\"state\": \"running\", \"memory\": 512, \"vcpus\": 2},"
+		" \"db2.example.com\": {\"state\": \"running\", \"memory\": 128}}}");
+	g_autoptr(JsonNode) walked = NULL;
+	g_autoptr(JsonNode) named = NULL;
+	g_autofree gchar *walked_text = NULL;
+	g_autofree gchar *named_text = NULL;
+	guint typed = 0;
+
+	for (guint i = 0; i < stored->len; i++) {
+		g_autoptr(GntInstance)
+			instance = gnt_instance_from_json(g_ptr_array_index(stored, i), &error);
+		g_autoptr(JsonObject) complete = NULL;
+
+		g_assert_no_error(error);
+		complete = gnt_instance_to_json(instance);
+		g_assert_true(gnt_config_update_object(fx->root.config, GNT_OBJECT_INSTANCE,
+						       complete, &error));
+		g_assert_no_error(error);
+		json_array_add_string_element(names, instance->name);
+	}
+	gnt_config_foreach_record(fx->root.config, GNT_OBJECT_INSTANCE, count_typed_cb, &typed);
+	g_assert_cmpuint(typed, ==, stored->len);
+
+	g_assert_no_error(error);
+	for (guint i = 0; i < json_array_get_length(defs); i++)
+		json_array_add_string_element(
+			fields, json_object_get_string_member(
+					json_array_get_object_element(defs, i), "name"));
+	gnt_live_data_set_node(live, NODE1, json_node_get_object(node1));
+	gnt_live_data_set_node_failed(live, "node2.example.com");
+	walked = gnt_object_query_values(fx->root.config, GNT_OBJECT_INSTANCE, NULL, fields, live,
+					 &error);
+	g_assert_no_error(error);
+	named = gnt_object_query_values(fx->root.config, GNT_OBJECT_INSTANCE, names, fields, live,
+					&error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(json_array_get_length(json_node_get_array(walked)), ==, stored->len);
+	walked_text = gnt_json_to_string(walked);
+	named_text = gnt_json_to_string(named);
+	g_assert_cmpstr(walked_text, ==, named_text);
+	assert_written_same(fx, GNT_OBJECT_INSTANCE, NULL, NULL, live);
+	assert_written_same(fx, GNT_OBJECT_INSTANCE, "[\"=\", \"status\", \"running\"]", NULL,
+			    live);
+}
+
 /* 10,000 instances: a Query of the list's default fields and one with a
  * name hint. Times are printed, not asserted. */
 static void
@@ -908,6 +980,7 @@ main(int argc, char **argv)
 	ADD("/object-query/instance/names", test_instance_names);
 	ADD("/object-query/instance/values", test_instance_values);
 	ADD("/object-query/instance/golden", test_instance_golden);
+	ADD("/object-query/instance/typed-same-as-json", test_instance_typed_same_as_json);
 	ADD("/object-query/node/basic", test_node_basic);
 	ADD("/object-query/node/live", test_node_live);
 	ADD("/object-query/node/filters", test_node_filters);

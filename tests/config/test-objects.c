@@ -429,6 +429,99 @@ test_round_trip(void)
 	gnt_test_root_clear(&root);
 }
 
+/* An instance as the create unit writes it, with one member the typed
+ * record does not know. */
+static const gchar typed_json[] =
+	"{\"name\": \"typed.example.com\", \"primary_node\": \"0c4e7f4e-9d2b-4a57-8d43-3f1d2f0b1a11\","
+	" \"os\": null, \"hypervisor\": \"fake\", \"hvparams\": {}, \"beparams\": {\"maxmem\": 512},"
+	" \"osparams\": {}, \"osparams_private\": {}, \"admin_state\": \"down\","
+	" \"admin_state_source\": \"admin\", \"disk_template\": \"diskless\", \"disks\": [],"
+	" \"nics\": [], \"tags\": [\"a\"], \"network_port\": null, \"disks_active\": false,"
+	" \"communication\": false, \"communication_nic\": {\"mac\": \"aa:00:00:75:af:c4\","
+	" \"ip\": \"169.254.26.40\"}, \"x_unknown\": [1, {\"b\": null}]}";
+
+typedef struct {
+	guint typed;
+	guint json;
+} TypedCount;
+
+static gboolean
+count_typed_cb(GntConfigRecord *record, gpointer user_data)
+{
+	TypedCount *count = user_data;
+	const GntInstance *instance = gnt_config_record_peek_instance(record);
+
+	if (instance == NULL) {
+		count->json++;
+		return TRUE;
+	}
+	count->typed++;
+	g_assert_cmpstr(instance->name, ==, "typed.example.com");
+	g_assert_cmpstr(gnt_config_record_get_name(record), ==, "typed.example.com");
+	g_assert_cmpstr(instance->communication_ip, ==, "169.254.26.40");
+	g_assert_nonnull(gnt_config_record_peek_other(record, "x_unknown"));
+	g_assert_null(gnt_config_record_peek_other(record, "hypervisor"));
+	g_assert_cmpstr(json_object_get_string_member(gnt_config_record_peek_json(record),
+						      "hypervisor"),
+			==, "fake");
+	return TRUE;
+}
+
+/* The cache keeps an instance typed when the typed record gives back
+ * exactly what was stored (members it does not know kept beside it), and
+ * as JSON otherwise (round_trip_json has no primary node); both come back
+ * as stored, from the cache and from config.db. */
+static void
+test_typed_instances(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) stored = record(typed_json);
+	g_autoptr(GntConfig) reopened = NULL;
+	GntConfig *configs[2];
+
+	gnt_test_root_init(&root, "node1.example.com");
+	add(root.config, GNT_OBJECT_INSTANCE, typed_json);
+	add(root.config, GNT_OBJECT_INSTANCE, round_trip_json);
+	reopened = gnt_config_open(gnt_paths_get_config_db(root.paths), &error);
+	g_assert_no_error(error);
+	configs[0] = root.config;
+	configs[1] = reopened;
+	for (guint i = 0; i < G_N_ELEMENTS(configs); i++) {
+		g_autoptr(JsonObject) found =
+			gnt_config_dup_object(configs[i], GNT_OBJECT_INSTANCE, "typed", &error);
+		g_autoptr(GPtrArray) on_node =
+			gnt_config_dup_names_where(configs[i], GNT_OBJECT_INSTANCE, "primary_node",
+						   "0c4e7f4e-9d2b-4a57-8d43-3f1d2f0b1a11");
+		g_autoptr(JsonNode) want = gnt_json_node_new_object(json_object_ref(stored));
+		g_autoptr(JsonNode) got = NULL;
+		TypedCount count = {0, 0};
+
+		g_assert_no_error(error);
+		gnt_config_foreach_record(configs[i], GNT_OBJECT_INSTANCE, count_typed_cb, &count);
+		g_assert_cmpuint(count.typed, ==, 1);
+		g_assert_cmpuint(count.json, ==, 1);
+		g_assert_cmpuint(on_node->len, ==, 1);
+		g_assert_cmpstr(g_ptr_array_index(on_node, 0), ==, "typed.example.com");
+		g_assert_cmpint(json_object_get_int_member(found, "serial_no"), ==, 1);
+		for (guint k = 0; k < 4; k++) {
+			static const gchar *const bookkeeping[] = {"uuid", "serial_no", "ctime",
+								   "mtime"};
+
+			json_object_remove_member(found, bookkeeping[k]);
+		}
+		got = gnt_json_node_new_object(json_object_ref(found));
+		if (!json_node_equal(want, got)) {
+			g_autofree gchar *want_text = gnt_json_to_string(want);
+			g_autofree gchar *got_text = gnt_json_to_string(got);
+
+			g_assert_cmpstr(got_text, ==, want_text);
+		}
+	}
+	g_clear_object(&reopened);
+	gnt_test_root_clear(&root);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -439,6 +532,7 @@ main(int argc, char **argv)
 	g_test_add_func("/config/objects/kind-strings", test_kind_strings);
 	g_test_add_func("/config/objects/shared-empties", test_shared_empties);
 	g_test_add_func("/config/objects/round-trip", test_round_trip);
+	g_test_add_func("/config/objects/typed-instances", test_typed_instances);
 	g_test_add_func("/config/objects/update-and-remove", test_update_and_remove);
 	g_test_add_func("/config/objects/schema-1-upgraded", test_schema_1_upgraded);
 	g_test_add_func("/config/objects/schema-2-groups", test_schema_2_groups);
