@@ -51,6 +51,10 @@ const GntLuUnit gnt_cmdlib_units[] = {
 	{"OP_GROUP_RENAME", &gnt_lu_group_rename},
 	{"OP_GROUP_REMOVE", &gnt_lu_group_remove},
 	{"OP_GROUP_ASSIGN_NODES", &gnt_lu_group_assign_nodes},
+	/* install templates (gnt-opcode-table-template.c) */
+	{"OP_INSTALL_TEMPLATE_ADD", &gnt_lu_install_template_add},
+	{"OP_INSTALL_TEMPLATE_SET_PARAMS", &gnt_lu_install_template_set_params},
+	{"OP_INSTALL_TEMPLATE_REMOVE", &gnt_lu_install_template_remove},
 	{NULL},
 };
 /* clang-format on */

@@ -150,10 +150,13 @@ typedef enum {
 	GNT_OBJECT_NODE,
 	GNT_OBJECT_INSTANCE,
 	GNT_OBJECT_GROUP, /* node groups: gnt-config-groups.h */
+	/* install templates: gnt-config-templates.h */
+	GNT_OBJECT_INSTALL_TEMPLATE,
 	GNT_OBJECT_LAST
 } GntObjectKind;
 
-/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables) */
+/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables),
+ * "installtemplate" (a table, and Gantry's query resource) */
 const gchar *
 gnt_object_kind_to_string(GntObjectKind kind);
 /* The kind @name names, of those strings; FALSE (and *@out unchanged) for
@@ -161,9 +164,9 @@ gnt_object_kind_to_string(GntObjectKind kind);
 gboolean
 gnt_object_kind_from_string(const gchar *name, GntObjectKind *out);
 
-/* Looks a record up by UUID, exact name, or (Ganeti's short names) an
- * unambiguous prefix of a name up to a dot: "inst1" finds
- * "inst1.example.com". GNT_ERROR_NOT_FOUND "instance 'x' does not exist",
+/* Looks a record up by UUID, exact name, or (Ganeti's short names, for
+ * every kind but install templates, whose names are tags) an unambiguous
+ * prefix of a name up to a dot: "inst1" finds "inst1.example.com". GNT_ERROR_NOT_FOUND "instance 'x' does not exist",
  * GNT_ERROR_INVALID when a short name has several matches. */
 JsonObject *
 gnt_config_dup_object(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error);

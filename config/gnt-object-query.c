@@ -14,6 +14,7 @@
 
 #include "gnt-config-fill.h"
 #include "gnt-config-groups.h"
+#include "gnt-config-templates.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-query.h"
@@ -1845,6 +1846,7 @@ object_table(GntObjectKind kind)
 		tables[GNT_OBJECT_INSTANCE] = build_instance_table();
 		tables[GNT_OBJECT_NODE] = build_node_table();
 		tables[GNT_OBJECT_GROUP] = build_group_table();
+		tables[GNT_OBJECT_INSTALL_TEMPLATE] = gnt_install_template_query_fields();
 		g_once_init_leave(&initialized, 1);
 	}
 	return tables[kind];
@@ -1861,6 +1863,7 @@ live_fields(GntObjectKind kind)
 	case GNT_OBJECT_NODE:
 		return node_live_fields;
 	case GNT_OBJECT_GROUP:
+	case GNT_OBJECT_INSTALL_TEMPLATE:
 	case GNT_OBJECT_LAST:
 	default:
 		return none;
@@ -2183,6 +2186,7 @@ kind_title(GntObjectKind kind)
 		[GNT_OBJECT_NODE] = "Node",
 		[GNT_OBJECT_INSTANCE] = "Instance",
 		[GNT_OBJECT_GROUP] = "Group",
+		[GNT_OBJECT_INSTALL_TEMPLATE] = "Install template",
 	};
 	G_STATIC_ASSERT(G_N_ELEMENTS(titles) == GNT_OBJECT_LAST);
 

@@ -823,6 +823,7 @@ typedef enum {
 	RESOURCE_INSTANCE,
 	RESOURCE_NODE,
 	RESOURCE_GROUP,
+	RESOURCE_INSTALL_TEMPLATE, /* Gantry's own */
 } Resource;
 
 static gboolean
@@ -835,10 +836,12 @@ check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
 		return TRUE;
 	}
 	if (g_strcmp0(what, "instance") == 0 || g_strcmp0(what, "node") == 0 ||
-	    g_strcmp0(what, "group") == 0) {
-		*resource = g_strcmp0(what, "node") == 0    ? RESOURCE_NODE
-			    : g_strcmp0(what, "group") == 0 ? RESOURCE_GROUP
-							    : RESOURCE_INSTANCE;
+	    g_strcmp0(what, "group") == 0 ||
+	    g_strcmp0(what, gnt_object_kind_to_string(GNT_OBJECT_INSTALL_TEMPLATE)) == 0) {
+		*resource = g_strcmp0(what, "node") == 0       ? RESOURCE_NODE
+			    : g_strcmp0(what, "group") == 0    ? RESOURCE_GROUP
+			    : g_strcmp0(what, "instance") == 0 ? RESOURCE_INSTANCE
+							       : RESOURCE_INSTALL_TEMPLATE;
 		return call_need_config(call);
 	}
 	if (g_strv_contains(luxi_resources, what))
@@ -859,6 +862,8 @@ resource_kind(Resource resource)
 		return GNT_OBJECT_NODE;
 	case RESOURCE_GROUP:
 		return GNT_OBJECT_GROUP;
+	case RESOURCE_INSTALL_TEMPLATE:
+		return GNT_OBJECT_INSTALL_TEMPLATE;
 	case RESOURCE_JOB:
 	case RESOURCE_INSTANCE:
 	default:
@@ -994,7 +999,8 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances, QueryNodes and QueryGroups (the variant is the kind):
+/* QueryInstances, QueryNodes, QueryGroups and QueryInstallTemplates (the
+ * variant is the kind):
  * [names, fields, use_locking]. */
 static void
 method_query_objects(GntLuxiCall *call, JsonArray *args)
@@ -1165,6 +1171,14 @@ static const MethodDef methods[] = {
 	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}},
 	 .variant = GNT_OBJECT_GROUP},
+	/* Gantry's: install templates (doc/templates.md) */
+	{"QueryInstallTemplates",
+	 method_query_objects,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_INSTALL_TEMPLATE},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),
