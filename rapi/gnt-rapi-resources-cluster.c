@@ -18,6 +18,7 @@
 static const gchar *const features[] = {
 	"instance-create-reqv1",    /* POST /2/instances with "__version__": 1 */
 	"instance-reinstall-reqv1", /* POST /2/instances/{name}/reinstall with a body */
+	"install-templates",	    /* Gantry's /2/install-templates (doc/templates.md) */
 	NULL,
 };
 

@@ -268,6 +268,18 @@ gnt_rapi_put_group_rename(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_put_group_assign_nodes(GntRapiRequest *request, GError **error);
 
+/* gnt-rapi-resources-templates.c */
+JsonNode *
+gnt_rapi_get_install_templates(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_install_templates(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_install_template(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_patch_install_template(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_install_template(GntRapiRequest *request, GError **error);
+
 /* gnt-rapi-resources-jobs.c */
 JsonNode *
 gnt_rapi_get_jobs(GntRapiRequest *request, GError **error);
