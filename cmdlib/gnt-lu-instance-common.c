@@ -515,6 +515,20 @@ gnt_lu_install_dup_with_state(JsonObject *instance, const gchar *state)
 	json_object_set_string_member(install, "state", state);
 	return install;
 }
+JsonNode *
+gnt_lu_install_plan_result(JsonObject *instance)
+{
+	JsonObject *out = json_object_new();
+	JsonObject *install = gnt_install_get(instance);
+	JsonNode *plan = install != NULL ? json_object_get_member(install, "plan") : NULL;
+
+	json_object_set_string_member(out, "instance",
+				      json_object_get_string_member(instance, "name"));
+	json_object_set_member(out, "plan",
+			       plan != NULL ? json_node_copy(plan) : gnt_json_node_new_null());
+	return gnt_json_node_new_object(out);
+}
+
 gboolean
 gnt_lu_check_no_repeated_params(JsonObject *osparams, JsonObject *osparams_private, GError **error)
 {

@@ -110,6 +110,12 @@ gnt_lu_parse_beparams(JsonObject *given, gboolean allow_default, GError **error)
 gboolean
 gnt_lu_check_no_iallocator(const GntOpcode *op, GError **error);
 
+/* What create and reinstall answer with print_plan: {"instance": name,
+ * "plan": the plan its install would run (null: it installs nothing)};
+ * nothing changed. (transfer full) */
+JsonNode *
+gnt_lu_install_plan_result(JsonObject *instance);
+
 /* self_install (doc/install.md): a copy of @instance's install member in
  * @state, for gnt_lu_instance_store_state(). (transfer full) */
 JsonObject *

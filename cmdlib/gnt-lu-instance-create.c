@@ -460,6 +460,11 @@ create_check_prereq(GntLu *lu, GError **error)
 	spec = gnt_lu_instance_spec_new(lu_config(lu), record, error);
 	if (spec == NULL)
 		return FALSE;
+	/* the plan: the templates the tags select (the node must allow them)
+	 * and the cluster's policy, before asking the node anything */
+	if (gnt_install_get(record) != NULL &&
+	    !gnt_install_attach_plan(lu_config(lu), record, node, error))
+		return FALSE;
 	/* the OS must exist on the node even when nothing is installed now
 	 * (--no-install): a later reinstall or export runs its scripts */
 	if (gnt_opcode_get_string(op, "os_type") != NULL) {
@@ -478,8 +483,8 @@ create_check_prereq(GntLu *lu, GError **error)
 						 error))
 			return FALSE;
 	}
-	/* what each install step cannot do is refused now, before anything
-	 * is made */
+	/* what each step of the plan cannot do is refused now, before
+	 * anything is made */
 	if (gnt_install_get(record) != NULL) {
 		g_autoptr(GntInstall) install =
 			gnt_install_new(lu, GNT_INSTALL_CREATE, node, record, NULL, FALSE);
@@ -593,6 +598,7 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 	g_autoptr(GntInstall)
 		install = gnt_install_new(lu, GNT_INSTALL_CREATE, node, stored, secret, start);
 	g_autoptr(JsonObject) state = NULL;
+	g_autoptr(JsonObject) changes = NULL;
 
 	if (!gnt_install_run(install, rpc, error)) {
 		g_autoptr(GError) spec_error = NULL;
@@ -609,6 +615,11 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 				json_object_get_string_member(stored, "name"));
 		return FALSE;
 	}
+	changes = gnt_install_dup_changes(install);
+	if (json_object_get_size(changes) > 0 &&
+	    !gnt_lu_instance_store_members(lu, json_object_get_string_member(stored, "uuid"),
+					   changes, error))
+		return FALSE;
 	state = gnt_install_dup_state(install);
 	return gnt_lu_instance_store_state(
 		lu, stored, gnt_install_booted(install) ? GNT_ADMIN_STATE_UP : GNT_ADMIN_STATE_LAST,
@@ -628,6 +639,8 @@ create_exec(GntLu *lu, GError **error)
 	gboolean ok;
 	JsonArray *result;
 
+	if (gnt_opcode_get_bool(op, "print_plan"))
+		return gnt_lu_install_plan_result(record);
 	if (rpc == NULL)
 		return NULL;
 	if (gnt_opcode_get_flag(op, "no_install") && start) {

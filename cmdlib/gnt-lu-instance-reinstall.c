@@ -201,6 +201,10 @@ reinstall_check_prereq(GntLu *lu, GError **error)
 					      gnt_install_params_new(NULL, NULL));
 	gnt_install_set_os_image(gnt_install_get(ctx->updated), os_image,
 				 gnt_opcode_get_string(op, "os_image_sha256"));
+	/* the plan: the templates the tags select (the node must allow them)
+	 * and the cluster's policy */
+	if (!gnt_install_attach_plan(lu_config(lu), ctx->updated, ctx->current->node, error))
+		return FALSE;
 	/* the OS and parameters first, then what the install needs */
 	if (!gnt_lu_change_ctx_settle(lu, g_steal_pointer(&ctx), TRUE, secret, error))
 		return FALSE;
@@ -229,8 +233,12 @@ reinstall_exec(GntLu *lu, GError **error)
 	g_autoptr(GntSecretDict) secret = gnt_lu_dup_osparams_secret(lu);
 	g_autoptr(GntInstall) install = NULL;
 	g_autoptr(JsonObject) changes = json_object_new();
+	g_autoptr(JsonObject) install_changes = NULL;
 	static const gchar *const kept[] = {"os", "osparams", "osparams_private"};
+	gboolean ok;
 
+	if (gnt_opcode_get_bool(gnt_lu_get_opcode(lu), "print_plan"))
+		return gnt_lu_install_plan_result(ctx->updated);
 	if (rpc == NULL)
 		return NULL;
 	if (gnt_lu_record_os(ctx->updated) == NULL &&
@@ -250,10 +258,15 @@ reinstall_exec(GntLu *lu, GError **error)
 		return NULL;
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, ctx->current->node, ctx->updated,
 				  secret, FALSE);
-	if (!gnt_install_run(install, rpc, error)) {
+	ok = gnt_install_run(install, rpc, error);
+	/* what steps changed on the instance (hvparams, disk sizes) is kept
+	 * whether the install ended well or not: it happened */
+	install_changes = gnt_install_dup_changes(install);
+	if (!ok) {
 		g_autoptr(GError) store_error = NULL;
 
 		json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
+		gnt_json_object_overlay(changes, install_changes);
 		if (!gnt_lu_instance_store_members(lu, uuid, changes, &store_error))
 			gnt_lu_feedback(lu, "WARNING: could not record the failed install: %s",
 					store_error->message);
@@ -270,6 +283,7 @@ reinstall_exec(GntLu *lu, GError **error)
 			changes, kept[i],
 			gnt_json_node_deep_copy(json_object_get_member(ctx->updated, kept[i])));
 	json_object_set_object_member(changes, "install", gnt_install_dup_state(install));
+	gnt_json_object_overlay(changes, install_changes);
 	if (!gnt_lu_instance_store_members(lu, uuid, changes, error))
 		return NULL;
 	if (gnt_lu_instance_has_communication(ctx->updated)) {

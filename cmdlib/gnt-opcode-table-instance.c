@@ -23,6 +23,14 @@
 		.visibility = GNT_PARAM_SECRET                                                     \
 	}
 
+/* Gantry's (issue 14): the install plan printed, nothing changed */
+#define PRINT_PLAN_PARAM                                                                           \
+	{                                                                                          \
+		.name = "print_plan", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false",        \
+		.help = "Print the install plan (the core steps, the install templates the "       \
+			"instance's tags select, the cluster's install policy) and change nothing" \
+	}
+
 static const GntParamDef instance_create_params[] = {
 	{.name = "instance_name", .type = GNT_PARAM_TYPE_STRING},
 	{.name = "force_variant", .type = GNT_PARAM_TYPE_BOOL, .default_json = "false"},
@@ -94,6 +102,7 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
 	{.name = "user_data", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	{.name = "ssh_keys", .type = GNT_PARAM_TYPE_STRING_LIST, GNT_PARAM_OPTIONAL},
+	PRINT_PLAN_PARAM,
 	{NULL},
 };
 
@@ -111,6 +120,7 @@ static const GntParamDef instance_reinstall_params[] = {
 	{.name = "os_image_sha256", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
 	/* Gantry's: null takes the cluster's enable_safe_install */
 	{.name = "enable_safe_install", .type = GNT_PARAM_TYPE_BOOL, GNT_PARAM_OPTIONAL},
+	PRINT_PLAN_PARAM,
 	{NULL},
 };
 

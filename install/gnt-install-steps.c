@@ -12,26 +12,14 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
+#include "gnt-hv-params.h"
+#include "gnt-install-plan.h"
 #include "gnt-install-where.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
-
-/* The architecture's core steps, highest priority first. */
-static const GntInstallStepDef core_steps[] = {
-	{"prepare", 100},	 {"write_image", 80},  {"run_os_scripts", 70},
-	{"personalize", 65},	 {"prepare_boot", 60}, {"tear_down_appliance", 40},
-	{"switch_networks", 30}, {"boot", 20},
-};
-
-const GntInstallStepDef *
-gnt_install_get_core_steps(guint *n_steps)
-{
-	g_return_val_if_fail(n_steps != NULL, NULL);
-	*n_steps = G_N_ELEMENTS(core_steps);
-	return core_steps;
-}
+#include "gnt-size.h"
 
 typedef enum {
 	STEP_OK,
@@ -69,6 +57,10 @@ struct _GntInstall {
 	gchar *error_text;
 	gdouble start_time;
 	gdouble end_time;
+	JsonObject *plan;	   /* the plan run: the record's, or the core plan */
+	JsonObject *args;	   /* the arguments of the row being checked or run */
+	gboolean hvparams_changed; /* hypervisor.apply_settings ran */
+	gboolean disks_changed;	   /* deploy.resize_disk grew a disk */
 	JsonArray *steps;
 };
 
@@ -696,16 +688,215 @@ boot_run(GntInstall *self, GError **error)
 	return TRUE;
 }
 
+/* ---- the steps templates add (doc/install.md, "Steps") ---- */
+
+/* deploy.resize_disk: grows a disk of the instance to at least "size",
+ * through the node as gnt-instance grow-disk does; a disk already that
+ * large is left. */
+static guint64
+resize_target_mib(GntInstall *self)
+{
+	JsonNode *size = json_object_get_member(self->args, "size");
+	guint64 mib = 0;
+
+	/* checked by the registry: an integer of MiB or a size with a unit */
+	if (gnt_json_node_is_int(size))
+		return (guint64)json_node_get_int(size);
+	gnt_size_parse(json_node_get_string(size), &mib, NULL);
+	return mib;
+}
+
+static JsonObject *
+resize_disk_record(GntInstall *self)
+{
+	JsonArray *disks = json_object_get_array_member(self->record, "disks");
+	gint64 index = json_object_get_int_member(self->args, "disk");
+
+	return disks != NULL && index < json_array_get_length(disks)
+		       ? json_array_get_object_element(disks, index)
+		       : NULL;
+}
+
+static gboolean
+resize_disk_check(GntInstall *self, GError **error)
+{
+	if (resize_disk_record(self) == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "deploy.resize_disk: the instance has no disk %" G_GINT64_FORMAT,
+			    json_object_get_int_member(self->args, "disk"));
+		return FALSE;
+	}
+	if (resize_target_mib(self) > G_MAXUINT) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "deploy.resize_disk: %" G_GUINT64_FORMAT
+			    " MiB is larger than the largest disk (%u MiB)",
+			    resize_target_mib(self), G_MAXUINT);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gchar *
+resize_disk_skip_reason(GntInstall *self)
+{
+	JsonObject *disk = resize_disk_record(self);
+	gint64 size = json_object_get_int_member_with_default(disk, "size", 0);
+	g_autofree gchar *shown = NULL;
+
+	if ((guint64)size < resize_target_mib(self))
+		return NULL;
+	shown = gnt_size_format(size, GNT_SIZE_UNIT_AUTO);
+	return g_strdup_printf("disk %" G_GINT64_FORMAT " is already %s",
+			       json_object_get_int_member(self->args, "disk"), shown);
+}
+
+static gboolean
+resize_disk_run(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	gint64 index = json_object_get_int_member(self->args, "disk");
+	guint64 target = resize_target_mib(self);
+	g_autofree gchar *shown = gnt_size_format((gint64)target, GNT_SIZE_UNIT_AUTO);
+	JsonObject *spec;
+
+	gnt_lu_feedback(self->lu, "* growing disk %" G_GINT64_FORMAT " to %s...", index, shown);
+	if (!gnt_node_call_blockdev_grow(self->rpc, self->node, self->spec, (guint)index, target,
+					 error))
+		return FALSE;
+	json_object_set_int_member(resize_disk_record(self), "size", (gint64)target);
+	self->disks_changed = TRUE;
+	/* the later steps see the new size */
+	spec = gnt_lu_instance_spec_new(config, self->record, error);
+	if (spec == NULL)
+		return FALSE;
+	json_object_unref(self->spec);
+	self->spec = spec;
+	return TRUE;
+}
+
+/* hypervisor.apply_settings: the instance's hvparams with the row's laid
+ * over them, checked by the hypervisor's rules (the instance spec) before
+ * anything changes; the boot step and later starts use them. */
+static JsonObject *
+record_dup_with_settings(GntInstall *self, GError **error)
+{
+	const gchar *hv = object_string(self->record, "hypervisor");
+	JsonObject *given = json_object_get_object_member(self->args, "hvparams");
+	g_autoptr(GHashTable) table = gnt_hv_params_from_json(hv, given, error);
+	g_autoptr(JsonObject) typed = NULL;
+	JsonObject *copy;
+	JsonObject *hvparams;
+
+	if (table == NULL) {
+		g_prefix_error(error, "hypervisor.apply_settings: ");
+		return NULL;
+	}
+	typed = gnt_hv_params_to_object(hv, table);
+	copy = gnt_json_object_deep_copy(self->record);
+	hvparams = object_member(copy, "hvparams");
+	if (hvparams == NULL) {
+		hvparams = json_object_new();
+		json_object_set_object_member(copy, "hvparams", hvparams);
+	}
+	gnt_json_object_overlay(hvparams, typed);
+	return copy;
+}
+
+static gboolean
+apply_settings_check(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	g_autoptr(JsonObject) record = record_dup_with_settings(self, error);
+	g_autoptr(JsonObject) spec = NULL;
+
+	if (record == NULL)
+		return FALSE;
+	spec = gnt_lu_instance_spec_new(config, record, error);
+	if (spec == NULL) {
+		g_prefix_error(error, "hypervisor.apply_settings: ");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gchar *
+no_skip_reason(GntInstall *self)
+{
+	return NULL;
+}
+
+static gboolean
+apply_settings_run(GntInstall *self, GError **error)
+{
+	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	g_autoptr(JsonObject) record = record_dup_with_settings(self, error);
+	g_autoptr(JsonNode) given = NULL;
+	g_autofree gchar *shown = NULL;
+	JsonObject *spec;
+
+	if (record == NULL)
+		return FALSE;
+	spec = gnt_lu_instance_spec_new(config, record, error);
+	if (spec == NULL)
+		return FALSE;
+	json_object_set_object_member(
+		self->record, "hvparams",
+		gnt_json_object_deep_copy(json_object_get_object_member(record, "hvparams")));
+	g_clear_pointer(&self->spec, json_object_unref);
+	self->spec = spec;
+	self->hvparams_changed = TRUE;
+	given = gnt_json_node_new_object(
+		json_object_ref(json_object_get_object_member(self->args, "hvparams")));
+	shown = gnt_json_to_string(given);
+	gnt_lu_feedback(self->lu, "hypervisor parameters of the instance set: %s", shown);
+	return TRUE;
+}
+
+/* test.note and test.fail: for tests only (the registry refuses them in
+ * operators' templates). */
+static gboolean
+test_note_run(GntInstall *self, GError **error)
+{
+	gnt_lu_feedback(self->lu, "test note: %s",
+			json_object_get_string_member(self->args, "text"));
+	return TRUE;
+}
+
+static gboolean
+test_fail_run(GntInstall *self, GError **error)
+{
+	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "%s",
+		    json_object_get_string_member(self->args, "message"));
+	return FALSE;
+}
+
+/* Every step of the registry has its action here, by name
+ * (tests/jobqueue/test-install-steps.c checks both ways). */
 static const StepAction step_actions[] = {
-	{"prepare", NULL, prepare_skip_reason, prepare_run},
-	{"write_image", write_image_check, write_image_skip_reason, write_image_run},
-	{"run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
-	{"personalize", personalize_check, personalize_skip_reason, personalize_run},
-	{"prepare_boot", prepare_boot_check, prepare_boot_skip_reason, prepare_boot_run},
-	{"tear_down_appliance", NULL, tear_down_appliance_skip_reason, tear_down_appliance_run},
-	{"switch_networks", NULL, switch_networks_skip_reason, NULL},
-	{"boot", NULL, boot_skip_reason, boot_run},
+	{"deploy.prepare", NULL, prepare_skip_reason, prepare_run},
+	{"deploy.write_image", write_image_check, write_image_skip_reason, write_image_run},
+	{"deploy.run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
+	{"deploy.personalize", personalize_check, personalize_skip_reason, personalize_run},
+	{"deploy.prepare_boot", prepare_boot_check, prepare_boot_skip_reason, prepare_boot_run},
+	{"deploy.tear_down_appliance", NULL, tear_down_appliance_skip_reason,
+	 tear_down_appliance_run},
+	{"deploy.switch_networks", NULL, switch_networks_skip_reason, NULL},
+	{"deploy.boot", NULL, boot_skip_reason, boot_run},
+	{"deploy.resize_disk", resize_disk_check, resize_disk_skip_reason, resize_disk_run},
+	{"hypervisor.apply_settings", apply_settings_check, no_skip_reason, apply_settings_run},
+	{"test.note", NULL, no_skip_reason, test_note_run},
+	{"test.fail", NULL, no_skip_reason, test_fail_run},
 };
+
+gboolean
+gnt_install_has_action(const gchar *step)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(step_actions); i++) {
+		if (g_strcmp0(step_actions[i].name, step) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
 
 static const StepAction *
 step_action_lookup(const gchar *name)
@@ -717,6 +908,45 @@ step_action_lookup(const gchar *name)
 	return NULL;
 }
 
+/* ---- the plan's rows ---- */
+
+/* A row of the plan, as the record keeps it (gnt-install-plan.h). */
+typedef struct {
+	JsonObject *row;
+	const GntInstallStepSpec *spec;
+	const gchar *id;
+	gint64 priority;
+} PlanRow;
+
+static gboolean
+plan_row_get(JsonArray *rows, guint i, PlanRow *out)
+{
+	JsonObject *row = json_array_get_object_element(rows, i);
+
+	out->row = row;
+	out->spec = gnt_install_steps_lookup(object_string(row, "step"));
+	out->id = object_string(row, "id");
+	out->priority = json_object_get_int_member_with_default(row, "priority", 0);
+	return out->spec != NULL && json_object_get_boolean_member_with_default(row, "runs", FALSE);
+}
+
+/* The rows that run, in order. */
+static JsonArray *
+plan_rows(GntInstall *self)
+{
+	return gnt_json_peek_array(self->plan, "rows");
+}
+
+/* How the job log names a row: a core step by its step name, as before
+ * templates ("prepare"); a template's by its name and identity. */
+static gchar *
+row_label(const PlanRow *row)
+{
+	if (g_strcmp0(object_string(row->row, "origin"), "core") == 0)
+		return g_strdup(row->spec->step);
+	return g_strdup_printf("%s [%s]", row->spec->name, row->id);
+}
+
 /* ---- the install ---- */
 
 GntInstall *
@@ -724,6 +954,7 @@ gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *re
 		GntSecretDict *osparams_secret, gboolean start)
 {
 	GntInstall *self;
+	JsonObject *plan;
 
 	g_return_val_if_fail(gnt_install_get(record) != NULL, NULL);
 	self = g_new0(GntInstall, 1);
@@ -737,6 +968,10 @@ gnt_install_new(GntLu *lu, GntInstallKind kind, JsonObject *node, JsonObject *re
 	/* decided in the unit's check (gnt_install_choose_where()) */
 	self->in_appliance = g_strcmp0(object_string(gnt_install_get(record), "where"),
 				       gnt_install_where_to_string(GNT_INSTALL_IN_APPLIANCE)) == 0;
+	/* built before anything changed (gnt_install_attach_plan()); a record
+	 * without one (--no-install made, or older) runs the core plan */
+	plan = object_member(gnt_install_get(self->record), "plan");
+	self->plan = plan != NULL ? json_object_ref(plan) : gnt_install_plan_new_core();
 	self->steps = json_array_new();
 	return self;
 }
@@ -751,6 +986,7 @@ gnt_install_free(GntInstall *self)
 	g_clear_pointer(&self->osparams_secret, gnt_secret_dict_unref);
 	g_clear_pointer(&self->spec, json_object_unref);
 	g_clear_pointer(&self->appliance_result, json_object_unref);
+	json_object_unref(self->plan);
 	json_array_unref(self->steps);
 	g_free(self->error_text);
 	g_free(self);
@@ -759,28 +995,57 @@ gnt_install_free(GntInstall *self)
 gboolean
 gnt_install_check(GntInstall *self, GError **error)
 {
-	for (guint i = 0; i < G_N_ELEMENTS(core_steps); i++) {
-		const StepAction *action = step_action_lookup(core_steps[i].name);
+	JsonArray *rows = plan_rows(self);
 
-		if (action != NULL && action->check != NULL && !action->check(self, error))
+	for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
+		const StepAction *action;
+		PlanRow row;
+
+		if (!plan_row_get(rows, i, &row))
+			continue;
+		action = step_action_lookup(row.spec->name);
+		self->args = gnt_json_peek_object(row.row, "args");
+		if (action != NULL && action->check != NULL && !action->check(self, error)) {
+			self->args = NULL;
+			if (row.spec->default_priority == 0)
+				g_prefix_error(error, "install step %s: ", row.id);
 			return FALSE;
+		}
+		self->args = NULL;
 	}
 	return TRUE;
 }
 
 static void
-step_record(GntInstall *self, const GntInstallStepDef *def, StepResult result, gdouble duration,
+step_record(GntInstall *self, const PlanRow *row, StepResult result, gint64 started, gint64 ended,
 	    const gchar *detail)
 {
 	JsonObject *entry = json_object_new();
+	gboolean ran = result == STEP_OK || result == STEP_FAILED;
+	g_autofree gchar *label = row_label(row);
+	JsonObject *args = gnt_json_peek_object(row->row, "args");
 
-	json_object_set_string_member(entry, "name", def->name);
-	json_object_set_int_member(entry, "priority", def->priority);
+	json_object_set_string_member(entry, "name", label);
+	json_object_set_string_member(entry, "id", row->id);
+	json_object_set_string_member(entry, "step", row->spec->name);
+	json_object_set_member(entry, "template",
+			       gnt_json_node_new_string(object_string(row->row, "template")));
+	/* every registered argument is public: none is a secret */
+	json_object_set_object_member(
+		entry, "args", args != NULL ? gnt_json_object_deep_copy(args) : json_object_new());
+	json_object_set_int_member(entry, "priority", row->priority);
 	json_object_set_string_member(entry, "result", step_results[result]);
-	if (result == STEP_OK || result == STEP_FAILED)
-		json_object_set_double_member(entry, "duration", duration);
-	else
+	if (ran) {
+		json_object_set_double_member(entry, "duration",
+					      (gdouble)(ended - started) / G_USEC_PER_SEC);
+		json_object_set_double_member(entry, "start_time",
+					      (gdouble)started / G_USEC_PER_SEC);
+		json_object_set_double_member(entry, "end_time", (gdouble)ended / G_USEC_PER_SEC);
+	} else {
 		json_object_set_null_member(entry, "duration");
+		json_object_set_null_member(entry, "start_time");
+		json_object_set_null_member(entry, "end_time");
+	}
 	if (detail != NULL)
 		json_object_set_string_member(entry, "detail", detail);
 	else
@@ -794,43 +1059,48 @@ now_s(void)
 	return (gdouble)g_get_real_time() / G_USEC_PER_SEC;
 }
 
-/* Runs one step of the plan; FALSE when it failed. */
+/* Runs one row of the plan; FALSE when it failed. */
 static gboolean
-run_step(GntInstall *self, const GntInstallStepDef *def, GError **error)
+run_step(GntInstall *self, const PlanRow *row, GError **error)
 {
-	const StepAction *action = step_action_lookup(def->name);
+	const StepAction *action = step_action_lookup(row->spec->name);
+	g_autofree gchar *label = row_label(row);
 	g_autofree gchar *skip = NULL;
 	gint64 started;
-	gdouble duration;
+	gint64 ended;
 	gboolean ok;
 
 	if (action == NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT, "install step '%s' does not exist",
-			    def->name);
-		step_record(self, def, STEP_FAILED, 0, "unknown step");
+			    label);
+		step_record(self, row, STEP_FAILED, 0, 0, "unknown step");
 		return FALSE;
 	}
+	self->args = gnt_json_peek_object(row->row, "args");
 	skip = action->skip_reason(self);
 	if (skip != NULL || action->run == NULL) {
-		gnt_lu_feedback(self->lu, "install step %s (%u): skipped, %s", def->name,
-				def->priority, skip != NULL ? skip : "nothing to do");
-		step_record(self, def, STEP_SKIPPED, 0, skip != NULL ? skip : "nothing to do");
+		gnt_lu_feedback(self->lu, "install step %s (%" G_GINT64_FORMAT "): skipped, %s",
+				label, row->priority, skip != NULL ? skip : "nothing to do");
+		step_record(self, row, STEP_SKIPPED, 0, 0, skip != NULL ? skip : "nothing to do");
+		self->args = NULL;
 		return TRUE;
 	}
-	gnt_lu_feedback(self->lu, "install step %s (%u): started", def->name, def->priority);
-	started = g_get_monotonic_time();
+	gnt_lu_feedback(self->lu, "install step %s (%" G_GINT64_FORMAT "): started", label,
+			row->priority);
+	started = g_get_real_time();
 	ok = action->run(self, error);
-	duration = (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC;
+	ended = g_get_real_time();
+	self->args = NULL;
 	if (ok) {
-		gnt_lu_feedback(self->lu, "install step %s (%u): done in %.3fs", def->name,
-				def->priority, duration);
-		step_record(self, def, STEP_OK, duration, NULL);
+		gnt_lu_feedback(self->lu, "install step %s (%" G_GINT64_FORMAT "): done in %.3fs",
+				label, row->priority, (gdouble)(ended - started) / G_USEC_PER_SEC);
+		step_record(self, row, STEP_OK, started, ended, NULL);
 		return TRUE;
 	}
-	gnt_lu_feedback(self->lu, "install step %s (%u): failed after %.3fs", def->name,
-			def->priority, duration);
-	g_prefix_error(error, "install step '%s' failed: ", def->name);
-	step_record(self, def, STEP_FAILED, duration, (*error)->message);
+	gnt_lu_feedback(self->lu, "install step %s (%" G_GINT64_FORMAT "): failed after %.3fs",
+			label, row->priority, (gdouble)(ended - started) / G_USEC_PER_SEC);
+	g_prefix_error(error, "install step '%s' failed: ", label);
+	step_record(self, row, STEP_FAILED, started, ended, (*error)->message);
 	return FALSE;
 }
 
@@ -838,6 +1108,8 @@ gboolean
 gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 {
 	GntConfig *config = gnt_lu_get_env(self->lu)->config;
+	JsonArray *rows = plan_rows(self);
+	guint n_rows = rows != NULL ? json_array_get_length(rows) : 0;
 	g_autoptr(GError) local = NULL;
 	guint i;
 
@@ -846,9 +1118,13 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 	self->rpc = rpc;
 	self->start_time = now_s();
 	self->spec = gnt_lu_instance_spec_new(config, self->record, &local);
-	/* i: the first step that did not run */
-	for (i = 0; self->spec != NULL && i < G_N_ELEMENTS(core_steps); i++) {
-		if (!run_step(self, &core_steps[i], &local)) {
+	/* i: the first row that did not run */
+	for (i = 0; self->spec != NULL && i < n_rows; i++) {
+		PlanRow row;
+
+		if (!plan_row_get(rows, i, &row))
+			continue;
+		if (!run_step(self, &row, &local)) {
 			i++;
 			break;
 		}
@@ -859,15 +1135,21 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 		return TRUE;
 	self->failed = TRUE;
 	self->error_text = g_strdup(local->message);
-	if (i < G_N_ELEMENTS(core_steps)) {
+	if (i < n_rows) {
 		g_autoptr(GString) names = g_string_new(NULL);
 
-		for (guint k = i; k < G_N_ELEMENTS(core_steps); k++) {
-			step_record(self, &core_steps[k], STEP_NOT_RUN, 0, NULL);
-			g_string_append_printf(names, "%s%s", names->len > 0 ? ", " : "",
-					       core_steps[k].name);
+		for (guint k = i; k < n_rows; k++) {
+			g_autofree gchar *label = NULL;
+			PlanRow row;
+
+			if (!plan_row_get(rows, k, &row))
+				continue;
+			label = row_label(&row);
+			step_record(self, &row, STEP_NOT_RUN, 0, 0, NULL);
+			g_string_append_printf(names, "%s%s", names->len > 0 ? ", " : "", label);
 		}
-		gnt_lu_feedback(self->lu, "install steps not run: %s", names->str);
+		if (names->len > 0)
+			gnt_lu_feedback(self->lu, "install steps not run: %s", names->str);
 	}
 	g_propagate_error(error, g_steal_pointer(&local));
 	return FALSE;
@@ -932,5 +1214,22 @@ gnt_install_dup_state(const GntInstall *self)
 	else
 		json_object_set_null_member(state, "error");
 	json_object_set_member(state, "steps", gnt_json_node_deep_copy(steps));
+	json_object_set_object_member(state, "plan", gnt_json_object_deep_copy(self->plan));
 	return state;
+}
+
+JsonObject *
+gnt_install_dup_changes(const GntInstall *self)
+{
+	JsonObject *changes = json_object_new();
+	static const gchar *const members[] = {"hvparams", "disks"};
+	const gboolean changed[] = {self->hvparams_changed, self->disks_changed};
+
+	for (guint i = 0; i < G_N_ELEMENTS(members); i++) {
+		if (changed[i])
+			json_object_set_member(changes, members[i],
+					       gnt_json_node_deep_copy(json_object_get_member(
+						       self->record, members[i])));
+	}
+	return changes;
 }

@@ -20,24 +20,18 @@ G_BEGIN_DECLS
  *	            "secret_names": ["rootpw"], "state": "running"|"done"|
  *	            "failed"|"pending"|"booted", "os": "...", "reinstall": bool,
  *	            "start_time": s, "end_time": s, "error": null|"...",
- *	            "steps": [{"name", "priority", "result", "duration", "detail"}]}
+ *	            "plan": {the plan run, gnt-install-plan.h},
+ *	            "steps": [{"name", "id", "step", "template", "args", "priority",
+ *	                       "result", "duration", "start_time", "end_time",
+ *	                       "detail"}]}
  *
  * Only names of secret parameters are kept there, never values.
  */
 
-/* A step of the plan: its name (an implementation of this module) and its
- * priority. The core steps are data; install templates (issue 6) will add
- * rows of their own to a plan. */
-typedef struct {
-	const gchar *name;
-	guint priority;
-} GntInstallStepDef;
-
-/* The core steps, highest priority first: prepare 100, write_image 80,
- * run_os_scripts 70, personalize 65, prepare_boot 60, tear_down_appliance
- * 40, switch_networks 30, boot 20. @n_steps: (out). */
-const GntInstallStepDef *
-gnt_install_get_core_steps(guint *n_steps);
+/* Whether the runner has an implementation of the registered step @step
+ * ("interface.step"). */
+gboolean
+gnt_install_has_action(const gchar *step);
 
 /* Install modes: Gantry installs before the first boot ("run"), or the
  * instance's first boot uses the install hvparams and installs itself
@@ -90,6 +84,34 @@ gnt_install_check(GntInstall *self, GError **error);
  */
 gboolean
 gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error);
+
+/* The members of the instance's record that steps changed and the caller
+ * stores: "hvparams" (hypervisor.apply_settings), "disks"
+ * (deploy.resize_disk); empty when none. (transfer full) */
+JsonObject *
+gnt_install_dup_changes(const GntInstall *self);
+
+/*
+ * Builds the plan of an install of @record (as it is to be: its tags,
+ * hypervisor and disks) on @node: the install templates its tags select
+ * (gnt_install_select_templates()) and the cluster's policy, and puts it
+ * into @record's install member as "plan", where the install finds it.
+ * Built once, before anything changes: a template changed or removed
+ * afterwards does not change the install. GNT_ERROR_INVALID naming the
+ * template, the tag or the node.
+ */
+gboolean
+gnt_install_attach_plan(GntConfig *config, JsonObject *record, JsonObject *node, GError **error);
+
+/*
+ * The install templates @record's tags select, by name: each instance tag
+ * that names a template, which @node (the primary node) must carry too;
+ * refused otherwise, naming the tag and the node. (transfer full: a
+ * pointer array of JsonObject copies)
+ */
+GPtrArray *
+gnt_install_select_templates(GntConfig *config, JsonObject *record, JsonObject *node,
+			     GError **error);
 
 /* Whether the instance's disks may exist: the prepare step started making
  * them, even if it failed (a failed create removes them). */

@@ -4,6 +4,8 @@
 #include "queue-fixture.h"
 
 #include "fake-node.h"
+#include "gnt-install-steps-private.h"
+#include "gnt-json.h"
 #include "gnt-recovery.h"
 
 /* An OS the node has, whose scripts may run on the node itself. */
@@ -290,6 +292,349 @@ test_create_roll_back_fails(LuFx *fx, gconstpointer data)
 	g_assert_cmpint(op, ==, GNT_RECOVERY_CREATE);
 }
 
+/* ---- install templates (doc/install.md, "Templates and tags") --------- */
+
+/* The templates the tests' lookup knows, by name; each lookup counted, a
+ * template with "once" found only the first time (removed afterwards). */
+typedef struct {
+	GHashTable *templates; /* name -> JsonObject */
+	guint lookups;
+	gboolean once;
+} TemplateStore;
+
+static JsonObject *
+store_lookup(const gchar *name, gpointer user_data)
+{
+	TemplateStore *store = user_data;
+	JsonObject *template = g_hash_table_lookup(store->templates, name);
+
+	if (template == NULL)
+		return NULL;
+	store->lookups++;
+	template = gnt_json_object_deep_copy(template);
+	if (store->once) /* a template removed right after the plan was built */
+		g_hash_table_remove(store->templates, name);
+	return template;
+}
+
+static void
+store_add(TemplateStore *store, const gchar *json)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = gnt_json_parse(json, -1, &error);
+	JsonObject *template;
+
+	g_assert_no_error(error);
+	template = json_node_get_object(node);
+	g_hash_table_insert(store->templates,
+			    g_strdup(json_object_get_string_member(template, "name")),
+			    json_object_ref(template));
+}
+
+static void
+store_init(TemplateStore *store)
+{
+	store->templates = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)json_object_unref);
+	store->lookups = 0;
+	store->once = FALSE;
+	gnt_install_set_template_lookup(store_lookup, store);
+}
+
+static void
+store_clear(TemplateStore *store)
+{
+	gnt_install_set_template_lookup(NULL, NULL);
+	g_hash_table_unref(store->templates);
+}
+
+/* A disk grown, hvparams set before the disks are made, a core step
+ * disabled. */
+#define TEMPLATE_M                                                                                 \
+	"{\"name\": \"CUSTOM_M\", \"serial_no\": 7, \"steps\": ["                                  \
+	"{\"interface\": \"deploy\", \"step\": \"resize_disk\", \"args\": {\"disk\": 0, "          \
+	"\"size\": \"2G\"}, \"priority\": 90},"                                                    \
+	"{\"interface\": \"hypervisor\", \"step\": \"apply_settings\", \"args\": {\"hvparams\": "  \
+	"{\"kernel_args\": \"quiet\"}}, \"priority\": 110},"                                       \
+	"{\"interface\": \"deploy\", \"step\": \"personalize\", \"args\": {}, \"priority\": 0}]}"
+#define CREATE_WEB1_M CREATE_WEB1 ", \"tags\": [\"CUSTOM_M\", \"plain-tag\"], \"start\": false"
+
+static void
+node1_set_tags(LuFx *fx, const gchar *tag)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) node = gnt_config_dup_object(fx->q.root.config, GNT_OBJECT_NODE,
+							   "node1.example.com", &error);
+	JsonArray *tags = json_array_new();
+
+	g_assert_no_error(error);
+	if (tag != NULL)
+		json_array_add_string_element(tags, tag);
+	json_object_set_array_member(node, "tags", tags);
+	g_assert_true(gnt_config_update_object(fx->q.root.config, GNT_OBJECT_NODE, node, &error));
+	g_assert_no_error(error);
+}
+
+/* The job's log messages, one line each. */
+static gchar *
+job_log_text(LuFx *fx, guint64 id)
+{
+	g_autoptr(JsonObject) record = queue_fx_record(&fx->q, id);
+	JsonObject *op =
+		json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	JsonArray *log = json_object_get_array_member(op, "log");
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < json_array_get_length(log); i++)
+		g_string_append_printf(
+			out, "%s\n",
+			json_array_get_string_element(json_array_get_array_element(log, i), 3));
+	return g_string_free(out, FALSE);
+}
+
+/* Runs one opcode that must succeed; its job's ID. */
+static guint64
+run_ok(LuFx *fx, const gchar *op_id, const gchar *params)
+{
+	guint64 id = queue_fx_submit(&fx->q, queue_fx_job(op_id, params, NULL));
+	g_autofree gchar *status = queue_fx_wait_final(&fx->q, id);
+
+	g_assert_cmpstr(status, ==, "success");
+	return id;
+}
+
+static void
+assert_in_order(const gchar *text, const gchar *const *needles)
+{
+	const gchar *from = text;
+
+	for (guint i = 0; needles[i] != NULL; i++) {
+		const gchar *found = strstr(from, needles[i]);
+
+		if (found == NULL)
+			g_error("'%s' is not (in order) in:\n%s", needles[i], text);
+		from = found + strlen(needles[i]);
+	}
+}
+
+/* Refused while the node lacks the tag, nothing asked of the node; with
+ * the tag the template's steps run in the plan's order and the record
+ * keeps the plan, the template's serial number and what the steps did. */
+static void
+test_create_template(LuFx *fx, gconstpointer data)
+{
+	static const gchar *const order[] = {
+		"install step hypervisor.apply_settings [CUSTOM_M#2] (110): started",
+		"hypervisor parameters of the instance set: {\"kernel_args\":\"quiet\"}",
+		"install step prepare (100): done",
+		"install step deploy.resize_disk [CUSTOM_M#1] (90): started",
+		"* growing disk 0 to 2.0G...",
+		"install step deploy.resize_disk [CUSTOM_M#1] (90): done",
+		"install step write_image (80): skipped",
+		"install step run_os_scripts (70): done",
+		"install step prepare_boot (60): skipped",
+		NULL,
+	};
+	TemplateStore store;
+	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *log = NULL;
+	JsonObject *install;
+	JsonObject *plan;
+	JsonArray *steps;
+	const FakeCall *call;
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_M);
+	expect_refused(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_M "}",
+		       "instance tag 'CUSTOM_M' selects the install template 'CUSTOM_M', which "
+		       "node 'node1.example.com' does not allow: it lacks the tag 'CUSTOM_M' "
+		       "(gnt-node add-tags node1.example.com CUSTOM_M)");
+	g_assert_null(dup_instance(fx, "web1"));
+	node1_set_tags(fx, "CUSTOM_M");
+	fake_node_clear_calls(fx->nodes);
+	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_M "}");
+	assert_trace(fx, "os_validate os_diagnose blockdev_create blockdev_grow os_create");
+	call = fake_node_find_call(fx->nodes, "blockdev_grow", 1);
+	g_assert_cmpuint(gnt_rpc_args_get_uint(call->args, "new_size"), ==, 2048);
+	log = job_log_text(fx, id);
+	assert_in_order(log, order);
+	g_assert_null(strstr(log, "install step personalize"));
+	web1 = dup_instance(fx, "web1");
+	/* what the steps did is the instance's now */
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(web1, "hvparams"), "kernel_args"),
+			==, "quiet");
+	g_assert_cmpint(
+		json_object_get_int_member(json_array_get_object_element(
+						   json_object_get_array_member(web1, "disks"), 0),
+					   "size"),
+		==, 2048);
+	install = json_object_get_object_member(web1, "install");
+	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "done");
+	plan = json_object_get_object_member(install, "plan");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_array_get_object_element(
+					json_object_get_array_member(plan, "templates"), 0),
+				"name"),
+			==, "CUSTOM_M");
+	g_assert_cmpint(json_object_get_int_member(
+				json_array_get_object_element(
+					json_object_get_array_member(plan, "templates"), 0),
+				"serial_no"),
+			==, 7);
+	steps = json_object_get_array_member(install, "steps");
+	/* 7 core steps (personalize disabled) and 2 of the template */
+	g_assert_cmpuint(json_array_get_length(steps), ==, 9);
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 0),
+						      "id"),
+			==, "CUSTOM_M#2");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 0),
+						      "template"),
+			==, "CUSTOM_M");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 2),
+						      "step"),
+			==, "deploy.resize_disk");
+	g_assert_true(
+		json_object_has_member(json_array_get_object_element(steps, 2), "start_time"));
+	/* a template changed afterwards does not change the record */
+	store_add(&store, "{\"name\": \"CUSTOM_M\", \"serial_no\": 8, \"steps\": [{\"interface\": "
+			  "\"deploy\", \"step\": \"boot\", \"args\": {}, \"priority\": 0}]}");
+	g_clear_pointer(&web1, json_object_unref);
+	web1 = dup_instance(fx, "web1");
+	g_assert_cmpint(
+		json_object_get_int_member(
+			json_array_get_object_element(
+				json_object_get_array_member(
+					json_object_get_object_member(
+						json_object_get_object_member(web1, "install"),
+						"plan"),
+					"templates"),
+				0),
+			"serial_no"),
+		==, 7);
+	store_clear(&store);
+}
+
+/* The template goes while the install runs (after the plan was built):
+ * the install runs as planned. */
+static void
+test_create_template_removed(LuFx *fx, gconstpointer data)
+{
+	TemplateStore store;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_M);
+	store.once = TRUE;
+	node1_set_tags(fx, "CUSTOM_M");
+	expect_success(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_M "}");
+	g_assert_cmpuint(store.lookups, ==, 1);
+	g_assert_cmpuint(g_hash_table_size(store.templates), ==, 0);
+	assert_trace(fx, "os_validate os_diagnose blockdev_create blockdev_grow os_create");
+	store_clear(&store);
+}
+
+/* print_plan: the plan as the job's result, nothing made, nothing stored. */
+static void
+test_create_print_plan(LuFx *fx, gconstpointer data)
+{
+	TemplateStore store;
+	g_autoptr(JsonObject) record = NULL;
+	JsonObject *op;
+	JsonObject *result;
+	JsonArray *rows;
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_M);
+	node1_set_tags(fx, "CUSTOM_M");
+	fake_node_clear_calls(fx->nodes);
+	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_M ", \"print_plan\": true}");
+	/* only the checks' questions */
+	assert_trace(fx, "os_validate os_diagnose");
+	g_assert_null(dup_instance(fx, "web1"));
+	record = queue_fx_record(&fx->q, id);
+	op = json_array_get_object_element(json_object_get_array_member(record, "ops"), 0);
+	result = json_object_get_object_member(op, "result");
+	g_assert_cmpstr(json_object_get_string_member(result, "instance"), ==, "web1");
+	rows = json_object_get_array_member(json_object_get_object_member(result, "plan"), "rows");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(rows, 0), "id"),
+			==, "CUSTOM_M#2");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(rows, 2), "id"),
+			==, "CUSTOM_M#1");
+	store_clear(&store);
+}
+
+/* What the plan's steps refuse, before anything changes: the fake
+ * hypervisor has no cpu_type; two templates growing the same disk. */
+static void
+test_create_template_refused(LuFx *fx, gconstpointer data)
+{
+	TemplateStore store;
+
+	store_init(&store);
+	store_add(&store,
+		  "{\"name\": \"CUSTOM_VMX\", \"serial_no\": 1, \"steps\": [{\"interface\": "
+		  "\"hypervisor\", \"step\": \"apply_settings\", \"args\": {\"hvparams\": "
+		  "{\"cpu_type\": \"host\"}}, \"priority\": 110}]}");
+	store_add(&store,
+		  "{\"name\": \"CUSTOM_R\", \"serial_no\": 1, \"steps\": [{\"interface\": "
+		  "\"deploy\", \"step\": \"resize_disk\", \"args\": {\"disk\": 0, \"size\": "
+		  "4096}, \"priority\": 95}]}");
+	store_add(&store, TEMPLATE_M);
+	node1_set_tags(fx, NULL);
+	{
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonObject) node = gnt_config_dup_object(
+			fx->q.root.config, GNT_OBJECT_NODE, "node1.example.com", &error);
+		JsonArray *tags = json_array_new();
+
+		json_array_add_string_element(tags, "CUSTOM_VMX");
+		json_array_add_string_element(tags, "CUSTOM_R");
+		json_array_add_string_element(tags, "CUSTOM_M");
+		json_object_set_array_member(node, "tags", tags);
+		g_assert_true(
+			gnt_config_update_object(fx->q.root.config, GNT_OBJECT_NODE, node, &error));
+	}
+	expect_refused(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 ", \"tags\": [\"CUSTOM_VMX\"]}",
+		       "template 'CUSTOM_VMX', step 1 (hypervisor.apply_settings): hypervisor "
+		       "'fake' refuses the parameters: ");
+	expect_refused(fx, "OP_INSTANCE_CREATE",
+		       CREATE_WEB1 ", \"tags\": [\"CUSTOM_R\", \"CUSTOM_M\"]}",
+		       "install templates 'CUSTOM_M' (step 1) and 'CUSTOM_R' (step 1) both give "
+		       "deploy.resize_disk disk=0");
+	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
+/* A reinstall plans again: the node's tag is checked, a disk already
+ * large enough is left. */
+static void
+test_reinstall_template(LuFx *fx, gconstpointer data)
+{
+	TemplateStore store;
+	g_autofree gchar *log = NULL;
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_M);
+	node1_set_tags(fx, "CUSTOM_M");
+	expect_success(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_M "}");
+	node1_set_tags(fx, NULL);
+	/* refused once the node said the instance is not running */
+	fake_node_clear_calls(fx->nodes);
+	expect_failure(fx, "OP_INSTANCE_REINSTALL", REINSTALL_WEB1, "it lacks the tag 'CUSTOM_M'");
+	assert_trace(fx, "instance_list");
+	node1_set_tags(fx, "CUSTOM_M");
+	fake_node_clear_calls(fx->nodes);
+	id = run_ok(fx, "OP_INSTANCE_REINSTALL", REINSTALL_WEB1);
+	assert_trace(fx, "instance_list os_validate os_diagnose os_create");
+	log = job_log_text(fx, id);
+	g_assert_nonnull(strstr(log, "install step deploy.resize_disk [CUSTOM_M#1] (90): skipped, "
+				     "disk 0 is already 2.0G\n"));
+	store_clear(&store);
+}
+
 /* ---- remove ----------------------------------------------------------- */
 
 static void
@@ -461,6 +806,11 @@ main(int argc, char **argv)
 	ADD("create/rolls-back", test_create_rolls_back);
 	ADD("create/rolls-back-disks", test_create_rolls_back_disks);
 	ADD("create/roll-back-fails", test_create_roll_back_fails);
+	ADD("create/template", test_create_template);
+	ADD("create/template-removed", test_create_template_removed);
+	ADD("create/print-plan", test_create_print_plan);
+	ADD("create/template-refused", test_create_template_refused);
+	ADD("reinstall/template", test_reinstall_template);
 	ADD("remove/calls", test_remove_calls);
 	ADD("remove/refused", test_remove_refused);
 	ADD("remove/fails", test_remove_fails);

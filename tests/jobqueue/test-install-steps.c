@@ -4,6 +4,7 @@
  * The steps themselves run against real daemons in tests/system and
  * tests/tools.
  */
+#include "gnt-install-registry.h"
 #include "gnt-install-steps.h"
 #include "gnt-json.h"
 
@@ -14,21 +15,29 @@
 static void
 test_core_steps(void)
 {
-	static const GntInstallStepDef expected[] = {
-		{"prepare", 100},	 {"write_image", 80},  {"run_os_scripts", 70},
-		{"personalize", 65},	 {"prepare_boot", 60}, {"tear_down_appliance", 40},
-		{"switch_networks", 30}, {"boot", 20},
+	static const struct {
+		const gchar *name;
+		guint priority;
+	} expected[] = {
+		{"deploy.prepare", 100},	{"deploy.write_image", 80},
+		{"deploy.run_os_scripts", 70},	{"deploy.personalize", 65},
+		{"deploy.prepare_boot", 60},	{"deploy.tear_down_appliance", 40},
+		{"deploy.switch_networks", 30}, {"deploy.boot", 20},
 	};
 	guint n = 0;
-	const GntInstallStepDef *steps = gnt_install_get_core_steps(&n);
+	const GntInstallStepSpec *steps = gnt_install_steps_get_all(&n);
 
-	g_assert_cmpuint(n, ==, G_N_ELEMENTS(expected));
-	for (guint i = 0; i < n; i++) {
+	g_assert_cmpuint(n, >, G_N_ELEMENTS(expected));
+	for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
 		g_assert_cmpstr(steps[i].name, ==, expected[i].name);
-		g_assert_cmpuint(steps[i].priority, ==, expected[i].priority);
-		if (i > 0)
-			g_assert_cmpuint(steps[i - 1].priority, >, steps[i].priority);
+		g_assert_cmpuint(steps[i].default_priority, ==, expected[i].priority);
+		g_assert_true(gnt_install_step_is_core(&steps[i]));
 	}
+	g_assert_false(gnt_install_step_is_core(&steps[G_N_ELEMENTS(expected)]));
+	/* every registered step has its implementation, and no other is run */
+	for (guint i = 0; i < n; i++)
+		g_assert_true(gnt_install_has_action(steps[i].name));
+	g_assert_false(gnt_install_has_action("deploy.nope"));
 }
 
 static JsonObject *
