@@ -8,6 +8,7 @@
  */
 #include "gnt-config-templates.h"
 #include "gnt-error.h"
+#include "gnt-install-registry.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-lu.h"
@@ -25,21 +26,6 @@ op_steps(GntLu *lu)
 	JsonNode *steps = gnt_opcode_get_param(gnt_lu_get_opcode(lu), "steps");
 
 	return steps != NULL && JSON_NODE_HOLDS_ARRAY(steps) ? json_node_get_array(steps) : NULL;
-}
-
-/* The steps @template would have, checked as an install would use them. */
-static gboolean
-check_steps(const gchar *template_name, JsonArray *steps, GError **error)
-{
-	for (guint i = 0; i < json_array_get_length(steps); i++) {
-		if (!JSON_NODE_HOLDS_OBJECT(json_array_get_element(steps, i))) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-				    "install template '%s': step %u is not an object",
-				    template_name, i);
-			return FALSE;
-		}
-	}
-	return TRUE;
 }
 
 /* Locks the template the opcode names: by UUID when it exists (a rename
@@ -79,7 +65,7 @@ check_name_free(GntLu *lu, const gchar *name, const gchar *self_uuid, GError **e
 static gboolean
 add_check_args(GntLu *lu, GError **error)
 {
-	return check_steps(op_template_name(lu), op_steps(lu), error);
+	return gnt_install_steps_validate(op_template_name(lu), op_steps(lu), error);
 }
 
 static gboolean
@@ -135,7 +121,8 @@ set_params_check_args(GntLu *lu, GError **error)
 		return FALSE;
 	}
 	return op_steps(lu) == NULL ||
-	       check_steps(new_name != NULL ? new_name : op_template_name(lu), op_steps(lu), error);
+	       gnt_install_steps_validate(new_name != NULL ? new_name : op_template_name(lu),
+					  op_steps(lu), error);
 }
 
 static gboolean
