@@ -132,7 +132,7 @@ static const GOptionEntry modify_entries[] = {
 
 /*
  * --steps as Ironic's client reads it: "-" is standard input, text that
- * starts with "[" (after blanks) the JSON itself, anything else a file.
+ * starts with "[" or "{" (after blanks) the JSON itself, anything else a file.
  * The JSON must be a list. (transfer full)
  */
 static JsonNode *
@@ -145,7 +145,7 @@ read_steps(const gchar *value, GError **error)
 
 	while (g_ascii_isspace(*start))
 		start++;
-	if (*start == '[') {
+	if (*start == '[' || *start == '{') {
 		text = g_strdup(start);
 	} else if (g_strcmp0(value, "-") == 0) {
 		g_autoptr(GIOChannel) in = g_io_channel_unix_new(fileno(stdin));
