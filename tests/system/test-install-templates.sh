@@ -8,7 +8,10 @@
 # stored template byte-identical before and after; two PATCHes made from
 # the same serial number at once: one 200, one 409; DELETE 204 then GET
 # 404; a 2 MiB body 413; names custom_x, 129 characters, non-ASCII and
-# empty 400. Templates outlive a restart of masterd.
+# empty 400. Templates outlive a restart of masterd. And a template at
+# work: an instance tagged with its name is refused while its node lacks
+# the tag, then installed with the template's step (the plan builder reads
+# the template through gnt_config_dup_install_template()).
 #
 # The programs come from the environment meson sets (GNT_TEST_*).
 set -euo pipefail
@@ -16,6 +19,7 @@ set -euo pipefail
 exec 3>&1 1>&2
 tap() { echo "$*" >&3; }
 : "${GNT_TEST_GNT_CLUSTER:?}" "${GNT_TEST_GNT_TEMPLATE:?}" "${GNT_TEST_GANTRY_DAEMONS:?}"
+: "${GNT_TEST_GNT_INSTANCE:?}" "${GNT_TEST_GNT_NODE:?}"
 
 TOP=$(mktemp -d /tmp/gnt-tpl-XXXXXX)
 export GANTRY_ROOT="$TOP/root"
@@ -106,6 +110,27 @@ expect_eq "remove" "$(tpl list --no-headers -o name | tr '\n' ' ')" \
 expect_eq "templates outlive a restart of masterd" \
 	"$(tpl list --no-headers -o name,serial_no | tr -s ' \n' '  ')" \
 	"CUSTOM_BIOS_VMX_ON 1 CUSTOM_NO_IMAGE 2 "
+
+# ---- a template at work ----
+
+tpl add --steps '[{"interface": "deploy", "step": "resize_disk",
+                   "args": {"disk": 0, "size": "96M"}, "priority": 30}]' CUSTOM_M >/dev/null
+NODE=$("$GNT_TEST_GNT_NODE" list --no-headers -o name)
+add_web1() {
+	"$GNT_TEST_GNT_INSTANCE" add -t file --disk 0:size=64M -o noop -H fake --no-nics \
+		--no-name-check --no-ip-check --no-start --tags CUSTOM_M -n "$NODE" web1.example.com
+}
+refused "an instance tagged CUSTOM_M on a node without the tag" \
+	"node '$NODE' does not allow: it lacks the tag 'CUSTOM_M'" add_web1
+"$GNT_TEST_GNT_NODE" add-tags "$NODE" CUSTOM_M
+log=$(add_web1 2>&1) || fail "add with the node tagged: $log"
+grep -q "install step deploy.resize_disk \[CUSTOM_M#1\] (30): done" <<<"$log" ||
+	fail "no template step in the job log: $log"
+ok "accepted once the node has the tag; the template's step ran"
+expect_eq "the template's step grew disk 0" \
+	"$("$GNT_TEST_GNT_INSTANCE" list --no-headers -o disk.size/0 web1.example.com)" "96M"
+"$GNT_TEST_GNT_INSTANCE" remove -f web1.example.com >/dev/null
+tpl remove CUSTOM_M >/dev/null
 
 # ---- RAPI with curl over TLS ----
 
