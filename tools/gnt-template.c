@@ -110,21 +110,21 @@ static gchar *opt_new_name;
 			"The steps: a file holding their JSON list, - for standard input, or the JSON itself", \
 			"FILE|-|JSON"                                                                          \
 	}
-#define DESCRIPTION_ENTRY                                                                          \
+#define DESCRIPTION_ENTRY(op_id)                                                                   \
 	{                                                                                          \
 		"description", 0, 0, G_OPTION_ARG_STRING, &opt_description,                        \
-			GNT_CLI_PARAM_HELP("OP_INSTALL_TEMPLATE_ADD", "description"), "TEXT"       \
+			GNT_CLI_PARAM_HELP(op_id, "description"), "TEXT"                           \
 	}
 
 static const GOptionEntry add_entries[] = {
 	STEPS_ENTRY,
-	DESCRIPTION_ENTRY,
+	DESCRIPTION_ENTRY("OP_INSTALL_TEMPLATE_ADD"),
 	{NULL},
 };
 
 static const GOptionEntry modify_entries[] = {
 	STEPS_ENTRY,
-	DESCRIPTION_ENTRY,
+	DESCRIPTION_ENTRY("OP_INSTALL_TEMPLATE_SET_PARAMS"),
 	{"new-name", 0, 0, G_OPTION_ARG_STRING, &opt_new_name,
 	 GNT_CLI_PARAM_HELP("OP_INSTALL_TEMPLATE_SET_PARAMS", "new_name"), "NAME"},
 	{NULL},
