@@ -9,6 +9,8 @@
  */
 #include "gnt-rapi-resources-private.h"
 
+#include <string.h>
+
 #include "gnt-error.h"
 #include "gnt-json-patch.h"
 #include "gnt-json.h"
@@ -111,7 +113,11 @@ gnt_rapi_post_install_templates(GntRapiRequest *request, GError **error)
 	if (stored == NULL)
 		return NULL;
 	request->status = 201;
-	request->location = g_strconcat(URI_PREFIX, name, NULL);
+	/* a name with '/' is no path segment: its UUID is */
+	request->location = g_strconcat(
+		URI_PREFIX,
+		strchr(name, '/') == NULL ? name : json_object_get_string_member(stored, "uuid"),
+		NULL);
 	return gnt_json_node_new_object(stored);
 }
 
