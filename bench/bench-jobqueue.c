@@ -3,6 +3,7 @@
  * gantry-masterd, driven over LUXI. Prints its figures; asserts nothing.
  *
  *   bench-jobqueue [--masterd PATH] [--jobs N] [--latency-runs N] [--archived N]
+ *                  [--template-adds N] [--templates-only]
  */
 #include <signal.h>
 #include <sys/wait.h>
@@ -145,9 +146,31 @@ string_list(const gchar *first, ...)
 	return arr;
 }
 
-/* Submits @n delay-0 jobs in one SubmitManyJobs; returns the last ID. */
+/* Job @index of OP_INSTALL_TEMPLATE_ADD: a template of one step, as an
+ * operator adds one (doc/templates.md). */
+static JsonArray *
+template_add_job(guint index)
+{
+	JsonArray *ops = json_array_new();
+	JsonObject *op = json_object_new();
+	g_autofree gchar *name = g_strdup_printf("CUSTOM_BENCH_%05u", index);
+	g_autoptr(JsonNode) steps =
+		gnt_json_parse("[{\"interface\": \"deploy\", \"step\": \"resize_disk\","
+			       " \"args\": {\"disk\": 0, \"size\": \"10G\"}, \"priority\": 30}]",
+			       -1, NULL);
+
+	json_object_set_string_member(op, "OP_ID", "OP_INSTALL_TEMPLATE_ADD");
+	json_object_set_string_member(op, "template_name", name);
+	json_object_set_member(op, "steps", json_node_ref(steps));
+	json_object_set_string_member(op, "description", "bench");
+	json_array_add_object_element(ops, op);
+	return ops;
+}
+
+/* Submits @n jobs made by @job (NULL: delay-0 jobs) in one SubmitManyJobs;
+ * returns the last ID. */
 static guint64
-submit_many(Bench *b, guint n)
+submit_many(Bench *b, guint n, JsonArray *(*job)(guint index))
 {
 	g_autoptr(GError) error = NULL;
 	JsonArray *jobs = json_array_new();
@@ -156,7 +179,7 @@ submit_many(Bench *b, guint n)
 	JsonArray *res;
 
 	for (guint i = 0; i < n; i++)
-		json_array_add_array_element(jobs, delay_job());
+		json_array_add_array_element(jobs, job != NULL ? job(i) : delay_job());
 	args = args_of(gnt_json_node_new_array(jobs), NULL);
 	result = gnt_luxi_client_call(b->client, "SubmitManyJobs", args, &error);
 	die_on_error(error, "SubmitManyJobs");
@@ -253,7 +276,7 @@ bench_throughput(Bench *b, guint n_jobs)
 {
 	gint64 cpu0 = proc_cpu_ms(masterd_pid(b));
 	gint64 t0 = g_get_monotonic_time();
-	guint64 last = submit_many(b, n_jobs);
+	guint64 last = submit_many(b, n_jobs, NULL);
 	gint64 t_ack = g_get_monotonic_time();
 	guint ok = wait_all(b, last);
 	gint64 t1 = g_get_monotonic_time();
@@ -265,6 +288,55 @@ bench_throughput(Bench *b, guint n_jobs)
 	g_print("  all %u success after          %.1f ms\n", ok, (t1 - t0) / 1000.0);
 	g_print("  jobs/s                        %.0f\n", n_jobs / secs);
 	g_print("  masterd CPU per job           %.3f ms\n", (gdouble)(cpu1 - cpu0) / n_jobs);
+	archive_all(b);
+}
+
+/* Issue 14: template adds through LUXI, all at once as a client that adds
+ * many does it, then each waited for in turn, as gnt-template add does. */
+static void
+bench_template_adds(Bench *b, guint n)
+{
+	g_autoptr(GArray) samples = g_array_new(FALSE, FALSE, sizeof(gdouble));
+	gint64 cpu0 = proc_cpu_ms(masterd_pid(b));
+	gint64 t0 = g_get_monotonic_time();
+	guint64 last = submit_many(b, n, template_add_job);
+	guint ok = wait_all(b, last);
+	gint64 t1 = g_get_monotonic_time();
+	gint64 cpu1 = proc_cpu_ms(masterd_pid(b));
+	gint64 t2;
+
+	g_print("template adds: %u OP_INSTALL_TEMPLATE_ADD jobs in one SubmitManyJobs\n", n);
+	g_print("  all %u success after          %.1f ms\n", ok, (t1 - t0) / 1000.0);
+	g_print("  adds/s                        %.0f\n",
+		n / ((gdouble)(t1 - t0) / G_USEC_PER_SEC));
+	g_print("  masterd CPU per add           %.3f ms\n", (gdouble)(cpu1 - cpu0) / n);
+	archive_all(b);
+	t2 = g_get_monotonic_time();
+	for (guint i = 0; i < n; i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonArray) ops = template_add_job(n + i);
+		guint64 id = 0;
+		gint64 start = g_get_monotonic_time();
+		g_autofree gchar *status = NULL;
+		gdouble ms;
+
+		gnt_luxi_client_submit_job(b->client, ops, &id, &error);
+		die_on_error(error, "SubmitJob");
+		status = wait_final(b, id);
+		if (g_strcmp0(status, "success") != 0) {
+			g_printerr("bench-jobqueue: template add %u: %s\n", n + i, status);
+			exit(1);
+		}
+		ms = (g_get_monotonic_time() - start) / 1000.0;
+		g_array_append_val(samples, ms);
+	}
+	g_array_sort(samples, cmp_double);
+	g_print("template adds one after the other: %u SubmitJob + WaitForJobChange\n", n);
+	g_print("  adds/s                        %.0f\n",
+		n / ((gdouble)(g_get_monotonic_time() - t2) / G_USEC_PER_SEC));
+	g_print("  median %.2f ms, p90 %.2f ms, max %.2f ms\n",
+		g_array_index(samples, gdouble, n / 2), g_array_index(samples, gdouble, n * 9 / 10),
+		g_array_index(samples, gdouble, n - 1));
 	archive_all(b);
 }
 
@@ -323,11 +395,11 @@ bench_memory(Bench *b, gint64 idle, guint n_archived)
 	g_print("  idle                          %.1f MiB\n", idle / 1024.0);
 	while (done < n_archived) {
 		guint batch = MIN(5000, n_archived - done);
-		wait_all(b, submit_many(b, batch));
+		wait_all(b, submit_many(b, batch, NULL));
 		archive_all(b);
 		done += batch;
 	}
-	wait_all(b, submit_many(b, 100)); /* some live jobs to list */
+	wait_all(b, submit_many(b, 100, NULL)); /* some live jobs to list */
 	g_print("  right after the last batch     %.1f MiB\n",
 		proc_rss_kib(masterd_pid(b)) / 1024.0);
 	/* the queue hands burst memory back after 2 s of idleness */
@@ -354,13 +426,18 @@ int
 main(int argc, char **argv)
 {
 	g_autofree gchar *masterd = g_strdup(g_getenv("GNT_MASTERD"));
-	gint n_jobs = 2000, runs = 200, archived = 100000;
+	gint n_jobs = 2000, runs = 200, archived = 100000, template_adds = 1000;
+	gboolean templates_only = FALSE;
 	GOptionEntry entries[] = {
 		{"masterd", 0, 0, G_OPTION_ARG_FILENAME, &masterd, "gantry-masterd to run", "PATH"},
 		{"jobs", 0, 0, G_OPTION_ARG_INT, &n_jobs, "Jobs in the throughput run (2000)", "N"},
 		{"latency-runs", 0, 0, G_OPTION_ARG_INT, &runs, "Latency samples (200)", "N"},
 		{"archived", 0, 0, G_OPTION_ARG_INT, &archived,
 		 "Archived jobs for the memory run (100000)", "N"},
+		{"template-adds", 0, 0, G_OPTION_ARG_INT, &template_adds,
+		 "Install templates added in the template run (1000; 0: none)", "N"},
+		{"templates-only", 0, 0, G_OPTION_ARG_NONE, &templates_only,
+		 "Run the template run only", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("- job queue benchmarks");
@@ -377,9 +454,13 @@ main(int argc, char **argv)
 	bench_start(&b, masterd);
 	g_print("machine: %u CPUs; queue.db under %s\n", g_get_num_processors(), b.dir);
 	idle = proc_rss_kib(masterd_pid(&b));
-	bench_throughput(&b, (guint)n_jobs);
-	bench_latency(&b, (guint)runs);
-	bench_memory(&b, idle, (guint)archived);
+	if (template_adds > 0)
+		bench_template_adds(&b, (guint)template_adds);
+	if (!templates_only) {
+		bench_throughput(&b, (guint)n_jobs);
+		bench_latency(&b, (guint)runs);
+		bench_memory(&b, idle, (guint)archived);
+	}
 	bench_stop(&b);
 	return 0;
 }

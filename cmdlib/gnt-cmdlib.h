@@ -30,6 +30,8 @@ extern const GntOpDef *const gnt_op_defs_backup[];
 extern const GntOpDef *const gnt_op_defs_verify[]; /* gnt-opcode-table-verify.c */
 extern const GntOpDef *const gnt_op_defs_group[];  /* gnt-opcode-table-group.c */
 extern const GntOpDef *const gnt_op_defs_image[];  /* gnt-opcode-table-image.c */
+/* install templates: gnt-opcode-table-template.c */
+extern const GntOpDef *const gnt_op_defs_template[];
 
 /* The parts, NULL-terminated (gnt-opcode-table.c). */
 extern const GntOpDef *const *const gnt_op_tables[];
@@ -79,6 +81,10 @@ extern const GntLuClass gnt_lu_group_assign_nodes;
 extern const GntLuClass gnt_lu_image_add; /* gnt-lu-image.c */
 extern const GntLuClass gnt_lu_image_set_params;
 extern const GntLuClass gnt_lu_image_remove;
+/* install templates: gnt-lu-template.c */
+extern const GntLuClass gnt_lu_install_template_add;
+extern const GntLuClass gnt_lu_install_template_set_params;
+extern const GntLuClass gnt_lu_install_template_remove;
 
 /* Ganeti's GetUpdatedParams: @old (nullable) with @changes (nullable)
  * overlaid, a change to "default" or null removing the key. (transfer full) */

@@ -55,6 +55,10 @@ const GntLuUnit gnt_cmdlib_units[] = {
 	{"OP_IMAGE_ADD", &gnt_lu_image_add},
 	{"OP_IMAGE_SET_PARAMS", &gnt_lu_image_set_params},
 	{"OP_IMAGE_REMOVE", &gnt_lu_image_remove},
+	/* install templates (gnt-opcode-table-template.c) */
+	{"OP_INSTALL_TEMPLATE_ADD", &gnt_lu_install_template_add},
+	{"OP_INSTALL_TEMPLATE_SET_PARAMS", &gnt_lu_install_template_set_params},
+	{"OP_INSTALL_TEMPLATE_REMOVE", &gnt_lu_install_template_remove},
 	{NULL},
 };
 /* clang-format on */

@@ -223,8 +223,9 @@ const GntOpDef *const gnt_op_defs_core[] = {
 };
 
 const GntOpDef *const *const gnt_op_tables[] = {
-	gnt_op_defs_core,   gnt_op_defs_instance, gnt_op_defs_node,  gnt_op_defs_backup,
-	gnt_op_defs_verify, gnt_op_defs_group,	  gnt_op_defs_image, NULL,
+	gnt_op_defs_core,   gnt_op_defs_instance, gnt_op_defs_node,
+	gnt_op_defs_backup, gnt_op_defs_verify,	  gnt_op_defs_group,
+	gnt_op_defs_image,  gnt_op_defs_template, NULL,
 };
 
 const GntOpTable gnt_cmdlib_op_table = {

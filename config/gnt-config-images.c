@@ -389,8 +389,7 @@ static JsonNode *
 get_member(const GntQueryField *field, gconstpointer item, gpointer user_data,
 	   GntQueryStatus *status)
 {
-	/* the query engine lends records (gnt_config_foreach_record()) */
-	JsonObject *record = gnt_config_record_peek_json((GntConfigRecord *)item);
+	JsonObject *record = gnt_config_query_item_json(item);
 	const GntImageField *image_field = gnt_image_field_lookup(field->key);
 	JsonNode *value = image_field != NULL && image_field->property
 				  ? gnt_image_get_property(record, field->key)

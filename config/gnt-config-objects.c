@@ -18,6 +18,7 @@ static const gchar *const kind_names[] = {
 	[GNT_OBJECT_INSTANCE] = "instance",
 	[GNT_OBJECT_GROUP] = "nodegroup",
 	[GNT_OBJECT_IMAGE] = "image",
+	[GNT_OBJECT_INSTALL_TEMPLATE] = "installtemplate",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(kind_names) == GNT_OBJECT_LAST);
 
@@ -561,7 +562,8 @@ objects_lookup_locked(GntConfig *self, GntObjectKind kind, const gchar *name, GE
 
 	if (record == NULL)
 		record = g_hash_table_lookup(cache->by_uuid, name);
-	if (record == NULL) {
+	/* a template's name is a tag, not a host name: no short names */
+	if (record == NULL && kind != GNT_OBJECT_INSTALL_TEMPLATE) {
 		/* names are sorted: the matches of "inst1." start at its lower
 		 * bound, so this is O(log n) and not a walk over every name */
 		g_autofree gchar *prefix = g_strconcat(name, ".", NULL);

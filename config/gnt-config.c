@@ -13,7 +13,8 @@
 #include "gnt-json.h"
 #include "gnt-paths.h"
 
-/* 1: the cluster; 2: nodes and instances; 3: node groups */
+/* 1: the cluster; 2: nodes and instances; 3: node groups; 4: the image catalog
+ * and install templates */
 #define SCHEMA_VERSION 4
 
 /* ------------------------------------------------------------------ */
@@ -344,16 +345,15 @@ gnt_config_db_transaction(sqlite3 *db, GntConfigDbFunc func, gpointer data, GErr
 static gboolean
 db_create_schema(sqlite3 *db, GError **error)
 {
-	/* One table per object kind; every statement is idempotent, so an
-	 * older database gains the tables it lacks. */
-	static const gchar *const kinds[] = {"cluster", "node", "instance", "nodegroup", "image"};
-
-	for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
+	/* One table for the cluster and one per object kind, named as the
+	 * kind; every statement is idempotent, so an older database gains the
+	 * tables it lacks. */
+	for (gint k = -1; k < GNT_OBJECT_LAST; k++) {
 		g_autofree gchar *sql = g_strdup_printf(
 			"CREATE TABLE IF NOT EXISTS %s (uuid TEXT PRIMARY KEY NOT NULL,"
 			" name TEXT NOT NULL UNIQUE, serial_no INTEGER NOT NULL,"
 			" ctime REAL NOT NULL, mtime REAL NOT NULL, data TEXT NOT NULL) STRICT",
-			kinds[i]);
+			k < 0 ? "cluster" : gnt_object_kind_to_string((GntObjectKind)k));
 		if (!gnt_config_db_exec(db, sql, error))
 			return FALSE;
 	}

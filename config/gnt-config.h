@@ -153,10 +153,13 @@ typedef enum {
 	GNT_OBJECT_INSTANCE,
 	GNT_OBJECT_GROUP, /* node groups: gnt-config-groups.h */
 	GNT_OBJECT_IMAGE, /* the image catalog: gnt-config-images.h */
+	/* install templates: gnt-config-templates.h */
+	GNT_OBJECT_INSTALL_TEMPLATE,
 	GNT_OBJECT_LAST
 } GntObjectKind;
 
-/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables), "image" */
+/* "node", "instance", "nodegroup" (Ganeti's tag kinds; also the tables),
+ * "image", "installtemplate" (tables, and Gantry's query resource) */
 const gchar *
 gnt_object_kind_to_string(GntObjectKind kind);
 /* The kind @name names, of those strings; FALSE (and *@out unchanged) for
@@ -164,9 +167,9 @@ gnt_object_kind_to_string(GntObjectKind kind);
 gboolean
 gnt_object_kind_from_string(const gchar *name, GntObjectKind *out);
 
-/* Looks a record up by UUID, exact name, or (Ganeti's short names) an
- * unambiguous prefix of a name up to a dot: "inst1" finds
- * "inst1.example.com". GNT_ERROR_NOT_FOUND "instance 'x' does not exist",
+/* Looks a record up by UUID, exact name, or (Ganeti's short names, for
+ * every kind but install templates, whose names are tags) an unambiguous
+ * prefix of a name up to a dot: "inst1" finds "inst1.example.com". GNT_ERROR_NOT_FOUND "instance 'x' does not exist",
  * GNT_ERROR_INVALID when a short name has several matches. */
 JsonObject *
 gnt_config_dup_object(GntConfig *self, GntObjectKind kind, const gchar *name, GError **error);
@@ -223,6 +226,13 @@ gnt_config_record_peek_instance(GntConfigRecord *self);
  * a walk over many records reads the typed fields instead. */
 JsonObject *
 gnt_config_record_peek_json(GntConfigRecord *self);
+/* The record as JSON of @item, a query row's item: the query engine lends
+ * GntConfigRecords to the field getters (gnt-query.h). */
+static inline JsonObject *
+gnt_config_query_item_json(gconstpointer item)
+{
+	return gnt_config_record_peek_json((GntConfigRecord *)item);
+}
 /* Member @key of a record, for keys a GntInstance has no field for
  * ("secondary_nodes", "forthcoming"): from a typed instance's other
  * members, or from the JSON. NULL when missing. (transfer none) */

@@ -17,6 +17,7 @@
 #include "gnt-config-fill.h"
 #include "gnt-config-groups.h"
 #include "gnt-config-images.h"
+#include "gnt-config-templates.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-query.h"
@@ -232,7 +233,7 @@ item_record(gconstpointer item)
 static JsonObject *
 item_json(gconstpointer item)
 {
-	return gnt_config_record_peek_json(item_record(item));
+	return gnt_config_query_item_json(item);
 }
 
 /* The typed instance of @item, NULL when it is held as JSON. */
@@ -1980,6 +1981,7 @@ object_table(GntObjectKind kind)
 		tables[GNT_OBJECT_NODE] = build_node_table();
 		tables[GNT_OBJECT_GROUP] = build_group_table();
 		tables[GNT_OBJECT_IMAGE] = gnt_image_query_table();
+		tables[GNT_OBJECT_INSTALL_TEMPLATE] = gnt_install_template_query_fields();
 		g_once_init_leave(&initialized, 1);
 	}
 	return tables[kind];
@@ -1997,6 +1999,7 @@ live_fields(GntObjectKind kind)
 		return node_live_fields;
 	case GNT_OBJECT_GROUP:
 	case GNT_OBJECT_IMAGE:
+	case GNT_OBJECT_INSTALL_TEMPLATE:
 	case GNT_OBJECT_LAST:
 	default:
 		return none;
@@ -2323,6 +2326,7 @@ kind_title(GntObjectKind kind)
 		[GNT_OBJECT_INSTANCE] = "Instance",
 		[GNT_OBJECT_GROUP] = "Group",
 		[GNT_OBJECT_IMAGE] = "Image",
+		[GNT_OBJECT_INSTALL_TEMPLATE] = "Install template",
 	};
 	G_STATIC_ASSERT(G_N_ELEMENTS(titles) == GNT_OBJECT_LAST);
 

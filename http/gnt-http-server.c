@@ -40,6 +40,7 @@ typedef struct {
 static const StatusInfo statuses[] = {
 	{100, "Continue", "Request received, please continue"},
 	{200, "OK", "Request fulfilled, document follows"},
+	{201, "Created", "Document created, URL follows"},
 	{204, "No Content", "Request fulfilled, nothing follows"},
 	{400, "Bad Request", "Bad request syntax or unsupported method"},
 	{401, "Unauthorized", "No permission -- see authorization schemes"},

@@ -19,6 +19,7 @@ typedef enum {
 	GNT_LOCK_LEVEL_NODEGROUP,
 	GNT_LOCK_LEVEL_NODE,
 	GNT_LOCK_LEVEL_NETWORK,
+	GNT_LOCK_LEVEL_INSTALL_TEMPLATE, /* by UUID, or the name of a new one */
 	GNT_LOCK_LEVEL_LAST
 } GntLockLevel;
 

@@ -823,8 +823,21 @@ typedef enum {
 	RESOURCE_INSTANCE,
 	RESOURCE_NODE,
 	RESOURCE_GROUP,
-	RESOURCE_IMAGE, /* Gantry's image catalog */
+	RESOURCE_IMAGE,		   /* Gantry's image catalog */
+	RESOURCE_INSTALL_TEMPLATE, /* Gantry's own */
 } Resource;
+
+/* The query resources of config objects, by their names in Query() */
+static const struct {
+	const gchar *name;
+	Resource resource;
+} object_resources[] = {
+	{"instance", RESOURCE_INSTANCE},
+	{"node", RESOURCE_NODE},
+	{"group", RESOURCE_GROUP},
+	{"image", RESOURCE_IMAGE},
+	{"installtemplate", RESOURCE_INSTALL_TEMPLATE},
+};
 
 static gboolean
 check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
@@ -835,16 +848,11 @@ check_resource(GntLuxiCall *call, const gchar *what, Resource *resource)
 		*resource = RESOURCE_JOB;
 		return TRUE;
 	}
-	if (g_strcmp0(what, "instance") == 0 || g_strcmp0(what, "node") == 0 ||
-	    g_strcmp0(what, "group") == 0) {
-		*resource = g_strcmp0(what, "node") == 0    ? RESOURCE_NODE
-			    : g_strcmp0(what, "group") == 0 ? RESOURCE_GROUP
-							    : RESOURCE_INSTANCE;
-		return call_need_config(call);
-	}
-	if (g_strcmp0(what, "image") == 0) {
-		*resource = RESOURCE_IMAGE;
-		return call_need_config(call);
+	for (guint i = 0; i < G_N_ELEMENTS(object_resources); i++) {
+		if (g_strcmp0(what, object_resources[i].name) == 0) {
+			*resource = object_resources[i].resource;
+			return call_need_config(call);
+		}
 	}
 	if (g_strv_contains(luxi_resources, what))
 		error = g_error_new(GNT_ERROR, GNT_ERROR_INVALID,
@@ -866,6 +874,8 @@ resource_kind(Resource resource)
 		return GNT_OBJECT_GROUP;
 	case RESOURCE_IMAGE:
 		return GNT_OBJECT_IMAGE;
+	case RESOURCE_INSTALL_TEMPLATE:
+		return GNT_OBJECT_INSTALL_TEMPLATE;
 	case RESOURCE_JOB:
 	case RESOURCE_INSTANCE:
 	default:
@@ -1001,7 +1011,8 @@ method_query_fields(GntLuxiCall *call, JsonArray *args)
 	call_return_result(call, result, error);
 }
 
-/* QueryInstances, QueryNodes, QueryGroups and QueryImages (the variant is the kind):
+/* QueryInstances, QueryNodes, QueryGroups, QueryImages and
+ * QueryInstallTemplates (the variant is the kind):
  * [names, fields, use_locking]. */
 static void
 method_query_objects(GntLuxiCall *call, JsonArray *args)
@@ -1180,6 +1191,14 @@ static const MethodDef methods[] = {
 	  {"fields", ARG_STRING_LIST},
 	  {"use_locking", ARG_BOOL}},
 	 .variant = GNT_OBJECT_IMAGE},
+	/* Gantry's: install templates (doc/templates.md) */
+	{"QueryInstallTemplates",
+	 method_query_objects,
+	 3,
+	 {{"names", ARG_STRING_LIST_OR_NULL},
+	  {"fields", ARG_STRING_LIST},
+	  {"use_locking", ARG_BOOL}},
+	 .variant = GNT_OBJECT_INSTALL_TEMPLATE},
 	UNSUPPORTED("QueryNetworks"),
 	UNSUPPORTED("QueryExports"),
 	UNSUPPORTED("SetWatcherPause"),

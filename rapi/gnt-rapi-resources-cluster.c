@@ -20,6 +20,7 @@ static const gchar *const features[] = {
 	"instance-reinstall-reqv1", /* POST /2/instances/{name}/reinstall with a body */
 	/* Gantry's (issue 14): GET /2/install-steps */
 	"install-steps",
+	"install-templates", /* Gantry's /2/install-templates (doc/templates.md) */
 	NULL,
 };
 

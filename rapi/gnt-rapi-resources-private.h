@@ -285,6 +285,17 @@ JsonNode *
 gnt_rapi_put_image(GntRapiRequest *request, GError **error);
 JsonNode *
 gnt_rapi_delete_image(GntRapiRequest *request, GError **error);
+/* gnt-rapi-resources-templates.c */
+JsonNode *
+gnt_rapi_get_install_templates(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_post_install_templates(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_get_install_template(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_patch_install_template(GntRapiRequest *request, GError **error);
+JsonNode *
+gnt_rapi_delete_install_template(GntRapiRequest *request, GError **error);
 
 /* gnt-rapi-resources-jobs.c */
 JsonNode *

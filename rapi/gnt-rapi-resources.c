@@ -18,6 +18,10 @@
 #define REASON_SRC_USER	 "gnt:user"
 #define REASON_SRC_RLIB2 "gnt:library:rlib2"
 
+/* The largest body of a template's POST or PATCH: a template is a few
+ * kilobytes, and it is stored and copied whole */
+#define GNT_RAPI_TEMPLATE_MAX_BODY (1024 * 1024)
+
 /* gnt_rapi_wait_for_job() waits in WaitForJobChange calls of this many seconds */
 #define WAIT_STEP_S 30
 
@@ -75,6 +79,14 @@ static const GntRapiRoute routes[] = {
 	{"/2/images/{name}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_image},
 	{"/2/images/{name}", "PUT", GNT_RAPI_ACCESS_WRITE, gnt_rapi_put_image},
 	{"/2/images/{name}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_image},
+	/* Gantry's install templates: bodies of a template's size */
+	{"/2/install-templates", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_install_templates},
+	{"/2/install-templates", "POST", GNT_RAPI_ACCESS_WRITE, gnt_rapi_post_install_templates,
+	 .max_body = GNT_RAPI_TEMPLATE_MAX_BODY},
+	{"/2/install-templates/{tag}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_install_template},
+	{"/2/install-templates/{tag}", "PATCH", GNT_RAPI_ACCESS_WRITE, gnt_rapi_patch_install_template,
+	 .content_type = "application/json-patch+json", .max_body = GNT_RAPI_TEMPLATE_MAX_BODY},
+	{"/2/install-templates/{tag}", "DELETE", GNT_RAPI_ACCESS_WRITE, gnt_rapi_delete_install_template},
 
 	{"/2/jobs", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_jobs},
 	{"/2/jobs/{id}", "GET", GNT_RAPI_ACCESS_NONE, gnt_rapi_get_job},

@@ -23,7 +23,9 @@ G_BEGIN_DECLS
  *   a LUXI transport failure (no master: class NoMasterError)   -> 502
  *   a LUXI timeout (class TimeoutError)                          -> 504
  *   anything else                                                -> 500
- * with the GError's message as "message".
+ * with the GError's message as "message". A handler may set another
+ * status in GntRapiRequest.status (201 Created, 204 No Content, 409
+ * Conflict) and a Location header.
  */
 
 typedef enum {
@@ -56,6 +58,12 @@ typedef struct {
 	GntLuxiClient *luxi;
 	/* The matched route's data (GntRapiRoute.data) */
 	gconstpointer data;
+	/* Set by the handler: the HTTP status of its answer (0: 200) or of
+	 * its failure (0: the error's, above); for 204 the answer is not
+	 * sent. And the Location header's value (NULL: none; freed by the
+	 * server). */
+	guint status;
+	gchar *location;
 } GntRapiRequest;
 
 /* Handles @request. (transfer full) the answer; NULL with @error set. */
@@ -63,7 +71,8 @@ typedef JsonNode *(*GntRapiHandlerFunc)(GntRapiRequest *request, GError **error)
 
 typedef struct {
 	/* "/2/instances/{name}/startup": "{...}" matches one path segment,
-	 * [\w._-]+ for names, \d+ for a segment called {id} or {index} */
+	 * [\w._-]+ for names, \d+ for a segment called {id} or {index},
+	 * a tag without '/' ([\w.+*:@-]+) for one called {tag} */
 	const gchar *pattern;
 	const gchar *method;
 	GntRapiAccess access;
@@ -77,6 +86,10 @@ typedef struct {
 	/* what a handler shared by several routes needs to know of this one
 	 * (the tag kind of a tags resource); the request carries it */
 	gconstpointer data;
+	/* the media type a body must have (NULL: application/json), and the
+	 * largest body (0: the server's limit); else 415, 413 */
+	const gchar *content_type;
+	gsize max_body;
 } GntRapiRoute;
 
 /* Every route gantry-rapi serves, ended by an all-NULL entry: Gantry's

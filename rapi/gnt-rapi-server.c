@@ -110,6 +110,7 @@ typedef enum {
 	SEGMENT_LITERAL,
 	SEGMENT_NAME,	/* [A-Za-z0-9_.-]+ */
 	SEGMENT_NUMBER, /* [0-9]+: {id}, {index} */
+	SEGMENT_TAG,	/* a tag without '/': [A-Za-z0-9_.+*:@-]+, {tag} */
 } SegmentKind;
 
 typedef struct {
@@ -140,11 +141,13 @@ compile_route(const GntRapiRoute *route, CompiledRoute *out)
 
 		if (len > 2 && parts[i][0] == '{' && parts[i][len - 1] == '}') {
 			out->segments[out->n_segments] = g_strndup(parts[i] + 1, len - 2);
-			out->kinds[out->n_segments] =
-				g_str_equal(out->segments[out->n_segments], "id") ||
-						g_str_equal(out->segments[out->n_segments], "index")
-					? SEGMENT_NUMBER
-					: SEGMENT_NAME;
+			const gchar *name = out->segments[out->n_segments];
+
+			out->kinds[out->n_segments] = g_str_equal(name, "id") ||
+								      g_str_equal(name, "index")
+							      ? SEGMENT_NUMBER
+						      : g_str_equal(name, "tag") ? SEGMENT_TAG
+										 : SEGMENT_NAME;
 		} else {
 			out->segments[out->n_segments] = g_strdup(parts[i]);
 			out->kinds[out->n_segments] = SEGMENT_LITERAL;
@@ -166,8 +169,10 @@ segment_matches(SegmentKind kind, const gchar *pattern, const gchar *segment)
 		}
 		return segment[0] != '\0';
 	case SEGMENT_NAME:
+	case SEGMENT_TAG:
 		for (const gchar *p = segment; *p != '\0'; p++) {
-			if (!g_ascii_isalnum(*p) && *p != '_' && *p != '.' && *p != '-')
+			if (!g_ascii_isalnum(*p) &&
+			    strchr(kind == SEGMENT_TAG ? "_.+*:@-" : "_.-", *p) == NULL)
 				return FALSE;
 		}
 		return segment[0] != '\0';
@@ -384,9 +389,9 @@ authenticate(GntRapiServer *self, RapiCall *call, GntRapiAccess access, Refusal 
 	return g_steal_pointer(&user);
 }
 
-/* Whether the Content-Type is application/json (parameters allowed). */
+/* Whether the Content-Type is @type (parameters allowed). */
 static gboolean
-is_json_content_type(SoupMessageHeaders *headers)
+is_content_type(SoupMessageHeaders *headers, const gchar *type)
 {
 	const gchar *value = soup_message_headers_get_one(headers, "Content-Type");
 	const gchar *end;
@@ -400,8 +405,8 @@ is_json_content_type(SoupMessageHeaders *headers)
 		end++;
 	while (end > value && g_ascii_isspace(end[-1]))
 		end--;
-	return (gsize)(end - value) == strlen("application/json") &&
-	       g_ascii_strncasecmp(value, "application/json", (gsize)(end - value)) == 0;
+	return (gsize)(end - value) == strlen(type) &&
+	       g_ascii_strncasecmp(value, type, (gsize)(end - value)) == 0;
 }
 
 /* Finds the route of @path for @call->request->method; the path's variable parts
@@ -515,6 +520,7 @@ handle_call(Worker *worker, RapiCall *call)
 	g_autofree gchar *user = NULL;
 	const CompiledRoute *route = NULL;
 	Refusal refusal = {0};
+	GntRapiRequest request = {0};
 	GntHttpRequest *http = call->request;
 	const GntHttpReplyFlags *flags = &http->flags;
 	gchar *question = strchr(http->target, '?');
@@ -534,8 +540,12 @@ handle_call(Worker *worker, RapiCall *call)
 			access = GNT_RAPI_ACCESS_WRITE;
 		user = authenticate(self, call, access, &refusal);
 	}
+	if (refusal.status == 0 && route->route->max_body > 0 && body_len > route->route->max_body)
+		refuse(&refusal, 413, NULL);
 	if (refusal.status == 0 && body_len > 0) {
-		if (!is_json_content_type(http->headers)) {
+		if (!is_content_type(http->headers, route->route->content_type != NULL
+							    ? route->route->content_type
+							    : "application/json")) {
 			refuse(&refusal, 415, NULL);
 		} else {
 			body = gnt_json_parse(g_bytes_get_data(http->body, NULL), (gssize)body_len,
@@ -545,13 +555,12 @@ handle_call(Worker *worker, RapiCall *call)
 		}
 	}
 	if (refusal.status == 0) {
-		GntRapiRequest request = {
-			.method = http->method,
-			.path = path,
-			.args = (gchar **)args->pdata,
-			.user = user,
-		};
 		guint status = 500;
+
+		request.method = http->method;
+		request.path = path;
+		request.args = (gchar **)args->pdata;
+		request.user = user;
 
 		if (question != NULL)
 			query = gnt_http_parse_query(question + 1);
@@ -561,7 +570,8 @@ handle_call(Worker *worker, RapiCall *call)
 		request.body = body;
 		result = run_handler(worker, route, &request, &status, &error);
 		if (result == NULL)
-			refuse(&refusal, status, g_strdup(error->message));
+			refuse(&refusal, request.status != 0 ? request.status : status,
+			       g_strdup(error->message));
 	}
 	if (refusal.status != 0) {
 		call->status = refusal.status;
@@ -569,13 +579,20 @@ handle_call(Worker *worker, RapiCall *call)
 						      refusal.www_authenticate);
 		g_free(refusal.message);
 	} else {
-		g_autoptr(GBytes) answer = gnt_rapi_answer_to_bytes(result);
+		guint status = request.status != 0 ? request.status : 200;
+		g_autoptr(GBytes) answer = status != 204 ? gnt_rapi_answer_to_bytes(result)
+							 : g_bytes_new(NULL, 0);
 		gsize len = g_bytes_get_size(answer);
-		GString *head = gnt_http_build_head(flags, 200, "application/json", len, NULL,
-						    MIN(len, GNT_HTTP_MERGE_BODY_MAX));
+		g_autofree gchar *location =
+			request.location != NULL
+				? g_strdup_printf("Location: %s\r\n", request.location)
+				: NULL;
+		GString *head = gnt_http_build_head(flags, status,
+						    status != 204 ? "application/json" : NULL, len,
+						    location, MIN(len, GNT_HTTP_MERGE_BODY_MAX));
 
-		call->status = 200;
-		if (flags->head_only)
+		call->status = status;
+		if (flags->head_only || len == 0)
 			; /* the length only */
 		else if (len <= GNT_HTTP_MERGE_BODY_MAX)
 			g_string_append_len(head, g_bytes_get_data(answer, NULL), (gssize)len);
@@ -583,6 +600,7 @@ handle_call(Worker *worker, RapiCall *call)
 			call->response_body = g_steal_pointer(&answer);
 		call->response = g_string_free_to_bytes(head);
 	}
+	g_free(request.location);
 	if (g_log_get_debug_enabled())
 		g_debug("%s %s %u %s", http->method, path != NULL ? path : raw_path, call->status,
 			user != NULL ? user : "-");

@@ -206,18 +206,6 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 	return 0;
 }
 
-gint
-gnt_cli_submit_one(GntCli *cli, JsonObject *op, JsonArray **results)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonArray) ops = json_array_new();
-
-	json_array_add_object_element(ops, op);
-	if (!gnt_cli_submit_or_send(cli, g_steal_pointer(&ops), results, &error))
-		return gnt_cli_fail(cli, error);
-	return 0;
-}
-
 gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 {

@@ -75,12 +75,6 @@ gnt_cli_list_length(JsonNode *list);
 JsonNode *
 gnt_cli_row_value(JsonArray *row, guint index);
 
-/* SubmitOrSend of one job of the one opcode @op (transfer full), errors
- * printed: the exit code; *@results (may be NULL) as
- * gnt_cli_submit_or_send() gives them. */
-gint
-gnt_cli_submit_one(GntCli *cli, JsonObject *op, JsonArray **results);
-
 /* ---- option values ---- */
 
 /*

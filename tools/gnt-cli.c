@@ -1124,6 +1124,18 @@ gnt_cli_poll_job(GntCli *self, guint64 job_id, GntCliPollReport report, GError *
 	return NULL;
 }
 
+gint
+gnt_cli_submit_opcode(GntCli *self, JsonObject *op, JsonArray **results)
+{
+	g_autoptr(GError) error = NULL;
+	JsonArray *ops = json_array_new();
+
+	json_array_add_object_element(ops, op);
+	if (!gnt_cli_submit_or_send(self, ops, results, &error))
+		return gnt_cli_fail(self, error);
+	return 0;
+}
+
 gboolean
 gnt_cli_submit_or_send(GntCli *self, JsonArray *ops, JsonArray **results, GError **error)
 {

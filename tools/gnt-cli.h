@@ -220,6 +220,10 @@ gnt_cli_poll_job(GntCli *self, guint64 job_id, GntCliPollReport report, GError *
  */
 gboolean
 gnt_cli_submit_or_send(GntCli *self, JsonArray *ops, JsonArray **results, GError **error);
+/* The same for a job of the one opcode @op (transfer full), errors
+ * printed: the exit code. */
+gint
+gnt_cli_submit_opcode(GntCli *self, JsonObject *op, JsonArray **results);
 
 /* ---- queries ---- */
 

@@ -422,7 +422,7 @@ add_group(GntCli *cli, gchar **args)
 	json_object_set_string_member(op, "group_name", args[0]);
 	if (!set_param_options(cli, op, &any, &error))
 		return gnt_cli_fail(cli, error);
-	return gnt_cli_submit_one(cli, g_steal_pointer(&op), NULL);
+	return gnt_cli_submit_opcode(cli, g_steal_pointer(&op), NULL);
 }
 
 static gint
@@ -441,7 +441,7 @@ modify_group(GntCli *cli, gchar **args)
 		g_printerr("Please give at least one of the parameters.\n");
 		return 1;
 	}
-	status = gnt_cli_submit_one(cli, g_steal_pointer(&op), &results);
+	status = gnt_cli_submit_opcode(cli, g_steal_pointer(&op), &results);
 	if (status == 0)
 		gnt_cli_print_changes("node group", args[0], results);
 	return status;
@@ -456,7 +456,7 @@ rename_group(GntCli *cli, gchar **args)
 
 	json_object_set_string_member(op, "group_name", args[0]);
 	json_object_set_string_member(op, "new_name", args[1]);
-	return gnt_cli_submit_one(cli, op, NULL);
+	return gnt_cli_submit_opcode(cli, op, NULL);
 }
 
 static gint
@@ -465,7 +465,7 @@ remove_group(GntCli *cli, gchar **args)
 	JsonObject *op = gnt_cli_new_opcode(cli, "OP_GROUP_REMOVE");
 
 	json_object_set_string_member(op, "group_name", args[0]);
-	return gnt_cli_submit_one(cli, op, NULL);
+	return gnt_cli_submit_opcode(cli, op, NULL);
 }
 
 static gboolean opt_force;
@@ -484,7 +484,7 @@ assign_nodes(GntCli *cli, gchar **args)
 	json_object_set_string_member(op, "group_name", args[0]);
 	json_object_set_array_member(op, "nodes", gnt_cli_strv_to_json(args + 1));
 	json_object_set_boolean_member(op, "force", opt_force);
-	return gnt_cli_submit_one(cli, op, NULL);
+	return gnt_cli_submit_opcode(cli, op, NULL);
 }
 
 /* ---- tags ---- */

@@ -170,7 +170,7 @@ add_image(GntCli *cli, gchar **args)
 	json_object_set_string_member(op, "image_name", args[0]);
 	if (!set_param_options(cli, op, &any, &error))
 		return gnt_cli_fail(cli, error);
-	return gnt_cli_submit_one(cli, g_steal_pointer(&op), NULL);
+	return gnt_cli_submit_opcode(cli, g_steal_pointer(&op), NULL);
 }
 
 static gint
@@ -190,7 +190,7 @@ modify_image(GntCli *cli, gchar **args)
 		return 1;
 	}
 	json_object_set_array_member(op, "remove_properties", gnt_cli_strv_to_json(opt_remove));
-	status = gnt_cli_submit_one(cli, g_steal_pointer(&op), &results);
+	status = gnt_cli_submit_opcode(cli, g_steal_pointer(&op), &results);
 	if (status == 0)
 		gnt_cli_print_changes("image", args[0], results);
 	return status;
@@ -202,7 +202,7 @@ remove_image(GntCli *cli, gchar **args)
 	JsonObject *op = gnt_cli_new_opcode(cli, "OP_IMAGE_REMOVE");
 
 	json_object_set_string_member(op, "image_name", args[0]);
-	return gnt_cli_submit_one(cli, op, NULL);
+	return gnt_cli_submit_opcode(cli, op, NULL);
 }
 
 #define SUBMIT_OPTS (GNT_CLI_OPT_SUBMIT | GNT_CLI_OPT_PRIORITY | GNT_CLI_OPT_DRY_RUN)

@@ -383,7 +383,7 @@ test_cluster(RapiFx *fx, gconstpointer data)
 	g_assert_cmpint(json_node_get_int(version), ==, 2);
 	g_assert_cmpstr(
 		features_text, ==,
-		"[\"instance-create-reqv1\",\"instance-reinstall-reqv1\",\"install-steps\"]");
+		"[\"instance-create-reqv1\",\"instance-reinstall-reqv1\",\"install-steps\",\"install-templates\"]");
 
 	g_assert_cmpstr(json_object_get_string_member(info, "name"), ==, "cluster.example.com");
 	g_assert_cmpint(json_object_get_int_member(info, "protocol_version"), ==, 3000000);
