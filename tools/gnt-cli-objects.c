@@ -206,6 +206,29 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 	return 0;
 }
 
+gint
+gnt_cli_modify_object(GntCli *cli, const gchar *op_id, const gchar *name_key, const gchar *name,
+		      const gchar *what, GntCliSetOptionsFunc set_options)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, op_id);
+	g_autoptr(JsonArray) results = NULL;
+	gboolean any = FALSE;
+	gint status;
+
+	json_object_set_string_member(op, name_key, name);
+	if (!set_options(cli, op, &any, &error))
+		return gnt_cli_fail(cli, error);
+	if (!any) {
+		g_printerr("Please give at least one of the parameters.\n");
+		return 1;
+	}
+	status = gnt_cli_submit_opcode(cli, g_steal_pointer(&op), &results);
+	if (status == 0)
+		gnt_cli_print_changes(what, name, results);
+	return status;
+}
+
 gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results)
 {

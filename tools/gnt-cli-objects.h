@@ -62,6 +62,19 @@ gnt_cli_show_info(GntCli *cli, const gchar *method, gchar **names, const gchar *
 gboolean
 gnt_cli_print_changes(const gchar *what, const gchar *name, JsonArray *results);
 
+/* Sets the options of an add or modify command on @op; *@any tells
+ * whether one was given. */
+typedef gboolean (*GntCliSetOptionsFunc)(GntCli *cli, JsonObject *op, gboolean *any,
+					 GError **error);
+
+/* A modify command: opcode @op_id for the object @name (its member
+ * @name_key) with the options @set_options sets; none given: Ganeti's
+ * "Please give at least one of the parameters." (exit 1). Prints the
+ * changes as gnt_cli_print_changes(@what). The exit code. */
+gint
+gnt_cli_modify_object(GntCli *cli, const gchar *op_id, const gchar *name_key, const gchar *name,
+		      const gchar *what, GntCliSetOptionsFunc set_options);
+
 /* Element @index of @list, or NULL when @list is NULL, not a list or
  * shorter. (transfer none) */
 JsonNode *

@@ -428,23 +428,8 @@ add_group(GntCli *cli, gchar **args)
 static gint
 modify_group(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, "OP_GROUP_SET_PARAMS");
-	g_autoptr(JsonArray) results = NULL;
-	gboolean any = FALSE;
-	gint status;
-
-	json_object_set_string_member(op, "group_name", args[0]);
-	if (!set_param_options(cli, op, &any, &error))
-		return gnt_cli_fail(cli, error);
-	if (!any) {
-		g_printerr("Please give at least one of the parameters.\n");
-		return 1;
-	}
-	status = gnt_cli_submit_opcode(cli, g_steal_pointer(&op), &results);
-	if (status == 0)
-		gnt_cli_print_changes("node group", args[0], results);
-	return status;
+	return gnt_cli_modify_object(cli, "OP_GROUP_SET_PARAMS", "group_name", args[0],
+				     "node group", set_param_options);
 }
 
 /* ---- rename, remove, assign-nodes ---- */

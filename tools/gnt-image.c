@@ -173,27 +173,22 @@ add_image(GntCli *cli, gchar **args)
 	return gnt_cli_submit_opcode(cli, g_steal_pointer(&op), NULL);
 }
 
+/* modify's options: add's, and --remove-property */
+static gboolean
+set_modify_options(GntCli *cli, JsonObject *op, gboolean *any, GError **error)
+{
+	if (!set_param_options(cli, op, any, error))
+		return FALSE;
+	json_object_set_array_member(op, "remove_properties", gnt_cli_strv_to_json(opt_remove));
+	*any = *any || opt_remove != NULL;
+	return TRUE;
+}
+
 static gint
 modify_image(GntCli *cli, gchar **args)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(JsonObject) op = gnt_cli_new_opcode(cli, "OP_IMAGE_SET_PARAMS");
-	g_autoptr(JsonArray) results = NULL;
-	gboolean any = FALSE;
-	gint status;
-
-	json_object_set_string_member(op, "image_name", args[0]);
-	if (!set_param_options(cli, op, &any, &error))
-		return gnt_cli_fail(cli, error);
-	if (!any && opt_remove == NULL) {
-		g_printerr("Please give at least one of the parameters.\n");
-		return 1;
-	}
-	json_object_set_array_member(op, "remove_properties", gnt_cli_strv_to_json(opt_remove));
-	status = gnt_cli_submit_opcode(cli, g_steal_pointer(&op), &results);
-	if (status == 0)
-		gnt_cli_print_changes("image", args[0], results);
-	return status;
+	return gnt_cli_modify_object(cli, "OP_IMAGE_SET_PARAMS", "image_name", args[0], "image",
+				     set_modify_options);
 }
 
 static gint
