@@ -348,8 +348,8 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .change = GNT_SETTING_CHANGE_REPLACE,
 	 .validate = validate_default_ks_template,
 	 .label = "default kickstart template",
-	 .help = "The kickstart template of instances and images without one: file:///PATH, an "
-		 "http(s) URL (\"\": Gantry's shipped default)",
+	 .help = "The kickstart template of instances and images without one: file:///PATH under "
+		 "the kickstart directory, an http(s) URL (\"\": Gantry's shipped default)",
 	 .option = "default-ks-template",
 	 .option_arg = "SOURCE"},
 	{.key = "ksvalidator",
