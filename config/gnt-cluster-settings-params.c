@@ -553,6 +553,28 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 	return g_steal_pointer(&changes);
 }
 
+/* Runs the table's check of each setting @params gives, on its value in
+ * @settings (merged, so a setting another depends on may change too); the
+ * error names the setting and its option. */
+static gboolean
+validate_given(JsonObject *params, JsonObject *settings, GError **error)
+{
+	for (const GntClusterSetting *s = gnt_cluster_settings; s->key != NULL; s++) {
+		const gchar *param = gnt_cluster_setting_get_param(s);
+
+		if (s->validate == NULL || param == NULL || !param_given(params, param))
+			continue;
+		if (!s->validate(json_object_get_member(settings, s->key), settings, error)) {
+			if (s->option != NULL)
+				g_prefix_error(error, "setting '%s' (--%s): ", s->key, s->option);
+			else
+				g_prefix_error(error, "setting '%s': ", s->key);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 /* Drops from @changes the settings that stay as they were: the values
  * compared are the stored ones (@after: normalised, merged), so that
  * "changed" is only said of what changed. */
@@ -592,7 +614,8 @@ gnt_cluster_settings_from_params(GntConfig *config, JsonObject *params, gchar **
 		return NULL;
 	old_settings = gnt_json_object_deep_copy(cluster->settings);
 	/* every setting checked, alone and together, on a copy */
-	if (!gnt_cluster_apply_settings(cluster, changes, error))
+	if (!gnt_cluster_apply_settings(cluster, changes, error) ||
+	    !validate_given(params, cluster->settings, error))
 		return NULL;
 	drop_unchanged(changes, old_settings, cluster->settings);
 	old_templates = json_object_get_array_member(old_settings, "enabled_disk_templates");

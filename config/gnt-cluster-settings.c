@@ -5,6 +5,39 @@
  */
 #include "gnt-cluster-settings.h"
 
+#include "gnt-error.h"
+#include "gnt-kickstart-uri.h"
+
+/* default_ks_template: a source as --ks-template takes it, a file:// one
+ * under kickstart_dir, or "" (Gantry's shipped default). */
+static gboolean
+validate_default_ks_template(JsonNode *value, JsonObject *settings, GError **error)
+{
+	const gchar *source = value != NULL ? json_node_get_string(value) : NULL;
+
+	return source == NULL || *source == '\0' ||
+	       gnt_kickstart_source_check_dir(
+		       source,
+		       json_object_get_string_member_with_default(settings, "kickstart_dir", ""),
+		       error);
+}
+
+/* kickstart_dir: an absolute path that still holds a file:// default. */
+static gboolean
+validate_kickstart_dir(JsonNode *value, JsonObject *settings, GError **error)
+{
+	const gchar *dir = json_node_get_string(value);
+
+	if (dir == NULL || !g_path_is_absolute(dir)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the kickstart directory '%s' is not an absolute path",
+			    dir != NULL ? dir : "");
+		return FALSE;
+	}
+	return validate_default_ks_template(json_object_get_member(settings, "default_ks_template"),
+					    settings, error);
+}
+
 const GntClusterSetting gnt_cluster_settings[] = {
 	{.key = "enabled_hypervisors",
 	 .type = GNT_SETTING_STRING_LIST,
@@ -304,6 +337,7 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .dir = GNT_SETTING_DIR_ROOT,
 	 .path = "etc/gantry/kickstart",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
+	 .validate = validate_kickstart_dir,
 	 .label = "kickstart directory",
 	 .help = "The directory on the master under which file:// kickstart templates must be",
 	 .option = "kickstart-dir",
@@ -312,9 +346,10 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .type = GNT_SETTING_STRING,
 	 .default_json = "\"\"",
 	 .change = GNT_SETTING_CHANGE_REPLACE,
+	 .validate = validate_default_ks_template,
 	 .label = "default kickstart template",
-	 .help = "The kickstart template of instances and images without one: file:///PATH, an "
-		 "http(s) URL (\"\": Gantry's shipped default)",
+	 .help = "The kickstart template of instances and images without one: file:///PATH under "
+		 "the kickstart directory, an http(s) URL (\"\": Gantry's shipped default)",
 	 .option = "default-ks-template",
 	 .option_arg = "SOURCE"},
 	{.key = "ksvalidator",

@@ -63,6 +63,11 @@ typedef struct {
 	/* OP_CLUSTER_SET_PARAMS: the parameter (NULL: the key) and its merge */
 	const gchar *param;
 	GntSettingChange change;
+	/* OP_CLUSTER_SET_PARAMS: checks a new @value beyond its type, against
+	 * @settings as they would be after the change (so a setting it
+	 * depends on may change in the same call); run for each setting the
+	 * opcode gives. NULL: the type says all. */
+	gboolean (*validate)(JsonNode *value, JsonObject *settings, GError **error);
 	/* gnt-cluster info: the "Cluster parameters" label, NULL: shown in a
 	 * section of its own or not at all */
 	const gchar *label;

@@ -49,6 +49,34 @@ gnt_kickstart_source_check(const gchar *source, GError **error)
 }
 
 gboolean
+gnt_kickstart_source_check_dir(const gchar *source, const gchar *kickstart_dir, GError **error)
+{
+	g_autoptr(GUri) uri = NULL;
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *path = NULL;
+
+	g_return_val_if_fail(source != NULL, FALSE);
+	g_return_val_if_fail(kickstart_dir != NULL, FALSE);
+	if (!gnt_kickstart_source_check(source, error))
+		return FALSE;
+	uri = g_uri_parse(source, G_URI_FLAGS_NONE, NULL);
+	if (uri == NULL || g_ascii_strcasecmp(g_uri_get_scheme(uri), "file") != 0)
+		return TRUE;
+	/* ".." is refused above; this folds "//" and "/./" */
+	dir = g_canonicalize_filename(kickstart_dir, "/");
+	path = g_canonicalize_filename(g_uri_get_path(uri), "/");
+	if (!g_str_has_prefix(path, dir) || (path[strlen(dir)] != '/' && strcmp(dir, "/") != 0) ||
+	    strcmp(path, dir) == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "kickstart template '%s' is not under the cluster's kickstart "
+			    "directory '%s'",
+			    source, dir);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
 gnt_kickstart_validate_source_param(JsonNode *value, GError **error)
 {
 	const gchar *source = json_node_get_string(value);

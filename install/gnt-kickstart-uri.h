@@ -16,6 +16,13 @@ G_BEGIN_DECLS
 gboolean
 gnt_kickstart_source_check(const gchar *source, GError **error);
 
+/* Whether the file:// @source (checked by gnt_kickstart_source_check())
+ * names a path under @kickstart_dir, compared as written: the fetch
+ * resolves symbolic links and checks again (gnt-kickstart-source.h). Any
+ * other form passes. GNT_ERROR_INVALID naming both otherwise. */
+gboolean
+gnt_kickstart_source_check_dir(const gchar *source, const gchar *kickstart_dir, GError **error);
+
 /* The opcode parameter's check (ks_template): a source, or "" (removes
  * the instance's own). */
 gboolean

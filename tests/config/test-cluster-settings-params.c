@@ -212,6 +212,114 @@ test_install_policy(ParamsFx *fx, gconstpointer data)
 	}
 }
 
+/* The stored value of the setting @key. (transfer full) */
+static gchar *
+dup_setting(GntConfig *config, const gchar *key)
+{
+	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(config);
+
+	return g_strdup(json_object_get_string_member(cluster->settings, key));
+}
+
+/* The table's validation hooks: default_ks_template takes what
+ * --ks-template takes, a file:// one only under kickstart_dir (also when
+ * kickstart_dir changes later or in the same call); a refusal names the
+ * setting and its option, and the stored values stay. */
+static void
+test_kickstart_sources(ParamsFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = dup_setting(fx->root.config, "kickstart_dir");
+	g_autofree gchar *inside = g_strdup_printf("file://%s/rhel9.ks", dir);
+	g_autofree gchar *set_inside = g_strdup_printf("{\"default_ks_template\": \"%s\"}", inside);
+	g_autofree gchar *dot_dot =
+		g_strdup_printf("{\"default_ks_template\": \"file://%s/../../shadow\"}", dir);
+	g_autofree gchar *the_dir =
+		g_strdup_printf("{\"default_ks_template\": \"file://%s\"}", dir);
+	g_autofree gchar *not_under = g_strdup_printf(
+		"setting 'default_ks_template' (--default-ks-template): kickstart template "
+		"'file:///etc/shadow' is not under the cluster's kickstart directory '%s'",
+		dir);
+	g_autofree gchar *the_dir_error = g_strdup_printf(
+		"setting 'default_ks_template' (--default-ks-template): kickstart template "
+		"'file://%s' is not under the cluster's kickstart directory '%s'",
+		dir, dir);
+	g_autofree gchar *moved_error = g_strdup_printf(
+		"setting 'kickstart_dir' (--kickstart-dir): kickstart template '%s' is not under "
+		"the cluster's kickstart directory '/srv/ks'",
+		inside);
+	/* GUri folds the dot segments: what is left is outside */
+	g_autofree gchar *dot_dot_error = g_strdup_printf(
+		"setting 'default_ks_template' (--default-ks-template): kickstart template "
+		"'file://%s/../../shadow' is not under the cluster's kickstart directory '%s'",
+		dir, dir);
+	const struct {
+		const gchar *params;
+		const gchar *error;
+	} refused[] = {
+		{"{\"default_ks_template\": \"file:///etc/shadow\"}", not_under},
+		{dot_dot, dot_dot_error},
+		{the_dir, the_dir_error},
+		{"{\"default_ks_template\": \"file://../..\"}",
+		 "setting 'default_ks_template' (--default-ks-template): kickstart template "
+		 "'file://../..': file:// takes an absolute path on the master (file:///PATH) under "
+		 "the cluster's kickstart directory"},
+		{"{\"default_ks_template\": \"ftp://ks.example.com/a.ks\"}",
+		 "setting 'default_ks_template' (--default-ks-template): kickstart template "
+		 "'ftp://ks.example.com/a.ks' is neither file:///PATH, an http(s) URL nor "
+		 "'default'"},
+		{"{\"default_ks_template\": \"https://u:pw@ks.example.com/a.ks\"}",
+		 "setting 'default_ks_template' (--default-ks-template): a kickstart template URL "
+		 "must not hold credentials (they would show in logs and records)"},
+		{"{\"kickstart_dir\": \"srv/ks\"}",
+		 "setting 'kickstart_dir' (--kickstart-dir): the kickstart directory 'srv/ks' is "
+		 "not an absolute path"},
+		/* a file:// default stays under the directory when it moves */
+		{"{\"kickstart_dir\": \"/srv/ks\"}", moved_error},
+	};
+	static const gchar *const accepted[] = {
+		"{\"default_ks_template\": \"https://ks.example.com/rhel9.ks\"}",
+		"{\"default_ks_template\": \"default\"}",
+		"{\"default_ks_template\": \"\"}",
+		/* both at once: checked against the new directory */
+		"{\"kickstart_dir\": \"/srv/ks\", \"default_ks_template\": "
+		"\"file:///srv/ks/sub/rhel9.ks\"}",
+	};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *vg = NULL;
+	g_autoptr(JsonObject) changes = NULL;
+
+	changes = merge(fx, set_inside, &vg, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(changes);
+	g_assert_cmpstr(json_object_get_string_member(changes, "default_ks_template"), ==, inside);
+	set_settings(fx->root.config, set_inside);
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GError) local = NULL;
+		g_autofree gchar *vg_none = NULL;
+		g_autoptr(JsonObject) none = merge(fx, refused[i].params, &vg_none, &local);
+		g_autofree gchar *stored = dup_setting(fx->root.config, "default_ks_template");
+		g_autofree gchar *stored_dir = dup_setting(fx->root.config, "kickstart_dir");
+
+		g_test_message("refused: %s", refused[i].params);
+		g_assert_null(none);
+		g_assert_error(local, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_cmpstr(local->message, ==, refused[i].error);
+		g_assert_cmpstr(stored, ==, inside);
+		g_assert_cmpstr(stored_dir, ==, dir);
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(accepted); i++) {
+		g_autoptr(GError) local = NULL;
+		g_autofree gchar *vg_none = NULL;
+		g_autoptr(JsonObject) some = merge(fx, accepted[i], &vg_none, &local);
+
+		g_test_message("accepted: %s", accepted[i]);
+		g_assert_no_error(local);
+		g_assert_nonnull(some);
+		g_assert_true(json_object_has_member(some, "default_ks_template") ||
+			      json_object_has_member(some, "kickstart_dir"));
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -224,5 +332,7 @@ main(int argc, char **argv)
 		   test_template_in_use, fx_tear_down);
 	g_test_add("/cluster-settings-params/lvm-in-use", ParamsFx, NULL, fx_set_up,
 		   test_lvm_in_use, fx_tear_down);
+	g_test_add("/cluster-settings-params/kickstart-sources", ParamsFx, NULL, fx_set_up,
+		   test_kickstart_sources, fx_tear_down);
 	return g_test_run();
 }

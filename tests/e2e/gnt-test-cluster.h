@@ -36,9 +36,11 @@ typedef struct {
 } GntTestCluster;
 
 /* Runs the program named by $@env_var with @args[0], --root and the rest
- * of @args; its exit status. Its output goes to the test's log. */
+ * of @args; its exit status. Its output goes to the test's log, and its
+ * standard output to *@out too if @out is not NULL. */
 static inline gint
-gnt_test_cluster_run(GntTestCluster *self, const gchar *env_var, const gchar *const *args)
+gnt_test_cluster_run_full(GntTestCluster *self, const gchar *env_var, const gchar *const *args,
+			  gchar **out)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GError) error = NULL;
@@ -58,7 +60,15 @@ gnt_test_cluster_run(GntTestCluster *self, const gchar *env_var, const gchar *co
 				   &std_out, &std_err, &wait_status, &error));
 	g_assert_no_error(error);
 	g_test_message("%s %s: %s%s", env_var, args[0], std_out, std_err);
+	if (out != NULL)
+		*out = g_steal_pointer(&std_out);
 	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+}
+
+static inline gint
+gnt_test_cluster_run(GntTestCluster *self, const gchar *env_var, const gchar *const *args)
+{
+	return gnt_test_cluster_run_full(self, env_var, args, NULL);
 }
 
 #define GNT_TEST_CLUSTER_RUN(c, var, ...)                                                          \

@@ -168,68 +168,6 @@ test_missing_kernel(KvmFx *fx, gconstpointer data)
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
-/*
- * firmware=uefi through the whole stack: the instance's disk 0 gets a
- * UEFI-bootable image (write_image; tests/hypervisor/make-uefi-disk), OVMF
- * boots it (the kernel says it saw EFI), the node keeps the instance's
- * UEFI variables under <data>/instances/<uuid>, and the instance's removal
- * takes them away.
- */
-static void
-test_uefi(KvmFx *fx, gconstpointer data)
-{
-	GntTestCluster *cluster = &fx->cluster;
-	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
-	g_autofree gchar *image = NULL;
-	g_autofree gchar *create = NULL;
-	g_autofree gchar *disk_dir = NULL;
-	g_autoptr(GPtrArray) disks = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) state = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) after = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(JsonArray) created = NULL;
-	gint64 t0;
-	gdouble boot_s;
-
-	if (fx->skip != NULL) {
-		g_test_skip(fx->skip);
-		return;
-	}
-	if (missing != NULL) {
-		g_test_skip(missing);
-		return;
-	}
-	image = g_build_filename(cluster->boot_dir, "uefi.img", NULL);
-	gnt_test_make_uefi_disk(image, cluster->kernel, fx->initrd);
-	create = g_strdup_printf(
-		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"uefi1.example.com\","
-		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
-		" \"disks\": [{\"size\": 64}], \"nics\": [], \"os_type\": \"noop\","
-		" \"os_image\": \"%s\", \"beparams\": {\"memory\": 256},"
-		" \"hvparams\": {\"accel\": \"tcg\", \"firmware\": \"uefi\"}}",
-		image);
-	t0 = g_get_monotonic_time();
-	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
-	gnt_test_cluster_assert_success(created);
-	boot_s = gnt_test_cluster_wait_console(cluster, "uefi1.example.com",
-					       MARKER " (firmware: uefi)", BOOT_TIMEOUT_S);
-	g_test_message("uefi: create to marker %.2f s (marker %.2f s after the job)",
-		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC, boot_s);
-	g_assert_cmpfloat(boot_s, >=, 0);
-
-	/* the instance's own variables, made by libvirt from OVMF's template */
-	gnt_test_list_uefi_vars(cluster->paths, state);
-	g_assert_cmpuint(state->len, ==, 1);
-
-	disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
-	gnt_test_cluster_list_files(disk_dir, disks);
-	g_assert_cmpuint(disks->len, ==, 1);
-	gnt_test_cluster_remove_instance(cluster, "uefi1.example.com", disks->pdata[0]);
-	gnt_test_list_uefi_vars(cluster->paths, after);
-	g_assert_cmpuint(after->len, ==, 0);
-	g_assert_false(g_file_test(state->pdata[0], G_FILE_TEST_EXISTS));
-	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
-}
-
 /* The live domain XML of @instance, as libvirt has it. (transfer full) */
 static gchar *
 dup_domain_xml(GntTestCluster *cluster, const gchar *instance)
@@ -254,6 +192,158 @@ assert_contains(const gchar *text, const gchar *needle, gboolean wanted)
 {
 	if ((strstr(text, needle) != NULL) != wanted)
 		g_error("'%s' is %s in:\n%s", needle, wanted ? "missing" : "present", text);
+}
+
+/*
+ * firmware=uefi through the whole stack: the instance's disk 0 gets a
+ * UEFI-bootable image (write_image; tests/hypervisor/make-uefi-disk), OVMF
+ * boots it (the kernel says it saw EFI), the node keeps the instance's
+ * UEFI variables under <data>/instances/<uuid>, and the instance's removal
+ * takes them away.
+ * @data "template": the instance's hvparams leave the firmware out; an
+ * install template's hypervisor.apply_settings gives it (doc/install.md),
+ * selected by the instance's tag, which its node carries: the add is
+ * refused until the node has the tag, the domain libvirt runs has OVMF and
+ * the instance's variables, and gnt-instance info names the template with
+ * the serial number it had at the install, not a later one.
+ */
+#define UEFI_TEMPLATE "CUSTOM_UEFI"
+
+/* The install template UEFI_TEMPLATE (serial 2: added, then described). */
+static void
+add_uefi_template(GntTestCluster *cluster)
+{
+	g_autoptr(JsonArray) added = gnt_test_cluster_run_op(
+		cluster,
+		"{\"OP_ID\": \"OP_INSTALL_TEMPLATE_ADD\", \"template_name\": \"" UEFI_TEMPLATE "\","
+		" \"steps\": [{\"interface\": \"hypervisor\", \"step\": \"apply_settings\","
+		" \"args\": {\"hvparams\": {\"firmware\": \"uefi\"}}, \"priority\": 30}]}",
+		JOB_TIMEOUT_S);
+	g_autoptr(JsonArray) described = NULL;
+
+	gnt_test_cluster_assert_success(added);
+	described = gnt_test_cluster_run_op(
+		cluster,
+		"{\"OP_ID\": \"OP_INSTALL_TEMPLATE_SET_PARAMS\", \"template_name\": "
+		"\"" UEFI_TEMPLATE "\", \"description\": \"boot firmware: UEFI\"}",
+		JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(described);
+}
+
+/* OP_TAGS_SET of UEFI_TEMPLATE on the master node. */
+static void
+tag_master(GntTestCluster *cluster)
+{
+	g_autofree gchar *master = gnt_test_cluster_dup_master(cluster);
+	g_autofree gchar *op =
+		g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
+				" \"tags\": [\"" UEFI_TEMPLATE "\"]}",
+				master);
+	g_autoptr(JsonArray) tagged = gnt_test_cluster_run_op(cluster, op, JOB_TIMEOUT_S);
+
+	gnt_test_cluster_assert_success(tagged);
+}
+
+/* What the template gave shows: in libvirt's domain, in gnt-instance info
+ * (with the serial the install saw, after the template changed again). */
+static void
+assert_uefi_by_template(GntTestCluster *cluster, const gchar *name, JsonArray *created)
+{
+	g_autofree gchar *log = gnt_test_cluster_row_to_string(created);
+	g_autofree gchar *xml = dup_domain_xml(cluster, name);
+	g_autofree gchar *info = NULL;
+	g_autoptr(JsonArray) changed = NULL;
+
+	assert_contains(log, "install step hypervisor.apply_settings [" UEFI_TEMPLATE "#1] (30)",
+			TRUE);
+	assert_contains(xml, "<loader readonly='yes' type='pflash'>", TRUE);
+	assert_contains(xml, "OVMF", TRUE);
+	assert_contains(xml, "<nvram", TRUE);
+	changed = gnt_test_cluster_run_op(
+		cluster,
+		"{\"OP_ID\": \"OP_INSTALL_TEMPLATE_SET_PARAMS\", \"template_name\": "
+		"\"" UEFI_TEMPLATE "\", \"description\": \"changed after the install\"}",
+		JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(changed);
+	g_assert_cmpint(gnt_test_cluster_run_full(cluster, "GNT_TEST_GNT_INSTANCE",
+						  (const gchar *const[]){"info", name, NULL},
+						  &info),
+			==, 0);
+	assert_contains(info, "templates: " UEFI_TEMPLATE " (serial 2)", TRUE);
+	assert_contains(info, "hypervisor.apply_settings", TRUE);
+	assert_contains(info, "firmware: uefi", TRUE);
+}
+
+static void
+test_uefi(KvmFx *fx, gconstpointer data)
+{
+	GntTestCluster *cluster = &fx->cluster;
+	gboolean by_template = g_strcmp0(data, "template") == 0;
+	const gchar *name = by_template ? "uefi2.example.com" : "uefi1.example.com";
+	g_autofree gchar *missing = gnt_test_dup_uefi_missing();
+	g_autofree gchar *image = NULL;
+	g_autofree gchar *create = NULL;
+	g_autofree gchar *disk_dir = NULL;
+	g_autoptr(GPtrArray) disks = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) state = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) after = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonArray) created = NULL;
+	gint64 t0;
+	gdouble boot_s;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	if (missing != NULL) {
+		g_test_skip(missing);
+		return;
+	}
+	image = g_build_filename(cluster->boot_dir, "uefi.img", NULL);
+	gnt_test_make_uefi_disk(image, cluster->kernel, fx->initrd);
+	create = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\","
+		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 64}], \"nics\": [], \"os_type\": \"noop\","
+		" \"os_image\": \"%s\", \"beparams\": {\"memory\": 256},"
+		" \"hvparams\": {\"accel\": \"tcg\"%s}%s}",
+		name, image, by_template ? "" : ", \"firmware\": \"uefi\"",
+		by_template ? ", \"tags\": [\"" UEFI_TEMPLATE "\"]" : "");
+	if (by_template) {
+		g_autoptr(JsonArray) refused = NULL;
+		g_autofree gchar *text = NULL;
+
+		add_uefi_template(cluster);
+		refused = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+		text = gnt_test_cluster_row_to_string(refused);
+		g_assert_cmpstr(json_array_get_string_element(refused, 0), ==, "error");
+		assert_contains(text, "lacks the tag '" UEFI_TEMPLATE "'", TRUE);
+		g_assert_cmpuint(gnt_test_cluster_count_instances(cluster, name), ==, 0);
+		tag_master(cluster);
+	}
+	t0 = g_get_monotonic_time();
+	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(created);
+	boot_s = gnt_test_cluster_wait_console(cluster, name, MARKER " (firmware: uefi)",
+					       BOOT_TIMEOUT_S);
+	g_test_message("uefi: create to marker %.2f s (marker %.2f s after the job)",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC, boot_s);
+	g_assert_cmpfloat(boot_s, >=, 0);
+
+	/* the instance's own variables, made by libvirt from OVMF's template */
+	gnt_test_list_uefi_vars(cluster->paths, state);
+	g_assert_cmpuint(state->len, ==, 1);
+	if (by_template)
+		assert_uefi_by_template(cluster, name, created);
+
+	disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
+	gnt_test_cluster_list_files(disk_dir, disks);
+	g_assert_cmpuint(disks->len, ==, 1);
+	gnt_test_cluster_remove_instance(cluster, name, disks->pdata[0]);
+	gnt_test_list_uefi_vars(cluster->paths, after);
+	g_assert_cmpuint(after->len, ==, 0);
+	g_assert_false(g_file_test(state->pdata[0], G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
 /* self_install (doc/install.md): the first boot runs with the install
@@ -340,6 +430,8 @@ main(int argc, char **argv)
 	g_test_add("/system/instances-kvm/missing-kernel", KvmFx, NULL, kvm_set_up,
 		   test_missing_kernel, kvm_tear_down);
 	g_test_add("/system/instances-kvm/uefi", KvmFx, NULL, kvm_set_up, test_uefi, kvm_tear_down);
+	g_test_add("/system/instances-kvm/uefi-by-template", KvmFx, "template", kvm_set_up,
+		   test_uefi, kvm_tear_down);
 	g_test_add("/system/instances-kvm/self-install", KvmFx, NULL, kvm_set_up, test_self_install,
 		   kvm_tear_down);
 	return g_test_run();

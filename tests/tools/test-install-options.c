@@ -25,6 +25,9 @@ typedef struct {
 #define CLUSTER(fx, ...)  RUN(fx, "GNT_TEST_GNT_CLUSTER", __VA_ARGS__)
 #define INSTANCE(fx, ...) RUN(fx, "GNT_TEST_GNT_INSTANCE", __VA_ARGS__)
 #define OS(fx, ...)	  RUN(fx, "GNT_TEST_GNT_OS", __VA_ARGS__)
+#define IMAGE(fx, ...)	  RUN(fx, "GNT_TEST_GNT_IMAGE", __VA_ARGS__)
+/* a catalog image's checksum: a dry run downloads nothing */
+#define SHA256_OF_NOTHING "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define DAEMONS(fx, ...)  RUN(fx, "GNT_TEST_GANTRY_DAEMONS", __VA_ARGS__)
 
 #define KEY_ALICE "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAliceAliceAliceAlice alice@example.com"
@@ -174,8 +177,7 @@ assert_nothing_made(OptFx *fx)
 
 /* Kickstart (doc/kickstart.md) from the command line: the cluster's
  * settings, and add's options reaching the master, which refuses before
- * anything is made (no catalog image here: the catalog is another
- * branch's). */
+ * anything is made (a catalog image: /install-options/print-kickstart). */
 static void
 test_kickstart(OptFx *fx, gconstpointer data)
 {
@@ -191,7 +193,18 @@ test_kickstart(OptFx *fx, gconstpointer data)
 	g_autoptr(Run) bad = INSTANCE(fx, ADD_ARGS, "--os-image", "http://i.example.com/r.tgz",
 				      "--ks-template", "ftp://x/ks", "inst1");
 
+	g_autoptr(Run) shadow = NULL;
+	g_autoptr(Run) info_after = NULL;
+
 	expect(modify, 0, NULL);
+	/* the settings table's check (config/gnt-cluster-settings.c): refused,
+	 * naming the setting, and nothing changed */
+	shadow = CLUSTER(fx, "modify", "--default-ks-template", "file:///etc/shadow");
+	expect_has(shadow, 1,
+		   "setting 'default_ks_template' (--default-ks-template): kickstart template "
+		   "'file:///etc/shadow' is not under the cluster's kickstart directory '/srv/ks'");
+	info_after = CLUSTER(fx, "info");
+	expect(info_after, 0, info->out);
 	assert_has(info->out, "  kickstart directory: /srv/ks\n");
 	assert_has(info->out, "  default kickstart template: https://ks.example.com/d.ks\n");
 	assert_has(info->out, "  ksvalidator: /usr/local/bin/ksvalidator\n");
@@ -202,6 +215,98 @@ test_kickstart(OptFx *fx, gconstpointer data)
 	expect_has(no_image, 1, "a kickstart install needs a catalog image with os_distro");
 	expect_has(bad, 1, "kickstart template 'ftp://x/ks' is neither file:///PATH");
 	assert_nothing_made(fx);
+}
+
+/* A RHEL 9 template under the cluster's kickstart directory: what Gantry
+ * adds (liveimg, the reports with the token) comes on top. */
+#define RHEL9_KS                                                                                   \
+	"text\nlang en_US.UTF-8\nkeyboard us\ntimezone Etc/UTC --utc\nrootpw --lock\n"             \
+	"network --bootproto=dhcp --hostname={{ hostname }}\nzerombr\nclearpart --all "            \
+	"--initlabel\nreqpart --add-boot\npart / --fstype=xfs --size=1024 --grow\n"                \
+	"%post\necho {{ instance_name }} > /etc/gantry-instance\n%end\n"
+
+/* gnt-instance add --dry-run --print-kickstart with a catalog image (RHEL
+ * 9, its ks_template a file:// under the kickstart directory): the job log
+ * shows the rendered file with the token redacted and the vendored
+ * ksvalidator's verdict, and nothing is made; a template only ksvalidator
+ * faults is refused with its words. */
+static void
+test_print_kickstart(OptFx *fx, gconstpointer data)
+{
+	const gchar *ksvalidator = g_getenv("GNT_TEST_KSVALIDATOR");
+	g_autofree gchar *dir = g_build_filename(fx->root, "etc", "gantry", "kickstart", NULL);
+	g_autofree gchar *ks = g_build_filename(dir, "rhel9.ks", NULL);
+	g_autofree gchar *bad_ks = g_build_filename(dir, "bad.ks", NULL);
+	g_autofree gchar *ks_uri = g_strconcat("file://", ks, NULL);
+	g_autofree gchar *bad_uri = g_strconcat("file://", bad_ks, NULL);
+	g_autofree gchar *origin =
+		g_strdup_printf("kickstart: template '%s' (the image's)", ks_uri);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Run) validator = NULL;
+	g_autoptr(Run) image = NULL;
+	g_autoptr(Run) bad_image = NULL;
+	g_autoptr(Run) shown = NULL;
+	g_autoptr(Run) refused = NULL;
+	g_autoptr(Run) jobs = NULL;
+	g_auto(GStrv) reports = NULL;
+	g_auto(GStrv) redacted = NULL;
+
+	/* CI has the vendored copy (tests/install/meson.build): it must run */
+	g_assert_nonnull(ksvalidator);
+	g_assert_cmpstr(ksvalidator, !=, "");
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	g_file_set_contents(ks, RHEL9_KS, -1, &error);
+	g_assert_no_error(error);
+	/* an option no command has: Gantry's checks leave that to ksvalidator */
+	g_file_set_contents(bad_ks, "firstboot --bogus\n" RHEL9_KS, -1, &error);
+	g_assert_no_error(error);
+	validator = CLUSTER(fx, "modify", "--ksvalidator", ksvalidator);
+	expect(validator, 0, NULL);
+	image = IMAGE(fx, "add", "--url", "https://images.example.com/rhel9.raw", "--format", "raw",
+		      "--sha256", SHA256_OF_NOTHING, "--os-distro", "RHEL", "--os-version", "9.4",
+		      "--ks-template", ks_uri, "rhel9");
+	expect(image, 0, NULL);
+	bad_image = IMAGE(fx, "add", "--url", "https://images.example.com/rhel9.raw", "--format",
+			  "raw", "--sha256", SHA256_OF_NOTHING, "--os-distro", "RHEL",
+			  "--os-version", "9.4", "--ks-template", bad_uri, "rhel9-bad");
+	expect(bad_image, 0, NULL);
+
+	shown = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=4G", "-H", "fake", "--no-start",
+			 "--os-image", "rhel9", "--dry-run", "--print-kickstart",
+			 "web1.example.com");
+	expect(shown, 0, NULL);
+	g_test_message("%s", shown->out);
+	assert_has(shown->out, origin);
+	assert_has(shown->out, "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed");
+	/* rendered: the template's lines with their values, Gantry's additions */
+	assert_has(shown->out, "network --bootproto=dhcp --hostname=web1\n");
+	assert_has(shown->out, "echo web1.example.com > /etc/gantry-instance\n");
+	assert_has(shown->out, "liveimg --url=");
+	assert_has(shown->out, "%post --nochroot");
+	assert_lacks(shown->out, "{{");
+	assert_lacks(shown->out, "%traceback");
+	/* the three reports (start, error, end) carry the token, never shown */
+	reports = g_strsplit(shown->out, "\"agent_token\": \"", -1);
+	redacted = g_strsplit(shown->out, "\"agent_token\": \"<redacted>\"", -1);
+	g_assert_cmpuint(g_strv_length(reports), ==, 4);
+	g_assert_cmpuint(g_strv_length(redacted), ==, 4);
+	assert_nothing_made(fx);
+
+	refused = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=4G", "-H", "fake",
+			   "--no-start", "--os-image", "rhel9-bad", "--dry-run",
+			   "--print-kickstart", "web2.example.com");
+	g_test_message("%s", refused->err);
+	expect_has(refused, 1, "ksvalidator");
+	assert_has(refused->err, "--bogus");
+	assert_nothing_made(fx);
+	/* the dry run succeeded and the refusal failed, nothing else ran */
+	jobs = RUN(fx, "GNT_TEST_GNT_JOB", "list", "--no-headers", "-o", "summary,status");
+	expect(jobs, 0,
+	       "CLUSTER_SET_PARAMS                success\n"
+	       "IMAGE_ADD(rhel9)                  success\n"
+	       "IMAGE_ADD(rhel9-bad)              success\n"
+	       "INSTANCE_CREATE(web1.example.com) success\n"
+	       "INSTANCE_CREATE(web2.example.com) error\n");
 }
 
 static void
@@ -495,6 +600,8 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/install-options/cluster-settings", OptFx, NULL, fx_set_up,
 		   test_cluster_settings, fx_tear_down);
+	g_test_add("/install-options/print-kickstart", OptFx, NULL, fx_set_up, test_print_kickstart,
+		   fx_tear_down);
 	g_test_add("/install-options/kickstart", OptFx, NULL, fx_set_up, test_kickstart,
 		   fx_tear_down);
 	g_test_add("/install-options/os-trusted", OptFx, NULL, fx_set_up, test_os_trusted,
