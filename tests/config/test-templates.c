@@ -136,7 +136,6 @@ test_query(void)
 	g_autoptr(JsonArray) names = json_array_new();
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *values_text = NULL;
-	g_autofree gchar *field_names = NULL;
 	g_autoptr(GString) joined = g_string_new(NULL);
 	JsonArray *defs;
 
