@@ -841,7 +841,7 @@ ks_fx_prepare(LuFx *fx)
 static void
 test_kickstart_print(LuFx *fx, gconstpointer data)
 {
-	g_autofree gchar *dir = ks_fx_prepare(fx);
+	G_GNUC_UNUSED g_autofree gchar *dir = ks_fx_prepare(fx);
 	guint64 id = queue_fx_submit(
 		&fx->q,
 		queue_fx_job("OP_INSTANCE_CREATE",

@@ -281,8 +281,8 @@ test_kickstart_sources(ParamsFx *fx, gconstpointer data)
 		"{\"default_ks_template\": \"default\"}",
 		"{\"default_ks_template\": \"\"}",
 		/* both at once: checked against the new directory */
-		"{\"kickstart_dir\": \"/srv/ks\", \"default_ks_template\": "
-		"\"file:///srv/ks/sub/rhel9.ks\"}",
+		("{\"kickstart_dir\": \"/srv/ks\", \"default_ks_template\": "
+		 "\"file:///srv/ks/sub/rhel9.ks\"}"),
 	};
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *vg = NULL;
