@@ -65,8 +65,6 @@ static void
 fx_set_up(Fx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocessLauncher) launcher = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
 	g_autofree gchar *log = NULL;
 	g_autofree guint8 *bytes = g_malloc(IMAGE_SIZE);
 
@@ -74,16 +72,7 @@ fx_set_up(Fx *fx, gconstpointer data)
 	fx->paths = make_root(fx->dirs, "node1");
 	g_assert_true(gnt_paths_ensure_dirs(fx->paths, &error));
 	log = g_build_filename(gnt_paths_get_log_dir(fx->paths), "metad-stderr.log", NULL);
-	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_subprocess_launcher_set_stderr_file_path(launcher, log);
-	fx->metad = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_METAD"),
-						"--root", gnt_paths_get_root(fx->paths),
-						"--foreground", "--debug", "--print-socket", NULL);
-	g_assert_no_error(error);
-	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(fx->metad));
-	fx->control = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
-	g_assert_no_error(error);
-	g_assert_nonnull(fx->control);
+	fx->metad = start_metad(fx->paths, log, TRUE, &fx->control);
 	push_json(fx, "web1", NULL, "{\"name\":\"web1\",\"uuid\":\"u-web1\"}");
 	push_json(fx, "db1", NULL, "{\"name\":\"db1\",\"uuid\":\"u-db1\"}");
 	for (gsize i = 0; i < IMAGE_SIZE; i++)
