@@ -594,6 +594,13 @@ conn_write_file(GntHttpConn *conn)
 		conn->out_fd_off += (guint64)n;
 		conn->out_fd_left -= (guint64)n;
 		conn->deadline = request_deadline(conn);
+		if (conn->out_fd_left > 0) {
+			/* one piece a turn: the main context serves the other
+			 * clients before the next (the socket is writable at
+			 * once, so this costs one poll) */
+			conn_wait(conn, TRUE);
+			return FALSE;
+		}
 	}
 	close(conn->out_fd);
 	conn->out_fd = -1;
