@@ -343,10 +343,20 @@ gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Js
 		json_object_set_string_member(
 			options, "kernel_args",
 			gnt_kickstart_image_get_property(image, "installer_kernel_args"));
-	for (guint i = 0; i < G_N_ELEMENTS(clocks); i++)
-		json_object_set_int_member(options, clocks[i][1],
-					   json_object_get_int_member_with_default(
-						   cluster->settings, clocks[i][0], 0));
+	/* the image's clocks, else the cluster's (the settings have the same
+	 * names as the image's properties) */
+	for (guint i = 0; i < G_N_ELEMENTS(clocks); i++) {
+		JsonNode *own = properties != NULL
+					? json_object_get_member(properties, clocks[i][0])
+					: NULL;
+
+		json_object_set_int_member(
+			options, clocks[i][1],
+			own != NULL && json_node_get_value_type(own) == G_TYPE_INT64
+				? json_node_get_int(own)
+				: json_object_get_int_member_with_default(cluster->settings,
+									  clocks[i][0], 0));
+	}
 	json_object_set_int_member(options, "cache_bytes",
 				   json_object_get_int_member_with_default(cluster->settings,
 									   "image_cache_size", 0) *

@@ -825,7 +825,7 @@ ks_fx_prepare(LuFx *fx)
 			     "\"sha256\": \"" KS_IMAGE_SHA256 "\", \"os_distro\": \"Rocky\", "
 			     "\"os_version\": \"9.4\", \"installer_kernel\": "
 			     "\"http://images.test/vmlinuz\", \"installer_initrd\": "
-			     "\"/srv/installer/initrd.img\"}",
+			     "\"/srv/installer/initrd.img\", \"installer_start_timeout\": 120}",
 			     NULL));
 	g_autofree gchar *status = queue_fx_wait_final(&fx->q, id);
 
@@ -933,7 +933,8 @@ assert_installer_call(LuFx *fx, guint nth)
 				json_object_get_object_member(options, "liveimg"), "sha256"),
 			==, KS_IMAGE_SHA256);
 	g_assert_cmpstr(json_object_get_string_member(options, "liveimg_name"), ==, "image.img");
-	g_assert_cmpint(json_object_get_int_member(options, "timeout_start"), ==, 600);
+	/* the image's clock, else the cluster's */
+	g_assert_cmpint(json_object_get_int_member(options, "timeout_start"), ==, 120);
 	g_assert_cmpint(json_object_get_int_member(options, "timeout_end"), ==, 3600);
 	g_assert_cmpint(json_object_get_int_member(options, "grace"), ==, 60);
 	/* no image_write: the installer writes the disks */
