@@ -834,3 +834,14 @@ gnt_hypervisor_get_console(GntHypervisor *self, const gchar *name, GError **erro
 		return NULL;
 	return GNT_HYPERVISOR_GET_CLASS(self)->get_console(self, name, error);
 }
+
+gboolean
+gnt_hypervisor_destroy_appliance(GntHypervisor *self, const gchar *name, GError **error)
+{
+	GntHypervisorClass *klass;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self) && name != NULL, FALSE);
+
+	klass = GNT_HYPERVISOR_GET_CLASS(self);
+	return klass->destroy_appliance == NULL || klass->destroy_appliance(self, name, error);
+}

@@ -345,4 +345,13 @@ gboolean
 gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
 			     GCancellable *cancellable, gchar **console_tail, GError **error);
 
+/*
+ * Destroys the install domain (appliance or kickstart installer) of
+ * instance @name that a run whose caller died left running (noded killed
+ * mid-install); TRUE when none runs. kvm only: the fake hypervisor's agent
+ * ends with its own timeout.
+ */
+gboolean
+gnt_hypervisor_destroy_appliance(GntHypervisor *self, const gchar *name, GError **error);
+
 G_END_DECLS

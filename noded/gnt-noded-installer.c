@@ -235,6 +235,67 @@ run_teardown(Run *run)
 	g_free(run->control);
 }
 
+#define RUN_STATE_FILE "run.json"
+
+/* What gnt_rpc_node_installer_recover() needs should noded be killed:
+ * the hypervisor and whether the record is the instance's own. */
+static gboolean
+write_run_state(Run *run, const gchar *hypervisor, GError **error)
+{
+	g_autofree gchar *path = g_build_filename(run->work_dir, RUN_STATE_FILE, NULL);
+	g_autoptr(GString) text = g_string_new("{\"hypervisor\": ");
+
+	gnt_json_append_string(text, hypervisor);
+	g_string_append_printf(text, ", \"keep_record\": %s}\n",
+			       run->keep_record ? "true" : "false");
+	if (!g_file_set_contents(path, text->str, (gssize)text->len, error)) {
+		gnt_error_convert(error);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+void
+gnt_rpc_node_installer_recover(GntRpcNode *node)
+{
+	g_autofree gchar *dir =
+		g_build_filename(gnt_paths_get_run_dir(node->paths), INSTALLER_WORK_DIR, NULL);
+	g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
+	const gchar *name = NULL;
+
+	while (handle != NULL && (name = g_dir_read_name(handle)) != NULL) {
+		g_autofree gchar *state = g_build_filename(dir, name, RUN_STATE_FILE, NULL);
+		g_autofree gchar *text = NULL;
+		g_autoptr(JsonNode) parsed = NULL;
+		g_autoptr(GntHypervisor) hv = NULL;
+		g_autoptr(GError) local_error = NULL;
+		const gchar *hypervisor = NULL;
+		Run run = {.node = node,
+			   .name = name,
+			   .control = gnt_metad_dup_control_socket(node->paths),
+			   .record_pushed = TRUE,
+			   .channel_open = TRUE,
+			   .session_given = TRUE,
+			   .work_dir = g_build_filename(dir, name, NULL)};
+
+		if (g_file_get_contents(state, &text, NULL, NULL))
+			parsed = gnt_json_parse(text, -1, NULL);
+		if (parsed != NULL && JSON_NODE_HOLDS_OBJECT(parsed)) {
+			JsonObject *obj = json_node_get_object(parsed);
+
+			(void)gnt_json_get_string(obj, "hypervisor", &hypervisor, NULL);
+			(void)gnt_json_get_bool(obj, "keep_record", &run.keep_record, NULL);
+		}
+		g_message("installer of instance '%s': removing what a killed noded left", name);
+		hv = hypervisor != NULL
+			     ? gnt_rpc_node_get_hypervisor(node, hypervisor, &local_error)
+			     : NULL;
+		if (hv != NULL && !gnt_hypervisor_destroy_appliance(hv, name, &local_error))
+			g_warning("installer of instance '%s': %s", name, local_error->message);
+		run_teardown(&run);
+	}
+}
+
 /* The path on the node of artifact @i: a path as it is, an http(s) URL
  * through the artifact cache (it stays there, in use, until teardown). */
 static const gchar *
@@ -562,6 +623,8 @@ run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GError **error)
 		gnt_error_set_errno(error, errno, run->work_dir);
 		return NULL;
 	}
+	if (!write_run_state(run, spec->hypervisor, error))
+		return NULL;
 	/* the instance's record (its own metadata with communication=yes),
 	 * else only its name: the channel needs metad to know it */
 	record = options->record;

@@ -37,6 +37,14 @@ G_BEGIN_DECLS
  */
 extern const GntRpcProcedure gnt_rpc_node_installer_procedures[];
 
+/* What runs that a killed noded left (their work directories under
+ * <run>/installer, each with its run.json): the installer domain
+ * destroyed, metad's session (when metad answers) and the channel removed,
+ * the record unless the instance keeps it, the directory. Called when
+ * noded starts; failures are logged. */
+void
+gnt_rpc_node_installer_recover(GntRpcNode *node);
+
 /* The kernel command line of an installer for channel address @ip and the
  * image's @extra_args (nullable): inst.ks, inst.stage2 (with @stage2),
  * inst.cmdline, console=ttyS0, the channel's static address. (transfer

@@ -14,6 +14,7 @@
 #include "gnt-metad-server.h"
 #include "gnt-node-calls-installer.h"
 #include "gnt-node-calls.h"
+#include "gnt-noded-appliance.h"
 #include "gnt-noded-installer.h"
 #include "gnt-noded.h"
 #include "rpc-test-server.h"
@@ -314,6 +315,40 @@ test_refused(Fx *fx, gconstpointer data)
 	assert_clean(fx, "web7");
 }
 
+/* What a killed noded left (its work directory, metad's record and
+ * session, the channel) is removed by the recovery noded runs at start */
+static void
+test_recover(Fx *fx, gconstpointer data)
+{
+	g_autofree gchar *work =
+		g_build_filename(gnt_paths_get_run_dir(fx->node1.paths), "installer", "web8", NULL);
+	g_autoptr(JsonObject) record = json_object_new();
+	g_autoptr(JsonObject) session = json_object_new();
+	g_autoptr(GntHvChannelNic) channel = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_assert_cmpint(g_mkdir_with_parents(work, 0700), ==, 0);
+	{
+		g_autofree gchar *state = g_build_filename(work, "run.json", NULL);
+		g_autofree gchar *console = g_build_filename(work, "console.log", NULL);
+
+		g_assert_true(g_file_set_contents(
+			state, "{\"hypervisor\": \"fake\", \"keep_record\": false}", -1, NULL));
+		g_assert_true(g_file_set_contents(console, "half an install\n", -1, NULL));
+	}
+	json_object_set_string_member(record, "name", "web8");
+	g_assert_true(gnt_metad_client_push(fx->control, "web8", record, &error));
+	channel = gnt_rpc_node_channel_open(fx->node1.rpc_node, "fake", "web8", MAC, IP, &error);
+	g_assert_no_error(error);
+	json_object_set_string_member(session, "token", TOKEN);
+	json_object_set_string_member(session, "kickstart", "text\n");
+	g_assert_true(gnt_metad_client_put_install(fx->control, "web8", session, &error));
+	g_assert_no_error(error);
+
+	gnt_rpc_node_installer_recover(fx->node1.rpc_node);
+	assert_clean(fx, "web8");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -325,5 +360,6 @@ main(int argc, char **argv)
 	g_test_add("/installer-rpc/clocks", Fx, NULL, fx_set_up, test_clocks, fx_tear_down);
 	g_test_add("/installer-rpc/grace", Fx, NULL, fx_set_up, test_grace, fx_tear_down);
 	g_test_add("/installer-rpc/refused", Fx, NULL, fx_set_up, test_refused, fx_tear_down);
+	g_test_add("/installer-rpc/recover", Fx, NULL, fx_set_up, test_recover, fx_tear_down);
 	return g_test_run();
 }

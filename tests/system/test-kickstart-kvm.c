@@ -14,6 +14,8 @@
  */
 #include "gnt-test-cluster.h"
 
+#include <signal.h>
+
 #include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
@@ -421,6 +423,83 @@ test_poweroff_without_end(KsFx *fx, gconstpointer data)
 	assert_nothing_left(fx, "ks3.example.com", token);
 }
 
+/* noded killed with SIGKILL while the installer runs (after its start):
+ * the job fails, and the noded started again removes what the run left:
+ * the installer domain, its tap, metad's session */
+static void
+test_noded_killed(KsFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir =
+		g_build_filename(fx->cluster.root, "etc", "gantry", "kickstart", NULL);
+	g_autofree gchar *op = NULL;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(fx->cluster.paths);
+	g_autofree gchar *channel = g_build_filename(gnt_paths_get_run_dir(fx->cluster.paths),
+						     "channel", "ks4.example.com", NULL);
+	g_autoptr(JsonArray) ops = json_array_new();
+	g_autoptr(JsonNode) parsed = NULL;
+	g_autoptr(JsonArray) row = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) session = NULL;
+	gboolean started = FALSE;
+	guint64 id = 0;
+	GPid pid;
+
+	if (fx->skip != NULL) {
+		g_test_skip(fx->skip);
+		return;
+	}
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	gnt_test_write_file(dir, "slow.ks",
+			    "cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
+			    "part / --fstype=xfs --size=100 --grow\n"
+			    "%post --nochroot\nsleep 600\n%end\n",
+			    0644);
+	op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"ks4.example.com\","
+		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 256}], \"nics\": [], \"os_image\": \"" IMAGE_NAME "\","
+		" \"start\": false, \"hvparams\": {\"accel\": \"tcg\"},"
+		" \"ks_template\": \"file://%s/slow.ks\"}",
+		dir);
+	parsed = gnt_json_parse(op, -1, &error);
+	g_assert_no_error(error);
+	json_array_add_element(ops, g_steal_pointer(&parsed));
+	g_assert_true(gnt_luxi_client_submit_job(fx->cluster.client, ops, &id, &error));
+	g_assert_no_error(error);
+	/* until the installer reported start (metad's session says so) */
+	for (guint i = 0; i < 1200 && !started; i++) {
+		g_autoptr(GError) local = NULL;
+		g_autoptr(JsonNode) state =
+			gnt_metad_client_get_install(control, "ks4.example.com", 0, 0, &local);
+
+		started = state != NULL && g_strcmp0(json_object_get_string_member(
+							     json_node_get_object(state), "state"),
+						     "started") == 0;
+		if (!started)
+			g_usleep(100 * 1000);
+	}
+	g_assert_true(started);
+	pid = gnt_test_cluster_daemon_pid(&fx->cluster, "gantry-noded");
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	row = gnt_test_cluster_wait_job(&fx->cluster, id, 120);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	/* the installer still runs: nobody else ends it */
+	g_assert_true(g_file_test(channel, G_FILE_TEST_EXISTS));
+	g_clear_object(&fx->cluster.client);
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GANTRY_DAEMONS", "start"), ==,
+			0);
+	fx->cluster.client =
+		gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->cluster.paths), &error);
+	g_assert_no_error(error);
+	/* noded's start removed it all */
+	session = gnt_metad_client_get_install(control, "ks4.example.com", 0, 0, &error);
+	g_assert_null(session);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	g_assert_false(gnt_test_cluster_install_domain_left(&fx->cluster));
+	g_assert_false(g_file_test(channel, G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(gnt_test_count_channel_taps(), <=, fx->n_taps);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -432,6 +511,8 @@ main(int argc, char **argv)
 	g_test_add("/system/kickstart-kvm/poweroff-without-end", KsFx, NULL, ks_set_up,
 		   test_poweroff_without_end, ks_tear_down);
 	g_test_add("/system/kickstart-kvm/uefi", KsFx, "uefi", ks_set_up, test_tarball,
+		   ks_tear_down);
+	g_test_add("/system/kickstart-kvm/noded-killed", KsFx, NULL, ks_set_up, test_noded_killed,
 		   ks_tear_down);
 	return g_test_run();
 }
