@@ -608,3 +608,16 @@ gnt_test_cluster_install_domain_left(GntTestCluster *self)
 	}
 	return TRUE;
 }
+
+/* gantry-daemons start: the daemons not running start again; a new LUXI
+ * client (the old one's masterd may be gone). */
+static inline void
+gnt_test_cluster_start_daemons(GntTestCluster *self)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_clear_object(&self->client);
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GANTRY_DAEMONS", "start"), ==, 0);
+	self->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(self->paths), &error);
+	g_assert_no_error(error);
+}

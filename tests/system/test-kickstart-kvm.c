@@ -485,12 +485,7 @@ test_noded_killed(KsFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
 	/* the installer still runs: nobody else ends it */
 	g_assert_true(g_file_test(channel, G_FILE_TEST_EXISTS));
-	g_clear_object(&fx->cluster.client);
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GANTRY_DAEMONS", "start"), ==,
-			0);
-	fx->cluster.client =
-		gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->cluster.paths), &error);
-	g_assert_no_error(error);
+	gnt_test_cluster_start_daemons(&fx->cluster);
 	/* noded's start removed it all */
 	session = gnt_metad_client_get_install(control, "ks4.example.com", 0, 0, &error);
 	g_assert_null(session);
