@@ -253,6 +253,25 @@ const GntLuClass gnt_lu_image_remove = {
 
 /* ---- --os-image NAME ---- */
 
+/* Whether the install @install of the unit's opcode from @image is a
+ * kickstart install (cmdlib/gnt-lu-instance-kickstart.h decides the same
+ * once the install parameters are complete). */
+static gboolean
+image_is_kickstart_install(GntLu *lu, JsonObject *install, JsonObject *image)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	JsonObject *properties = json_object_has_member(image, "properties")
+					 ? json_object_get_object_member(image, "properties")
+					 : NULL;
+	const gchar *ks_template = gnt_opcode_get_string(op, "ks_template");
+
+	return (properties != NULL && (json_object_has_member(properties, "installer_kernel") ||
+				       json_object_has_member(properties, "ks_template"))) ||
+	       g_strcmp0(gnt_opcode_get_string(op, "install_mode"), "kickstart") == 0 ||
+	       (ks_template != NULL && *ks_template != '\0') ||
+	       json_object_has_member(install, "ks_template");
+}
+
 gboolean
 gnt_lu_image_resolve_install(GntLu *lu, JsonObject *install, const gchar *given,
 			     const gchar *given_sha256, GError **error)
@@ -276,10 +295,15 @@ gnt_lu_image_resolve_install(GntLu *lu, JsonObject *install, const gchar *given,
 			    given);
 		return FALSE;
 	}
-	if (g_strcmp0(json_object_get_string_member(image, "format"), "tarball") == 0) {
+	/* a tarball is an installer's liveimg: kickstart installs only
+	 * (doc/kickstart.md), never written onto a disk */
+	if (g_strcmp0(json_object_get_string_member(image, "format"), "tarball") == 0 &&
+	    !image_is_kickstart_install(lu, install, image)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "image '%s' is a root filesystem tarball: only raw and qcow2 images "
-			    "are written onto a disk",
+			    "are written onto a disk (a tarball is for kickstart installs: "
+			    "--install-mode kickstart, --ks-template, or an image with an "
+			    "installer_kernel)",
 			    given);
 		return FALSE;
 	}

@@ -11,6 +11,8 @@
 #include "gnt-kickstart-prepare.h"
 #include "gnt-kickstart-source.h"
 #include "gnt-lu-instance-spec.h"
+#include "gnt-node-calls-installer.h"
+#include "gnt-secret.h"
 
 #define KS_TEMPLATE "ks_template"
 
@@ -94,16 +96,55 @@ dup_ssh_keys(JsonObject *record, JsonObject *settings)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
-gboolean
-gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
+/* Whether @record's install (with its catalog @image, nullable) is a
+ * kickstart install. */
+static gboolean
+is_kickstart_install(JsonObject *record, JsonObject *image)
 {
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *own = string_or_null(gnt_install_get(record), KS_TEMPLATE);
+
+	return (own != NULL && *own != '\0') ||
+	       g_strcmp0(gnt_install_get_mode(record), GNT_INSTALL_MODE_KICKSTART) == 0 ||
+	       gnt_kickstart_image_get_property(image, "ks_template") != NULL ||
+	       gnt_kickstart_image_get_property(image, "installer_kernel") != NULL;
+}
+
+gboolean
+gnt_lu_instance_kickstart_is_install(GntLu *lu, JsonObject *record)
+{
+	g_autoptr(JsonObject) image = dup_catalog_image(lu_config(lu), record);
+
+	return gnt_install_get(record) != NULL && is_kickstart_install(record, image);
+}
+
+/* What rendering gives besides the file. */
+typedef struct {
+	gchar *source;
+	GntKickstartOrigin origin;
+	gchar *sha256; /* the template's */
+	gchar *syntax;
+	gchar *liveimg_name; /* "image.tar.gz": what liveimg --url names */
+} Rendered;
+
+static void
+rendered_clear(Rendered *self)
+{
+	g_free(self->source);
+	g_free(self->sha256);
+	g_free(self->syntax);
+	g_free(self->liveimg_name);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Rendered, rendered_clear)
+
+/* The kickstart file of @record's install from @image, with a new token:
+ * fetched, rendered and checked. (transfer full) */
+static GntKickstart *
+render(GntLu *lu, JsonObject *record, JsonObject *image, Rendered *out, GError **error)
+{
 	GntConfig *config = lu_config(lu);
 	const gchar *name = json_object_get_string_member(record, "name");
 	JsonObject *install = gnt_install_get(record);
-	g_autoptr(JsonObject) image = dup_catalog_image(config, record);
-	const gchar *own = string_or_null(install, KS_TEMPLATE);
-	g_autoptr(GntCluster) cluster = NULL;
+	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(config);
 	g_autoptr(JsonObject) info = NULL;
 	g_autoptr(JsonObject) hvparams = NULL;
 	g_autoptr(GBytes) template = NULL;
@@ -113,48 +154,25 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 	g_autofree gchar *liveimg = NULL;
 	g_autofree gchar *hostname = NULL;
 	g_autofree gchar *keys = NULL;
-	g_autofree gchar *syntax = NULL;
 	GntKickstartRequest request = {0};
-	g_autofree gchar *sha256 = NULL;
-	GntKickstartOrigin origin;
-	const gchar *source;
-	JsonObject *recorded;
 
-	if ((own == NULL || *own == '\0') &&
-	    gnt_kickstart_image_get_property(image, "ks_template") == NULL &&
-	    gnt_kickstart_image_get_property(image, "installer_kernel") == NULL) {
-		if (!gnt_opcode_get_bool(op, "print_kickstart"))
-			return TRUE;
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "instance '%s' has no kickstart install to print: give --ks-template, "
-			    "or a catalog image with a ks_template or an installer",
-			    name);
-		return FALSE;
-	}
-	if (image == NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "instance '%s': a kickstart install needs a catalog image with "
-			    "os_distro and os_version (--os-image NAME, gnt-image add)",
-			    name);
-		return FALSE;
-	}
 	if (!gnt_kickstart_release_parse(gnt_kickstart_image_get_property(image, "os_distro"),
 					 gnt_kickstart_image_get_property(image, "os_version"),
 					 &request.target.release, error)) {
 		g_prefix_error(error, "image '%s': ", gnt_install_get_os_image(record));
-		return FALSE;
+		return NULL;
 	}
-	cluster = gnt_config_dup_cluster(config);
-	source = gnt_kickstart_source_choose(
-		own, image, string_or_null(cluster->settings, "default_ks_template"), &origin);
+	out->source = g_strdup(gnt_kickstart_source_choose(
+		string_or_null(install, KS_TEMPLATE), image,
+		string_or_null(cluster->settings, "default_ks_template"), &out->origin));
 	template = gnt_kickstart_source_fetch(
-		source, string_or_null(cluster->settings, "kickstart_dir"), NULL, error);
+		out->source, string_or_null(cluster->settings, "kickstart_dir"), NULL, error);
 	if (template == NULL)
-		return FALSE;
+		return NULL;
 	info = gnt_config_dup_cluster_info(config);
 	hvparams = gnt_fill_hvparams(info, record, FALSE, error);
 	if (hvparams == NULL || !fill_disks(&request.target, record, hvparams, error))
-		return FALSE;
+		return NULL;
 	request.target.firmware = g_strcmp0(string_or_null(hvparams, "firmware"), "uefi") == 0
 					  ? GNT_KICKSTART_FIRMWARE_UEFI
 					  : GNT_KICKSTART_FIRMWARE_BIOS;
@@ -163,6 +181,7 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 		string_or_null(image, "url") != NULL ? string_or_null(image, "url")
 						     : gnt_install_get_os_image(record),
 		g_strcmp0(string_or_null(image, "format"), "tarball") == 0);
+	out->liveimg_name = g_path_get_basename(liveimg);
 	hostname = g_strndup(name, strcspn(name, "."));
 	keys = dup_ssh_keys(record, cluster->settings);
 	request.template = template;
@@ -180,11 +199,46 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 	ks = gnt_kickstart_prepare(&request, error);
 	if (ks == NULL) {
 		g_prefix_error(error, "instance '%s': ", name);
+		return NULL;
+	}
+	out->sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, template);
+	out->syntax = gnt_kickstart_release_get_syntax(&request.target.release);
+	gnt_secret_wipe_string(token);
+	return g_steal_pointer(&ks);
+}
+
+gboolean
+gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *name = json_object_get_string_member(record, "name");
+	JsonObject *install = gnt_install_get(record);
+	g_autoptr(JsonObject) image = dup_catalog_image(lu_config(lu), record);
+	g_autoptr(GntKickstart) ks = NULL;
+	g_auto(Rendered) rendered = {0};
+	JsonObject *recorded;
+
+	if (!is_kickstart_install(record, image)) {
+		if (!gnt_opcode_get_bool(op, "print_kickstart"))
+			return TRUE;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s' has no kickstart install to print: give --ks-template, "
+			    "or a catalog image with a ks_template or an installer",
+			    name);
 		return FALSE;
 	}
-	sha256 = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, template);
-	gnt_lu_feedback(lu, "kickstart: template '%s' (the %s's), sha256 %s", source,
-			gnt_kickstart_origin_to_string(origin), sha256);
+	if (image == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': a kickstart install needs a catalog image with "
+			    "os_distro and os_version (--os-image NAME, gnt-image add)",
+			    name);
+		return FALSE;
+	}
+	ks = render(lu, record, image, &rendered, error);
+	if (ks == NULL)
+		return FALSE;
+	gnt_lu_feedback(lu, "kickstart: template '%s' (the %s's), sha256 %s", rendered.source,
+			gnt_kickstart_origin_to_string(rendered.origin), rendered.sha256);
 	for (guint i = 0; i < ks->notes->len; i++)
 		gnt_lu_feedback(lu, "%s", (const gchar *)g_ptr_array_index(ks->notes, i));
 	if (gnt_opcode_get_bool(op, "print_kickstart")) {
@@ -196,12 +250,125 @@ gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error)
 				gnt_lu_feedback(lu, "%s", lines[i]);
 		}
 	}
-	syntax = gnt_kickstart_release_get_syntax(&request.target.release);
 	recorded = json_object_new();
-	json_object_set_string_member(recorded, "source", source);
-	json_object_set_string_member(recorded, "origin", gnt_kickstart_origin_to_string(origin));
-	json_object_set_string_member(recorded, "sha256", sha256);
-	json_object_set_string_member(recorded, "syntax", syntax);
+	json_object_set_string_member(recorded, "source", rendered.source);
+	json_object_set_string_member(recorded, "origin",
+				      gnt_kickstart_origin_to_string(rendered.origin));
+	json_object_set_string_member(recorded, "sha256", rendered.sha256);
+	json_object_set_string_member(recorded, "syntax", rendered.syntax);
 	json_object_set_object_member(install, "kickstart", recorded);
+	return TRUE;
+}
+
+/* {"url", "sha256"} of an installer artifact: the image's property (a
+ * path on the node or a URL; no checksum: the catalog keeps none for
+ * them), or the image itself for the liveimg. */
+static JsonObject *
+artifact_new(const gchar *url, const gchar *sha256)
+{
+	JsonObject *obj = json_object_new();
+
+	json_object_set_string_member(obj, "url", url);
+	if (sha256 != NULL)
+		json_object_set_string_member(obj, "sha256", sha256);
+	else
+		json_object_set_null_member(obj, "sha256");
+	return obj;
+}
+
+static void
+installer_event_cb(JsonObject *event, gpointer user_data)
+{
+	GntLu *lu = user_data;
+	const gchar *status = string_or_null(event, "status");
+	const gchar *message = string_or_null(event, "message");
+
+	gnt_lu_feedback(lu, "  installer: %s%s%s", status != NULL ? status : "?",
+			message != NULL && *message != '\0' ? ": " : "",
+			message != NULL ? message : "");
+}
+
+gboolean
+gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
+			      JsonObject *record, GError **error)
+{
+	const gchar *name = json_object_get_string_member(record, "name");
+	g_autoptr(JsonObject) image = dup_catalog_image(lu_config(lu), record);
+	g_autoptr(GntCluster) cluster = gnt_config_dup_cluster(lu_config(lu));
+	g_autoptr(GntKickstart) ks = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_auto(Rendered) rendered = {0};
+	const gchar *kernel = gnt_kickstart_image_get_property(image, "installer_kernel");
+	const gchar *initrd = gnt_kickstart_image_get_property(image, "installer_initrd");
+	const gchar *stage2 = gnt_kickstart_image_get_property(image, "installer_stage2");
+	JsonObject *properties = NULL;
+	JsonNode *memory = NULL;
+	static const gchar *const clocks[][2] = {
+		{"installer_start_timeout", "timeout_start"},
+		{"installer_end_timeout", "timeout_end"},
+		{"installer_poweroff_grace", "grace"},
+	};
+
+	if (image == NULL || kernel == NULL || initrd == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "instance '%s': a kickstart install needs a catalog image with "
+			    "installer_kernel and installer_initrd (gnt-image modify)",
+			    name);
+		return FALSE;
+	}
+	/* a new token for this attempt: the file served is rendered and
+	 * checked again */
+	ks = render(lu, record, image, &rendered, error);
+	if (ks == NULL)
+		return FALSE;
+	options = json_object_new();
+	json_object_set_string_member(options, "kickstart", ks->text->str);
+	json_object_set_string_member(options, "agent_token", ks->token);
+	json_object_set_object_member(options, "kernel", artifact_new(kernel, NULL));
+	json_object_set_object_member(options, "initrd", artifact_new(initrd, NULL));
+	if (stage2 != NULL)
+		json_object_set_object_member(options, "stage2", artifact_new(stage2, NULL));
+	json_object_set_object_member(options, "liveimg",
+				      artifact_new(string_or_null(image, "url"),
+						   string_or_null(image, "sha256")));
+	json_object_set_string_member(options, "liveimg_name", rendered.liveimg_name);
+	properties = json_object_has_member(image, "properties")
+			     ? json_object_get_object_member(image, "properties")
+			     : NULL;
+	memory = properties != NULL ? json_object_get_member(properties, "installer_memory") : NULL;
+	if (memory != NULL && json_node_get_value_type(memory) == G_TYPE_INT64)
+		json_object_set_int_member(options, "memory", json_node_get_int(memory));
+	if (gnt_kickstart_image_get_property(image, "installer_kernel_args") != NULL)
+		json_object_set_string_member(
+			options, "kernel_args",
+			gnt_kickstart_image_get_property(image, "installer_kernel_args"));
+	/* the image's clocks, else the cluster's (the settings have the same
+	 * names as the image's properties) */
+	for (guint i = 0; i < G_N_ELEMENTS(clocks); i++) {
+		JsonNode *own = properties != NULL
+					? json_object_get_member(properties, clocks[i][0])
+					: NULL;
+
+		json_object_set_int_member(
+			options, clocks[i][1],
+			own != NULL && json_node_get_value_type(own) == G_TYPE_INT64
+				? json_node_get_int(own)
+				: json_object_get_int_member_with_default(cluster->settings,
+									  clocks[i][0], 0));
+	}
+	json_object_set_int_member(options, "cache_bytes",
+				   json_object_get_int_member_with_default(cluster->settings,
+									   "image_cache_size", 0) *
+					   1024 * 1024);
+	gnt_lu_feedback(lu, "* running the kickstart installer (%s)...", rendered.syntax);
+	result = gnt_node_call_installer_run(rpc, node, spec, options, installer_event_cb, lu,
+					     error);
+	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "kickstart"));
+	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "agent_token"));
+	if (result == NULL)
+		return FALSE;
+	gnt_lu_feedback(lu, "  the installer ended in %.1f s",
+			json_object_get_double_member_with_default(result, "seconds", 0));
 	return TRUE;
 }

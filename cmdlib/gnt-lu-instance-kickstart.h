@@ -5,6 +5,7 @@
 #include "gnt-config.h"
 #include "gnt-lu.h"
 #include "gnt-opcode.h"
+#include "gnt-rpc-client.h"
 
 G_BEGIN_DECLS
 
@@ -38,5 +39,21 @@ gnt_lu_instance_kickstart_set_template(JsonObject *record, const GntOpcode *op);
  */
 gboolean
 gnt_lu_instance_kickstart_check(GntLu *lu, JsonObject *record, GError **error);
+
+/* Whether @record's install is a kickstart install (see above). */
+gboolean
+gnt_lu_instance_kickstart_is_install(GntLu *lu, JsonObject *record);
+
+/*
+ * Runs the kickstart install of @record on @node (noded's installer_run,
+ * gnt-node-calls-installer.h): the file rendered and checked again with a
+ * new token for this attempt, the catalog image's installer and liveimg,
+ * the cluster's clocks; the job log gets each callback as it comes
+ * ("  installer: start: ..."). Fails with the installer's error, its
+ * power-off without end or a clock's timeout.
+ */
+gboolean
+gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
+			      JsonObject *record, GError **error);
 
 G_END_DECLS

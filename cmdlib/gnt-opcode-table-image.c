@@ -24,6 +24,8 @@ IMAGE_VALIDATOR(installer_stage2)
 IMAGE_VALIDATOR(ks_template)
 IMAGE_VALIDATOR(installer_memory)
 IMAGE_VALIDATOR(installer_kernel_args)
+IMAGE_VALIDATOR(installer_start_timeout)
+IMAGE_VALIDATOR(installer_end_timeout)
 
 static gboolean
 validate_image_name(JsonNode *value, GError **error)
@@ -79,7 +81,13 @@ validate_image_name(JsonNode *value, GError **error)
 			    "Memory in MiB the installer runs with (256 or more)"),                \
 		IMAGE_PARAM(installer_kernel_args, GNT_PARAM_TYPE_STRING, TRUE,                    \
 			    "Extra kernel arguments for the installer (one line of printable "     \
-			    "ASCII)")
+			    "ASCII)"),                                                             \
+		IMAGE_PARAM(installer_start_timeout, GNT_PARAM_TYPE_INT, TRUE,                     \
+			    "Seconds the installer has to report start (the cluster's "            \
+			    "installer_start_timeout otherwise)"),                                 \
+		IMAGE_PARAM(installer_end_timeout, GNT_PARAM_TYPE_INT, TRUE,                       \
+			    "Seconds the installer has from start to end (the cluster's "          \
+			    "installer_end_timeout otherwise)")
 
 static const GntParamDef image_add_params[] = {
 	NAME_PARAM,

@@ -109,7 +109,7 @@ static const GntParamDef instance_create_params[] = {
 	{.name = "install_mode",
 	 .type = GNT_PARAM_TYPE_STRING,
 	 GNT_PARAM_OPTIONAL,
-	 .choices = "run|self_install"},
+	 .choices = "run|self_install|kickstart"},
 	{.name = "install_hvparams", .type = GNT_PARAM_TYPE_DICT, .default_json = "{}"},
 	/* Gantry's (issue 6): the appliance or the host (null: the cluster's
 	 * enable_safe_install), user data and ssh keys served by metad */

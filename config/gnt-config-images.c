@@ -170,6 +170,19 @@ check_memory(const gchar *key, JsonNode *value, GError **error)
 	return TRUE;
 }
 
+/* a kickstart installer's clock (doc/kickstart.md "Running the
+ * installer"): seconds, at most a week */
+static gboolean
+check_clock(const gchar *key, JsonNode *value, GError **error)
+{
+	gint64 seconds = json_node_get_int(value);
+
+	if (seconds < 1 || seconds > 7 * 24 * 3600)
+		return invalid(error, key, "%" G_GINT64_FORMAT " s is not between 1 and 604800 s",
+			       seconds);
+	return TRUE;
+}
+
 /* a kernel command line fragment: one line of printable ASCII */
 static gboolean
 check_kernel_args(const gchar *key, JsonNode *value, GError **error)
@@ -204,6 +217,8 @@ const GntImageField gnt_image_fields[] = {
 	{"ks_template", TRUE, S, check_ks_template, "KsTemplate", "Kickstart template (file:// or http(s) URL)"},
 	{"installer_memory", TRUE, I, check_memory, "InstallerMemory", "Memory (MiB) the installer runs with"},
 	{"installer_kernel_args", TRUE, S, check_kernel_args, "InstallerKernelArgs", "Extra kernel arguments of the installer"},
+	{"installer_start_timeout", TRUE, I, check_clock, "InstallerStartTimeout", "Seconds the installer has to report start (overrides the cluster's)"},
+	{"installer_end_timeout", TRUE, I, check_clock, "InstallerEndTimeout", "Seconds the installer has from start to end (overrides the cluster's)"},
 	{NULL},
 };
 #undef S

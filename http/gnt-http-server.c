@@ -6,12 +6,15 @@
  */
 #include "gnt-http-server.h"
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gnt-error.h"
 #include "gnt-http-chunked.h"
@@ -28,6 +31,9 @@
 /* descriptors left for all but connections: GLib aborts when it cannot
  * make a wakeup descriptor (a thread's main context, a handshake's) */
 #define FD_RESERVE 64
+/* a file body goes out in pieces of at most this: the main context (other
+ * clients) gets its turn between them */
+#define FILE_CHUNK (1024 * 1024)
 
 /* ---- statuses ---- */
 
@@ -272,6 +278,10 @@ struct _GntHttpConn {
 	GBytes *out_bytes;
 	GBytes *out_body;
 	gsize out_off;
+	/* then a file's bytes (gnt_http_request_respond_file()) */
+	gint out_fd; /* -1: none */
+	guint64 out_fd_off;
+	guint64 out_fd_left;
 	gboolean close_after;
 	gsize drained;
 };
@@ -364,6 +374,8 @@ conn_unref(GntHttpConn *conn)
 	conn_reset_request(conn);
 	g_clear_pointer(&conn->out_bytes, g_bytes_unref);
 	g_clear_pointer(&conn->out_body, g_bytes_unref);
+	if (conn->out_fd >= 0)
+		close(conn->out_fd);
 	g_free(conn->buf);
 	g_clear_object(&conn->stream);
 	g_clear_object(&conn->socket);
@@ -471,6 +483,10 @@ conn_send(GntHttpConn *conn, GBytes *response /* taken */, GBytes *body /* taken
 	conn->out_bytes = response;
 	conn->out_body = body;
 	conn->out_off = 0;
+	if (conn->out_fd >= 0)
+		close(conn->out_fd);
+	conn->out_fd = -1;
+	conn->out_fd_left = 0;
 	conn->close_after = close_after;
 	conn->state = CONN_WRITING;
 	conn->idle_since = 0;
@@ -532,6 +548,66 @@ conn_next_request(GntHttpConn *conn)
 	}
 }
 
+/* Writes the file body from conn->out_fd; TRUE once all is out, FALSE
+ * when it waits or was closed. Each piece written moves the deadline: a
+ * large file to a slow reader is fine as long as it keeps reading. */
+static gboolean
+conn_write_file(GntHttpConn *conn)
+{
+	g_autofree guint8 *buf = NULL;
+
+	while (conn->out_fd_left > 0) {
+		gsize want = (gsize)MIN(conn->out_fd_left, (guint64)FILE_CHUNK);
+		gssize n = -1;
+		g_autoptr(GError) error = NULL;
+
+		if (!G_IS_TLS_CONNECTION(conn->stream)) {
+			off_t off = (off_t)conn->out_fd_off;
+
+			n = sendfile(g_socket_get_fd(conn->socket), conn->out_fd, &off, want);
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				conn_wait(conn, TRUE);
+				return FALSE;
+			}
+			if (n < 0)
+				g_debug("sending a file: %s", g_strerror(errno));
+		} else {
+			gssize got = 0;
+
+			want = MIN(want, (gsize)READ_CHUNK * 4);
+			if (buf == NULL)
+				buf = g_malloc(READ_CHUNK * 4);
+			got = pread(conn->out_fd, buf, want, (off_t)conn->out_fd_off);
+			n = got <= 0 ? -1
+				     : g_pollable_output_stream_write_nonblocking(
+					       conn->out, buf, (gsize)got, NULL, &error);
+			if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+				conn_wait(conn, TRUE);
+				return FALSE;
+			}
+		}
+		if (n <= 0) {
+			/* the file shrank or the client went: the length promised
+			 * cannot be kept, so the connection ends */
+			conn_close(conn);
+			return FALSE;
+		}
+		conn->out_fd_off += (guint64)n;
+		conn->out_fd_left -= (guint64)n;
+		conn->deadline = request_deadline(conn);
+		if (conn->out_fd_left > 0) {
+			/* one piece a turn: the main context serves the other
+			 * clients before the next (the socket is writable at
+			 * once, so this costs one poll) */
+			conn_wait(conn, TRUE);
+			return FALSE;
+		}
+	}
+	close(conn->out_fd);
+	conn->out_fd = -1;
+	return TRUE;
+}
+
 /* Writes what is queued; TRUE once all is out (the connection has moved
  * on: next request, body after 100 Continue, or draining), FALSE when it
  * waits or was closed. */
@@ -564,6 +640,8 @@ conn_write(GntHttpConn *conn)
 		}
 		conn->out_off += (gsize)n;
 	}
+	if (conn->out_fd >= 0 && !conn_write_file(conn))
+		return FALSE;
 	if (conn->close_after) {
 		conn_start_drain(conn);
 	} else if (conn->writing_continue) {
@@ -1146,6 +1224,7 @@ conn_new(Listener *listener, GSocket *socket)
 		stream = G_IO_STREAM(g_object_ref(base));
 	}
 	conn = g_new0(GntHttpConn, 1);
+	conn->out_fd = -1;
 	conn->server = self;
 	conn->listener = listener;
 	listener->n_conns++;
@@ -1215,6 +1294,33 @@ gnt_http_request_respond(GntHttpRequest *request, GBytes *response, GBytes *body
 		g_clear_pointer(&body, g_bytes_unref);
 	} else {
 		conn_send(conn, response, body, !request->flags.keep_alive);
+		if (!conn->dispatching)
+			conn_run(conn);
+	}
+	conn_unref(conn);
+	gnt_http_request_free(request);
+}
+
+void
+gnt_http_request_respond_file(GntHttpRequest *request, GBytes *response, gint fd, guint64 offset,
+			      guint64 length)
+{
+	GntHttpConn *conn;
+
+	g_return_if_fail(request != NULL && response != NULL && fd >= 0);
+	conn = g_steal_pointer(&request->conn);
+	if (conn->state != CONN_HANDLING) {
+		g_bytes_unref(response);
+		close(fd);
+	} else {
+		conn_send(conn, response, NULL, !request->flags.keep_alive);
+		if (!request->flags.head_only && length > 0) {
+			conn->out_fd = fd;
+			conn->out_fd_off = offset;
+			conn->out_fd_left = length;
+		} else {
+			close(fd);
+		}
 		if (!conn->dispatching)
 			conn_run(conn);
 	}

@@ -188,6 +188,17 @@ gnt_http_server_stop(GntHttpServer *self);
  */
 void
 gnt_http_request_respond(GntHttpRequest *request, GBytes *response, GBytes *body);
+/*
+ * Answers @request (taken) with @response (the head), then @length bytes
+ * of the file @fd (taken: closed once sent or when the connection ends)
+ * from @offset, never held in memory: sendfile(2) on plain connections,
+ * pieces through TLS. Each piece written renews the request timeout, so
+ * a large file goes out to any client that keeps reading. A HEAD answer
+ * (request->flags.head_only) sends @response only.
+ */
+void
+gnt_http_request_respond_file(GntHttpRequest *request, GBytes *response, gint fd, guint64 offset,
+			      guint64 length);
 /* Frees @request unanswered, closing its connection. */
 void
 gnt_http_request_free(GntHttpRequest *request);

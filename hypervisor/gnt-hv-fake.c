@@ -311,6 +311,8 @@ fake_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *c
 	gnt_command_setenv(cmd, "GANTRY_DISKS", disks->str);
 	if (app->debug)
 		gnt_command_setenv(cmd, "GANTRY_DEBUG", "1");
+	if (app->cmdline != NULL)
+		gnt_command_setenv(cmd, "GANTRY_CMDLINE", app->cmdline);
 	console_fd = open(app->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (console_fd < 0) {
 		int errsv = errno;

@@ -413,7 +413,8 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 
 	g_return_val_if_fail(app != NULL && dom_name != NULL, NULL);
 
-	n_disks = app->disks->len + 1;
+	/* the appliance's own disk last; an installer has none */
+	n_disks = app->disks->len + (app->image != NULL ? 1 : 0);
 	if (n_disks > 26) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "install appliance of instance '%s': too many disks (%u)", app->name,

@@ -761,6 +761,24 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	return TRUE;
 }
 
+static gboolean
+kvm_destroy_appliance(GntHypervisor *hv, const gchar *name, GError **error)
+{
+	g_autofree gchar *dom_name = gnt_hypervisor_dup_appliance_domain_name(hv, name);
+	g_autoptr(virConnect) conn = get_conn(GNT_HV_KVM(hv), error);
+	g_autoptr(virDomain) dom = NULL;
+
+	if (conn == NULL)
+		return FALSE;
+	dom = virDomainLookupByName(conn, dom_name);
+	if (dom == NULL) {
+		virResetLastError();
+		return TRUE;
+	}
+	g_info("destroying the install domain '%s' a crashed run left", dom_name);
+	return destroy_domain(dom, name, error);
+}
+
 static void
 gnt_hv_kvm_finalize(GObject *object)
 {
@@ -787,6 +805,7 @@ gnt_hv_kvm_class_init(GntHvKvmClass *klass)
 	hv_class->list = kvm_list;
 	hv_class->get_console = kvm_get_console;
 	hv_class->run_appliance = kvm_run_appliance;
+	hv_class->destroy_appliance = kvm_destroy_appliance;
 }
 
 static void

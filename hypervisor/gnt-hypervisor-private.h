@@ -27,6 +27,8 @@ struct _GntHypervisorClass {
 	 * console log's directory made */
 	gboolean (*run_appliance)(GntHypervisor *self, const GntHvAppliance *app,
 				  GCancellable *cancellable, GError **error);
+	/* NULL: nothing of a run outlives its caller */
+	gboolean (*destroy_appliance)(GntHypervisor *self, const gchar *name, GError **error);
 };
 
 /* Set once by the backend's constructor. */

@@ -379,6 +379,7 @@ gnt_hv_appliance_free(GntHvAppliance *self)
 	g_free(self->ip);
 	g_free(self->console_log);
 	g_free(self->agent);
+	g_free(self->cmdline);
 	g_free(self);
 }
 
@@ -395,6 +396,10 @@ gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self)
 	GString *cmdline = g_string_new("console=ttyS0 quiet panic=-1");
 
 	g_return_val_if_fail(self != NULL, NULL);
+	if (self->cmdline != NULL) {
+		g_string_free(cmdline, TRUE);
+		return g_strdup(self->cmdline);
+	}
 	if (self->ip != NULL)
 		g_string_append_printf(cmdline, " gantry.ip=%s/16", self->ip);
 	if (self->debug)
@@ -625,7 +630,8 @@ check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
 		missing = "a channel tap or socket";
 	else if (fake && (app->agent == NULL || app->channel->socket == NULL))
 		missing = "an agent and metad's socket (fake hypervisor)";
-	else if (!fake && (app->kernel == NULL || app->initrd == NULL || app->image == NULL))
+	else if (!fake && (app->kernel == NULL || app->initrd == NULL ||
+			   (app->image == NULL && app->cmdline == NULL)))
 		missing = "the appliance's kernel, initrd and image";
 	else if (app->accel == NULL ||
 		 (!g_str_equal(app->accel, "tcg") && !g_str_equal(app->accel, "kvm")))
@@ -827,4 +833,15 @@ gnt_hypervisor_get_console(GntHypervisor *self, const gchar *name, GError **erro
 	if (!check_instance_name(name, error))
 		return NULL;
 	return GNT_HYPERVISOR_GET_CLASS(self)->get_console(self, name, error);
+}
+
+gboolean
+gnt_hypervisor_destroy_appliance(GntHypervisor *self, const gchar *name, GError **error)
+{
+	GntHypervisorClass *klass;
+
+	g_return_val_if_fail(GNT_IS_HYPERVISOR(self) && name != NULL, FALSE);
+
+	klass = GNT_HYPERVISOR_GET_CLASS(self);
+	return klass->destroy_appliance == NULL || klass->destroy_appliance(self, name, error);
 }

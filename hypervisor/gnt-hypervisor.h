@@ -212,6 +212,10 @@ typedef struct {
 	gchar *console_log; /* the serial console's file (required) */
 	guint timeout_s;    /* destroyed after this long (0: never) */
 	gchar *agent;	    /* fake only: the agent script */
+	/* A kickstart installer (doc/installer.md) rather than the appliance:
+	 * its whole kernel command line, and no appliance image (image NULL);
+	 * the fake hypervisor gives it to the agent as GANTRY_CMDLINE. */
+	gchar *cmdline;
 } GntHvAppliance;
 
 /* 512 MiB, 1 vCPU, tcg, bios, a random uuid, no disks. */
@@ -222,8 +226,8 @@ gnt_hv_appliance_free(GntHvAppliance *self);
 /* Takes @disk. */
 void
 gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
-/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]"
- * (transfer full) */
+/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]",
+ * or an installer's cmdline (transfer full) */
 gchar *
 gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self);
 
@@ -340,5 +344,14 @@ gnt_hypervisor_get_console(GntHypervisor *self, const gchar *name, GError **erro
 gboolean
 gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
 			     GCancellable *cancellable, gchar **console_tail, GError **error);
+
+/*
+ * Destroys the install domain (appliance or kickstart installer) of
+ * instance @name that a run whose caller died left running (noded killed
+ * mid-install); TRUE when none runs. kvm only: the fake hypervisor's agent
+ * ends with its own timeout.
+ */
+gboolean
+gnt_hypervisor_destroy_appliance(GntHypervisor *self, const gchar *name, GError **error);
 
 G_END_DECLS

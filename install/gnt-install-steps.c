@@ -15,6 +15,7 @@
 #include "gnt-hv-params.h"
 #include "gnt-install-plan.h"
 #include "gnt-install-where.h"
+#include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
@@ -324,6 +325,11 @@ write_image_run(GntInstall *self, GError **error)
 	/* the nodes' artifact cache's cap (a setting: always set) */
 	guint64 cache_mib = (guint64)json_object_get_int_member(cluster, "image_cache_size");
 
+	/* kickstart mode: the installer writes the image (its liveimg) onto
+	 * the disks; the host steps at 60 and below run after its end */
+	if (gnt_lu_instance_kickstart_is_install(self->lu, self->record))
+		return gnt_lu_instance_kickstart_run(self->lu, self->rpc, self->node, self->spec,
+						     self->record, error);
 	gnt_lu_feedback(self->lu, "* writing the OS image onto disk 0...");
 	written = gnt_node_call_image_write_cached(self->rpc, self->node, self->spec,
 						   gnt_install_get_os_image(self->record),
@@ -338,6 +344,8 @@ write_image_run(GntInstall *self, GError **error)
 static gchar *
 run_os_scripts_skip_reason(GntInstall *self)
 {
+	if (gnt_lu_instance_kickstart_is_install(self->lu, self->record))
+		return g_strdup("the kickstart installer installs the OS");
 	if (object_string(self->record, "os") != NULL)
 		return NULL;
 	if (is_self_install(self->record))
@@ -1001,6 +1009,7 @@ gboolean
 gnt_install_check(GntInstall *self, GError **error)
 {
 	JsonArray *rows = plan_rows(self);
+	gboolean kickstart = gnt_lu_instance_kickstart_is_install(self->lu, self->record);
 
 	for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
 		const StepAction *action;
@@ -1009,6 +1018,21 @@ gnt_install_check(GntInstall *self, GError **error)
 		if (!plan_row_get(rows, i, &row))
 			continue;
 		action = step_action_lookup(row.spec->name);
+		/* kickstart mode boots no install appliance: its in-band steps
+		 * are refused now rather than skipped unseen (Ironic's quirk) */
+		if (kickstart && row.spec->runs_on == GNT_INSTALL_RUNS_APPLIANCE &&
+		    (row.spec->default_priority == 0 || package_url(self) != NULL)) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "install step %s (priority %" G_GINT64_FORMAT
+				    ") runs in the install appliance, which a kickstart install "
+				    "does not boot%s",
+				    row.id != NULL ? row.id : row.spec->name, row.priority,
+				    package_url(self) != NULL && row.spec->default_priority > 0
+					    ? ": a personalization package (os-package) cannot be "
+					      "applied; put its files in the kickstart's %post"
+					    : "");
+			return FALSE;
+		}
 		self->args = gnt_json_peek_object(row.row, "args");
 		if (action != NULL && action->check != NULL && !action->check(self, error)) {
 			self->args = NULL;

@@ -38,6 +38,8 @@ gnt_install_has_action(const gchar *step);
  * ("self_install", Ganeti's design). */
 #define GNT_INSTALL_MODE_RUN	      "run"
 #define GNT_INSTALL_MODE_SELF_INSTALL "self_install"
+/* an Anaconda installer on the instance's disks (doc/kickstart.md) */
+#define GNT_INSTALL_MODE_KICKSTART "kickstart"
 
 /* States of the record's install. */
 #define GNT_INSTALL_STATE_RUNNING "running" /* steps under way, or interrupted */

@@ -124,21 +124,29 @@ gnt_metad_client_remove_package(const gchar *control_socket, const gchar *name, 
 			    error);
 }
 
+/* GETs /instances/<name>/@what?@query: the answer's JSON. */
+static JsonNode *
+get_json(const gchar *control_socket, const gchar *name, const gchar *what, const gchar *query,
+	 GError **error)
+{
+	g_autoptr(GBytes) answer = NULL;
+	gsize len = 0;
+	const gchar *data = NULL;
+
+	if (!control_call(control_socket, "GET", name, what, query, NULL, NULL, &answer, error))
+		return NULL;
+	data = g_bytes_get_data(answer, &len);
+	return gnt_json_parse(data != NULL ? data : "", (gssize)len, error);
+}
+
 JsonNode *
 gnt_metad_client_get_progress(const gchar *control_socket, const gchar *name, guint64 since,
 			      GError **error)
 {
 	g_autofree gchar *query = g_strdup_printf("since=%" G_GUINT64_FORMAT, since);
-	g_autoptr(GBytes) answer = NULL;
-	gsize len = 0;
-	const gchar *data = NULL;
 
 	g_return_val_if_fail(control_socket != NULL && name != NULL, NULL);
-	if (!control_call(control_socket, "GET", name, "progress", query, NULL, NULL, &answer,
-			  error))
-		return NULL;
-	data = g_bytes_get_data(answer, &len);
-	return gnt_json_parse(data != NULL ? data : "", (gssize)len, error);
+	return get_json(control_socket, name, "progress", query, error);
 }
 
 gboolean
@@ -146,5 +154,34 @@ gnt_metad_client_clear_progress(const gchar *control_socket, const gchar *name, 
 {
 	g_return_val_if_fail(control_socket != NULL && name != NULL, FALSE);
 	return control_call(control_socket, "DELETE", name, "progress", NULL, NULL, NULL, NULL,
+			    error);
+}
+
+/* --- kickstart install sessions (gnt-metadata-install.h) --- */
+
+gboolean
+gnt_metad_client_put_install(const gchar *control_socket, const gchar *name, JsonObject *spec,
+			     GError **error)
+{
+	g_return_val_if_fail(control_socket != NULL && name != NULL && spec != NULL, FALSE);
+	return put_json(control_socket, name, "install", spec, error);
+}
+
+JsonNode *
+gnt_metad_client_get_install(const gchar *control_socket, const gchar *name, guint64 since,
+			     guint wait_s, GError **error)
+{
+	g_autofree gchar *query =
+		g_strdup_printf("since=%" G_GUINT64_FORMAT "&wait=%u", since, wait_s);
+
+	g_return_val_if_fail(control_socket != NULL && name != NULL, NULL);
+	return get_json(control_socket, name, "install", query, error);
+}
+
+gboolean
+gnt_metad_client_remove_install(const gchar *control_socket, const gchar *name, GError **error)
+{
+	g_return_val_if_fail(control_socket != NULL && name != NULL, FALSE);
+	return control_call(control_socket, "DELETE", name, "install", NULL, NULL, NULL, NULL,
 			    error);
 }

@@ -46,4 +46,17 @@ gnt_metad_client_get_progress(const gchar *control_socket, const gchar *name, gu
 gboolean
 gnt_metad_client_clear_progress(const gchar *control_socket, const gchar *name, GError **error);
 
+/* Kickstart install sessions (gnt-metadata-install.h): the session
+ * {"token", "kickstart", "stage2", "liveimg", "liveimg_name"} (its text
+ * wiped once sent); its state and events from @since, waiting up to
+ * @wait_s seconds for one (at most 20); its end (none: fine). */
+gboolean
+gnt_metad_client_put_install(const gchar *control_socket, const gchar *name, JsonObject *spec,
+			     GError **error);
+JsonNode *
+gnt_metad_client_get_install(const gchar *control_socket, const gchar *name, guint64 since,
+			     guint wait_s, GError **error);
+gboolean
+gnt_metad_client_remove_install(const gchar *control_socket, const gchar *name, GError **error);
+
 G_END_DECLS

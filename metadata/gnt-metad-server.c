@@ -18,6 +18,7 @@
 #include "gnt-error.h"
 #include "gnt-http-server.h"
 #include "gnt-json.h"
+#include "gnt-metadata-install.h"
 #include "gnt-net.h"
 #include "gnt-secret.h"
 
@@ -60,7 +61,8 @@ struct _GntMetadServer {
 	GntHttpServer *guests;
 	GntHttpServer *control;
 	guint control_id;
-	GHashTable *channels; /* instance name -> Channel */
+	GHashTable *channels;	    /* instance name -> Channel */
+	GntMetadInstalls *installs; /* kickstart installs (gnt-metadata-install.h) */
 };
 
 G_DEFINE_TYPE(GntMetadServer, gnt_metad_server, G_TYPE_OBJECT)
@@ -126,6 +128,7 @@ gnt_metad_server_finalize(GObject *object)
 
 	gnt_metad_server_stop(self);
 	g_hash_table_unref(self->channels);
+	g_clear_pointer(&self->installs, gnt_metad_installs_free);
 	g_clear_object(&self->guests);
 	g_clear_object(&self->control);
 	g_object_unref(self->store);
@@ -151,6 +154,7 @@ gnt_metad_server_init(GntMetadServer *self)
 	self->store = gnt_metadata_store_new();
 	self->channels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)channel_free);
+	self->installs = gnt_metad_installs_new();
 }
 
 GntMetadServer *
@@ -347,6 +351,14 @@ guest_cb(GntHttpRequest *request, gpointer user_data)
 		respond_text(request, 400, "Malformed request URI\n");
 		return;
 	}
+	/* a kickstart install's files and callbacks; what it does not answer
+	 * (a wrong token among others) gets the trees' one 404 below */
+	if (gnt_metad_installs_answer(self->installs, channel->instance, path, &request)) {
+		if (g_log_get_debug_enabled())
+			g_debug("instance '%s': %s '%s': install session", channel->instance,
+				method, path);
+		return;
+	}
 	/* the instance is the channel's, whatever the request names */
 	gnt_metadata_store_answer(self->store, channel->instance, method, path, query,
 				  request->body, &answer);
@@ -404,6 +416,7 @@ gnt_metad_server_remove(GntMetadServer *self, const gchar *name, GError **error)
 
 	known = gnt_metadata_store_remove(self->store, name);
 	known = g_hash_table_remove(self->channels, name) || known;
+	gnt_metad_installs_remove(self->installs, name);
 	if (!known) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND, "metad knows no instance '%s'",
 			    name);
@@ -711,6 +724,10 @@ control_cb(GntHttpRequest *request, gpointer user_data)
 	}
 	if (!gnt_metadata_check_instance_name(parts[2], &error)) {
 		respond_text(request, 400, error->message);
+		return;
+	}
+	if (n == 4 && g_str_equal(parts[3], "install")) {
+		gnt_metad_installs_control(self->installs, parts[2], request, query);
 		return;
 	}
 	if (control_instance(self, request, parts[2], n == 4 ? parts[3] : NULL, query, &json,

@@ -17,18 +17,7 @@ typedef struct {
 static void
 report_entries(ApplianceRun *run, JsonArray *entries)
 {
-	for (guint i = 0; i < json_array_get_length(entries); i++) {
-		JsonNode *element = json_array_get_element(entries, i);
-		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
-								    : NULL;
-		gint64 seq = -1;
-
-		if (entry == NULL || !gnt_json_get_int(entry, "seq", &seq, NULL) || seq < run->next)
-			continue;
-		run->next = seq + 1;
-		if (run->progress != NULL)
-			run->progress(entry, run->user_data);
-	}
+	gnt_node_call_hand_on_seq(entries, &run->next, run->progress, run->user_data);
 }
 
 static void

@@ -380,3 +380,23 @@ gnt_node_call_polling(GntRpcClient *client, JsonObject *node, const gchar *proce
 	}
 	return json_object_ref(json_node_get_object(result));
 }
+
+void
+gnt_node_call_hand_on_seq(JsonArray *entries, gint64 *next_seq,
+			  void (*func)(JsonObject *entry, gpointer user_data), gpointer user_data)
+{
+	guint n = entries != NULL ? json_array_get_length(entries) : 0;
+
+	for (guint i = 0; i < n; i++) {
+		JsonNode *element = json_array_get_element(entries, i);
+		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(element) ? json_node_get_object(element)
+								    : NULL;
+		gint64 seq = -1;
+
+		if (entry == NULL || !gnt_json_get_int(entry, "seq", &seq, NULL) || seq < *next_seq)
+			continue;
+		*next_seq = seq + 1;
+		if (func != NULL)
+			func(entry, user_data);
+	}
+}

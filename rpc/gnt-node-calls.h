@@ -144,6 +144,13 @@ gnt_node_call_os_validate(GntRpcClient *client, JsonObject *node, const gchar *c
 			  const gchar *os_name, JsonObject *osparams, const GntSecretDict *secrets,
 			  gboolean force_variant, GError **error);
 
+/* Hands each element of @entries (objects with "seq") whose seq is
+ * *@next_seq or later to @func (nullable), in order, and moves *@next_seq
+ * past it: what a status procedure reports, each once. */
+void
+gnt_node_call_hand_on_seq(JsonArray *entries, gint64 *next_seq,
+			  void (*func)(JsonObject *entry, gpointer user_data), gpointer user_data);
+
 /* Called every @poll_ms while gnt_node_call_polling()'s call runs. */
 typedef void (*GntNodeCallPollFunc)(gpointer user_data);
 

@@ -143,6 +143,14 @@ const GntRpcProcedureDef gnt_rpc_procedure_defs[] = {
 		  ARG_STRING("token"),
 		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
 	{.name = "appliance_run_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
+	/* kickstart installs (doc/kickstart.md "Running the installer"): the
+	 * master polls the status and waits the clocks and a margin */
+	{.name = "installer_run",
+	 .timeout_s = 600,
+	 .args = {ARG_SPEC,
+		  ARG_STRING("token"),
+		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
+	{.name = "installer_run_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
 	/* metad's records (doc/metad.md): the record holds the secrets' placeholder */
 	{.name = "metad_push",
 	 .timeout_s = 60,

@@ -134,9 +134,10 @@ const GOptionEntry gnt_cli_create_add_entries[] = {
 	GNT_CLI_KS_TEMPLATE_ENTRY("OP_INSTANCE_CREATE", &opt_ks_template),
 	GNT_CLI_PRINT_KICKSTART_ENTRY("OP_INSTANCE_CREATE", &opt_print_kickstart),
 	{"install-mode", 0, 0, G_OPTION_ARG_STRING, &opt_install_mode,
-	 "How the OS gets installed: run (default: the install steps before the first boot) or "
+	 "How the OS gets installed: run (default: the install steps before the first boot), "
 	 "self_install (also \"self\": the first boot uses --install-hvparams, e.g. to boot an "
-	 "installer ISO, and installs itself)",
+	 "installer ISO, and installs itself) or kickstart (the catalog image's Anaconda "
+	 "installer with a kickstart file; implied by --ks-template)",
 	 "MODE"},
 	{"install-hvparams", 0, 0, G_OPTION_ARG_STRING, &opt_install_hvparams,
 	 "self_install's hypervisor parameters for the first boot only, over the instance's "

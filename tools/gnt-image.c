@@ -148,7 +148,9 @@ set_param_options(GntCli *cli, JsonObject *op, gboolean *any, GError **error)
 						 param_entries[i].long_name,
 						 g_strcmp0(field->key, "installer_memory") == 0
 							 ? "a size (MiB, or with a unit: 2G)"
-							 : "a number of bytes");
+						 : g_strcmp0(field->key, "size") == 0
+							 ? "a number of bytes"
+							 : "a number");
 			return FALSE;
 		}
 		json_object_set_int_member(op, field->key, (gint64)number);

@@ -824,7 +824,8 @@ ks_fx_prepare(LuFx *fx)
 			     "\"http://images.test/rocky9.img\", \"format\": \"raw\", "
 			     "\"sha256\": \"" KS_IMAGE_SHA256 "\", \"os_distro\": \"Rocky\", "
 			     "\"os_version\": \"9.4\", \"installer_kernel\": "
-			     "\"http://images.test/vmlinuz\"}",
+			     "\"http://images.test/vmlinuz\", \"installer_initrd\": "
+			     "\"/srv/installer/initrd.img\", \"installer_start_timeout\": 120}",
 			     NULL));
 	g_autofree gchar *status = queue_fx_wait_final(&fx->q, id);
 
@@ -897,6 +898,13 @@ test_kickstart_refused(LuFx *fx, gconstpointer data)
 		assert_message_has(error->message,
 				   "is neither file:///PATH, an http(s) URL nor 'default'");
 	}
+	/* kickstart mode boots no appliance: its in-band steps are refused
+	 * up front, a personalization package with them */
+	expect_refused(fx, "OP_INSTANCE_CREATE",
+		       CREATE_KS ", \"osparams\": {\"os-package\": \"http://p.test/p.tar.gz\"}}",
+		       "install step deploy.personalize (priority 65) runs in the install "
+		       "appliance, which a kickstart install does not boot: a personalization "
+		       "package (os-package) cannot be applied");
 	/* an install that is no kickstart install has nothing to print (its
 	 * OS checked on the node first) */
 	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 ", \"print_kickstart\": true}",
@@ -904,8 +912,38 @@ test_kickstart_refused(LuFx *fx, gconstpointer data)
 	g_unlink(twice);
 }
 
+/* The @nth installer_run the node got: the catalog's installer and image,
+ * the cluster's clocks, the rendered file with its token; the token. */
+static gchar *
+assert_installer_call(LuFx *fx, guint nth)
+{
+	const FakeCall *call = fake_node_find_call(fx->nodes, "installer_run", nth);
+	JsonObject *options = NULL;
+	const gchar *token = NULL;
+
+	g_assert_nonnull(call);
+	options = gnt_rpc_args_get_object(call->args, "options");
+	token = json_object_get_string_member(options, "agent_token");
+	g_assert_cmpuint(strlen(token), ==, 43);
+	g_assert_nonnull(strstr(json_object_get_string_member(options, "kickstart"), token));
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(options, "initrd"), "url"),
+			==, "/srv/installer/initrd.img");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(options, "liveimg"), "sha256"),
+			==, KS_IMAGE_SHA256);
+	g_assert_cmpstr(json_object_get_string_member(options, "liveimg_name"), ==, "image.img");
+	/* the image's clock, else the cluster's */
+	g_assert_cmpint(json_object_get_int_member(options, "timeout_start"), ==, 120);
+	g_assert_cmpint(json_object_get_int_member(options, "timeout_end"), ==, 3600);
+	g_assert_cmpint(json_object_get_int_member(options, "grace"), ==, 60);
+	/* no image_write: the installer writes the disks */
+	g_assert_null(fake_node_find_call(fx->nodes, "image_write", 1));
+	return g_strdup(token);
+}
+
 /* The record keeps the template's source and SHA-256; a reinstall fetches
- * it again. */
+ * it again; the installer runs with a new token each time. */
 static void
 test_kickstart_record(LuFx *fx, gconstpointer data)
 {
@@ -919,12 +957,16 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 	g_autofree gchar *first_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, first, -1);
 	g_autofree gchar *second_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, second, -1);
 	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *first_token = NULL;
+	g_autofree gchar *second_token = NULL;
 	JsonObject *ks;
 
 	g_assert_true(g_file_set_contents(path, first, -1, NULL));
-	fake_node_answer(fx->nodes, "image_write",
-			 "{\"format\": \"raw\", \"virtual_bytes\": 1048576, \"write_seconds\": "
-			 "0.1, \"mb_per_s\": 10.0}");
+	/* the installer's run on the node, its callbacks in its answer */
+	fake_node_answer(fx->nodes, "installer_run",
+			 "{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["
+			 "{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"
+			 "{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}");
 	expect_success(fx, "OP_INSTANCE_CREATE", params);
 	web1 = dup_instance(fx, "web1");
 	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),
@@ -933,6 +975,7 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 	g_assert_cmpstr(json_object_get_string_member(ks, "origin"), ==, "instance");
 	g_assert_cmpstr(json_object_get_string_member(ks, "sha256"), ==, first_sha);
 	g_assert_cmpstr(json_object_get_string_member(ks, "syntax"), ==, "RHEL9");
+	first_token = assert_installer_call(fx, 1);
 	g_clear_pointer(&web1, json_object_unref);
 	g_assert_true(g_file_set_contents(path, second, -1, NULL));
 	expect_success(fx, "OP_INSTANCE_REINSTALL", "{\"instance_name\": \"web1\"}");
@@ -940,6 +983,9 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),
 					   "kickstart");
 	g_assert_cmpstr(json_object_get_string_member(ks, "sha256"), ==, second_sha);
+	/* a new attempt, a new token */
+	second_token = assert_installer_call(fx, 2);
+	g_assert_cmpstr(first_token, !=, second_token);
 	g_unlink(path);
 }
 

@@ -562,3 +562,72 @@ gnt_test_cluster_init_kvm(GntTestCluster *self, const gchar *name, const gchar *
 	gnt_test_install_0644(kernel, self->kernel);
 	gnt_test_cluster_init(self, name, "kvm,fake");
 }
+
+/* The job log's messages of a job's row, one a line. (transfer full) */
+static inline gchar *
+gnt_test_job_log_text(JsonArray *row)
+{
+	JsonArray *oplog = json_array_get_array_element(row, 2);
+	g_autoptr(GString) text = g_string_new(NULL);
+
+	for (guint i = 0; i < json_array_get_length(oplog); i++) {
+		JsonArray *entries = json_array_get_array_element(oplog, i);
+
+		for (guint k = 0; k < json_array_get_length(entries); k++) {
+			JsonNode *message =
+				json_array_get_element(json_array_get_array_element(entries, k), 3);
+
+			if (JSON_NODE_HOLDS_VALUE(message))
+				g_string_append_printf(text, "%s\n", json_node_get_string(message));
+		}
+	}
+	return g_string_free(g_steal_pointer(&text), FALSE);
+}
+
+/* The node's channel taps now (doc/metad.md: gnt.com.N). */
+static inline guint
+gnt_test_count_channel_taps(void)
+{
+	g_autoptr(GDir) dir = g_dir_open("/sys/class/net", 0, NULL);
+	const gchar *name;
+	guint n = 0;
+
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL)
+		n += g_str_has_prefix(name, "gnt.com.") ? 1 : 0;
+	return n;
+}
+
+/* Whether libvirt still has a transient install domain (appliance or
+ * kickstart installer) of @self: noded answers once qemu has exited and
+ * leaves the domain's end to libvirt, so this waits up to 30 s. */
+static inline gboolean
+gnt_test_cluster_install_domain_left(GntTestCluster *self)
+{
+	g_autofree gchar *needle = g_strdup_printf("appliance-gnt-%s-", self->name);
+	const gchar *argv[] = {"virsh", "-q",	 "-c",	   GNT_HV_DEFAULT_URI,
+			       "list",	"--all", "--name", NULL};
+
+	for (guint i = 0; i < 300; i++) {
+		g_autofree gchar *out = NULL;
+
+		g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+					   NULL, &out, NULL, NULL, NULL));
+		if (strstr(out, needle) == NULL)
+			return FALSE;
+		g_usleep(100 * 1000); /* libvirt's cleanup: no event to wait on */
+	}
+	return TRUE;
+}
+
+/* gantry-daemons start: the daemons not running start again; a new LUXI
+ * client (the old one's masterd may be gone). */
+static inline void
+gnt_test_cluster_start_daemons(GntTestCluster *self)
+{
+	g_autoptr(GError) error = NULL;
+
+	g_clear_object(&self->client);
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(self, "GNT_TEST_GANTRY_DAEMONS", "start"), ==, 0);
+	self->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(self->paths), &error);
+	g_assert_no_error(error);
+}

@@ -298,3 +298,24 @@ test_node_stop(TestNode *self)
 	if (self->dirs != NULL)
 		remove_dirs(g_steal_pointer(&self->dirs));
 }
+
+GSubprocess *
+start_metad(GntPaths *paths, const gchar *log, gboolean debug, gchar **control)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocessLauncher)
+		launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+	g_autoptr(GDataInputStream) out = NULL;
+	GSubprocess *metad = NULL;
+
+	g_subprocess_launcher_set_stderr_file_path(launcher, log);
+	metad = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_METAD"), "--root",
+					    gnt_paths_get_root(paths), "--foreground",
+					    "--print-socket", debug ? "--debug" : NULL, NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(metad));
+	*control = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(*control); /* NULL: metad died; see its log */
+	return metad;
+}

@@ -85,4 +85,9 @@ start_noded(GntPaths *paths, const gchar *extra, const gchar *extra_value, GSubp
 void
 stop_noded(GSubprocess *noded);
 
+/* Starts gantry-metad ($GNT_TEST_METAD) on @paths' root, its stderr into
+ * @log, with --debug when @debug; *@control: its control socket. */
+GSubprocess *
+start_metad(GntPaths *paths, const gchar *log, gboolean debug, gchar **control);
+
 G_END_DECLS

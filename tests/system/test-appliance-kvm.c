@@ -107,41 +107,6 @@ make_package(ApplianceFx *fx)
 	return image_test_read_file(tarball);
 }
 
-/* Whether libvirt still has an install appliance domain of @cluster: the
- * node answers once qemu has exited and leaves the transient domain's end
- * to libvirt (doc/appliance.md), so this waits up to 30 s for it. */
-static gboolean
-appliance_domain_left(GntTestCluster *cluster)
-{
-	g_autofree gchar *needle = g_strdup_printf("appliance-gnt-%s-", cluster->name);
-	const gchar *argv[] = {"virsh", "-q",	 "-c",	   GNT_HV_DEFAULT_URI,
-			       "list",	"--all", "--name", NULL};
-
-	for (guint i = 0; i < 300; i++) {
-		g_autofree gchar *out = NULL;
-
-		g_assert_true(g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
-					   NULL, &out, NULL, NULL, NULL));
-		if (strstr(out, needle) == NULL)
-			return FALSE;
-		g_usleep(100 * 1000); /* libvirt's cleanup: no event to wait on here */
-	}
-	return TRUE;
-}
-
-/* The node's channel taps (doc/metad.md: gnt.com.N). */
-static guint
-count_channel_taps(void)
-{
-	g_autoptr(GDir) dir = g_dir_open("/sys/class/net", 0, NULL);
-	const gchar *name;
-	guint n = 0;
-
-	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL)
-		n += g_str_has_prefix(name, "gnt.com.") ? 1 : 0;
-	return n;
-}
-
 static void
 appliance_set_up(ApplianceFx *fx, gconstpointer data)
 {
@@ -184,7 +149,7 @@ appliance_set_up(ApplianceFx *fx, gconstpointer data)
 		gnt_test_run_checked(argv);
 	}
 	fx->server = image_server_new(NULL);
-	fx->n_taps = count_channel_taps();
+	fx->n_taps = gnt_test_count_channel_taps();
 }
 
 static void
@@ -220,27 +185,6 @@ disk_cat(const gchar *disk, const gchar *path)
 	g_assert_true(g_subprocess_communicate_utf8(proc, NULL, NULL, &text, NULL, &error));
 	g_assert_no_error(error);
 	return text;
-}
-
-/* The log's lines as one text. (transfer full) */
-static gchar *
-job_log_text(JsonArray *row)
-{
-	JsonArray *oplog = json_array_get_array_element(row, 2);
-	g_autoptr(GString) text = g_string_new(NULL);
-
-	for (guint i = 0; i < json_array_get_length(oplog); i++) {
-		JsonArray *entries = json_array_get_array_element(oplog, i);
-
-		for (guint k = 0; k < json_array_get_length(entries); k++) {
-			JsonArray *entry = json_array_get_array_element(entries, k);
-			JsonNode *message = json_array_get_element(entry, 3);
-
-			if (JSON_NODE_HOLDS_VALUE(message))
-				g_string_append_printf(text, "%s\n", json_node_get_string(message));
-		}
-	}
-	return g_string_free(g_steal_pointer(&text), FALSE);
 }
 
 static void
@@ -321,7 +265,7 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 	g_assert_false(g_file_test(fx->host_mark, G_FILE_TEST_EXISTS));
 
 	/* the job log shows every step, the in-band ones with their output */
-	log = job_log_text(row);
+	log = gnt_test_job_log_text(row);
 	assert_in(log, "install step prepare (100): done");
 	assert_in(log, "install step run_os_scripts (70): started");
 	assert_in(log, "install appliance");
@@ -352,8 +296,8 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 
 	/* nothing of the appliance is left: no domain, no tap */
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
-	g_assert_false(appliance_domain_left(cluster));
-	g_assert_cmpuint(count_channel_taps(), ==, fx->n_taps);
+	g_assert_false(gnt_test_cluster_install_domain_left(cluster));
+	g_assert_cmpuint(gnt_test_count_channel_taps(), ==, fx->n_taps);
 
 	/* the secret is in no file of the root or of the test's own files; the
 	 * private value only in the config store and the instance's disk */

@@ -114,14 +114,7 @@ kill9(CrashFx *fx, const gchar *daemon)
 static void
 start_daemons(CrashFx *fx)
 {
-	g_autoptr(GError) error = NULL;
-
-	g_clear_object(&fx->cluster.client);
-	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GANTRY_DAEMONS", "start"), ==,
-			0);
-	fx->cluster.client =
-		gnt_luxi_client_new(gnt_paths_get_luxi_socket(fx->cluster.paths), &error);
-	g_assert_no_error(error);
+	gnt_test_cluster_start_daemons(&fx->cluster);
 }
 
 static guint64
