@@ -501,8 +501,8 @@ test_control_refused(Fx *fx, gconstpointer data)
 		"{\"token\":\"short\",\"kickstart\":\"x\"}",
 		"{\"token\":\"0123456789abcdefgh\"}",
 		"{\"token\":\"0123456789abcdefgh\",\"kickstart\":\"x\",\"liveimg\":\"rel/path\"}",
-		"{\"token\":\"0123456789abcdefgh\",\"kickstart\":\"x\",\"liveimg\":\"/x\","
-		"\"liveimg_name\":\"../etc\"}",
+		("{\"token\":\"0123456789abcdefgh\",\"kickstart\":\"x\",\"liveimg\":\"/x\","
+		 "\"liveimg_name\":\"../etc\"}"),
 		"[]",
 	};
 

@@ -193,7 +193,7 @@ assert_clean(Fx *fx, const gchar *name)
 static GError *
 run_failing(Fx *fx, const gchar *name, JsonObject *options, GPtrArray *seen)
 {
-	g_autoptr(JsonObject) owned = options;
+	G_GNUC_UNUSED g_autoptr(JsonObject) owned = options;
 	g_autoptr(JsonObject) spec = make_spec(fx, name);
 	g_autoptr(JsonObject) result = NULL;
 	GError *error = NULL;
@@ -292,7 +292,6 @@ test_grace(Fx *fx, gconstpointer data)
 static void
 test_refused(Fx *fx, gconstpointer data)
 {
-	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
 	JsonObject *options = make_options(fx, "ok", 30, 30, 30);
 	g_autoptr(JsonObject) spec = make_spec(fx, "web7");
 	g_autoptr(JsonObject) result = NULL;

@@ -45,7 +45,6 @@ source_path(const gchar *top, const gchar *name)
 static gchar *
 sha256_of_file(const gchar *path)
 {
-	g_autoptr(GBytes) bytes = NULL;
 	g_autofree gchar *text = NULL;
 	gsize len = 0;
 
