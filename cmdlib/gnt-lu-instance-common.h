@@ -98,12 +98,6 @@ gnt_lu_check_instance_fields(const GntOpcode *op, GError **error);
 JsonArray *
 gnt_lu_parse_disks(JsonArray *given, GError **error);
 
-/* Ganeti's -B values: memory (sets maxmem and minmem), maxmem, minmem,
- * vcpus, ...; sizes may carry a unit. With @allow_default, "default" is
- * kept as it is (for gnt_lu_params_update()). */
-JsonObject *
-gnt_lu_parse_beparams(JsonObject *given, gboolean allow_default, GError **error);
-
 /* Ganeti's iallocator (hail through htools) picks the nodes; Gantry has
  * only its default placement, so an iallocator is refused rather than
  * ignored. */

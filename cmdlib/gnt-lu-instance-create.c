@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gnt-records.h"
+#include "gnt-cluster-settings-params.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -152,7 +153,7 @@ create_check_args(GntLu *lu, GError **error)
 	disks = gnt_lu_parse_disks(json_node_get_array(gnt_opcode_get_param(op, "disks")), error);
 	nics = create_parse_nics(json_node_get_array(gnt_opcode_get_param(op, "nics")), error);
 	be = disks != NULL && nics != NULL
-		     ? gnt_lu_parse_beparams(
+		     ? gnt_beparams_parse(
 			       json_node_get_object(gnt_opcode_get_param(op, "beparams")), FALSE,
 			       error)
 		     : NULL;
@@ -368,8 +369,8 @@ create_build_record(GntLu *lu, JsonObject *node, GError **error)
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "hvparams")));
 	json_object_set_object_member(
 		record, "beparams",
-		gnt_lu_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
-				      FALSE, NULL));
+		gnt_beparams_parse(json_node_get_object(gnt_opcode_get_param(op, "beparams")),
+				   FALSE, NULL));
 	json_object_set_member(record, "osparams",
 			       gnt_json_node_deep_copy(gnt_opcode_get_param(op, "osparams")));
 	json_object_set_member(record, "osparams_private",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gnt-records.h"
+#include "gnt-cluster-settings-params.h"
 #include "gnt-config.h"
 #include "gnt-error.h"
 #include "gnt-install-steps.h"
@@ -215,8 +216,8 @@ set_params_check_args(GntLu *lu, GError **error)
 					   -1, error);
 	if (disks == NULL)
 		return FALSE;
-	be = gnt_lu_parse_beparams(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
-				   error);
+	be = gnt_beparams_parse(json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE,
+				error);
 	return be != NULL && gnt_lu_check_instance_fields(op, error) &&
 	       gnt_lu_check_no_repeated_params(
 		       gnt_lu_object_or_null(gnt_opcode_get_param(op, "osparams")),
@@ -317,7 +318,7 @@ set_params_apply(GntLu *lu, JsonObject *instance, JsonArray *changes, GError **e
 	const gchar *name = json_object_get_string_member(instance, "name");
 	JsonArray *disks = json_object_get_array_member(instance, "disks");
 	g_autoptr(JsonObject) updated = gnt_json_object_deep_copy(instance);
-	g_autoptr(JsonObject) be = gnt_lu_parse_beparams(
+	g_autoptr(JsonObject) be = gnt_beparams_parse(
 		json_node_get_object(gnt_opcode_get_param(op, "beparams")), TRUE, error);
 	g_autoptr(JsonArray) new_disks = NULL;
 	JsonObject *hv = gnt_lu_object_or_null(gnt_opcode_get_param(op, "hvparams"));

@@ -66,16 +66,8 @@ static const GntParamDef node_set_params_params[] = {
 	{NULL},
 };
 
-static const GntParamDef tags_set_params[] = {
-	{.name = "kind",
-	 .type = GNT_PARAM_TYPE_STRING,
-	 .choices = "cluster|network|node|nodegroup|instance"},
-	{.name = "tags", .type = GNT_PARAM_TYPE_STRING_LIST, .validate = gnt_limits_validate_tags},
-	{.name = "name", .type = GNT_PARAM_TYPE_STRING, GNT_PARAM_OPTIONAL},
-	{NULL},
-};
-
-static const GntParamDef tags_del_params[] = {
+/* OP_TAGS_SET and OP_TAGS_DEL take the same parameters */
+static const GntParamDef tags_params[] = {
 	{.name = "kind",
 	 .type = GNT_PARAM_TYPE_STRING,
 	 .choices = "cluster|network|node|nodegroup|instance"},
@@ -180,12 +172,12 @@ static const GntOpDef op_node_set_params = {
 };
 static const GntOpDef op_tags_set = {
 	.id = "OP_TAGS_SET",
-	.params = tags_set_params,
+	.params = tags_params,
 	.bgl = GNT_LOCK_SHARED,
 };
 static const GntOpDef op_tags_del = {
 	.id = "OP_TAGS_DEL",
-	.params = tags_del_params,
+	.params = tags_params,
 	.bgl = GNT_LOCK_SHARED,
 };
 /* asks the nodes, changes nothing: runs again harmlessly */

@@ -99,11 +99,64 @@ parse_bool_value(JsonNode *value, const gchar *what, gboolean *out, GError **err
 	return FALSE;
 }
 
-/* Ganeti's -B values, typed: sizes (with units) in MiB, counts, flags;
- * "memory" sets maxmem and minmem. (transfer full) */
-static JsonObject *
-beparams_from_param(JsonObject *given, GError **error)
+/* Ganeti's VALUE_DEFAULT: a parameter given as "default" goes back to the
+ * cluster's value (instance modify). */
+#define VALUE_DEFAULT "default"
+
+/* One -B size: a positive integer of MiB or a text with a unit. */
+static gboolean
+beparam_size(const gchar *key, JsonNode *value, guint64 *out, GError **error)
 {
+	if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
+		*out = (guint64)json_node_get_int(value);
+		return TRUE;
+	}
+	if (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_STRING) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "backend parameter '%s' must be a size (512M, 2G, ...)", key);
+		return FALSE;
+	}
+	if (!gnt_size_parse(json_node_get_string(value), out, error)) {
+		g_prefix_error(error, "backend parameter '%s': ", key);
+		return FALSE;
+	}
+	if (*out == 0) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "backend parameter '%s' must be a size (512M, 2G, ...), not 0", key);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* One -B count: vcpus from 1, spindle_use from 0, both up to 1024. */
+static gboolean
+beparam_count(const gchar *key, JsonNode *value, gint64 *out, GError **error)
+{
+	gint64 least = g_strcmp0(key, "vcpus") == 0 ? 1 : 0;
+	gint64 count = -1;
+
+	if (gnt_json_node_is_int(value))
+		count = json_node_get_int(value);
+	else if (JSON_NODE_HOLDS_VALUE(value) && json_node_get_value_type(value) == G_TYPE_STRING &&
+		 !g_ascii_string_to_signed(json_node_get_string(value), 10, 0, 1024, &count, NULL))
+		count = -1;
+	if (count < least || count > 1024) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "backend parameter '%s' must be a number from %" G_GINT64_FORMAT
+			    " to 1024",
+			    key, least);
+		return FALSE;
+	}
+	*out = count;
+	return TRUE;
+}
+
+JsonObject *
+gnt_beparams_parse(JsonObject *given, gboolean allow_default, GError **error)
+{
+	static const gchar *const sizes[] = {"memory", "maxmem", "minmem", NULL};
+	static const gchar *const counts[] = {"vcpus", "spindle_use", NULL};
+	static const gchar *const flags[] = {"auto_balance", "always_failover", NULL};
 	g_autoptr(JsonObject) out = json_object_new();
 	JsonObjectIter iter;
 	const gchar *key;
@@ -111,54 +164,43 @@ beparams_from_param(JsonObject *given, GError **error)
 
 	json_object_iter_init_ordered(&iter, given);
 	while (json_object_iter_next_ordered(&iter, &key, &value)) {
-		g_autofree gchar *what = g_strdup_printf("backend parameter '%s'", key);
-		gboolean flag = FALSE;
-		guint64 number = 0;
+		gboolean known = g_strv_contains(sizes, key) || g_strv_contains(counts, key) ||
+				 g_strv_contains(flags, key);
+		/* "memory" sets both */
+		gboolean memory = g_strcmp0(key, "memory") == 0;
+		g_autoptr(JsonNode) typed = NULL;
 
-		if (g_strcmp0(key, "memory") == 0 || g_strcmp0(key, "maxmem") == 0 ||
-		    g_strcmp0(key, "minmem") == 0) {
-			if (gnt_json_node_is_int(value) && json_node_get_int(value) > 0) {
-				number = (guint64)json_node_get_int(value);
-			} else if (!JSON_NODE_HOLDS_VALUE(value) ||
-				   json_node_get_value_type(value) != G_TYPE_STRING ||
-				   !gnt_size_parse(json_node_get_string(value), &number, NULL) ||
-				   number == 0) {
-				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "%s must be a size (512M, 2G, ...)", what);
-				return NULL;
-			}
-			if (g_strcmp0(key, "memory") == 0) {
-				json_object_set_int_member(out, "maxmem", (gint64)number);
-				json_object_set_int_member(out, "minmem", (gint64)number);
-			} else {
-				json_object_set_int_member(out, key, (gint64)number);
-			}
-		} else if (g_strcmp0(key, "vcpus") == 0 || g_strcmp0(key, "spindle_use") == 0) {
-			gint64 count = -1;
-			if (gnt_json_node_is_int(value))
-				count = json_node_get_int(value);
-			else if (JSON_NODE_HOLDS_VALUE(value) &&
-				 json_node_get_value_type(value) == G_TYPE_STRING &&
-				 !g_ascii_string_to_signed(json_node_get_string(value), 10, 0, 1024,
-							   &count, NULL))
-				count = -1;
-			if (count < 0 || count > 1024 ||
-			    (count == 0 && g_strcmp0(key, "vcpus") == 0)) {
-				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "%s must be a number from %d to 1024", what,
-					    g_strcmp0(key, "vcpus") == 0 ? 1 : 0);
-				return NULL;
-			}
-			json_object_set_int_member(out, key, count);
-		} else if (g_strcmp0(key, "auto_balance") == 0 ||
-			   g_strcmp0(key, "always_failover") == 0) {
-			if (!parse_bool_value(value, what, &flag, error))
-				return NULL;
-			json_object_set_boolean_member(out, key, flag);
-		} else {
+		if (!known) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "unknown backend parameter '%s'", key);
 			return NULL;
+		}
+		if (allow_default && JSON_NODE_HOLDS_VALUE(value) &&
+		    json_node_get_value_type(value) == G_TYPE_STRING &&
+		    g_strcmp0(json_node_get_string(value), VALUE_DEFAULT) == 0) {
+			typed = json_node_init_string(json_node_alloc(), VALUE_DEFAULT);
+		} else if (g_strv_contains(sizes, key)) {
+			guint64 mib = 0;
+			if (!beparam_size(key, value, &mib, error))
+				return NULL;
+			typed = json_node_init_int(json_node_alloc(), (gint64)mib);
+		} else if (g_strv_contains(counts, key)) {
+			gint64 count = 0;
+			if (!beparam_count(key, value, &count, error))
+				return NULL;
+			typed = json_node_init_int(json_node_alloc(), count);
+		} else {
+			g_autofree gchar *what = g_strdup_printf("backend parameter '%s'", key);
+			gboolean flag = FALSE;
+			if (!parse_bool_value(value, what, &flag, error))
+				return NULL;
+			typed = json_node_init_boolean(json_node_alloc(), flag);
+		}
+		if (memory) {
+			json_object_set_member(out, "maxmem", json_node_copy(typed));
+			json_object_set_member(out, "minmem", g_steal_pointer(&typed));
+		} else {
+			json_object_set_member(out, key, g_steal_pointer(&typed));
 		}
 	}
 	return g_steal_pointer(&out);
@@ -492,8 +534,8 @@ settings_from_params(GntCluster *cluster, JsonObject *params, GError **error)
 		json_object_set_object_member(changes, "hvparams", merged);
 	}
 	if (param_given(params, "beparams")) {
-		g_autoptr(JsonObject) typed = beparams_from_param(
-			json_object_get_object_member(params, "beparams"), error);
+		g_autoptr(JsonObject) typed = gnt_beparams_parse(
+			json_object_get_object_member(params, "beparams"), FALSE, error);
 		g_autoptr(JsonObject) update = json_object_new();
 		if (typed == NULL)
 			return NULL;

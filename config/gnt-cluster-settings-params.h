@@ -23,4 +23,13 @@ JsonObject *
 gnt_cluster_settings_from_params(GntConfig *config, JsonObject *params, gchar **vg_to_find,
 				 GError **error);
 
+/* Ganeti's -B values (OP_CLUSTER_SET_PARAMS, instance create and modify),
+ * typed: sizes (with units) in MiB, vcpus and spindle_use as numbers,
+ * auto_balance and always_failover as booleans (JSON or the CLI's text);
+ * "memory" sets maxmem and minmem. With @allow_default, "default" is kept
+ * as it is (for gnt_lu_params_update()). GNT_ERROR_INVALID naming the
+ * parameter. (transfer full) */
+JsonObject *
+gnt_beparams_parse(JsonObject *given, gboolean allow_default, GError **error);
+
 G_END_DECLS

@@ -875,13 +875,36 @@ object_prepare(JsonObject *record, const gchar *uuid, gint64 serial, gdouble cti
 	return out;
 }
 
+/* Writes @fresh (taken) as the record @uuid of @kind and caches it, unless
+ * a record other than @old (NULL for a new one) has its name. Under the
+ * mutex. */
+static gboolean
+object_store_locked(GntConfig *self, GntObjectKind kind, JsonObject *fresh, const gchar *uuid,
+		    CacheEntry *old, GError **error)
+{
+	g_autoptr(JsonObject) taken = fresh;
+	const gchar *name = json_object_get_string_member(taken, "name");
+	CacheEntry *other = g_tree_lookup(objects_cache(self, kind)->by_name, name);
+	WriteData w = {kind, taken, uuid, old == NULL};
+
+	if (other != NULL && other != old) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "%s '%s' already exists",
+			    kind_names[kind], name);
+		return FALSE;
+	}
+	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
+		return FALSE;
+	cache_put(objects_cache(self, kind), g_steal_pointer(&taken));
+	gnt_config_notify_changed_locked(self);
+	return TRUE;
+}
+
 gboolean
 gnt_config_add_object(GntConfig *self, GntObjectKind kind, JsonObject *record, GError **error)
 {
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
 	g_autofree gchar *uuid = NULL;
 	g_autoptr(JsonObject) fresh = NULL;
-	WriteData w;
 
 	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, FALSE);
 	g_return_val_if_fail(record != NULL, FALSE);
@@ -893,18 +916,7 @@ gnt_config_add_object(GntConfig *self, GntObjectKind kind, JsonObject *record, G
 	if (fresh == NULL)
 		return FALSE;
 	locker = g_mutex_locker_new(&self->mutex);
-	if (g_tree_lookup(objects_cache(self, kind)->by_name,
-			  json_object_get_string_member(fresh, "name")) != NULL) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "%s '%s' already exists",
-			    kind_names[kind], json_object_get_string_member(fresh, "name"));
-		return FALSE;
-	}
-	w = (WriteData){kind, fresh, uuid, TRUE};
-	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
-		return FALSE;
-	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
-	gnt_config_notify_changed_locked(self);
-	return TRUE;
+	return object_store_locked(self, kind, g_steal_pointer(&fresh), uuid, NULL, error);
 }
 
 gboolean
@@ -914,8 +926,6 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 	g_autoptr(JsonObject) fresh = NULL;
 	const gchar *uuid = NULL;
 	CacheEntry *old;
-	CacheEntry *other;
-	WriteData w;
 
 	g_return_val_if_fail(GNT_IS_CONFIG(self) && kind < GNT_OBJECT_LAST, FALSE);
 	g_return_val_if_fail(record != NULL, FALSE);
@@ -940,19 +950,7 @@ gnt_config_update_object(GntConfig *self, GntObjectKind kind, JsonObject *record
 			       error);
 	if (fresh == NULL)
 		return FALSE;
-	other = g_tree_lookup(objects_cache(self, kind)->by_name,
-			      json_object_get_string_member(fresh, "name"));
-	if (other != NULL && other != old) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_EXISTS, "%s '%s' already exists",
-			    kind_names[kind], json_object_get_string_member(fresh, "name"));
-		return FALSE;
-	}
-	w = (WriteData){kind, fresh, uuid, FALSE};
-	if (!gnt_config_db_transaction(self->db, db_write_object, &w, error))
-		return FALSE;
-	cache_put(objects_cache(self, kind), g_steal_pointer(&fresh));
-	gnt_config_notify_changed_locked(self);
-	return TRUE;
+	return object_store_locked(self, kind, g_steal_pointer(&fresh), uuid, old, error);
 }
 
 gboolean

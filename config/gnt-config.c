@@ -1144,10 +1144,18 @@ check_nicparams(JsonNode *value, GError **error)
 
 			if (g_strcmp0(key, "mode") == 0 &&
 			    !gnt_nic_mode_from_string(text, &mode, NULL)) {
+				g_autoptr(GString) known = g_string_new(NULL);
+
+				/* "bridged, routed or openvswitch", from the one table */
+				for (guint i = 0; i < GNT_NIC_MODE_LAST; i++)
+					g_string_append_printf(
+						known, "%s%s",
+						i == 0			     ? ""
+						: i + 1 == GNT_NIC_MODE_LAST ? " or "
+									     : ", ",
+						gnt_nic_mode_to_string((GntNicMode)i));
 				g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-					    "Invalid NIC mode '%s': expected bridged, routed or "
-					    "openvswitch",
-					    text);
+					    "Invalid NIC mode '%s': expected %s", text, known->str);
 				return FALSE;
 			}
 		}

@@ -7,6 +7,7 @@
 
 #include "gnt-records-private.h"
 
+#include "gnt-enum.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 
@@ -32,70 +33,17 @@ static const gchar *const disk_template_names[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(disk_template_names) == GNT_DISK_TEMPLATE_LAST);
 
-static const gchar *const disk_format_names[] = {
-	[GNT_DISK_FORMAT_RAW] = "raw",
-	[GNT_DISK_FORMAT_QCOW2] = "qcow2",
-};
-G_STATIC_ASSERT(G_N_ELEMENTS(disk_format_names) == GNT_DISK_FORMAT_LAST);
-
 static const gchar *const disk_mode_names[] = {
 	[GNT_DISK_MODE_RW] = "rw",
 	[GNT_DISK_MODE_RO] = "ro",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(disk_mode_names) == GNT_DISK_MODE_LAST);
 
-static const gchar *const nic_mode_names[] = {
-	[GNT_NIC_MODE_BRIDGED] = "bridged",
-	[GNT_NIC_MODE_ROUTED] = "routed",
-	[GNT_NIC_MODE_OPENVSWITCH] = "openvswitch",
-};
-G_STATIC_ASSERT(G_N_ELEMENTS(nic_mode_names) == GNT_NIC_MODE_LAST);
-
-static gboolean
-enum_from_string(const gchar *const *names, guint n, const gchar *what, const gchar *name,
-		 guint *out, GError **error)
-{
-	g_autoptr(GString) known = NULL;
-
-	for (guint i = 0; i < n; i++) {
-		if (g_strcmp0(name, names[i]) == 0) {
-			*out = i;
-			return TRUE;
-		}
-	}
-	if (error == NULL) /* the lookups of queries: no message to build */
-		return FALSE;
-	known = g_string_new(NULL);
-	for (guint i = 0; i < n; i++)
-		g_string_append_printf(known, "%s%s", i > 0 ? ", " : "", names[i]);
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s' (known: %s)", what,
-		    name != NULL ? name : "", known->str);
-	return FALSE;
-}
-
-/* The to/from-string pair of one enumeration, over its table. */
-#define RECORD_ENUM_STRINGS(Type, prefix, names, what)                                             \
-	const gchar *prefix##_to_string(Type value)                                                \
-	{                                                                                          \
-		g_return_val_if_fail((guint)value < G_N_ELEMENTS(names), NULL);                    \
-		return names[value];                                                               \
-	}                                                                                          \
-	gboolean prefix##_from_string(const gchar *name, Type *out, GError **error)                \
-	{                                                                                          \
-		guint value = 0;                                                                   \
-		if (!enum_from_string(names, G_N_ELEMENTS(names), what, name, &value, error))      \
-			return FALSE;                                                              \
-		*out = (Type)value;                                                                \
-		return TRUE;                                                                       \
-	}
-
-RECORD_ENUM_STRINGS(GntAdminState, gnt_admin_state, admin_state_names, "admin state")
-RECORD_ENUM_STRINGS(GntAdminStateSource, gnt_admin_state_source, admin_state_source_names,
-		    "admin state source")
-RECORD_ENUM_STRINGS(GntDiskTemplate, gnt_disk_template, disk_template_names, "disk template")
-RECORD_ENUM_STRINGS(GntDiskFormat, gnt_disk_format, disk_format_names, "disk format")
-RECORD_ENUM_STRINGS(GntDiskMode, gnt_disk_mode, disk_mode_names, "disk mode")
-RECORD_ENUM_STRINGS(GntNicMode, gnt_nic_mode, nic_mode_names, "nic mode")
+GNT_DEFINE_ENUM_STRINGS(GntAdminState, gnt_admin_state, admin_state_names, "admin state")
+GNT_DEFINE_ENUM_STRINGS(GntAdminStateSource, gnt_admin_state_source, admin_state_source_names,
+			"admin state source")
+GNT_DEFINE_ENUM_STRINGS(GntDiskTemplate, gnt_disk_template, disk_template_names, "disk template")
+GNT_DEFINE_ENUM_STRINGS(GntDiskMode, gnt_disk_mode, disk_mode_names, "disk mode")
 
 /* The index in @names of string member @key of @record, or @fallback. */
 static guint
@@ -107,7 +55,7 @@ record_get_enum(JsonObject *record, const gchar *key, const gchar *const *names,
 
 	if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
 	    json_node_get_value_type(node) != G_TYPE_STRING ||
-	    !enum_from_string(names, n, NULL, json_node_get_string(node), &value, NULL))
+	    !gnt_enum_from_string(names, n, NULL, json_node_get_string(node), &value, NULL))
 		return fallback;
 	return value;
 }

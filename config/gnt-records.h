@@ -2,6 +2,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "gnt-device-enums.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -39,26 +41,13 @@ typedef enum {
 } GntDiskTemplate;
 
 typedef enum {
-	GNT_DISK_FORMAT_RAW,
-	GNT_DISK_FORMAT_QCOW2, /* file only */
-	GNT_DISK_FORMAT_LAST
-} GntDiskFormat;
-
-typedef enum {
 	GNT_DISK_MODE_RW,
 	GNT_DISK_MODE_RO,
 	GNT_DISK_MODE_LAST
 } GntDiskMode;
 
-typedef enum {
-	GNT_NIC_MODE_BRIDGED,
-	GNT_NIC_MODE_ROUTED,
-	GNT_NIC_MODE_OPENVSWITCH,
-	GNT_NIC_MODE_LAST
-} GntNicMode;
-
 /* "up", "down", "offline"; "admin", "user"; "diskless", "file", "plain";
- * "raw", "qcow2"; "rw", "ro"; "bridged", "routed", "openvswitch". The
+ * "rw", "ro" (disk formats and NIC modes: gnt-device-enums.h). The
  * from_string functions fail with GNT_ERROR_INVALID "unknown disk template
  * 'x' (known: diskless, file, plain)". */
 const gchar *
@@ -74,17 +63,9 @@ gnt_disk_template_to_string(GntDiskTemplate value);
 gboolean
 gnt_disk_template_from_string(const gchar *name, GntDiskTemplate *out, GError **error);
 const gchar *
-gnt_disk_format_to_string(GntDiskFormat value);
-gboolean
-gnt_disk_format_from_string(const gchar *name, GntDiskFormat *out, GError **error);
-const gchar *
 gnt_disk_mode_to_string(GntDiskMode value);
 gboolean
 gnt_disk_mode_from_string(const gchar *name, GntDiskMode *out, GError **error);
-const gchar *
-gnt_nic_mode_to_string(GntNicMode value);
-gboolean
-gnt_nic_mode_from_string(const gchar *name, GntNicMode *out, GError **error);
 
 /* The enumerations of an instance record still held as JSON (the logical
  * units and the query engine): the member's value, or the default for a

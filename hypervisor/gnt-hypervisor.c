@@ -3,65 +3,39 @@
 #include <errno.h>
 #include <string.h>
 
+#include "gnt-device-enums.h"
+#include "gnt-enum.h"
 #include "gnt-error.h"
 #include "gnt-hypervisor-private.h"
 #include "gnt-net.h"
 
 /* --- enum strings ------------------------------------------------------- */
 
-static const gchar *const disk_format_names[] = {"raw", "qcow2"};
-G_STATIC_ASSERT(G_N_ELEMENTS(disk_format_names) == GNT_HV_DISK_FORMAT_LAST);
+/* Disk formats and NIC modes: the hypervisors know a prefix of the records'
+ * enumerations (no openvswitch), under the same names. */
+G_STATIC_ASSERT((gint)GNT_HV_DISK_FORMAT_RAW == (gint)GNT_DISK_FORMAT_RAW &&
+		(gint)GNT_HV_DISK_FORMAT_QCOW2 == (gint)GNT_DISK_FORMAT_QCOW2 &&
+		(gint)GNT_HV_DISK_FORMAT_LAST <= (gint)GNT_DISK_FORMAT_LAST);
+G_STATIC_ASSERT((gint)GNT_HV_NIC_MODE_BRIDGED == (gint)GNT_NIC_MODE_BRIDGED &&
+		(gint)GNT_HV_NIC_MODE_ROUTED == (gint)GNT_NIC_MODE_ROUTED &&
+		(gint)GNT_HV_NIC_MODE_LAST <= (gint)GNT_NIC_MODE_LAST);
 static const gchar *const disk_bus_names[] = {"default", "virtio", "ide", "scsi", "sata"};
 G_STATIC_ASSERT(G_N_ELEMENTS(disk_bus_names) == GNT_HV_DISK_BUS_LAST);
-static const gchar *const nic_mode_names[] = {"bridged", "routed"};
-G_STATIC_ASSERT(G_N_ELEMENTS(nic_mode_names) == GNT_HV_NIC_MODE_LAST);
 static const gchar *const state_names[] = {"running", "paused", "shutoff"};
 G_STATIC_ASSERT(G_N_ELEMENTS(state_names) == GNT_HV_STATE_LAST);
 static const gchar *const reboot_names[] = {"soft", "hard", "full"};
 G_STATIC_ASSERT(G_N_ELEMENTS(reboot_names) == GNT_HV_REBOOT_LAST);
 
-static const gchar *
-enum_to_string(const gchar *const *names, guint n, guint value)
-{
-	return value < n ? names[value] : NULL;
-}
-
-static gboolean
-enum_from_string(const gchar *const *names, guint n, const gchar *what, const gchar *str,
-		 guint *out, GError **error)
-{
-	for (guint i = 0; i < n; i++) {
-		if (g_strcmp0(names[i], str) == 0) {
-			*out = i;
-			return TRUE;
-		}
-	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown %s '%s'", what, str ? str : "");
-	return FALSE;
-}
-
-#define ENUM_STRINGS(type, prefix, names, what)                                                    \
-	const gchar *prefix##_to_string(type value)                                                \
-	{                                                                                          \
-		return enum_to_string(names, G_N_ELEMENTS(names), value);                          \
-	}                                                                                          \
-	gboolean prefix##_from_string(const gchar *str, type *out, GError **error)                 \
-	{                                                                                          \
-		guint v = 0;                                                                       \
-		if (!enum_from_string(names, G_N_ELEMENTS(names), what, str, &v, error))           \
-			return FALSE;                                                              \
-		*out = (type)v;                                                                    \
-		return TRUE;                                                                       \
-	}
-
-ENUM_STRINGS(GntHvDiskFormat, gnt_hv_disk_format, disk_format_names, "disk format")
-ENUM_STRINGS(GntHvDiskBus, gnt_hv_disk_bus, disk_bus_names, "disk bus")
-ENUM_STRINGS(GntHvNicMode, gnt_hv_nic_mode, nic_mode_names, "nic mode")
+GNT_DEFINE_ENUM_STRINGS_N(GntHvDiskFormat, gnt_hv_disk_format, gnt_disk_format_names,
+			  GNT_HV_DISK_FORMAT_LAST, "disk format")
+GNT_DEFINE_ENUM_STRINGS(GntHvDiskBus, gnt_hv_disk_bus, disk_bus_names, "disk bus")
+GNT_DEFINE_ENUM_STRINGS_N(GntHvNicMode, gnt_hv_nic_mode, gnt_nic_mode_names, GNT_HV_NIC_MODE_LAST,
+			  "nic mode")
 
 const gchar *
 gnt_hv_state_to_string(GntHvState state)
 {
-	return enum_to_string(state_names, G_N_ELEMENTS(state_names), state);
+	return gnt_enum_to_string(state_names, G_N_ELEMENTS(state_names), state);
 }
 
 gboolean
@@ -69,8 +43,8 @@ gnt_hv_reboot_type_from_string(const gchar *str, GntHvRebootType *out, GError **
 {
 	guint v = 0;
 
-	if (!enum_from_string(reboot_names, G_N_ELEMENTS(reboot_names), "reboot type", str, &v,
-			      error))
+	if (!gnt_enum_from_string(reboot_names, G_N_ELEMENTS(reboot_names), "reboot type", str, &v,
+				  error))
 		return FALSE;
 	*out = (GntHvRebootType)v;
 	return TRUE;

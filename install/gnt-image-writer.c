@@ -17,6 +17,7 @@
 
 #include "gnt-build-config.h"
 #include "gnt-command.h"
+#include "gnt-enum.h"
 #include "gnt-error.h"
 #include "gnt-http-get.h"
 #include "gnt-json.h"
@@ -376,6 +377,8 @@ make_work_dir(const gchar *dir, GError **error)
 /* What qemu-img info says of an image. */
 typedef struct {
 	gchar *format;
+	gboolean writable; /* the format is a GntDiskFormat, which is then @kind */
+	GntDiskFormat kind;
 	guint64 virtual_size;
 	gchar *backing;	  /* backing-filename, or NULL */
 	gchar *data_file; /* qcow2's external data file, or NULL */
@@ -391,6 +394,12 @@ image_info_clear(ImageInfo *self)
 	g_clear_pointer(&self->data_file, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ImageInfo, image_info_clear)
+
+static gboolean
+image_is_raw(const ImageInfo *info)
+{
+	return info->writable && info->kind == GNT_DISK_FORMAT_RAW;
+}
 
 /* The last non-empty line of a tool's output. (transfer full) */
 static gchar *
@@ -426,6 +435,7 @@ parse_image_info(const gchar *output, ImageInfo *info, GError **error)
 		g_prefix_error(error, "qemu-img info: ");
 		return FALSE;
 	}
+	info->writable = gnt_disk_format_from_string(info->format, &info->kind, NULL);
 	info->virtual_size = (guint64)MAX(size, 0);
 	if (json_object_has_member(obj, "backing-filename"))
 		info->backing = g_strdup(
@@ -487,11 +497,11 @@ qemu_img_info(const gchar *path, const gchar *format, ImageInfo *info, GError **
 static gboolean
 check_image_info(const ImageInfo *info, GError **error)
 {
-	if (g_strcmp0(info->format, "raw") != 0 && g_strcmp0(info->format, "qcow2") != 0) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "unknown format '%s' (raw or qcow2 only)", info->format);
-		return FALSE;
-	}
+	guint kind = 0;
+
+	if (!info->writable) /* "unknown format 'vmdk' (known: raw, qcow2)" */
+		return gnt_enum_from_string(gnt_disk_format_names, GNT_DISK_FORMAT_LAST, "format",
+					    info->format, &kind, error);
 	if (info->backing != NULL) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "qcow2 with a backing file '%s' refused: it could read files of the "
@@ -976,16 +986,16 @@ write_local(Write *self, const gchar *path, const gchar *expected, GError **erro
 	if (!qemu_img_info(path, NULL, &info, error) || !check_image_info(&info, error))
 		return FALSE;
 	/* qemu-img rounds a raw file's size up to whole sectors */
-	if (strcmp(info.format, "raw") == 0 && S_ISREG(st.st_mode))
+	if (image_is_raw(&info) && S_ISREG(st.st_mode))
 		info.virtual_size = (guint64)st.st_size;
 	if (info.virtual_size > self->target_size) {
-		set_too_big(self, strcmp(info.format, "raw") == 0 ? "its size" : "its virtual size",
+		set_too_big(self, image_is_raw(&info) ? "its size" : "its virtual size",
 			    info.virtual_size, error);
 		return FALSE;
 	}
 	if (S_ISREG(st.st_mode))
 		self->result->image_bytes = (guint64)st.st_size;
-	if (strcmp(info.format, "raw") == 0 && self->options->target_format == GNT_DISK_FORMAT_RAW)
+	if (image_is_raw(&info) && self->options->target_format == GNT_DISK_FORMAT_RAW)
 		return write_raw(self, in, NULL, info.virtual_size, expected, error);
 	if (expected != NULL &&
 	    !check_file_hash(self, g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(in)),
@@ -1061,7 +1071,7 @@ probe_head(Write *self, GBytes *head, gboolean *raw, GError **error)
 	/* a header whose tables lie beyond the head does not open: not raw */
 	known = qemu_img_info(path, NULL, &info, NULL);
 	(void)g_unlink(path);
-	*raw = known && strcmp(info.format, "raw") == 0;
+	*raw = known && image_is_raw(&info);
 	if (!known || *raw)
 		return TRUE;
 	if (!check_image_info(&info, error))

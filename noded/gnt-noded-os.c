@@ -110,7 +110,7 @@ env_add_nics(GntOsEnv *env, GPtrArray *nics)
 		os_nic->uuid = g_strdup(nic->uuid);
 		os_nic->name = g_strdup(nic->name);
 		os_nic->ip = g_strdup(nic->ip);
-		os_nic->mode = g_strdup(nic->has_mode ? gnt_nic_mode_to_string(nic->mode) : NULL);
+		os_nic->mode = nic->has_mode ? nic->mode : GNT_NIC_MODE_BRIDGED;
 		os_nic->link = g_strdup(nic->link);
 		gnt_os_env_add_nic(env, os_nic);
 	}

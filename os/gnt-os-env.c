@@ -96,7 +96,6 @@ gnt_os_nic_free(GntOsNic *self)
 	g_free(self->uuid);
 	g_free(self->name);
 	g_free(self->ip);
-	g_free(self->mode);
 	g_free(self->link);
 	g_free(self);
 }
@@ -113,7 +112,7 @@ gnt_os_nic_copy(const GntOsNic *self)
 	copy->uuid = g_strdup(self->uuid);
 	copy->name = g_strdup(self->name);
 	copy->ip = g_strdup(self->ip);
-	copy->mode = g_strdup(self->mode);
+	copy->mode = self->mode;
 	copy->link = g_strdup(self->link);
 	return copy;
 }
@@ -601,7 +600,6 @@ add_nics(const GntOsEnv *self, GHashTable *vars)
 	put(vars, g_strdup("NIC_COUNT"), g_strdup_printf("%u", self->nics->len));
 	for (guint i = 0; i < self->nics->len; i++) {
 		const GntOsNic *nic = g_ptr_array_index(self->nics, i);
-		const gchar *mode = nic->mode != NULL ? nic->mode : "bridged";
 
 		put_printf(vars, nic->mac != NULL ? nic->mac : "", "NIC_%u_MAC", i);
 		put_printf(vars, nic->uuid != NULL ? nic->uuid : "", "NIC_%u_UUID", i);
@@ -609,8 +607,8 @@ add_nics(const GntOsEnv *self, GHashTable *vars)
 			put_printf(vars, nic->name, "NIC_%u_NAME", i);
 		if (nic->ip != NULL && *nic->ip != '\0')
 			put_printf(vars, nic->ip, "NIC_%u_IP", i);
-		put_printf(vars, mode, "NIC_%u_MODE", i);
-		if (g_strcmp0(mode, "bridged") == 0)
+		put_printf(vars, gnt_nic_mode_to_string(nic->mode), "NIC_%u_MODE", i);
+		if (nic->mode == GNT_NIC_MODE_BRIDGED)
 			put_printf(vars, nic->link != NULL ? nic->link : "", "NIC_%u_BRIDGE", i);
 		if (nic->link != NULL && *nic->link != '\0')
 			put_printf(vars, nic->link, "NIC_%u_LINK", i);

@@ -2,6 +2,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "gnt-device-enums.h"
 #include "gnt-os-definition.h"
 #include "gnt-secret.h"
 
@@ -42,12 +43,12 @@ gnt_os_disk_copy(const GntOsDisk *self);
 
 /* One NIC; NULL fields are left out, as in Ganeti. */
 typedef struct {
-	gchar *mac;  /* NIC_n_MAC ("" when NULL) */
-	gchar *uuid; /* NIC_n_UUID ("" when NULL) */
-	gchar *name; /* NIC_n_NAME */
-	gchar *ip;   /* NIC_n_IP */
-	gchar *mode; /* NIC_n_MODE: "bridged" (NULL means it), "routed", "openvswitch" */
-	gchar *link; /* NIC_n_LINK, and NIC_n_BRIDGE in bridged mode */
+	gchar *mac;	 /* NIC_n_MAC ("" when NULL) */
+	gchar *uuid;	 /* NIC_n_UUID ("" when NULL) */
+	gchar *name;	 /* NIC_n_NAME */
+	gchar *ip;	 /* NIC_n_IP */
+	GntNicMode mode; /* NIC_n_MODE; bridged (0) in a new NIC */
+	gchar *link;	 /* NIC_n_LINK, and NIC_n_BRIDGE in bridged mode */
 } GntOsNic;
 
 GntOsNic *

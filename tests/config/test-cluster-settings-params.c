@@ -320,10 +320,68 @@ test_kickstart_sources(ParamsFx *fx, gconstpointer data)
 	}
 }
 
+/* Ganeti's -B values as gnt-cluster modify and gnt-instance add/modify
+ * give them: the one parser both use types them or names what is wrong. */
+static void
+test_beparams(void)
+{
+	static const struct {
+		const gchar *given;
+		gboolean allow_default;
+		const gchar *typed; /* or NULL */
+		const gchar *error;
+	} cases[] = {
+		{"{\"memory\": \"1G\", \"vcpus\": \"2\", \"auto_balance\": \"no\"}", FALSE,
+		 "{\"maxmem\": 1024, \"minmem\": 1024, \"vcpus\": 2, \"auto_balance\": false}",
+		 NULL},
+		{"{\"maxmem\": 512, \"spindle_use\": 0, \"always_failover\": true}", FALSE,
+		 "{\"maxmem\": 512, \"spindle_use\": 0, \"always_failover\": true}", NULL},
+		{"{\"memory\": \"default\", \"vcpus\": \"default\"}", TRUE,
+		 "{\"maxmem\": \"default\", \"minmem\": \"default\", \"vcpus\": \"default\"}",
+		 NULL},
+		{"{\"vcpus\": \"default\"}", FALSE, NULL,
+		 "backend parameter 'vcpus' must be a number from 1 to 1024"},
+		{"{\"colour\": \"default\"}", TRUE, NULL, "unknown backend parameter 'colour'"},
+		{"{\"maxmem\": \"lots\"}", FALSE, NULL,
+		 "backend parameter 'maxmem': invalid size 'lots': expected a number of MiB, "
+		 "optionally followed by"},
+		{"{\"minmem\": \"0\"}", FALSE, NULL,
+		 "backend parameter 'minmem' must be a size (512M, 2G, ...), not 0"},
+		{"{\"maxmem\": [1]}", FALSE, NULL,
+		 "backend parameter 'maxmem' must be a size (512M, 2G, ...)"},
+		{"{\"vcpus\": 1025}", FALSE, NULL,
+		 "backend parameter 'vcpus' must be a number from 1 to 1024"},
+		{"{\"spindle_use\": -1}", FALSE, NULL,
+		 "backend parameter 'spindle_use' must be a number from 0 to 1024"},
+		{"{\"auto_balance\": \"maybe\"}", FALSE, NULL,
+		 "backend parameter 'auto_balance' must be a boolean"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(JsonNode) given = test_json_parse(cases[i].given);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonObject) typed = gnt_beparams_parse(json_node_get_object(given),
+								 cases[i].allow_default, &error);
+
+		g_test_message("%s", cases[i].given);
+		if (cases[i].typed != NULL) {
+			g_autoptr(JsonNode) got = json_node_init_object(json_node_alloc(), typed);
+
+			g_assert_no_error(error);
+			test_json_assert_text(got, cases[i].typed);
+		} else {
+			g_assert_null(typed);
+			g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+			g_assert_true(g_str_has_prefix(error->message, cases[i].error));
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/cluster-settings-params/beparams", test_beparams);
 	g_test_add("/cluster-settings-params/install-policy", ParamsFx, NULL, fx_set_up,
 		   test_install_policy, fx_tear_down);
 	g_test_add("/cluster-settings-params/volume-group", ParamsFx, NULL, fx_set_up,

@@ -266,7 +266,7 @@ test_records(void)
 	g_assert_cmpint(type, ==, GNT_HV_REBOOT_FULL);
 	g_assert_false(gnt_hv_reboot_type_from_string("warm", &type, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	g_assert_cmpstr(error->message, ==, "unknown reboot type 'warm'");
+	g_assert_cmpstr(error->message, ==, "unknown reboot type 'warm' (known: soft, hard, full)");
 }
 
 int

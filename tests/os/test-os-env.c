@@ -71,7 +71,7 @@ golden_env(const GntOsDefinition *os)
 	nic0->link = g_strdup("br0");
 	nic1->mac = g_strdup("aa:00:00:44:55:66");
 	nic1->uuid = g_strdup("n1-uuid");
-	nic1->mode = g_strdup("routed");
+	nic1->mode = GNT_NIC_MODE_ROUTED;
 	nic1->link = g_strdup("rt100");
 	gnt_os_env_add_nic(env, nic0);
 	gnt_os_env_add_nic(env, nic1);

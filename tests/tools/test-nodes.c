@@ -185,7 +185,7 @@ test_modify_bad(NodesFx *fx, gconstpointer data)
 	EXPECT(1, "'max_running_jobs' must be at least 1",
 	       CLUSTER(fx, "modify", "--max-running-jobs", "0"));
 	EXPECT(1, "unknown backend parameter 'colour'", CLUSTER(fx, "modify", "-B", "colour=red"));
-	EXPECT(1, "backend parameter 'maxmem' must be a size",
+	EXPECT(1, "backend parameter 'maxmem': invalid size 'lots'",
 	       CLUSTER(fx, "modify", "-B", "maxmem=lots"));
 	EXPECT(1, "Invalid NIC mode 'tunnel'", CLUSTER(fx, "modify", "-N", "mode=tunnel"));
 	/* nothing of a refused change was stored */
