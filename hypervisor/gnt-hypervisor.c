@@ -399,6 +399,9 @@ gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self)
 		g_string_append_printf(cmdline, " gantry.ip=%s/16", self->ip);
 	if (self->debug)
 		g_string_append(cmdline, " gantry.debug=1");
+	/* the agent's test-only steps, where a test suite's noded asks */
+	if (g_strcmp0(g_getenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV), "1") == 0)
+		g_string_append(cmdline, " gantry.test_steps=1");
 	return g_string_free(cmdline, FALSE);
 }
 

@@ -222,8 +222,12 @@ gnt_hv_appliance_free(GntHvAppliance *self);
 /* Takes @disk. */
 void
 gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
-/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]"
- * (transfer full) */
+/* noded's environment variable that makes the agent offer its test-only
+ * steps (doc/appliance.md "Steps"): "1" in the test suites only. */
+#define GNT_HV_APPLIANCE_TEST_STEPS_ENV "GANTRY_TEST_STEPS"
+
+/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]
+ * [ gantry.test_steps=1]" (transfer full) */
 gchar *
 gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self);
 

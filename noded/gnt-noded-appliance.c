@@ -350,6 +350,9 @@ typedef struct {
 	guint timeout_s;
 	guint debug;
 	gboolean reinstall; /* the script runs with INSTANCE_REINSTALL=1 */
+	/* the session's in-band steps ({"id", "step", "args", "timeout"}, in
+	 * order), borrowed; NULL: the agent's fixed session of old */
+	JsonArray *steps;
 } RunOptions;
 
 static gboolean
@@ -377,7 +380,9 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	    (json_object_has_member(options, "debug") &&
 	     !gnt_json_get_int(options, "debug", &debug, error)) ||
 	    (json_object_has_member(options, "reinstall") &&
-	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error))) {
+	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error)) ||
+	    (json_object_has_member(options, "steps") &&
+	     !gnt_json_get_array(options, "steps", &out->steps, error))) {
 		g_prefix_error(error, "options: ");
 		return FALSE;
 	}
@@ -699,6 +704,10 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	t->work_dir = g_build_filename(gnt_paths_get_run_dir(node->paths), APPLIANCE_WORK_DIR,
 				       spec->name, NULL);
 	gnt_rpc_node_metad_add_os_scripts(options->record, spec->name, TRUE);
+	/* metad hands them to the agent one at a time (doc/metad.md) */
+	if (options->steps != NULL)
+		json_object_set_array_member(options->record, "install_steps",
+					     json_array_ref(options->steps));
 	if (!gnt_metad_client_push(t->control, spec->name, options->record, error))
 		return NULL;
 	t->record_pushed = TRUE;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gnt-error.h"
+#include "gnt-hypervisor.h"
 #include "gnt-json.h"
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
@@ -462,6 +463,25 @@ test_communication_start_stop(ApplFx *fx, gconstpointer data)
 	assert_error_has(error, "communication_nic");
 }
 
+/* Copies the built appliance GNT_TEST_APPLIANCE_DIR names to the node's
+ * appliance directory; FALSE (the test skipped) when none is named. */
+static gboolean
+install_real_appliance(ApplFx *fx)
+{
+	const gchar *source = g_getenv("GNT_TEST_APPLIANCE_DIR");
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *cmd = NULL;
+
+	if (source == NULL) {
+		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
+		return FALSE;
+	}
+	dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
+	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
+	g_assert_cmpint(system(cmd), ==, 0);
+	return TRUE;
+}
+
 /* The kvm path for real, opt-in: GNT_TEST_APPLIANCE_DIR names a built
  * appliance (appliance/build-appliance DIR), libvirtd runs
  * (scripts/libvirt-up); the appliance boots under TCG with the channel
@@ -473,9 +493,6 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 		"#!/bin/sh\n"
 		"echo \"hello from $INSTANCE_NAME on $DISK_0_PATH\"\n"
 		"dd if=/dev/zero of=\"$DISK_0_PATH\" bs=512 count=1 2>/dev/null && echo written\n";
-	const gchar *source = g_getenv("GNT_TEST_APPLIANCE_DIR");
-	g_autofree gchar *dir = NULL;
-	g_autofree gchar *cmd = NULL;
 	g_autoptr(JsonObject) spec = NULL;
 	g_autoptr(JsonObject) options = NULL;
 	g_autoptr(JsonObject) result = NULL;
@@ -484,13 +501,8 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 	JsonArray *steps;
 	gint64 started;
 
-	if (source == NULL) {
-		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
+	if (!install_real_appliance(fx))
 		return;
-	}
-	dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
-	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
-	g_assert_cmpint(system(cmd), ==, 0);
 	spec = make_spec_for(fx, "real1", "kvm", FALSE);
 	options = make_options("real1", script, 120);
 	started = g_get_monotonic_time();
@@ -513,6 +525,144 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 	g_assert_cmpuint(seen->len, ==, json_array_get_length(steps));
 	g_assert_cmpstr(seen->pdata[seen->len - 1], ==, "appliance done");
 	assert_clean(fx, "real1", FALSE);
+}
+
+/* ---- the step engine (doc/appliance.md "Steps") ---- */
+
+/* make_options() with the session's in-band steps, a JSON array. */
+static JsonObject *
+make_session_options(const gchar *name, const gchar *script, const gchar *steps_json)
+{
+	JsonObject *options = make_options(name, script, 120);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) steps = gnt_json_parse(steps_json, -1, &error);
+
+	g_assert_no_error(error);
+	json_object_set_array_member(options, "steps", json_array_ref(json_node_get_array(steps)));
+	return options;
+}
+
+#define SESSION_STEPS                                                                                 \
+	"[{\"id\": \"T#1\", \"step\": \"test_echo\", \"args\": {\"text\": \"it's me\"}, "             \
+	"\"timeout\": 60},"                                                                           \
+	"{\"id\": \"deploy.run_os_scripts\", \"step\": \"run_os_scripts\", \"args\": {}, "            \
+	"\"timeout\": 60},"                                                                           \
+	"{\"id\": \"deploy.personalize\", \"step\": \"personalize\", \"args\": {}, \"timeout\": 60}," \
+	"{\"id\": \"T#2\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]"
+
+static const gchar *const session_expected[] = {
+	"appliance start",	"catalogue info",      "test_echo start",   "test_echo done",
+	"run_os_scripts start", "run_os_scripts done", "personalize start", "personalize done",
+	"test_noop start",	"test_noop done",      "appliance done",
+};
+
+/* Runs SESSION_STEPS for @name on @hypervisor; checks every step's start
+ * and end in order, the echo of its arguments, the start's row id. */
+static void
+assert_session(ApplFx *fx, const gchar *name, const gchar *hypervisor)
+{
+	static const gchar script[] = "#!/bin/sh\necho \"script of $INSTANCE_NAME\"\n";
+	g_autoptr(JsonObject) spec = make_spec_for(fx, name, hypervisor, FALSE);
+	g_autoptr(JsonObject) options = make_session_options(name, script, SESSION_STEPS);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	JsonArray *steps;
+
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(result, "steps");
+	g_assert_cmpuint(seen->len, ==, G_N_ELEMENTS(session_expected));
+	for (guint i = 0; i < G_N_ELEMENTS(session_expected); i++)
+		g_assert_cmpstr(seen->pdata[i], ==, session_expected[i]);
+	/* metad's start names the row; the echo saw its arguments */
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 2),
+						      "detail"),
+			==, "T#1");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 3),
+						      "detail"),
+			==, "it's me");
+	g_assert_nonnull(strstr(
+		json_object_get_string_member(json_array_get_object_element(steps, 3), "output"),
+		"args: {\"text\":\"it's me\"}"));
+	g_assert_nonnull(strstr(
+		json_object_get_string_member(json_array_get_object_element(steps, 5), "output"),
+		name));
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 7),
+						      "detail"),
+			==, "no personalization package");
+	assert_clean(fx, name, FALSE);
+}
+
+static void
+test_steps(ApplFx *fx, gconstpointer data)
+{
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	assert_session(fx, "steps1", "fake");
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+}
+
+/* A failing step ends the session: the next one never starts, the error
+ * names the step and its reason, nothing is left. */
+static void
+test_steps_fail(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "steps2", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"steps2", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_fail\", \"args\": {\"message\": \"boom\"}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#3\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_null(result);
+	assert_error_has(error, "step 'test_fail' failed: boom; its output ended with: test_fail "
+				"was asked to fail");
+	/* what the polls saw (a failed call has no final entries): never the
+	 * third step */
+	for (guint i = 0, noops = 0; i < seen->len; i++) {
+		noops += g_str_equal(seen->pdata[i], "test_noop start");
+		g_assert_cmpuint(noops, <=, 1);
+	}
+	assert_clean(fx, "steps2", FALSE);
+}
+
+/* Without the tests' switch the agent has no test steps. */
+static void
+test_steps_test_only(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "steps3", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"steps3", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_assert_null(result);
+	assert_error_has(error, "step 'test_noop' failed: unknown step (no such step here)");
+	assert_clean(fx, "steps3", FALSE);
+}
+
+/* The same session in the real appliance (opt-in as kvm-real). */
+static void
+test_kvm_real_steps(ApplFx *fx, gconstpointer data)
+{
+	if (!install_real_appliance(fx))
+		return;
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	assert_session(fx, "real2", "kvm");
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
 }
 
 static void
@@ -576,6 +726,13 @@ main(int argc, char **argv)
 	g_test_add("/appliance-rpc/communication-start-stop", ApplFx, NULL, appl_set_up,
 		   test_communication_start_stop, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real", ApplFx, NULL, appl_set_up, test_kvm_real,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/steps", ApplFx, NULL, appl_set_up, test_steps, appl_tear_down);
+	g_test_add("/appliance-rpc/steps-fail", ApplFx, NULL, appl_set_up, test_steps_fail,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/steps-test-only", ApplFx, NULL, appl_set_up,
+		   test_steps_test_only, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
 		   appl_tear_down);
