@@ -212,6 +212,10 @@ typedef struct {
 	gchar *console_log; /* the serial console's file (required) */
 	guint timeout_s;    /* destroyed after this long (0: never) */
 	gchar *agent;	    /* fake only: the agent script */
+	/* this boot's token for metad's step paths (gantry.token= on the
+	 * kernel command line, GANTRY_BOOT_TOKEN for the fake agent);
+	 * nullable */
+	gchar *boot_token;
 } GntHvAppliance;
 
 /* 512 MiB, 1 vCPU, tcg, bios, a random uuid, no disks. */
@@ -227,7 +231,7 @@ gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
 #define GNT_HV_APPLIANCE_TEST_STEPS_ENV "GANTRY_TEST_STEPS"
 
 /* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]
- * [ gantry.test_steps=1]" (transfer full) */
+ * [ gantry.test_steps=1][ gantry.token=HEX]" (transfer full) */
 gchar *
 gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self);
 

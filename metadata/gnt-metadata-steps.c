@@ -26,6 +26,7 @@ struct _GntMetadataSteps {
 	guint next;	  /* the first step not handed out */
 	gboolean running; /* steps[next - 1] was handed out, no result yet */
 	gboolean failed;  /* a step failed: power off */
+	gchar *token;	  /* this boot's; NULL: none asked for */
 };
 
 static void
@@ -124,6 +125,7 @@ gnt_metadata_steps_free(GntMetadataSteps *self)
 	if (self == NULL)
 		return;
 	g_ptr_array_unref(self->steps);
+	g_free(self->token);
 	g_free(self);
 }
 
@@ -278,6 +280,30 @@ gnt_metadata_steps_take_result(GntMetadataSteps *self, const GntMetadataStepResu
 		self->failed = TRUE;
 	*step_name = step->step;
 	return TRUE;
+}
+
+void
+gnt_metadata_steps_set_token(GntMetadataSteps *self, const gchar *token)
+{
+	g_free(self->token);
+	self->token = g_strdup(token);
+}
+
+gboolean
+gnt_metadata_steps_token_matches(GntMetadataSteps *self, const gchar *token)
+{
+	gsize len;
+	guint8 diff = 0;
+
+	if (self->token == NULL)
+		return TRUE;
+	len = strlen(self->token);
+	if (token == NULL || strlen(token) != len)
+		return FALSE;
+	/* in constant time: a guest may guess */
+	for (gsize i = 0; i < len; i++)
+		diff |= (guint8)(self->token[i] ^ token[i]);
+	return diff == 0;
 }
 
 /* ---- the catalogue ---- */

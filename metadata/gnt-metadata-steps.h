@@ -60,6 +60,15 @@ gchar *
 gnt_metadata_steps_next(GntMetadataSteps *self, const gchar **started_step,
 			const gchar **started_id);
 
+/* Each boot of the appliance has its own token (noded's, on the kernel
+ * command line): the steps' paths answer only the current one; any other
+ * gets the 404 of an unknown path. A session without a token (NULL)
+ * answers any request. */
+void
+gnt_metadata_steps_set_token(GntMetadataSteps *self, const gchar *token);
+gboolean
+gnt_metadata_steps_token_matches(GntMetadataSteps *self, const gchar *token);
+
 /* One step's result as the agent posts it to
  * /gantry/latest/install/step-result?id=ID&status=done|failed&detail=TEXT
  * &reboot=0|1 with the output's tail as the body. */

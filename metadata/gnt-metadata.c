@@ -658,6 +658,31 @@ dup_shown(const gchar *value)
 }
 
 gboolean
+gnt_metadata_store_set_boot_token(GntMetadataStore *self, const gchar *name, const gchar *token,
+				  GError **error)
+{
+	GntMetadataSteps *session = NULL;
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, FALSE);
+	if (!check_known(self, name, error))
+		return FALSE;
+	session = g_hash_table_lookup(self->sessions, name);
+	if (session == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' has no install appliance session", name);
+		return FALSE;
+	}
+	if (token == NULL || strlen(token) < 16 || strlen(token) > 128 ||
+	    strspn(token, "0123456789abcdef") != strlen(token)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "a boot token is 16 to 128 lower-case hexadecimal digits");
+		return FALSE;
+	}
+	gnt_metadata_steps_set_token(session, token);
+	return TRUE;
+}
+
+gboolean
 gnt_metadata_store_add_progress(GntMetadataStore *self, const gchar *name, const gchar *step,
 				const gchar *state, const gchar *detail, const gchar *output,
 				gsize output_len, GError **error)
@@ -996,8 +1021,10 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 	if (!g_str_equal(path, "catalogue") && !g_str_equal(path, "next-step") &&
 	    !g_str_equal(path, "step-result"))
 		return FALSE;
-	/* no session: as unknown as any other path */
-	if (session == NULL) {
+	g_autofree gchar *token = query_dup(query, "token");
+
+	/* no session, or another boot's token: as unknown as any other path */
+	if (session == NULL || !gnt_metadata_steps_token_matches(session, token)) {
 		answer_not_found(answer);
 		return TRUE;
 	}
@@ -1053,6 +1080,14 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 						     result->ok ? "done" : "failed", result->detail,
 						     result->output, strlen(result->output),
 						     &error);
+		/* noded boots the appliance again once it is off */
+		if (ok && result->ok && result->reboot_requested) {
+			g_autofree gchar *why =
+				g_strdup_printf(GNT_METADATA_REBOOT_DETAIL_PREFIX "'%s'", step);
+
+			ok = gnt_metadata_store_add_progress(self, inst->name, "appliance", "info",
+							     why, NULL, 0, &error);
+		}
 	}
 	if (!ok) {
 		g_autofree gchar *text = g_strconcat(error->message, "\n", NULL);

@@ -4,6 +4,7 @@
  * gantry-metad on the same temporary root: success with its progress
  * entries, a failed script, an agent that dies without reporting, a
  * timeout, and nothing left behind after any of them. */
+#include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -654,6 +655,192 @@ test_steps_test_only(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "steps3", FALSE);
 }
 
+/* ---- reboots (doc/appliance.md "Reboots") ---- */
+
+/* The answer to GET @path on metad's unix socket @socket_path, without
+ * its Date header (the rest is what the guest sees). (transfer full) */
+static gchar *
+raw_get(const gchar *socket_path, const gchar *path)
+{
+	g_autoptr(GSocketClient) client = g_socket_client_new();
+	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(socket_path);
+	g_autoptr(GSocketConnection) conn = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *request = g_strdup_printf("GET %s HTTP/1.1\r\nHost: metad\r\n\r\n", path);
+	g_autoptr(GString) answer = g_string_new(NULL);
+	GInputStream *in;
+	gchar buf[4096];
+	const gchar *head_end = NULL;
+	const gchar *length = NULL;
+	g_auto(GStrv) lines = NULL;
+	GString *shown = g_string_new(NULL);
+
+	conn = g_socket_client_connect(client, G_SOCKET_CONNECTABLE(address), NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+						request, strlen(request), NULL, NULL, &error));
+	g_assert_no_error(error);
+	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	/* the head, then Content-Length bytes: the stream stays open */
+	for (;;) {
+		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, &error);
+
+		g_assert_no_error(error);
+		g_assert_cmpint(n, >, 0);
+		g_string_append_len(answer, buf, n);
+		head_end = strstr(answer->str, "\r\n\r\n");
+		length = strstr(answer->str, "Content-Length: ");
+		if (head_end != NULL && length != NULL &&
+		    answer->len >= (gsize)(head_end + 4 - answer->str) +
+					   g_ascii_strtoull(length + 16, NULL, 10))
+			break;
+	}
+	lines = g_strsplit(answer->str, "\r\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (!g_str_has_prefix(lines[i], "Date: "))
+			g_string_append_printf(shown, "%s\n", lines[i]);
+	}
+	return g_string_free(shown, FALSE);
+}
+
+typedef struct {
+	ApplFx *fx;
+	const gchar *name;
+	GPtrArray *seen;
+	gchar *old_token; /* the first boot's, from test_echo's output */
+	gchar *replayed;  /* metad's answer to it during the second boot */
+	gchar *unknown;	  /* and to an unknown path */
+} RebootWatch;
+
+static gchar *
+dup_token_of(const gchar *output)
+{
+	const gchar *at = output != NULL ? strstr(output, "token: ") : NULL;
+
+	return at != NULL ? g_strndup(at + 7, strcspn(at + 7, "\n")) : NULL;
+}
+
+static void
+reboot_progress_cb(JsonObject *entry, gpointer user_data)
+{
+	RebootWatch *w = user_data;
+	const gchar *step = json_object_get_string_member(entry, "step");
+	const gchar *state = json_object_get_string_member(entry, "state");
+
+	progress_cb(entry, w->seen);
+	if (g_str_equal(step, "test_echo") && g_str_equal(state, "done") && w->old_token == NULL)
+		w->old_token = dup_token_of(json_object_get_string_member(entry, "output"));
+	/* the second boot is running its step: replay the first's token */
+	if (g_str_equal(step, "test_sleep") && g_str_equal(state, "start") &&
+	    w->old_token != NULL && w->replayed == NULL) {
+		g_autofree gchar *sock = gnt_metad_dup_instance_socket(w->fx->node1.paths, w->name);
+		g_autofree gchar *path =
+			g_strdup_printf("/gantry/latest/install/next-step?token=%s", w->old_token);
+
+		w->replayed = raw_get(sock, path);
+		w->unknown = raw_get(sock, "/gantry/latest/install/no-such-path");
+	}
+}
+
+/* A step asking for a reboot: the appliance boots twice, the next step
+ * runs on the second boot with a new token, and the first boot's token
+ * gets the same 404 as an unknown path. */
+static void
+test_reboot(ApplFx *fx, gconstpointer data)
+{
+	const gchar *hypervisor = data;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = make_session_options(
+		"boot1", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_echo\", \"args\": {\"text\": \"one\"}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_reboot\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#3\", \"step\": \"test_sleep\", \"args\": {\"seconds\": 2}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#4\", \"step\": \"test_echo\", \"args\": {\"text\": \"two\"}, "
+		"\"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	RebootWatch w = {.fx = fx, .name = "boot1", .seen = seen};
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *new_token = NULL;
+	JsonArray *steps;
+	guint starts = 0;
+
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "boot1", hypervisor, FALSE);
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     reboot_progress_cb, &w, &error);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(result, "steps");
+	/* two boots: the agent started twice, the steps in order across them */
+	for (guint i = 0; i < seen->len; i++)
+		starts += g_str_equal(seen->pdata[i], "appliance start");
+	g_assert_cmpuint(starts, ==, 2);
+	g_assert_cmpstr(seen->pdata[5], ==, "test_reboot done");
+	g_assert_cmpstr(seen->pdata[6], ==, "appliance info");
+	g_assert_cmpstr(seen->pdata[7], ==, "appliance start");
+	g_assert_cmpstr(seen->pdata[seen->len - 1], ==, "appliance done");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 6),
+						      "detail"),
+			==, "reboot requested by step 'test_reboot'");
+	/* a new token at the second boot; the old one is as unknown as a path
+	 * that does not exist, byte for byte */
+	new_token = dup_token_of(json_object_get_string_member(
+		json_array_get_object_element(steps, json_array_get_length(steps) - 2), "output"));
+	g_assert_nonnull(w.old_token);
+	g_assert_nonnull(new_token);
+	g_assert_cmpuint(strlen(w.old_token), ==, 32);
+	g_assert_cmpstr(w.old_token, !=, new_token);
+	g_assert_nonnull(w.replayed);
+	g_assert_true(g_str_has_prefix(w.replayed, "HTTP/1.1 404 "));
+	g_assert_cmpstr(w.replayed, ==, w.unknown);
+	assert_clean(fx, "boot1", FALSE);
+	g_free(w.old_token);
+	g_free(w.replayed);
+	g_free(w.unknown);
+}
+
+/* The appliance rebuilt between two boots (the test hook swaps its
+ * manifest): the install aborts, nothing is left. */
+static void
+test_reboot_swapped(ApplFx *fx, gconstpointer data)
+{
+	const gchar *hypervisor = data;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = make_session_options(
+		"boot2", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_reboot\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
+	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	g_autofree gchar *other = g_build_filename(fx->work, "other-manifest.json", NULL);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "boot2", hypervisor, FALSE);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	if (!g_str_equal(hypervisor, "kvm"))
+		g_assert_true(g_file_set_contents(
+			manifest, "{\"sha256\": {\"appliance.img\": \"aa\"}}", -1, NULL));
+	g_assert_true(
+		g_file_set_contents(other, "{\"sha256\": {\"appliance.img\": \"bb\"}}", -1, NULL));
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	g_setenv(GNT_APPLIANCE_SWAP_TEST_ENV, other, TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_unsetenv(GNT_APPLIANCE_SWAP_TEST_ENV);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_null(result);
+	assert_error_has(error, "install appliance changed across a reboot: aborting");
+	assert_clean(fx, "boot2", FALSE);
+}
+
 /* The same session in the real appliance (opt-in as kvm-real). */
 static void
 test_kvm_real_steps(ApplFx *fx, gconstpointer data)
@@ -732,6 +919,14 @@ main(int argc, char **argv)
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/steps-test-only", ApplFx, NULL, appl_set_up,
 		   test_steps_test_only, appl_tear_down);
+	g_test_add("/appliance-rpc/reboot", ApplFx, "fake", appl_set_up, test_reboot,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/reboot-swapped", ApplFx, "fake", appl_set_up,
+		   test_reboot_swapped, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-reboot", ApplFx, "kvm", appl_set_up, test_reboot,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-reboot-swapped", ApplFx, "kvm", appl_set_up,
+		   test_reboot_swapped, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
