@@ -160,6 +160,8 @@ gnt_metadata_steps_next(GntMetadataSteps *self, const gchar **started_step,
 	g_autoptr(JsonNode) args = NULL;
 	g_autofree gchar *args_text = NULL;
 	g_autofree gchar *timeout = NULL;
+	g_autofree gchar *id_query = NULL;
+	g_autoptr(GString) names = g_string_new(NULL);
 	JsonObjectIter iter;
 	const gchar *key;
 	JsonNode *value;
@@ -183,6 +185,10 @@ gnt_metadata_steps_next(GntMetadataSteps *self, const gchar **started_step,
 	timeout = g_strdup_printf("%" G_GINT64_FORMAT, step->timeout);
 	gnt_metadata_append_shell_assignment(out, "GANTRY_ACTION", "run");
 	gnt_metadata_append_shell_assignment(out, "GANTRY_STEP_ID", step->id);
+	/* what the result's query carries, encoded here: each process costs the
+	 * agent tens of ms under TCG */
+	id_query = g_uri_escape_string(step->id, NULL, FALSE);
+	gnt_metadata_append_shell_assignment(out, "GANTRY_STEP_ID_QUERY", id_query);
 	gnt_metadata_append_shell_assignment(out, "GANTRY_STEP", step->step);
 	gnt_metadata_append_shell_assignment(out, "GANTRY_STEP_TIMEOUT", timeout);
 	gnt_metadata_append_shell_assignment(out, "GANTRY_STEP_ARGS", args_text);
@@ -200,7 +206,10 @@ gnt_metadata_steps_next(GntMetadataSteps *self, const gchar **started_step,
 		name = g_strconcat("GANTRY_ARG_", upper, NULL);
 		text = arg_text(value);
 		gnt_metadata_append_shell_assignment(out, name, text);
+		g_string_append_printf(names, "%s%s", names->len > 0 ? " " : "", name);
 	}
+	/* which to unset before the next step, without a process */
+	gnt_metadata_append_shell_assignment(out, "GANTRY_ARG_NAMES", names->str);
 	return g_string_free(out, FALSE);
 }
 

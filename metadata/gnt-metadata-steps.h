@@ -47,9 +47,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntMetadataSteps, gnt_metadata_steps_free)
 
 /*
  * What the agent runs next, as shell assignments it evaluates:
- *   GANTRY_ACTION='run' GANTRY_STEP_ID='T#1' GANTRY_STEP='echo'
- *   GANTRY_STEP_TIMEOUT='600' GANTRY_STEP_ARGS='{"text":"hi"}'
+ *   GANTRY_ACTION='run' GANTRY_STEP_ID='T#1' GANTRY_STEP_ID_QUERY='T%231'
+ *   GANTRY_STEP='echo' GANTRY_STEP_TIMEOUT='600'
+ *   GANTRY_STEP_ARGS='{"text":"hi"}'
  *   GANTRY_ARG_TEXT='hi'   (each argument; objects and arrays as JSON)
+ *   GANTRY_ARG_NAMES='GANTRY_ARG_TEXT'
  * or GANTRY_ACTION='poweroff' once every step has a result, or after a
  * failed one. The step handed out stays the current one until its result
  * comes (asking again, e.g. after the agent restarted, gets it again);

@@ -716,6 +716,27 @@ new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GEr
 	return gnt_metad_client_set_boot_token(control, name, app->boot_token, error);
 }
 
+/* One boot of the appliance. A reboot may find libvirt still cleaning up
+ * the last boot's domain (noded answers when qemu is gone, libvirt says
+ * "stopped" up to 2 s later): it waits for that, at most 10 s. */
+static gboolean
+boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_tail, GError **error)
+{
+	for (guint tries = 0;; tries++) {
+		g_autoptr(GError) local = NULL;
+
+		g_clear_pointer(console_tail, g_free);
+		if (gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, &local))
+			return TRUE;
+		if (boot == 1 || tries >= 100 ||
+		    !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
+		g_usleep(100 * 1000);
+	}
+}
+
 /* Boots the appliance, again as long as its steps ask for reboots (the
  * same disks, channel and record, a new token each time): FALSE when a
  * boot failed, the appliance changed across a reboot, or too many.
@@ -733,8 +754,7 @@ run_boots(GntRpcNode *node, GntHypervisor *hv, GntHvAppliance *app, const gchar 
 
 		if (with_steps && !new_boot_token(control, name, app, error))
 			return FALSE;
-		g_clear_pointer(console_tail, g_free);
-		if (!gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, error)) {
+		if (!boot_once(hv, app, boot, console_tail, error)) {
 			*entries = collect_progress(control, name);
 			return FALSE;
 		}

@@ -57,10 +57,11 @@ test_session(void)
 	g_assert_cmpstr(step, ==, "echo");
 	g_assert_cmpstr(id, ==, "T#1");
 	g_assert_cmpstr(next, ==,
-			"GANTRY_ACTION='run'\nGANTRY_STEP_ID='T#1'\nGANTRY_STEP='echo'\n"
-			"GANTRY_STEP_TIMEOUT='60'\n"
+			"GANTRY_ACTION='run'\nGANTRY_STEP_ID='T#1'\nGANTRY_STEP_ID_QUERY='T%231'\n"
+			"GANTRY_STEP='echo'\nGANTRY_STEP_TIMEOUT='60'\n"
 			"GANTRY_STEP_ARGS='{\"text\":\"it'\\''s\",\"n\":3,\"Bad-Key\":1}'\n"
-			"GANTRY_ARG_TEXT='it'\\''s'\nGANTRY_ARG_N='3'\n");
+			"GANTRY_ARG_TEXT='it'\\''s'\nGANTRY_ARG_N='3'\n"
+			"GANTRY_ARG_NAMES='GANTRY_ARG_TEXT GANTRY_ARG_N'\n");
 	/* asked again before its result: the same step, not started again */
 	again = gnt_metadata_steps_next(steps, &step, &id);
 	g_assert_null(step);
