@@ -16,6 +16,7 @@
 #include "gnt-install-plan.h"
 #include "gnt-install-where.h"
 #include "gnt-lu-instance-metadata.h"
+#include "gnt-metadata.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
@@ -1021,6 +1022,56 @@ run_step(GntInstall *self, const PlanRow *row, GError **error)
 	return FALSE;
 }
 
+/* ---- post-step hooks (doc/install.md, "Post-step hooks") ---- */
+
+/* appliance.find_root: the device the agent found the root filesystem on
+ * becomes the install record's root_device. */
+static gboolean
+find_root_hook(GntInstall *self, JsonObject *data, GError **error)
+{
+	const gchar *device = object_string(data, "root_device");
+
+	if (device == NULL || device[0] != '/' || strlen(device) > 255 ||
+	    strpbrk(device, " \t\n") != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the step reported no usable root device ('root_device' must be an "
+			    "absolute path of at most 255 bytes without blanks)");
+		return FALSE;
+	}
+	json_object_set_string_member(gnt_install_get(self->record), "root_device", device);
+	gnt_lu_feedback(self->lu, "  the install record's root device: %s", device);
+	return TRUE;
+}
+
+/* The master's hooks after an in-band step's success, by step: each may
+ * update the install record from the data the step's result carried; one
+ * that fails fails its step. */
+static const struct {
+	const gchar *step;
+	gboolean (*hook)(GntInstall *self, JsonObject *data, GError **error);
+} post_step_hooks[] = {
+	{"appliance.find_root", find_root_hook},
+};
+
+/* Runs @spec's post-step hook, if it has one, with @data (nullable: none
+ * came, an empty object). */
+static gboolean
+run_post_step_hook(GntInstall *self, const GntInstallStepSpec *spec, JsonObject *data,
+		   GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(post_step_hooks); i++) {
+		g_autoptr(JsonObject) empty = json_object_new();
+
+		if (!g_str_equal(post_step_hooks[i].step, spec->name))
+			continue;
+		if (!post_step_hooks[i].hook(self, data != NULL ? data : empty, error)) {
+			g_prefix_error(error, "post-step hook: ");
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 /* ---- the install appliance's sessions (doc/install.md, "In-band steps") ---- */
 
 /* The agent's name of @row's step when the row runs inside the install
@@ -1085,6 +1136,7 @@ typedef struct {
 	gchar *skip;		 /* why it does not run, NULL: it runs in the appliance */
 	gint64 started;		 /* real time, µs; 0: not started */
 	gboolean ended;
+	JsonObject *data; /* what its result carried for its post-step hook */
 } SessionRow;
 
 typedef struct {
@@ -1093,12 +1145,17 @@ typedef struct {
 	guint logged;	/* the rows before it are logged and recorded */
 	gint current;	/* the row running in the appliance, -1: none */
 	gchar *failure; /* the failed step's reason (its detail) */
+	/* a post-step hook failed: its row (the one failed), the reason; the
+	 * entries after it are only logged */
+	gint hook_row;
+	GError *hook_error;
 } Session;
 
 static void
 session_row_clear(SessionRow *row)
 {
 	g_free(row->skip);
+	g_clear_pointer(&row->data, json_object_unref);
 }
 
 static gchar *
@@ -1150,6 +1207,26 @@ session_progress(JsonObject *entry, gpointer user_data)
 	gint64 time_us = (gint64)(json_object_get_double_member_with_default(entry, "time", 0) *
 				  G_USEC_PER_SEC);
 
+	/* a post-step hook failed: the install fails there */
+	if (s->hook_error != NULL) {
+		gnt_lu_feedback(lu, "  install appliance: %s %s", step != NULL ? step : "?",
+				state != NULL ? state : "?");
+		return;
+	}
+	/* the data of the running step's result, for its post-step hook */
+	if (s->current >= 0 && g_strcmp0(state, "info") == 0 && detail != NULL &&
+	    g_str_has_prefix(detail, GNT_METADATA_STEP_DATA_DETAIL_PREFIX)) {
+		SessionRow *row = &g_array_index(s->rows, SessionRow, s->current);
+		g_autoptr(JsonNode) data = gnt_json_parse(
+			detail + strlen(GNT_METADATA_STEP_DATA_DETAIL_PREFIX), -1, NULL);
+
+		if (g_strcmp0(step, row->agent_step) == 0 && data != NULL &&
+		    JSON_NODE_HOLDS_OBJECT(data)) {
+			g_clear_pointer(&row->data, json_object_unref);
+			row->data = json_object_ref(json_node_get_object(data));
+			return;
+		}
+	}
 	if (g_strcmp0(state, "start") == 0 && s->current < 0) {
 		for (guint k = s->logged; k < s->rows->len; k++) {
 			SessionRow *row = &g_array_index(s->rows, SessionRow, k);
@@ -1183,6 +1260,15 @@ session_progress(JsonObject *entry, gpointer user_data)
 				/* recorded with the call's error once it returns */
 				s->failure =
 					g_strdup(detail != NULL && *detail ? detail : "failed");
+				gnt_lu_feedback(lu,
+						"install step %s (%" G_GINT64_FORMAT
+						"): failed after %.3fs",
+						label, row->row.priority, took);
+				return;
+			}
+			if (!run_post_step_hook(s->install, row->row.spec, row->data,
+						&s->hook_error)) {
+				s->hook_row = (gint)(row - (SessionRow *)(gpointer)s->rows->data);
 				gnt_lu_feedback(lu,
 						"install step %s (%" G_GINT64_FORMAT
 						"): failed after %.3fs",
@@ -1284,6 +1370,13 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	if (result != NULL) {
 		g_clear_pointer(&self->appliance_result, json_object_unref);
 		self->appliance_result = json_object_ref(result);
+	}
+	if (s.hook_error != NULL) {
+		/* its row failed; what the node said of the rest does not matter */
+		g_clear_error(&local);
+		local = g_steal_pointer(&s.hook_error);
+		s.current = s.hook_row;
+	} else if (result != NULL) {
 		session_log_skipped(&s, session_rows->len);
 		if (s.logged >= session_rows->len)
 			return TRUE;

@@ -273,6 +273,48 @@ gnt_metadata_step_result_parse(const gchar *id, const gchar *status, const gchar
 	return g_steal_pointer(&result);
 }
 
+gchar *
+gnt_metadata_step_data_parse(const gchar *data, GError **error)
+{
+	g_autoptr(JsonNode) root = NULL;
+	JsonObjectIter iter;
+	const gchar *key;
+	JsonNode *value;
+
+	if (data == NULL || strlen(data) > GNT_METADATA_STEP_DATA_MAX) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "step data: at most %d bytes of a JSON object",
+			    GNT_METADATA_STEP_DATA_MAX);
+		return NULL;
+	}
+	if (!gnt_json_check_nesting(data, strlen(data), 2, error)) {
+		g_prefix_error(error, "step data: ");
+		return NULL;
+	}
+	root = gnt_json_parse(data, -1, error);
+	if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
+		g_clear_error(error);
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "step data: must be a JSON object");
+		return NULL;
+	}
+	json_object_iter_init(&iter, json_node_get_object(root));
+	while (json_object_iter_next(&iter, &key, &value)) {
+		GType type = JSON_NODE_HOLDS_VALUE(value) ? json_node_get_value_type(value)
+							  : G_TYPE_INVALID;
+
+		if (!is_name(key) || (type != G_TYPE_STRING && type != G_TYPE_BOOLEAN &&
+				      !gnt_json_node_is_int(value))) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "step data: members are [a-z0-9_]{1,%d} with a string, integer "
+				    "or boolean value",
+				    GNT_METADATA_PROGRESS_NAME_MAX);
+			return NULL;
+		}
+	}
+	return gnt_json_to_string(root);
+}
+
 gboolean
 gnt_metadata_steps_take_result(GntMetadataSteps *self, const GntMetadataStepResult *result,
 			       const gchar **step_name, GError **error)

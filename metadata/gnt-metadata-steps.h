@@ -93,6 +93,17 @@ gnt_metadata_step_result_parse(const gchar *id, const gchar *status, const gchar
 			       const gchar *reboot, const gchar *body, gsize body_len,
 			       GError **error);
 
+/* The longest data a step's result may carry (its post-step hook's input). */
+#define GNT_METADATA_STEP_DATA_MAX 4096
+
+/* Parses the data a step's result carries for the master's post-step hook
+ * (the query value data=, doc/install.md "Post-step hooks"): a JSON object
+ * of at most GNT_METADATA_STEP_DATA_MAX bytes whose members are strings,
+ * integers or booleans, keys [a-z0-9_]{1,64}; GNT_ERROR_INVALID naming
+ * what is wrong. Returns its compact text. (transfer full) */
+gchar *
+gnt_metadata_step_data_parse(const gchar *data, GError **error);
+
 /* Takes @result for the current step: its id must be the one handed out
  * (GNT_ERROR_WRONG_STATE otherwise: no step running, or another one).
  * @step: (out) the step's name (borrowed from @self). */

@@ -1006,6 +1006,17 @@ query_dup(GHashTable *query, const gchar *name)
 	return values != NULL && values->len > 0 ? g_strdup(g_ptr_array_index(values, 0)) : NULL;
 }
 
+/* A result's data for the master's post-step hook, as the progress entry
+ * "NAME info" "data {JSON}" before its "NAME done". */
+static gboolean
+add_step_data(GntMetadataStore *self, const gchar *name, const gchar *step, const gchar *data,
+	      GError **error)
+{
+	g_autofree gchar *detail = g_strconcat(GNT_METADATA_STEP_DATA_DETAIL_PREFIX, data, NULL);
+
+	return gnt_metadata_store_add_progress(self, name, step, "info", detail, NULL, 0, error);
+}
+
 /* The in-band steps (gnt-metadata-steps.h): the agent's catalogue, its
  * next step, a step's result. FALSE: not one of these paths. */
 static gboolean
@@ -1070,12 +1081,18 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 		g_autofree gchar *status = query_dup(query, "status");
 		g_autofree gchar *detail = query_dup(query, "detail");
 		g_autofree gchar *reboot = query_dup(query, "reboot");
+		g_autofree gchar *step_data = query_dup(query, "data");
+		g_autofree gchar *data_text = NULL;
 		g_autoptr(GntMetadataStepResult) result = gnt_metadata_step_result_parse(
 			id, status, detail, reboot, data, len, &error);
 		const gchar *step = NULL;
 
 		ok = result != NULL &&
+		     (step_data == NULL ||
+		      (data_text = gnt_metadata_step_data_parse(step_data, &error)) != NULL) &&
 		     gnt_metadata_steps_take_result(session, result, &step, &error) &&
+		     (data_text == NULL ||
+		      add_step_data(self, inst->name, step, data_text, &error)) &&
 		     gnt_metadata_store_add_progress(self, inst->name, step,
 						     result->ok ? "done" : "failed", result->detail,
 						     result->output, strlen(result->output),

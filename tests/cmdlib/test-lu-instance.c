@@ -609,6 +609,87 @@ test_create_inband_fails(LuFx *fx, gconstpointer data)
 	store_clear(&store);
 }
 
+/* appliance.find_root at 55: its result's data goes through the master's
+ * post-step hook into the install record. */
+#define TEMPLATE_R                                                                                 \
+	"{\"name\": \"CUSTOM_R\", \"serial_no\": 1, \"steps\": ["                                  \
+	"{\"interface\": \"appliance\", \"step\": \"find_root\", \"args\": {}, \"priority\": 55}]}"
+#define CREATE_WEB1_R                                                                                \
+	"{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": \"debootstrap\", "         \
+	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, " \
+	"\"tags\": [\"CUSTOM_R\"]}"
+
+/* appliance_run's answer for the OS scripts and find_root reporting
+ * @data. (transfer full) */
+static gchar *
+find_root_answer(const gchar *data)
+{
+	g_autoptr(GString) detail = g_string_new(NULL);
+
+	gnt_json_append_string(detail, data);
+	return g_strdup_printf(
+		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
+		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
+		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
+		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"},"
+		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_R#1\", \"output\": \"\"},"
+		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
+		"\"detail\": %s, \"output\": \"\"},"
+		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
+		"\"detail\": \"found\", \"output\": \"\"},"
+		"{\"seq\": 5, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"}]}",
+		detail->str);
+}
+
+/* The hook records the root device; a hook that fails fails its step and
+ * the add (the disks go). */
+static void
+test_create_post_step_hook(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *good = find_root_answer("data {\"root_device\":\"/dev/vda1\"}");
+	g_autofree gchar *bad = find_root_answer("data {\"root_device\":\"vda1\"}");
+	TemplateStore store;
+	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *log = NULL;
+	static const gchar *const order[] = {
+		"install step run_os_scripts (70): done",
+		"install step appliance.find_root [CUSTOM_R#1] (55): started",
+		"  the install record's root device: /dev/vda1",
+		"install step appliance.find_root [CUSTOM_R#1] (55): done",
+		NULL,
+	};
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_R);
+	node1_set_tags(fx, "CUSTOM_R");
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_answer(fx->nodes, "appliance_run", good);
+	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R);
+	log = job_log_text(fx, id);
+	assert_in_order(log, order);
+	web1 = dup_instance(fx, "web1");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(web1, "install"), "root_device"),
+			==, "/dev/vda1");
+	expect_success(fx, "OP_INSTANCE_REMOVE", "{\"instance_name\": \"web1\"}");
+
+	fake_node_answer(fx->nodes, "appliance_run", bad);
+	fake_node_clear_calls(fx->nodes);
+	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R, &message);
+	g_assert_cmpstr(status, ==, "error");
+	assert_message_has(message, "install step 'appliance.find_root' failed: post-step hook: "
+				    "the step reported no usable root device");
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
 /* Refused while the node lacks the tag, nothing asked of the node; with
  * the tag the template's steps run in the plan's order and the record
  * keeps the plan, the template's serial number and what the steps did. */
@@ -1149,6 +1230,7 @@ main(int argc, char **argv)
 	ADD("create/inband", test_create_inband);
 	ADD("create/inband-two-sessions", test_create_inband_two_sessions);
 	ADD("create/inband-fails", test_create_inband_fails);
+	ADD("create/post-step-hook", test_create_post_step_hook);
 	ADD("create/template-removed", test_create_template_removed);
 	ADD("create/print-plan", test_create_print_plan);
 	ADD("create/template-refused", test_create_template_refused);

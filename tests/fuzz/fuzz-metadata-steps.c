@@ -1,6 +1,7 @@
 /* libFuzzer target: what the install appliance's agent sends metad about
- * its in-band steps (metadata/gnt-metadata-steps.h): its catalogue, and a
- * step's result. The input's first byte picks which; a result's input is
+ * its in-band steps (metadata/gnt-metadata-steps.h): its catalogue, a
+ * step's result and the data a result carries. The input's first byte
+ * picks which (modulo 3: result, catalogue, data); a result's input is
  * split at NUL bytes into id, status, detail, reboot and the body. Whatever
  * is refused has an error; whatever parses stays within the bounds, and a
  * parsed catalogue parses again from its own serialization. */
@@ -82,14 +83,41 @@ fuzz_result(const gchar *data, gsize len)
 		__builtin_trap();
 }
 
+/* A result's data: refused with an error, or its text parses again to
+ * the same text. */
+static void
+fuzz_data(const gchar *data, gsize len)
+{
+	g_autofree gchar *text = g_strndup(data, len);
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *parsed = gnt_metadata_step_data_parse(text, &error);
+	g_autofree gchar *again = NULL;
+
+	if (parsed == NULL) {
+		if (error == NULL || error->message == NULL)
+			__builtin_trap();
+		return;
+	}
+	again = gnt_metadata_step_data_parse(parsed, NULL);
+	if (again == NULL || strcmp(again, parsed) != 0)
+		__builtin_trap();
+}
+
 int
 LLVMFuzzerTestOneInput(const guint8 *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	if (data[0] & 1)
-		fuzz_catalogue((const gchar *)data + 1, size - 1);
-	else
+	switch (data[0] % 3) {
+	case 0:
 		fuzz_result((const gchar *)data + 1, size - 1);
+		break;
+	case 1:
+		fuzz_catalogue((const gchar *)data + 1, size - 1);
+		break;
+	default:
+		fuzz_data((const gchar *)data + 1, size - 1);
+		break;
+	}
 	return 0;
 }

@@ -170,6 +170,31 @@ test_result(void)
 }
 
 static void
+test_data(void)
+{
+	static const gchar *const bad[] = {
+		"[]", "{\"a\": {\"b\": 1}}", "{\"a\": 1.5}", "{\"A\": 1}", "{\"a\": null}", "{",
+	};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *good =
+		gnt_metadata_step_data_parse("{\"root_device\": \"/dev/md0\", \"n\": 2}", &error);
+	g_autofree gchar *big = g_strnfill(GNT_METADATA_STEP_DATA_MAX + 1, ' ');
+
+	g_assert_no_error(error);
+	g_assert_cmpstr(good, ==, "{\"root_device\":\"/dev/md0\",\"n\":2}");
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree gchar *refused = gnt_metadata_step_data_parse(bad[i], &error);
+
+		g_assert_null(refused);
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		g_assert_true(g_str_has_prefix(error->message, "step data: "));
+		g_clear_error(&error);
+	}
+	g_assert_null(gnt_metadata_step_data_parse(big, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+}
+
+static void
 test_catalogue_refused(void)
 {
 	static const struct {
@@ -265,6 +290,7 @@ main(int argc, char **argv)
 	g_test_add_func("/metadata-steps/failed-powers-off", test_failed_powers_off);
 	g_test_add_func("/metadata-steps/session-refused", test_session_refused);
 	g_test_add_func("/metadata-steps/result", test_result);
+	g_test_add_func("/metadata-steps/data", test_data);
 	g_test_add_func("/metadata-steps/catalogue-refused", test_catalogue_refused);
 	g_test_add_func("/metadata-steps/catalogue-is-registry", test_catalogue_is_registry);
 	return g_test_run();

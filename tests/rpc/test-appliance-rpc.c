@@ -500,6 +500,32 @@ test_steps_test_only(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "steps3", FALSE);
 }
 
+/* A step's result carries data for the master's post-step hook:
+ * find_root's root device, as metad's "info" entry before its "done". */
+static void
+test_step_data(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "data1", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"data1", "#!/bin/sh\n",
+		"[{\"id\": \"R#1\", \"step\": \"find_root\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	JsonObject *info;
+
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(seen->pdata[2], ==, "find_root start");
+	g_assert_cmpstr(seen->pdata[3], ==, "find_root info");
+	g_assert_cmpstr(seen->pdata[4], ==, "find_root done");
+	info = json_array_get_object_element(json_object_get_array_member(result, "steps"), 3);
+	g_assert_true(g_str_has_prefix(json_object_get_string_member(info, "detail"),
+				       "data {\"root_device\":\"/"));
+	assert_clean(fx, "data1", FALSE);
+}
+
 /* ---- reboots (doc/appliance.md "Reboots") ---- */
 
 /* The answer to GET @path on metad's unix socket @socket_path, without
@@ -764,6 +790,8 @@ main(int argc, char **argv)
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/steps-test-only", ApplFx, NULL, appl_set_up,
 		   test_steps_test_only, appl_tear_down);
+	g_test_add("/appliance-rpc/step-data", ApplFx, NULL, appl_set_up, test_step_data,
+		   appl_tear_down);
 	g_test_add("/appliance-rpc/reboot", ApplFx, "fake", appl_set_up, test_reboot,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/reboot-swapped", ApplFx, "fake", appl_set_up,
