@@ -1017,6 +1017,21 @@ add_step_data(GntMetadataStore *self, const gchar *name, const gchar *step, cons
 	return gnt_metadata_store_add_progress(self, name, step, "info", detail, NULL, 0, error);
 }
 
+/* Answers the session's next step (and starts it: its progress entry). */
+static gboolean
+answer_next_step(GntMetadataStore *self, const gchar *name, GntMetadataSteps *session,
+		 GntMetadataAnswer *answer, GError **error)
+{
+	const gchar *step = NULL, *id = NULL;
+	g_autofree gchar *text = gnt_metadata_steps_next(session, &step, &id);
+
+	if (step != NULL &&
+	    !gnt_metadata_store_add_progress(self, name, step, "start", id, NULL, 0, error))
+		return FALSE;
+	answer_text(answer, SHELL_TYPE, text);
+	return TRUE;
+}
+
 /* The in-band steps (gnt-metadata-steps.h): the agent's catalogue, its
  * next step, a step's result. FALSE: not one of these paths. */
 static gboolean
@@ -1033,6 +1048,7 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 	    !g_str_equal(path, "step-result"))
 		return FALSE;
 	g_autofree gchar *token = query_dup(query, "token");
+	gboolean session_continues = FALSE;
 
 	/* no session, or another boot's token: as unknown as any other path */
 	if (session == NULL || !gnt_metadata_steps_token_matches(session, token)) {
@@ -1040,21 +1056,13 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 		return TRUE;
 	}
 	if (g_str_equal(path, "next-step")) {
-		const gchar *step = NULL, *id = NULL;
-		g_autofree gchar *text = NULL;
-
 		if (!g_str_equal(method, "GET")) {
 			answer_bad_method(answer, "GET");
 			return TRUE;
 		}
-		text = gnt_metadata_steps_next(session, &step, &id);
-		if (step != NULL)
-			ok = gnt_metadata_store_add_progress(self, inst->name, step, "start", id,
-							     NULL, 0, &error);
-		if (ok) {
-			answer_text(answer, SHELL_TYPE, text);
+		if (answer_next_step(self, inst->name, session, answer, &error))
 			return TRUE;
-		}
+		ok = FALSE;
 	} else if (!g_str_equal(method, "POST")) {
 		answer_bad_method(answer, "POST");
 		return TRUE;
@@ -1097,6 +1105,7 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 						     result->ok ? "done" : "failed", result->detail,
 						     result->output, strlen(result->output),
 						     &error);
+		session_continues = ok && result->ok && !result->reboot_requested;
 		/* noded boots the appliance again once it is off */
 		if (ok && result->ok && result->reboot_requested) {
 			g_autofree gchar *why =
@@ -1110,6 +1119,16 @@ steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const 
 		g_autofree gchar *text = g_strconcat(error->message, "\n", NULL);
 
 		answer_text(answer, TEXT_TYPE, text);
+		answer->status = 400;
+		return TRUE;
+	}
+	/* a step's success answers with the next step: one request a step
+	 * (each costs the agent a process); not before a reboot (the next
+	 * step starts on the next boot), not after a failure */
+	if (g_str_equal(path, "step-result") && session_continues) {
+		if (answer_next_step(self, inst->name, session, answer, &error))
+			return TRUE;
+		answer_text(answer, TEXT_TYPE, error->message);
 		answer->status = 400;
 		return TRUE;
 	}
