@@ -95,10 +95,20 @@ static const gchar *const catalogue_arg_type_names[] = {"string", "integer", "bo
 static GntInstallArgSpec *
 catalogue_args(JsonArray *args, guint *n_args)
 {
-	GntInstallArgSpec *out = g_new0(GntInstallArgSpec, MAX(json_array_get_length(args), 1));
+	guint n = json_array_get_length(args);
+	GntInstallArgSpec *out = g_new0(GntInstallArgSpec, n + 1);
 
-	*n_args = json_array_get_length(args);
-	for (guint i = 0; i < *n_args; i++) {
+	/* every in-band step may have its own timeout (doc/install.md) */
+	out[n] = (GntInstallArgSpec){GNT_INSTALL_STEP_TIMEOUT_ARG,
+				     GNT_INSTALL_ARG_INTEGER,
+				     FALSE,
+				     FALSE,
+				     1,
+				     GNT_INSTALL_STEP_TIMEOUT_MAX,
+				     "seconds the step may take inside the install appliance "
+				     "(default: the cluster's install timeout)"};
+	*n_args = n + 1;
+	for (guint i = 0; i < n; i++) {
 		JsonObject *arg = json_array_get_object_element(args, i);
 		const gchar *type = json_object_get_string_member(arg, "type");
 

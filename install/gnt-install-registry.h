@@ -28,6 +28,12 @@ G_BEGIN_DECLS
 #define GNT_INSTALL_APPLIANCE_INTERFACE	   "appliance"
 #define GNT_INSTALL_APPLIANCE_MAX_PRIORITY 99
 
+/* The argument every appliance step takes besides its own: its timeout
+ * in seconds (1..GNT_INSTALL_STEP_TIMEOUT_MAX; absent: the cluster's
+ * install_timeout). */
+#define GNT_INSTALL_STEP_TIMEOUT_ARG "timeout"
+#define GNT_INSTALL_STEP_TIMEOUT_MAX 86400
+
 /* How many steps one template may hold. */
 #define GNT_INSTALL_TEMPLATE_MAX_STEPS 64
 

@@ -1310,7 +1310,11 @@ session_steps(Session *s, gint64 timeout)
 		json_object_set_object_member(step, "args",
 					      args != NULL ? gnt_json_object_deep_copy(args)
 							   : json_object_new());
-		json_object_set_int_member(step, "timeout", timeout);
+		json_object_set_int_member(
+			step, "timeout",
+			args != NULL ? json_object_get_int_member_with_default(
+					       args, GNT_INSTALL_STEP_TIMEOUT_ARG, timeout)
+				     : timeout);
 		json_array_add_object_element(steps, step);
 	}
 	return steps;

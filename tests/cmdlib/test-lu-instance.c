@@ -422,13 +422,14 @@ assert_in_order(const gchar *text, const gchar *const *needles)
 
 /* ---- in-band steps: one install appliance session per run of them ---- */
 
-/* Steps inside the install appliance at 95, 75 and 45, on disks 0, 1, 2. */
+/* Steps inside the install appliance at 95, 75 (with its own timeout) and
+ * 45, on disks 0, 1, 2. */
 #define TEMPLATE_I                                                                                 \
 	"{\"name\": \"CUSTOM_I\", \"serial_no\": 1, \"steps\": ["                                  \
 	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 0}, "  \
 	"\"priority\": 95},"                                                                       \
-	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 1}, "  \
-	"\"priority\": 75},"                                                                       \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 1, "   \
+	"\"timeout\": 30}, \"priority\": 75},"                                                     \
 	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 2}, "  \
 	"\"priority\": 45}]}"
 /* safe install on: the OS scripts run in the appliance too */
@@ -531,6 +532,13 @@ test_create_inband(LuFx *fx, gconstpointer data)
 						   json_array_get_object_element(sent, 3), "args"),
 					   "disk"),
 		==, 2);
+	/* a row's own timeout, else the cluster's install timeout */
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 1),
+						   "timeout"),
+			==, 30);
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 0),
+						   "timeout"),
+			==, 1800);
 	web1 = dup_instance(fx, "web1");
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(web1, "install"), "state"),

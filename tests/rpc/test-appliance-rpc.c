@@ -712,6 +712,30 @@ test_reboot_swapped(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "boot2", FALSE);
 }
 
+/* A step's own timeout, in the real appliance: the OS script that hangs is
+ * stopped after its step's 3 s, long before the session's. */
+static void
+test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (!install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "slow1", "kvm", FALSE);
+	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 600\n",
+				       "[{\"id\": \"deploy.run_os_scripts\", \"step\": "
+				       "\"run_os_scripts\", \"args\": {}, \"timeout\": 3}]");
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_assert_null(result);
+	assert_error_has(error, "step 'run_os_scripts' failed: the create script timed out after 3 "
+				"s; its output ended with: hanging");
+	assert_clean(fx, "slow1", FALSE);
+}
+
 /* The same session in the real appliance (opt-in as kvm-real). */
 static void
 test_kvm_real_steps(ApplFx *fx, gconstpointer data)
@@ -800,6 +824,8 @@ main(int argc, char **argv)
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-reboot-swapped", ApplFx, "kvm", appl_set_up,
 		   test_reboot_swapped, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, NULL, appl_set_up,
+		   test_kvm_real_step_timeout, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
