@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gnt-image-writer.h"
+#include "bench-stats.h"
 
 #define MIB (1024 * 1024)
 
@@ -128,23 +129,6 @@ file_sha256(const gchar *path)
 	return g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, bytes);
 }
 
-static gint
-compare_doubles(gconstpointer a, gconstpointer b)
-{
-	gdouble x = *(const gdouble *)a, y = *(const gdouble *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static gdouble
-median(GArray *values)
-{
-	g_autoptr(GArray) sorted = g_array_copy(values);
-
-	g_array_sort(sorted, compare_doubles);
-	return g_array_index(sorted, gdouble, sorted->len / 2);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -211,7 +195,7 @@ main(int argc, char **argv)
 				seconds, rate);
 		}
 	}
-	dd_median = median(methods[0].rates);
+	dd_median = bench_median(methods[0].rates);
 	g_print("\n%u MiB image, %d runs, medians:\n", (guint)size_mib, runs);
 	for (guint m = 0; m < G_N_ELEMENTS(methods); m++) {
 		g_autoptr(GString) all = g_string_new(NULL);
@@ -220,8 +204,8 @@ main(int argc, char **argv)
 			g_string_append_printf(all, "%s%.0f", i ? " / " : "",
 					       g_array_index(methods[m].rates, gdouble, i));
 		g_print("%-26s %7.1f MB/s  %5.1f%% of dd  (%s)\n", methods[m].name,
-			median(methods[m].rates), 100 * median(methods[m].rates) / dd_median,
-			all->str);
+			bench_median(methods[m].rates),
+			100 * bench_median(methods[m].rates) / dd_median, all->str);
 		g_array_unref(methods[m].rates);
 	}
 	(void)g_unlink(raw);

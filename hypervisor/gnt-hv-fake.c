@@ -313,6 +313,10 @@ fake_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *c
 		gnt_command_setenv(cmd, "GANTRY_DEBUG", "1");
 	if (app->cmdline != NULL)
 		gnt_command_setenv(cmd, "GANTRY_CMDLINE", app->cmdline);
+	if (g_strcmp0(g_getenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV), "1") == 0)
+		gnt_command_setenv(cmd, GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1");
+	if (app->boot_token != NULL)
+		gnt_command_setenv(cmd, "GANTRY_BOOT_TOKEN", app->boot_token);
 	console_fd = open(app->console_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (console_fd < 0) {
 		int errsv = errno;

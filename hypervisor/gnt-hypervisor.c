@@ -354,6 +354,7 @@ gnt_hv_appliance_free(GntHvAppliance *self)
 	g_free(self->console_log);
 	g_free(self->agent);
 	g_free(self->cmdline);
+	g_free(self->boot_token);
 	g_free(self);
 }
 
@@ -378,6 +379,11 @@ gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self)
 		g_string_append_printf(cmdline, " gantry.ip=%s/16", self->ip);
 	if (self->debug)
 		g_string_append(cmdline, " gantry.debug=1");
+	/* the agent's test-only steps, where a test suite's noded asks */
+	if (g_strcmp0(g_getenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV), "1") == 0)
+		g_string_append(cmdline, " gantry.test_steps=1");
+	if (self->boot_token != NULL)
+		g_string_append_printf(cmdline, " gantry.token=%s", self->boot_token);
 	return g_string_free(cmdline, FALSE);
 }
 

@@ -216,6 +216,10 @@ typedef struct {
 	 * its whole kernel command line, and no appliance image (image NULL);
 	 * the fake hypervisor gives it to the agent as GANTRY_CMDLINE. */
 	gchar *cmdline;
+	/* this boot's token for metad's step paths (gantry.token= on the
+	 * kernel command line, GANTRY_BOOT_TOKEN for the fake agent);
+	 * nullable */
+	gchar *boot_token;
 } GntHvAppliance;
 
 /* 512 MiB, 1 vCPU, tcg, bios, a random uuid, no disks. */
@@ -226,8 +230,13 @@ gnt_hv_appliance_free(GntHvAppliance *self);
 /* Takes @disk. */
 void
 gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
-/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]",
- * or an installer's cmdline (transfer full) */
+/* noded's environment variable that makes the agent offer its test-only
+ * steps (doc/appliance.md "Steps"): "1" in the test suites only. */
+#define GNT_HV_APPLIANCE_TEST_STEPS_ENV "GANTRY_TEST_STEPS"
+
+/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]
+ * [ gantry.test_steps=1][ gantry.token=HEX]", or an installer's cmdline
+ * (transfer full) */
 gchar *
 gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self);
 

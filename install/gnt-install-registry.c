@@ -43,7 +43,7 @@ static const GntInstallArgSpec test_fail_args[] = {
 /* The core steps by falling priority (the runner's order), then the steps
  * templates add. Bands for the others: above 100 runs before the disks
  * exist, 21..99 between making the disks and the boot. */
-static const GntInstallStepSpec registry[] = {
+static const GntInstallStepSpec host_registry[] = {
 	CORE("prepare", 100, HOST, "makes the new instance's disks (a reinstall keeps them)"),
 	CORE("write_image", 80, HOST, "writes the disk image onto disk 0"),
 	CORE("run_os_scripts", 70, HOST,
@@ -81,20 +81,121 @@ static const gchar *const arg_type_names[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(arg_type_names) == GNT_INSTALL_ARG_LAST);
 
+/* ---- the appliance's steps: its catalogue, built in ---- */
+
+/* appliance/steps.json, the catalogue the agent reports and the appliance
+ * image carries (install/meson.build embeds it). */
+extern const char gnt_appliance_steps_catalogue[];
+extern const unsigned long gnt_appliance_steps_catalogue_len;
+
+static const GntInstallArgType catalogue_arg_types[] = {
+	GNT_INSTALL_ARG_STRING, GNT_INSTALL_ARG_INTEGER, GNT_INSTALL_ARG_BOOLEAN};
+static const gchar *const catalogue_arg_type_names[] = {"string", "integer", "boolean"};
+
+static GntInstallArgSpec *
+catalogue_args(JsonArray *args, guint *n_args)
+{
+	guint n = json_array_get_length(args);
+	GntInstallArgSpec *out = g_new0(GntInstallArgSpec, n + 1);
+
+	/* every in-band step may have its own timeout (doc/install.md) */
+	out[n] = (GntInstallArgSpec){GNT_INSTALL_STEP_TIMEOUT_ARG,
+				     GNT_INSTALL_ARG_INTEGER,
+				     FALSE,
+				     FALSE,
+				     1,
+				     GNT_INSTALL_STEP_TIMEOUT_MAX,
+				     "seconds the step may take inside the install appliance "
+				     "(default: the cluster's install timeout)"};
+	*n_args = n + 1;
+	for (guint i = 0; i < n; i++) {
+		JsonObject *arg = json_array_get_object_element(args, i);
+		const gchar *type = json_object_get_string_member(arg, "type");
+
+		out[i].name = g_strdup(json_object_get_string_member(arg, "name"));
+		out[i].required = json_object_get_boolean_member(arg, "required");
+		out[i].identity = json_object_get_boolean_member(arg, "identity");
+		out[i].description = g_strdup(json_object_get_string_member(arg, "description"));
+		out[i].min = 0;
+		out[i].max = G_MAXINT32;
+		for (guint k = 0; k < G_N_ELEMENTS(catalogue_arg_types); k++) {
+			if (g_strcmp0(type, catalogue_arg_type_names[k]) == 0)
+				out[i].type = catalogue_arg_types[k];
+		}
+	}
+	return out;
+}
+
+/* The host's steps, then the appliance's from its catalogue as
+ * "appliance.NAME" (its core steps, run_os_scripts and personalize, are
+ * the deploy.* rows above). Built once, kept for the process's life. The
+ * catalogue is ours, checked by tests/install/test-install-registry.c
+ * with metad's own parser (gnt_metadata_catalogue_parse()). */
+static GArray *
+all_steps(void)
+{
+	static gsize once;
+	static GArray *steps;
+
+	if (g_once_init_enter(&once)) {
+		g_autoptr(JsonNode)
+			root = gnt_json_parse(gnt_appliance_steps_catalogue,
+					      (gssize)gnt_appliance_steps_catalogue_len, NULL);
+		JsonArray *catalogue = NULL;
+		GArray *out = g_array_new(FALSE, TRUE, sizeof(GntInstallStepSpec));
+
+		g_array_append_vals(out, host_registry, G_N_ELEMENTS(host_registry));
+		g_assert(root != NULL && JSON_NODE_HOLDS_OBJECT(root));
+		catalogue = json_object_get_array_member(json_node_get_object(root), "steps");
+		for (guint i = 0; i < json_array_get_length(catalogue); i++) {
+			JsonObject *step = json_array_get_object_element(catalogue, i);
+			const gchar *name = json_object_get_string_member(step, "name");
+			GntInstallStepSpec spec = {0};
+
+			if (json_object_get_boolean_member(step, "core"))
+				continue;
+			spec.name = g_strconcat(GNT_INSTALL_APPLIANCE_INTERFACE ".", name, NULL);
+			spec.interface = GNT_INSTALL_APPLIANCE_INTERFACE;
+			spec.step = g_strdup(name);
+			spec.runs_on = GNT_INSTALL_RUNS_APPLIANCE;
+			spec.min_priority = GNT_INSTALL_APPLIANCE_MIN_PRIORITY;
+			spec.max_priority = GNT_INSTALL_APPLIANCE_MAX_PRIORITY;
+			spec.for_operators = json_object_get_boolean_member(step, "for_operators");
+			spec.args = catalogue_args(json_object_get_array_member(step, "args"),
+						   &spec.n_args);
+			spec.description =
+				g_strdup(json_object_get_string_member(step, "description"));
+			spec.reboot_requested =
+				json_object_get_boolean_member(step, "reboot_requested");
+			spec.catalogue_priority =
+				(guint)json_object_get_int_member(step, "priority");
+			g_array_append_val(out, spec);
+		}
+		steps = out;
+		g_once_init_leave(&once, 1);
+	}
+	return steps;
+}
+
 const GntInstallStepSpec *
 gnt_install_steps_get_all(guint *n_steps)
 {
+	GArray *steps = all_steps();
+
 	g_return_val_if_fail(n_steps != NULL, NULL);
-	*n_steps = G_N_ELEMENTS(registry);
-	return registry;
+	*n_steps = steps->len;
+	return (const GntInstallStepSpec *)(gpointer)steps->data;
 }
 
 const GntInstallStepSpec *
 gnt_install_steps_lookup(const gchar *name)
 {
-	for (guint i = 0; name != NULL && i < G_N_ELEMENTS(registry); i++) {
-		if (strcmp(registry[i].name, name) == 0)
-			return &registry[i];
+	guint n = 0;
+	const GntInstallStepSpec *steps = gnt_install_steps_get_all(&n);
+
+	for (guint i = 0; name != NULL && i < n; i++) {
+		if (strcmp(steps[i].name, name) == 0)
+			return &steps[i];
 	}
 	return NULL;
 }
@@ -159,9 +260,12 @@ gnt_install_steps_list(void)
 {
 	JsonArray *out = json_array_new();
 
-	for (guint i = 0; i < G_N_ELEMENTS(registry); i++) {
-		if (registry[i].for_operators)
-			json_array_add_object_element(out, step_to_json(&registry[i]));
+	guint n = 0;
+	const GntInstallStepSpec *steps = gnt_install_steps_get_all(&n);
+
+	for (guint i = 0; i < n; i++) {
+		if (steps[i].for_operators)
+			json_array_add_object_element(out, step_to_json(&steps[i]));
 	}
 	return out;
 }
@@ -405,10 +509,12 @@ priority_check(const GntInstallStepSpec *spec, JsonNode *node, gint64 *out, GErr
 static const GntInstallStepSpec *
 lookup_parts(const gchar *interface, const gchar *step)
 {
-	for (guint i = 0; i < G_N_ELEMENTS(registry); i++) {
-		if (strcmp(registry[i].step, step) == 0 &&
-		    strcmp(registry[i].interface, interface) == 0)
-			return &registry[i];
+	guint n = 0;
+	const GntInstallStepSpec *steps = gnt_install_steps_get_all(&n);
+
+	for (guint i = 0; i < n; i++) {
+		if (strcmp(steps[i].step, step) == 0 && strcmp(steps[i].interface, interface) == 0)
+			return &steps[i];
 	}
 	return NULL;
 }

@@ -20,6 +20,20 @@ G_BEGIN_DECLS
 /* The highest priority a step may have. */
 #define GNT_INSTALL_PRIORITY_MAX 999
 
+/* The priorities of the appliance's (in-band) steps: 81-99 before the
+ * image is written, 71-79 between it and the OS scripts, 41-59 after
+ * them (doc/install.md, "In-band steps"). */
+#define GNT_INSTALL_APPLIANCE_MIN_PRIORITY 41
+/* the interface of the appliance's steps: "appliance.NAME" */
+#define GNT_INSTALL_APPLIANCE_INTERFACE	   "appliance"
+#define GNT_INSTALL_APPLIANCE_MAX_PRIORITY 99
+
+/* The argument every appliance step takes besides its own: its timeout
+ * in seconds (1..GNT_INSTALL_STEP_TIMEOUT_MAX; absent: the cluster's
+ * install_timeout). */
+#define GNT_INSTALL_STEP_TIMEOUT_ARG "timeout"
+#define GNT_INSTALL_STEP_TIMEOUT_MAX 86400
+
 /* How many steps one template may hold. */
 #define GNT_INSTALL_TEMPLATE_MAX_STEPS 64
 
@@ -61,10 +75,17 @@ typedef struct {
 	const GntInstallArgSpec *args;
 	guint n_args;
 	const gchar *description;
+	/* the appliance's steps (the agent's catalogue, appliance/steps.json):
+	 * whether the step asks for a reboot after it, and the priority the
+	 * catalogue suggests */
+	gboolean reboot_requested;
+	guint catalogue_priority;
 } GntInstallStepSpec;
 
 /* Every registered step (test-only ones included), in the table's order:
- * the core steps by falling priority, then the others. @n_steps: (out). */
+ * the core steps by falling priority, then the others, then the install
+ * appliance's in-band steps ("appliance.NAME", from the agent's catalogue
+ * built in). @n_steps: (out). */
 const GntInstallStepSpec *
 gnt_install_steps_get_all(guint *n_steps);
 

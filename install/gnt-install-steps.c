@@ -17,6 +17,7 @@
 #include "gnt-install-where.h"
 #include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-instance-metadata.h"
+#include "gnt-metadata.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
 #include "gnt-node-calls.h"
@@ -397,30 +398,6 @@ secret_value(GntInstall *self, const gchar *name)
 					     : NULL;
 }
 
-/* The appliance's progress entries, as they come, into the job log: a
- * step's start and end, and its output's lines. */
-static void
-appliance_progress(JsonObject *entry, gpointer user_data)
-{
-	GntInstall *self = user_data;
-	const gchar *step = object_string(entry, "step");
-	const gchar *state = object_string(entry, "state");
-	const gchar *detail = object_string(entry, "detail");
-	const gchar *output = object_string(entry, "output");
-
-	gnt_lu_feedback(self->lu, "  install appliance: %s %s%s%s", step != NULL ? step : "?",
-			state != NULL ? state : "?", detail != NULL && *detail != '\0' ? ": " : "",
-			detail != NULL ? detail : "");
-	if (output != NULL && *output != '\0') {
-		g_auto(GStrv) lines = g_strsplit(output, "\n", -1);
-
-		for (guint i = 0; lines[i] != NULL; i++) {
-			if (lines[i][0] != '\0')
-				gnt_lu_feedback(self->lu, "    %s", lines[i]);
-		}
-	}
-}
-
 /* @secrets as a JSON object, for the appliance's call only (its options
  * are wiped after it: doc/secrets.md, Limits). (transfer full) */
 static JsonObject *
@@ -467,44 +444,14 @@ appliance_options_new(GntInstall *self)
 	return options;
 }
 
-/* run_os_scripts in the install appliance: the node boots it with the
- * instance's disks, its agent runs the OS's (untrusted) create script and
- * unpacks the personalization package, reporting each through metad; the
- * node tears everything down before it answers, on every path. */
-static gboolean
-run_os_scripts_in_appliance(GntInstall *self, GError **error)
-{
-	g_autoptr(JsonObject) options = appliance_options_new(self);
-
-	g_autoptr(GError) local = NULL;
-
-	gnt_lu_feedback(self->lu, "* running the OS create script in the install appliance...");
-	self->appliance_result = gnt_node_call_appliance_run(
-		self->rpc, self->node, self->spec, options, appliance_progress, self, &local);
-	/* the secrets and the password went with the call; the options' copy
-	 * goes now */
-	{
-		g_autoptr(JsonNode) node = gnt_json_node_new_object(json_object_ref(options));
-
-		gnt_json_node_wipe_strings(node);
-	}
-	if (self->appliance_result == NULL) {
-		move_output_tail_to_job_log(self->lu, local);
-		g_propagate_error(error, g_steal_pointer(&local));
-		return FALSE;
-	}
-	return TRUE;
-}
-
 static gboolean
 run_os_scripts_run(GntInstall *self, GError **error)
 {
 	g_autoptr(GError) local = NULL;
 	gboolean ok;
 
-	if (self->in_appliance)
-		return run_os_scripts_in_appliance(self, error);
-
+	/* in the appliance it is a row of the appliance's session */
+	g_return_val_if_fail(!self->in_appliance, FALSE);
 	gnt_lu_feedback(self->lu, "* running the instance OS create scripts...");
 	if (self->kind == GNT_INSTALL_REINSTALL)
 		ok = gnt_node_call_os_reinstall(self->rpc, self->node, self->spec,
@@ -519,27 +466,9 @@ run_os_scripts_run(GntInstall *self, GError **error)
 	return ok;
 }
 
-/* The last entry the appliance reported for @step, or NULL. */
-static JsonObject *
-appliance_entry(GntInstall *self, const gchar *step)
-{
-	JsonArray *steps = self->appliance_result != NULL
-				   ? json_object_get_array_member(self->appliance_result, "steps")
-				   : NULL;
-	JsonObject *found = NULL;
-
-	for (guint i = 0; steps != NULL && i < json_array_get_length(steps); i++) {
-		JsonObject *entry = json_array_get_object_element(steps, i);
-
-		if (g_strcmp0(object_string(entry, "step"), step) == 0)
-			found = entry;
-	}
-	return found;
-}
-
 /* personalize: the package from os-package is unpacked on the instance's
- * filesystem after the scripts, by the appliance's agent (in band); here
- * the master checks what the agent reported. */
+ * filesystem after the scripts, by the appliance's agent: always a row of
+ * the appliance's session (in band). */
 static gboolean
 personalize_check(GntInstall *self, GError **error)
 {
@@ -562,29 +491,7 @@ personalize_check(GntInstall *self, GError **error)
 static gchar *
 personalize_skip_reason(GntInstall *self)
 {
-	if (package_url(self) == NULL)
-		return g_strdup("no personalization package given");
-	if (self->appliance_result == NULL)
-		return g_strdup("the install appliance did not run");
-	return NULL;
-}
-
-static gboolean
-personalize_run(GntInstall *self, GError **error)
-{
-	JsonObject *entry = appliance_entry(self, "personalize");
-	const gchar *state = object_string(entry, "state");
-
-	if (g_strcmp0(state, "done") == 0) {
-		gnt_lu_feedback(self->lu,
-				"the package '%s' was unpacked inside the install appliance",
-				package_url(self));
-		return TRUE;
-	}
-	g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
-		    "the install appliance did not report unpacking the package '%s' (%s)",
-		    package_url(self), entry != NULL ? state : "no report");
-	return FALSE;
+	return package_url(self) == NULL ? g_strdup("no personalization package given") : NULL;
 }
 
 /* prepare_boot: for self_install, the first boot is to use the install
@@ -889,7 +796,8 @@ static const StepAction step_actions[] = {
 	{"deploy.prepare", NULL, prepare_skip_reason, prepare_run},
 	{"deploy.write_image", write_image_check, write_image_skip_reason, write_image_run},
 	{"deploy.run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
-	{"deploy.personalize", personalize_check, personalize_skip_reason, personalize_run},
+	/* in band: run by the appliance's session */
+	{"deploy.personalize", personalize_check, personalize_skip_reason, NULL},
 	{"deploy.prepare_boot", prepare_boot_check, prepare_boot_skip_reason, prepare_boot_run},
 	{"deploy.tear_down_appliance", NULL, tear_down_appliance_skip_reason,
 	 tear_down_appliance_run},
@@ -904,6 +812,11 @@ static const StepAction step_actions[] = {
 gboolean
 gnt_install_has_action(const gchar *step)
 {
+	const GntInstallStepSpec *spec = gnt_install_steps_lookup(step);
+
+	/* the appliance's steps are the agent's: a session runs them */
+	if (spec != NULL && g_str_equal(spec->interface, GNT_INSTALL_APPLIANCE_INTERFACE))
+		return TRUE;
 	for (guint i = 0; i < G_N_ELEMENTS(step_actions); i++) {
 		if (g_strcmp0(step_actions[i].name, step) == 0)
 			return TRUE;
@@ -1133,6 +1046,431 @@ run_step(GntInstall *self, const PlanRow *row, GError **error)
 	return FALSE;
 }
 
+/* ---- post-step hooks (doc/install.md, "Post-step hooks") ---- */
+
+/* appliance.find_root: the device the agent found the root filesystem on
+ * becomes the install record's root_device. */
+static gboolean
+find_root_hook(GntInstall *self, JsonObject *data, GError **error)
+{
+	const gchar *device = object_string(data, "root_device");
+
+	if (device == NULL || device[0] != '/' || strlen(device) > 255 ||
+	    strpbrk(device, " \t\n") != NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the step reported no usable root device ('root_device' must be an "
+			    "absolute path of at most 255 bytes without blanks)");
+		return FALSE;
+	}
+	json_object_set_string_member(gnt_install_get(self->record), "root_device", device);
+	gnt_lu_feedback(self->lu, "  the install record's root device: %s", device);
+	return TRUE;
+}
+
+/* The master's hooks after an in-band step's success, by step: each may
+ * update the install record from the data the step's result carried; one
+ * that fails fails its step. */
+static const struct {
+	const gchar *step;
+	gboolean (*hook)(GntInstall *self, JsonObject *data, GError **error);
+} post_step_hooks[] = {
+	{"appliance.find_root", find_root_hook},
+};
+
+/* Runs @spec's post-step hook, if it has one, with @data (nullable: none
+ * came, an empty object). */
+static gboolean
+run_post_step_hook(GntInstall *self, const GntInstallStepSpec *spec, JsonObject *data,
+		   GError **error)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(post_step_hooks); i++) {
+		g_autoptr(JsonObject) empty = json_object_new();
+
+		if (!g_str_equal(post_step_hooks[i].step, spec->name))
+			continue;
+		if (!post_step_hooks[i].hook(self, data != NULL ? data : empty, error)) {
+			g_prefix_error(error, "post-step hook: ");
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* ---- the install appliance's sessions (doc/install.md, "In-band steps") ---- */
+
+/* The agent's name of @row's step when the row runs inside the install
+ * appliance (in band), else NULL. */
+static const gchar *
+row_agent_step(GntInstall *self, const PlanRow *row)
+{
+	if (row->spec->runs_on == GNT_INSTALL_RUNS_APPLIANCE)
+		return row->spec->step;
+	if (self->in_appliance && g_str_equal(row->spec->name, "deploy.run_os_scripts"))
+		return row->spec->step;
+	return NULL;
+}
+
+/* Why @row has nothing to do, NULL when it has something. (transfer full) */
+static gchar *
+row_skip_reason(GntInstall *self, const PlanRow *row)
+{
+	const StepAction *action = step_action_lookup(row->spec->name);
+	gchar *skip;
+
+	if (action == NULL || action->skip_reason == NULL)
+		return NULL;
+	self->args = gnt_json_peek_object(row->row, "args");
+	skip = action->skip_reason(self);
+	self->args = NULL;
+	return skip;
+}
+
+/*
+ * Where the appliance session that starts at row @from ends: after the
+ * last in-band row reached through in-band rows and host rows that have
+ * nothing to do (a host row that does something needs the disks while the
+ * appliance is down: it ends the session, and the next in-band row boots
+ * a new one).
+ */
+static guint
+session_end(GntInstall *self, JsonArray *rows, guint from, guint n_rows)
+{
+	guint end = from + 1;
+
+	for (guint k = from + 1; k < n_rows; k++) {
+		g_autofree gchar *skip = NULL;
+		PlanRow row;
+
+		if (!plan_row_get(rows, k, &row))
+			continue;
+		if (row_agent_step(self, &row) != NULL) {
+			end = k + 1;
+			continue;
+		}
+		skip = row_skip_reason(self, &row);
+		if (skip == NULL)
+			break;
+	}
+	return end;
+}
+
+typedef struct {
+	PlanRow row;
+	const gchar *agent_step; /* NULL: a host row, skipped */
+	gchar *skip;		 /* why it does not run, NULL: it runs in the appliance */
+	gint64 started;		 /* real time, µs; 0: not started */
+	gboolean ended;
+	JsonObject *data; /* what its result carried for its post-step hook */
+} SessionRow;
+
+typedef struct {
+	GntInstall *install;
+	GArray *rows;	/* SessionRow, in the plan's order */
+	guint logged;	/* the rows before it are logged and recorded */
+	gint current;	/* the row running in the appliance, -1: none */
+	gchar *failure; /* the failed step's reason (its detail) */
+	/* a post-step hook failed: its row (the one failed), the reason; the
+	 * entries after it are only logged */
+	gint hook_row;
+	GError *hook_error;
+} Session;
+
+static void
+session_row_clear(SessionRow *row)
+{
+	g_free(row->skip);
+	g_clear_pointer(&row->data, json_object_unref);
+}
+
+static gchar *
+session_row_label(const SessionRow *row)
+{
+	return row_label(&row->row);
+}
+
+/* Logs and records the rows up to @until that do not run. */
+static void
+session_log_skipped(Session *s, guint until)
+{
+	for (; s->logged < until && s->logged < s->rows->len; s->logged++) {
+		SessionRow *row = &g_array_index(s->rows, SessionRow, s->logged);
+		g_autofree gchar *label = session_row_label(row);
+
+		if (row->skip == NULL)
+			return;
+		gnt_lu_feedback(s->install->lu,
+				"install step %s (%" G_GINT64_FORMAT "): skipped, %s", label,
+				row->row.priority, row->skip);
+		step_record(s->install, &row->row, STEP_SKIPPED, 0, 0, row->skip);
+	}
+}
+
+static void
+session_log_output(GntLu *lu, const gchar *output)
+{
+	g_auto(GStrv) lines = g_strsplit(output != NULL ? output : "", "\n", -1);
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (lines[i][0] != '\0')
+			gnt_lu_feedback(lu, "    %s", lines[i]);
+	}
+}
+
+/* The appliance's progress entries, as they come, into the job log: the
+ * start of each row (metad's, when it hands the step out), its end with
+ * its output, and the appliance's own reports. */
+static void
+session_progress(JsonObject *entry, gpointer user_data)
+{
+	Session *s = user_data;
+	GntLu *lu = s->install->lu;
+	const gchar *step = object_string(entry, "step");
+	const gchar *state = object_string(entry, "state");
+	const gchar *detail = object_string(entry, "detail");
+	const gchar *output = object_string(entry, "output");
+	gint64 time_us = (gint64)(json_object_get_double_member_with_default(entry, "time", 0) *
+				  G_USEC_PER_SEC);
+
+	/* a post-step hook failed: the install fails there */
+	if (s->hook_error != NULL) {
+		gnt_lu_feedback(lu, "  install appliance: %s %s", step != NULL ? step : "?",
+				state != NULL ? state : "?");
+		return;
+	}
+	/* the data of the running step's result, for its post-step hook */
+	if (s->current >= 0 && g_strcmp0(state, "info") == 0 && detail != NULL &&
+	    g_str_has_prefix(detail, GNT_METADATA_STEP_DATA_DETAIL_PREFIX)) {
+		SessionRow *row = &g_array_index(s->rows, SessionRow, s->current);
+		g_autoptr(JsonNode) data = gnt_json_parse(
+			detail + strlen(GNT_METADATA_STEP_DATA_DETAIL_PREFIX), -1, NULL);
+
+		if (g_strcmp0(step, row->agent_step) == 0 && data != NULL &&
+		    JSON_NODE_HOLDS_OBJECT(data)) {
+			g_clear_pointer(&row->data, json_object_unref);
+			row->data = json_object_ref(json_node_get_object(data));
+			return;
+		}
+	}
+	if (g_strcmp0(state, "start") == 0 && s->current < 0) {
+		for (guint k = s->logged; k < s->rows->len; k++) {
+			SessionRow *row = &g_array_index(s->rows, SessionRow, k);
+			g_autofree gchar *label = NULL;
+
+			if (row->skip != NULL || g_strcmp0(row->row.id, detail) != 0)
+				continue;
+			session_log_skipped(s, k);
+			label = session_row_label(row);
+			gnt_lu_feedback(lu, "install step %s (%" G_GINT64_FORMAT "): started",
+					label, row->row.priority);
+			row->started = time_us > 0 ? time_us : g_get_real_time();
+			s->current = (gint)k;
+			return;
+		}
+	}
+	if (s->current >= 0 && (g_strcmp0(state, "done") == 0 || g_strcmp0(state, "failed") == 0)) {
+		SessionRow *row = &g_array_index(s->rows, SessionRow, s->current);
+
+		if (g_strcmp0(step, row->agent_step) == 0) {
+			g_autofree gchar *label = session_row_label(row);
+			gint64 ended = MAX(time_us > 0 ? time_us : g_get_real_time(), row->started);
+			gdouble took = (gdouble)(ended - row->started) / G_USEC_PER_SEC;
+
+			if (detail != NULL && *detail != '\0')
+				gnt_lu_feedback(lu, "  %s", detail);
+			session_log_output(lu, output);
+			row->ended = TRUE;
+			s->current = -1;
+			if (g_str_equal(state, "failed")) {
+				/* recorded with the call's error once it returns */
+				s->failure =
+					g_strdup(detail != NULL && *detail ? detail : "failed");
+				gnt_lu_feedback(lu,
+						"install step %s (%" G_GINT64_FORMAT
+						"): failed after %.3fs",
+						label, row->row.priority, took);
+				return;
+			}
+			if (!run_post_step_hook(s->install, row->row.spec, row->data,
+						&s->hook_error)) {
+				s->hook_row = (gint)(row - (SessionRow *)(gpointer)s->rows->data);
+				gnt_lu_feedback(lu,
+						"install step %s (%" G_GINT64_FORMAT
+						"): failed after %.3fs",
+						label, row->row.priority, took);
+				return;
+			}
+			gnt_lu_feedback(lu, "install step %s (%" G_GINT64_FORMAT "): done in %.3fs",
+					label, row->row.priority, took);
+			step_record(s->install, &row->row, STEP_OK, row->started, ended,
+				    detail != NULL && *detail ? detail : NULL);
+			s->logged = (guint)(row - (SessionRow *)(gpointer)s->rows->data) + 1;
+			return;
+		}
+	}
+	gnt_lu_feedback(lu, "  install appliance: %s %s%s%s", step != NULL ? step : "?",
+			state != NULL ? state : "?", detail != NULL && *detail != '\0' ? ": " : "",
+			detail != NULL ? detail : "");
+	if (output != NULL && *output != '\0')
+		session_log_output(lu, output);
+}
+
+/* The steps the session's appliance runs, for the node (its metad record's
+ * "install_steps"). (transfer full) */
+static JsonArray *
+session_steps(Session *s, gint64 timeout)
+{
+	JsonArray *steps = json_array_new();
+
+	for (guint k = 0; k < s->rows->len; k++) {
+		SessionRow *row = &g_array_index(s->rows, SessionRow, k);
+		JsonObject *args = gnt_json_peek_object(row->row.row, "args");
+		JsonObject *step;
+
+		if (row->skip != NULL)
+			continue;
+		step = json_object_new();
+		json_object_set_string_member(step, "id", row->row.id);
+		json_object_set_string_member(step, "step", row->agent_step);
+		json_object_set_object_member(step, "args",
+					      args != NULL ? gnt_json_object_deep_copy(args)
+							   : json_object_new());
+		json_object_set_int_member(
+			step, "timeout",
+			args != NULL ? json_object_get_int_member_with_default(
+					       args, GNT_INSTALL_STEP_TIMEOUT_ARG, timeout)
+				     : timeout);
+		json_array_add_object_element(steps, step);
+	}
+	return steps;
+}
+
+/*
+ * Runs rows [@from, @to) of the plan in one install appliance session:
+ * one boot, the in-band rows in order, the host rows between them skipped.
+ * On failure *@not_run is the first row of the plan not run.
+ */
+static gboolean
+run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_run, GError **error)
+{
+	g_autoptr(GArray) session_rows = g_array_new(FALSE, TRUE, sizeof(SessionRow));
+	Session s = {.install = self, .current = -1};
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) cluster = NULL;
+	g_autoptr(JsonArray) steps = NULL;
+	g_autoptr(GError) local = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	gint64 timeout;
+
+	g_array_set_clear_func(session_rows, (GDestroyNotify)session_row_clear);
+	s.rows = session_rows;
+	for (guint k = from; k < to; k++) {
+		SessionRow row = {0};
+
+		if (!plan_row_get(rows, k, &row.row))
+			continue;
+		row.agent_step = row_agent_step(self, &row.row);
+		row.skip = row_skip_reason(self, &row.row);
+		/* a host row in a session has nothing to do (session_end()) */
+		g_assert(row.agent_step != NULL || row.skip != NULL);
+		g_array_append_val(session_rows, row);
+	}
+	cluster = gnt_config_dup_cluster_info(gnt_lu_get_env(self->lu)->config);
+	/* always set */
+	timeout = json_object_get_int_member(cluster, "install_timeout");
+	steps = session_steps(&s, timeout);
+	if (json_array_get_length(steps) == 0) {
+		session_log_skipped(&s, session_rows->len);
+		return TRUE;
+	}
+	options = appliance_options_new(self);
+	json_object_set_array_member(options, "steps", json_array_ref(steps));
+	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
+			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
+	result = gnt_node_call_appliance_run(self->rpc, self->node, self->spec, options,
+					     session_progress, &s, &local);
+	/* the secrets and the password went with the call; the options' copy
+	 * goes now */
+	{
+		g_autoptr(JsonNode) node = gnt_json_node_new_object(json_object_ref(options));
+
+		gnt_json_node_wipe_strings(node);
+	}
+	if (result != NULL) {
+		g_clear_pointer(&self->appliance_result, json_object_unref);
+		self->appliance_result = json_object_ref(result);
+	}
+	if (s.hook_error != NULL) {
+		/* its row failed; what the node said of the rest does not matter */
+		g_clear_error(&local);
+		local = g_steal_pointer(&s.hook_error);
+		s.current = s.hook_row;
+	} else if (result != NULL) {
+		session_log_skipped(&s, session_rows->len);
+		if (s.logged >= session_rows->len)
+			return TRUE;
+		g_set_error_literal(
+			&local, GNT_ERROR, GNT_ERROR_FAULT,
+			"the install appliance powered off without reporting this step");
+	}
+	/* the row that failed: the one running, else the first not done */
+	{
+		SessionRow *row = NULL;
+		g_autofree gchar *label = NULL;
+		const gchar *name;
+		gint64 ended = g_get_real_time();
+
+		session_log_skipped(&s, session_rows->len);
+		if (s.current >= 0)
+			row = &g_array_index(session_rows, SessionRow, s.current);
+		for (guint k = s.logged; row == NULL && k < session_rows->len; k++) {
+			SessionRow *candidate = &g_array_index(session_rows, SessionRow, k);
+
+			if (candidate->skip == NULL)
+				row = candidate;
+		}
+		g_assert(row != NULL);
+		label = session_row_label(row);
+		if (row->started == 0) {
+			gnt_lu_feedback(self->lu, "install step %s (%" G_GINT64_FORMAT "): failed",
+					label, row->row.priority);
+			row->started = ended;
+		} else if (!row->ended) {
+			gnt_lu_feedback(self->lu,
+					"install step %s (%" G_GINT64_FORMAT
+					"): failed after %.3fs",
+					label, row->row.priority,
+					(gdouble)(ended - row->started) / G_USEC_PER_SEC);
+		}
+		move_output_tail_to_job_log(self->lu, local);
+		/* a core row by its step, as on the host; an appliance row by
+		 * its step's full name */
+		name = g_strcmp0(object_string(row->row.row, "origin"), "core") == 0
+			       ? label
+			       : row->row.spec->name;
+		if (s.failure != NULL)
+			g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+				    "install step '%s' failed: %s (%s)", name, s.failure,
+				    local->message);
+		else
+			g_set_error(error, GNT_ERROR, GNT_ERROR_FAULT,
+				    "install step '%s' failed: %s", name, local->message);
+		step_record(self, &row->row, STEP_FAILED, row->started, ended, (*error)->message);
+		/* the rows after it in the plan are not run */
+		*not_run = from;
+		for (guint k = from; k < to; k++) {
+			PlanRow probe;
+
+			if (plan_row_get(rows, k, &probe) &&
+			    g_strcmp0(probe.id, row->row.id) == 0) {
+				*not_run = k + 1;
+				break;
+			}
+		}
+	}
+	g_free(s.failure);
+	return FALSE;
+}
+
 gboolean
 gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 {
@@ -1153,6 +1491,17 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 
 		if (!plan_row_get(rows, i, &row))
 			continue;
+		if (row_agent_step(self, &row) != NULL) {
+			guint end = session_end(self, rows, i, n_rows);
+			guint not_run = end;
+
+			if (!run_session(self, rows, i, end, &not_run, &local)) {
+				i = not_run;
+				break;
+			}
+			i = end - 1;
+			continue;
+		}
 		if (!run_step(self, &row, &local)) {
 			i++;
 			break;

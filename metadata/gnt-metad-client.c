@@ -117,6 +117,18 @@ gnt_metad_client_put_package(const gchar *control_socket, const gchar *name, GBy
 }
 
 gboolean
+gnt_metad_client_set_boot_token(const gchar *control_socket, const gchar *name, const gchar *token,
+				GError **error)
+{
+	g_autoptr(GBytes) body = NULL;
+
+	g_return_val_if_fail(control_socket != NULL && name != NULL && token != NULL, FALSE);
+	body = g_bytes_new(token, strlen(token));
+	return control_call(control_socket, "PUT", name, "boot-token", NULL, "text/plain", body,
+			    NULL, error);
+}
+
+gboolean
 gnt_metad_client_remove_package(const gchar *control_socket, const gchar *name, GError **error)
 {
 	g_return_val_if_fail(control_socket != NULL && name != NULL, FALSE);

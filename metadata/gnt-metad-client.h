@@ -32,6 +32,11 @@ gnt_metad_client_set_channel(const gchar *control_socket, const gchar *name, Jso
 			     GError **error);
 gboolean
 gnt_metad_client_remove_channel(const gchar *control_socket, const gchar *name, GError **error);
+/* The install appliance's current boot token (doc/metad.md "In-band
+ * steps"): the steps' paths answer it only. */
+gboolean
+gnt_metad_client_set_boot_token(const gchar *control_socket, const gchar *name, const gchar *token,
+				GError **error);
 /* @package: the sanitized .tar.gz */
 gboolean
 gnt_metad_client_put_package(const gchar *control_socket, const gchar *name, GBytes *package,

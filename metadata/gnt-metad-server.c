@@ -667,6 +667,18 @@ control_instance(GntMetadServer *self, GntHttpRequest *request, const gchar *nam
 			return gnt_metadata_store_set_package(self->store, name, NULL, error);
 		return FALSE;
 	}
+	/* the install appliance's boot token (doc/metad.md "In-band steps") */
+	if (g_str_equal(what, "boot-token")) {
+		g_autofree gchar *token = NULL;
+
+		*allow = "PUT";
+		if (!g_str_equal(method, "PUT"))
+			return FALSE;
+		token = request->body != NULL ? g_strndup(g_bytes_get_data(request->body, NULL),
+							  g_bytes_get_size(request->body))
+					      : NULL;
+		return gnt_metadata_store_set_boot_token(self->store, name, token, error);
+	}
 	if (g_str_equal(what, "progress")) {
 		guint64 since = 0;
 

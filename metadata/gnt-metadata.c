@@ -5,6 +5,7 @@
  * byte; buffers that held private or secret values are wiped.
  */
 #include "gnt-metadata.h"
+#include "gnt-metadata-steps.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -177,6 +178,7 @@ struct _GntMetadataStore {
 	GHashTable *pipes;     /* name -> GByteArray: what /write gave, for /read */
 	GHashTable *packages;  /* name -> GBytes: the personalization package */
 	GHashTable *progress;  /* name -> Progress */
+	GHashTable *sessions;  /* name -> GntMetadataSteps: the appliance's in-band steps */
 };
 
 G_DEFINE_TYPE(GntMetadataStore, gnt_metadata_store, G_TYPE_OBJECT)
@@ -190,6 +192,7 @@ gnt_metadata_store_finalize(GObject *object)
 	g_hash_table_unref(self->pipes);
 	g_hash_table_unref(self->packages);
 	g_hash_table_unref(self->progress);
+	g_hash_table_unref(self->sessions);
 	G_OBJECT_CLASS(gnt_metadata_store_parent_class)->finalize(object);
 }
 
@@ -210,6 +213,8 @@ gnt_metadata_store_init(GntMetadataStore *self)
 					       (GDestroyNotify)g_bytes_unref);
 	self->progress = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)progress_free);
+	self->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)gnt_metadata_steps_free);
 }
 
 GntMetadataStore *
@@ -519,6 +524,8 @@ gnt_metadata_store_push(GntMetadataStore *self, const gchar *name, JsonObject *r
 			GError **error)
 {
 	Instance *inst = NULL;
+	JsonArray *install_steps = NULL;
+	g_autoptr(GntMetadataSteps) session = NULL;
 
 	g_return_val_if_fail(GNT_IS_METADATA_STORE(self), FALSE);
 	g_return_val_if_fail(record != NULL, FALSE);
@@ -527,10 +534,21 @@ gnt_metadata_store_push(GntMetadataStore *self, const gchar *name, JsonObject *r
 		return FALSE;
 	inst = instance_from_json(name, record, error);
 	gnt_metadata_wipe_secrets(record);
+	/* an install appliance's session: its in-band steps (noded's push) */
+	if (inst != NULL && json_object_has_member(record, "install_steps") &&
+	    (!get_optional_array(record, "install_steps", &install_steps, error) ||
+	     (install_steps != NULL &&
+	      (session = gnt_metadata_steps_new(install_steps, error)) == NULL)))
+		g_clear_pointer(&inst, instance_free);
 	if (inst == NULL) {
 		g_prefix_error(error, "metadata of instance '%s': ", name);
 		return FALSE;
 	}
+	/* a record without steps (the master's own push) ends a session */
+	if (session != NULL)
+		g_hash_table_replace(self->sessions, g_strdup(name), g_steal_pointer(&session));
+	else
+		g_hash_table_remove(self->sessions, name);
 	g_hash_table_replace(self->instances, g_strdup(name), inst);
 	if (!g_hash_table_contains(self->pipes, name))
 		g_hash_table_insert(self->pipes, g_strdup(name), g_byte_array_new());
@@ -547,6 +565,7 @@ gnt_metadata_store_remove(GntMetadataStore *self, const gchar *name)
 	g_hash_table_remove(self->pipes, name);
 	g_hash_table_remove(self->packages, name);
 	g_hash_table_remove(self->progress, name);
+	g_hash_table_remove(self->sessions, name);
 	return g_hash_table_remove(self->instances, name);
 }
 
@@ -636,6 +655,31 @@ dup_shown(const gchar *value)
 	if (value == NULL)
 		return g_strdup("");
 	return g_utf8_make_valid(value, (gssize)MIN(strlen(value), 64));
+}
+
+gboolean
+gnt_metadata_store_set_boot_token(GntMetadataStore *self, const gchar *name, const gchar *token,
+				  GError **error)
+{
+	GntMetadataSteps *session = NULL;
+
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, FALSE);
+	if (!check_known(self, name, error))
+		return FALSE;
+	session = g_hash_table_lookup(self->sessions, name);
+	if (session == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' has no install appliance session", name);
+		return FALSE;
+	}
+	if (token == NULL || strlen(token) < 16 || strlen(token) > 128 ||
+	    strspn(token, "0123456789abcdef") != strlen(token)) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "a boot token is 16 to 128 lower-case hexadecimal digits");
+		return FALSE;
+	}
+	gnt_metadata_steps_set_token(session, token);
+	return TRUE;
 }
 
 gboolean
@@ -929,18 +973,12 @@ ganeti_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
 
 /* --- Gantry's install tree: /gantry/latest/install/... ----------------- */
 
-/* NAME='value' with ' as '\'' */
+/* export NAME='value' */
 static void
 append_export(GString *out, const gchar *name, const gchar *value)
 {
-	g_string_append_printf(out, "export %s='", name);
-	for (const gchar *p = value; *p != '\0'; p++) {
-		if (*p == '\'')
-			g_string_append(out, "'\\''");
-		else
-			g_string_append_c(out, *p);
-	}
-	g_string_append(out, "'\n");
+	g_string_append(out, "export ");
+	gnt_metadata_append_shell_assignment(out, name, value);
 }
 
 static gboolean
@@ -966,6 +1004,137 @@ query_dup(GHashTable *query, const gchar *name)
 	GPtrArray *values = query != NULL ? g_hash_table_lookup(query, name) : NULL;
 
 	return values != NULL && values->len > 0 ? g_strdup(g_ptr_array_index(values, 0)) : NULL;
+}
+
+/* A result's data for the master's post-step hook, as the progress entry
+ * "NAME info" "data {JSON}" before its "NAME done". */
+static gboolean
+add_step_data(GntMetadataStore *self, const gchar *name, const gchar *step, const gchar *data,
+	      GError **error)
+{
+	g_autofree gchar *detail = g_strconcat(GNT_METADATA_STEP_DATA_DETAIL_PREFIX, data, NULL);
+
+	return gnt_metadata_store_add_progress(self, name, step, "info", detail, NULL, 0, error);
+}
+
+/* Answers the session's next step (and starts it: its progress entry). */
+static gboolean
+answer_next_step(GntMetadataStore *self, const gchar *name, GntMetadataSteps *session,
+		 GntMetadataAnswer *answer, GError **error)
+{
+	const gchar *step = NULL, *id = NULL;
+	g_autofree gchar *text = gnt_metadata_steps_next(session, &step, &id);
+
+	if (step != NULL &&
+	    !gnt_metadata_store_add_progress(self, name, step, "start", id, NULL, 0, error))
+		return FALSE;
+	answer_text(answer, SHELL_TYPE, text);
+	return TRUE;
+}
+
+/* The in-band steps (gnt-metadata-steps.h): the agent's catalogue, its
+ * next step, a step's result. FALSE: not one of these paths. */
+static gboolean
+steps_answer(GntMetadataStore *self, Instance *inst, const gchar *method, const gchar *path,
+	     GHashTable *query, GBytes *body, GntMetadataAnswer *answer)
+{
+	GntMetadataSteps *session = g_hash_table_lookup(self->sessions, inst->name);
+	g_autoptr(GError) error = NULL;
+	gsize len = 0;
+	const gchar *data = body != NULL ? g_bytes_get_data(body, &len) : NULL;
+	gboolean ok = TRUE;
+
+	if (!g_str_equal(path, "catalogue") && !g_str_equal(path, "next-step") &&
+	    !g_str_equal(path, "step-result"))
+		return FALSE;
+	g_autofree gchar *token = query_dup(query, "token");
+	gboolean session_continues = FALSE;
+
+	/* no session, or another boot's token: as unknown as any other path */
+	if (session == NULL || !gnt_metadata_steps_token_matches(session, token)) {
+		answer_not_found(answer);
+		return TRUE;
+	}
+	if (g_str_equal(path, "next-step")) {
+		if (!g_str_equal(method, "GET")) {
+			answer_bad_method(answer, "GET");
+			return TRUE;
+		}
+		if (answer_next_step(self, inst->name, session, answer, &error))
+			return TRUE;
+		ok = FALSE;
+	} else if (!g_str_equal(method, "POST")) {
+		answer_bad_method(answer, "POST");
+		return TRUE;
+	} else if (g_str_equal(path, "catalogue")) {
+		g_autoptr(JsonObject) catalogue = gnt_metadata_catalogue_parse(data, len, &error);
+		g_autoptr(GString) detail = g_string_new(NULL);
+		JsonArray *steps = catalogue != NULL ? gnt_json_peek_array(catalogue, "steps")
+						     : NULL;
+
+		if (catalogue != NULL) {
+			g_string_printf(detail, "agent version %s:",
+					json_object_get_string_member(catalogue, "version"));
+			for (guint i = 0; i < json_array_get_length(steps); i++)
+				g_string_append_printf(
+					detail, " %s",
+					json_object_get_string_member(
+						json_array_get_object_element(steps, i), "name"));
+			ok = gnt_metadata_store_add_progress(self, inst->name, "catalogue", "info",
+							     detail->str, NULL, 0, &error);
+		}
+		ok = ok && catalogue != NULL;
+	} else {
+		g_autofree gchar *id = query_dup(query, "id");
+		g_autofree gchar *status = query_dup(query, "status");
+		g_autofree gchar *detail = query_dup(query, "detail");
+		g_autofree gchar *reboot = query_dup(query, "reboot");
+		g_autofree gchar *step_data = query_dup(query, "data");
+		g_autofree gchar *data_text = NULL;
+		g_autoptr(GntMetadataStepResult) result = gnt_metadata_step_result_parse(
+			id, status, detail, reboot, data, len, &error);
+		const gchar *step = NULL;
+
+		ok = result != NULL &&
+		     (step_data == NULL ||
+		      (data_text = gnt_metadata_step_data_parse(step_data, &error)) != NULL) &&
+		     gnt_metadata_steps_take_result(session, result, &step, &error) &&
+		     (data_text == NULL ||
+		      add_step_data(self, inst->name, step, data_text, &error)) &&
+		     gnt_metadata_store_add_progress(self, inst->name, step,
+						     result->ok ? "done" : "failed", result->detail,
+						     result->output, strlen(result->output),
+						     &error);
+		session_continues = ok && result->ok && !result->reboot_requested;
+		/* noded boots the appliance again once it is off */
+		if (ok && result->ok && result->reboot_requested) {
+			g_autofree gchar *why =
+				g_strdup_printf(GNT_METADATA_REBOOT_DETAIL_PREFIX "'%s'", step);
+
+			ok = gnt_metadata_store_add_progress(self, inst->name, "appliance", "info",
+							     why, NULL, 0, &error);
+		}
+	}
+	if (!ok) {
+		g_autofree gchar *text = g_strconcat(error->message, "\n", NULL);
+
+		answer_text(answer, TEXT_TYPE, text);
+		answer->status = 400;
+		return TRUE;
+	}
+	/* a step's success answers with the next step: one request a step
+	 * (each costs the agent a process); not before a reboot (the next
+	 * step starts on the next boot), not after a failure */
+	if (g_str_equal(path, "step-result") && session_continues) {
+		if (answer_next_step(self, inst->name, session, answer, &error))
+			return TRUE;
+		answer_text(answer, TEXT_TYPE, error->message);
+		answer->status = 400;
+		return TRUE;
+	}
+	/* 200 with an empty body, as for progress: busybox wget and 204 */
+	answer_text(answer, TEXT_TYPE, "");
+	return TRUE;
 }
 
 static void
@@ -1026,6 +1195,8 @@ gantry_answer(GntMetadataStore *self, Instance *inst, const gchar *method,
 		answer_text(answer, TEXT_TYPE, "");
 		return;
 	}
+	if (steps_answer(self, inst, method, parts[1], query, body, answer))
+		return;
 	answer_not_found(answer);
 }
 

@@ -63,6 +63,22 @@ gnt_metadata_store_push(GntMetadataStore *self, const gchar *name, JsonObject *r
 void
 gnt_metadata_wipe_secrets(JsonObject *record);
 
+/* The detail of the progress entry "appliance info" that a step's result
+ * asking for a reboot adds: "reboot requested by step 'NAME'". */
+#define GNT_METADATA_REBOOT_DETAIL_PREFIX "reboot requested by step "
+/* The detail of the progress entry "NAME info" before a result's "NAME
+ * done" when the result carries data for the master's post-step hook:
+ * "data {JSON}". */
+#define GNT_METADATA_STEP_DATA_DETAIL_PREFIX "data "
+
+/* Sets the token of the install appliance's current boot (16..128
+ * lower-case hex digits): the in-band steps' paths answer that one only
+ * (gnt-metadata-steps.h). GNT_ERROR_WRONG_STATE when @name has no
+ * session. */
+gboolean
+gnt_metadata_store_set_boot_token(GntMetadataStore *self, const gchar *name, const gchar *token,
+				  GError **error);
+
 /* Forgets @name (and wipes its secrets); FALSE if it was not known. */
 gboolean
 gnt_metadata_store_remove(GntMetadataStore *self, const gchar *name);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "gnt-build-config.h"
 #include "gnt-channel.h"
@@ -30,6 +31,8 @@
 #define APPLIANCE_MAX_DEBUG	9
 #define APPLIANCE_MEMORY_MIB	512
 #define PACKAGE_MAX_BYTES	(256 * 1024 * 1024)
+/* how often one session's steps may reboot the appliance */
+#define APPLIANCE_MAX_BOOTS 16
 
 gchar *
 gnt_rpc_node_dup_appliance_dir(GntRpcNode *node)
@@ -350,6 +353,9 @@ typedef struct {
 	guint timeout_s;
 	guint debug;
 	gboolean reinstall; /* the script runs with INSTANCE_REINSTALL=1 */
+	/* the session's in-band steps ({"id", "step", "args", "timeout"}, in
+	 * order), borrowed; NULL: the agent's fixed session of old */
+	JsonArray *steps;
 } RunOptions;
 
 static gboolean
@@ -377,7 +383,9 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	    (json_object_has_member(options, "debug") &&
 	     !gnt_json_get_int(options, "debug", &debug, error)) ||
 	    (json_object_has_member(options, "reinstall") &&
-	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error))) {
+	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error)) ||
+	    (json_object_has_member(options, "steps") &&
+	     !gnt_json_get_array(options, "steps", &out->steps, error))) {
 		g_prefix_error(error, "options: ");
 		return FALSE;
 	}
@@ -555,12 +563,15 @@ dup_last_line(const gchar *text)
 	return g_strdup("");
 }
 
-/* Whether the agent reported success: "appliance" "done", and no step
- * "failed"; the error names the failed step and its output's last line. */
+/* Whether the agent reported success: "appliance" "done", no step
+ * "failed", and (a session of @n_steps in-band steps) a result of each;
+ * the error names the failed step and its output's last line. */
 static gboolean
-judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail, GError **error)
+judge_progress(const gchar *name, JsonArray *entries, guint n_steps, const gchar *console_tail,
+	       GError **error)
 {
 	gboolean done = FALSE;
+	guint results = 0; /* the steps' "done" entries */
 
 	for (guint i = 0; i < json_array_get_length(entries); i++) {
 		JsonNode *node = json_array_get_element(entries, i);
@@ -591,6 +602,18 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 		}
 		if (g_str_equal(step, "appliance") && g_str_equal(state, "done"))
 			done = TRUE;
+		else if (g_str_equal(state, "done"))
+			results++;
+	}
+	if (done && n_steps > 0 && results < n_steps) {
+		/* e.g. an agent that does not know the steps ran its fixed
+		 * session instead */
+		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+			    "the install appliance of instance '%s' reported %u of its %u steps; "
+			    "its console ended with: %s",
+			    name, results, n_steps,
+			    console_tail != NULL && *console_tail ? console_tail : "(nothing)");
+		return FALSE;
 	}
 	if (!done) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
@@ -601,6 +624,160 @@ judge_progress(const gchar *name, JsonArray *entries, const gchar *console_tail,
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* --- reboots (doc/appliance.md "Reboots") ------------------------------- */
+
+/* What identifies the appliance booted: the SHA-256 of its manifest.json
+ * (which holds its files' checksums), else (the fake hypervisor's, with no
+ * built appliance) of the agent. (transfer full) */
+static gchar *
+dup_appliance_identity(GntRpcNode *node, const GntHvAppliance *app)
+{
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
+	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	const gchar *path = g_file_test(manifest, G_FILE_TEST_IS_REGULAR) ? manifest : app->agent;
+	g_autofree gchar *data = NULL;
+	gsize len = 0;
+
+	if (path == NULL || !g_file_get_contents(path, &data, &len, NULL))
+		return g_strdup("");
+	return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+}
+
+/* The test hook GNT_APPLIANCE_SWAP_TEST_ENV: its file over the manifest. */
+static void
+test_swap_appliance(GntRpcNode *node)
+{
+	const gchar *swap = g_getenv(GNT_APPLIANCE_SWAP_TEST_ENV);
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *manifest = NULL;
+	g_autofree gchar *data = NULL;
+	gsize len = 0;
+
+	if (swap == NULL || *swap == '\0' || !g_file_get_contents(swap, &data, &len, NULL))
+		return;
+	dir = gnt_rpc_node_dup_appliance_dir(node);
+	manifest = g_build_filename(dir, "manifest.json", NULL);
+	(void)g_file_set_contents(manifest, data, (gssize)len, NULL);
+}
+
+/* How many reboots the steps asked for so far (metad's "appliance info"
+ * entries), and whether the agent ended the session ("appliance" done or
+ * failed) after the last of them. */
+static guint
+count_reboots(JsonArray *entries, gboolean *ended_after)
+{
+	guint reboots = 0;
+
+	*ended_after = FALSE;
+	for (guint i = 0; i < json_array_get_length(entries); i++) {
+		JsonNode *node = json_array_get_element(entries, i);
+		JsonObject *entry = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node)
+								 : NULL;
+		const gchar *step = NULL, *state = NULL, *detail = NULL;
+
+		if (entry == NULL || !gnt_json_get_string(entry, "step", &step, NULL) ||
+		    !gnt_json_get_string(entry, "state", &state, NULL) ||
+		    !g_str_equal(step, "appliance"))
+			continue;
+		(void)gnt_json_get_string(entry, "detail", &detail, NULL);
+		if (g_str_equal(state, "info") && detail != NULL &&
+		    g_str_has_prefix(detail, GNT_METADATA_REBOOT_DETAIL_PREFIX)) {
+			reboots++;
+			*ended_after = FALSE;
+		} else if (g_str_equal(state, "done") || g_str_equal(state, "failed")) {
+			*ended_after = TRUE;
+		}
+	}
+	return reboots;
+}
+
+/* A new token for the next boot, given to metad: the last boot's stops
+ * working. */
+static gboolean
+new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GError **error)
+{
+	guint8 bytes[16];
+	GString *hex = g_string_new(NULL);
+
+	/* the kernel's CSPRNG: a guest may guess */
+	if (getrandom(bytes, sizeof(bytes), 0) != (gssize)sizeof(bytes)) {
+		int errsv = errno;
+
+		g_string_free(hex, TRUE);
+		gnt_error_set_errno(error, errsv, "reading random bytes for a boot token");
+		return FALSE;
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(bytes); i++)
+		g_string_append_printf(hex, "%02x", bytes[i]);
+	g_free(app->boot_token);
+	app->boot_token = g_string_free(hex, FALSE);
+	return gnt_metad_client_set_boot_token(control, name, app->boot_token, error);
+}
+
+/* One boot of the appliance. A reboot may find libvirt still cleaning up
+ * the last boot's domain (noded answers when qemu is gone, libvirt says
+ * "stopped" up to 2 s later): it waits for that, at most 10 s. */
+static gboolean
+boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_tail, GError **error)
+{
+	for (guint tries = 0;; tries++) {
+		g_autoptr(GError) local = NULL;
+
+		g_clear_pointer(console_tail, g_free);
+		if (gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, &local))
+			return TRUE;
+		if (boot == 1 || tries >= 100 ||
+		    !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
+		g_usleep(100 * 1000);
+	}
+}
+
+/* Boots the appliance, again as long as its steps ask for reboots (the
+ * same disks, channel and record, a new token each time): FALSE when a
+ * boot failed, the appliance changed across a reboot, or too many.
+ * *@entries: the progress collected at the end. */
+static gboolean
+run_boots(GntRpcNode *node, GntHypervisor *hv, GntHvAppliance *app, const gchar *control,
+	  const gchar *name, gboolean with_steps, JsonArray **entries, gchar **console_tail,
+	  GError **error)
+{
+	g_autofree gchar *identity = dup_appliance_identity(node, app);
+
+	for (guint boot = 1;; boot++) {
+		g_autofree gchar *now = NULL;
+		gboolean ended = FALSE;
+
+		if (with_steps && !new_boot_token(control, name, app, error))
+			return FALSE;
+		if (!boot_once(hv, app, boot, console_tail, error)) {
+			*entries = collect_progress(control, name);
+			return FALSE;
+		}
+		*entries = collect_progress(control, name);
+		if (count_reboots(*entries, &ended) < boot || ended)
+			return TRUE;
+		if (boot >= APPLIANCE_MAX_BOOTS) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+				    "install appliance of instance '%s': its steps asked for more "
+				    "than %d reboots",
+				    name, APPLIANCE_MAX_BOOTS - 1);
+			return FALSE;
+		}
+		g_clear_pointer(entries, json_array_unref);
+		test_swap_appliance(node);
+		now = dup_appliance_identity(node, app);
+		if (!g_str_equal(now, identity)) {
+			g_set_error_literal(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
+					    "install appliance changed across a reboot: aborting");
+			return FALSE;
+		}
+		g_info("install appliance of instance '%s': rebooting (boot %u)", name, boot + 1);
+	}
 }
 
 /* Removes the run's work directory and what is in it (the console log). */
@@ -699,6 +876,10 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	t->work_dir = g_build_filename(gnt_paths_get_run_dir(node->paths), APPLIANCE_WORK_DIR,
 				       spec->name, NULL);
 	gnt_rpc_node_metad_add_os_scripts(options->record, spec->name, TRUE);
+	/* metad hands them to the agent one at a time (doc/metad.md) */
+	if (options->steps != NULL)
+		json_object_set_array_member(options->record, "install_steps",
+					     json_array_ref(options->steps));
 	if (!gnt_metad_client_push(t->control, spec->name, options->record, error))
 		return NULL;
 	t->record_pushed = TRUE;
@@ -719,13 +900,15 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 		return NULL;
 	g_info("install appliance of instance '%s' starting (%s, timeout %u s)", spec->name,
 	       channel->tap != NULL ? channel->tap : "unix socket", app->timeout_s);
-	ran = gnt_hypervisor_run_appliance(hv, app, NULL, &console_tail, &run_error);
-	entries = collect_progress(t->control, spec->name);
+	ran = run_boots(node, hv, app, t->control, spec->name, options->steps != NULL, &entries,
+			&console_tail, &run_error);
 	if (!ran) {
 		g_propagate_error(error, g_steal_pointer(&run_error));
 		return NULL;
 	}
-	if (!judge_progress(spec->name, entries, console_tail, error))
+	if (!judge_progress(spec->name, entries,
+			    options->steps != NULL ? json_array_get_length(options->steps) : 0,
+			    console_tail, error))
 		return NULL;
 	g_info("install appliance of instance '%s' done in %.1f s", spec->name,
 	       (gdouble)(g_get_monotonic_time() - started) / G_USEC_PER_SEC);

@@ -34,6 +34,10 @@ gnt_rpc_node_dup_appliance_dir(GntRpcNode *node);
 /* The environment variable that names the agent the fake hypervisor runs
  * (default: <appliance dir>/agent). */
 #define GNT_APPLIANCE_AGENT_ENV "GANTRY_APPLIANCE_AGENT"
+/* A test hook (doc/appliance.md "Reboots"): a file noded copies over the
+ * appliance's manifest.json between two boots of one session, as if the
+ * appliance had been rebuilt meanwhile. Tests only. */
+#define GNT_APPLIANCE_SWAP_TEST_ENV "GANTRY_TEST_APPLIANCE_SWAP"
 
 /* Set to "1" in noded's environment: never make taps, always use the slirp
  * fallback (for tests of the fallback on machines that can make taps). */

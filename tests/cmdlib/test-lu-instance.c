@@ -420,6 +420,284 @@ assert_in_order(const gchar *text, const gchar *const *needles)
 	}
 }
 
+/* ---- in-band steps: one install appliance session per run of them ---- */
+
+/* Steps inside the install appliance at 95, 75 (with its own timeout) and
+ * 45, on disks 0, 1, 2. */
+#define TEMPLATE_I                                                                                 \
+	"{\"name\": \"CUSTOM_I\", \"serial_no\": 1, \"steps\": ["                                  \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 0}, "  \
+	"\"priority\": 95},"                                                                       \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 1, "   \
+	"\"timeout\": 30}, \"priority\": 75},"                                                     \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 2}, "  \
+	"\"priority\": 45}]}"
+/* safe install on: the OS scripts run in the appliance too */
+#define CREATE_WEB1_I                                                                                \
+	"{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": \"debootstrap\", "         \
+	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}, {\"size\": 64}, {\"size\": 64}], " \
+	"\"nics\": [], \"start\": false, \"tags\": [\"CUSTOM_I\"]"
+
+/* appliance_run's answer as a node gives it: a start (metad's, naming the
+ * row) and a result for each of @ids (NULL-terminated), whose agent step
+ * is @steps'. */
+static gchar *
+appliance_answer(const gchar *const *ids, const gchar *const *steps)
+{
+	GString *out = g_string_new("{\"seconds\": 1.5, \"console_tail\": \"\", \"steps\": ["
+				    "{\"seq\": 0, \"time\": 1.0, \"step\": \"appliance\", "
+				    "\"state\": \"start\", \"detail\": \"\", \"output\": \"\"}");
+	guint seq = 1;
+
+	for (guint i = 0; ids[i] != NULL; i++, seq += 2)
+		g_string_append_printf(
+			out,
+			",{\"seq\": %u, \"time\": 2.0, \"step\": \"%s\", \"state\": \"start\", "
+			"\"detail\": \"%s\", \"output\": \"\"}"
+			",{\"seq\": %u, \"time\": 2.5, \"step\": \"%s\", \"state\": \"done\", "
+			"\"detail\": \"did %s\", \"output\": \"line of %s\\n\"}",
+			seq, steps[i], ids[i], seq + 1, steps[i], ids[i], ids[i]);
+	g_string_append_printf(out,
+			       ",{\"seq\": %u, \"time\": 3.0, \"step\": \"appliance\", "
+			       "\"state\": \"done\", \"detail\": \"\", \"output\": \"\"}]}",
+			       seq);
+	return g_string_free(out, FALSE);
+}
+
+/* The in-band rows at 95, 75, 70 (the OS scripts) and 45 with only host
+ * rows that have nothing to do between them: one appliance boot that runs
+ * them in order, each row's start, output and end in the job log, every
+ * row of the plan in its place. */
+static void
+test_create_inband(LuFx *fx, gconstpointer data)
+{
+	static const gchar *const ids[] = {"CUSTOM_I#1", "CUSTOM_I#2", "deploy.run_os_scripts",
+					   "CUSTOM_I#3", NULL};
+	static const gchar *const steps[] = {"zero_disk_start", "zero_disk_start", "run_os_scripts",
+					     "zero_disk_start"};
+	static const gchar *const order[] = {
+		"install step prepare (100): done",
+		"* booting the install appliance for 4 in-band steps...",
+		"install step appliance.zero_disk_start [CUSTOM_I#1] (95): started",
+		"  did CUSTOM_I#1",
+		"    line of CUSTOM_I#1",
+		"install step appliance.zero_disk_start [CUSTOM_I#1] (95): done in 0.500s",
+		"install step write_image (80): skipped, no disk image given",
+		"install step appliance.zero_disk_start [CUSTOM_I#2] (75): started",
+		"install step appliance.zero_disk_start [CUSTOM_I#2] (75): done",
+		"install step run_os_scripts (70): started",
+		"    line of deploy.run_os_scripts",
+		"install step run_os_scripts (70): done",
+		"install step personalize (65): skipped, no personalization package given",
+		"install step prepare_boot (60): skipped",
+		"install step appliance.zero_disk_start [CUSTOM_I#3] (45): started",
+		"install step appliance.zero_disk_start [CUSTOM_I#3] (45): done",
+		"install step tear_down_appliance (40): started",
+		"install step boot (20): skipped",
+		NULL,
+	};
+	g_autofree gchar *answer = appliance_answer(ids, steps);
+	TemplateStore store;
+	g_autofree gchar *log = NULL;
+	g_autoptr(JsonObject) web1 = NULL;
+	JsonArray *sent;
+	const FakeCall *call;
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_I);
+	node1_set_tags(fx, "CUSTOM_I");
+	fake_node_answer(fx->nodes, "appliance_run", answer);
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_clear_calls(fx->nodes);
+	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}");
+	log = job_log_text(fx, id);
+	assert_in_order(log, order);
+	/* one boot, the in-band rows in the plan's order with their args */
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "appliance_run", 1));
+	g_assert_null(fake_node_find_call(fx->nodes, "appliance_run", 2));
+	call = fake_node_find_call(fx->nodes, "appliance_run", 1);
+	sent = json_object_get_array_member(gnt_rpc_args_get_object(call->args, "options"),
+					    "steps");
+	g_assert_cmpuint(json_array_get_length(sent), ==, 4);
+	for (guint i = 0; i < 4; i++) {
+		JsonObject *step = json_array_get_object_element(sent, i);
+
+		g_assert_cmpstr(json_object_get_string_member(step, "id"), ==, ids[i]);
+		g_assert_cmpstr(json_object_get_string_member(step, "step"), ==, steps[i]);
+		g_assert_cmpint(json_object_get_int_member(step, "timeout"), >, 0);
+	}
+	g_assert_cmpint(
+		json_object_get_int_member(json_object_get_object_member(
+						   json_array_get_object_element(sent, 3), "args"),
+					   "disk"),
+		==, 2);
+	/* a row's own timeout, else the cluster's install timeout */
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 1),
+						   "timeout"),
+			==, 30);
+	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 0),
+						   "timeout"),
+			==, 1800);
+	web1 = dup_instance(fx, "web1");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(web1, "install"), "state"),
+			==, "done");
+	store_clear(&store);
+}
+
+/* A host row that does something between in-band rows (an image written
+ * at 80) ends the session: a second boot for the rows after it. */
+static void
+test_create_inband_two_sessions(LuFx *fx, gconstpointer data)
+{
+	static const gchar *const ids[] = {"CUSTOM_I#1", NULL};
+	static const gchar *const steps[] = {"zero_disk_start"};
+	g_autofree gchar *answer = appliance_answer(ids, steps);
+	TemplateStore store;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = NULL;
+	const FakeCall *call;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_I);
+	node1_set_tags(fx, "CUSTOM_I");
+	fake_node_answer(fx->nodes, "appliance_run", answer);
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_answer(fx->nodes, "image_write", "{\"bytes\": 1}");
+	fake_node_clear_calls(fx->nodes);
+	/* the second session gets the first's answer: its rows never report */
+	status = run_op(fx, "OP_INSTANCE_CREATE",
+			CREATE_WEB1_I ", \"os_image\": \"/srv/images/base.img\"}", &message);
+	g_assert_cmpstr(status, ==, "error");
+	call = fake_node_find_call(fx->nodes, "appliance_run", 1);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
+				 gnt_rpc_args_get_object(call->args, "options"), "steps")),
+			 ==, 1);
+	call = fake_node_find_call(fx->nodes, "appliance_run", 2);
+	g_assert_nonnull(call);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
+				 gnt_rpc_args_get_object(call->args, "options"), "steps")),
+			 ==, 3);
+	assert_message_has(message, "install step 'appliance.zero_disk_start' failed: the install "
+				    "appliance powered off without reporting this step");
+	/* the failed add removed what it made */
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
+/* A step that fails in the appliance fails the install naming it, the
+ * later rows are not run, the disks made go. */
+static void
+test_create_inband_fails(LuFx *fx, gconstpointer data)
+{
+	TemplateStore store;
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = NULL;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_I);
+	node1_set_tags(fx, "CUSTOM_I");
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_fail(fx->nodes, "appliance_run", 0, GNT_ERROR_ENVIRONMENT,
+		       "install appliance of instance 'web1': step 'zero_disk_start' failed: "
+		       "cannot zero the start of disk 0 '/dev/vda'; its output ended with: dd: "
+		       "I/O error");
+	fake_node_clear_calls(fx->nodes);
+	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}", &message);
+	g_assert_cmpstr(status, ==, "error");
+	assert_message_has(message, "install step 'appliance.zero_disk_start' failed: node "
+				    "'node1.example.com' (192.0.2.1:1811): appliance_run: install "
+				    "appliance of instance 'web1': step 'zero_disk_start' failed");
+	assert_message_has(message, "dd: I/O error");
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
+/* appliance.find_root at 55: its result's data goes through the master's
+ * post-step hook into the install record. */
+#define TEMPLATE_R                                                                                 \
+	"{\"name\": \"CUSTOM_R\", \"serial_no\": 1, \"steps\": ["                                  \
+	"{\"interface\": \"appliance\", \"step\": \"find_root\", \"args\": {}, \"priority\": 55}]}"
+#define CREATE_WEB1_R                                                                                \
+	"{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": \"debootstrap\", "         \
+	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, " \
+	"\"tags\": [\"CUSTOM_R\"]}"
+
+/* appliance_run's answer for the OS scripts and find_root reporting
+ * @data. (transfer full) */
+static gchar *
+find_root_answer(const gchar *data)
+{
+	g_autoptr(GString) detail = g_string_new(NULL);
+
+	gnt_json_append_string(detail, data);
+	return g_strdup_printf(
+		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
+		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
+		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
+		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"},"
+		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_R#1\", \"output\": \"\"},"
+		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
+		"\"detail\": %s, \"output\": \"\"},"
+		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
+		"\"detail\": \"found\", \"output\": \"\"},"
+		"{\"seq\": 5, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"}]}",
+		detail->str);
+}
+
+/* The hook records the root device; a hook that fails fails its step and
+ * the add (the disks go). */
+static void
+test_create_post_step_hook(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *good = find_root_answer("data {\"root_device\":\"/dev/vda1\"}");
+	g_autofree gchar *bad = find_root_answer("data {\"root_device\":\"vda1\"}");
+	TemplateStore store;
+	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *message = NULL;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *log = NULL;
+	static const gchar *const order[] = {
+		"install step run_os_scripts (70): done",
+		"install step appliance.find_root [CUSTOM_R#1] (55): started",
+		"  the install record's root device: /dev/vda1",
+		"install step appliance.find_root [CUSTOM_R#1] (55): done",
+		NULL,
+	};
+	guint64 id;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_R);
+	node1_set_tags(fx, "CUSTOM_R");
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_answer(fx->nodes, "appliance_run", good);
+	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R);
+	log = job_log_text(fx, id);
+	assert_in_order(log, order);
+	web1 = dup_instance(fx, "web1");
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(web1, "install"), "root_device"),
+			==, "/dev/vda1");
+	expect_success(fx, "OP_INSTANCE_REMOVE", "{\"instance_name\": \"web1\"}");
+
+	fake_node_answer(fx->nodes, "appliance_run", bad);
+	fake_node_clear_calls(fx->nodes);
+	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R, &message);
+	g_assert_cmpstr(status, ==, "error");
+	assert_message_has(message, "install step 'appliance.find_root' failed: post-step hook: "
+				    "the step reported no usable root device");
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
+	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
 /* Refused while the node lacks the tag, nothing asked of the node; with
  * the tag the template's steps run in the plan's order and the record
  * keeps the plan, the template's serial number and what the steps did. */
@@ -1003,6 +1281,10 @@ main(int argc, char **argv)
 	ADD("create/rolls-back-disks", test_create_rolls_back_disks);
 	ADD("create/roll-back-fails", test_create_roll_back_fails);
 	ADD("create/template", test_create_template);
+	ADD("create/inband", test_create_inband);
+	ADD("create/inband-two-sessions", test_create_inband_two_sessions);
+	ADD("create/inband-fails", test_create_inband_fails);
+	ADD("create/post-step-hook", test_create_post_step_hook);
 	ADD("create/template-removed", test_create_template_removed);
 	ADD("create/print-plan", test_create_print_plan);
 	ADD("create/template-refused", test_create_template_refused);

@@ -4,10 +4,12 @@
  * gantry-metad on the same temporary root: success with its progress
  * entries, a failed script, an agent that dies without reporting, a
  * timeout, and nothing left behind after any of them. */
+#include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
 #include "gnt-error.h"
+#include "gnt-hypervisor.h"
 #include "gnt-json.h"
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
@@ -17,130 +19,7 @@
 #include "gnt-noded.h"
 #include "image-test-server.h"
 #include "rpc-test-server.h"
-
-#define MAC	     "52:54:00:ab:cd:ef"
-#define IP	     "169.254.12.34"
-#define SECRET_VALUE "s3cr3t-package-pw"
-
-typedef struct {
-	TestNode node1; /* the node under test */
-	GSubprocess *metad;
-	gchar *control;
-	gchar *os_dir;
-	gchar *work; /* the test's own files, outside the root */
-} ApplFx;
-
-static void
-appl_set_up(ApplFx *fx, gconstpointer data)
-{
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocessLauncher) launcher = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
-	g_autofree gchar *log = NULL;
-	g_autofree gchar *agent =
-		g_build_filename(g_getenv("GNT_TEST_SRCDIR"), "..", "appliance", "agent", NULL);
-
-	test_node_start(&fx->node1, NULL);
-	g_assert_true(gnt_paths_ensure_dirs(fx->node1.paths, &error));
-	g_assert_no_error(error);
-	fx->work = g_dir_make_tmp("gnt-appl-rpc-XXXXXX", &error);
-	g_assert_no_error(error);
-	g_ptr_array_add(fx->node1.dirs, g_strdup(fx->work));
-
-	log = g_build_filename(fx->work, "metad.log", NULL);
-	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_subprocess_launcher_set_stderr_file_path(launcher, log);
-	fx->metad = g_subprocess_launcher_spawn(launcher, &error, g_getenv("GNT_TEST_METAD"),
-						"--root", gnt_paths_get_root(fx->node1.paths),
-						"--foreground", "--print-socket", NULL);
-	g_assert_no_error(error);
-	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(fx->metad));
-	fx->control = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
-	g_assert_no_error(error);
-	g_assert_nonnull(fx->control); /* NULL: metad died; see its log */
-
-	g_setenv(GNT_APPLIANCE_AGENT_ENV, agent, TRUE);
-	fx->os_dir = g_build_filename(g_getenv("GNT_TEST_DATA_DIR"), "os-defs", NULL);
-}
-
-static void
-appl_tear_down(ApplFx *fx, gconstpointer data)
-{
-	/* metad first: it lives in the node's root */
-	if (fx->metad != NULL)
-		stop_noded(fx->metad);
-	g_clear_object(&fx->metad);
-	g_free(fx->control);
-	g_free(fx->os_dir);
-	g_free(fx->work);
-	test_node_stop(&fx->node1);
-	g_unsetenv(GNT_APPLIANCE_AGENT_ENV);
-}
-
-/* Instance @name's spec: one 8 MiB raw file disk, @hypervisor,
- * OS sample+default of tests/data/os-defs, the channel's NIC. */
-static JsonObject *
-make_spec_for(ApplFx *fx, const gchar *name, const gchar *hypervisor, gboolean communication)
-{
-	g_autofree gchar *uuid = g_uuid_string_random();
-	g_autofree gchar *disk_uuid = g_uuid_string_random();
-	g_autofree gchar *text = g_strdup_printf(
-		"{\"instance\": {\"name\": \"%s\", \"uuid\": \"%s\", \"primary_node\": \"node1-uuid\","
-		" \"os\": \"sample+default\", \"hypervisor\": \"%s\", \"disk_template\": \"file\","
-		" \"disks\": [{\"uuid\": \"%s\", \"name\": \"root\", \"size\": 8, \"mode\": \"rw\"}],"
-		" \"nics\": [], \"osparams\": {\"filesystem\": \"ext4\"},"
-		" \"communication\": %s,"
-		" \"communication_nic\": {\"mac\": \"" MAC "\", \"ip\": \"" IP "\"}},"
-		" \"hvparams\": {}, \"beparams\": {\"maxmem\": 128, \"vcpus\": 1},"
-		" \"storage\": {\"volume_group_name\": null, \"file_storage_dir\": \"%s\"},"
-		" \"os\": {\"search_path\": [\"%s\"]}}",
-		name, uuid, hypervisor, disk_uuid, communication ? "true" : "false",
-		fx->node1.file_dir, fx->os_dir);
-	g_autoptr(JsonNode) root = gnt_json_parse(text, -1, NULL);
-	g_autoptr(GError) error = NULL;
-	JsonObject *spec;
-
-	g_assert_nonnull(root);
-	spec = json_object_ref(json_node_get_object(root));
-	g_assert_true(
-		gnt_node_call_blockdev_create(fx->node1.client, fx->node1.record, spec, &error));
-	g_assert_no_error(error);
-	return spec;
-}
-
-static JsonObject *
-make_spec(ApplFx *fx, const gchar *name, gboolean communication)
-{
-	return make_spec_for(fx, name, "fake", communication);
-}
-
-/* The options of appliance_run: the record with @script as the create
- * script and the package credentials among the secrets. */
-static JsonObject *
-make_options(const gchar *name, const gchar *script, guint timeout_s)
-{
-	JsonObject *options = json_object_new();
-	JsonObject *record = json_object_new();
-	JsonObject *osparams = json_object_new();
-	JsonObject *secrets = json_object_new();
-	JsonObject *scripts = json_object_new();
-
-	json_object_set_string_member(record, "name", name);
-	json_object_set_string_member(record, "os", "sample+default");
-	json_object_set_string_member(osparams, "filesystem", "ext4");
-	json_object_set_string_member(secrets, "os-package-password", SECRET_VALUE);
-	json_object_set_string_member(scripts, "create", script);
-	json_object_set_object_member(record, "osparams", osparams);
-	json_object_set_object_member(record, "osparams_secret", secrets);
-	json_object_set_object_member(record, "os_scripts", scripts);
-	json_object_set_object_member(options, "record", record);
-	json_object_set_null_member(options, "package_url");
-	json_object_set_null_member(options, "package_username");
-	json_object_set_null_member(options, "package_password");
-	json_object_set_int_member(options, "timeout", timeout_s);
-	json_object_set_int_member(options, "debug", 0);
-	return options;
-}
+#include "appliance-fixture.h"
 
 /* An install of @name with @script that must fail: the error. */
 static GError *
@@ -473,9 +352,6 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 		"#!/bin/sh\n"
 		"echo \"hello from $INSTANCE_NAME on $DISK_0_PATH\"\n"
 		"dd if=/dev/zero of=\"$DISK_0_PATH\" bs=512 count=1 2>/dev/null && echo written\n";
-	const gchar *source = g_getenv("GNT_TEST_APPLIANCE_DIR");
-	g_autofree gchar *dir = NULL;
-	g_autofree gchar *cmd = NULL;
 	g_autoptr(JsonObject) spec = NULL;
 	g_autoptr(JsonObject) options = NULL;
 	g_autoptr(JsonObject) result = NULL;
@@ -484,13 +360,8 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 	JsonArray *steps;
 	gint64 started;
 
-	if (source == NULL) {
-		g_test_skip("set GNT_TEST_APPLIANCE_DIR to a built appliance to boot it");
+	if (!install_real_appliance(fx))
 		return;
-	}
-	dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
-	cmd = g_strdup_printf("cp -r '%s' '%s'", source, dir);
-	g_assert_cmpint(system(cmd), ==, 0);
 	spec = make_spec_for(fx, "real1", "kvm", FALSE);
 	options = make_options("real1", script, 120);
 	started = g_get_monotonic_time();
@@ -513,6 +384,367 @@ test_kvm_real(ApplFx *fx, gconstpointer data)
 	g_assert_cmpuint(seen->len, ==, json_array_get_length(steps));
 	g_assert_cmpstr(seen->pdata[seen->len - 1], ==, "appliance done");
 	assert_clean(fx, "real1", FALSE);
+}
+
+/* ---- the step engine (doc/appliance.md "Steps") ---- */
+
+#define SESSION_STEPS                                                                                 \
+	"[{\"id\": \"T#1\", \"step\": \"test_echo\", \"args\": {\"text\": \"it's me\"}, "             \
+	"\"timeout\": 60},"                                                                           \
+	"{\"id\": \"deploy.run_os_scripts\", \"step\": \"run_os_scripts\", \"args\": {}, "            \
+	"\"timeout\": 60},"                                                                           \
+	"{\"id\": \"deploy.personalize\", \"step\": \"personalize\", \"args\": {}, \"timeout\": 60}," \
+	"{\"id\": \"T#2\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]"
+
+static const gchar *const session_expected[] = {
+	"appliance start",	"catalogue info",      "test_echo start",   "test_echo done",
+	"run_os_scripts start", "run_os_scripts done", "personalize start", "personalize done",
+	"test_noop start",	"test_noop done",      "appliance done",
+};
+
+/* Runs SESSION_STEPS for @name on @hypervisor; checks every step's start
+ * and end in order, the echo of its arguments, the start's row id. */
+static void
+assert_session(ApplFx *fx, const gchar *name, const gchar *hypervisor)
+{
+	static const gchar script[] = "#!/bin/sh\necho \"script of $INSTANCE_NAME\"\n";
+	g_autoptr(JsonObject) spec = make_spec_for(fx, name, hypervisor, FALSE);
+	g_autoptr(JsonObject) options = make_session_options(name, script, SESSION_STEPS);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	JsonArray *steps;
+
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(result, "steps");
+	g_assert_cmpuint(seen->len, ==, G_N_ELEMENTS(session_expected));
+	for (guint i = 0; i < G_N_ELEMENTS(session_expected); i++)
+		g_assert_cmpstr(seen->pdata[i], ==, session_expected[i]);
+	/* metad's start names the row; the echo saw its arguments */
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 2),
+						      "detail"),
+			==, "T#1");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 3),
+						      "detail"),
+			==, "it's me");
+	g_assert_nonnull(strstr(
+		json_object_get_string_member(json_array_get_object_element(steps, 3), "output"),
+		"args: {\"text\":\"it's me\"}"));
+	g_assert_nonnull(strstr(
+		json_object_get_string_member(json_array_get_object_element(steps, 5), "output"),
+		name));
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 7),
+						      "detail"),
+			==, "no personalization package");
+	assert_clean(fx, name, FALSE);
+}
+
+static void
+test_steps(ApplFx *fx, gconstpointer data)
+{
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	assert_session(fx, "steps1", "fake");
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+}
+
+/* A failing step ends the session: the next one never starts, the error
+ * names the step and its reason, nothing is left. */
+static void
+test_steps_fail(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "steps2", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"steps2", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_fail\", \"args\": {\"message\": \"boom\"}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#3\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_null(result);
+	assert_error_has(error, "step 'test_fail' failed: boom; its output ended with: test_fail "
+				"was asked to fail");
+	/* what the polls saw (a failed call has no final entries): never the
+	 * third step */
+	for (guint i = 0, noops = 0; i < seen->len; i++) {
+		noops += g_str_equal(seen->pdata[i], "test_noop start");
+		g_assert_cmpuint(noops, <=, 1);
+	}
+	assert_clean(fx, "steps2", FALSE);
+}
+
+/* Without the tests' switch the agent has no test steps. */
+static void
+test_steps_test_only(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "steps3", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"steps3", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_assert_null(result);
+	assert_error_has(error, "step 'test_noop' failed: unknown step (no such step here)");
+	assert_clean(fx, "steps3", FALSE);
+}
+
+/* A step's result carries data for the master's post-step hook:
+ * find_root's root device, as metad's "info" entry before its "done". */
+static void
+test_step_data(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "data1", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"data1", "#!/bin/sh\n",
+		"[{\"id\": \"R#1\", \"step\": \"find_root\", \"args\": {}, \"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	JsonObject *info;
+
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     progress_cb, seen, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(seen->pdata[2], ==, "find_root start");
+	g_assert_cmpstr(seen->pdata[3], ==, "find_root info");
+	g_assert_cmpstr(seen->pdata[4], ==, "find_root done");
+	info = json_array_get_object_element(json_object_get_array_member(result, "steps"), 3);
+	g_assert_true(g_str_has_prefix(json_object_get_string_member(info, "detail"),
+				       "data {\"root_device\":\"/"));
+	assert_clean(fx, "data1", FALSE);
+}
+
+/* ---- reboots (doc/appliance.md "Reboots") ---- */
+
+/* The answer to GET @path on metad's unix socket @socket_path, without
+ * its Date header (the rest is what the guest sees). (transfer full) */
+static gchar *
+raw_get(const gchar *socket_path, const gchar *path)
+{
+	g_autoptr(GSocketClient) client = g_socket_client_new();
+	g_autoptr(GSocketAddress) address = g_unix_socket_address_new(socket_path);
+	g_autoptr(GSocketConnection) conn = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *request = g_strdup_printf("GET %s HTTP/1.1\r\nHost: metad\r\n\r\n", path);
+	g_autoptr(GString) answer = g_string_new(NULL);
+	GInputStream *in;
+	gchar buf[4096];
+	const gchar *head_end = NULL;
+	const gchar *length = NULL;
+	g_auto(GStrv) lines = NULL;
+	GString *shown = g_string_new(NULL);
+
+	conn = g_socket_client_connect(client, G_SOCKET_CONNECTABLE(address), NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+						request, strlen(request), NULL, NULL, &error));
+	g_assert_no_error(error);
+	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	/* the head, then Content-Length bytes: the stream stays open */
+	for (;;) {
+		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, &error);
+
+		g_assert_no_error(error);
+		g_assert_cmpint(n, >, 0);
+		g_string_append_len(answer, buf, n);
+		head_end = strstr(answer->str, "\r\n\r\n");
+		length = strstr(answer->str, "Content-Length: ");
+		if (head_end != NULL && length != NULL &&
+		    answer->len >= (gsize)(head_end + 4 - answer->str) +
+					   g_ascii_strtoull(length + 16, NULL, 10))
+			break;
+	}
+	lines = g_strsplit(answer->str, "\r\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (!g_str_has_prefix(lines[i], "Date: "))
+			g_string_append_printf(shown, "%s\n", lines[i]);
+	}
+	return g_string_free(shown, FALSE);
+}
+
+typedef struct {
+	ApplFx *fx;
+	const gchar *name;
+	GPtrArray *seen;
+	gchar *old_token; /* the first boot's, from test_echo's output */
+	gchar *replayed;  /* metad's answer to it during the second boot */
+	gchar *unknown;	  /* and to an unknown path */
+} RebootWatch;
+
+static gchar *
+dup_token_of(const gchar *output)
+{
+	const gchar *at = output != NULL ? strstr(output, "token: ") : NULL;
+
+	return at != NULL ? g_strndup(at + 7, strcspn(at + 7, "\n")) : NULL;
+}
+
+static void
+reboot_progress_cb(JsonObject *entry, gpointer user_data)
+{
+	RebootWatch *w = user_data;
+	const gchar *step = json_object_get_string_member(entry, "step");
+	const gchar *state = json_object_get_string_member(entry, "state");
+
+	progress_cb(entry, w->seen);
+	if (g_str_equal(step, "test_echo") && g_str_equal(state, "done") && w->old_token == NULL)
+		w->old_token = dup_token_of(json_object_get_string_member(entry, "output"));
+	/* the second boot is running its step: replay the first's token */
+	if (g_str_equal(step, "test_sleep") && g_str_equal(state, "start") &&
+	    w->old_token != NULL && w->replayed == NULL) {
+		g_autofree gchar *sock = gnt_metad_dup_instance_socket(w->fx->node1.paths, w->name);
+		g_autofree gchar *path =
+			g_strdup_printf("/gantry/latest/install/next-step?token=%s", w->old_token);
+
+		w->replayed = raw_get(sock, path);
+		w->unknown = raw_get(sock, "/gantry/latest/install/no-such-path");
+	}
+}
+
+/* A step asking for a reboot: the appliance boots twice, the next step
+ * runs on the second boot with a new token, and the first boot's token
+ * gets the same 404 as an unknown path. */
+static void
+test_reboot(ApplFx *fx, gconstpointer data)
+{
+	const gchar *hypervisor = data;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = make_session_options(
+		"boot1", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_echo\", \"args\": {\"text\": \"one\"}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_reboot\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#3\", \"step\": \"test_sleep\", \"args\": {\"seconds\": 2}, "
+		"\"timeout\": 60},"
+		"{\"id\": \"T#4\", \"step\": \"test_echo\", \"args\": {\"text\": \"two\"}, "
+		"\"timeout\": 60}]");
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(g_free);
+	RebootWatch w = {.fx = fx, .name = "boot1", .seen = seen};
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *new_token = NULL;
+	JsonArray *steps;
+	guint starts = 0;
+
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "boot1", hypervisor, FALSE);
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     reboot_progress_cb, &w, &error);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(result, "steps");
+	/* two boots: the agent started twice, the steps in order across them */
+	for (guint i = 0; i < seen->len; i++)
+		starts += g_str_equal(seen->pdata[i], "appliance start");
+	g_assert_cmpuint(starts, ==, 2);
+	g_assert_cmpstr(seen->pdata[5], ==, "test_reboot done");
+	g_assert_cmpstr(seen->pdata[6], ==, "appliance info");
+	g_assert_cmpstr(seen->pdata[7], ==, "appliance start");
+	g_assert_cmpstr(seen->pdata[seen->len - 1], ==, "appliance done");
+	g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(steps, 6),
+						      "detail"),
+			==, "reboot requested by step 'test_reboot'");
+	/* a new token at the second boot; the old one is as unknown as a path
+	 * that does not exist, byte for byte */
+	new_token = dup_token_of(json_object_get_string_member(
+		json_array_get_object_element(steps, json_array_get_length(steps) - 2), "output"));
+	g_assert_nonnull(w.old_token);
+	g_assert_nonnull(new_token);
+	g_assert_cmpuint(strlen(w.old_token), ==, 32);
+	g_assert_cmpstr(w.old_token, !=, new_token);
+	g_assert_nonnull(w.replayed);
+	g_assert_true(g_str_has_prefix(w.replayed, "HTTP/1.1 404 "));
+	g_assert_cmpstr(w.replayed, ==, w.unknown);
+	assert_clean(fx, "boot1", FALSE);
+	g_free(w.old_token);
+	g_free(w.replayed);
+	g_free(w.unknown);
+}
+
+/* The appliance rebuilt between two boots (the test hook swaps its
+ * manifest): the install aborts, nothing is left. */
+static void
+test_reboot_swapped(ApplFx *fx, gconstpointer data)
+{
+	const gchar *hypervisor = data;
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = make_session_options(
+		"boot2", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_reboot\", \"args\": {}, \"timeout\": 60},"
+		"{\"id\": \"T#2\", \"step\": \"test_noop\", \"args\": {}, \"timeout\": 60}]");
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
+	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	g_autofree gchar *other = g_build_filename(fx->work, "other-manifest.json", NULL);
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "boot2", hypervisor, FALSE);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	if (!g_str_equal(hypervisor, "kvm"))
+		g_assert_true(g_file_set_contents(
+			manifest, "{\"sha256\": {\"appliance.img\": \"aa\"}}", -1, NULL));
+	g_assert_true(
+		g_file_set_contents(other, "{\"sha256\": {\"appliance.img\": \"bb\"}}", -1, NULL));
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	g_setenv(GNT_APPLIANCE_SWAP_TEST_ENV, other, TRUE);
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_unsetenv(GNT_APPLIANCE_SWAP_TEST_ENV);
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_assert_null(result);
+	assert_error_has(error, "install appliance changed across a reboot: aborting");
+	assert_clean(fx, "boot2", FALSE);
+}
+
+/* A step's own timeout, in the real appliance: the OS script that hangs is
+ * stopped after its step's 3 s, long before the session's. */
+static void
+test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = NULL;
+	g_autoptr(JsonObject) options = NULL;
+	g_autoptr(JsonObject) result = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (!install_real_appliance(fx))
+		return;
+	spec = make_spec_for(fx, "slow1", "kvm", FALSE);
+	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 600\n",
+				       "[{\"id\": \"deploy.run_os_scripts\", \"step\": "
+				       "\"run_os_scripts\", \"args\": {}, \"timeout\": 3}]");
+	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
+					     NULL, NULL, &error);
+	g_assert_null(result);
+	assert_error_has(error, "step 'run_os_scripts' failed: the create script timed out after 3 "
+				"s; its output ended with: hanging");
+	assert_clean(fx, "slow1", FALSE);
+}
+
+/* The same session in the real appliance (opt-in as kvm-real). */
+static void
+test_kvm_real_steps(ApplFx *fx, gconstpointer data)
+{
+	if (!install_real_appliance(fx))
+		return;
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	assert_session(fx, "real2", "kvm");
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
 }
 
 static void
@@ -576,6 +808,25 @@ main(int argc, char **argv)
 	g_test_add("/appliance-rpc/communication-start-stop", ApplFx, NULL, appl_set_up,
 		   test_communication_start_stop, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real", ApplFx, NULL, appl_set_up, test_kvm_real,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/steps", ApplFx, NULL, appl_set_up, test_steps, appl_tear_down);
+	g_test_add("/appliance-rpc/steps-fail", ApplFx, NULL, appl_set_up, test_steps_fail,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/steps-test-only", ApplFx, NULL, appl_set_up,
+		   test_steps_test_only, appl_tear_down);
+	g_test_add("/appliance-rpc/step-data", ApplFx, NULL, appl_set_up, test_step_data,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/reboot", ApplFx, "fake", appl_set_up, test_reboot,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/reboot-swapped", ApplFx, "fake", appl_set_up,
+		   test_reboot_swapped, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-reboot", ApplFx, "kvm", appl_set_up, test_reboot,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-reboot-swapped", ApplFx, "kvm", appl_set_up,
+		   test_reboot_swapped, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, NULL, appl_set_up,
+		   test_kvm_real_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
 		   appl_tear_down);
