@@ -555,7 +555,6 @@ test_create_inband_two_sessions(LuFx *fx, gconstpointer data)
 	static const gchar *const steps[] = {"zero_disk_start"};
 	g_autofree gchar *answer = appliance_answer(ids, steps);
 	TemplateStore store;
-	g_autofree gchar *log = NULL;
 	g_autofree gchar *message = NULL;
 	g_autofree gchar *status = NULL;
 	const FakeCall *call;

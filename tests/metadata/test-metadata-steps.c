@@ -93,7 +93,7 @@ test_failed_powers_off(void)
 			    &error);
 	g_autoptr(GntMetadataStepResult) failed = result_new("a", "failed");
 	const gchar *step = NULL, *id = NULL;
-	g_autofree gchar *first = gnt_metadata_steps_next(steps, &step, &id);
+	G_GNUC_UNUSED g_autofree gchar *first = gnt_metadata_steps_next(steps, &step, &id);
 	g_autofree gchar *off = NULL;
 
 	g_assert_true(gnt_metadata_steps_take_result(steps, failed, &step, &error));
