@@ -833,8 +833,9 @@ test_install_refusals(InstFx *fx, gconstpointer data)
 	expect_refused(fx, "install hypervisor parameters are for install mode 'self_install'",
 		       "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
 		       "--install-hvparams", "boot_order=cdrom", NULL);
-	expect_refused(fx, "Unknown install mode 'floppy' (choose from run, self_install)", "-t",
-		       "file", "--disk", "0:size=8M", "--install-mode", "floppy", NULL);
+	expect_refused(fx,
+		       "Unknown install mode 'floppy' (choose from run, self_install, kickstart)",
+		       "-t", "file", "--disk", "0:size=8M", "--install-mode", "floppy", NULL);
 	expect_refused(fx, "--no-install installs nothing", "-t", "file", "--disk", "0:size=8M",
 		       "--no-nics", "-H", "fake", "--no-install", "--install-mode", "self_install",
 		       NULL);
