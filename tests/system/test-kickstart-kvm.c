@@ -293,6 +293,23 @@ create(KsFx *fx, const gchar *instance, guint disk_mib, const gchar *firmware, c
 	return row;
 }
 
+/* Creates @instance with the kickstart template @content, written as
+ * @file under the cluster's kickstart directory: the job's row; *@ks as
+ * create() gives it. */
+static JsonArray *
+create_with_template(KsFx *fx, const gchar *instance, const gchar *file, const gchar *content,
+		     gchar **ks)
+{
+	g_autofree gchar *dir =
+		g_build_filename(fx->cluster.root, "etc", "gantry", "kickstart", NULL);
+	g_autofree gchar *extra = NULL;
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	gnt_test_write_file(dir, file, content, 0644);
+	extra = g_strdup_printf(", \"ks_template\": \"file://%s/%s\"", dir, file);
+	return create(fx, instance, 256, "bios", extra, ks);
+}
+
 static void
 test_tarball(KsFx *fx, gconstpointer data)
 {
@@ -357,22 +374,17 @@ test_failing_pre(KsFx *fx, gconstpointer data)
 	g_autofree gchar *ks = NULL;
 	g_autofree gchar *token = NULL;
 	g_autofree gchar *text = NULL;
-	g_autofree gchar *dir =
-		g_build_filename(fx->cluster.root, "etc", "gantry", "kickstart", NULL);
-	g_autofree gchar *extra = NULL;
 
 	if (fx->skip != NULL) {
 		g_test_skip(fx->skip);
 		return;
 	}
-	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
-	gnt_test_write_file(dir, "fail.ks",
-			    "cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
-			    "part / --fstype=xfs --size=100 --grow\n"
-			    "%pre --erroronfail\necho 'the disk is on fire' >&2\nexit 3\n%end\n",
-			    0644);
-	extra = g_strdup_printf(", \"ks_template\": \"file://%s/fail.ks\"", dir);
-	row = create(fx, "ks2.example.com", 256, "bios", extra, &ks);
+	row = create_with_template(
+		fx, "ks2.example.com", "fail.ks",
+		"cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
+		"part / --fstype=xfs --size=100 --grow\n"
+		"%pre --erroronfail\necho 'the disk is on fire' >&2\nexit 3\n%end\n",
+		&ks);
 	text = gnt_test_cluster_row_to_string(row);
 	g_test_message("%s", text);
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
@@ -394,22 +406,16 @@ test_poweroff_without_end(KsFx *fx, gconstpointer data)
 	g_autofree gchar *token = NULL;
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *log = NULL;
-	g_autofree gchar *dir =
-		g_build_filename(fx->cluster.root, "etc", "gantry", "kickstart", NULL);
-	g_autofree gchar *extra = NULL;
 
 	if (fx->skip != NULL) {
 		g_test_skip(fx->skip);
 		return;
 	}
-	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
-	gnt_test_write_file(dir, "off.ks",
-			    "cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
-			    "part / --fstype=xfs --size=100 --grow\n"
-			    "%post --nochroot\necho 'pulling the plug'\npoweroff -f\n%end\n",
-			    0644);
-	extra = g_strdup_printf(", \"ks_template\": \"file://%s/off.ks\"", dir);
-	row = create(fx, "ks3.example.com", 256, "bios", extra, &ks);
+	row = create_with_template(fx, "ks3.example.com", "off.ks",
+				   "cmdline\nzerombr\nclearpart --all --initlabel\nreqpart\n"
+				   "part / --fstype=xfs --size=100 --grow\n"
+				   "%post --nochroot\necho 'pulling the plug'\npoweroff -f\n%end\n",
+				   &ks);
 	text = gnt_test_cluster_row_to_string(row);
 	log = gnt_test_job_log_text(row);
 	g_test_message("%s", text);
