@@ -187,13 +187,6 @@ disk_cat(const gchar *disk, const gchar *path)
 	return text;
 }
 
-static void
-assert_in(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL)
-		g_error("'%s' is missing in:\n%s", needle, text);
-}
-
 static gboolean
 may_hold_private(const gchar *name)
 {
@@ -266,13 +259,13 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 
 	/* the job log shows every step, the in-band ones with their output */
 	log = gnt_test_job_log_text(row);
-	assert_in(log, "install step prepare (100): done");
-	assert_in(log, "install step run_os_scripts (70): started");
-	assert_in(log, "install appliance");
-	assert_in(log, "filesystem written");
-	assert_in(log, "install step run_os_scripts (70): done");
-	assert_in(log, "install step personalize (65): done");
-	assert_in(log, "install step tear_down_appliance (40): done");
+	gnt_test_assert_contains(log, "install step prepare (100): done");
+	gnt_test_assert_contains(log, "install step run_os_scripts (70): started");
+	gnt_test_assert_contains(log, "install appliance");
+	gnt_test_assert_contains(log, "filesystem written");
+	gnt_test_assert_contains(log, "install step run_os_scripts (70): done");
+	gnt_test_assert_contains(log, "install step personalize (65): done");
+	gnt_test_assert_contains(log, "install step tear_down_appliance (40): done");
 	g_assert_null(strstr(log, SECRET_VALUE));
 	g_assert_null(strstr(log, PRIVATE_VALUE));
 
@@ -281,12 +274,12 @@ test_untrusted_install(ApplianceFx *fx, gconstpointer data)
 	gnt_test_cluster_list_files(disk_dir, files);
 	g_assert_cmpuint(files->len, ==, 1);
 	values = disk_cat(files->pdata[0], "/osp-values.txt");
-	assert_in(values, "greeting=" PUBLIC_VALUE "\n");
-	assert_in(values, "rootpw=" PRIVATE_VALUE "\n");
-	assert_in(values, "instance=web.example.com\n");
+	gnt_test_assert_contains(values, "greeting=" PUBLIC_VALUE "\n");
+	gnt_test_assert_contains(values, "rootpw=" PRIVATE_VALUE "\n");
+	gnt_test_assert_contains(values, "instance=web.example.com\n");
 	token_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, SECRET_VALUE, -1);
 	token_line = g_strdup_printf("token_sha256=%s\n", token_sha);
-	assert_in(values, token_line);
+	gnt_test_assert_contains(values, token_line);
 	motd = disk_cat(files->pdata[0], "/etc/motd");
 	g_assert_cmpstr(motd, ==, "from the personalization package\n");
 	issue = disk_cat(files->pdata[0], "/etc/issue");

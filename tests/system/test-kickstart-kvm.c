@@ -173,13 +173,6 @@ disk_cat(const gchar *disk, const gchar *path)
 	return text;
 }
 
-static void
-assert_in(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL)
-		g_error("'%s' is missing in:\n%s", needle, text);
-}
-
 /* The ks.cfg metad serves @instance, fetched through its unix socket
  * (what the installer gets through the tap) as soon as there is one. */
 typedef struct {
@@ -348,7 +341,7 @@ test_tarball(KsFx *fx, gconstpointer data)
 	g_assert_nonnull(start);
 	g_assert_nonnull(end);
 	g_assert_true(start < end);
-	assert_in(log, "the kickstart installer installs the OS");
+	gnt_test_assert_contains(log, "the kickstart installer installs the OS");
 	/* the file served, as served */
 	g_assert_nonnull(ks);
 	assert_ksvalidator_passes(fx, ks);
@@ -361,7 +354,7 @@ test_tarball(KsFx *fx, gconstpointer data)
 	marker = disk_cat(files->pdata[0], "/etc/marker");
 	g_assert_cmpstr(marker, ==, MARKER);
 	fstab = disk_cat(files->pdata[0], "/etc/fstab");
-	assert_in(fstab, " / ext4 defaults 1 1");
+	gnt_test_assert_contains(fstab, " / ext4 defaults 1 1");
 	assert_nothing_left(fx, "ks1.example.com", token);
 }
 
@@ -388,8 +381,9 @@ test_failing_pre(KsFx *fx, gconstpointer data)
 	text = gnt_test_cluster_row_to_string(row);
 	g_test_message("%s", text);
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	assert_in(text, "reported an error: the installer failed: see the instance console");
-	assert_in(text, "the disk is on fire");
+	gnt_test_assert_contains(
+		text, "reported an error: the installer failed: see the instance console");
+	gnt_test_assert_contains(text, "the disk is on fire");
 	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "ks2.example.com"), ==, 0);
 	token = ks != NULL ? token_of(ks) : NULL;
 	assert_nothing_left(fx, "ks2.example.com", token);
@@ -420,10 +414,11 @@ test_poweroff_without_end(KsFx *fx, gconstpointer data)
 	log = gnt_test_job_log_text(row);
 	g_test_message("%s", text);
 	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	assert_in(log, "installer: start");
+	gnt_test_assert_contains(log, "installer: start");
 	g_assert_null(strstr(log, "installer: end"));
-	assert_in(text, "powered off without reporting end; its console ended with: ");
-	assert_in(text, "pulling the plug");
+	gnt_test_assert_contains(text,
+				 "powered off without reporting end; its console ended with: ");
+	gnt_test_assert_contains(text, "pulling the plug");
 	token = ks != NULL ? token_of(ks) : NULL;
 	assert_nothing_left(fx, "ks3.example.com", token);
 }
