@@ -10,6 +10,7 @@
 
 #include "gnt-records.h"
 #include "gnt-config-groups.h"
+#include "gnt-device-enums.h"
 #include "gnt-config.h"
 #include "gnt-disk.h"
 #include "gnt-error.h"
@@ -771,7 +772,7 @@ instance_is_running(JsonObject *running, const gchar *name)
 
 	return entry != NULL &&
 	       g_strcmp0(json_object_get_string_member_with_default(entry, "state", ""),
-			 "shutoff") != 0;
+			 gnt_hv_state_to_string(GNT_HV_STATE_SHUTOFF)) != 0;
 }
 
 /* What runs on the node that should not: Ganeti's EINSTANCEWRONGNODE and

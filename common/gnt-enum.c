@@ -48,3 +48,12 @@ const gchar *const gnt_nic_mode_names[GNT_NIC_MODE_LAST] = {
 
 GNT_DEFINE_ENUM_STRINGS(GntDiskFormat, gnt_disk_format, gnt_disk_format_names, "disk format")
 GNT_DEFINE_ENUM_STRINGS(GntNicMode, gnt_nic_mode, gnt_nic_mode_names, "nic mode")
+
+static const gchar *const hv_state_names[] = {"running", "paused", "shutoff"};
+G_STATIC_ASSERT(G_N_ELEMENTS(hv_state_names) == GNT_HV_STATE_LAST);
+
+const gchar *
+gnt_hv_state_to_string(GntHvState state)
+{
+	return gnt_enum_to_string(hv_state_names, G_N_ELEMENTS(hv_state_names), state);
+}

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "gnt-device-enums.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-node-calls.h"
@@ -133,7 +134,7 @@ live_instances(JsonObject *answer)
 		/* the answer is this thread's and dropped next: take its objects */
 		live = json_object_ref(json_node_get_object(value));
 		if (gnt_json_get_string(live, "state", &state, NULL) &&
-		    g_strcmp0(state, "shutoff") == 0)
+		    g_strcmp0(state, gnt_hv_state_to_string(GNT_HV_STATE_SHUTOFF)) == 0)
 			json_object_set_string_member(live, "state", "shutdown");
 		json_object_set_object_member(instances, name, live);
 	}

@@ -21,8 +21,6 @@ G_STATIC_ASSERT((gint)GNT_HV_NIC_MODE_BRIDGED == (gint)GNT_NIC_MODE_BRIDGED &&
 		(gint)GNT_HV_NIC_MODE_LAST <= (gint)GNT_NIC_MODE_LAST);
 static const gchar *const disk_bus_names[] = {"default", "virtio", "ide", "scsi", "sata"};
 G_STATIC_ASSERT(G_N_ELEMENTS(disk_bus_names) == GNT_HV_DISK_BUS_LAST);
-static const gchar *const state_names[] = {"running", "paused", "shutoff"};
-G_STATIC_ASSERT(G_N_ELEMENTS(state_names) == GNT_HV_STATE_LAST);
 static const gchar *const reboot_names[] = {"soft", "hard", "full"};
 G_STATIC_ASSERT(G_N_ELEMENTS(reboot_names) == GNT_HV_REBOOT_LAST);
 
@@ -31,12 +29,6 @@ GNT_DEFINE_ENUM_STRINGS_N(GntHvDiskFormat, gnt_hv_disk_format, gnt_disk_format_n
 GNT_DEFINE_ENUM_STRINGS(GntHvDiskBus, gnt_hv_disk_bus, disk_bus_names, "disk bus")
 GNT_DEFINE_ENUM_STRINGS_N(GntHvNicMode, gnt_hv_nic_mode, gnt_nic_mode_names, GNT_HV_NIC_MODE_LAST,
 			  "nic mode")
-
-const gchar *
-gnt_hv_state_to_string(GntHvState state)
-{
-	return gnt_enum_to_string(state_names, G_N_ELEMENTS(state_names), state);
-}
 
 gboolean
 gnt_hv_reboot_type_from_string(const gchar *str, GntHvRebootType *out, GError **error)

@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "gnt-device-enums.h"
 #include "gnt-hv-params.h"
 
 G_BEGIN_DECLS
@@ -141,15 +142,7 @@ gnt_hv_instance_add_nic(GntHvInstance *self, GntHvNic *nic);
 void
 gnt_hv_instance_set_hvparam(GntHvInstance *self, const gchar *name, const gchar *value);
 
-typedef enum {
-	GNT_HV_STATE_RUNNING,
-	GNT_HV_STATE_PAUSED,
-	GNT_HV_STATE_SHUTOFF, /* known to the hypervisor, not running */
-	GNT_HV_STATE_LAST
-} GntHvState;
-
-const gchar *
-gnt_hv_state_to_string(GntHvState state); /* "running", "paused", "shutoff" */
+/* GntHvState: common/gnt-device-enums.h (the master reads it too) */
 
 typedef struct {
 	gchar *name;
