@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "gnt-config.h"
+#include "gnt-test-assert.h"
 #include "gnt-paths.h"
 
 typedef struct {
@@ -15,14 +16,6 @@ typedef struct {
 	GntPaths *paths;
 	GntConfig *config;
 } GntTestRoot;
-
-/* Fails the test unless @needle is in @text, showing both. */
-static inline void
-gnt_test_assert_contains(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL)
-		g_error("'%s' is missing in:\n%s", needle, text);
-}
 
 /* Writes @text into @dir/@name (@dir NULL: @name is the whole path), then
  * gives it @mode. */

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "fake-node.h"
+#include "gnt-test-assert.h"
 #include "gnt-install-steps-private.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-kickstart.h"
@@ -108,14 +109,6 @@ assert_trace(LuFx *fx, const gchar *expected)
 	g_assert_cmpstr(trace, ==, expected);
 }
 
-static void
-assert_message_has(const gchar *message, const gchar *needle)
-{
-	g_assert_nonnull(message);
-	if (strstr(message, needle) == NULL)
-		g_error("'%s' is not in the message '%s'", needle, message);
-}
-
 /* The name of the instance whose spec argument @call sent. */
 static const gchar *
 call_instance(const FakeCall *call)
@@ -145,7 +138,7 @@ expect_failure(LuFx *fx, const gchar *op_id, const gchar *params, const gchar *n
 	g_autofree gchar *status = run_op(fx, op_id, params, &message);
 
 	g_assert_cmpstr(status, ==, "error");
-	assert_message_has(message, needle);
+	gnt_test_assert_contains(message, needle);
 }
 
 /* Asserts that web1's record is @before (NULL: there is none). */
@@ -579,8 +572,9 @@ test_create_inband_two_sessions(LuFx *fx, gconstpointer data)
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
 				 gnt_rpc_args_get_object(call->args, "options"), "steps")),
 			 ==, 3);
-	assert_message_has(message, "install step 'appliance.zero_disk_start' failed: the install "
-				    "appliance powered off without reporting this step");
+	gnt_test_assert_contains(message,
+				 "install step 'appliance.zero_disk_start' failed: the install "
+				 "appliance powered off without reporting this step");
 	/* the failed add removed what it made */
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
 	g_assert_null(dup_instance(fx, "web1"));
@@ -607,10 +601,11 @@ test_create_inband_fails(LuFx *fx, gconstpointer data)
 	fake_node_clear_calls(fx->nodes);
 	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}", &message);
 	g_assert_cmpstr(status, ==, "error");
-	assert_message_has(message, "install step 'appliance.zero_disk_start' failed: node "
-				    "'node1.example.com' (192.0.2.1:1811): appliance_run: install "
-				    "appliance of instance 'web1': step 'zero_disk_start' failed");
-	assert_message_has(message, "dd: I/O error");
+	gnt_test_assert_contains(message,
+				 "install step 'appliance.zero_disk_start' failed: node "
+				 "'node1.example.com' (192.0.2.1:1811): appliance_run: install "
+				 "appliance of instance 'web1': step 'zero_disk_start' failed");
+	gnt_test_assert_contains(message, "dd: I/O error");
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
 	g_assert_null(dup_instance(fx, "web1"));
 	store_clear(&store);
@@ -690,8 +685,9 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 	fake_node_clear_calls(fx->nodes);
 	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R, &message);
 	g_assert_cmpstr(status, ==, "error");
-	assert_message_has(message, "install step 'appliance.find_root' failed: post-step hook: "
-				    "the step reported no usable root device");
+	gnt_test_assert_contains(message,
+				 "install step 'appliance.find_root' failed: post-step hook: "
+				 "the step reported no usable root device");
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
 	g_assert_null(dup_instance(fx, "web1"));
 	store_clear(&store);
@@ -1018,8 +1014,8 @@ test_reinstall_fails(LuFx *fx, gconstpointer data)
 	install = json_object_get_object_member(after, "install");
 	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
 	g_assert_true(json_object_get_boolean_member(install, "reinstall"));
-	assert_message_has(json_object_get_string_member(install, "error"),
-			   "os_create: OS create script failed");
+	gnt_test_assert_contains(json_object_get_string_member(install, "error"),
+				 "os_create: OS create script failed");
 }
 
 /* ---- modify ----------------------------------------------------------- */
@@ -1128,14 +1124,16 @@ test_kickstart_print(LuFx *fx, gconstpointer data)
 	g_autofree gchar *log = job_log_text(fx, id);
 
 	g_assert_cmpstr(status, ==, "success");
-	assert_message_has(log, "kickstart: template 'default' (the built-in's), sha256 ");
-	assert_message_has(log, "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed\n");
-	assert_message_has(log, "\nliveimg --url=http://169.254.169.254/gantry/latest/install/"
-				"image.img\n");
-	assert_message_has(log, "network --bootproto=dhcp --device=link --activate "
-				"--hostname=web1\n");
-	assert_message_has(log, "\nssh-ed25519 AAAAC3Nz ops@example.com\n");
-	assert_message_has(log, "\"agent_token\": \"<redacted>\"");
+	gnt_test_assert_contains(log, "kickstart: template 'default' (the built-in's), sha256 ");
+	gnt_test_assert_contains(log,
+				 "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed\n");
+	gnt_test_assert_contains(log,
+				 "\nliveimg --url=http://169.254.169.254/gantry/latest/install/"
+				 "image.img\n");
+	gnt_test_assert_contains(log, "network --bootproto=dhcp --device=link --activate "
+				      "--hostname=web1\n");
+	gnt_test_assert_contains(log, "\nssh-ed25519 AAAAC3Nz ops@example.com\n");
+	gnt_test_assert_contains(log, "\"agent_token\": \"<redacted>\"");
 	g_assert_null(strstr(log, "%traceback"));
 	assert_trace(fx, "");
 	g_assert_null(dup_instance(fx, "web1"));
@@ -1172,8 +1170,8 @@ test_kickstart_refused(LuFx *fx, gconstpointer data)
 		op = gnt_opcode_new_from_json(json_node_get_object(json_parser_get_root(parser)),
 					      &error);
 		g_assert_null(op);
-		assert_message_has(error->message,
-				   "is neither file:///PATH, an http(s) URL nor 'default'");
+		gnt_test_assert_contains(error->message,
+					 "is neither file:///PATH, an http(s) URL nor 'default'");
 	}
 	/* kickstart mode boots no appliance: its in-band steps are refused
 	 * up front, a personalization package with them */

@@ -404,13 +404,13 @@ check_outputs(SecFx *fx)
 		"\"root_password\":\"<redacted>\"");
 	expect(info, 0, NULL);
 	assert_no_values("gnt-instance info", info->out);
-	assert_has(info->out, "    api_token: <redacted>\n");
-	assert_has(info->out, "    greeting: " PUBLIC_1 "\n");
-	assert_has(info->out,
-		   "    secret parameters (give them again to reinstall): root_password\n");
+	gnt_test_assert_contains(info->out, "    api_token: <redacted>\n");
+	gnt_test_assert_contains(info->out, "    greeting: " PUBLIC_1 "\n");
+	gnt_test_assert_contains(
+		info->out, "    secret parameters (give them again to reinstall): root_password\n");
 	expect(list, 0, NULL);
 	assert_no_values("gnt-instance list", list->out);
-	assert_has(list->out, "'api_token': '<redacted>'");
+	gnt_test_assert_contains(list->out, "'api_token': '<redacted>'");
 	rapi_one = rapi_call(fx, "GET", "/2/instances/web1.example.com", NULL);
 	rapi_bulk = rapi_call(fx, "GET", "/2/instances?bulk=1", NULL);
 	rapi_jobs = rapi_call(fx, "GET", "/2/jobs?bulk=1", NULL);
@@ -457,7 +457,7 @@ test_secrecy(SecFx *fx, gconstpointer data)
 			 "--os-parameters-secret", "root_password=" SECRET_1, "web2.example.com");
 	expect(added, 0, NULL);
 	assert_no_values("gnt-instance add", added->out);
-	assert_has(added->out, "install step run_os_scripts (70): done in ");
+	gnt_test_assert_contains(added->out, "install step run_os_scripts (70): done in ");
 	placed = INSTANCE(fx, "list", "--no-headers", "-o", "pnode", "web2.example.com");
 	expect(placed, 0, NODE2 "\n");
 	assert_report(fx->cluster.root, "web2.example.com", PUBLIC_1, PRIVATE_1, SECRET_1, FALSE);

@@ -95,9 +95,9 @@ test_export_list_import_remove(BackupFx *fx, gconstpointer data)
 
 	exported = BACKUP(fx, "export", "-n", fx->node, "inst1");
 	expect(exported, 0, NULL);
-	assert_has(exported->out, "Shutting down instance inst1.example.com\n");
-	assert_has(exported->out, "* exporting disk/0 of inst1.example.com to ");
-	assert_has(exported->out, "Starting instance inst1.example.com\n");
+	gnt_test_assert_contains(exported->out, "Shutting down instance inst1.example.com\n");
+	gnt_test_assert_contains(exported->out, "* exporting disk/0 of inst1.example.com to ");
+	gnt_test_assert_contains(exported->out, "Starting instance inst1.example.com\n");
 
 	expected_list = g_strdup_printf("%s|inst1.example.com\n", fx->node);
 	listed = BACKUP(fx, "list", "--no-headers", "--separator=|");
@@ -116,7 +116,7 @@ test_export_list_import_remove(BackupFx *fx, gconstpointer data)
 	imported = BACKUP(fx, "import", "-n", fx->node, "-t", "file", "--src-node", fx->node,
 			  "--src-dir", "inst1.example.com", "inst2.example.com");
 	expect(imported, 0, NULL);
-	assert_has(imported->out, "* running the instance OS import scripts...\n");
+	gnt_test_assert_contains(imported->out, "* running the instance OS import scripts...\n");
 	restored = read_disk(fx, "inst2.example.com");
 	g_assert_true(g_str_has_prefix(restored, original));
 	g_assert_true(
@@ -137,7 +137,7 @@ test_export_list_import_remove(BackupFx *fx, gconstpointer data)
 	{                                                                                          \
 		g_autoptr(Run) failed_ = BACKUP(fx, __VA_ARGS__);                                  \
 		expect(failed_, status, NULL);                                                     \
-		assert_has(failed_->err, culprit);                                                 \
+		gnt_test_assert_contains(failed_->err, culprit);                                   \
 	}                                                                                          \
 	G_STMT_END
 
@@ -173,8 +173,8 @@ test_refusals(BackupFx *fx, gconstpointer data)
 	expect(list, 0, "");
 	help = BACKUP(fx, "export", "--help");
 	expect(help, 0, NULL);
-	assert_has(help->out, "--noshutdown");
-	assert_has(help->out, "Only local exports onto the instance's primary node");
+	gnt_test_assert_contains(help->out, "--noshutdown");
+	gnt_test_assert_contains(help->out, "Only local exports onto the instance's primary node");
 }
 
 int

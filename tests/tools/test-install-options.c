@@ -92,19 +92,20 @@ test_cluster_settings(OptFx *fx, gconstpointer data)
 
 	/* the defaults, and metad running with the other daemons */
 	expect(info, 0, NULL);
-	assert_has(info->out, "  safe install: True\n");
-	assert_has(info->out, "  install timeout: 1800\n");
-	assert_has(info->out, "  trusted OSes: (none)\n");
-	assert_has(info->out, "  default ssh keys: (none)\n");
+	gnt_test_assert_contains(info->out, "  safe install: True\n");
+	gnt_test_assert_contains(info->out, "  install timeout: 1800\n");
+	gnt_test_assert_contains(info->out, "  trusted OSes: (none)\n");
+	gnt_test_assert_contains(info->out, "  default ssh keys: (none)\n");
 	expect_has(daemons, 0, "gantry-metad: running (pid ");
 
 	modify = CLUSTER(fx, "modify", "--enable-safe-install", "no", "--install-timeout", "600",
 			 "--ssh-key", fx->keys);
 	expect(modify, 0, NULL);
 	info2 = CLUSTER(fx, "info");
-	assert_has(info2->out, "  safe install: False\n");
-	assert_has(info2->out, "  install timeout: 600\n");
-	assert_has(info2->out, "  default ssh keys: alice@example.com, bob@example.com\n");
+	gnt_test_assert_contains(info2->out, "  safe install: False\n");
+	gnt_test_assert_contains(info2->out, "  install timeout: 600\n");
+	gnt_test_assert_contains(info2->out,
+				 "  default ssh keys: alice@example.com, bob@example.com\n");
 
 	bad = CLUSTER(fx, "modify", "--enable-safe-install", "maybe");
 	expect_has(bad, 1, "--enable-safe-install takes yes or no, not 'maybe'");
@@ -116,8 +117,8 @@ test_cluster_settings(OptFx *fx, gconstpointer data)
 	no_keys = CLUSTER(fx, "modify", "--no-ssh-keys");
 	expect(no_keys, 0, NULL);
 	info3 = CLUSTER(fx, "info");
-	assert_has(info3->out, "  default ssh keys: (none)\n");
-	assert_has(info3->out, "  install timeout: 600\n");
+	gnt_test_assert_contains(info3->out, "  default ssh keys: (none)\n");
+	gnt_test_assert_contains(info3->out, "  install timeout: 600\n");
 }
 
 static void
@@ -143,12 +144,12 @@ test_os_trusted(OptFx *fx, gconstpointer data)
 	expect_has(after, 0, "  - trusted: True\n");
 	list = OS(fx, "list", "--show-trusted", "--no-headers", "--separator=|");
 	expect_has(list, 0, "sample+default|Y\n");
-	assert_has(list->out, "api10|N\n");
+	gnt_test_assert_contains(list->out, "api10|N\n");
 	plain_list = OS(fx, "list", "--no-headers");
 	expect_has(plain_list, 0, "sample+default\n");
-	assert_lacks(plain_list->out, "|");
+	gnt_test_assert_lacks(plain_list->out, "|");
 	cluster = CLUSTER(fx, "info");
-	assert_has(cluster->out, "  trusted OSes: sample\n");
+	gnt_test_assert_contains(cluster->out, "  trusted OSes: sample\n");
 
 	unmark = OS(fx, "modify", "--trusted", "no", "sample");
 	expect(unmark, 0, NULL);
@@ -205,12 +206,14 @@ test_kickstart(OptFx *fx, gconstpointer data)
 		   "'file:///etc/shadow' is not under the cluster's kickstart directory '/srv/ks'");
 	info_after = CLUSTER(fx, "info");
 	expect(info_after, 0, info->out);
-	assert_has(info->out, "  kickstart directory: /srv/ks\n");
-	assert_has(info->out, "  default kickstart template: https://ks.example.com/d.ks\n");
-	assert_has(info->out, "  ksvalidator: /usr/local/bin/ksvalidator\n");
+	gnt_test_assert_contains(info->out, "  kickstart directory: /srv/ks\n");
+	gnt_test_assert_contains(info->out,
+				 "  default kickstart template: https://ks.example.com/d.ks\n");
+	gnt_test_assert_contains(info->out, "  ksvalidator: /usr/local/bin/ksvalidator\n");
 	/* the help texts are the opcode table's */
-	assert_has(help->out, "--ks-template=SOURCE");
-	assert_has(help->out, "Show the rendered kickstart file (its token redacted)");
+	gnt_test_assert_contains(help->out, "--ks-template=SOURCE");
+	gnt_test_assert_contains(help->out,
+				 "Show the rendered kickstart file (its token redacted)");
 	expect_has(nothing, 1, "instance 'inst1' has no kickstart install to print");
 	expect_has(no_image, 1, "a kickstart install needs a catalog image with os_distro");
 	expect_has(bad, 1, "kickstart template 'ftp://x/ks' is neither file:///PATH");
@@ -276,15 +279,16 @@ test_print_kickstart(OptFx *fx, gconstpointer data)
 			 "web1.example.com");
 	expect(shown, 0, NULL);
 	g_test_message("%s", shown->out);
-	assert_has(shown->out, origin);
-	assert_has(shown->out, "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed");
+	gnt_test_assert_contains(shown->out, origin);
+	gnt_test_assert_contains(shown->out,
+				 "kickstart: Gantry's checks and ksvalidator -v RHEL9 passed");
 	/* rendered: the template's lines with their values, Gantry's additions */
-	assert_has(shown->out, "network --bootproto=dhcp --hostname=web1\n");
-	assert_has(shown->out, "echo web1.example.com > /etc/gantry-instance\n");
-	assert_has(shown->out, "liveimg --url=");
-	assert_has(shown->out, "%post --nochroot");
-	assert_lacks(shown->out, "{{");
-	assert_lacks(shown->out, "%traceback");
+	gnt_test_assert_contains(shown->out, "network --bootproto=dhcp --hostname=web1\n");
+	gnt_test_assert_contains(shown->out, "echo web1.example.com > /etc/gantry-instance\n");
+	gnt_test_assert_contains(shown->out, "liveimg --url=");
+	gnt_test_assert_contains(shown->out, "%post --nochroot");
+	gnt_test_assert_lacks(shown->out, "{{");
+	gnt_test_assert_lacks(shown->out, "%traceback");
 	/* the three reports (start, error, end) carry the token, never shown */
 	reports = g_strsplit(shown->out, "\"agent_token\": \"", -1);
 	redacted = g_strsplit(shown->out, "\"agent_token\": \"<redacted>\"", -1);
@@ -297,7 +301,7 @@ test_print_kickstart(OptFx *fx, gconstpointer data)
 			   "--print-kickstart", "web2.example.com");
 	g_test_message("%s", refused->err);
 	expect_has(refused, 1, "ksvalidator");
-	assert_has(refused->err, "--bogus");
+	gnt_test_assert_contains(refused->err, "--bogus");
 	assert_nothing_made(fx);
 	/* the dry run succeeded and the refusal failed, nothing else ran */
 	jobs = RUN(fx, "GNT_TEST_GNT_JOB", "list", "--no-headers", "-o", "summary,status");
@@ -446,14 +450,15 @@ test_metadata(OptFx *fx, gconstpointer data)
 		       /* nothing to install: the package's URL is only recorded */
 		       "--no-install", name);
 	expect(add, 0, NULL);
-	assert_has(add->out,
-		   "* metadata of instance web1.example.com given to gantry-metad on node");
+	gnt_test_assert_contains(
+		add->out, "* metadata of instance web1.example.com given to gantry-metad on node");
 	info = INSTANCE(fx, "info", name);
 	expect(info, 0, NULL);
-	assert_has(info->out, "  Metadata: \n    communication: yes, address 169.254.");
-	assert_has(info->out, "    user data: 29 bytes\n");
-	assert_has(info->out, "    ssh keys: 2\n");
-	assert_has(info->out, "    OS package: https://example.com/site.tgz\n");
+	gnt_test_assert_contains(info->out,
+				 "  Metadata: \n    communication: yes, address 169.254.");
+	gnt_test_assert_contains(info->out, "    user data: 29 bytes\n");
+	gnt_test_assert_contains(info->out, "    ssh keys: 2\n");
+	gnt_test_assert_contains(info->out, "    OS package: https://example.com/site.tgz\n");
 	uuid = INSTANCE(fx, "list", "--no-headers", "-o", "uuid", name);
 	expect(uuid, 0, NULL);
 	g_strstrip(uuid->out);
@@ -461,8 +466,8 @@ test_metadata(OptFx *fx, gconstpointer data)
 	/* what cloud-init's crawlers would read, through the instance's socket */
 	meta = metad_get(fx, name, "/openstack/latest/meta_data.json");
 	g_assert_nonnull(meta);
-	assert_has(meta, uuid->out);
-	assert_has(meta, "\"alice@example.com\"");
+	gnt_test_assert_contains(meta, uuid->out);
+	gnt_test_assert_contains(meta, "\"alice@example.com\"");
 	user_data = metad_get(fx, name, "/openstack/latest/user_data");
 	g_assert_cmpstr(user_data, ==, USER_DATA);
 	keys = metad_get(fx, name, "/latest/meta-data/public-keys/");
@@ -539,11 +544,11 @@ test_package_credentials(OptFx *fx, gconstpointer data)
 	if (have_curl()) {
 		params = metad_get(fx, "pkg1", "/ganeti/latest/os/parameters.json");
 		g_assert_nonnull(params);
-		assert_lacks(params, "hunter2");
-		assert_lacks(params, "os-package-username");
+		gnt_test_assert_lacks(params, "hunter2");
+		gnt_test_assert_lacks(params, "os-package-username");
 	}
 	info = INSTANCE(fx, "info", "pkg1");
-	assert_lacks(info->out, "hunter2");
+	gnt_test_assert_lacks(info->out, "hunter2");
 	refused = INSTANCE(fx, "reinstall", "-f", "pkg1");
 	expect_has(refused, 1,
 		   "instance 'pkg1': its personalization package needed 'os-package-username', "
@@ -568,7 +573,7 @@ test_install_timeout(OptFx *fx, gconstpointer data)
 	add = INSTANCE(fx, ADD_ARGS, "-o", "sample+default", "-O", "behaviour=sleep", "slow1");
 	expect_has(add, 1, "install appliance timed out after 2 s; its console ended with: ");
 	/* the console shows where it hung */
-	assert_has(add->err, "run_os_scripts start");
+	gnt_test_assert_contains(add->err, "run_os_scripts start");
 	g_assert_cmpint(g_get_monotonic_time() - started, <, 30 * G_USEC_PER_SEC);
 	assert_nothing_made(fx);
 }
@@ -585,11 +590,11 @@ test_no_communication(OptFx *fx, gconstpointer data)
 	if (!have_curl())
 		return;
 	expect(add, 0, NULL);
-	assert_lacks(add->out, "gantry-metad");
+	gnt_test_assert_lacks(add->out, "gantry-metad");
 	info = INSTANCE(fx, "info", "quiet1");
-	assert_has(info->out, "    communication: no\n");
-	assert_has(info->out, "    ssh keys: 0 (the cluster's are served)\n");
-	assert_has(info->out, "    OS package: none\n");
+	gnt_test_assert_contains(info->out, "    communication: no\n");
+	gnt_test_assert_contains(info->out, "    ssh keys: 0 (the cluster's are served)\n");
+	gnt_test_assert_contains(info->out, "    OS package: none\n");
 	meta = metad_get(fx, "quiet1", "/latest/meta-data/instance-id");
 	g_assert_null(meta);
 }

@@ -141,10 +141,10 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=64M", "-o", "noop", "-B",
 		       "memory=256M", "--tags", "web,prod", "inst1.example.com");
 	expect(add, 0, NULL);
-	assert_has(add->out, "adding instance inst1.example.com to cluster config\n");
-	assert_has(add->out, "* creating instance disks...\n");
-	assert_has(add->out, "* running the instance OS create scripts...\n");
-	assert_has(add->out, "* starting instance...\n");
+	gnt_test_assert_contains(add->out, "adding instance inst1.example.com to cluster config\n");
+	gnt_test_assert_contains(add->out, "* creating instance disks...\n");
+	gnt_test_assert_contains(add->out, "* running the instance OS create scripts...\n");
+	gnt_test_assert_contains(add->out, "* starting instance...\n");
 	assert_install_steps(add->out);
 	disk_dir = g_build_filename(fx->file_storage, "inst1.example.com", NULL);
 	g_assert_true(g_file_test(disk_dir, G_FILE_TEST_IS_DIR));
@@ -181,7 +181,8 @@ test_lifecycle(InstFx *fx, gconstpointer data)
 	expect_status(fx, "inst1.example.com running\n");
 	removed = INSTANCE(fx, "remove", "-f", "--shutdown-timeout", "10", "inst1");
 	expect(removed, 0, NULL);
-	assert_has(removed->out, "Removing instance inst1.example.com out of cluster config\n");
+	gnt_test_assert_contains(removed->out,
+				 "Removing instance inst1.example.com out of cluster config\n");
 	expect_status(fx, "");
 	g_assert_false(g_file_test(disk_dir, G_FILE_TEST_EXISTS));
 }
@@ -205,8 +206,8 @@ expect_refused(InstFx *fx, const gchar *culprit, ...)
 	g_ptr_array_add(args, NULL);
 	add = run_in(fx->root, "GNT_TEST_GNT_INSTANCE", (const gchar *const *)args->pdata);
 	expect(add, 1, NULL);
-	assert_has(add->err, "Failure: prerequisites not met for this operation:\n");
-	assert_has(add->err, culprit);
+	gnt_test_assert_contains(add->err, "Failure: prerequisites not met for this operation:\n");
+	gnt_test_assert_contains(add->err, culprit);
 	g_assert_null(strstr(add->out, "adding instance"));
 	g_assert_true(file_storage_is_empty(fx));
 }
@@ -249,7 +250,8 @@ test_refusals(InstFx *fx, gconstpointer data)
 	again = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=64M", "-o", "noop",
 			 "bad1.example.com");
 	expect(again, 1, NULL);
-	assert_has(again->err, "Instance 'bad1.example.com' is already in the cluster");
+	gnt_test_assert_contains(again->err,
+				 "Instance 'bad1.example.com' is already in the cluster");
 	g_assert_true(file_storage_is_empty(fx));
 	list = INSTANCE(fx, "list", "--no-headers", "-o", "name,disk_template,status");
 	expect(list, 0, "bad1.example.com diskless ADMIN_down\n");
@@ -318,7 +320,7 @@ test_many(InstFx *fx, gconstpointer data)
 	expect(started, 0, "6: m2.example.com\n7: m1.example.com\n");
 	unknown = INSTANCE(fx, "startup", "m1", "nope");
 	expect(unknown, 1, "");
-	assert_has(unknown->err, "Instance name 'nope' not found");
+	gnt_test_assert_contains(unknown->err, "Instance name 'nope' not found");
 	/* remove takes one instance, as in Ganeti */
 	remove_two = INSTANCE(fx, "remove", "-f", "m1", "m2");
 	g_assert_cmpint(remove_two->status, !=, 0);
@@ -331,7 +333,7 @@ test_many(InstFx *fx, gconstpointer data)
 	{                                                                                          \
 		g_autoptr(Run) failed_ = INSTANCE(fx, __VA_ARGS__);                                \
 		expect(failed_, 1, NULL);                                                          \
-		assert_has(failed_->err, culprit);                                                 \
+		gnt_test_assert_contains(failed_->err, culprit);                                   \
 	}                                                                                          \
 	G_STMT_END
 
@@ -366,7 +368,8 @@ test_disks(InstFx *fx, gconstpointer data)
 
 	grown = INSTANCE(fx, "grow-disk", "dk1", "0", "16M");
 	expect(grown, 0, NULL);
-	assert_has(grown->out, "Growing disk 0 of instance 'dk1.example.com' by 16M to 32M");
+	gnt_test_assert_contains(grown->out,
+				 "Growing disk 0 of instance 'dk1.example.com' by 16M to 32M");
 	g_assert_cmpint(stat(fields[2], &st), ==, 0);
 	g_assert_cmpint(st.st_size, ==, 32 << 20);
 	absolute = INSTANCE(fx, "grow-disk", "--absolute", "dk1", "0", "1G");
@@ -375,9 +378,9 @@ test_disks(InstFx *fx, gconstpointer data)
 	g_assert_cmpint(st.st_size, ==, 1 << 30);
 	info = INSTANCE(fx, "info", "dk1");
 	expect(info, 0, NULL);
-	assert_has(info->out, "    - disk/0: file, size 1.0G\n");
+	gnt_test_assert_contains(info->out, "    - disk/0: file, size 1.0G\n");
 	/* Ganeti's run_state words */
-	assert_has(info->out, "  State: configured to be up, actual state is up\n");
+	gnt_test_assert_contains(info->out, "  State: configured to be up, actual state is up\n");
 
 	EXPECT_FAILURE(fx, "Requested size (512M) is smaller than current disk size (1.0G)",
 		       "grow-disk", "--absolute", "dk1", "0", "512M");
@@ -440,13 +443,13 @@ test_reinstall(InstFx *fx, gconstpointer data)
 			       "--os-parameters-private", "motto=private-V",
 			       "--os-parameters-secret", "token=secret-V", "ri1");
 	expect(reinstalled, 0, NULL);
-	assert_has(reinstalled->out, "Waiting for job ");
-	assert_has(reinstalled->out, "* running the instance OS create scripts...\n");
+	gnt_test_assert_contains(reinstalled->out, "Waiting for job ");
+	gnt_test_assert_contains(reinstalled->out, "* running the instance OS create scripts...\n");
 	info = INSTANCE(fx, "info", "ri1");
 	expect(info, 0, NULL);
-	assert_has(info->out, "  Operating system: noop\n");
-	assert_has(info->out, "    colour: blue\n");
-	assert_has(info->out, "    motto: <redacted>\n");
+	gnt_test_assert_contains(info->out, "  Operating system: noop\n");
+	gnt_test_assert_contains(info->out, "    colour: blue\n");
+	gnt_test_assert_contains(info->out, "    motto: <redacted>\n");
 	g_assert_null(strstr(info->out, "private-V"));
 	g_assert_null(strstr(info->out, "secret-V"));
 	g_assert_null(strstr(reinstalled->out, "secret-V"));
@@ -557,25 +560,26 @@ test_modify(InstFx *fx, gconstpointer data)
 			    "--os-parameters-private", "motto=private-V", "--disk", "add:size=16M",
 			    "md1");
 	expect(modified, 0, NULL);
-	assert_has(modified->out, "* adding disk/1\n");
-	assert_has(modified->out,
-		   "Modified instance md1\n"
-		   " - disk/1 -> add:size=16,mode=rw\n"
-		   " - be/maxmem -> 512\n"
-		   " - be/minmem -> 512\n"
-		   " - be/vcpus -> 2\n"
-		   " - os/colour -> blue\n"
-		   " - os_private/motto -> <redacted>\n"
-		   "Please don't forget that most parameters take effect only at the "
-		   "next (re)start of the instance initiated by ganeti; restarting from "
-		   "within the instance will not be enough.\n");
+	gnt_test_assert_contains(modified->out, "* adding disk/1\n");
+	gnt_test_assert_contains(
+		modified->out,
+		"Modified instance md1\n"
+		" - disk/1 -> add:size=16,mode=rw\n"
+		" - be/maxmem -> 512\n"
+		" - be/minmem -> 512\n"
+		" - be/vcpus -> 2\n"
+		" - os/colour -> blue\n"
+		" - os_private/motto -> <redacted>\n"
+		"Please don't forget that most parameters take effect only at the "
+		"next (re)start of the instance initiated by ganeti; restarting from "
+		"within the instance will not be enough.\n");
 	g_assert_null(strstr(modified->out, "private-V"));
 	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o",
 			"be/maxmem,be/vcpus,disk.sizes");
 	expect(list, 0, "512|2|32,16\n");
 	info = INSTANCE(fx, "info", "md1");
 	expect(info, 0, NULL);
-	assert_has(info->out, "    motto: <redacted>\n");
+	gnt_test_assert_contains(info->out, "    motto: <redacted>\n");
 	g_assert_null(strstr(info->out, "private-V"));
 
 	/* Ganeti's N:add form: only at the end here */
@@ -583,11 +587,11 @@ test_modify(InstFx *fx, gconstpointer data)
 		       "--disk", "1:add,size=8M", "md1");
 	at_end = INSTANCE(fx, "modify", "--disk", "2:add,size=8M", "md1");
 	expect(at_end, 0, NULL);
-	assert_has(at_end->out, " - disk/2 -> add:size=8,mode=rw\n");
+	gnt_test_assert_contains(at_end->out, " - disk/2 -> add:size=8,mode=rw\n");
 
 	offline = INSTANCE(fx, "modify", "--offline", "md1");
 	expect(offline, 0, NULL);
-	assert_has(offline->out, " - admin_state -> offline\n");
+	gnt_test_assert_contains(offline->out, " - admin_state -> offline\n");
 	expect_status(fx, "md1.example.com ADMIN_offline\n");
 	online = INSTANCE(fx, "modify", "--online", "md1");
 	expect(online, 0, NULL);
@@ -596,10 +600,10 @@ test_modify(InstFx *fx, gconstpointer data)
 	/* "default": back to the cluster's value */
 	reset = INSTANCE(fx, "modify", "-B", "vcpus=default", "md1");
 	expect(reset, 0, NULL);
-	assert_has(reset->out, " - be/vcpus -> default\n");
+	gnt_test_assert_contains(reset->out, " - be/vcpus -> default\n");
 	submitted = INSTANCE(fx, "modify", "--submit", "-B", "memory=256M", "md1");
 	expect(submitted, 0, "");
-	assert_has(submitted->err, "JobID: ");
+	gnt_test_assert_contains(submitted->err, "JobID: ");
 	g_clear_pointer(&list, run_free);
 	list = INSTANCE(fx, "list", "--no-headers", "--separator=|", "-o", "be/vcpus,disk.sizes");
 	expect(list, 0, "1|32,16,8\n");
@@ -638,8 +642,8 @@ expect_install_state(InstFx *fx, const gchar *name, const gchar *state)
 	g_autofree gchar *line = g_strdup_printf("    state: %s\n", state);
 
 	expect(info, 0, NULL);
-	assert_has(info->out, "  Install: \n    mode: self_install\n");
-	assert_has(info->out, line);
+	gnt_test_assert_contains(info->out, "  Install: \n    mode: self_install\n");
+	gnt_test_assert_contains(info->out, line);
 }
 
 /* self_install's state machine (doc/install.md) with the fake hypervisor,
@@ -664,43 +668,47 @@ test_self_install(InstFx *fx, gconstpointer data)
 	add = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=8M", "--no-nics", "-H", "fake",
 		       "--install-mode", "self", "si1.example.com");
 	expect(add, 0, NULL);
-	assert_has(add->out, "install step run_os_scripts (70): skipped, no OS given: the instance "
-			     "installs itself at its first boot\n");
-	assert_has(add->out, "install step prepare_boot (60): started\n");
-	assert_has(add->out, "self_install: the first boot uses the install parameters (none)\n");
-	assert_has(add->out, "install step boot (20): done in ");
+	gnt_test_assert_contains(
+		add->out, "install step run_os_scripts (70): skipped, no OS given: the instance "
+			  "installs itself at its first boot\n");
+	gnt_test_assert_contains(add->out, "install step prepare_boot (60): started\n");
+	gnt_test_assert_contains(
+		add->out, "self_install: the first boot uses the install parameters (none)\n");
+	gnt_test_assert_contains(add->out, "install step boot (20): done in ");
 	expect_status(fx, "si1.example.com running\n");
 	expect_install_state(fx, "si1", "first boot: its first shutdown ends the install");
 
 	/* its first shutdown ends the install */
 	shutdown = INSTANCE(fx, "shutdown", "si1");
 	expect(shutdown, 0, NULL);
-	assert_has(shutdown->out, "self_install: the first boot of instance si1.example.com has "
-				  "ended; from now on it runs with its own parameters\n");
+	gnt_test_assert_contains(shutdown->out,
+				 "self_install: the first boot of instance si1.example.com has "
+				 "ended; from now on it runs with its own parameters\n");
 	expect_install_state(fx, "si1", "done");
 	startup = INSTANCE(fx, "startup", "si1");
 	expect(startup, 0, NULL);
-	assert_lacks(startup->out, "self_install");
+	gnt_test_assert_lacks(startup->out, "self_install");
 	stopped = INSTANCE(fx, "shutdown", "si1");
 	expect(stopped, 0, NULL);
 
 	/* a reinstall: pending again, the next start is the first boot */
 	reinstall = INSTANCE(fx, "reinstall", "-f", "si1");
 	expect(reinstall, 0, NULL);
-	assert_has(reinstall->out, "install step boot (20): skipped, a reinstall leaves the "
-				   "instance stopped\n");
+	gnt_test_assert_contains(reinstall->out,
+				 "install step boot (20): skipped, a reinstall leaves the "
+				 "instance stopped\n");
 	expect_install_state(
 		fx, "si1", "pending: the next start boots with the install hypervisor parameters");
 	first_start = INSTANCE(fx, "startup", "si1");
 	expect(first_start, 0, NULL);
-	assert_has(first_start->out,
-		   "self_install: instance si1.example.com boots with its install "
-		   "parameters\n");
+	gnt_test_assert_contains(first_start->out,
+				 "self_install: instance si1.example.com boots with its install "
+				 "parameters\n");
 	expect_install_state(fx, "si1", "first boot: its first shutdown ends the install");
 	/* by hand */
 	done = INSTANCE(fx, "modify", "--install-done", "si1");
 	expect(done, 0, NULL);
-	assert_has(done->out, " - install -> done\n");
+	gnt_test_assert_contains(done->out, " - install -> done\n");
 	expect_install_state(fx, "si1", "done");
 	EXPECT_FAILURE(fx, "has no self_install waiting for or in its first boot", "modify",
 		       "--install-done", "si1");
@@ -715,12 +723,13 @@ test_self_install(InstFx *fx, gconstpointer data)
 		fx, "si2", "pending: the next start boots with the install hypervisor parameters");
 	pending_start = INSTANCE(fx, "startup", "si2");
 	expect(pending_start, 0, NULL);
-	assert_has(pending_start->out, "boots with its install parameters");
+	gnt_test_assert_contains(pending_start->out, "boots with its install parameters");
 	stopped_by_guest(fx, "si2.example.com");
 	restarted = INSTANCE(fx, "startup", "si2");
 	expect(restarted, 0, NULL);
-	assert_has(restarted->out, "self_install: the first boot of instance si2.example.com has "
-				   "ended");
+	gnt_test_assert_contains(restarted->out,
+				 "self_install: the first boot of instance si2.example.com has "
+				 "ended");
 	expect_install_state(fx, "si2", "done");
 }
 
@@ -771,8 +780,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 			 "--os-image", image, "--os-image-sha256", sha256, "--no-start",
 			 "img1.example.com");
 	expect(added, 0, NULL);
-	assert_has(added->out, "write_image");
-	assert_has(added->out, "image written (raw, 1.0 MB)");
+	gnt_test_assert_contains(added->out, "write_image");
+	gnt_test_assert_contains(added->out, "image written (raw, 1.0 MB)");
 	written = read_disk0(fx, "img1.example.com", 1024 * 1024);
 	g_assert_cmpmem(written, 1024 * 1024, content, 1024 * 1024);
 
@@ -786,8 +795,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 		g_autofree gchar *again = NULL;
 
 		expect(ganeti, 0, NULL);
-		assert_has(ganeti->out, "image written (raw, 1.0 MB)");
-		assert_has(ganeti->out, "install step run_os_scripts (70): done");
+		gnt_test_assert_contains(ganeti->out, "image written (raw, 1.0 MB)");
+		gnt_test_assert_contains(ganeti->out, "install step run_os_scripts (70): done");
 		again = read_disk0(fx, "img3.example.com", 1024 * 1024);
 		g_assert_cmpmem(again, 1024 * 1024, content, 1024 * 1024);
 	}
@@ -798,8 +807,8 @@ test_os_image(InstFx *fx, gconstpointer data)
 			 "--os-image", image, "--os-image-sha256", sha256, "--no-start",
 			 "img2.example.com");
 	expect(wrong, 1, NULL);
-	assert_has(wrong->err, "write_image");
-	assert_has(wrong->err, "SHA-256");
+	gnt_test_assert_contains(wrong->err, "write_image");
+	gnt_test_assert_contains(wrong->err, "SHA-256");
 	list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
 	expect(list, 0, NULL);
 	g_assert_null(strstr(list->out, "img2"));
@@ -863,37 +872,39 @@ test_install_plan(InstFx *fx, gconstpointer data)
 	g_autoptr(Run) reprinted = NULL;
 
 	expect(steps, 0, NULL);
-	assert_has(steps->out, "deploy.write_image|80|-\n");
-	assert_has(steps->out, "deploy.resize_disk|0|disk:integer*, size:size*\n");
-	assert_has(steps->out, "hypervisor.apply_settings|0|hvparams:hvparams*\n");
+	gnt_test_assert_contains(steps->out, "deploy.write_image|80|-\n");
+	gnt_test_assert_contains(steps->out, "deploy.resize_disk|0|disk:integer*, size:size*\n");
+	gnt_test_assert_contains(steps->out, "hypervisor.apply_settings|0|hvparams:hvparams*\n");
 	g_assert_null(strstr(steps->out, "test."));
 	if (skip_without_noop())
 		return;
 	bad_step =
 		RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--denied-install-steps", "deploy.nope");
 	expect(bad_step, 1, NULL);
-	assert_has(bad_step->err,
-		   "denied install steps: unknown install step 'deploy.nope' (gnt-os list-steps "
-		   "lists them)");
+	gnt_test_assert_contains(
+		bad_step->err,
+		"denied install steps: unknown install step 'deploy.nope' (gnt-os list-steps "
+		"lists them)");
 	bad_order = RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--install-step-priorities",
 			"deploy.run_os_scripts=85");
 	expect(bad_order, 1, NULL);
-	assert_has(bad_order->err, "core steps keep their order");
+	gnt_test_assert_contains(bad_order->err, "core steps keep their order");
 	denied = RUN(fx, "GNT_TEST_GNT_CLUSTER", "modify", "--denied-install-steps",
 		     "deploy.personalize", "--install-step-priorities",
 		     "deploy.switch_networks=25");
 	expect(denied, 0, NULL);
 	cluster_info = RUN(fx, "GNT_TEST_GNT_CLUSTER", "info");
 	expect(cluster_info, 0, NULL);
-	assert_has(cluster_info->out, "denied install steps: deploy.personalize\n");
-	assert_has(cluster_info->out, "install step priorities: \n");
-	assert_has(cluster_info->out, "deploy.switch_networks: 25\n");
+	gnt_test_assert_contains(cluster_info->out, "denied install steps: deploy.personalize\n");
+	gnt_test_assert_contains(cluster_info->out, "install step priorities: \n");
+	gnt_test_assert_contains(cluster_info->out, "deploy.switch_networks: 25\n");
 
 	/* the plan, nothing made; the tag names no template */
 	printed = INSTANCE(fx, "add", "--print-plan", "-t", "file", "--disk", "0:size=32M", "-o",
 			   "noop", "--tags", "CUSTOM_M", "pp1.example.com");
 	expect(printed, 0, NULL);
-	assert_has(printed->out, "Install plan of pp1.example.com (nothing was changed):\n"
+	gnt_test_assert_contains(printed->out,
+				 "Install plan of pp1.example.com (nothing was changed):\n"
 				 "templates: none\n"
 				 "steps in order: \n"
 				 "  - 100 deploy.prepare\n"
@@ -915,22 +926,24 @@ test_install_plan(InstFx *fx, gconstpointer data)
 	added = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=32M", "-o", "noop",
 			 "pp1.example.com");
 	expect(added, 0, NULL);
-	assert_has(added->out, "install step switch_networks (25): skipped");
+	gnt_test_assert_contains(added->out, "install step switch_networks (25): skipped");
 	g_assert_null(strstr(added->out, "install step personalize"));
 	info = INSTANCE(fx, "info", "pp1");
 	expect(info, 0, NULL);
-	assert_has(info->out, "    plan: \n"
-			      "      templates: none\n"
-			      "      steps in order: \n"
-			      "        - 100 deploy.prepare\n");
-	assert_has(info->out, "        - 65 deploy.personalize: denied by the cluster policy");
+	gnt_test_assert_contains(info->out, "    plan: \n"
+					    "      templates: none\n"
+					    "      steps in order: \n"
+					    "        - 100 deploy.prepare\n");
+	gnt_test_assert_contains(info->out,
+				 "        - 65 deploy.personalize: denied by the cluster policy");
 	shutdown = INSTANCE(fx, "shutdown", "pp1");
 	expect(shutdown, 0, NULL);
 	/* no question: nothing changes */
 	reprinted = INSTANCE(fx, "reinstall", "--print-plan", "pp1");
 	expect(reprinted, 0, NULL);
-	assert_has(reprinted->out, "Install plan of pp1.example.com (nothing was changed):\n");
-	assert_has(reprinted->out, "  - 25 deploy.switch_networks\n");
+	gnt_test_assert_contains(reprinted->out,
+				 "Install plan of pp1.example.com (nothing was changed):\n");
+	gnt_test_assert_contains(reprinted->out, "  - 25 deploy.switch_networks\n");
 }
 
 /* Install templates chosen by instance tags on a real cluster: refused
@@ -982,7 +995,7 @@ test_install_template(InstFx *fx, gconstpointer data)
 	expect(refused, 1, NULL);
 	lacks = g_strdup_printf("which node '%s' does not allow: it lacks the tag 'CUSTOM_M'",
 				node_name);
-	assert_has(refused->err, lacks);
+	gnt_test_assert_contains(refused->err, lacks);
 	list = INSTANCE(fx, "list", "--no-headers", "-o", "name");
 	expect(list, 0, "");
 	g_assert_true(file_storage_is_empty(fx));
@@ -1001,9 +1014,10 @@ test_install_template(InstFx *fx, gconstpointer data)
 	}
 	info = INSTANCE(fx, "info", "tm1");
 	expect(info, 0, NULL);
-	assert_has(info->out, "      templates: CUSTOM_M (serial ");
-	assert_has(info->out,
-		   "        - 90 deploy.resize_disk [CUSTOM_M#1] {\"disk\":0,\"size\":\"64M\"}\n");
+	gnt_test_assert_contains(info->out, "      templates: CUSTOM_M (serial ");
+	gnt_test_assert_contains(
+		info->out,
+		"        - 90 deploy.resize_disk [CUSTOM_M#1] {\"disk\":0,\"size\":\"64M\"}\n");
 }
 
 #define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)

@@ -92,16 +92,17 @@ test_init_settings(NodesFx *fx, gconstpointer data)
 		       "test.example.com"));
 	info = CLUSTER(fx, "info");
 	expect_has(info, 0, "Default hypervisor: kvm\n");
-	assert_has(info->out, "Enabled hypervisors: kvm, fake\n");
-	assert_has(info->out, "  kvm: \n    accel: tcg\n");
-	assert_has(info->out, "    maxmem: 256\n    minmem: 256\n");
-	assert_has(info->out, "    vcpus: 2\n");
-	assert_has(info->out, "mac prefix: aa:bb:cc\n");
-	assert_has(info->out, "jobs running simultaneously: 7\n");
-	assert_has(info->out, "file storage path: /srv/disks\n");
+	gnt_test_assert_contains(info->out, "Enabled hypervisors: kvm, fake\n");
+	gnt_test_assert_contains(info->out, "  kvm: \n    accel: tcg\n");
+	gnt_test_assert_contains(info->out, "    maxmem: 256\n    minmem: 256\n");
+	gnt_test_assert_contains(info->out, "    vcpus: 2\n");
+	gnt_test_assert_contains(info->out, "mac prefix: aa:bb:cc\n");
+	gnt_test_assert_contains(info->out, "jobs running simultaneously: 7\n");
+	gnt_test_assert_contains(info->out, "file storage path: /srv/disks\n");
 	/* Ganeti's four directories end the path, whatever was given */
-	assert_has(info->out, "OS search path: /opt/os, /srv/ganeti/os, /usr/local/lib/ganeti/os, "
-			      "/usr/lib/ganeti/os, /usr/share/ganeti/os\n");
+	gnt_test_assert_contains(
+		info->out, "OS search path: /opt/os, /srv/ganeti/os, /usr/local/lib/ganeti/os, "
+			   "/usr/lib/ganeti/os, /usr/share/ganeti/os\n");
 }
 
 /* A refused init leaves nothing behind: a second one works. */
@@ -139,13 +140,13 @@ test_modify(NodesFx *fx, gconstpointer data)
 	EXPECT(0, NULL, CLUSTER(fx, "modify", "-N", "link=br1", "--mac-prefix", "02:00:01"));
 	info = CLUSTER(fx, "info");
 	expect_has(info, 0, "    accel: tcg\n");
-	assert_has(info->out, "    kernel_path: /boot/vmlinuz\n");
-	assert_has(info->out, "    maxmem: 1024\n");
-	assert_has(info->out, "    minmem: 128\n");
-	assert_has(info->out, "jobs running simultaneously: 3\n");
-	assert_has(info->out, "OS search path: /srv/gantry/os, /srv/ganeti/os, ");
-	assert_has(info->out, "    link: br1\n");
-	assert_has(info->out, "mac prefix: 02:00:01\n");
+	gnt_test_assert_contains(info->out, "    kernel_path: /boot/vmlinuz\n");
+	gnt_test_assert_contains(info->out, "    maxmem: 1024\n");
+	gnt_test_assert_contains(info->out, "    minmem: 128\n");
+	gnt_test_assert_contains(info->out, "jobs running simultaneously: 3\n");
+	gnt_test_assert_contains(info->out, "OS search path: /srv/gantry/os, /srv/ganeti/os, ");
+	gnt_test_assert_contains(info->out, "    link: br1\n");
+	gnt_test_assert_contains(info->out, "mac prefix: 02:00:01\n");
 
 	/* only what changed is said to have changed */
 	same = CLUSTER(fx, "modify", "--enabled-hypervisors", "fake,kvm", "-H", "kvm:accel=tcg",
@@ -192,7 +193,7 @@ test_modify_bad(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) info = CLUSTER(fx, "info");
 		expect_has(info, 0, "Enabled hypervisors: fake\n");
-		assert_has(info->out, "enabled disk templates: file, diskless\n");
+		gnt_test_assert_contains(info->out, "enabled disk templates: file, diskless\n");
 	}
 }
 
@@ -302,11 +303,11 @@ test_os(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = OS(fx, "list");
 		expect_has(r, 0, "Name\n");
-		assert_has(r->out, "\nsample+default\nsample+minimal\n");
-		assert_has(r->out, "\napi10\n");
+		gnt_test_assert_contains(r->out, "\nsample+default\nsample+minimal\n");
+		gnt_test_assert_contains(r->out, "\napi10\n");
 		/* invalid ones are not listed */
-		assert_lacks(r->out, "no-create");
-		assert_lacks(r->out, "missing-script");
+		gnt_test_assert_lacks(r->out, "no-create");
+		gnt_test_assert_lacks(r->out, "missing-script");
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "list", "--no-headers");
@@ -318,11 +319,12 @@ test_os(NodesFx *fx, gconstpointer data)
 		/* some OS is invalid: exit 1, as Ganeti's */
 		expect_has(r, 1,
 			   "OS: sample [global status: valid]\n  Variants: [default, minimal]\n");
-		assert_has(r->out, sample);
-		assert_has(r->out, "[API versions: 20, 15, 10] [variants: default, minimal] "
-				   "[parameters: filesystem, root-size, behaviour, secret.token]");
-		assert_has(r->out, "OS: no-create [global status: invalid]\n");
-		assert_has(r->out, ", status: invalid - ");
+		gnt_test_assert_contains(r->out, sample);
+		gnt_test_assert_contains(
+			r->out, "[API versions: 20, 15, 10] [variants: default, minimal] "
+				"[parameters: filesystem, root-size, behaviour, secret.token]");
+		gnt_test_assert_contains(r->out, "OS: no-create [global status: invalid]\n");
+		gnt_test_assert_contains(r->out, ", status: invalid - ");
 	}
 	{
 		g_autoptr(Run) r = OS(fx, "info", "sample");
@@ -330,9 +332,9 @@ test_os(NodesFx *fx, gconstpointer data)
 			   "sample:\n  - valid: True\n  - hidden: False\n  - blacklisted: False\n"
 			   "  - API versions:\n    - 10\n    - 15\n    - 20\n"
 			   "  - variants:\n    - default\n    - minimal\n  - parameters:\n");
-		assert_has(r->out,
-			   "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
-		assert_lacks(r->out, "api10:");
+		gnt_test_assert_contains(
+			r->out, "    - filesystem: The root filesystem: ext4 (default) or ext3\n");
+		gnt_test_assert_lacks(r->out, "api10:");
 	}
 }
 
@@ -367,8 +369,9 @@ add_node2(NodesFx *fx, const gchar *port, const gchar *listen, const gchar *grou
 	g_autoptr(GError) error = NULL;
 
 	expect_has(first, 0, "Node " NODE2 " has not joined the cluster yet");
-	assert_has(first->out, " --address 127.0.0.2 --listen 0.0.0.0:");
-	assert_has(first->out, "Run \"gnt-node add " NODE2 "\" again once it has joined.\n");
+	gnt_test_assert_contains(first->out, " --address 127.0.0.2 --listen 0.0.0.0:");
+	gnt_test_assert_contains(first->out,
+				 "Run \"gnt-node add " NODE2 "\" again once it has joined.\n");
 	token = tools_test_find_join_token(first->out);
 	fx->node_root = g_dir_make_tmp("gn2-XXXXXX", &error);
 	g_assert_no_error(error);
@@ -445,7 +448,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	{
 		/* an offline node is left out of OS diagnose */
 		g_autoptr(Run) r = OS(fx, "diagnose");
-		assert_lacks(r->out, NODE2);
+		gnt_test_assert_lacks(r->out, NODE2);
 	}
 	EXPECT(0, " - offline -> False\n", NODE(fx, "modify", "--offline", "no", "--force", NODE2));
 	EXPECT(0, NULL, INSTANCE(fx, "startup", "web1"));
@@ -464,7 +467,7 @@ test_node_add_remove(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = NODE(fx, "list", "--no-headers", "-o", "name");
 		expect_has(r, 0, NULL);
-		assert_lacks(r->out, NODE2);
+		gnt_test_assert_lacks(r->out, NODE2);
 	}
 	/* it keeps its certificate: adding it again needs no token */
 	EXPECT(0, "Adding node " NODE2,
@@ -508,7 +511,7 @@ test_node_add_wait(NodesFx *fx, gconstpointer data)
 	if (g_subprocess_get_exit_status(add) != 0)
 		g_printerr("%s\n", rest);
 	g_assert_cmpint(g_subprocess_get_exit_status(add), ==, 0);
-	assert_has(rest, "Adding node " NODE2);
+	gnt_test_assert_contains(rest, "Adding node " NODE2);
 }
 
 #define GROUP(fx, ...) RUN(fx, "GNT_TEST_GNT_GROUP", __VA_ARGS__)
@@ -562,11 +565,12 @@ test_groups(NodesFx *fx, gconstpointer data)
 	{
 		g_autoptr(Run) r = GROUP(fx, "info", "rack2");
 		expect_has(r, 0, "- Node group: rack2\n  Node parameters: \n");
-		assert_has(r->out, "    ssh_port: 2200\n");
-		assert_has(r->out, "    spindle_count: default (1)\n");
-		assert_has(r->out, "    vcpu-ratio: 2.5\n");
-		assert_has(r->out, "    spindle-ratio: default (32.0)\n");
-		assert_has(r->out, "    allowed disk templates: default (diskless, file, plain)\n");
+		gnt_test_assert_contains(r->out, "    ssh_port: 2200\n");
+		gnt_test_assert_contains(r->out, "    spindle_count: default (1)\n");
+		gnt_test_assert_contains(r->out, "    vcpu-ratio: 2.5\n");
+		gnt_test_assert_contains(r->out, "    spindle-ratio: default (32.0)\n");
+		gnt_test_assert_contains(
+			r->out, "    allowed disk templates: default (diskless, file, plain)\n");
 	}
 
 	/* modify: the nodes inherit; "default" goes back to the cluster's */

@@ -110,9 +110,9 @@ test_instance_list(ObjFx *fx, gconstpointer data)
 	       "web10.example.com fake       noop+v1 node2.example.com ERROR_nodeoffline      ? "
 	       "down\n");
 	expect(missing, 1, "");
-	assert_has(missing->err, "Instance name 'nope' not found");
+	gnt_test_assert_contains(missing->err, "Instance name 'nope' not found");
 	expect(unknown, 14, "web1.example.com ??\n");
-	assert_has(unknown->err, "Warning: Queried for unknown fields bogus");
+	gnt_test_assert_contains(unknown->err, "Warning: Queried for unknown fields bogus");
 }
 
 static void
@@ -123,8 +123,8 @@ test_instance_list_fields(ObjFx *fx, gconstpointer data)
 		INSTANCE(fx, "list-fields", "--no-headers", "--separator=|", "pnode", "oper_ram");
 
 	expect(all, 0, NULL);
-	assert_has(all->out, "hv/kernel_path");
-	assert_has(all->out, "disk.size/15");
+	gnt_test_assert_contains(all->out, "hv/kernel_path");
+	gnt_test_assert_contains(all->out, "disk.size/15");
 	expect(some, 0,
 	       "pnode|Text|Primary_node|Primary node\n"
 	       "oper_ram|Storage size|Memory|Actual memory usage as seen by hypervisor\n");
@@ -139,27 +139,29 @@ test_instance_info(ObjFx *fx, gconstpointer data)
 	g_autoptr(Run) all = INSTANCE(fx, "info", "--all");
 
 	expect(info, 0, NULL);
-	assert_has(info->out, "- Instance name: web1.example.com\n  UUID: i-1\n");
-	assert_has(info->out, "  State: configured to be up\n");
-	assert_has(info->out, "    - primary: node1.example.com\n");
-	assert_has(info->out, "  Operating system: noop\n");
-	assert_has(info->out, "    dhcp: yes\n");
-	assert_has(info->out, "    root_pw: <redacted>\n");
-	assert_has(info->out, "  Allocated network port: None\n");
-	assert_has(info->out, "    maxmem: 512\n");
-	assert_has(info->out, "    memory: default (512)\n");
-	assert_has(info->out, "    minmem: default (128)\n");
-	assert_has(info->out, "    - nic/0: \n      MAC: aa:00:00:00:00:01\n      IP: None\n");
-	assert_has(info->out, "      mode: bridged\n");
-	assert_has(info->out, "  Disk template: file\n");
-	assert_has(info->out, "    - disk/0: file, size 1.5G\n      name: root\n      UUID: d-1\n");
+	gnt_test_assert_contains(info->out, "- Instance name: web1.example.com\n  UUID: i-1\n");
+	gnt_test_assert_contains(info->out, "  State: configured to be up\n");
+	gnt_test_assert_contains(info->out, "    - primary: node1.example.com\n");
+	gnt_test_assert_contains(info->out, "  Operating system: noop\n");
+	gnt_test_assert_contains(info->out, "    dhcp: yes\n");
+	gnt_test_assert_contains(info->out, "    root_pw: <redacted>\n");
+	gnt_test_assert_contains(info->out, "  Allocated network port: None\n");
+	gnt_test_assert_contains(info->out, "    maxmem: 512\n");
+	gnt_test_assert_contains(info->out, "    memory: default (512)\n");
+	gnt_test_assert_contains(info->out, "    minmem: default (128)\n");
+	gnt_test_assert_contains(info->out,
+				 "    - nic/0: \n      MAC: aa:00:00:00:00:01\n      IP: None\n");
+	gnt_test_assert_contains(info->out, "      mode: bridged\n");
+	gnt_test_assert_contains(info->out, "  Disk template: file\n");
+	gnt_test_assert_contains(
+		info->out, "    - disk/0: file, size 1.5G\n      name: root\n      UUID: d-1\n");
 	g_assert_null(strstr(info->out, "s3cret"));
 	expect(none, 1, "");
-	assert_has(none->err, "Please pass in --all");
+	gnt_test_assert_contains(none->err, "Please pass in --all");
 	expect(both, 1, "");
-	assert_has(both->err, "Cannot use --all if you specify instance names.");
+	gnt_test_assert_contains(both->err, "Cannot use --all if you specify instance names.");
 	expect(all, 0, NULL);
-	assert_has(all->out, "- Instance name: web10.example.com\n");
+	gnt_test_assert_contains(all->out, "- Instance name: web10.example.com\n");
 }
 
 static void
@@ -179,12 +181,13 @@ test_node_list_info(ObjFx *fx, gconstpointer data)
 	       "node2.example.com      *     *      *     *     *     1     0\n");
 	expect(chosen, 0, "node1.example.com C web1.example.com a,b N\n");
 	expect(info, 0, NULL);
-	assert_has(info->out, "- Node name: node1.example.com\n  primary ip: 192.0.2.1\n");
-	assert_has(info->out, "  master candidate: True\n");
-	assert_has(info->out, "  primary for instances: \n    - web1.example.com\n");
-	assert_has(info->out, "    ssh_port: default (22)\n");
+	gnt_test_assert_contains(info->out,
+				 "- Node name: node1.example.com\n  primary ip: 192.0.2.1\n");
+	gnt_test_assert_contains(info->out, "  master candidate: True\n");
+	gnt_test_assert_contains(info->out, "  primary for instances: \n    - web1.example.com\n");
+	gnt_test_assert_contains(info->out, "    ssh_port: default (22)\n");
 	expect(missing, 1, "");
-	assert_has(missing->err, "Node name 'node9' not found");
+	gnt_test_assert_contains(missing->err, "Node name 'node9' not found");
 }
 
 int

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "../gnt-test-assert.h"
 #include "gnt-build-config.h"
 #include "gnt-json.h"
 #include "gnt-luxi-codec.h"
@@ -125,24 +126,6 @@ check_argv(ToolsFx *fx, gint expected, const gchar *out, Tool tool, const gchar 
 	check_argv(fx, expected, out, tool, (const gchar *const[]){__VA_ARGS__, NULL})
 
 static void
-assert_contains(const gchar *haystack, const gchar *needle)
-{
-	if (strstr(haystack, needle) == NULL) {
-		g_printerr("expected '%s' in:\n%s\n", needle, haystack);
-		g_assert_not_reached();
-	}
-}
-
-static void
-assert_not_contains(const gchar *haystack, const gchar *needle)
-{
-	if (strstr(haystack, needle) != NULL) {
-		g_printerr("did not expect '%s' in:\n%s\n", needle, haystack);
-		g_assert_not_reached();
-	}
-}
-
-static void
 fx_set_up_empty(ToolsFx *fx, gconstpointer data)
 {
 	g_autoptr(GError) error = NULL;
@@ -189,7 +172,7 @@ submit_delay(ToolsFx *fx, const gchar *duration, gboolean locks)
 	guint64 id = g_ascii_strtoull(r->out, NULL, 10);
 
 	g_assert_cmpuint(id, >, 0);
-	assert_contains(r->err, "JobID: ");
+	gnt_test_assert_contains(r->err, "JobID: ");
 	return id;
 }
 
@@ -248,13 +231,14 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 
 	/* nothing there yet */
 	r = run_expect(fx, 1, TOOL_JOB, "list");
-	assert_contains(r->err, "Failure: prerequisites not met for this operation:\n"
-				"error type: wrong_input, error details:\n"
-				"Cluster not initialized or this machine is not part of a cluster");
+	gnt_test_assert_contains(
+		r->err, "Failure: prerequisites not met for this operation:\n"
+			"error type: wrong_input, error details:\n"
+			"Cluster not initialized or this machine is not part of a cluster");
 	g_clear_pointer(&r, run_result_free);
 	/* noded starts first: it has no cluster certificates */
 	r = run_expect(fx, 1, TOOL_DAEMONS, "start");
-	assert_contains(r->err, "gantry-noded: this node has not joined a cluster");
+	gnt_test_assert_contains(r->err, "gantry-noded: this node has not joined a cluster");
 	g_clear_pointer(&r, run_result_free);
 
 	/* init (with an explicit --root this time) starts masterd */
@@ -262,27 +246,28 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 	      "--noded-port", "0", "test.example.com");
 	g_assert_cmpint(masterd_pid(fx), >, 0);
 	r = run_expect(fx, 1, TOOL_CLUSTER, "init", "--noded-port", "0", "other.example.com");
-	assert_contains(r->err, "Cluster is already initialised");
+	gnt_test_assert_contains(r->err, "Cluster is already initialised");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_CLUSTER, "info");
-	assert_contains(r->out, "Cluster name: test.example.com\n");
-	assert_contains(r->out, "Cluster UUID: ");
-	assert_contains(r->out, "Master node: ");
-	assert_contains(r->out, "Architecture (this node): ");
-	assert_contains(r->out, "Tags: (none)\n");
-	assert_contains(r->out, "Cluster parameters: \n  candidate pool size: ");
+	gnt_test_assert_contains(r->out, "Cluster name: test.example.com\n");
+	gnt_test_assert_contains(r->out, "Cluster UUID: ");
+	gnt_test_assert_contains(r->out, "Master node: ");
+	gnt_test_assert_contains(r->out, "Architecture (this node): ");
+	gnt_test_assert_contains(r->out, "Tags: (none)\n");
+	gnt_test_assert_contains(r->out, "Cluster parameters: \n  candidate pool size: ");
 	/* Ganeti's default search paths, right after "preallocation wipe disks" */
-	assert_contains(r->out, "  preallocation wipe disks: False\n"
-				"  OS search path: /srv/ganeti/os, /usr/local/lib/ganeti/os, "
-				"/usr/lib/ganeti/os, /usr/share/ganeti/os\n"
-				"  ExtStorage Providers search path: /srv/ganeti/extstorage, "
-				"/usr/local/lib/ganeti/extstorage, /usr/lib/ganeti/extstorage, "
-				"/usr/share/ganeti/extstorage\n"
-				"  enabled disk templates: ");
+	gnt_test_assert_contains(r->out,
+				 "  preallocation wipe disks: False\n"
+				 "  OS search path: /srv/ganeti/os, /usr/local/lib/ganeti/os, "
+				 "/usr/lib/ganeti/os, /usr/share/ganeti/os\n"
+				 "  ExtStorage Providers search path: /srv/ganeti/extstorage, "
+				 "/usr/local/lib/ganeti/extstorage, /usr/lib/ganeti/extstorage, "
+				 "/usr/share/ganeti/extstorage\n"
+				 "  enabled disk templates: ");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_CLUSTER, "version");
-	assert_contains(r->out, "Software version: " GNT_VERSION "\n");
+	gnt_test_assert_contains(r->out, "Software version: " GNT_VERSION "\n");
 	g_clear_pointer(&r, run_result_free);
 	/* from the ssconf file masterd wrote, as Ganeti's does */
 	r = run_expect(fx, 0, TOOL_CLUSTER, "getmaster");
@@ -290,7 +275,7 @@ test_cluster_lifecycle(ToolsFx *fx, gconstpointer data)
 	master_line = g_strdup_printf("Master node: %s", r->out);
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_CLUSTER, "info");
-	assert_contains(r->out, master_line);
+	gnt_test_assert_contains(r->out, master_line);
 	g_clear_pointer(&r, run_result_free);
 
 	/* destroy */
@@ -325,8 +310,8 @@ test_daemons_restart(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpint(masterd_pid(fx), ==, 0);
 	g_assert_false(g_file_test(pid_file, G_FILE_TEST_EXISTS));
 	r = run_expect(fx, 1, TOOL_JOB, "list");
-	assert_contains(r->err, "Cannot communicate with socket '");
-	assert_contains(r->err, "Is the process running and listening for connections?");
+	gnt_test_assert_contains(r->err, "Cannot communicate with socket '");
+	gnt_test_assert_contains(r->err, "Is the process running and listening for connections?");
 	g_clear_pointer(&r, run_result_free);
 
 	check(fx, 0, NULL, TOOL_DAEMONS, "start");
@@ -334,10 +319,10 @@ test_daemons_restart(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpint(second, >, 0);
 	g_assert_cmpint(second, !=, first);
 	r = run_expect(fx, 0, TOOL_DAEMONS, "start");
-	assert_contains(r->out, "gantry-masterd: already running (pid ");
+	gnt_test_assert_contains(r->out, "gantry-masterd: already running (pid ");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_MASTERD, "--foreground");
-	assert_contains(r->err, "gantry-masterd is already running (pid ");
+	gnt_test_assert_contains(r->err, "gantry-masterd is already running (pid ");
 	g_clear_pointer(&r, run_result_free);
 
 	/* kill -9 leaves a stale pid file (and socket) that must not block a restart */
@@ -353,7 +338,7 @@ test_daemons_restart(ToolsFx *fx, gconstpointer data)
 	check(fx, 0, NULL, TOOL_JOB, "list");
 
 	g_assert_true(g_file_get_contents(log_file, &log, NULL, NULL));
-	assert_contains(log, "gantry-masterd MESSAGE: started (pid ");
+	gnt_test_assert_contains(log, "gantry-masterd MESSAGE: started (pid ");
 }
 
 static void
@@ -369,12 +354,12 @@ test_daemons_no_cluster(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpstr(r->err, ==, expected);
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_DAEMONS, "start");
-	assert_contains(r->err, "gantry-noded: this node has not joined a cluster");
+	gnt_test_assert_contains(r->err, "gantry-noded: this node has not joined a cluster");
 	g_clear_pointer(&r, run_result_free);
 	check(fx, 2, NULL, TOOL_MASTERD, "--bogus");
 	r = run_expect(fx, 0, TOOL_MASTERD, "--help");
-	assert_contains(r->out, "--foreground");
-	assert_contains(r->out, "--max-running-jobs");
+	gnt_test_assert_contains(r->out, "--foreground");
+	gnt_test_assert_contains(r->out, "--max-running-jobs");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 3, TOOL_DAEMONS, "status");
 }
@@ -417,8 +402,8 @@ test_daemons_foreground_notify(ToolsFx *fx, gconstpointer data)
 	g_assert_true(g_subprocess_get_if_exited(masterd));
 	g_assert_cmpint(g_subprocess_get_exit_status(masterd), ==, 0);
 	/* the foreground log is stderr */
-	assert_contains(err, "gantry-masterd MESSAGE: started (pid ");
-	assert_contains(err, "gantry-masterd MESSAGE: stopped\n");
+	gnt_test_assert_contains(err, "gantry-masterd MESSAGE: started (pid ");
+	gnt_test_assert_contains(err, "gantry-masterd MESSAGE: stopped\n");
 	g_assert_cmpint(masterd_pid(fx), ==, 0);
 }
 
@@ -454,14 +439,14 @@ test_debug_delay(ToolsFx *fx, gconstpointer data)
 	/* the job log, printed as Ganeti does: "<ctime> <message>" */
 	r = run_expect(fx, 0, TOOL_DEBUG, "test-dummy", "-m", "hello", "--result", "[1, \"two\"]");
 	g_assert_true(g_regex_match(log_line, r->out, 0, NULL));
-	assert_contains(r->out, "\n[1,\"two\"]\n");
+	gnt_test_assert_contains(r->out, "\n[1,\"two\"]\n");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 1, TOOL_DEBUG, "test-dummy", "--fail");
 	g_assert_true(g_str_has_prefix(r->err, "Failure: "));
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_DEBUG, "delay", "soon");
-	assert_contains(r->err, "Invalid duration 'soon'");
+	gnt_test_assert_contains(r->err, "Invalid duration 'soon'");
 	for (guint i = 0; i < G_N_ELEMENTS(bad_durations); i++) {
 		g_autofree gchar *expected = g_strdup_printf(
 			"Invalid duration '%s': must be a finite number of seconds, 0 or more",
@@ -469,7 +454,7 @@ test_debug_delay(ToolsFx *fx, gconstpointer data)
 
 		g_clear_pointer(&r, run_result_free);
 		r = run_expect(fx, 1, TOOL_DEBUG, "delay", "--", bad_durations[i]);
-		assert_contains(r->err, expected);
+		gnt_test_assert_contains(r->err, expected);
 	}
 }
 
@@ -490,19 +475,19 @@ test_debug_submit_job(ToolsFx *fx, gconstpointer data)
 	g_assert_true(g_file_set_contents(bad, "{}", -1, NULL));
 
 	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", ops, ops);
-	assert_contains(r->out, waiting);
-	assert_contains(r->out, "Waiting for job 2 for file ");
+	gnt_test_assert_contains(r->out, waiting);
+	gnt_test_assert_contains(r->out, "Waiting for job 2 for file ");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", "--each", "-v", "--op-repeat", "2", ops);
-	assert_contains(r->out, "Submitted jobs 3\n");
+	gnt_test_assert_contains(r->out, "Submitted jobs 3\n");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_DEBUG, "submit-job", fail);
-	assert_contains(r->err, "Job 4 for file ");
-	assert_contains(r->err, " has failed: Failure: ");
+	gnt_test_assert_contains(r->err, "Job 4 for file ");
+	gnt_test_assert_contains(r->err, " has failed: Failure: ");
 	g_clear_pointer(&r, run_result_free);
 	check(fx, 1, NULL, TOOL_DEBUG, "submit-job", missing);
 	r = run_expect(fx, 1, TOOL_DEBUG, "submit-job", bad);
-	assert_contains(r->err, "must hold a JSON list of opcode objects");
+	gnt_test_assert_contains(r->err, "must hold a JSON list of opcode objects");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "id,status", "--no-headers", "--separator",
@@ -693,9 +678,9 @@ test_debug_unreported_failure(ToolsFx *fx, gconstpointer data)
 			"{\"success\": false, \"result\": [\"JobLost\", [\"gone\"]]}");
 	fake_master_set(&master, "WaitForJobChange", "{\"success\": true, \"result\": 42}");
 	r = run(fx, TOOL_DEBUG, "submit-job", ops);
-	assert_contains(r->err, " has failed: ");
-	assert_contains(r->err, "WaitForJobChange answered a ");
-	assert_not_contains(r->err, "archived");
+	gnt_test_assert_contains(r->err, " has failed: ");
+	gnt_test_assert_contains(r->err, "WaitForJobChange answered a ");
+	gnt_test_assert_lacks(r->err, "archived");
 	fake_master_stop(&master);
 }
 
@@ -727,19 +712,19 @@ test_job_list(ToolsFx *fx, gconstpointer data)
 	      "3");
 	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "+priority", "1");
 	g_assert_true(g_str_has_prefix(r->out, "ID Status  Summary"));
-	assert_contains(r->out, "Priority\n");
+	gnt_test_assert_contains(r->out, "Priority\n");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 14, TOOL_JOB, "list", "-o", "id,bogus");
-	assert_contains(r->err, "Warning: Queried for unknown fields bogus\n");
+	gnt_test_assert_contains(r->err, "Warning: Queried for unknown fields bogus\n");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_JOB, "list", "x");
-	assert_contains(r->err, "Invalid job ID passed: 'x'");
+	gnt_test_assert_contains(r->err, "Invalid job ID passed: 'x'");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_JOB, "list-fields");
 	g_assert_true(g_str_has_prefix(r->out, "Name"));
-	assert_contains(r->out, "Description\n");
+	gnt_test_assert_contains(r->out, "Description\n");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_JOB, "list-fields", "--no-headers", "--separator", "|", "id");
 	g_assert_true(g_str_has_prefix(r->out, "id|Number|ID|"));
@@ -759,31 +744,31 @@ test_job_info(ToolsFx *fx, gconstpointer data)
 
 	r = run_expect(fx, 0, TOOL_DEBUG, "test-dummy", "-m", "hi", "--private-value",
 		       "p-value-123", "--secret-value", "s-value-456");
-	assert_contains(r->out, "private value received and verified\n");
-	assert_contains(r->out, "secret value received and verified\n");
+	gnt_test_assert_contains(r->out, "private value received and verified\n");
+	gnt_test_assert_contains(r->out, "secret value received and verified\n");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_JOB, "info", "1", "99");
 	g_assert_true(
 		g_str_has_prefix(r->out, "- Job ID: 1\n  Status: success\n  Received:         "));
-	assert_contains(r->out, "  Processing start: ");
-	assert_contains(r->out, "  Total processing time: ");
-	assert_contains(r->out,
-			"  Opcodes: \n    - Opcode: OP_TEST_DUMMY\n      Status: success\n");
-	assert_contains(r->out, "      Input fields: \n        OP_ID: OP_TEST_DUMMY\n");
-	assert_contains(r->out, "        private_value: <redacted>\n");
-	assert_contains(r->out, "        secret_value: <redacted>\n");
-	assert_contains(r->out, "      Execution log: \n        - Time: ");
-	assert_contains(r->out, "          Content: [1, message, hi]\n");
-	assert_contains(r->out, "- Job ID 99 not found\n");
-	assert_not_contains(r->out, "p-value-123");
-	assert_not_contains(r->out, "s-value-456");
+	gnt_test_assert_contains(r->out, "  Processing start: ");
+	gnt_test_assert_contains(r->out, "  Total processing time: ");
+	gnt_test_assert_contains(
+		r->out, "  Opcodes: \n    - Opcode: OP_TEST_DUMMY\n      Status: success\n");
+	gnt_test_assert_contains(r->out, "      Input fields: \n        OP_ID: OP_TEST_DUMMY\n");
+	gnt_test_assert_contains(r->out, "        private_value: <redacted>\n");
+	gnt_test_assert_contains(r->out, "        secret_value: <redacted>\n");
+	gnt_test_assert_contains(r->out, "      Execution log: \n        - Time: ");
+	gnt_test_assert_contains(r->out, "          Content: [1, message, hi]\n");
+	gnt_test_assert_contains(r->out, "- Job ID 99 not found\n");
+	gnt_test_assert_lacks(r->out, "p-value-123");
+	gnt_test_assert_lacks(r->out, "s-value-456");
 	g_clear_pointer(&r, run_result_free);
 
 	r = run_expect(fx, 0, TOOL_JOB, "list", "-o", "ops", "--no-headers");
-	assert_contains(r->out, "'private_value': '<redacted>'");
-	assert_not_contains(r->out, "p-value-123");
-	assert_not_contains(r->out, "s-value-456");
+	gnt_test_assert_contains(r->out, "'private_value': '<redacted>'");
+	gnt_test_assert_lacks(r->out, "p-value-123");
+	gnt_test_assert_lacks(r->out, "s-value-456");
 }
 
 static void
@@ -806,28 +791,29 @@ test_job_cancel(ToolsFx *fx, gconstpointer data)
 	wait_for_status(fx, b, "canceled");
 	check(fx, 1, NULL, TOOL_JOB, "cancel", "1");
 	r = run_expect(fx, 1, TOOL_JOB, "cancel");
-	assert_contains(r->err, "Either a status filter or job ID(s) must be specified and never "
-				"both");
+	gnt_test_assert_contains(r->err,
+				 "Either a status filter or job ID(s) must be specified and never "
+				 "both");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_JOB, "cancel", "--pending");
-	assert_contains(r->err, "No jobs with the requested status have been found");
+	gnt_test_assert_contains(r->err, "No jobs with the requested status have been found");
 	g_clear_pointer(&r, run_result_free);
 
 	/* by status: without --force and without a terminal the answer is no */
 	c = submit_delay(fx, "30", TRUE);
 	wait_for_status(fx, c, "waiting");
 	r = run_expect(fx, 13, TOOL_JOB, "cancel", "--pending");
-	assert_contains(r->out, "ID Status  Summary\n");
+	gnt_test_assert_contains(r->out, "ID Status  Summary\n");
 	g_clear_pointer(&r, run_result_free);
 	wait_for_status(fx, c, "waiting");
 	check(fx, 0, NULL, TOOL_JOB, "cancel", "--pending", "--force");
 	wait_for_status(fx, c, "canceled");
 
 	r = run_expect(fx, 1, TOOL_JOB, "wait", b_text);
-	assert_contains(r->err, "failed: Unhandled Ganeti error: Job was canceled");
+	gnt_test_assert_contains(r->err, "failed: Unhandled Ganeti error: Job was canceled");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_JOB, "cancel", "--kill", "1");
-	assert_contains(r->err, "The --kill option must be confirmed with --yes-do-it");
+	gnt_test_assert_contains(r->err, "The --kill option must be confirmed with --yes-do-it");
 }
 
 static void
@@ -871,8 +857,8 @@ test_job_archive(ToolsFx *fx, gconstpointer data)
 	check(fx, 0, "2\n", TOOL_JOB, "list", "-o", "id", "--no-headers");
 	r = run_expect(fx, 0, TOOL_JOB, "list", "--archived", "-o", "id", "--no-headers",
 		       "--separator", ":");
-	assert_contains(r->out, "1:Y\n");
-	assert_contains(r->out, "2:N\n");
+	gnt_test_assert_contains(r->out, "1:Y\n");
+	gnt_test_assert_contains(r->out, "2:N\n");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_JOB, "archive", "99");
 	g_assert_cmpstr(r->err, ==, "Failed to archive job with ID '99'\n");
@@ -882,7 +868,7 @@ test_job_archive(ToolsFx *fx, gconstpointer data)
 	check(fx, 0, "Archived 1 jobs, 0 unchecked left\n", TOOL_JOB, "autoarchive", "all");
 	check(fx, 0, "", TOOL_JOB, "list", "--no-headers");
 	r = run_expect(fx, 1, TOOL_JOB, "autoarchive", "5x");
-	assert_contains(r->err, "Invalid time specification '5x'");
+	gnt_test_assert_contains(r->err, "Invalid time specification '5x'");
 	g_clear_pointer(&r, run_result_free);
 	/* like Ganeti, info looks at live jobs only */
 	r = run_expect(fx, 0, TOOL_JOB, "info", "1");
@@ -901,14 +887,14 @@ test_usage(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpint(r->status, ==, 1);
 	g_assert_true(g_str_has_prefix(r->out, "Usage: gnt-job {command} [options...] "
 					       "[argument...]\n"));
-	assert_contains(r->out, "\nCommands:\n archive ");
+	gnt_test_assert_contains(r->out, "\nCommands:\n archive ");
 	g_clear_pointer(&r, run_result_free);
 	check(fx, 0, NULL, TOOL_JOB, "--help");
 	check(fx, 1, NULL, TOOL_JOB, "frobnicate");
 	check(fx, 0, "gnt-job (gantry) " GNT_VERSION "\n", TOOL_JOB, "--version");
 
 	r = run_expect(fx, 2, TOOL_JOB, "list", "--bogus");
-	assert_contains(r->err, "--bogus");
+	gnt_test_assert_contains(r->err, "--bogus");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 1, TOOL_JOB, "wait");
 	g_assert_cmpstr(r->err, ==, "Error: Command wait expects 1 argument(s)\n");
@@ -920,22 +906,22 @@ test_usage(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpstr(r->err, ==, "Error: Command info expects no arguments\n");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 2, TOOL_DEBUG, "delay", "--priority", "urgent", "1");
-	assert_contains(r->err, "invalid choice: 'urgent'");
+	gnt_test_assert_contains(r->err, "invalid choice: 'urgent'");
 	g_clear_pointer(&r, run_result_free);
 
 	/* every command documents itself */
 	r = run_expect(fx, 0, TOOL_JOB, "list", "--help");
-	assert_contains(r->out, "--no-headers");
-	assert_contains(r->out, "--separator");
-	assert_contains(r->out, "--output");
+	gnt_test_assert_contains(r->out, "--no-headers");
+	gnt_test_assert_contains(r->out, "--separator");
+	gnt_test_assert_contains(r->out, "--output");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_DEBUG, "delay", "--help");
-	assert_contains(r->out, "--submit");
-	assert_contains(r->out, "--print-jobid");
-	assert_contains(r->out, "--priority");
+	gnt_test_assert_contains(r->out, "--submit");
+	gnt_test_assert_contains(r->out, "--print-jobid");
+	gnt_test_assert_contains(r->out, "--priority");
 	g_clear_pointer(&r, run_result_free);
 	r = run_expect(fx, 0, TOOL_DAEMONS, "status", "--help");
-	assert_contains(r->out, "3 (LSB) when one is stopped");
+	gnt_test_assert_contains(r->out, "3 (LSB) when one is stopped");
 }
 
 /* Two clusters on one machine, each under its own root, never see each
@@ -958,7 +944,7 @@ test_side_by_side(ToolsFx *fx, gconstpointer data)
 	g_assert_cmpstr(mine->out, ==, "1 TEST_DELAY(0.0)\n2 TEST_DELAY(0.0)\n");
 	g_assert_cmpstr(theirs->out, ==, "1 TEST_DELAY(0.1)\n");
 	info = run_expect(&other, 0, TOOL_CLUSTER, "info");
-	assert_contains(info->out, "Cluster name: other.example.com");
+	gnt_test_assert_contains(info->out, "Cluster name: other.example.com");
 	fx_tear_down(&other, NULL);
 }
 

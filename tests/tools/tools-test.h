@@ -12,6 +12,8 @@
 
 #include <gio/gio.h>
 
+#include "../gnt-test-assert.h"
+
 typedef struct {
 	gint status; /* exit status, or 128 when killed */
 	gchar *out;
@@ -88,24 +90,6 @@ expect(Run *run, gint status, const gchar *out)
 		g_assert_cmpstr(run->out, ==, out);
 }
 
-static inline void
-assert_has(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) == NULL) {
-		g_printerr("expected '%s' in:\n%s\n", needle, text);
-		g_assert_not_reached();
-	}
-}
-
-static inline void
-assert_lacks(const gchar *text, const gchar *needle)
-{
-	if (strstr(text, needle) != NULL) {
-		g_printerr("did not expect '%s' in:\n%s\n", needle, text);
-		g_assert_not_reached();
-	}
-}
-
 /* Expects exit status @status; unless NULL, @needle in stdout+stderr. */
 static inline void
 expect_has(Run *run, gint status, const gchar *needle)
@@ -116,7 +100,7 @@ expect_has(Run *run, gint status, const gchar *needle)
 		g_printerr("status %d\nout: %s\nerr: %s\n", run->status, run->out, run->err);
 	g_assert_cmpint(run->status, ==, status);
 	if (needle != NULL)
-		assert_has(both, needle);
+		gnt_test_assert_contains(both, needle);
 }
 
 /* A free TCP port on @address ("127.0.0.2"), for a second node's noded. */
