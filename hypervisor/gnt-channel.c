@@ -309,8 +309,22 @@ create_tap(GError **error)
 	return NULL;
 }
 
+/* @owner as @device's alias (/sys/class/net/DEVICE/ifalias) */
+static gboolean
+set_alias(const gchar *device, const gchar *owner, GError **error)
+{
+	const gchar *const argv[] = {"ip", "link", "set", "dev", device, "alias", owner, NULL};
+
+	if (!run_tool(argv, error)) {
+		g_prefix_error(error, "naming channel device '%s': ", device);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 gboolean
-gnt_channel_tap_create(const gchar *mac, const gchar *ip, GntChannel **out, GError **error)
+gnt_channel_tap_create(const gchar *mac, const gchar *ip, const gchar *owner, GntChannel **out,
+		       GError **error)
 {
 	g_autoptr(GntChannel) channel = NULL;
 	g_autoptr(GError) cleanup_error = NULL;
@@ -332,6 +346,7 @@ gnt_channel_tap_create(const gchar *mac, const gchar *ip, GntChannel **out, GErr
 	if (channel->device == NULL)
 		return FALSE;
 	if (!gnt_channel_configure_device(channel->device, ip, error) ||
+	    (owner != NULL && !set_alias(channel->device, owner, error)) ||
 	    !gnt_channel_ensure_firewall(error)) {
 		if (!gnt_channel_tap_remove(channel->device, &cleanup_error))
 			g_warning("%s", cleanup_error->message);

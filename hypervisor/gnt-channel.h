@@ -35,10 +35,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GntChannel, gnt_channel_free)
  * name in ->device. GNT_ERROR_INVALID for a malformed @mac or an @ip not in
  * 169.254.0.0/16 (or 169.254.169.254 itself); GNT_ERROR_ENVIRONMENT with
  * the reason when taps cannot be made (no CAP_NET_ADMIN, no /dev/net/tun)
- * or configured; nothing is left behind on failure.
+ * or configured; nothing is left behind on failure. @owner (nullable)
+ * becomes the tap's alias, which `ip link` shows: noded gives the domain
+ * name of the instance the tap serves, since the tap's own name says
+ * nothing of it.
  */
 gboolean
-gnt_channel_tap_create(const gchar *mac, const gchar *ip, GntChannel **out, GError **error);
+gnt_channel_tap_create(const gchar *mac, const gchar *ip, const gchar *owner, GntChannel **out,
+		       GError **error);
 
 /*
  * Deletes the tap @device (its address and route go with it). A device

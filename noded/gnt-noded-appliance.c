@@ -141,8 +141,9 @@ gnt_rpc_node_channel_open(GntRpcNode *node, const gchar *hypervisor, const gchar
 		gnt_rpc_node_channel_close(node, name); /* left from a crash */
 	if (g_strcmp0(hypervisor, "fake") != 0 && tap_supported()) {
 		g_autoptr(GntChannel) channel = NULL;
+		g_autofree gchar *owner = g_strconcat(node->hv_prefix, name, NULL);
 
-		if (!gnt_channel_tap_create(mac, ip, &channel, error)) {
+		if (!gnt_channel_tap_create(mac, ip, owner, &channel, error)) {
 			g_prefix_error(error, "channel of instance '%s': ", name);
 			return NULL;
 		}

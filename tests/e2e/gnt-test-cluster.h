@@ -584,16 +584,28 @@ gnt_test_job_log_text(JsonArray *row)
 	return g_string_free(g_steal_pointer(&text), FALSE);
 }
 
-/* The node's channel taps now (doc/metad.md: gnt.com.N). */
+/* The channel taps (doc/metad.md: gnt.com.N) that serve an instance of
+ * @self: noded names each tap after its instance's domain (its alias), so
+ * other clusters' taps on the same machine do not count. */
 static inline guint
-gnt_test_count_channel_taps(void)
+gnt_test_cluster_count_taps(GntTestCluster *self)
 {
+	g_autofree gchar *prefix = g_strdup_printf("%s%s-", GNT_HV_DEFAULT_PREFIX, self->name);
 	g_autoptr(GDir) dir = g_dir_open("/sys/class/net", 0, NULL);
 	const gchar *name;
 	guint n = 0;
 
-	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL)
-		n += g_str_has_prefix(name, "gnt.com.") ? 1 : 0;
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *path = NULL;
+		g_autofree gchar *alias = NULL;
+
+		if (!g_str_has_prefix(name, "gnt.com."))
+			continue;
+		path = g_build_filename("/sys/class/net", name, "ifalias", NULL);
+		if (g_file_get_contents(path, &alias, NULL, NULL) &&
+		    g_str_has_prefix(alias, prefix))
+			n++;
+	}
 	return n;
 }
 

@@ -19,6 +19,7 @@
 #include "gnt-json.h"
 #include "gnt-metad-client.h"
 #include "gnt-paths.h"
+#include "../gnt-test-assert.h"
 #include "netns-test.h"
 
 #define MAC_0 "52:54:00:00:c0:00"
@@ -87,9 +88,9 @@ taps_child(void)
 	g_assert_true(gnt_channel_tap_supported(&error));
 	g_assert_no_error(error);
 
-	g_assert_true(gnt_channel_tap_create(MAC_0, IP_0, &first, &error));
+	g_assert_true(gnt_channel_tap_create(MAC_0, IP_0, "gnt-test-web0", &first, &error));
 	g_assert_no_error(error);
-	g_assert_true(gnt_channel_tap_create("52:54:00:00:C0:01", IP_1, &second, &error));
+	g_assert_true(gnt_channel_tap_create("52:54:00:00:C0:01", IP_1, NULL, &second, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(first->device, ==, "gnt.com.0");
 	g_assert_cmpstr(first->ip, ==, IP_0);
@@ -98,6 +99,14 @@ taps_child(void)
 	g_assert_cmpstr(second->mac, ==, MAC_1); /* lower case */
 	assert_channel_device("gnt.com.0", IP_0);
 	assert_channel_device("gnt.com.1", IP_1);
+	{
+		/* the owner given is the alias `ip link` shows; none, none */
+		g_autofree gchar *link0 = netns_sh("ip -o link show dev gnt.com.0");
+		g_autofree gchar *link1 = netns_sh("ip -o link show dev gnt.com.1");
+
+		gnt_test_assert_contains(link0, "alias gnt-test-web0");
+		gnt_test_assert_lacks(link1, "alias");
+	}
 	/* persistent taps, no qemu attached yet */
 	taps = netns_sh("ip -o -d link show type tun");
 	g_assert_nonnull(strstr(taps, "gnt.com.0"));
@@ -125,14 +134,14 @@ taps_child(void)
 	g_clear_pointer(&taps, g_free);
 	taps = netns_sh("ip -4 route");
 	g_assert_null(strstr(taps, IP_0));
-	g_assert_true(gnt_channel_tap_create(MAC_0, "169.254.3.6", &third, &error));
+	g_assert_true(gnt_channel_tap_create(MAC_0, "169.254.3.6", NULL, &third, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(third->device, ==, "gnt.com.0");
 	assert_channel_device("gnt.com.0", "169.254.3.6");
 
 	/* a name in use by something else is skipped, never reused */
 	netns_shf("ip link add gnt.com.2 type veth peer name gnt-peer");
-	g_assert_true(gnt_channel_tap_create(MAC_0, "169.254.3.7", &none, &error));
+	g_assert_true(gnt_channel_tap_create(MAC_0, "169.254.3.7", NULL, &none, &error));
 	g_assert_no_error(error);
 	g_assert_cmpstr(none->device, ==, "gnt.com.3");
 	g_clear_pointer(&none, gnt_channel_free);
@@ -152,14 +161,15 @@ taps_child(void)
 	g_clear_error(&error);
 
 	/* bad input: nothing made */
-	g_assert_false(gnt_channel_tap_create(MAC_0, "10.0.0.1", &none, &error));
+	g_assert_false(gnt_channel_tap_create(MAC_0, "10.0.0.1", NULL, &none, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_nonnull(strstr(error->message, "'10.0.0.1' is not a guest address"));
 	g_clear_error(&error);
-	g_assert_false(gnt_channel_tap_create(MAC_0, GNT_CHANNEL_SERVER_ADDRESS, &none, &error));
+	g_assert_false(
+		gnt_channel_tap_create(MAC_0, GNT_CHANNEL_SERVER_ADDRESS, NULL, &none, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_clear_error(&error);
-	g_assert_false(gnt_channel_tap_create("52:54:00:00:c0", IP_0, &none, &error));
+	g_assert_false(gnt_channel_tap_create("52:54:00:00:c0", IP_0, NULL, &none, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_nonnull(strstr(error->message, "MAC '52:54:00:00:c0'"));
 	g_clear_error(&error);
@@ -192,7 +202,7 @@ not_root_child(void)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	g_assert_nonnull(strstr(error->message, "CAP_NET_ADMIN"));
 	g_clear_error(&error);
-	g_assert_false(gnt_channel_tap_create(MAC_0, IP_0, &channel, &error));
+	g_assert_false(gnt_channel_tap_create(MAC_0, IP_0, NULL, &channel, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
 	g_assert_nonnull(strstr(error->message, "cannot create tap 'gnt.com.0'"));
 	g_assert_nonnull(strstr(error->message, "CAP_NET_ADMIN"));

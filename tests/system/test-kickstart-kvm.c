@@ -29,7 +29,6 @@
 typedef struct {
 	GntTestCluster cluster;
 	gchar *work;
-	guint n_taps;
 	gchar *skip;
 } KsFx;
 
@@ -137,7 +136,6 @@ ks_set_up(KsFx *fx, gconstpointer data)
 			     g_getenv("GNT_TEST_KSVALIDATOR"));
 	row = gnt_test_cluster_run_op(&fx->cluster, op, 60);
 	gnt_test_cluster_assert_success(row);
-	fx->n_taps = gnt_test_count_channel_taps();
 }
 
 static void
@@ -244,9 +242,8 @@ assert_nothing_left(KsFx *fx, const gchar *instance, const gchar *token)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	g_assert_false(gnt_test_cluster_install_domain_left(&fx->cluster));
 	g_assert_cmpuint(gnt_test_cluster_count_domains(&fx->cluster), ==, 0);
-	/* its tap is gone (other tests on the machine may add or remove
-	 * theirs meanwhile: no more than before, and no channel state) */
-	g_assert_cmpuint(gnt_test_count_channel_taps(), <=, fx->n_taps);
+	/* its tap is gone, and no channel state */
+	g_assert_cmpuint(gnt_test_cluster_count_taps(&fx->cluster), ==, 0);
 	g_assert_false(g_file_test(channel, G_FILE_TEST_EXISTS));
 	gnt_test_cluster_stop(&fx->cluster);
 	if (token != NULL)
@@ -492,7 +489,7 @@ test_noded_killed(KsFx *fx, gconstpointer data)
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
 	g_assert_false(gnt_test_cluster_install_domain_left(&fx->cluster));
 	g_assert_false(g_file_test(channel, G_FILE_TEST_EXISTS));
-	g_assert_cmpuint(gnt_test_count_channel_taps(), <=, fx->n_taps);
+	g_assert_cmpuint(gnt_test_cluster_count_taps(&fx->cluster), ==, 0);
 }
 
 int
