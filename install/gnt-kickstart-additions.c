@@ -201,7 +201,10 @@ scan_command(Scan *scan, GntKickstartReader *r, GError **error)
 		scan->shutdown.line = r->line_no;
 		scan->shutdown.offset = (gsize)(cmd - r->text);
 		scan->shutdown.len = len;
-		g_strlcpy(scan->shutdown.word, cmd, MIN(len + 1, sizeof(scan->shutdown.word)));
+		/* not g_strlcpy(): it reads @cmd to its NUL, and a template is
+		 * counted bytes, not a string */
+		memcpy(scan->shutdown.word, cmd, MIN(len, sizeof(scan->shutdown.word) - 1));
+		scan->shutdown.word[MIN(len, sizeof(scan->shutdown.word) - 1)] = '\0';
 	}
 	return TRUE;
 }
