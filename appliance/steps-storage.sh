@@ -51,8 +51,6 @@ storage_ready() {
 	interp=$(cat "$STORAGE_HOME/interp")
 	mkdir -p "$(dirname "$interp")" /etc/lvm /run/lvm /run/lock/lvm "$LAYOUT" "$TARGET"
 	[ -e "$interp" ] || ln -s "$STORAGE_HOME/lib/$(basename "$interp")" "$interp"
-	export PATH="$STORAGE_HOME/bin:$PATH" LD_LIBRARY_PATH="$STORAGE_HOME/lib"
-	export MKE2FS_CONFIG="$STORAGE_HOME/mke2fs.conf"
 	# LVM without udev: it makes its nodes itself and scans /dev
 	cat >/etc/lvm/lvm.conf <<'EOF'
 devices {
@@ -111,10 +109,10 @@ storage_dev() {
 
 # storage_wait STEP PATH: the kernel's node of PATH, within 5 s.
 storage_wait() {
-	i=0
-	while [ ! -b "$2" ] && [ $i -lt 50 ]; do
+	waited=0
+	while [ ! -b "$2" ] && [ $waited -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		waited=$((waited + 1))
 	done
 	[ -b "$2" ] || fail "$1" "no device node '$2' appeared"
 }
@@ -126,7 +124,22 @@ storage_run() {
 	r_what=$2
 	shift 2
 	echo "+ $*" >>"$WORK/storage.out"
-	"$@" >>"$WORK/storage.out" 2>&1 || fail "$r_step" "$r_what failed" "$WORK/storage.out"
+	st "$@" >>"$WORK/storage.out" 2>&1 || fail "$r_step" "$r_what failed" "$WORK/storage.out"
+}
+
+# st COMMAND ARGS...: COMMAND from the storage tools when it is one of them
+# (busybox's sh runs its own mke2fs, blkid or mkswap whatever PATH says),
+# else as it is.
+st() {
+	st_cmd=$1
+	shift
+	if [ -x "$STORAGE_HOME/bin/$st_cmd" ]; then
+		# their libraries; nothing else (the installed system's chroot)
+		LD_LIBRARY_PATH=$STORAGE_HOME/lib MKE2FS_CONFIG=$STORAGE_HOME/mke2fs.conf \
+			"$STORAGE_HOME/bin/$st_cmd" "$@"
+	else
+		"$st_cmd" "$@"
+	fi
 }
 
 storage_begin() { # storage_begin STEP
@@ -144,8 +157,8 @@ storage_cleanup() {
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
 	swapoff -a 2>/dev/null
-	lvm vgchange -an >/dev/null 2>&1
-	mdadm --stop --scan >/dev/null 2>&1
+	st lvm vgchange -an >/dev/null 2>&1
+	st mdadm --stop --scan >/dev/null 2>&1
 }
 
 # wipe_disks: every disk of the instance back to zeroes at both ends, old
@@ -157,10 +170,10 @@ step_wipe_disks() {
 	for d in $DISKS; do
 		for p in "$d"[0-9]* "$d"p[0-9]*; do
 			[ -b "$p" ] || continue
-			mdadm --zero-superblock --force "$p" >>"$WORK/storage.out" 2>&1
+			st mdadm --zero-superblock --force "$p" >>"$WORK/storage.out" 2>&1
 			storage_run wipe_disks "wiping '$p'" wipefs -a -f "$p"
 		done
-		mdadm --zero-superblock --force "$d" >>"$WORK/storage.out" 2>&1
+		st mdadm --zero-superblock --force "$d" >>"$WORK/storage.out" 2>&1
 		storage_run wipe_disks "wiping '$d'" wipefs -a -f "$d"
 		storage_run wipe_disks "zapping the partition tables of '$d'" sgdisk --zap-all "$d"
 		sectors=$(blockdev --getsz "$d") || fail wipe_disks "cannot size '$d'"
@@ -224,7 +237,7 @@ step_create_raid() {
 	for m in ${GANTRY_ARG_DEVICES:-}; do
 		storage_dev create_raid "$m"
 		# what an older layout left at the same place
-		mdadm --zero-superblock --force "$DEV" >>"$WORK/storage.out" 2>&1
+		st mdadm --zero-superblock --force "$DEV" >>"$WORK/storage.out" 2>&1
 		storage_run create_raid "wiping '$DEV'" wipefs -a -f "$DEV"
 		set -- "$@" "$DEV"
 	done
@@ -297,8 +310,8 @@ step_mount_target() {
 		[ -n "$name" ] || continue
 		storage_dev mount_target "$name"
 		storage_wait mount_target "$DEV"
-		fstype=$(blkid -s TYPE -o value "$DEV")
-		uuid=$(blkid -s UUID -o value "$DEV")
+		fstype=$(st blkid -s TYPE -o value "$DEV")
+		uuid=$(st blkid -s UUID -o value "$DEV")
 		[ -n "$fstype" ] && [ -n "$uuid" ] ||
 			# shellcheck disable=SC2015 # fail never returns
 			fail mount_target "'$DEV' ($name) holds no filesystem blkid knows"
@@ -334,7 +347,8 @@ EOF
 # storage_target_ready STEP: /target holds the mounted layout.
 storage_target_ready() {
 	storage_begin "$1"
-	[ -s "$LAYOUT/mounts" ] && mountpoint -q "$TARGET" ||
+	[ -s "$LAYOUT/mounts" ] && awk -v t="$TARGET" '$2 == t { found = 1 } END { exit !found }' \
+		/proc/mounts ||
 		fail "$1" "nothing is mounted on $TARGET (no mount_target step ran in this boot)"
 }
 
@@ -432,7 +446,7 @@ step_install_bootloader() {
 			echo "# written by Gantry's install (install_bootloader)"
 			echo "HOMEHOST <system>"
 			echo "MAILADDR root"
-			mdadm --detail --scan
+			st mdadm --detail --scan
 		} >"$TARGET/etc/mdadm/mdadm.conf" ||
 			fail install_bootloader "cannot write /etc/mdadm/mdadm.conf"
 	fi
