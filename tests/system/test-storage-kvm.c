@@ -59,16 +59,6 @@ typedef struct {
 	gchar *skip;
 } StorageFx;
 
-/* @top/@name of the source tree (GNT_TEST_SRCDIR is tests/). (transfer full) */
-static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
 /* Why the host cannot run the test, or NULL. (transfer full) */
 static gchar *
 dup_host_missing(void)
@@ -96,7 +86,7 @@ static void
 storage_set_up(StorageFx *fx, gconstpointer data)
 {
 	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-	g_autofree gchar *build = source_path("appliance", "build-appliance");
+	g_autofree gchar *build = gnt_test_source_path("appliance", "build-appliance");
 	g_autofree gchar *name = g_strdup_printf("stor%d.example.com", (gint)getpid());
 	g_autofree gchar *out = NULL;
 
@@ -135,17 +125,10 @@ add_template(GntTestCluster *cluster)
 						" \"template_name\": \"" TEMPLATE
 						"\", \"steps\": %s}",
 						template_steps);
-	g_autofree gchar *master = gnt_test_cluster_dup_master(cluster);
-	g_autofree gchar *tag =
-		g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
-				" \"tags\": [\"" TEMPLATE "\"]}",
-				master);
 	g_autoptr(JsonArray) added = gnt_test_cluster_run_op(cluster, add, JOB_TIMEOUT_S);
-	g_autoptr(JsonArray) tagged = NULL;
 
 	gnt_test_cluster_assert_success(added);
-	tagged = gnt_test_cluster_run_op(cluster, tag, JOB_TIMEOUT_S);
-	gnt_test_cluster_assert_success(tagged);
+	gnt_test_cluster_tag_master(cluster, TEMPLATE);
 }
 
 /* The value of the line "@key VALUE" of @facts whose value starts with
@@ -179,7 +162,7 @@ count_facts(const gchar *facts, const gchar *key)
 static gchar *
 read_facts(GntTestCluster *cluster)
 {
-	g_autofree gchar *script = source_path("tests", "system/storage-layout-facts.sh");
+	g_autofree gchar *script = gnt_test_source_path("tests", "system/storage-layout-facts.sh");
 	g_autofree gchar *disk_dir = gnt_test_cluster_dup_file_storage_dir(cluster);
 	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
