@@ -32,21 +32,14 @@ TARGET=/target
 LAYOUT=/run/gantry/layout
 STORAGE_HOME=$HERE/storage
 
-# storage_ready STEP: the tools, modules and configuration, once a boot.
+# storage_ready STEP: the tools and their configuration, once a boot (the
+# modules: storage_modules, by the steps that need them).
 storage_ready() {
 	[ "$APPLIANCE" = 1 ] ||
 		fail "$1" "storage steps run only inside the install appliance (not on this host)"
 	[ -f "$WORK/storage.ready" ] && return 0
 	[ -d "$STORAGE_HOME/bin" ] ||
 		fail "$1" "this appliance has no storage tools (rebuild it with build-appliance)"
-	if [ -f "$STORAGE_HOME/modules/order" ]; then
-		while read -r m; do
-			[ -n "$m" ] || continue
-			[ -d "/sys/module/$(echo "$m" | tr - _)" ] && continue
-			insmod "$STORAGE_HOME/modules/$m.ko" 2>"$WORK/insmod.err" ||
-				fail "$1" "cannot load module '$m': $(cat "$WORK/insmod.err")"
-		done <"$STORAGE_HOME/modules/order"
-	fi
 	# the binaries' loader where they look for it (/ is this boot's RAM)
 	interp=$(cat "$STORAGE_HOME/interp")
 	mkdir -p "$(dirname "$interp")" /etc/lvm /run/lvm /run/lock/lvm "$LAYOUT" "$TARGET"
@@ -73,6 +66,23 @@ backup {
 }
 EOF
 	: >"$WORK/storage.ready"
+}
+
+# storage_modules STEP GROUP...: the kernel modules of each GROUP (md,
+# raid0, raid1, raid10, raid5, dm, xfs, vfat: a directory each under
+# storage/modules, in load order), those not loaded yet.
+storage_modules() {
+	sm_step=$1
+	shift
+	for group in "$@"; do
+		[ -f "$STORAGE_HOME/modules/$group/order" ] || continue # built in
+		while read -r m; do
+			[ -n "$m" ] || continue
+			[ -d "/sys/module/$(echo "$m" | tr - _)" ] && continue
+			insmod "$STORAGE_HOME/modules/$group/$m.ko" 2>"$WORK/insmod.err" ||
+				fail "$sm_step" "cannot load module '$m': $(cat "$WORK/insmod.err")"
+		done <"$STORAGE_HOME/modules/$group/order"
+	done
 }
 
 # storage_disk: DEV is the instance's disk $disk_n.
@@ -157,8 +167,9 @@ storage_cleanup() {
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
 	swapoff -a 2>/dev/null
-	st lvm vgchange -an >/dev/null 2>&1
-	st mdadm --stop --scan >/dev/null 2>&1
+	[ -d /sys/module/dm_mod ] && st lvm vgchange -an >/dev/null 2>&1
+	[ -d /sys/module/md_mod ] && st mdadm --stop --scan >/dev/null 2>&1
+	return 0
 }
 
 # wipe_disks: every disk of the instance back to zeroes at both ends, old
@@ -179,8 +190,16 @@ step_wipe_disks() {
 		sectors=$(blockdev --getsz "$d") || fail wipe_disks "cannot size '$d'"
 		storage_run wipe_disks "zeroing the start of '$d'" \
 			dd if=/dev/zero of="$d" bs=1M count=1 conv=notrunc
-		[ "$sectors" -gt 2048 ] && storage_run wipe_disks "zeroing the end of '$d'" \
-			dd if=/dev/zero of="$d" bs=512 seek=$((sectors - 2048)) count=2048 conv=notrunc
+		# the backup GPT and end-of-disk superblocks (md 0.90/1.0): the
+		# last MiB, in 4 KiB blocks when the size allows (each write
+		# costs under TCG)
+		if [ $((sectors % 8)) = 0 ] && [ "$sectors" -gt 2048 ]; then
+			storage_run wipe_disks "zeroing the end of '$d'" dd if=/dev/zero of="$d" \
+				bs=4096 seek=$((sectors / 8 - 256)) count=256 conv=notrunc
+		elif [ "$sectors" -gt 2048 ]; then
+			storage_run wipe_disks "zeroing the end of '$d'" dd if=/dev/zero of="$d" \
+				bs=512 seek=$((sectors - 2048)) count=2048 conv=notrunc
+		fi
 		blockdev --rereadpt "$d" 2>/dev/null
 		n=$((n + 1))
 	done
@@ -233,6 +252,7 @@ step_create_raid() {
 	storage_begin create_raid
 	name=${GANTRY_ARG_NAME:-}
 	level=${GANTRY_ARG_LEVEL:-}
+	storage_modules create_raid md "raid$level"
 	set --
 	for m in ${GANTRY_ARG_DEVICES:-}; do
 		storage_dev create_raid "$m"
@@ -252,6 +272,7 @@ step_create_raid() {
 # volumes GANTRY_ARG_LVS in order
 step_create_lvm() {
 	storage_begin create_lvm
+	storage_modules create_lvm dm
 	vg=${GANTRY_ARG_VG:-}
 	set --
 	for m in ${GANTRY_ARG_PVS:-}; do
@@ -315,6 +336,9 @@ step_mount_target() {
 		[ -n "$fstype" ] && [ -n "$uuid" ] ||
 			# shellcheck disable=SC2015 # fail never returns
 			fail mount_target "'$DEV' ($name) holds no filesystem blkid knows"
+		case "$fstype" in
+		xfs | vfat) storage_modules mount_target "$fstype" ;;
+		esac
 		case "$path" in
 		swap) ;;
 		/)
