@@ -133,7 +133,9 @@ storage_run() {
 	r_step=$1
 	r_what=$2
 	shift 2
-	echo "+ $*" >>"$WORK/storage.out"
+	# the guest's uptime: where a step's time goes (read is built in)
+	read -r st_up _ </proc/uptime
+	echo "+ [$st_up] $*" >>"$WORK/storage.out"
 	st "$@" >>"$WORK/storage.out" 2>&1 || fail "$r_step" "$r_what failed" "$WORK/storage.out"
 }
 
@@ -185,8 +187,9 @@ step_wipe_disks() {
 			storage_run wipe_disks "wiping '$p'" wipefs -a -f "$p"
 		done
 		st mdadm --zero-superblock --force "$d" >>"$WORK/storage.out" 2>&1
+		# the PMBR and both GPT headers (sgdisk --zap-all would do the same
+		# and wait seconds for the kernel's re-read)
 		storage_run wipe_disks "wiping '$d'" wipefs -a -f "$d"
-		storage_run wipe_disks "zapping the partition tables of '$d'" sgdisk --zap-all "$d"
 		sectors=$(blockdev --getsz "$d") || fail wipe_disks "cannot size '$d'"
 		storage_run wipe_disks "zeroing the start of '$d'" \
 			dd if=/dev/zero of="$d" bs=1M count=1 conv=notrunc
