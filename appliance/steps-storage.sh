@@ -461,12 +461,14 @@ step_install_bootloader() {
 		fail install_bootloader "the installed system has no /usr/sbin/grub-install (it needs grub-pc)"
 	boot=$(awk '$2 == "/boot" { print $1 }' "$LAYOUT/mounts")
 	[ -n "$boot" ] || boot=$(cat "$LAYOUT/root_device")
-	for m in dev proc sys; do
+	for m in dev proc sys run; do
 		mkdir -p "$TARGET/$m"
 	done
 	storage_run install_bootloader "binding /dev" mount --bind /dev "$TARGET/dev"
 	storage_run install_bootloader "mounting proc" mount -t proc proc "$TARGET/proc"
 	storage_run install_bootloader "mounting sysfs" mount -t sysfs sysfs "$TARGET/sys"
+	# the installed system's lvm and mdadm keep their locks and maps there
+	storage_run install_bootloader "mounting a tmpfs on /run" mount -t tmpfs tmpfs "$TARGET/run"
 	if [ -s "$LAYOUT/raids" ]; then
 		mkdir -p "$TARGET/etc/mdadm"
 		{
@@ -485,7 +487,7 @@ step_install_bootloader() {
 		n=$((n + 1))
 	done
 	storage_run install_bootloader "update-grub" chroot "$TARGET" update-grub
-	for m in sys proc dev; do
+	for m in run sys proc dev; do
 		umount "$TARGET/$m" 2>/dev/null || umount -l "$TARGET/$m"
 	done
 	step_done "GRUB on $n disks (/boot on $boot)" "$WORK/storage.out"
