@@ -336,9 +336,9 @@ step_mount_target() {
 		storage_wait mount_target "$DEV"
 		fstype=$(st blkid -s TYPE -o value "$DEV")
 		uuid=$(st blkid -s UUID -o value "$DEV")
-		[ -n "$fstype" ] && [ -n "$uuid" ] ||
-			# shellcheck disable=SC2015 # fail never returns
+		if [ -z "$fstype" ] || [ -z "$uuid" ]; then
 			fail mount_target "'$DEV' ($name) holds no filesystem blkid knows"
+		fi
 		case "$fstype" in
 		xfs | vfat) storage_modules mount_target "$fstype" ;;
 		esac
@@ -374,9 +374,10 @@ EOF
 # storage_target_ready STEP: /target holds the mounted layout.
 storage_target_ready() {
 	storage_begin "$1"
-	[ -s "$LAYOUT/mounts" ] && awk -v t="$TARGET" '$2 == t { found = 1 } END { exit !found }' \
-		/proc/mounts ||
+	if [ ! -s "$LAYOUT/mounts" ] ||
+		! awk -v t="$TARGET" '$2 == t { found = 1 } END { exit !found }' /proc/mounts; then
 		fail "$1" "nothing is mounted on $TARGET (no mount_target step ran in this boot)"
+	fi
 }
 
 # write_fstab: /etc/fstab of the installed system from the layout, by UUID
