@@ -14,6 +14,7 @@
 #include "gnt-lu-instance-spec.h"
 #include "gnt-hv-params.h"
 #include "gnt-install-plan.h"
+#include "gnt-install-storage.h"
 #include "gnt-install-where.h"
 #include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-instance-metadata.h"
@@ -1067,6 +1068,28 @@ find_root_hook(GntInstall *self, JsonObject *data, GError **error)
 	return TRUE;
 }
 
+/* appliance.mount_target: the layout the agent mounted (devices, UUIDs,
+ * filesystems, mount points, which is root, the arrays) becomes the
+ * install record's layout, its root device the record's root_device
+ * (gnt-install-storage.h). */
+static gboolean
+mount_target_hook(GntInstall *self, JsonObject *data, GError **error)
+{
+	JsonObject *layout = gnt_install_storage_layout_parse(object_string(data, "root_device"),
+							      object_string(data, "layout"), error);
+
+	if (layout == NULL)
+		return FALSE;
+	json_object_set_string_member(gnt_install_get(self->record), "root_device",
+				      json_object_get_string_member(layout, "root_device"));
+	json_object_set_object_member(gnt_install_get(self->record), "layout", layout);
+	gnt_lu_feedback(self->lu,
+			"  the install record's root device: %s, layout of %u filesystems",
+			json_object_get_string_member(layout, "root_device"),
+			json_array_get_length(json_object_get_array_member(layout, "filesystems")));
+	return TRUE;
+}
+
 /* The master's hooks after an in-band step's success, by step: each may
  * update the install record from the data the step's result carried; one
  * that fails fails its step. */
@@ -1075,6 +1098,7 @@ static const struct {
 	gboolean (*hook)(GntInstall *self, JsonObject *data, GError **error);
 } post_step_hooks[] = {
 	{"appliance.find_root", find_root_hook},
+	{"appliance.mount_target", mount_target_hook},
 };
 
 /* Runs @spec's post-step hook, if it has one, with @data (nullable: none
@@ -1331,9 +1355,13 @@ session_steps(Session *s, gint64 timeout)
 		step = json_object_new();
 		json_object_set_string_member(step, "id", row->row.id);
 		json_object_set_string_member(step, "step", row->agent_step);
-		json_object_set_object_member(step, "args",
-					      args != NULL ? gnt_json_object_deep_copy(args)
-							   : json_object_new());
+		/* the storage steps' lists as lines the agent's sh reads */
+		json_object_set_object_member(
+			step, "args",
+			args != NULL ? gnt_install_storage_render_args(
+					       row->row.spec, args,
+					       object_string(s->install->record, "name"))
+				     : json_object_new());
 		json_object_set_int_member(
 			step, "timeout",
 			args != NULL ? json_object_get_int_member_with_default(
@@ -1484,6 +1512,12 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 	self->ran = TRUE;
 	self->rpc = rpc;
 	self->start_time = now_s();
+	/* what a post-step hook of this install finds (the storage layout, the
+	 * root device), not a stale one of the install before */
+	if (gnt_install_get(self->record) != NULL) {
+		json_object_remove_member(gnt_install_get(self->record), "layout");
+		json_object_remove_member(gnt_install_get(self->record), "root_device");
+	}
 	self->spec = gnt_lu_instance_spec_new(config, self->record, &local);
 	/* i: the first row that did not run */
 	for (i = 0; self->spec != NULL && i < n_rows; i++) {
