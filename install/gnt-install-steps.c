@@ -1386,8 +1386,11 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
+	/* the session runs on the node: the job waits without a worker */
+	gnt_lu_release_worker(self->lu);
 	result = gnt_node_call_appliance_run(self->rpc, self->node, self->spec, options,
 					     session_progress, &s, &local);
+	gnt_lu_reclaim_worker(self->lu);
 	/* the secrets and the password went with the call; the options' copy
 	 * goes now */
 	{

@@ -69,6 +69,19 @@ gnt_lu_feedback(GntLu *self, const gchar *format, ...) G_GNUC_PRINTF(2, 3);
 JsonArray *
 gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs);
 
+/*
+ * A unit about to wait long on a node (an install session, doc/jobqueue.md
+ * "Waiting jobs") lends its worker back: until gnt_lu_reclaim_worker() the
+ * job does not count against max_running_jobs, so other jobs run meanwhile.
+ * Its thread only sleeps in the wait. The reclaim waits for a free worker
+ * (not when the master is stopping: the job then ends as it can). For
+ * exec.
+ */
+void
+gnt_lu_release_worker(GntLu *self);
+void
+gnt_lu_reclaim_worker(GntLu *self);
+
 /* Sleeps @seconds, or less when the master is stopping; FALSE then. */
 gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds);

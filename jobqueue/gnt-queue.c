@@ -89,6 +89,7 @@ struct _GntQueue {
 	GSequence *runnable;	/* QueueEntry, by priority then id */
 	guint max_running;
 	guint n_running;
+	guint n_released; /* jobs whose unit lent its worker back (waiting on a node) */
 	guint64 last_id;
 	gboolean drained;
 	gint stopping; /* atomic */
@@ -885,6 +886,42 @@ gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs)
 	return result;
 }
 
+/* The pool may run max_running workers besides the released ones'
+ * threads, which are still in it. Called with the mutex held. */
+static void
+queue_resize_pool_locked(GntQueue *self)
+{
+	if (self->pool != NULL)
+		g_thread_pool_set_max_threads(self->pool,
+					      (gint)(self->max_running + self->n_released), NULL);
+}
+
+void
+gnt_lu_release_worker(GntLu *self)
+{
+	GntQueue *queue = self->queue;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
+
+	queue->n_running--;
+	queue->n_released++;
+	queue_resize_pool_locked(queue);
+	g_cond_broadcast(&queue->stop_cond);
+	queue_schedule_locked(queue);
+}
+
+void
+gnt_lu_reclaim_worker(GntLu *self)
+{
+	GntQueue *queue = self->queue;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
+
+	while (queue->n_running >= queue->max_running && !g_atomic_int_get(&queue->stopping))
+		g_cond_wait(&queue->stop_cond, &queue->mutex);
+	queue->n_released--;
+	queue->n_running++;
+	queue_resize_pool_locked(queue);
+}
+
 gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds)
 {
@@ -1063,8 +1100,8 @@ gnt_queue_set_max_running(GntQueue *self, guint max_running)
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	self->max_running = MAX(max_running, 1);
-	if (self->pool != NULL)
-		g_thread_pool_set_max_threads(self->pool, (gint)self->max_running, NULL);
+	queue_resize_pool_locked(self);
+	g_cond_broadcast(&self->stop_cond);
 	queue_schedule_locked(self);
 }
 
@@ -1106,17 +1143,17 @@ gnt_queue_shutdown(GntQueue *self, guint grace_ms)
 	g_cancellable_cancel(self->stop);
 
 	g_mutex_lock(&self->mutex);
-	while (self->n_running > 0) {
+	while (self->n_running + self->n_released > 0) {
 		if (!g_cond_wait_until(&self->stop_cond, &self->mutex, deadline))
 			break;
 	}
-	idle = self->n_running == 0;
+	idle = self->n_running + self->n_released == 0;
 	g_mutex_unlock(&self->mutex);
 	if (!idle) {
 		/* a unit that ignores the stop: its job fails at the next start.
 		 * Its worker still uses the queue, which must outlive the
 		 * caller's reference: the process is about to exit anyway. */
-		g_warning("%u jobs still running at shutdown", self->n_running);
+		g_warning("%u jobs still running at shutdown", self->n_running + self->n_released);
 		g_object_ref(self);
 		return;
 	}
