@@ -1,0 +1,211 @@
+/*
+ * bench-detach: what twenty long installs cost the master (doc/benchmarks.md
+ * "Long installs", issue 15 item 5 and issue 18), on a real one-node
+ * cluster with the fake hypervisor (tests/system/gnt-test-installs.h):
+ *
+ * - 20 adds through the install appliance whose OS scripts sleep: while
+ *   all 20 wait on their sessions, masterd's CPU from /proc/PID/stat over
+ *   a window (target under 1% of a core), and the submit-to-done time of
+ *   OP_TEST_DELAY(0) jobs by their own timestamps (target under 100 ms);
+ * - 20 kickstart installs at once (the fake installer of tests/rpc, told
+ *   to hang after "start"): the same two figures.
+ *
+ * Asserts nothing but that the delay jobs succeed.
+ *
+ *	bench-detach [--window S] [--delays N]	(default 10 s, 20 jobs)
+ */
+#include "gnt-test-installs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define N_INSTALLS 20
+#define IMAGE_NAME "bench-ks"
+
+static guint window_s = 10;
+static guint n_delays = 20;
+
+/* utime + stime of @pid in seconds. */
+static gdouble
+cpu_seconds(GPid pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", (gint)pid);
+	g_autofree gchar *stat = NULL;
+	g_auto(GStrv) fields = NULL;
+	const gchar *end;
+
+	g_assert_true(g_file_get_contents(path, &stat, NULL, NULL));
+	end = strrchr(stat, ')');
+	g_assert_nonnull(end);
+	/* after the name: state is field 3, utime 14 and stime 15 */
+	fields = g_strsplit(end + 2, " ", -1);
+	return (gdouble)(g_ascii_strtoull(fields[11], NULL, 10) +
+			 g_ascii_strtoull(fields[12], NULL, 10)) /
+	       (gdouble)sysconf(_SC_CLK_TCK);
+}
+
+static gint
+cmp_int64(gconstpointer a, gconstpointer b)
+{
+	gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* masterd's CPU over the window, then the delay jobs, while the installs
+ * wait; printed under @what. */
+static void
+measure(GntTestCluster *cluster, const gchar *what)
+{
+	GPid masterd = gnt_test_cluster_daemon_pid(cluster, "gantry-masterd");
+	gdouble before = cpu_seconds(masterd);
+	gint64 t0 = g_get_monotonic_time();
+	g_autoptr(GArray) delays = g_array_new(FALSE, FALSE, sizeof(gint64));
+	gdouble cpu, wall;
+
+	g_usleep((gulong)window_s * G_USEC_PER_SEC);
+	cpu = cpu_seconds(masterd) - before;
+	wall = (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+	for (guint i = 0; i < n_delays; i++) {
+		gint64 usec = gnt_test_installs_delay_usec(cluster, 60);
+
+		g_array_append_val(delays, usec);
+	}
+	g_array_sort(delays, cmp_int64);
+	printf("%s: masterd CPU while %u installs wait: %.3f s in %.1f s = %.2f%% of a core\n",
+	       what, N_INSTALLS, cpu, wall, 100 * cpu / wall);
+	printf("%s: OP_TEST_DELAY(0) submit-to-done over %u jobs: median %.1f ms, max %.1f ms\n",
+	       what, n_delays, (gdouble)g_array_index(delays, gint64, delays->len / 2) / 1000,
+	       (gdouble)g_array_index(delays, gint64, delays->len - 1) / 1000);
+	fflush(stdout);
+}
+
+static void
+bench_appliance(void)
+{
+	GntTestCluster cluster = {0};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *os_dir = g_dir_make_tmp("gtc-os-XXXXXX", &error);
+	guint64 ids[N_INSTALLS];
+
+	g_assert_no_error(error);
+	gnt_test_installs_make_os(os_dir);
+	gnt_test_cluster_init_with_os(&cluster, "bench-detach.example.com", os_dir,
+				      GNT_TEST_INSTALLS_OS);
+	for (guint i = 0; i < N_INSTALLS; i++) {
+		g_autofree gchar *name = g_strdup_printf("slow%02u.example.com", i);
+
+		ids[i] = gnt_test_installs_submit_add(&cluster, name, window_s + 60, NULL);
+	}
+	gnt_test_installs_wait_in_step(&cluster, ids, N_INSTALLS, 120);
+	measure(&cluster, "appliance");
+	gnt_test_cluster_clear(&cluster);
+	gnt_test_remove_tree(os_dir);
+}
+
+/* Whether job @id's log shows the installer's start. */
+static gboolean
+installer_started(GntTestCluster *cluster, guint64 id)
+{
+	g_autoptr(JsonNode) log = gnt_test_installs_job_field(cluster, id, "oplog");
+	g_autofree gchar *text = gnt_json_to_string(log);
+
+	return strstr(text, "installer: start") != NULL;
+}
+
+static void
+bench_kickstart(void)
+{
+	GntTestCluster cluster = {0};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *work = g_dir_make_tmp("gtc-ks-XXXXXX", &error);
+	g_autofree gchar *ks_dir = NULL;
+	g_autofree gchar *tarball = NULL;
+	g_autofree gchar *sha256 = NULL;
+	g_autofree gchar *op = NULL;
+	g_autofree gchar *contents = NULL;
+	g_autoptr(JsonArray) row = NULL;
+	gsize length = 0;
+	guint64 ids[N_INSTALLS];
+
+	g_assert_no_error(error);
+	gnt_test_cluster_init(&cluster, "bench-ks.example.com", "fake");
+	/* the fake installer reads its behaviour from the kickstart */
+	ks_dir = g_build_filename(cluster.root, "etc", "gantry", "kickstart", NULL);
+	g_assert_cmpint(g_mkdir_with_parents(ks_dir, 0700), ==, 0);
+	gnt_test_write_file(ks_dir, "hang.ks", "# fake: hang\nautopart\n", 0600);
+	gnt_test_write_file(work, "vmlinuz", "kernel\n", 0644);
+	gnt_test_write_file(work, "initrd.img", "initrd\n", 0644);
+	gnt_test_write_file(work, "root.tar.gz", "a tarball of 27 bytes.....\n", 0644);
+	tarball = g_build_filename(work, "root.tar.gz", NULL);
+	g_assert_true(g_file_get_contents(tarball, &contents, &length, NULL));
+	sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)contents, length);
+	op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_IMAGE_ADD\", \"image_name\": \"" IMAGE_NAME "\", \"url\": \"%s\","
+		" \"format\": \"tarball\", \"sha256\": \"%s\", \"os_distro\": \"Rocky\","
+		" \"os_version\": \"9.4\", \"installer_kernel\": \"%s/vmlinuz\","
+		" \"installer_initrd\": \"%s/initrd.img\"}",
+		tarball, sha256, work, work);
+	row = gnt_test_cluster_run_op(&cluster, op, 60);
+	gnt_test_cluster_assert_success(row);
+	for (guint i = 0; i < N_INSTALLS; i++) {
+		g_autofree gchar *add = g_strdup_printf(
+			"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": "
+			"\"ks%02u.example.com\", \"mode\": \"create\", \"hypervisor\": \"fake\","
+			" \"disk_template\": \"file\", \"disks\": [{\"size\": 4}], \"nics\": [],"
+			" \"os_image\": \"" IMAGE_NAME "\", \"start\": false,"
+			" \"ks_template\": \"file://%s/hang.ks\"}",
+			i, ks_dir);
+
+		ids[i] = gnt_test_installs_submit(&cluster, add);
+	}
+	for (guint i = 0; i < N_INSTALLS; i++) {
+		for (guint tries = 0; !installer_started(&cluster, ids[i]); tries++) {
+			g_autofree gchar *status = gnt_test_installs_job_status(&cluster, ids[i]);
+
+			if (g_strcmp0(status, "running") != 0 && g_strcmp0(status, "queued") != 0 &&
+			    g_strcmp0(status, "waiting") != 0) {
+				g_autoptr(JsonArray)
+					failed = gnt_test_cluster_wait_job(&cluster, ids[i], 10);
+				g_autofree gchar *text = gnt_test_cluster_row_to_string(failed);
+
+				g_error("kickstart install %u ended: %s", i, text);
+			}
+			g_assert_cmpuint(tries, <, 1200);
+			g_usleep(100 * 1000);
+		}
+	}
+	measure(&cluster, "kickstart");
+	gnt_test_cluster_clear(&cluster);
+	gnt_test_remove_tree(work);
+}
+
+int
+main(int argc, char **argv)
+{
+	GOptionEntry entries[] = {
+		{"window", 0, 0, G_OPTION_ARG_INT, &window_s, "CPU window in seconds", "S"},
+		{"delays", 0, 0, G_OPTION_ARG_INT, &n_delays, "OP_TEST_DELAY jobs", "N"},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = g_option_context_new("");
+	g_autoptr(GError) error = NULL;
+
+	g_option_context_add_main_entries(context, entries, NULL);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		fprintf(stderr, "bench-detach: %s\n", error->message);
+		return 2;
+	}
+	{
+		/* the cluster helpers log through g_test_message() */
+		gchar *test_argv[] = {argv[0], NULL};
+		gchar **test_args = test_argv;
+		gint test_argc = 1;
+
+		g_test_init(&test_argc, &test_args, NULL);
+	}
+	bench_appliance();
+	bench_kickstart();
+	return 0;
+}
