@@ -612,10 +612,19 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	gpointer abort_data[2] = {entry, self};
 	guint64 seq;
 
+	gboolean resuming;
+
 	g_mutex_lock(&self->mutex);
 	op->start_usec = g_get_real_time();
+	/* only a restart finds a recorded point (queue_load_job()) */
+	resuming = op->resume != NULL;
 	g_mutex_unlock(&self->mutex);
 
+	if (resuming && (lu_class == NULL || lu_class->resume == NULL)) {
+		result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);
+		queue_end_op(self, entry, i, result, TRUE);
+		return OP_DONE;
+	}
 	if (lu_class == NULL) {
 		/* a table given without its units: fail the job, not the master */
 		g_set_error(&error, GNT_ERROR, GNT_ERROR_FAULT, "no logical unit runs opcode '%s'",
@@ -624,7 +633,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_end_op(self, entry, i, result, TRUE);
 		return OP_DONE;
 	}
-	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
+	if (!resuming && lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "argument check");
 		result = encode_prereq_error(error);
 		queue_lu_clear(&lu);
@@ -667,7 +676,13 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_lu_clear(&lu);
 		return OP_ABANDONED;
 	}
-	if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
+	if (resuming) {
+		result = lu_class->resume(&lu, &error);
+		if (result == NULL) {
+			queue_ensure_error(&error, &lu, "resumption");
+			result = encode_exception("OpExecError", error->message, NULL);
+		}
+	} else if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "prerequisite check");
 		result = encode_prereq_error(error);
 	} else if (!gnt_opcode_get_flag(op->input, "dry_run")) {
@@ -886,6 +901,28 @@ gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs)
 	return result;
 }
 
+gboolean
+gnt_lu_set_resume(GntLu *self, JsonObject *resume)
+{
+	GntQueue *queue = self->queue;
+	GntJobOp *op = gnt_job_get_op(self->job, self->op_index);
+	guint64 seq;
+
+	g_mutex_lock(&queue->mutex);
+	g_clear_pointer(&op->resume, json_object_unref);
+	if (resume != NULL)
+		op->resume = gnt_json_object_deep_copy(resume);
+	seq = queue_push_job_locked(queue, self->job);
+	g_mutex_unlock(&queue->mutex);
+	return gnt_committer_wait(queue->committer, seq, queue->stop, NULL);
+}
+
+JsonObject *
+gnt_lu_get_resume(GntLu *self)
+{
+	return gnt_job_get_op(self->job, self->op_index)->resume;
+}
+
 /* The pool may run max_running workers besides the released ones'
  * threads, which are still in it. Called with the mutex held. */
 static void
@@ -954,6 +991,29 @@ queue_entry_new(GntJob *job)
 	return entry;
 }
 
+/* A running job whose running opcode recorded where to go on
+ * (gnt_lu_set_resume()) runs again from there: TRUE. */
+static gboolean
+queue_resume_job(GntJob *job)
+{
+	for (guint i = 0; i < gnt_job_get_n_ops(job); i++) {
+		GntJobOp *op = gnt_job_get_op(job, i);
+
+		if (op->status != GNT_JOB_STATUS_RUNNING)
+			continue;
+		if (op->resume == NULL)
+			return FALSE;
+		op->status = GNT_JOB_STATUS_QUEUED;
+		gnt_job_add_log(job, i, "message",
+				"the master restarted while the job waited on a node: it goes on "
+				"from there");
+		g_message("job %" G_GUINT64_FORMAT ": resumed after the master's restart",
+			  gnt_job_get_id(job));
+		return TRUE;
+	}
+	return FALSE;
+}
+
 /* A job found unfinished at start-up: it runs again, or it ends now. */
 static gboolean
 queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data, GError **error)
@@ -977,6 +1037,8 @@ queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data
 			result = encode_exception("OpPrereqError", MSG_SECRETS_LOST, "wrong_input");
 		gnt_job_finish_ops(entry->job, 0, GNT_JOB_STATUS_ERROR, result);
 		g_message("job %" G_GUINT64_FORMAT ": %s", id, MSG_SECRETS_LOST);
+	} else if (status == GNT_JOB_STATUS_RUNNING && queue_resume_job(entry->job)) {
+		return TRUE;
 	} else if (status == GNT_JOB_STATUS_RUNNING) {
 		g_autoptr(JsonNode)
 			result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);

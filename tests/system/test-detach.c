@@ -9,6 +9,8 @@
  * - noded killed while a session runs: the new noded tears down what the
  *   old one left, the job fails saying the node lost the session, nothing
  *   of the session is left on the node;
+ * - masterd killed while a session runs: the new masterd takes the job up
+ *   at the session (reattaches) and the job succeeds;
  * - masterd killed while a session of a job holding a secret runs: the job
  *   fails with "secret parameters were lost at master restart", the
  *   recovery pass removes the instance, which ends the session on the node
@@ -133,6 +135,33 @@ test_noded_killed(DetachFx *fx, gconstpointer data)
 	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
 }
 
+/* masterd killed while a job without secrets waits on its session: the
+ * new masterd takes the job up at the session, which goes on to its end;
+ * the job succeeds. */
+static void
+test_masterd_killed(DetachFx *fx, gconstpointer data)
+{
+	const gchar *name = "resumed1.example.com";
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, 8, NULL);
+	g_autoptr(JsonArray) row = NULL;
+	g_autofree gchar *log = NULL;
+
+	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
+	kill9(fx, "gantry-masterd");
+	gnt_test_cluster_start_daemons(&fx->cluster);
+	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(row);
+	log = gnt_test_job_log_text(row);
+	gnt_test_assert_contains(log, "the master restarted while the job waited on a node: it "
+				      "goes on from there");
+	gnt_test_assert_contains(log, "taking the install of resumed1.example.com up again");
+	/* the session's steps after the restart, from its start (replayed) */
+	gnt_test_assert_contains(log, "install step run_os_scripts (70): done");
+	gnt_test_assert_contains(log, "install step tear_down_appliance (40): done");
+	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 1);
+	assert_node_clean(fx, name);
+}
+
 static void
 test_masterd_killed_secret(DetachFx *fx, gconstpointer data)
 {
@@ -163,6 +192,8 @@ main(int argc, char **argv)
 		   test_twenty_installs, detach_tear_down);
 	g_test_add("/detach/noded-killed", DetachFx, "detach-noded.example.com", detach_set_up,
 		   test_noded_killed, detach_tear_down);
+	g_test_add("/detach/masterd-killed", DetachFx, "detach-masterd.example.com", detach_set_up,
+		   test_masterd_killed, detach_tear_down);
 	g_test_add("/detach/masterd-killed-secret", DetachFx, "detach-secret.example.com",
 		   detach_set_up, test_masterd_killed_secret, detach_tear_down);
 	return g_test_run();
