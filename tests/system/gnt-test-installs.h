@@ -38,19 +38,19 @@ gnt_test_installs_submit(GntTestCluster *cluster, const gchar *op_json)
 	return id;
 }
 
-/* The add of instance @name through the appliance, its OS script
- * sleeping @seconds; @extra: more members (", ..."). */
+/* The add of instance @name through the appliance of @hypervisor, its OS
+ * script sleeping @seconds; @extra: more members (", ..."). */
 static inline guint64
-gnt_test_installs_submit_add(GntTestCluster *cluster, const gchar *name, guint seconds,
-			     const gchar *extra)
+gnt_test_installs_submit_add(GntTestCluster *cluster, const gchar *name, const gchar *hypervisor,
+			     guint seconds, const gchar *extra)
 {
 	g_autofree gchar *op = g_strdup_printf(
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\", \"mode\": \"create\","
 		" \"disk_template\": \"file\", \"disks\": [{\"size\": 4}], \"nics\": [],"
-		" \"os_type\": \"" GNT_TEST_INSTALLS_OS "\", \"hypervisor\": \"fake\","
+		" \"os_type\": \"" GNT_TEST_INSTALLS_OS "\", \"hypervisor\": \"%s\","
 		" \"start\": false, \"enable_safe_install\": true,"
 		" \"osparams\": {\"seconds\": \"%u\"}%s}",
-		name, seconds, extra != NULL ? extra : "");
+		name, hypervisor, seconds, extra != NULL ? extra : "");
 
 	return gnt_test_installs_submit(cluster, op);
 }

@@ -72,7 +72,7 @@ test_twenty_installs(DetachFx *fx, gconstpointer data)
 	for (guint i = 0; i < N_INSTALLS; i++) {
 		g_autofree gchar *name = g_strdup_printf("slow%02u.example.com", i);
 
-		ids[i] = gnt_test_installs_submit_add(&fx->cluster, name, 30, NULL);
+		ids[i] = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 30, NULL);
 	}
 	gnt_test_installs_wait_in_step(&fx->cluster, ids, N_INSTALLS, 25);
 	delay_usec = gnt_test_installs_delay_usec(&fx->cluster, 25);
@@ -107,7 +107,7 @@ kill9(DetachFx *fx, const gchar *daemon)
 static guint64
 add_in_session(DetachFx *fx, const gchar *name, const gchar *extra)
 {
-	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, 600, extra);
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 600, extra);
 
 	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
 	return id;
@@ -142,7 +142,7 @@ static void
 test_masterd_killed(DetachFx *fx, gconstpointer data)
 {
 	const gchar *name = "resumed1.example.com";
-	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, 8, NULL);
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 8, NULL);
 	g_autoptr(JsonArray) row = NULL;
 	g_autofree gchar *log = NULL;
 
