@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #define N_INSTALLS 20
-#define IMAGE_NAME "bench-ks"
 
 static guint window_s = 10;
 static guint n_delays = 20;
@@ -104,78 +103,24 @@ bench_appliance(void)
 	gnt_test_remove_tree(os_dir);
 }
 
-/* Whether job @id's log shows the installer's start. */
-static gboolean
-installer_started(GntTestCluster *cluster, guint64 id)
-{
-	g_autoptr(JsonNode) log = gnt_test_installs_job_field(cluster, id, "oplog");
-	g_autofree gchar *text = gnt_json_to_string(log);
-
-	return strstr(text, "installer: start") != NULL;
-}
-
 static void
 bench_kickstart(void)
 {
 	GntTestCluster cluster = {0};
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *work = g_dir_make_tmp("gtc-ks-XXXXXX", &error);
-	g_autofree gchar *ks_dir = NULL;
-	g_autofree gchar *tarball = NULL;
-	g_autofree gchar *sha256 = NULL;
-	g_autofree gchar *op = NULL;
-	g_autofree gchar *contents = NULL;
-	g_autoptr(JsonArray) row = NULL;
-	gsize length = 0;
 	guint64 ids[N_INSTALLS];
 
 	g_assert_no_error(error);
 	gnt_test_cluster_init(&cluster, "bench-ks.example.com", "fake");
-	/* the fake installer reads its behaviour from the kickstart */
-	ks_dir = g_build_filename(cluster.root, "etc", "gantry", "kickstart", NULL);
-	g_assert_cmpint(g_mkdir_with_parents(ks_dir, 0700), ==, 0);
-	gnt_test_write_file(ks_dir, "hang.ks", "# fake: hang\nautopart\n", 0600);
-	gnt_test_write_file(work, "vmlinuz", "kernel\n", 0644);
-	gnt_test_write_file(work, "initrd.img", "initrd\n", 0644);
-	gnt_test_write_file(work, "root.tar.gz", "a tarball of 27 bytes.....\n", 0644);
-	tarball = g_build_filename(work, "root.tar.gz", NULL);
-	g_assert_true(g_file_get_contents(tarball, &contents, &length, NULL));
-	sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)contents, length);
-	op = g_strdup_printf(
-		"{\"OP_ID\": \"OP_IMAGE_ADD\", \"image_name\": \"" IMAGE_NAME "\", \"url\": \"%s\","
-		" \"format\": \"tarball\", \"sha256\": \"%s\", \"os_distro\": \"Rocky\","
-		" \"os_version\": \"9.4\", \"installer_kernel\": \"%s/vmlinuz\","
-		" \"installer_initrd\": \"%s/initrd.img\"}",
-		tarball, sha256, work, work);
-	row = gnt_test_cluster_run_op(&cluster, op, 60);
-	gnt_test_cluster_assert_success(row);
+	gnt_test_installs_prepare_kickstart(&cluster, work);
 	for (guint i = 0; i < N_INSTALLS; i++) {
-		g_autofree gchar *add = g_strdup_printf(
-			"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": "
-			"\"ks%02u.example.com\", \"mode\": \"create\", \"hypervisor\": \"fake\","
-			" \"disk_template\": \"file\", \"disks\": [{\"size\": 4}], \"nics\": [],"
-			" \"os_image\": \"" IMAGE_NAME "\", \"start\": false,"
-			" \"ks_template\": \"file://%s/hang.ks\"}",
-			i, ks_dir);
+		g_autofree gchar *name = g_strdup_printf("ks%02u.example.com", i);
 
-		ids[i] = gnt_test_installs_submit(&cluster, add);
+		ids[i] = gnt_test_installs_submit_kickstart(&cluster, name);
 	}
-	for (guint i = 0; i < N_INSTALLS; i++) {
-		for (guint tries = 0; !installer_started(&cluster, ids[i]); tries++) {
-			g_autofree gchar *status = gnt_test_installs_job_status(&cluster, ids[i]);
-
-			if (g_strcmp0(status, "running") != 0 && g_strcmp0(status, "queued") != 0 &&
-			    g_strcmp0(status, "waiting") != 0) {
-				g_autoptr(JsonArray)
-					failed = gnt_test_cluster_wait_job(&cluster, ids[i], 10);
-				g_autofree gchar *text = gnt_test_cluster_row_to_string(failed);
-
-				g_error("kickstart install %u ended: %s", i, text);
-			}
-			g_assert_cmpuint(tries, <, 1200);
-			g_usleep(100 * 1000);
-		}
-	}
+	for (guint i = 0; i < N_INSTALLS; i++)
+		gnt_test_installs_wait_started(&cluster, ids[i], 120);
 	measure(&cluster, "kickstart");
 	gnt_test_cluster_clear(&cluster);
 	gnt_test_remove_tree(work);

@@ -132,3 +132,76 @@ gnt_test_installs_delay_usec(GntTestCluster *cluster, guint timeout_s)
 	gnt_test_cluster_assert_success(row);
 	return gnt_test_installs_ts_usec(ended) - gnt_test_installs_ts_usec(received);
 }
+
+/* ---- kickstart installs with the fake installer (tests/rpc/fake-installer.sh,
+ * GANTRY_FAKE_INSTALLER in the environment) that hangs after "start" ---- */
+
+#define GNT_TEST_INSTALLS_IMAGE "hang-ks"
+
+/* The catalog image (a tarball, the installer's kernel and initrd as
+ * files under @work) and the kickstart template hang.ks telling the fake
+ * installer to hang after start. */
+static inline void
+gnt_test_installs_prepare_kickstart(GntTestCluster *cluster, const gchar *work)
+{
+	g_autofree gchar *ks_dir =
+		g_build_filename(cluster->root, "etc", "gantry", "kickstart", NULL);
+	g_autofree gchar *tarball = g_build_filename(work, "root.tar.gz", NULL);
+	const gchar *contents = "a tarball of 27 bytes.....\n";
+	g_autofree gchar *sha256 = g_compute_checksum_for_string(G_CHECKSUM_SHA256, contents, -1);
+	g_autofree gchar *op = NULL;
+	g_autoptr(JsonArray) row = NULL;
+
+	g_assert_cmpint(g_mkdir_with_parents(ks_dir, 0700), ==, 0);
+	gnt_test_write_file(ks_dir, "hang.ks", "# fake: hang\nautopart\n", 0600);
+	gnt_test_write_file(work, "vmlinuz", "kernel\n", 0644);
+	gnt_test_write_file(work, "initrd.img", "initrd\n", 0644);
+	gnt_test_write_file(work, "root.tar.gz", contents, 0644);
+	op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_IMAGE_ADD\", \"image_name\": \"" GNT_TEST_INSTALLS_IMAGE "\","
+		" \"url\": \"%s\", \"format\": \"tarball\", \"sha256\": \"%s\","
+		" \"os_distro\": \"Rocky\", \"os_version\": \"9.4\","
+		" \"installer_kernel\": \"%s/vmlinuz\", \"installer_initrd\": \"%s/initrd.img\"}",
+		tarball, sha256, work, work);
+	row = gnt_test_cluster_run_op(cluster, op, 60);
+	gnt_test_cluster_assert_success(row);
+}
+
+/* The kickstart add of @name with hang.ks (fake hypervisor). */
+static inline guint64
+gnt_test_installs_submit_kickstart(GntTestCluster *cluster, const gchar *name)
+{
+	g_autofree gchar *op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\", \"mode\": \"create\","
+		" \"hypervisor\": \"fake\", \"disk_template\": \"file\", \"disks\": [{\"size\": 4}],"
+		" \"nics\": [], \"os_image\": \"" GNT_TEST_INSTALLS_IMAGE "\", \"start\": false,"
+		" \"ks_template\": \"file://%s/etc/gantry/kickstart/hang.ks\"}",
+		name, cluster->root);
+
+	return gnt_test_installs_submit(cluster, op);
+}
+
+/* Waits (up to @limit_s) until job @id's log shows the installer's start. */
+static inline void
+gnt_test_installs_wait_started(GntTestCluster *cluster, guint64 id, guint limit_s)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)limit_s * G_USEC_PER_SEC;
+
+	for (;;) {
+		g_autoptr(JsonNode) log = gnt_test_installs_job_field(cluster, id, "oplog");
+		g_autofree gchar *text = gnt_json_to_string(log);
+		g_autofree gchar *status = NULL;
+
+		if (strstr(text, "installer: start") != NULL)
+			return;
+		status = gnt_test_installs_job_status(cluster, id);
+		if (g_strcmp0(status, "running") != 0 && g_strcmp0(status, "queued") != 0 &&
+		    g_strcmp0(status, "waiting") != 0)
+			g_error("kickstart job %" G_GUINT64_FORMAT " ended (%s): %s", id, status,
+				text);
+		if (g_get_monotonic_time() > deadline)
+			g_error("kickstart job %" G_GUINT64_FORMAT " not started after %u s", id,
+				limit_s);
+		g_usleep(100 * 1000);
+	}
+}

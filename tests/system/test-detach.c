@@ -20,6 +20,8 @@
 
 #include <signal.h>
 
+#include "gnt-metad-client.h"
+#include "gnt-metad-server.h"
 #include "gnt-test-process.h"
 
 #define N_INSTALLS    20
@@ -184,6 +186,38 @@ test_masterd_killed_secret(DetachFx *fx, gconstpointer data)
 	assert_node_clean(fx, name);
 }
 
+/* masterd killed during a kickstart install (no resume there): the job
+ * fails, the recovery pass removes the instance, whose removal ends the
+ * installer's session on the node first: no metad session, no channel. */
+static void
+test_kickstart_masterd_killed(DetachFx *fx, gconstpointer data)
+{
+	const gchar *name = "ks1.example.com";
+	g_autoptr(JsonArray) row = NULL;
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *control = gnt_metad_dup_control_socket(fx->cluster.paths);
+	g_autoptr(JsonNode) session = NULL;
+	g_autoptr(GError) error = NULL;
+	guint64 id;
+
+	gnt_test_installs_prepare_kickstart(&fx->cluster, fx->os_dir);
+	id = gnt_test_installs_submit_kickstart(&fx->cluster, name);
+	gnt_test_installs_wait_started(&fx->cluster, id, 60);
+	kill9(fx, "gantry-masterd");
+	gnt_test_cluster_start_daemons(&fx->cluster);
+	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	text = gnt_test_cluster_row_to_string(row);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	gnt_test_assert_contains(text, "the master daemon stopped while the job was running");
+	for (guint i = 0; i < 600 && gnt_test_cluster_count_instances(&fx->cluster, name) > 0; i++)
+		g_usleep(100 * 1000);
+	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+	session = gnt_metad_client_get_install(control, name, 0, 0, &error);
+	g_assert_null(session);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	assert_node_clean(fx, name);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -196,5 +230,7 @@ main(int argc, char **argv)
 		   test_masterd_killed, detach_tear_down);
 	g_test_add("/detach/masterd-killed-secret", DetachFx, "detach-secret.example.com",
 		   detach_set_up, test_masterd_killed_secret, detach_tear_down);
+	g_test_add("/detach/kickstart-masterd-killed", DetachFx, "detach-ks.example.com",
+		   detach_set_up, test_kickstart_masterd_killed, detach_tear_down);
 	return g_test_run();
 }
