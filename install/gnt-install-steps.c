@@ -1371,6 +1371,7 @@ static JsonObject *
 session_follow(GntInstall *self, guint from, JsonObject *options, Session *s, GError **error)
 {
 	g_autofree gchar *token = g_steal_pointer(&self->resume_token);
+	gboolean recorded = token != NULL; /* resuming: the job holds it */
 	JsonObject *result;
 	gint64 next = 0;
 
@@ -1384,7 +1385,7 @@ session_follow(GntInstall *self, guint from, JsonObject *options, Session *s, GE
 
 			json_object_set_string_member(resume, "session", token);
 			json_object_set_int_member(resume, "row", from);
-			(void)gnt_lu_set_resume(self->lu, resume);
+			recorded = gnt_lu_set_resume(self->lu, resume);
 		}
 	}
 	gnt_lu_release_worker(self->lu);
@@ -1392,7 +1393,8 @@ session_follow(GntInstall *self, guint from, JsonObject *options, Session *s, GE
 					      &next, gnt_node_call_appliance_timeout(options),
 					      session_progress, s, error);
 	gnt_lu_reclaim_worker(self->lu);
-	(void)gnt_lu_set_resume(self->lu, NULL);
+	if (recorded)
+		(void)gnt_lu_set_resume(self->lu, NULL);
 	return result;
 }
 
