@@ -13,8 +13,8 @@
  * - noded killed: the new noded destroys the appliance domain and tears the
  *   rest down, the job fails saying the node lost the session.
  *
- * After each: no install domain (virsh list --all), no channel tap, no
- * metad record, no channel state.
+ * After each: no install domain (virsh list --all), not the session's
+ * channel tap (ip link), no metad record, no channel state.
  */
 #include "gnt-test-installs.h"
 
@@ -30,7 +30,7 @@ typedef struct {
 	GntTestCluster cluster;
 	gchar *work;
 	gchar *skip;
-	guint n_taps;
+	gchar *tap; /* the channel tap of the session under test */
 } KvmFx;
 
 static gchar *
@@ -71,7 +71,6 @@ kvm_set_up(KvmFx *fx, gconstpointer data)
 
 		gnt_test_run_checked(argv);
 	}
-	fx->n_taps = gnt_test_count_channel_taps();
 }
 
 static void
@@ -83,6 +82,7 @@ kvm_tear_down(KvmFx *fx, gconstpointer data)
 	}
 	g_free(fx->work);
 	g_free(fx->skip);
+	g_free(fx->tap);
 }
 
 static void
@@ -94,18 +94,25 @@ kill9(KvmFx *fx, const gchar *daemon)
 	g_assert_true(gnt_test_process_ends(pid));
 }
 
-/* Nothing of @name's session left: no install domain, no tap more than
- * before, no channel state, no metad record. */
+static gchar *
+channel_state_path(KvmFx *fx, const gchar *name)
+{
+	return g_build_filename(gnt_paths_get_run_dir(fx->cluster.paths), "channel", name, NULL);
+}
+
+/* Nothing of @name's session left: no install domain, not its tap (other
+ * tests on the machine may have theirs), no channel state, no metad
+ * record. */
 static void
 assert_nothing_left(KvmFx *fx, const gchar *name)
 {
 	g_autofree gchar *control = gnt_metad_dup_control_socket(fx->cluster.paths);
-	g_autofree gchar *channel =
-		g_build_filename(gnt_paths_get_run_dir(fx->cluster.paths), "channel", name, NULL);
+	g_autofree gchar *channel = channel_state_path(fx, name);
+	g_autofree gchar *sys = g_build_filename("/sys/class/net", fx->tap, NULL);
 	g_autoptr(GError) error = NULL;
 
 	g_assert_false(gnt_test_cluster_install_domain_left(&fx->cluster));
-	g_assert_cmpuint(gnt_test_count_channel_taps(), <=, fx->n_taps);
+	g_assert_false(g_file_test(sys, G_FILE_TEST_EXISTS));
 	g_assert_false(g_file_test(channel, G_FILE_TEST_EXISTS));
 	g_assert_false(gnt_metad_client_remove(control, name, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
@@ -120,8 +127,17 @@ add_in_session(KvmFx *fx, const gchar *name, guint seconds, const gchar *extra)
 						 " \"hvparams\": {\"accel\": \"tcg\"}%s",
 						 extra != NULL ? extra : "");
 	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "kvm", seconds, more);
+	g_autofree gchar *channel = channel_state_path(fx, name);
+	g_autofree gchar *sys = NULL;
 
 	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 120);
+	/* the session's tap, named in the channel's state file */
+	g_free(fx->tap);
+	g_assert_true(g_file_get_contents(channel, &fx->tap, NULL, NULL));
+	g_strstrip(fx->tap);
+	sys = g_build_filename("/sys/class/net", fx->tap, NULL);
+	g_assert_cmpstr(fx->tap, !=, "");
+	g_assert_true(g_file_test(sys, G_FILE_TEST_EXISTS));
 	return id;
 }
 
