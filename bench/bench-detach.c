@@ -52,6 +52,36 @@ cmp_int64(gconstpointer a, gconstpointer b)
 	return x < y ? -1 : (x > y ? 1 : 0);
 }
 
+/* QueryNodes with a live field (noded's node_info), n_delays times, in µs,
+ * sorted into @out. */
+static void
+node_calls_usec(GntTestCluster *cluster, GArray *out)
+{
+	for (guint i = 0; i < n_delays; i++) {
+		g_autoptr(GError) error = NULL;
+		gint64 start = g_get_monotonic_time();
+		g_autoptr(JsonNode) rows = gnt_test_cluster_call(
+			cluster, "QueryNodes", "[[], [\"name\", \"mfree\"], false]", &error);
+		gint64 usec = g_get_monotonic_time() - start;
+
+		g_assert_no_error(error);
+		g_array_append_val(out, usec);
+	}
+	g_array_sort(out, cmp_int64);
+}
+
+/* The same with no install running, printed under @what. */
+static void
+measure_idle(GntTestCluster *cluster, const gchar *what)
+{
+	g_autoptr(GArray) node_calls = g_array_new(FALSE, FALSE, sizeof(gint64));
+
+	node_calls_usec(cluster, node_calls);
+	printf("%s: QueryNodes with live mfree, no install running: median %.1f ms, max %.1f ms\n",
+	       what, (gdouble)g_array_index(node_calls, gint64, node_calls->len / 2) / 1000,
+	       (gdouble)g_array_index(node_calls, gint64, node_calls->len - 1) / 1000);
+}
+
 /* masterd's CPU over the window, then the delay jobs, while the installs
  * wait; printed under @what. */
 static void
@@ -61,6 +91,7 @@ measure(GntTestCluster *cluster, const gchar *what)
 	gdouble before = cpu_seconds(masterd);
 	gint64 t0 = g_get_monotonic_time();
 	g_autoptr(GArray) delays = g_array_new(FALSE, FALSE, sizeof(gint64));
+	g_autoptr(GArray) node_calls = g_array_new(FALSE, FALSE, sizeof(gint64));
 	gdouble cpu, wall;
 
 	g_usleep((gulong)window_s * G_USEC_PER_SEC);
@@ -72,11 +103,19 @@ measure(GntTestCluster *cluster, const gchar *what)
 		g_array_append_val(delays, usec);
 	}
 	g_array_sort(delays, cmp_int64);
+	/* and a call that asks the node, while the sessions' long polls are
+	 * open on it */
+	node_calls_usec(cluster, node_calls);
 	printf("%s: masterd CPU while %u installs wait: %.3f s in %.1f s = %.2f%% of a core\n",
 	       what, N_INSTALLS, cpu, wall, 100 * cpu / wall);
 	printf("%s: OP_TEST_DELAY(0) submit-to-done over %u jobs: median %.1f ms, max %.1f ms\n",
 	       what, n_delays, (gdouble)g_array_index(delays, gint64, delays->len / 2) / 1000,
 	       (gdouble)g_array_index(delays, gint64, delays->len - 1) / 1000);
+	printf("%s: QueryNodes with live mfree (a node call) over %u calls: median %.1f ms, max "
+	       "%.1f ms\n",
+	       what, n_delays,
+	       (gdouble)g_array_index(node_calls, gint64, node_calls->len / 2) / 1000,
+	       (gdouble)g_array_index(node_calls, gint64, node_calls->len - 1) / 1000);
 	fflush(stdout);
 }
 
@@ -92,6 +131,7 @@ bench_appliance(void)
 	gnt_test_installs_make_os(os_dir);
 	gnt_test_cluster_init_with_os(&cluster, "bench-detach.example.com", os_dir,
 				      GNT_TEST_INSTALLS_OS);
+	measure_idle(&cluster, "appliance");
 	for (guint i = 0; i < N_INSTALLS; i++) {
 		g_autofree gchar *name = g_strdup_printf("slow%02u.example.com", i);
 
