@@ -57,7 +57,7 @@ gnt_node_call_session_follow(GntRpcClient *client, JsonObject *node, const gchar
 		g_autoptr(GError) local_error = NULL;
 		g_autoptr(JsonNode) answer = NULL;
 		gint64 now = g_get_monotonic_time();
-		guint wait_s = (guint)CLAMP((deadline - now) / G_USEC_PER_SEC, 0,
+		guint wait_s = (guint)CLAMP((deadline - now) / G_USEC_PER_SEC, 1,
 					    GNT_NODE_CALL_SESSION_WAIT_S);
 		JsonArray *entries = NULL;
 		const gchar *state = NULL;
