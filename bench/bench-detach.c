@@ -65,6 +65,7 @@ node_calls_usec(GntTestCluster *cluster, GArray *out)
 		gint64 usec = g_get_monotonic_time() - start;
 
 		g_assert_no_error(error);
+		g_assert_true(JSON_NODE_HOLDS_ARRAY(rows));
 		g_array_append_val(out, usec);
 	}
 	g_array_sort(out, cmp_int64);
