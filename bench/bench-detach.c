@@ -136,7 +136,8 @@ bench_appliance(void)
 	for (guint i = 0; i < N_INSTALLS; i++) {
 		g_autofree gchar *name = g_strdup_printf("slow%02u.example.com", i);
 
-		ids[i] = gnt_test_installs_submit_add(&cluster, name, "fake", window_s + 60, NULL);
+		ids[i] = gnt_test_installs_submit_add(&cluster, name, "fake", window_s + 120, NULL,
+						      NULL);
 	}
 	gnt_test_installs_wait_in_step(&cluster, ids, N_INSTALLS, 120);
 	measure(&cluster, "appliance");

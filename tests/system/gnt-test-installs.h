@@ -12,14 +12,22 @@
 
 #define GNT_TEST_INSTALLS_OS "sleepy"
 
-/* The OS under @os_dir: its create script sleeps $OSP_SECONDS. */
+/* The OS under @os_dir: its create script waits $OSP_SECONDS, or less
+ * once the file $OSP_GO exists (the fake hypervisor's agent runs on the
+ * host, where the test makes it). */
 static inline void
 gnt_test_installs_make_os(const gchar *os_dir)
 {
-	gnt_test_make_os(
-		os_dir, GNT_TEST_INSTALLS_OS,
-		"seconds how long the create script sleeps\ntoken a secret it does not use\n",
-		"#!/bin/sh\nexec sleep \"${OSP_SECONDS:-1}\"\n");
+	gnt_test_make_os(os_dir, GNT_TEST_INSTALLS_OS,
+			 "seconds how long the create script waits\n"
+			 "go a file whose existence ends the wait\n"
+			 "token a secret it does not use\n",
+			 "#!/bin/sh\n"
+			 "end=$(( $(date +%s) + ${OSP_SECONDS:-1} ))\n"
+			 "while [ \"$(date +%s)\" -lt \"$end\" ]; do\n"
+			 "\t[ -n \"${OSP_GO:-}\" ] && [ -e \"$OSP_GO\" ] && exit 0\n"
+			 "\tsleep 1\n"
+			 "done\n");
 }
 
 /* Submits one job of @op_json; its ID. */
@@ -39,18 +47,20 @@ gnt_test_installs_submit(GntTestCluster *cluster, const gchar *op_json)
 }
 
 /* The add of instance @name through the appliance of @hypervisor, its OS
- * script sleeping @seconds; @extra: more members (", ..."). */
+ * script waiting @seconds, or until the file @go (nullable) exists;
+ * @extra: more members (", ..."). */
 static inline guint64
 gnt_test_installs_submit_add(GntTestCluster *cluster, const gchar *name, const gchar *hypervisor,
-			     guint seconds, const gchar *extra)
+			     guint seconds, const gchar *go, const gchar *extra)
 {
 	g_autofree gchar *op = g_strdup_printf(
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\", \"mode\": \"create\","
 		" \"disk_template\": \"file\", \"disks\": [{\"size\": 4}], \"nics\": [],"
 		" \"os_type\": \"" GNT_TEST_INSTALLS_OS "\", \"hypervisor\": \"%s\","
 		" \"start\": false, \"enable_safe_install\": true,"
-		" \"osparams\": {\"seconds\": \"%u\"}%s}",
-		name, hypervisor, seconds, extra != NULL ? extra : "");
+		" \"osparams\": {\"seconds\": \"%u\"%s%s%s}%s}",
+		name, hypervisor, seconds, go != NULL ? ", \"go\": \"" : "", go != NULL ? go : "",
+		go != NULL ? "\"" : "", extra != NULL ? extra : "");
 
 	return gnt_test_installs_submit(cluster, op);
 }

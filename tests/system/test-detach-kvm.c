@@ -126,7 +126,7 @@ add_in_session(KvmFx *fx, const gchar *name, guint seconds, const gchar *extra)
 	g_autofree gchar *more = g_strdup_printf(", \"beparams\": {\"memory\": 256},"
 						 " \"hvparams\": {\"accel\": \"tcg\"}%s",
 						 extra != NULL ? extra : "");
-	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "kvm", seconds, more);
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "kvm", seconds, NULL, more);
 	g_autofree gchar *channel = channel_state_path(fx, name);
 	g_autofree gchar *sys = NULL;
 

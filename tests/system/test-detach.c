@@ -68,15 +68,16 @@ assert_node_clean(DetachFx *fx, const gchar *name)
 static void
 test_twenty_installs(DetachFx *fx, gconstpointer data)
 {
+	g_autofree gchar *go = g_build_filename(fx->os_dir, "go", NULL);
 	guint64 ids[N_INSTALLS];
 	gint64 delay_usec;
 
 	for (guint i = 0; i < N_INSTALLS; i++) {
 		g_autofree gchar *name = g_strdup_printf("slow%02u.example.com", i);
 
-		ids[i] = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 30, NULL);
+		ids[i] = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 600, go, NULL);
 	}
-	gnt_test_installs_wait_in_step(&fx->cluster, ids, N_INSTALLS, 25);
+	gnt_test_installs_wait_in_step(&fx->cluster, ids, N_INSTALLS, 240);
 	delay_usec = gnt_test_installs_delay_usec(&fx->cluster, 25);
 	g_test_message("OP_TEST_DELAY(0) while %u installs wait: %.1f ms from submit to done",
 		       N_INSTALLS, (gdouble)delay_usec / 1000);
@@ -86,6 +87,8 @@ test_twenty_installs(DetachFx *fx, gconstpointer data)
 
 		g_assert_cmpstr(status, ==, "running");
 	}
+	/* their scripts end now */
+	gnt_test_write_file(NULL, go, "", 0644);
 	for (guint i = 0; i < N_INSTALLS; i++) {
 		g_autoptr(JsonArray)
 			row = gnt_test_cluster_wait_job(&fx->cluster, ids[i], JOB_TIMEOUT_S);
@@ -109,7 +112,7 @@ kill9(DetachFx *fx, const gchar *daemon)
 static guint64
 add_in_session(DetachFx *fx, const gchar *name, const gchar *extra)
 {
-	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 600, extra);
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 600, NULL, extra);
 
 	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
 	return id;
@@ -144,7 +147,7 @@ static void
 test_masterd_killed(DetachFx *fx, gconstpointer data)
 {
 	const gchar *name = "resumed1.example.com";
-	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 8, NULL);
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 8, NULL, NULL);
 	g_autoptr(JsonArray) row = NULL;
 	g_autofree gchar *log = NULL;
 
