@@ -628,6 +628,10 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 	g_autoptr(JsonObject) state = NULL;
 	g_autoptr(JsonObject) changes = NULL;
 
+	/* a restarted master takes the install up where it waited */
+	if (gnt_lu_get_resume(lu) != NULL)
+		gnt_install_resume_from(install, gnt_lu_get_resume(lu));
+
 	if (!gnt_install_run(install, rpc, error)) {
 		g_autoptr(GError) spec_error = NULL;
 		g_autoptr(JsonObject)
@@ -655,6 +659,10 @@ create_exec_install(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *
 }
 
 static JsonNode *
+create_finish(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *stored, gboolean start,
+	      GError **error);
+
+static JsonNode *
 create_exec(GntLu *lu, GError **error)
 {
 	const GntOpcode *op = gnt_lu_get_opcode(lu);
@@ -664,8 +672,6 @@ create_exec(GntLu *lu, GError **error)
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	g_autoptr(JsonObject) stored = NULL;
 	gboolean start = gnt_opcode_get_bool(op, "start");
-	gboolean ok;
-	JsonArray *result;
 
 	if (gnt_opcode_get_bool(op, "print_plan"))
 		return gnt_lu_install_plan_result(record);
@@ -686,6 +692,55 @@ create_exec(GntLu *lu, GError **error)
 				       json_object_get_string_member(record, "name"), error);
 	if (stored == NULL)
 		return NULL;
+	return create_finish(lu, rpc, node, stored, start, error);
+}
+
+/* After a master restart while the create's install waited on its node
+ * (gnt_lu_set_resume(), doc/install.md "Master restarts"): the record this
+ * job stored, the install taken up at its session, then the rest of
+ * exec. */
+static JsonNode *
+create_resume(GntLu *lu, GError **error)
+{
+	const GntOpcode *op = gnt_lu_get_opcode(lu);
+	const gchar *name = gnt_opcode_get_string(op, "instance_name");
+	g_autofree gchar *node_name = create_dup_node_name(lu);
+	g_autoptr(JsonObject) node = NULL;
+	g_autoptr(JsonObject) stored = NULL;
+	GntRecoveryOp marked = GNT_RECOVERY_REMOVE;
+	guint64 job_id = 0;
+	GntRpcClient *rpc;
+
+	node = gnt_lu_dup_node(lu_config(lu), node_name, error);
+	if (node == NULL)
+		return NULL;
+	stored = gnt_config_dup_object(lu_config(lu), GNT_OBJECT_INSTANCE, name, error);
+	if (stored == NULL)
+		return NULL;
+	if (!gnt_recovery_get_mark(stored, &marked, &job_id) || marked != GNT_RECOVERY_CREATE ||
+	    job_id != gnt_lu_get_job_id(lu) || gnt_install_get(stored) == NULL) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+			    "instance '%s' is no longer the one this job was creating", name);
+		return NULL;
+	}
+	rpc = gnt_lu_get_rpc(lu, error);
+	if (rpc == NULL)
+		return NULL;
+	gnt_lu_feedback(lu, "taking the install of %s up again at its appliance session", name);
+	return create_finish(
+		lu, rpc, node, stored,
+		gnt_opcode_get_bool(op, "start") && !gnt_opcode_get_flag(op, "no_install"), error);
+}
+
+/* What exec does once the record is stored: the install (or the disks
+ * alone), the mark cleared, metad told. */
+static JsonNode *
+create_finish(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *stored, gboolean start,
+	      GError **error)
+{
+	gboolean ok;
+	JsonArray *result;
+
 	if (gnt_install_get(stored) != NULL)
 		ok = create_exec_install(lu, rpc, node, stored, start, error);
 	else
@@ -707,4 +762,5 @@ const GntLuClass gnt_lu_instance_create = {
 	.declare_locks = create_declare_locks,
 	.check_prereq = create_check_prereq,
 	.exec = create_exec,
+	.resume = create_resume,
 };

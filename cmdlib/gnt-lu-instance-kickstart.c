@@ -362,8 +362,11 @@ gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Js
 									   "image_cache_size", 0) *
 					   1024 * 1024);
 	gnt_lu_feedback(lu, "* running the kickstart installer (%s)...", rendered.syntax);
+	/* the session runs on the node: the job waits without a worker */
+	gnt_lu_release_worker(lu);
 	result = gnt_node_call_installer_run(rpc, node, spec, options, installer_event_cb, lu,
 					     error);
+	gnt_lu_reclaim_worker(lu);
 	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "kickstart"));
 	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "agent_token"));
 	if (result == NULL)

@@ -11,6 +11,7 @@
 #include "gnt-error.h"
 #include "gnt-join.h"
 #include "gnt-paths.h"
+#include "gnt-noded-appliance.h"
 #include "gnt-noded-installer.h"
 #include "gnt-noded.h"
 #include "gnt-rpc-server.h"
@@ -134,6 +135,7 @@ node_start(gpointer state, const GntPaths *paths, gconstpointer options, GError 
 	gnt_rpc_node_add_instance_procedures(self->server, self->rpc_node);
 	/* kickstart installs a killed noded left (doc/kickstart.md) */
 	gnt_rpc_node_installer_recover(self->rpc_node);
+	gnt_rpc_node_appliance_recover(self->rpc_node);
 	if (g_file_test(gnt_paths_get_ca_key(paths), G_FILE_TEST_EXISTS)) {
 		self->authority = gnt_join_authority_new(paths, error);
 		if (self->authority == NULL)

@@ -21,6 +21,7 @@
 #include "gnt-metadata.h"
 #include "gnt-node-calls-appliance.h"
 #include "gnt-node-calls-image.h"
+#include "gnt-node-calls-session.h"
 #include "gnt-node-calls.h"
 #include "gnt-size.h"
 
@@ -65,6 +66,10 @@ struct _GntInstall {
 	gboolean hvparams_changed; /* hypervisor.apply_settings ran */
 	gboolean disks_changed;	   /* deploy.resize_disk grew a disk */
 	JsonArray *steps;
+	/* after a master restart (gnt_install_resume_from()): the session to
+	 * follow, and its first row */
+	gchar *resume_token;
+	guint resume_row;
 };
 
 /* ---- the record's install member ---- */
@@ -916,6 +921,7 @@ gnt_install_free(GntInstall *self)
 	json_object_unref(self->plan);
 	json_array_unref(self->steps);
 	g_free(self->error_text);
+	g_free(self->resume_token);
 	g_free(self);
 }
 
@@ -1372,6 +1378,63 @@ session_steps(Session *s, gint64 timeout)
 	return steps;
 }
 
+/* ---- the session on the node (doc/jobqueue.md "Waiting jobs") ---- */
+
+/* Whether a restarted master could go on with the session that starts at
+ * the row now due: nothing done so far waits to be stored (a setting or a
+ * disk changed, an earlier session's hooks) and no secret would be needed
+ * again. */
+static gboolean
+session_resumable(GntInstall *self)
+{
+	return (self->osparams_secret == NULL ||
+		gnt_secret_dict_size(self->osparams_secret) == 0) &&
+	       !self->hvparams_changed && !self->disks_changed && self->appliance_result == NULL;
+}
+
+/* Starts the appliance's session for the rows from @from (or, resuming,
+ * takes the recorded one), records where a restarted master takes it up,
+ * and follows it to its end without holding a worker. */
+static JsonObject *
+session_follow(GntInstall *self, guint from, JsonObject *options, Session *s, GError **error)
+{
+	g_autofree gchar *token = g_steal_pointer(&self->resume_token);
+	gboolean recorded = token != NULL; /* resuming: the job holds it */
+	JsonObject *result;
+	gint64 next = 0;
+
+	if (token == NULL) {
+		token = gnt_node_call_appliance_start(self->rpc, self->node, self->spec, options,
+						      error);
+		if (token == NULL)
+			return NULL;
+		if (session_resumable(self)) {
+			g_autoptr(JsonObject) resume = json_object_new();
+
+			json_object_set_string_member(resume, "session", token);
+			json_object_set_int_member(resume, "row", from);
+			recorded = gnt_lu_set_resume(self->lu, resume);
+		}
+	}
+	gnt_lu_release_worker(self->lu);
+	result = gnt_node_call_session_follow(self->rpc, self->node, "appliance_start", token,
+					      &next, gnt_node_call_appliance_timeout(options),
+					      session_progress, s, error);
+	gnt_lu_reclaim_worker(self->lu);
+	if (recorded)
+		(void)gnt_lu_set_resume(self->lu, NULL);
+	return result;
+}
+
+void
+gnt_install_resume_from(GntInstall *self, JsonObject *resume)
+{
+	g_free(self->resume_token);
+	self->resume_token =
+		g_strdup(json_object_get_string_member_with_default(resume, "session", ""));
+	self->resume_row = (guint)json_object_get_int_member_with_default(resume, "row", 0);
+}
+
 /*
  * Runs rows [@from, @to) of the plan in one install appliance session:
  * one boot, the in-band rows in order, the host rows between them skipped.
@@ -1414,8 +1477,7 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
-	result = gnt_node_call_appliance_run(self->rpc, self->node, self->spec, options,
-					     session_progress, &s, &local);
+	result = session_follow(self, from, options, &s, &local);
 	/* the secrets and the password went with the call; the options' copy
 	 * goes now */
 	{
@@ -1519,8 +1581,16 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 		json_object_remove_member(gnt_install_get(self->record), "root_device");
 	}
 	self->spec = gnt_lu_instance_spec_new(config, self->record, &local);
+	/* resuming: the rows before the session ran before the restart */
+	for (i = 0; self->resume_token != NULL && i < self->resume_row && i < n_rows; i++) {
+		PlanRow row;
+
+		self->disks_may_exist = TRUE;
+		if (plan_row_get(rows, i, &row))
+			step_record(self, &row, STEP_OK, 0, 0, "before the master restarted");
+	}
 	/* i: the first row that did not run */
-	for (i = 0; self->spec != NULL && i < n_rows; i++) {
+	for (; self->spec != NULL && i < n_rows; i++) {
 		PlanRow row;
 
 		if (!plan_row_get(rows, i, &row))

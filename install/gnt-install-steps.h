@@ -87,6 +87,16 @@ gnt_install_check(GntInstall *self, GError **error);
 gboolean
 gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error);
 
+/*
+ * After a master restart (doc/install.md "Master restarts"): the install
+ * goes on at the appliance session @resume names, which gnt_install_run()
+ * recorded with gnt_lu_set_resume() when it started it ({"session", "row"}):
+ * the rows before it count as done, the session is followed, not started
+ * again, the rows after it run. Before gnt_install_run().
+ */
+void
+gnt_install_resume_from(GntInstall *self, JsonObject *resume);
+
 /* The members of the instance's record that steps changed and the caller
  * stores: "hvparams" (hypervisor.apply_settings), "disks"
  * (deploy.resize_disk); empty when none. (transfer full) */

@@ -20,6 +20,7 @@ job_op_free(GntJobOp *op)
 	gnt_opcode_unref(op->input);
 	if (op->result != NULL)
 		json_node_unref(op->result);
+	g_clear_pointer(&op->resume, json_object_unref);
 	json_array_unref(op->log);
 	g_free(op);
 }
@@ -96,6 +97,13 @@ op_from_store(GntJob *self, JsonObject *rec, JsonObject *private_values, GError 
 		return FALSE;
 	}
 	op->priority = (gint)prio;
+	if (json_object_has_member(rec, "resume")) {
+		JsonObject *resume = NULL;
+
+		if (!gnt_json_get_object(rec, "resume", &resume, error))
+			return FALSE;
+		op->resume = gnt_json_object_deep_copy(resume);
+	}
 	if (json_object_has_member(rec, "result"))
 		op->result = gnt_json_node_deep_copy(json_object_get_member(rec, "result"));
 	json_array_unref(op->log);
@@ -266,6 +274,8 @@ gnt_job_finish_op(GntJob *self, guint index, GntJobStatus status, JsonNode *resu
 	if (gnt_job_status_is_finalized(op->status))
 		return;
 	op->status = status;
+	if (gnt_job_status_is_finalized(status))
+		g_clear_pointer(&op->resume, json_object_unref);
 	if (op->result != NULL)
 		json_node_unref(op->result);
 	op->result = result != NULL ? gnt_json_node_deep_copy(result) : NULL;
@@ -298,6 +308,9 @@ gnt_job_to_json(GntJob *self)
 		json_object_set_member(rec, "result", gnt_json_node_deep_copy(op->result));
 		json_object_set_member(rec, "log", gnt_json_node_deep_copy(log_node));
 		json_object_set_int_member(rec, "priority", op->priority);
+		if (op->resume != NULL)
+			json_object_set_object_member(rec, "resume",
+						      gnt_json_object_deep_copy(op->resume));
 		json_object_set_member(rec, "start_timestamp",
 				       gnt_timestamp_to_json(op->start_usec));
 		json_object_set_member(rec, "exec_timestamp", gnt_timestamp_to_json(op->exec_usec));

@@ -20,6 +20,10 @@ typedef struct {
 	JsonArray *log; /* [serial, [sec, usec], type, message] */
 	gint priority;
 	gint64 start_usec, exec_usec, end_usec;
+	/* where a restarted master takes the running opcode up again
+	 * (gnt_lu_set_resume()); NULL: it cannot, and the job fails then.
+	 * Stored as the op's "resume" member; dropped when the op ends */
+	JsonObject *resume;
 } GntJobOp;
 
 #define GNT_TYPE_JOB (gnt_job_get_type())

@@ -23,6 +23,11 @@ typedef struct {
 	void (*declare_locks)(GntLu *lu, GntLockSet *locks);
 	gboolean (*check_prereq)(GntLu *lu, GError **error);
 	JsonNode *(*exec)(GntLu *lu, GError **error); /* (transfer full) */
+	/* nullable: after a master restart, goes on from the point exec
+	 * recorded with gnt_lu_set_resume() (gnt_lu_get_resume()), in place
+	 * of check_prereq and exec, under the same locks. A unit without it,
+	 * or an exec that recorded nothing, fails its job at the restart. */
+	JsonNode *(*resume)(GntLu *lu, GError **error);
 } GntLuClass;
 
 /* Which unit runs an opcode, a row of the list a queue is given
@@ -68,6 +73,32 @@ gnt_lu_feedback(GntLu *self, const gchar *format, ...) G_GNUC_PRINTF(2, 3);
  */
 JsonArray *
 gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs);
+
+/*
+ * A unit about to wait long on a node (an install session, doc/jobqueue.md
+ * "Waiting jobs") lends its worker back: until gnt_lu_reclaim_worker() the
+ * job does not count against max_running_jobs, so other jobs run meanwhile.
+ * Its thread only sleeps in the wait. The reclaim waits for a free worker
+ * (not when the master is stopping: the job then ends as it can). For
+ * exec.
+ */
+void
+gnt_lu_release_worker(GntLu *self);
+void
+gnt_lu_reclaim_worker(GntLu *self);
+
+/*
+ * Where a restarted master may take this opcode up again (doc/jobqueue.md
+ * "Resuming"): @resume (copied; NULL: nowhere) is stored with the job
+ * before this returns (FALSE when the store cannot say so: the master is
+ * stopping). Only for a job without secret values: those are never stored,
+ * so such a job fails at a restart whatever it recorded. For exec.
+ */
+gboolean
+gnt_lu_set_resume(GntLu *self, JsonObject *resume);
+/* In the unit's resume: what exec recorded. (transfer none) */
+JsonObject *
+gnt_lu_get_resume(GntLu *self);
 
 /* Sleeps @seconds, or less when the master is stopping; FALSE then. */
 gboolean

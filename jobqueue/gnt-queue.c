@@ -89,6 +89,7 @@ struct _GntQueue {
 	GSequence *runnable;	/* QueueEntry, by priority then id */
 	guint max_running;
 	guint n_running;
+	guint n_released; /* jobs whose unit lent its worker back (waiting on a node) */
 	guint64 last_id;
 	gboolean drained;
 	gint stopping; /* atomic */
@@ -611,10 +612,19 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 	gpointer abort_data[2] = {entry, self};
 	guint64 seq;
 
+	gboolean resuming;
+
 	g_mutex_lock(&self->mutex);
 	op->start_usec = g_get_real_time();
+	/* only a restart finds a recorded point (queue_load_job()) */
+	resuming = op->resume != NULL;
 	g_mutex_unlock(&self->mutex);
 
+	if (resuming && (lu_class == NULL || lu_class->resume == NULL)) {
+		result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);
+		queue_end_op(self, entry, i, result, TRUE);
+		return OP_DONE;
+	}
 	if (lu_class == NULL) {
 		/* a table given without its units: fail the job, not the master */
 		g_set_error(&error, GNT_ERROR, GNT_ERROR_FAULT, "no logical unit runs opcode '%s'",
@@ -623,7 +633,7 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_end_op(self, entry, i, result, TRUE);
 		return OP_DONE;
 	}
-	if (lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
+	if (!resuming && lu_class->check_args != NULL && !lu_class->check_args(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "argument check");
 		result = encode_prereq_error(error);
 		queue_lu_clear(&lu);
@@ -666,7 +676,13 @@ queue_run_op(GntQueue *self, QueueEntry *entry, guint i)
 		queue_lu_clear(&lu);
 		return OP_ABANDONED;
 	}
-	if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
+	if (resuming) {
+		result = lu_class->resume(&lu, &error);
+		if (result == NULL) {
+			queue_ensure_error(&error, &lu, "resumption");
+			result = encode_exception("OpExecError", error->message, NULL);
+		}
+	} else if (lu_class->check_prereq != NULL && !lu_class->check_prereq(&lu, &error)) {
 		queue_ensure_error(&error, &lu, "prerequisite check");
 		result = encode_prereq_error(error);
 	} else if (!gnt_opcode_get_flag(op->input, "dry_run")) {
@@ -886,6 +902,64 @@ gnt_lu_submit_jobs(GntLu *self, GPtrArray *jobs)
 }
 
 gboolean
+gnt_lu_set_resume(GntLu *self, JsonObject *resume)
+{
+	GntQueue *queue = self->queue;
+	GntJobOp *op = gnt_job_get_op(self->job, self->op_index);
+	guint64 seq;
+
+	g_mutex_lock(&queue->mutex);
+	g_clear_pointer(&op->resume, json_object_unref);
+	if (resume != NULL)
+		op->resume = gnt_json_object_deep_copy(resume);
+	seq = queue_push_job_locked(queue, self->job);
+	g_mutex_unlock(&queue->mutex);
+	return gnt_committer_wait(queue->committer, seq, queue->stop, NULL);
+}
+
+JsonObject *
+gnt_lu_get_resume(GntLu *self)
+{
+	return gnt_job_get_op(self->job, self->op_index)->resume;
+}
+
+/* The pool may run max_running workers besides the released ones'
+ * threads, which are still in it. Called with the mutex held. */
+static void
+queue_resize_pool_locked(GntQueue *self)
+{
+	if (self->pool != NULL)
+		g_thread_pool_set_max_threads(self->pool,
+					      (gint)(self->max_running + self->n_released), NULL);
+}
+
+void
+gnt_lu_release_worker(GntLu *self)
+{
+	GntQueue *queue = self->queue;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
+
+	queue->n_running--;
+	queue->n_released++;
+	queue_resize_pool_locked(queue);
+	g_cond_broadcast(&queue->stop_cond);
+	queue_schedule_locked(queue);
+}
+
+void
+gnt_lu_reclaim_worker(GntLu *self)
+{
+	GntQueue *queue = self->queue;
+	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&queue->mutex);
+
+	while (queue->n_running >= queue->max_running && !g_atomic_int_get(&queue->stopping))
+		g_cond_wait(&queue->stop_cond, &queue->mutex);
+	queue->n_released--;
+	queue->n_running++;
+	queue_resize_pool_locked(queue);
+}
+
+gboolean
 gnt_lu_sleep(GntLu *self, gdouble seconds)
 {
 	GntQueue *queue = self->queue;
@@ -917,6 +991,29 @@ queue_entry_new(GntJob *job)
 	return entry;
 }
 
+/* A running job whose running opcode recorded where to go on
+ * (gnt_lu_set_resume()) runs again from there: TRUE. */
+static gboolean
+queue_resume_job(GntJob *job)
+{
+	for (guint i = 0; i < gnt_job_get_n_ops(job); i++) {
+		GntJobOp *op = gnt_job_get_op(job, i);
+
+		if (op->status != GNT_JOB_STATUS_RUNNING)
+			continue;
+		if (op->resume == NULL)
+			return FALSE;
+		op->status = GNT_JOB_STATUS_QUEUED;
+		gnt_job_add_log(job, i, "message",
+				"the master restarted while the job waited on a node: it goes on "
+				"from there");
+		g_message("job %" G_GUINT64_FORMAT ": resumed after the master's restart",
+			  gnt_job_get_id(job));
+		return TRUE;
+	}
+	return FALSE;
+}
+
 /* A job found unfinished at start-up: it runs again, or it ends now. */
 static gboolean
 queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data, GError **error)
@@ -940,6 +1037,8 @@ queue_load_job(JsonObject *record, JsonArray *private_values, gpointer user_data
 			result = encode_exception("OpPrereqError", MSG_SECRETS_LOST, "wrong_input");
 		gnt_job_finish_ops(entry->job, 0, GNT_JOB_STATUS_ERROR, result);
 		g_message("job %" G_GUINT64_FORMAT ": %s", id, MSG_SECRETS_LOST);
+	} else if (status == GNT_JOB_STATUS_RUNNING && queue_resume_job(entry->job)) {
+		return TRUE;
 	} else if (status == GNT_JOB_STATUS_RUNNING) {
 		g_autoptr(JsonNode)
 			result = encode_exception("OpExecError", MSG_MASTER_STOPPED, NULL);
@@ -1063,8 +1162,8 @@ gnt_queue_set_max_running(GntQueue *self, guint max_running)
 	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->mutex);
 
 	self->max_running = MAX(max_running, 1);
-	if (self->pool != NULL)
-		g_thread_pool_set_max_threads(self->pool, (gint)self->max_running, NULL);
+	queue_resize_pool_locked(self);
+	g_cond_broadcast(&self->stop_cond);
 	queue_schedule_locked(self);
 }
 
@@ -1106,17 +1205,17 @@ gnt_queue_shutdown(GntQueue *self, guint grace_ms)
 	g_cancellable_cancel(self->stop);
 
 	g_mutex_lock(&self->mutex);
-	while (self->n_running > 0) {
+	while (self->n_running + self->n_released > 0) {
 		if (!g_cond_wait_until(&self->stop_cond, &self->mutex, deadline))
 			break;
 	}
-	idle = self->n_running == 0;
+	idle = self->n_running + self->n_released == 0;
 	g_mutex_unlock(&self->mutex);
 	if (!idle) {
 		/* a unit that ignores the stop: its job fails at the next start.
 		 * Its worker still uses the queue, which must outlive the
 		 * caller's reference: the process is about to exit anyway. */
-		g_warning("%u jobs still running at shutdown", self->n_running);
+		g_warning("%u jobs still running at shutdown", self->n_running + self->n_released);
 		g_object_ref(self);
 		return;
 	}

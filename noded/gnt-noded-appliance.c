@@ -1,10 +1,10 @@
 /*
  * noded's install appliance procedures (gnt-noded-appliance.h,
- * doc/appliance.md "Running"): appliance_run makes the instance's channel,
- * gives metad the record, the channel and the package, boots the appliance
- * through the instance's hypervisor, judges the agent's progress reports
- * and tears everything down on every path; appliance_run_status answers,
- * from another worker thread, the progress reported so far.
+ * doc/appliance.md "Running"): appliance_start starts an install session
+ * (gnt-noded-session.h) that makes the instance's channel, gives metad the
+ * record, the channel and the package, boots the appliance through the
+ * instance's hypervisor, judges the agent's progress reports and tears
+ * everything down on every path; the master follows it with session_wait.
  */
 #include "gnt-noded-appliance.h"
 
@@ -23,6 +23,7 @@
 #include "gnt-package.h"
 #include "gnt-noded-metad.h"
 #include "gnt-noded-private.h"
+#include "gnt-noded-session.h"
 #include "gnt-secret.h"
 
 #define APPLIANCE_WORK_DIR	"appliance" /* below the run directory: console logs */
@@ -189,52 +190,6 @@ gnt_rpc_node_channel_close(GntRpcNode *node, const gchar *name)
 	(void)g_unlink(path);
 	(void)g_rmdir(dir); /* when it was the last */
 	g_info("channel of instance '%s' closed", name);
-}
-
-/* --- the runs of this process -------------------------------------------- */
-
-static GMutex runs_lock;
-static GHashTable *runs;	  /* token -> instance name */
-static GHashTable *run_instances; /* instance names */
-
-static gboolean
-run_register(const gchar *token, const gchar *instance, GError **error)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-
-	if (runs == NULL) {
-		runs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-		run_instances = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	}
-	if (g_hash_table_contains(run_instances, instance) || g_hash_table_contains(runs, token)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-			    "an install appliance runs for instance '%s' already", instance);
-		return FALSE;
-	}
-	g_hash_table_insert(runs, g_strdup(token), g_strdup(instance));
-	g_hash_table_add(run_instances, g_strdup(instance));
-	return TRUE;
-}
-
-static void
-run_unregister(const gchar *token)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-	const gchar *instance = g_hash_table_lookup(runs, token);
-
-	if (instance == NULL)
-		return;
-	g_hash_table_remove(run_instances, instance);
-	g_hash_table_remove(runs, token);
-}
-
-/* The instance of the run @token; NULL when none runs. (transfer full) */
-static gchar *
-run_dup_instance(const gchar *token)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-
-	return runs != NULL ? g_strdup(g_hash_table_lookup(runs, token)) : NULL;
 }
 
 /* --- the guest's OS environment ------------------------------------------ */
@@ -721,13 +676,14 @@ new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GEr
  * the last boot's domain (noded answers when qemu is gone, libvirt says
  * "stopped" up to 2 s later): it waits for that, at most 10 s. */
 static gboolean
-boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_tail, GError **error)
+boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, GCancellable *cancellable,
+	  gchar **console_tail, GError **error)
 {
 	for (guint tries = 0;; tries++) {
 		g_autoptr(GError) local = NULL;
 
 		g_clear_pointer(console_tail, g_free);
-		if (gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, &local))
+		if (gnt_hypervisor_run_appliance(hv, app, cancellable, console_tail, &local))
 			return TRUE;
 		if (boot == 1 || tries >= 100 ||
 		    !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
@@ -744,8 +700,8 @@ boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_ta
  * *@entries: the progress collected at the end. */
 static gboolean
 run_boots(GntRpcNode *node, GntHypervisor *hv, GntHvAppliance *app, const gchar *control,
-	  const gchar *name, gboolean with_steps, JsonArray **entries, gchar **console_tail,
-	  GError **error)
+	  const gchar *name, gboolean with_steps, GCancellable *cancellable, JsonArray **entries,
+	  gchar **console_tail, GError **error)
 {
 	g_autofree gchar *identity = dup_appliance_identity(node, app);
 
@@ -755,7 +711,7 @@ run_boots(GntRpcNode *node, GntHypervisor *hv, GntHvAppliance *app, const gchar 
 
 		if (with_steps && !new_boot_token(control, name, app, error))
 			return FALSE;
-		if (!boot_once(hv, app, boot, console_tail, error)) {
+		if (!boot_once(hv, app, boot, cancellable, console_tail, error)) {
 			*entries = collect_progress(control, name);
 			return FALSE;
 		}
@@ -847,7 +803,7 @@ result_to_json(gdouble seconds, JsonArray *entries, const gchar *console_tail)
  * records what to undo. */
 static JsonNode *
 run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teardown *t,
-	      GError **error)
+	      GntNodedSession *session, GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntHvChannelNic) channel = NULL;
@@ -901,8 +857,15 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 		return NULL;
 	g_info("install appliance of instance '%s' starting (%s, timeout %u s)", spec->name,
 	       channel->tap != NULL ? channel->tap : "unix socket", app->timeout_s);
-	ran = run_boots(node, hv, app, t->control, spec->name, options->steps != NULL, &entries,
-			&console_tail, &run_error);
+	if (!gnt_noded_session_write_state(t->work_dir, spec->hypervisor, t->keep_record, error))
+		return NULL;
+	ran = run_boots(node, hv, app, t->control, spec->name, options->steps != NULL,
+			gnt_noded_session_get_cancellable(session), &entries, &console_tail,
+			&run_error);
+	/* the final answer carries them all, failed or not: teardown clears
+	 * metad's */
+	if (entries != NULL)
+		gnt_noded_session_set_entries(session, entries);
 	if (!ran) {
 		g_propagate_error(error, g_steal_pointer(&run_error));
 		return NULL;
@@ -917,62 +880,114 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 			      console_tail);
 }
 
-static JsonNode *
-appliance_run_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
+/* One session of the appliance: what its thread holds. */
+typedef struct {
+	GntRpcNode *node;
+	JsonArray *request; /* the spec points into it */
+	/* the options, deep-copied: noded wipes the request's once the
+	 * start has answered; the session wipes its copy at its end */
+	JsonObject *options_copy;
+	GntRpcNodeSpec *spec;
+	RunOptions options;
+	gchar *control;
+} ApplianceSession;
+
+static void
+appliance_session_free(gpointer data)
 {
-	GntRpcNode *node = user_data;
-	g_autoptr(GntRpcNodeSpec) spec = NULL;
-	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
-	RunOptions options = {0};
-	const gchar *token = gnt_rpc_args_get_string(args, "token");
-	Teardown t = {.node = node, .control = control};
+	ApplianceSession *self = data;
+
+	if (self->options_copy != NULL) {
+		g_autoptr(JsonNode) options = gnt_json_node_new_object(self->options_copy);
+
+		gnt_json_node_wipe_strings(options);
+	}
+	g_clear_pointer(&self->spec, gnt_rpc_node_spec_free);
+	json_array_unref(self->request);
+	g_free(self->control);
+	g_free(self);
+}
+
+static JsonNode *
+appliance_session_body(GntNodedSession *session, gpointer data, GError **error)
+{
+	ApplianceSession *self = data;
+	Teardown t = {.node = self->node, .control = self->control, .name = self->spec->name};
 	const gchar *mac = NULL, *ip = NULL;
 	JsonNode *result;
 
-	if (!gnt_rpc_node_check_name(token, "token", error) ||
-	    !parse_options(gnt_rpc_args_get_object(args, "options"), &options, error))
+	if (!gnt_rpc_node_spec_get_communication(self->spec, &t.keep_record, &mac, &ip, error))
 		return NULL;
-	spec = gnt_rpc_node_spec_parse(args, error);
-	if (spec == NULL || !run_register(token, spec->name, error))
-		return NULL;
-	t.name = spec->name;
-	if (!gnt_rpc_node_spec_get_communication(spec, &t.keep_record, &mac, &ip, error)) {
-		run_unregister(token);
-		return NULL;
-	}
-	result = run_appliance(node, spec, &options, &t, error);
+	result = run_appliance(self->node, self->spec, &self->options, &t, session, error);
 	teardown(&t);
-	gnt_metadata_wipe_secrets(options.record);
-	if (options.package_password != NULL)
-		gnt_secret_wipe_string((gchar *)options.package_password);
-	run_unregister(token);
 	return result;
 }
 
-static JsonNode *
-appliance_run_status_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
+/* The progress the agent has reported to metad since @since. */
+static JsonArray *
+appliance_session_fetch(gpointer data, guint64 since)
 {
-	GntRpcNode *node = user_data;
-	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
-	g_autofree gchar *instance = NULL;
-	g_autoptr(JsonArray) entries = NULL;
-	const gchar *token = gnt_rpc_args_get_string(args, "token");
-	JsonObject *obj;
+	ApplianceSession *self = data;
+	g_autoptr(GError) local_error = NULL;
+	g_autoptr(JsonNode) progress =
+		gnt_metad_client_get_progress(self->control, self->spec->name, since, &local_error);
+	JsonArray *entries = NULL;
 
-	obj = json_object_new();
-	instance = run_dup_instance(token);
-	if (instance == NULL) {
-		json_object_set_member(obj, "state", gnt_json_node_new_string("unknown"));
-		return gnt_json_node_new_object(obj);
+	if (progress == NULL || !JSON_NODE_HOLDS_OBJECT(progress) ||
+	    !gnt_json_get_array(json_node_get_object(progress), "entries", &entries, NULL))
+		return json_array_new();
+	return json_array_ref(entries);
+}
+
+static JsonNode *
+appliance_start_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
+{
+	ApplianceSession *self = g_new0(ApplianceSession, 1);
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
+
+	self->node = user_data;
+	self->request = json_array_ref(gnt_rpc_args_get_array(args));
+	self->control = gnt_metad_dup_control_socket(self->node->paths);
+	self->options_copy = gnt_json_object_deep_copy(gnt_rpc_args_get_object(args, "options"));
+	if (!gnt_rpc_node_check_name(token, "token", error) ||
+	    !parse_options(self->options_copy, &self->options, error) ||
+	    (self->spec = gnt_rpc_node_spec_parse(args, error)) == NULL) {
+		appliance_session_free(self);
+		return NULL;
 	}
-	entries = collect_progress(control, instance);
-	json_object_set_member(obj, "state", gnt_json_node_new_string("running"));
-	json_object_set_member(obj, "entries", gnt_json_node_new_array(json_array_ref(entries)));
-	return gnt_json_node_new_object(obj);
+	if (!gnt_noded_session_start(token, self->spec->name, appliance_session_body,
+				     appliance_session_fetch, self, appliance_session_free, error))
+		return NULL;
+	return gnt_json_node_new_string(token);
+}
+
+void
+gnt_rpc_node_appliance_recover(GntRpcNode *node)
+{
+	g_autofree gchar *dir =
+		g_build_filename(gnt_paths_get_run_dir(node->paths), APPLIANCE_WORK_DIR, NULL);
+	g_autoptr(GPtrArray) left = gnt_noded_session_find_left(dir);
+
+	for (guint i = 0; i < left->len; i++) {
+		GntNodedSessionLeft *run = g_ptr_array_index(left, i);
+		g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
+		Teardown t = {.node = node,
+			      .name = run->name,
+			      .control = control,
+			      .record_pushed = TRUE,
+			      .keep_record = run->keep_record,
+			      .channel_open = TRUE,
+			      .package_given = TRUE,
+			      .work_dir = g_strdup(run->work_dir)};
+
+		g_message("install appliance of instance '%s': removing what a killed noded left",
+			  run->name);
+		gnt_noded_session_destroy_domain(node, run);
+		teardown(&t);
+	}
 }
 
 const GntRpcProcedure gnt_rpc_node_appliance_procedures[] = {
-	{"appliance_run", appliance_run_procedure},
-	{"appliance_run_status", appliance_run_status_procedure},
+	{"appliance_start", appliance_start_procedure},
 	{NULL},
 };

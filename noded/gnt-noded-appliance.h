@@ -12,20 +12,27 @@ G_BEGIN_DECLS
  * "Running"), called with the GntRpcNode as user data
  * (gnt_rpc_node_add_instance_procedures registers them):
  *
- *	appliance_run [spec, token, options]
+ *	appliance_start [spec, token, options]
  *		options {"record", "package_url", "package_username",
- *		"package_password", "timeout", "debug"}: makes the instance's
- *		channel, pushes the record and the channel to metad, fetches
- *		and sanitizes the package and gives it to metad, boots the
+ *		"package_password", "timeout", "debug", "reinstall", "steps"}:
+ *		starts install session @token (gnt-noded-session.h) and
+ *		answers at once. The session makes the instance's channel,
+ *		pushes the record and the channel to metad, fetches and
+ *		sanitizes the package and gives it to metad, boots the
  *		appliance and waits for it; tears everything down on every
- *		path. Returns {"seconds", "steps": [progress entries],
- *		"console_tail"}; fails naming the step the agent reported
+ *		path. Its entries are the agent's progress reports, its
+ *		result {"seconds", "steps": [progress entries],
+ *		"console_tail"}; it fails naming the step the agent reported
  *		failed, or the timeout with the console's last lines.
- *	appliance_run_status [token]
- *		while that call runs: {"state": "running", "entries": [...]};
- *		else {"state": "unknown"}
  */
 extern const GntRpcProcedure gnt_rpc_node_appliance_procedures[];
+
+/* What appliance sessions a killed noded left (<run>/appliance/<name>):
+ * the domain destroyed, the channel, metad's package, progress and record
+ * (unless the instance keeps it), the directory. Called when noded
+ * starts; failures are logged. */
+void
+gnt_rpc_node_appliance_recover(GntRpcNode *node);
 
 /* Where the node keeps the built appliance: <data>/appliance (transfer full) */
 gchar *

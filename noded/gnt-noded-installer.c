@@ -1,10 +1,11 @@
 /*
  * noded's kickstart install procedures (gnt-noded-installer.h,
- * doc/kickstart.md "Running the installer"): installer_run boots a
- * transient installer domain on the instance's disks and channel, follows
- * the installer's callbacks through metad's long poll by two clocks, and
- * tears everything down on every path; installer_run_status answers, from
- * another worker thread, the callbacks so far.
+ * doc/kickstart.md "Running the installer"): installer_start starts an
+ * install session (gnt-noded-session.h) that boots a transient installer
+ * domain on the instance's disks and channel, follows the installer's
+ * callbacks through metad's long poll by two clocks (each callback goes to
+ * the master's session_wait at once), and tears everything down on every
+ * path.
  */
 #include "gnt-noded-installer.h"
 
@@ -20,6 +21,7 @@
 #include "gnt-metadata.h"
 #include "gnt-noded-appliance.h"
 #include "gnt-noded-cache.h"
+#include "gnt-noded-session.h"
 #include "gnt-secret.h"
 
 #define INSTALLER_WORK_DIR "installer" /* below the run directory: console logs */
@@ -45,53 +47,6 @@ gnt_installer_dup_cmdline(const gchar *ip, gboolean stage2, const gchar *extra_a
 	if (extra_args != NULL && *extra_args != '\0')
 		g_string_append_printf(cmdline, " %s", extra_args);
 	return g_string_free(cmdline, FALSE);
-}
-
-/* --- the runs of this process -------------------------------------------- */
-
-static GMutex runs_lock;
-static GHashTable *runs; /* token -> instance name */
-
-static gboolean
-run_register(const gchar *token, const gchar *instance, GError **error)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-	GHashTableIter iter;
-	gpointer value = NULL;
-
-	if (runs == NULL)
-		runs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	g_hash_table_iter_init(&iter, runs);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		if (g_str_equal(value, instance)) {
-			g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-				    "an installer runs for instance '%s' already", instance);
-			return FALSE;
-		}
-	}
-	if (g_hash_table_contains(runs, token)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
-			    "installer run '%s' exists already", token);
-		return FALSE;
-	}
-	g_hash_table_insert(runs, g_strdup(token), g_strdup(instance));
-	return TRUE;
-}
-
-static void
-run_unregister(const gchar *token)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-
-	g_hash_table_remove(runs, token);
-}
-
-static gchar *
-run_dup_instance(const gchar *token)
-{
-	G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&runs_lock);
-
-	return runs != NULL ? g_strdup(g_hash_table_lookup(runs, token)) : NULL;
 }
 
 /* --- options ------------------------------------------------------------- */
@@ -235,63 +190,27 @@ run_teardown(Run *run)
 	g_free(run->control);
 }
 
-#define RUN_STATE_FILE "run.json"
-
-/* What gnt_rpc_node_installer_recover() needs should noded be killed:
- * the hypervisor and whether the record is the instance's own. */
-static gboolean
-write_run_state(Run *run, const gchar *hypervisor, GError **error)
-{
-	g_autofree gchar *path = g_build_filename(run->work_dir, RUN_STATE_FILE, NULL);
-	g_autoptr(GString) text = g_string_new("{\"hypervisor\": ");
-
-	gnt_json_append_string(text, hypervisor);
-	g_string_append_printf(text, ", \"keep_record\": %s}\n",
-			       run->keep_record ? "true" : "false");
-	if (!g_file_set_contents(path, text->str, (gssize)text->len, error)) {
-		gnt_error_convert(error);
-		return FALSE;
-	}
-	return TRUE;
-}
-
 void
 gnt_rpc_node_installer_recover(GntRpcNode *node)
 {
 	g_autofree gchar *dir =
 		g_build_filename(gnt_paths_get_run_dir(node->paths), INSTALLER_WORK_DIR, NULL);
-	g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
-	const gchar *name = NULL;
+	g_autoptr(GPtrArray) left = gnt_noded_session_find_left(dir);
 
-	while (handle != NULL && (name = g_dir_read_name(handle)) != NULL) {
-		g_autofree gchar *state = g_build_filename(dir, name, RUN_STATE_FILE, NULL);
-		g_autofree gchar *text = NULL;
-		g_autoptr(JsonNode) parsed = NULL;
-		g_autoptr(GntHypervisor) hv = NULL;
-		g_autoptr(GError) local_error = NULL;
-		const gchar *hypervisor = NULL;
+	for (guint i = 0; i < left->len; i++) {
+		GntNodedSessionLeft *found = g_ptr_array_index(left, i);
 		Run run = {.node = node,
-			   .name = name,
+			   .name = found->name,
 			   .control = gnt_metad_dup_control_socket(node->paths),
+			   .keep_record = found->keep_record,
 			   .record_pushed = TRUE,
 			   .channel_open = TRUE,
 			   .session_given = TRUE,
-			   .work_dir = g_build_filename(dir, name, NULL)};
+			   .work_dir = g_strdup(found->work_dir)};
 
-		if (g_file_get_contents(state, &text, NULL, NULL))
-			parsed = gnt_json_parse(text, -1, NULL);
-		if (parsed != NULL && JSON_NODE_HOLDS_OBJECT(parsed)) {
-			JsonObject *obj = json_node_get_object(parsed);
-
-			(void)gnt_json_get_string(obj, "hypervisor", &hypervisor, NULL);
-			(void)gnt_json_get_bool(obj, "keep_record", &run.keep_record, NULL);
-		}
-		g_message("installer of instance '%s': removing what a killed noded left", name);
-		hv = hypervisor != NULL
-			     ? gnt_rpc_node_get_hypervisor(node, hypervisor, &local_error)
-			     : NULL;
-		if (hv != NULL && !gnt_hypervisor_destroy_appliance(hv, name, &local_error))
-			g_warning("installer of instance '%s': %s", name, local_error->message);
+		g_message("installer of instance '%s': removing what a killed noded left",
+			  found->name);
+		gnt_noded_session_destroy_domain(node, found);
 		run_teardown(&run);
 	}
 }
@@ -430,6 +349,7 @@ typedef struct {
 	gchar *error_message;
 	JsonArray *events; /* all of them, in order */
 	guint64 next;
+	GntNodedSession *session; /* told of each event at once */
 } Watch;
 
 /* Takes the events of metad's answer @answer. */
@@ -453,6 +373,8 @@ watch_take(Watch *watch, JsonObject *answer)
 		watch->next = (guint64)next;
 	if (!gnt_json_get_array(answer, "events", &events, NULL))
 		return;
+	if (watch->session != NULL)
+		gnt_noded_session_publish(watch->session, events);
 	for (guint i = 0; i < json_array_get_length(events); i++) {
 		JsonObject *event = json_array_get_object_element(events, i);
 		const gchar *status = NULL;
@@ -582,7 +504,8 @@ session_spec(const Options *options, const gchar *const *paths)
 }
 
 static JsonNode *
-run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GError **error)
+run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GntNodedSession *install,
+	      GError **error)
 {
 	g_autoptr(GntHypervisor) hv = NULL;
 	g_autoptr(GntHvChannelNic) channel = NULL;
@@ -590,14 +513,14 @@ run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GError **error)
 	g_autoptr(JsonObject) session = NULL;
 	g_autoptr(JsonObject) own_record = NULL;
 	JsonObject *record = NULL;
-	g_autoptr(GCancellable) cancellable = g_cancellable_new();
+	GCancellable *cancellable = gnt_noded_session_get_cancellable(install);
 	g_autofree gchar *why_cancelled = NULL;
 	const gchar *paths[4] = {NULL};
 	const gchar *mac = spec->instance->communication_mac;
 	const gchar *ip = spec->instance->communication_ip;
 	gint64 started = g_get_monotonic_time();
 	Domain domain = {0};
-	Watch watch = {.events = json_array_new()};
+	Watch watch = {.events = json_array_new(), .session = install};
 	g_autoptr(JsonArray) events = watch.events;
 	const gchar *tail = NULL;
 	JsonNode *result = NULL;
@@ -619,11 +542,8 @@ run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GError **error)
 	}
 	run->work_dir = g_build_filename(gnt_paths_get_run_dir(run->node->paths),
 					 INSTALLER_WORK_DIR, spec->name, NULL);
-	if (g_mkdir_with_parents(run->work_dir, 0700) != 0) {
-		gnt_error_set_errno(error, errno, run->work_dir);
-		return NULL;
-	}
-	if (!write_run_state(run, spec->hypervisor, error))
+	if (!gnt_noded_session_write_state(run->work_dir, spec->hypervisor, run->keep_record,
+					   error))
 		return NULL;
 	/* the instance's record (its own metadata with communication=yes),
 	 * else only its name: the channel needs metad to know it */
@@ -695,59 +615,70 @@ run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GError **error)
 	return result;
 }
 
-static JsonNode *
-installer_run_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
-{
-	GntRpcNode *node = user_data;
-	g_autoptr(GntRpcNodeSpec) spec = NULL;
-	JsonObject *raw = gnt_rpc_args_get_object(args, "options");
-	const gchar *token = gnt_rpc_args_get_string(args, "token");
-	Options options = {0};
-	Run run = {.node = node, .control = gnt_metad_dup_control_socket(node->paths)};
-	JsonNode *result = NULL;
+/* One kickstart install session: what its thread holds. */
+typedef struct {
+	GntRpcNode *node;
+	JsonArray *request; /* the spec points into it */
+	/* the options, deep-copied: noded wipes the request's once the
+	 * start has answered; the session wipes its copy (the token, the
+	 * kickstart) at its end */
+	JsonObject *options_copy;
+	GntRpcNodeSpec *spec;
+	Options options;
+} InstallerSession;
 
-	if (!gnt_rpc_node_check_name(token, "token", error) ||
-	    !parse_options(raw, &options, error) ||
-	    (spec = gnt_rpc_node_spec_parse(args, error)) == NULL ||
-	    !run_register(token, spec->name, error)) {
-		g_free(run.control);
-		return NULL;
+static void
+installer_session_free(gpointer data)
+{
+	InstallerSession *self = data;
+
+	if (self->options_copy != NULL) {
+		g_autoptr(JsonNode) options = gnt_json_node_new_object(self->options_copy);
+
+		gnt_json_node_wipe_strings(options);
 	}
-	run.name = spec->name;
-	run.keep_record = spec->instance->communication;
-	result = run_installer(&run, spec, &options, error);
+	g_clear_pointer(&self->spec, gnt_rpc_node_spec_free);
+	json_array_unref(self->request);
+	g_free(self);
+}
+
+static JsonNode *
+installer_session_body(GntNodedSession *session, gpointer data, GError **error)
+{
+	InstallerSession *self = data;
+	Run run = {.node = self->node,
+		   .name = self->spec->name,
+		   .control = gnt_metad_dup_control_socket(self->node->paths),
+		   .keep_record = self->spec->instance->communication};
+	JsonNode *result = run_installer(&run, self->spec, &self->options, session, error);
+
 	run_teardown(&run);
-	run_unregister(token);
-	/* the options held the token and the kickstart (secret) */
-	gnt_secret_wipe_string((gchar *)options.agent_token);
-	gnt_secret_wipe_string((gchar *)options.kickstart);
-	if (options.record != NULL)
-		gnt_metadata_wipe_secrets(options.record);
 	return result;
 }
 
 static JsonNode *
-installer_run_status_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
+installer_start_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
-	GntRpcNode *node = user_data;
-	g_autofree gchar *control = gnt_metad_dup_control_socket(node->paths);
-	g_autofree gchar *instance = run_dup_instance(gnt_rpc_args_get_string(args, "token"));
-	JsonObject *obj = json_object_new();
-	Watch watch = {.events = json_array_new()};
+	InstallerSession *self = g_new0(InstallerSession, 1);
+	const gchar *token = gnt_rpc_args_get_string(args, "token");
 
-	if (instance == NULL || !watch_poll(&watch, control, instance, 0)) {
-		json_array_unref(watch.events);
-		json_object_set_string_member(obj, "state", "unknown");
-		return gnt_json_node_new_object(obj);
+	self->node = user_data;
+	self->request = json_array_ref(gnt_rpc_args_get_array(args));
+	self->options_copy = gnt_json_object_deep_copy(gnt_rpc_args_get_object(args, "options"));
+	if (!gnt_rpc_node_check_name(token, "token", error) ||
+	    !parse_options(self->options_copy, &self->options, error) ||
+	    (self->spec = gnt_rpc_node_spec_parse(args, error)) == NULL) {
+		installer_session_free(self);
+		return NULL;
 	}
-	g_free(watch.error_message);
-	json_object_set_string_member(obj, "state", "running");
-	json_object_set_array_member(obj, "events", watch.events);
-	return gnt_json_node_new_object(obj);
+	/* metad's events come to the session as they happen: no fetch */
+	if (!gnt_noded_session_start(token, self->spec->name, installer_session_body, NULL, self,
+				     installer_session_free, error))
+		return NULL;
+	return gnt_json_node_new_string(token);
 }
 
 const GntRpcProcedure gnt_rpc_node_installer_procedures[] = {
-	{"installer_run", installer_run_procedure},
-	{"installer_run_status", installer_run_status_procedure},
+	{"installer_start", installer_start_procedure},
 	{NULL},
 };

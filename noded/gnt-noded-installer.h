@@ -11,7 +11,7 @@ G_BEGIN_DECLS
  * noded's kickstart install procedures (doc/kickstart.md "Running the
  * installer"), with the GntRpcNode as user data:
  *
- *	installer_run [spec, token, options]
+ *	installer_start [spec, token, options]
  *		options {"record", "kickstart", "agent_token",
  *		"kernel", "initrd", "stage2", "liveimg": {"url", "sha256"}
  *		(a path on the node, or an http(s) URL with its SHA-256,
@@ -26,19 +26,18 @@ G_BEGIN_DECLS
  *		from "start" to "end". After "end" it waits the grace period
  *		for the power-off, then destroys the domain. Tears everything
  *		down on every path (domain, tap, metad's session and record,
- *		the cache's artifacts). Returns {"seconds", "events",
- *		"console_tail"}; fails with the installer's error message,
- *		"installer powered off without reporting end", or a clock's
- *		timeout, each with the console's last lines.
- *	installer_run_status [token]
- *		while that call runs: {"state": "running", "events": [...]}
- *		(metad's events: start, end, error, refused, ignored); else
- *		{"state": "unknown"}
+ *		the cache's artifacts), in an install session named @token
+ *		(gnt-noded-session.h) it answers with at once. The session's
+ *		entries are metad's events (start, end, error, refused,
+ *		ignored), its result {"seconds", "events", "console_tail"};
+ *		it fails with the installer's error message, "installer
+ *		powered off without reporting end", or a clock's timeout,
+ *		each with the console's last lines.
  */
 extern const GntRpcProcedure gnt_rpc_node_installer_procedures[];
 
-/* What runs that a killed noded left (their work directories under
- * <run>/installer, each with its run.json): the installer domain
+/* What sessions a killed noded left (their work directories under
+ * <run>/installer, gnt_noded_session_find_left()): the installer domain
  * destroyed, metad's session (when metad answers) and the channel removed,
  * the record unless the instance keeps it, the directory. Called when
  * noded starts; failures are logged. */

@@ -12,6 +12,7 @@
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-noded-private.h"
+#include "gnt-noded-session.h"
 
 /* Disk @index of the spec, or GNT_ERROR_INVALID naming the instance. */
 static GntDiskSpec *
@@ -39,7 +40,8 @@ blockdev_create_procedure(const GntRpcArgs *args, gpointer user_data, GError **e
 }
 
 /* The disks, then the instance's state directory: its UEFI variables are
- * as much the instance's as its disks. */
+ * as much the instance's as its disks. An install session still on the
+ * disks (its master gone) ends first. */
 static JsonNode *
 blockdev_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **error)
 {
@@ -47,7 +49,10 @@ blockdev_remove_procedure(const GntRpcArgs *args, gpointer user_data, GError **e
 	g_autofree gchar *state_dir = NULL;
 
 	spec = gnt_rpc_node_spec_parse(args, error);
-	if (spec == NULL || !gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
+	if (spec == NULL)
+		return NULL;
+	gnt_noded_session_abort_instance(spec->name);
+	if (!gnt_disk_store_remove(spec->store, spec->name, spec->disks, error))
 		return NULL;
 	state_dir = gnt_rpc_node_dup_instance_state_dir(user_data, spec, error);
 	if (state_dir == NULL || !gnt_rpc_node_remove_flat_dir(state_dir, error)) {

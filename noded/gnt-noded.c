@@ -11,6 +11,7 @@
 #include "gnt-os-script.h"
 #include "gnt-noded-appliance.h"
 #include "gnt-noded-installer.h"
+#include "gnt-noded-session.h"
 #include "gnt-noded-image.h"
 #include "gnt-noded-metad.h"
 #include "gnt-tls.h"
@@ -185,6 +186,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_verify_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_appliance_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_installer_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_session_procedures, node);
 }
 
 gboolean

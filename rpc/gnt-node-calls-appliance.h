@@ -5,16 +5,14 @@
 G_BEGIN_DECLS
 
 /*
- * The master's call of noded's appliance_run (noded/gnt-noded-appliance.h,
- * doc/appliance.md "Running"), for the install's appliance step, in the
- * manner of gnt_node_call_image_write(): @node is the node record,
- * failures name the node.
+ * The master's calls of noded's appliance_start (noded/gnt-noded-appliance.h,
+ * doc/appliance.md "Running" and "Sessions"), for the install's appliance
+ * step: @node is the node record, failures name the node. The session is
+ * followed with gnt_node_call_session_follow() (gnt-node-calls-session.h).
  */
 
-/* how often the master asks for the progress while the appliance runs */
-#define GNT_NODE_CALL_APPLIANCE_POLL_MS 500
-/* the call's own timeout is the options' "timeout" plus this (the channel,
- * the package's download, the teardown) */
+/* the session's timeout on the master is the options' "timeout" plus this
+ * (the channel, the package's download, the teardown) */
 #define GNT_NODE_CALL_APPLIANCE_MARGIN_S 600
 
 /* One progress entry the agent reported ({"seq", "time", "step", "state",
@@ -22,14 +20,22 @@ G_BEGIN_DECLS
  * calling thread. */
 typedef void (*GntNodeCallApplianceProgressFunc)(JsonObject *entry, gpointer user_data);
 
-/*
- * Runs the install appliance for the spec's instance with @options
+/* Starts the install appliance for the spec's instance with @options
  * ({"record", "package_url", "package_username", "package_password",
- * "timeout", "debug"}, contracts §6) and hands each new progress entry to
- * @progress (nullable), asking the node every
- * GNT_NODE_CALL_APPLIANCE_POLL_MS; the entries of the final answer that
- * the polls missed follow before it returns. Returns the node's answer
- * {"seconds", "steps", "console_tail"}. (transfer full)
+ * "timeout", "debug", "reinstall", "steps"}); returns the session's token
+ * (transfer full). */
+gchar *
+gnt_node_call_appliance_start(GntRpcClient *client, JsonObject *node, JsonObject *spec,
+			      JsonObject *options, GError **error);
+/* How long the master follows a session started with @options. */
+guint
+gnt_node_call_appliance_timeout(JsonObject *options);
+
+/*
+ * Starts the appliance and follows its session to the end, handing each
+ * progress entry to @progress (nullable), the ones the final answer
+ * carries too. Returns the session's result {"seconds", "steps",
+ * "console_tail"}. (transfer full)
  */
 JsonObject *
 gnt_node_call_appliance_run(GntRpcClient *client, JsonObject *node, JsonObject *spec,

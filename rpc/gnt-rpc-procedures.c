@@ -136,21 +136,27 @@ const GntRpcProcedureDef gnt_rpc_procedure_defs[] = {
 		   .max = G_MAXINT64,
 		   .optional = TRUE}}},
 	{.name = "image_write_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
-	/* the master waits the options' timeout and a margin (gnt-node-calls-appliance.h) */
-	{.name = "appliance_run",
+	/* install sessions (doc/appliance.md "Sessions"): the start answers
+	 * at once, the master follows the session with long polls */
+	{.name = "appliance_start",
 	 .timeout_s = 600,
 	 .args = {ARG_SPEC,
 		  ARG_STRING("token"),
 		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
-	{.name = "appliance_run_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
-	/* kickstart installs (doc/kickstart.md "Running the installer"): the
-	 * master polls the status and waits the clocks and a margin */
-	{.name = "installer_run",
+	/* kickstart installs (doc/kickstart.md "Running the installer") */
+	{.name = "installer_start",
 	 .timeout_s = 600,
 	 .args = {ARG_SPEC,
 		  ARG_STRING("token"),
 		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
-	{.name = "installer_run_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
+	{.name = "session_wait",
+	 .timeout_s = 30,
+	 .timeout_arg = "wait_s",
+	 .args = {ARG_STRING("token"),
+		  {.name = "since", .type = GNT_RPC_ARG_UINT, .max = G_MAXINT64},
+		  {.name = "wait_s", .type = GNT_RPC_ARG_UINT, .max = 300}}},
+	/* an abort waits for the session's teardown */
+	{.name = "session_abort", .timeout_s = 300, .args = {ARG_STRING("token")}},
 	/* metad's records (doc/metad.md): the record holds the secrets' placeholder */
 	{.name = "metad_push",
 	 .timeout_s = 60,

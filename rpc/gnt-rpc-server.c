@@ -133,6 +133,34 @@ rpc_call_run(GTask *task, gpointer source, gpointer task_data, GCancellable *can
 	g_task_return_boolean(task, TRUE);
 }
 
+/* The calls' threads: GIO's own pool for tasks grows by one thread only
+ * every 100 ms or so once 10 are busy, and an install session's long poll
+ * (session_wait, doc/appliance.md "Sessions") keeps one busy for up to
+ * 25 s: twenty of them would make every other call wait. One thread per
+ * call in flight, at most one per connection served. */
+static void
+rpc_pool_run(gpointer data, gpointer user_data)
+{
+	g_autoptr(GTask) task = data;
+
+	(void)user_data;
+	rpc_call_run(task, g_task_get_source_object(task), g_task_get_task_data(task), NULL);
+}
+
+static GThreadPool *
+rpc_pool_get(void)
+{
+	static gsize pool;
+
+	if (g_once_init_enter(&pool)) {
+		GThreadPool *made =
+			g_thread_pool_new(rpc_pool_run, NULL, RPC_MAX_CLIENTS, FALSE, NULL);
+
+		g_once_init_leave(&pool, (gsize)made);
+	}
+	return (GThreadPool *)pool;
+}
+
 /* Back in the server's context: answer (into the void when the client has
  * gone meanwhile). */
 static void
@@ -205,7 +233,7 @@ handle_request(GntHttpRequest *request, gpointer user_data)
 	g_task_set_task_data(task, call, (GDestroyNotify)rpc_call_free);
 	self->n_running++;
 	g_debug("calling '%s' for %s", name, request->remote_address);
-	g_task_run_in_thread(task, rpc_call_run);
+	g_thread_pool_push(rpc_pool_get(), g_object_ref(task), NULL);
 }
 
 /* The handshake's check (in its thread): the cluster CA's master. */

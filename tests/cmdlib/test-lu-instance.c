@@ -431,7 +431,25 @@ assert_in_order(const gchar *text, const gchar *const *needles)
 	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}, {\"size\": 64}, {\"size\": 64}], " \
 	"\"nics\": [], \"start\": false, \"tags\": [\"CUSTOM_I\"]"
 
-/* appliance_run's answer as a node gives it: a start (metad's, naming the
+/* The node's install session (appliance_start, installer_start) ends with
+ * @result, whose @entries member ("steps", "events") its session_wait
+ * hands on. */
+static void
+fake_session_done(LuFx *fx, const gchar *result, const gchar *entries)
+{
+	g_autoptr(JsonNode) parsed = gnt_json_parse(result, -1, NULL);
+	g_autoptr(GString) answer = g_string_new("{\"state\": \"done\", \"entries\": ");
+	g_autofree gchar *list = NULL;
+	g_autofree gchar *own = NULL;
+
+	g_assert_nonnull(parsed);
+	list = gnt_json_to_string(json_object_get_member(json_node_get_object(parsed), entries));
+	own = gnt_json_to_string(parsed);
+	g_string_append_printf(answer, "%s, \"result\": %s}", list, own);
+	fake_node_answer(fx->nodes, "session_wait", answer->str);
+}
+
+/* appliance_start's session as a node gives it: a start (metad's, naming the
  * row) and a result for each of @ids (NULL-terminated), whose agent step
  * is @steps'. */
 static gchar *
@@ -500,16 +518,15 @@ test_create_inband(LuFx *fx, gconstpointer data)
 	store_init(&store);
 	store_add(&store, TEMPLATE_I);
 	node1_set_tags(fx, "CUSTOM_I");
-	fake_node_answer(fx->nodes, "appliance_run", answer);
-	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_session_done(fx, answer, "steps");
 	fake_node_clear_calls(fx->nodes);
 	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}");
 	log = job_log_text(fx, id);
 	assert_in_order(log, order);
 	/* one boot, the in-band rows in the plan's order with their args */
-	g_assert_nonnull(fake_node_find_call(fx->nodes, "appliance_run", 1));
-	g_assert_null(fake_node_find_call(fx->nodes, "appliance_run", 2));
-	call = fake_node_find_call(fx->nodes, "appliance_run", 1);
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "appliance_start", 1));
+	g_assert_null(fake_node_find_call(fx->nodes, "appliance_start", 2));
+	call = fake_node_find_call(fx->nodes, "appliance_start", 1);
 	sent = json_object_get_array_member(gnt_rpc_args_get_object(call->args, "options"),
 					    "steps");
 	g_assert_cmpuint(json_array_get_length(sent), ==, 4);
@@ -555,19 +572,18 @@ test_create_inband_two_sessions(LuFx *fx, gconstpointer data)
 	store_init(&store);
 	store_add(&store, TEMPLATE_I);
 	node1_set_tags(fx, "CUSTOM_I");
-	fake_node_answer(fx->nodes, "appliance_run", answer);
-	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_session_done(fx, answer, "steps");
 	fake_node_answer(fx->nodes, "image_write", "{\"bytes\": 1}");
 	fake_node_clear_calls(fx->nodes);
 	/* the second session gets the first's answer: its rows never report */
 	status = run_op(fx, "OP_INSTANCE_CREATE",
 			CREATE_WEB1_I ", \"os_image\": \"/srv/images/base.img\"}", &message);
 	g_assert_cmpstr(status, ==, "error");
-	call = fake_node_find_call(fx->nodes, "appliance_run", 1);
+	call = fake_node_find_call(fx->nodes, "appliance_start", 1);
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
 				 gnt_rpc_args_get_object(call->args, "options"), "steps")),
 			 ==, 1);
-	call = fake_node_find_call(fx->nodes, "appliance_run", 2);
+	call = fake_node_find_call(fx->nodes, "appliance_start", 2);
 	g_assert_nonnull(call);
 	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
 				 gnt_rpc_args_get_object(call->args, "options"), "steps")),
@@ -593,17 +609,18 @@ test_create_inband_fails(LuFx *fx, gconstpointer data)
 	store_init(&store);
 	store_add(&store, TEMPLATE_I);
 	node1_set_tags(fx, "CUSTOM_I");
-	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
-	fake_node_fail(fx->nodes, "appliance_run", 0, GNT_ERROR_ENVIRONMENT,
-		       "install appliance of instance 'web1': step 'zero_disk_start' failed: "
-		       "cannot zero the start of disk 0 '/dev/vda'; its output ended with: dd: "
-		       "I/O error");
+	fake_node_answer(
+		fx->nodes, "session_wait",
+		"{\"state\": \"failed\", \"entries\": [], \"ecode\": \"environment_error\", "
+		"\"error\": \"install appliance of instance 'web1': step 'zero_disk_start' "
+		"failed: cannot zero the start of disk 0 '/dev/vda'; its output ended with: "
+		"dd: I/O error\"}");
 	fake_node_clear_calls(fx->nodes);
 	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}", &message);
 	g_assert_cmpstr(status, ==, "error");
 	gnt_test_assert_contains(message,
 				 "install step 'appliance.zero_disk_start' failed: node "
-				 "'node1.example.com' (192.0.2.1:1811): appliance_run: install "
+				 "'node1.example.com': appliance_start: install "
 				 "appliance of instance 'web1': step 'zero_disk_start' failed");
 	gnt_test_assert_contains(message, "dd: I/O error");
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
@@ -621,7 +638,7 @@ test_create_inband_fails(LuFx *fx, gconstpointer data)
 	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, " \
 	"\"tags\": [\"CUSTOM_R\"]}"
 
-/* appliance_run's answer for the OS scripts and find_root reporting
+/* appliance_start's session result for the OS scripts and find_root reporting
  * @data. (transfer full) */
 static gchar *
 find_root_answer(const gchar *data)
@@ -670,8 +687,7 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 	store_init(&store);
 	store_add(&store, TEMPLATE_R);
 	node1_set_tags(fx, "CUSTOM_R");
-	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
-	fake_node_answer(fx->nodes, "appliance_run", good);
+	fake_session_done(fx, good, "steps");
 	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R);
 	log = job_log_text(fx, id);
 	assert_in_order(log, order);
@@ -681,7 +697,7 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 			==, "/dev/vda1");
 	expect_success(fx, "OP_INSTANCE_REMOVE", "{\"instance_name\": \"web1\"}");
 
-	fake_node_answer(fx->nodes, "appliance_run", bad);
+	fake_session_done(fx, bad, "steps");
 	fake_node_clear_calls(fx->nodes);
 	status = run_op(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R, &message);
 	g_assert_cmpstr(status, ==, "error");
@@ -1187,12 +1203,12 @@ test_kickstart_refused(LuFx *fx, gconstpointer data)
 	g_unlink(twice);
 }
 
-/* The @nth installer_run the node got: the catalog's installer and image,
+/* The @nth installer_start the node got: the catalog's installer and image,
  * the cluster's clocks, the rendered file with its token; the token. */
 static gchar *
 assert_installer_call(LuFx *fx, guint nth)
 {
-	const FakeCall *call = fake_node_find_call(fx->nodes, "installer_run", nth);
+	const FakeCall *call = fake_node_find_call(fx->nodes, "installer_start", nth);
 	JsonObject *options = NULL;
 	const gchar *token = NULL;
 
@@ -1238,10 +1254,11 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 
 	g_assert_true(g_file_set_contents(path, first, -1, NULL));
 	/* the installer's run on the node, its callbacks in its answer */
-	fake_node_answer(fx->nodes, "installer_run",
-			 "{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["
-			 "{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"
-			 "{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}");
+	fake_session_done(fx,
+			  "{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["
+			  "{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"
+			  "{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}",
+			  "events");
 	expect_success(fx, "OP_INSTANCE_CREATE", params);
 	web1 = dup_instance(fx, "web1");
 	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),

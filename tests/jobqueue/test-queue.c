@@ -454,6 +454,142 @@ test_restart_fails_running_requeues_queued(QueueFx *fx, gconstpointer data)
 	g_assert_cmpstr(status2, ==, "success");
 }
 
+/* ---- waiting jobs and resuming (doc/jobqueue.md) ---- */
+
+/* A unit that lends its worker back and waits until the test lets it go
+ * (as an install waits on its node session). */
+static GMutex waiter_lock;
+static GCond waiter_cond;
+static gboolean waiter_waiting;
+static gboolean waiter_go;
+
+static JsonNode *
+waiter_exec(GntLu *lu, GError **error)
+{
+	gnt_lu_release_worker(lu);
+	g_mutex_lock(&waiter_lock);
+	waiter_waiting = TRUE;
+	g_cond_broadcast(&waiter_cond);
+	while (!waiter_go)
+		g_cond_wait(&waiter_cond, &waiter_lock);
+	g_mutex_unlock(&waiter_lock);
+	gnt_lu_reclaim_worker(lu);
+	return gnt_json_node_new_string("waited");
+}
+
+static const GntLuClass waiter_unit = {.exec = waiter_exec};
+
+/* max_running 1: a job whose unit waits without its worker leaves room
+ * for another, which ends first; then the waiting one ends too. */
+static void
+test_released_worker(QueueFx *fx, gconstpointer data)
+{
+	static const GntLuUnit units[] = {
+		{"OP_TEST_DUMMY", &waiter_unit}, {"OP_TEST_DELAY", &gnt_lu_test_delay}, {NULL}};
+	guint64 waiting;
+	guint64 other;
+	g_autofree gchar *other_status = NULL;
+	g_autofree gchar *still = NULL;
+	g_autofree gchar *waiting_status = NULL;
+
+	gnt_queue_set_units(fx->queue, units);
+	gnt_queue_set_max_running(fx->queue, 1);
+	waiter_waiting = waiter_go = FALSE;
+	waiting = queue_fx_submit(fx, queue_fx_job("OP_TEST_DUMMY", "{}", NULL));
+	g_mutex_lock(&waiter_lock);
+	while (!waiter_waiting) {
+		g_mutex_unlock(&waiter_lock);
+		queue_fx_iterate();
+		g_mutex_lock(&waiter_lock);
+	}
+	g_mutex_unlock(&waiter_lock);
+	other = queue_fx_submit(fx, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 0}", NULL));
+	other_status = queue_fx_wait_final(fx, other);
+	g_assert_cmpstr(other_status, ==, "success");
+	still = queue_fx_status(fx, waiting, NULL);
+	g_assert_cmpstr(still, ==, "running");
+	g_mutex_lock(&waiter_lock);
+	waiter_go = TRUE;
+	g_cond_broadcast(&waiter_cond);
+	g_mutex_unlock(&waiter_lock);
+	waiting_status = queue_fx_wait_final(fx, waiting);
+	g_assert_cmpstr(waiting_status, ==, "success");
+}
+
+/* A resumable unit: its resume answers what exec recorded. */
+static JsonNode *
+resumable_resume(GntLu *lu, GError **error)
+{
+	JsonObject *resume = gnt_lu_get_resume(lu);
+
+	gnt_lu_feedback(lu, "resumed at %s", json_object_get_string_member(resume, "at"));
+	return gnt_json_node_new_string(json_object_get_string_member(resume, "at"));
+}
+
+static const GntLuClass resumable_unit = {.exec = waiter_exec, .resume = resumable_resume};
+
+/* A job left running with a recorded point: its unit's resume runs at the
+ * next start (with the restart in its log) and the job succeeds; a unit
+ * without resume fails it as before; a job with secrets fails with the
+ * secrets' message whatever it recorded. */
+static void
+test_resume_at_restart(QueueFx *fx, gconstpointer data)
+{
+	static const GntLuUnit units[] = {
+		{"OP_TEST_DUMMY", &resumable_unit}, {"OP_TEST_DELAY", &gnt_lu_test_delay}, {NULL}};
+	g_autoptr(GntJob) resumable =
+		gnt_job_new(1, queue_fx_job("OP_TEST_DUMMY", "{}", NULL), g_get_real_time());
+	g_autoptr(GntJob) no_resume = gnt_job_new(
+		2, queue_fx_job("OP_TEST_DELAY", "{\"duration\": 5}", NULL), g_get_real_time());
+	g_autoptr(GntJob) secret =
+		gnt_job_new(3, queue_fx_job("OP_TEST_DUMMY", "{\"secret_value\": \"x\"}", NULL),
+			    g_get_real_time());
+	GntJob *jobs[] = {resumable, no_resume, secret};
+	g_autoptr(JsonObject) record = NULL;
+	g_autoptr(JsonNode) log_node = NULL;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *status = NULL;
+
+	queue_fx_close(fx);
+	for (guint i = 0; i < G_N_ELEMENTS(jobs); i++) {
+		GntJobOp *op = gnt_job_get_op(jobs[i], 0);
+
+		op->status = GNT_JOB_STATUS_RUNNING;
+		op->resume = json_object_new();
+		json_object_set_string_member(op->resume, "at", "session-42");
+		store_put_job(fx, jobs[i]);
+	}
+	queue_fx_open(fx);
+	gnt_queue_set_units(fx->queue, units);
+	gnt_queue_start(fx->queue);
+	status = queue_fx_wait_final(fx, 1);
+	record = queue_fx_record(fx, 1);
+	g_assert_cmpstr(status, ==, "success");
+	g_assert_cmpstr(json_node_get_string(json_object_get_member(
+				json_array_get_object_element(
+					json_object_get_array_member(record, "ops"), 0),
+				"result")),
+			==, "session-42");
+	log_node = json_node_init_array(json_node_alloc(), record_op(record, 0, "log"));
+	log = gnt_json_to_string(log_node);
+	g_assert_nonnull(strstr(log, "the master restarted while the job waited on a node"));
+	g_assert_nonnull(strstr(log, "resumed at session-42"));
+	g_clear_pointer(&record, json_object_unref);
+	g_free(status);
+	status = queue_fx_wait_final(fx, 2);
+	record = queue_fx_record(fx, 2);
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpExecError",
+			    "the master daemon stopped while the job was running");
+	g_clear_pointer(&record, json_object_unref);
+	g_free(status);
+	status = queue_fx_wait_final(fx, 3);
+	record = queue_fx_record(fx, 3);
+	g_assert_cmpstr(status, ==, "error");
+	assert_op_exception(record, 0, "OpPrereqError",
+			    "secret parameters were lost at master restart; resubmit the job");
+}
+
 static void
 test_secrets(QueueFx *fx, gconstpointer data)
 {
@@ -618,5 +754,7 @@ main(int argc, char **argv)
 	    test_restart_fails_running_requeues_queued);
 	add_started("/queue/secrets", test_secrets);
 	add_started("/queue/secrets-lost-at-restart", test_secrets_lost_at_restart);
+	add_started("/queue/released-worker", test_released_worker);
+	add("/queue/resume-at-restart", test_resume_at_restart);
 	return g_test_run();
 }

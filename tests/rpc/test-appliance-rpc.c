@@ -472,12 +472,12 @@ test_steps_fail(ApplFx *fx, gconstpointer data)
 	g_assert_null(result);
 	assert_error_has(error, "step 'test_fail' failed: boom; its output ended with: test_fail "
 				"was asked to fail");
-	/* what the polls saw (a failed call has no final entries): never the
-	 * third step */
-	for (guint i = 0, noops = 0; i < seen->len; i++) {
-		noops += g_str_equal(seen->pdata[i], "test_noop start");
-		g_assert_cmpuint(noops, <=, 1);
-	}
+	/* every entry, the failed session's last ones too (the final answer
+	 * carries them); never the third step */
+	g_assert_cmpuint(seen->len, ==, 7);
+	g_assert_cmpstr(seen->pdata[4], ==, "test_fail start");
+	g_assert_cmpstr(seen->pdata[5], ==, "test_fail failed");
+	g_assert_cmpstr(seen->pdata[6], ==, "appliance failed");
 	assert_clean(fx, "steps2", FALSE);
 }
 
@@ -747,19 +747,135 @@ test_kvm_real_steps(ApplFx *fx, gconstpointer data)
 	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
 }
 
+/* A session the node does not know (a restarted noded's answer): not
+ * found, saying why. */
 static void
-test_status_unknown(ApplFx *fx, gconstpointer data)
+test_session_unknown(ApplFx *fx, gconstpointer data)
 {
-	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) answer = NULL;
 	g_autoptr(GError) error = NULL;
 
-	json_array_add_string_element(args, "0b6b2c7e-no-such-run");
-	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_run_status", args, 10,
-			       &error);
+	answer = gnt_node_call_procedure(
+		fx->node1.client, fx->node1.record, "session_wait",
+		GNT_RPC_VALUES({.s = "0b6b2c7e-no-such-run"}, {.u = 0}, {.u = 1}), NULL, &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	assert_error_has(error, "no install session '0b6b2c7e-no-such-run' on this node: noded "
+				"restarted during the install");
+}
+
+/* One session_wait of @token from @since; the answer. (transfer full) */
+static JsonObject *
+session_wait(ApplFx *fx, const gchar *token, guint64 since, guint wait_s)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) answer = gnt_node_call_procedure(
+		fx->node1.client, fx->node1.record, "session_wait",
+		GNT_RPC_VALUES({.s = token}, {.u = since}, {.u = wait_s}), NULL, &error);
+
 	g_assert_no_error(error);
-	g_assert_cmpstr(json_object_get_string_member(json_node_get_object(answer), "state"), ==,
-			"unknown");
+	g_assert_true(JSON_NODE_HOLDS_OBJECT(answer));
+	return json_object_ref(json_node_get_object(answer));
+}
+
+/* A session that fails fast, asked only after its end: the final answer
+ * carries every entry from the seq asked, to the failing step's "failed",
+ * with the error and its class. */
+static void
+test_session_final_entries(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "final1", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"final1", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_fail\", \"args\": {\"message\": \"fast\"}, "
+		"\"timeout\": 60}]");
+	g_autoptr(JsonObject) answer = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = NULL;
+	g_autoptr(GString) seen = g_string_new(NULL);
+	JsonArray *entries;
+	guint n;
+
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	token = gnt_node_call_appliance_start(fx->node1.client, fx->node1.record, spec, options,
+					      &error);
+	g_assert_no_error(error);
+	/* no entry is asked for (a seq far ahead) until the session ended */
+	do {
+		g_clear_pointer(&answer, json_object_unref);
+		answer = session_wait(fx, token, G_MAXINT32, 5);
+		g_assert_cmpuint(
+			json_array_get_length(json_object_get_array_member(answer, "entries")), ==,
+			0);
+	} while (g_str_equal(json_object_get_string_member(answer, "state"), "running"));
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	g_clear_pointer(&answer, json_object_unref);
+	answer = session_wait(fx, token, 0, 5);
+	g_assert_cmpstr(json_object_get_string_member(answer, "state"), ==, "failed");
+	g_assert_cmpstr(json_object_get_string_member(answer, "ecode"), ==, "environment_error");
+	g_assert_nonnull(strstr(json_object_get_string_member(answer, "error"),
+				"step 'test_fail' failed: fast"));
+	entries = json_object_get_array_member(answer, "entries");
+	for (guint i = 0; i < json_array_get_length(entries); i++) {
+		JsonObject *entry = json_array_get_object_element(entries, i);
+
+		g_assert_cmpint(json_object_get_int_member(entry, "seq"), ==, i);
+		g_string_append_printf(seen, "%s %s; ",
+				       json_object_get_string_member(entry, "step"),
+				       json_object_get_string_member(entry, "state"));
+	}
+	g_assert_cmpstr(seen->str, ==,
+			"appliance start; catalogue info; test_fail start; test_fail failed; "
+			"appliance failed; ");
+	/* from a later seq: only the rest */
+	n = json_array_get_length(entries);
+	g_clear_pointer(&answer, json_object_unref);
+	answer = session_wait(fx, token, n - 1, 5);
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(answer, "entries")), ==,
+			 1);
+	assert_clean(fx, "final1", FALSE);
+}
+
+/* An aborted session tears everything down; its final answer says so. */
+static void
+test_session_abort(ApplFx *fx, gconstpointer data)
+{
+	g_autoptr(JsonObject) spec = make_spec(fx, "abort1", FALSE);
+	g_autoptr(JsonObject) options = make_session_options(
+		"abort1", "#!/bin/sh\n",
+		"[{\"id\": \"T#1\", \"step\": \"test_sleep\", \"args\": {\"seconds\": 60}, "
+		"\"timeout\": 120}]");
+	g_autoptr(JsonObject) answer = NULL;
+	g_autoptr(JsonNode) aborted = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *token = NULL;
+	gint64 started = g_get_monotonic_time();
+
+	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
+	token = gnt_node_call_appliance_start(fx->node1.client, fx->node1.record, spec, options,
+					      &error);
+	g_assert_no_error(error);
+	/* the sleep started */
+	for (;;) {
+		g_autofree gchar *text = NULL;
+
+		g_clear_pointer(&answer, json_object_unref);
+		answer = session_wait(fx, token, 0, 5);
+		text = gnt_json_to_string(json_object_get_member(answer, "entries"));
+		if (strstr(text, "\"test_sleep\"") != NULL)
+			break;
+		g_assert_cmpstr(json_object_get_string_member(answer, "state"), ==, "running");
+	}
+	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+	aborted = gnt_node_call_procedure(fx->node1.client, fx->node1.record, "session_abort",
+					  GNT_RPC_VALUES({.s = token}), NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(json_node_get_boolean(aborted));
+	g_assert_cmpint(g_get_monotonic_time() - started, <, 50 * G_USEC_PER_SEC);
+	g_clear_pointer(&answer, json_object_unref);
+	answer = session_wait(fx, token, 0, 5);
+	g_assert_cmpstr(json_object_get_string_member(answer, "state"), ==, "failed");
+	assert_clean(fx, "abort1", FALSE);
 }
 
 static void
@@ -828,8 +944,12 @@ main(int argc, char **argv)
 		   test_kvm_real_step_timeout, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
-	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
+	g_test_add("/appliance-rpc/session-final-entries", ApplFx, NULL, appl_set_up,
+		   test_session_final_entries, appl_tear_down);
+	g_test_add("/appliance-rpc/session-abort", ApplFx, NULL, appl_set_up, test_session_abort,
 		   appl_tear_down);
+	g_test_add("/appliance-rpc/session-unknown", ApplFx, NULL, appl_set_up,
+		   test_session_unknown, appl_tear_down);
 	g_test_add("/appliance-rpc/bad-options", ApplFx, NULL, appl_set_up, test_bad_options,
 		   appl_tear_down);
 	return g_test_run();
