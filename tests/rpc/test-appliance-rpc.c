@@ -712,20 +712,23 @@ test_reboot_swapped(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "boot2", FALSE);
 }
 
-/* A step's own timeout, in the real appliance: the OS script that hangs is
- * stopped after its step's 3 s, long before the session's. */
+/* A step's own timeout, in the real appliance (@data "kvm") and in fake
+ * mode (the agent on the host): the OS script that hangs is stopped after
+ * its step's 3 s, long before the session's, and nothing of it is left. */
 static void
-test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
+test_step_timeout(ApplFx *fx, gconstpointer data)
 {
+	const gchar *hypervisor = data;
 	g_autoptr(JsonObject) spec = NULL;
 	g_autoptr(JsonObject) options = NULL;
 	g_autoptr(JsonObject) result = NULL;
 	g_autoptr(GError) error = NULL;
+	gint64 t0 = g_get_monotonic_time();
 
-	if (!install_real_appliance(fx))
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
 		return;
-	spec = make_spec_for(fx, "slow1", "kvm", FALSE);
-	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 600\n",
+	spec = make_spec_for(fx, "slow1", hypervisor, FALSE);
+	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 617\n",
 				       "[{\"id\": \"deploy.run_os_scripts\", \"step\": "
 				       "\"run_os_scripts\", \"args\": {}, \"timeout\": 3}]");
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
@@ -733,7 +736,12 @@ test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
 	g_assert_null(result);
 	assert_error_has(error, "step 'run_os_scripts' failed: the create script timed out after 3 "
 				"s; its output ended with: hanging");
+	/* the step's 3 s, not the session's */
+	g_assert_cmpint(g_get_monotonic_time() - t0, <, 60 * G_USEC_PER_SEC);
 	assert_clean(fx, "slow1", FALSE);
+	/* the script's own child (sleep 600) went with the agent */
+	if (g_str_equal(hypervisor, "fake"))
+		g_assert_cmpint(system("pgrep -x -f 'sleep 617' >/dev/null"), !=, 0);
 }
 
 /* The same session in the real appliance (opt-in as kvm-real). */
@@ -824,8 +832,10 @@ main(int argc, char **argv)
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-reboot-swapped", ApplFx, "kvm", appl_set_up,
 		   test_reboot_swapped, appl_tear_down);
-	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, NULL, appl_set_up,
-		   test_kvm_real_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, "kvm", appl_set_up,
+		   test_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/step-timeout", ApplFx, "fake", appl_set_up, test_step_timeout,
+		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/status-unknown", ApplFx, NULL, appl_set_up, test_status_unknown,
