@@ -697,6 +697,116 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 	store_clear(&store);
 }
 
+/* find_root at 55 then zero_disk_start at 45, in one session. */
+#define TEMPLATE_H                                                                                 \
+	"{\"name\": \"CUSTOM_H\", \"serial_no\": 1, \"steps\": ["                                  \
+	"{\"interface\": \"appliance\", \"step\": \"find_root\", \"args\": {}, \"priority\": 55}," \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 0}, "  \
+	"\"priority\": 45}]}"
+
+/* appliance_run's answer for the OS scripts, find_root reporting
+ * @root_device and zero_disk_start. (transfer full) */
+static gchar *
+hook_answer(const gchar *root_device)
+{
+	return g_strdup_printf(
+		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
+		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
+		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
+		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"},"
+		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_H#1\", \"output\": \"\"},"
+		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
+		"\"detail\": \"data {\\\"root_device\\\":\\\"%s\\\"}\", \"output\": \"\"},"
+		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
+		"\"detail\": \"found\", \"output\": \"\"},"
+		"{\"seq\": 5, \"time\": 2.3, \"step\": \"zero_disk_start\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_H#2\", \"output\": \"\"},"
+		"{\"seq\": 6, \"time\": 2.4, \"step\": \"zero_disk_start\", \"state\": \"done\", "
+		"\"detail\": \"zeroed\", \"output\": \"\"},"
+		"{\"seq\": 7, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"}]}",
+		root_device);
+}
+
+/* A reinstall whose find_root reports no usable device: its post-step
+ * hook fails the step, the install fails naming it, and every row after
+ * it (the in-band row at 45 of the same session included) is "not run"
+ * in the job log and in the install record the instance keeps. */
+static void
+test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *good = hook_answer("/dev/vda1");
+	g_autofree gchar *bad = hook_answer("vda1");
+	static const gchar *const order[] = {
+		"install step run_os_scripts (70): done",
+		"install step appliance.find_root [CUSTOM_H#1] (55): started",
+		"install step appliance.find_root [CUSTOM_H#1] (55): failed after",
+		"install steps not run: appliance.zero_disk_start [CUSTOM_H#2], tear_down_appliance, "
+		"switch_networks, boot\n",
+		NULL,
+	};
+	TemplateStore store;
+	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *log = NULL;
+	JsonObject *install;
+	JsonArray *recorded;
+	guint64 id;
+	guint after = 0;
+	gboolean failed = FALSE;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_H);
+	node1_set_tags(fx, "CUSTOM_H");
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_answer(fx->nodes, "appliance_run", good);
+	expect_success(fx, "OP_INSTANCE_CREATE",
+		       "{\"instance_name\": \"web1\", \"mode\": \"create\", "
+		       "\"os_type\": \"debootstrap\", \"disk_template\": \"file\", "
+		       "\"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, "
+		       "\"tags\": [\"CUSTOM_H\"]}");
+
+	fake_node_answer(fx->nodes, "appliance_run", bad);
+	id = queue_fx_submit(&fx->q, queue_fx_job("OP_INSTANCE_REINSTALL",
+						  "{\"instance_name\": \"web1\"}", NULL));
+	status = queue_fx_wait_final(&fx->q, id);
+	g_assert_cmpstr(status, ==, "error");
+	log = job_log_text(fx, id);
+	assert_in_order(log, order);
+	/* the row after it is not recorded as done */
+	g_assert_null(strstr(log, "[CUSTOM_H#2] (45): done"));
+	web1 = dup_instance(fx, "web1");
+	install = json_object_get_object_member(web1, "install");
+	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
+	assert_message_has(json_object_get_string_member(install, "error"),
+			   "install step 'appliance.find_root' failed: post-step hook: the step "
+			   "reported no usable root device");
+	/* find_root failed, every row after it not run */
+	recorded = json_object_get_array_member(install, "steps");
+	for (guint i = 0; i < json_array_get_length(recorded); i++) {
+		JsonObject *step = json_array_get_object_element(recorded, i);
+		const gchar *name = json_object_get_string_member(step, "name");
+		const gchar *result = json_object_get_string_member(step, "result");
+
+		if (g_str_equal(name, "appliance.find_root [CUSTOM_H#1]")) {
+			g_assert_cmpstr(result, ==, "failed");
+			failed = TRUE;
+		} else if (failed) {
+			g_assert_cmpstr(result, ==, "not run");
+			after++;
+		}
+	}
+	g_assert_true(failed);
+	/* zero_disk_start, tear_down_appliance, switch_networks, boot */
+	g_assert_cmpuint(after, ==, 4);
+	/* the refused device was not recorded */
+	g_assert_cmpstr(json_object_get_string_member_with_default(install, "root_device", ""), !=,
+			"vda1");
+	store_clear(&store);
+}
+
 /* Refused while the node lacks the tag, nothing asked of the node; with
  * the tag the template's steps run in the plan's order and the record
  * keeps the plan, the template's serial number and what the steps did. */
@@ -1284,6 +1394,7 @@ main(int argc, char **argv)
 	ADD("create/inband-two-sessions", test_create_inband_two_sessions);
 	ADD("create/inband-fails", test_create_inband_fails);
 	ADD("create/post-step-hook", test_create_post_step_hook);
+	ADD("reinstall/post-step-hook-fails", test_reinstall_post_step_hook_fails);
 	ADD("create/template-removed", test_create_template_removed);
 	ADD("create/print-plan", test_create_print_plan);
 	ADD("create/template-refused", test_create_template_refused);
