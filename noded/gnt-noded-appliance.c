@@ -442,11 +442,8 @@ give_package(const gchar *control, const gchar *name, const RunOptions *options,
 	return TRUE;
 }
 
-/* The agent to run for the fake hypervisor: $GANTRY_APPLIANCE_AGENT, else
- * the built appliance's copy, else the installed one, else (daemons run
- * from a build tree) the source tree's. (transfer full) */
-static gchar *
-dup_agent_path(GntRpcNode *node)
+gchar *
+gnt_rpc_node_dup_appliance_agent(GntRpcNode *node)
 {
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
 	g_autofree gchar *built = g_build_filename(dir, "agent", NULL);
@@ -509,7 +506,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 	app->debug = options->debug > 0;
 	app->console_log = g_build_filename(work_dir, "console.log", NULL);
 	app->timeout_s = options->timeout_s;
-	app->agent = dup_agent_path(node);
+	app->agent = gnt_rpc_node_dup_appliance_agent(node);
 	if (!g_str_equal(spec->hypervisor, "fake") &&
 	    !g_file_test(app->kernel, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,

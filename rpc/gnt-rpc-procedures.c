@@ -143,6 +143,8 @@ const GntRpcProcedureDef gnt_rpc_procedure_defs[] = {
 		  ARG_STRING("token"),
 		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
 	{.name = "appliance_run_status", .timeout_s = 60, .args = {ARG_STRING("token")}},
+	/* the in-band steps the node's appliance can run (its steps.json) */
+	{.name = "appliance_catalogue", .timeout_s = 30},
 	/* kickstart installs (doc/kickstart.md "Running the installer"): the
 	 * master polls the status and waits the clocks and a margin */
 	{.name = "installer_run",

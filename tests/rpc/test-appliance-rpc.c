@@ -755,6 +755,67 @@ test_kvm_real_steps(ApplFx *fx, gconstpointer data)
 	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
 }
 
+/* appliance_catalogue: with no built appliance the agent's steps.json
+ * (the source tree's here), then the built appliance's with its
+ * manifest's checksum, then a broken one refused naming its path. */
+static void
+test_catalogue(ApplFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
+	g_autofree gchar *built = g_build_filename(dir, "steps.json", NULL);
+	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	g_autofree gchar *manifest_sha = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) answer = NULL;
+	g_autoptr(GError) error = NULL;
+	const gchar *small = "{\"version\": \"9\", \"steps\": [{\"name\": \"only_this\", "
+			     "\"priority\": 50, \"args\": [], \"reboot_requested\": false, "
+			     "\"for_operators\": true, \"core\": false, \"description\": \"x\"}]}";
+	JsonObject *obj;
+	JsonArray *steps;
+	gboolean found = FALSE;
+
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_no_error(error);
+	obj = json_node_get_object(answer);
+	g_assert_true(g_str_has_suffix(json_object_get_string_member(obj, "path"),
+				       "/appliance/steps.json"));
+	g_assert_true(json_object_get_null_member(obj, "manifest_sha256"));
+	steps = json_object_get_array_member(json_object_get_object_member(obj, "catalogue"),
+					     "steps");
+	for (guint i = 0; i < json_array_get_length(steps); i++)
+		found |= g_str_equal(json_object_get_string_member(
+					     json_array_get_object_element(steps, i), "name"),
+				     "zero_disk_start");
+	g_assert_true(found);
+	g_clear_pointer(&answer, json_node_unref);
+
+	/* the built appliance's own */
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	g_assert_true(g_file_set_contents(built, small, -1, NULL));
+	g_assert_true(g_file_set_contents(manifest, "{\"sha256\": {}}", -1, NULL));
+	manifest_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, "{\"sha256\": {}}", -1);
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_no_error(error);
+	obj = json_node_get_object(answer);
+	g_assert_cmpstr(json_object_get_string_member(obj, "path"), ==, built);
+	g_assert_cmpstr(json_object_get_string_member(obj, "manifest_sha256"), ==, manifest_sha);
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(obj, "catalogue"), "version"),
+			==, "9");
+	g_clear_pointer(&answer, json_node_unref);
+
+	/* a broken one */
+	g_assert_true(g_file_set_contents(built, "{\"version\": \"9\", \"steps\": 3}", -1, NULL));
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, built);
+}
+
 static void
 test_status_unknown(ApplFx *fx, gconstpointer data)
 {
@@ -834,6 +895,8 @@ main(int argc, char **argv)
 		   test_reboot_swapped, appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, "kvm", appl_set_up,
 		   test_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/catalogue", ApplFx, NULL, appl_set_up, test_catalogue,
+		   appl_tear_down);
 	g_test_add("/appliance-rpc/step-timeout", ApplFx, "fake", appl_set_up, test_step_timeout,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,

@@ -20,6 +20,8 @@
 
 #include <signal.h>
 
+#include "gnt-test-process.h"
+
 #define JOB_TIMEOUT_S 300
 #define OS_NAME	      "untrusted-steps"
 #define TEMPLATE_NAME "CUSTOM_INBAND"
@@ -320,6 +322,85 @@ test_install(InbandFx *fx, gconstpointer data)
 		g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
+/* Submits OP_INSTALL_TEMPLATE_@what for @name with @steps; the job's row
+ * as one string (status, result and log). (transfer full) */
+static gchar *
+template_op(InbandFx *fx, const gchar *what, const gchar *name, const gchar *steps)
+{
+	g_autofree gchar *op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTALL_TEMPLATE_%s\", \"template_name\": \"%s\", \"steps\": %s}",
+		what, name, steps);
+	g_autoptr(JsonArray) row = gnt_test_cluster_run_op(&fx->cluster, op, 60);
+
+	return gnt_test_cluster_row_to_string(row);
+}
+
+/* The node's install appliance carries a catalogue without find_root (an
+ * appliance built from an older tree): a template naming find_root is
+ * refused when added and when changed to name it, naming the node; one
+ * without it is stored. With noded down the node is left out with a
+ * warning and the template is stored. */
+static void
+test_node_catalogue(InbandFx *fx, gconstpointer data)
+{
+	g_autofree gchar *source = source_path("appliance", "steps.json");
+	g_autofree gchar *dir =
+		g_build_filename(fx->cluster.root, "var", "lib", "gantry", "appliance", NULL);
+	g_autofree gchar *master = gnt_test_cluster_dup_master(&fx->cluster);
+	g_autofree gchar *lacks = g_strdup_printf(
+		"step 3 (appliance.find_root): node '%s' cannot run it: its install appliance has "
+		"no step 'find_root' (catalogue version ",
+		master);
+	g_autofree gchar *left_out = g_strdup_printf(
+		"WARNING: install template 'CUSTOM_LATER': node %s left out of the check", master);
+	const gchar *without = "[{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", "
+			       "\"args\": {\"disk\": 1}, \"priority\": 95}]";
+	g_autoptr(JsonNode) catalogue = NULL;
+	g_autoptr(JsonArray) kept = json_array_new();
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *row = NULL;
+	JsonArray *steps;
+	GPid noded;
+
+	/* appliance/steps.json without find_root, as the node's appliance */
+	g_assert_true(g_file_get_contents(source, &text, NULL, NULL));
+	catalogue = gnt_json_parse(text, -1, &error);
+	g_assert_no_error(error);
+	steps = json_object_get_array_member(json_node_get_object(catalogue), "steps");
+	for (guint i = 0; i < json_array_get_length(steps); i++) {
+		JsonObject *step = json_array_get_object_element(steps, i);
+
+		if (!g_str_equal(json_object_get_string_member(step, "name"), "find_root"))
+			json_array_add_object_element(kept, json_object_ref(step));
+	}
+	json_object_set_array_member(json_node_get_object(catalogue), "steps",
+				     json_array_ref(kept));
+	g_clear_pointer(&text, g_free);
+	text = gnt_json_to_string(catalogue);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	gnt_test_write_file(dir, "steps.json", text, 0644);
+
+	row = template_op(fx, "ADD", TEMPLATE_NAME, TEMPLATE_STEPS);
+	gnt_test_assert_contains(row, "\"error\"");
+	gnt_test_assert_contains(row, lacks);
+	g_clear_pointer(&row, g_free);
+	row = template_op(fx, "ADD", TEMPLATE_NAME, without);
+	gnt_test_assert_contains(row, "[\"success\"");
+	g_clear_pointer(&row, g_free);
+	row = template_op(fx, "SET_PARAMS", TEMPLATE_NAME, TEMPLATE_STEPS);
+	gnt_test_assert_contains(row, lacks);
+
+	/* noded down: left out, with a warning */
+	noded = gnt_test_cluster_daemon_pid(&fx->cluster, "gantry-noded");
+	g_assert_cmpint(kill(noded, SIGTERM), ==, 0);
+	g_assert_true(gnt_test_process_ends(noded));
+	g_clear_pointer(&row, g_free);
+	row = template_op(fx, "ADD", "CUSTOM_LATER", TEMPLATE_STEPS);
+	gnt_test_assert_contains(row, "[\"success\"");
+	gnt_test_assert_contains(row, left_out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -328,6 +409,8 @@ main(int argc, char **argv)
 		   inband_tear_down);
 	g_test_add("/system/inband/fake+image", InbandFx, "fake+image", inband_set_up, test_install,
 		   inband_tear_down);
+	g_test_add("/system/inband/node-catalogue", InbandFx, "fake", inband_set_up,
+		   test_node_catalogue, inband_tear_down);
 	g_test_add("/system/inband/kvm", InbandFx, "kvm", inband_set_up, test_install,
 		   inband_tear_down);
 	g_test_add("/system/inband/kvm+image", InbandFx, "kvm+image", inband_set_up, test_install,
