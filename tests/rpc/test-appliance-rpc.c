@@ -756,14 +756,16 @@ test_kvm_real_steps(ApplFx *fx, gconstpointer data)
 }
 
 /* appliance_catalogue: with no built appliance the agent's steps.json
- * (the source tree's here), then the built appliance's with its
- * manifest's checksum, then a broken one refused naming its path. */
+ * (the source tree's here), then the built appliance's (its manifest's
+ * "steps") with the manifest's checksum, then a manifest of an appliance
+ * built before steps and a broken catalogue, each refused naming the
+ * file. */
 static void
 test_catalogue(ApplFx *fx, gconstpointer data)
 {
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
-	g_autofree gchar *built = g_build_filename(dir, "steps.json", NULL);
 	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	g_autofree gchar *manifest_text = NULL;
 	g_autofree gchar *manifest_sha = NULL;
 	g_autoptr(JsonArray) args = json_array_new();
 	g_autoptr(JsonNode) answer = NULL;
@@ -793,27 +795,35 @@ test_catalogue(ApplFx *fx, gconstpointer data)
 
 	/* the built appliance's own */
 	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
-	g_assert_true(g_file_set_contents(built, small, -1, NULL));
-	g_assert_true(g_file_set_contents(manifest, "{\"sha256\": {}}", -1, NULL));
-	manifest_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, "{\"sha256\": {}}", -1);
+	manifest_text = g_strdup_printf("{\"sha256\": {}, \"steps\": %s}", small);
+	g_assert_true(g_file_set_contents(manifest, manifest_text, -1, NULL));
+	manifest_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, manifest_text, -1);
 	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
 			       &error);
 	g_assert_no_error(error);
 	obj = json_node_get_object(answer);
-	g_assert_cmpstr(json_object_get_string_member(obj, "path"), ==, built);
+	g_assert_cmpstr(json_object_get_string_member(obj, "path"), ==, manifest);
 	g_assert_cmpstr(json_object_get_string_member(obj, "manifest_sha256"), ==, manifest_sha);
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(obj, "catalogue"), "version"),
 			==, "9");
 	g_clear_pointer(&answer, json_node_unref);
 
-	/* a broken one */
-	g_assert_true(g_file_set_contents(built, "{\"version\": \"9\", \"steps\": 3}", -1, NULL));
+	/* an appliance built before steps, then a broken catalogue */
+	g_assert_true(g_file_set_contents(manifest, "{\"sha256\": {}}", -1, NULL));
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	assert_error_has(error, "holds no catalogue of steps");
+	g_clear_error(&error);
+	g_assert_true(g_file_set_contents(
+		manifest, "{\"steps\": {\"version\": \"9\", \"steps\": 3}}", -1, NULL));
 	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
 			       &error);
 	g_assert_null(answer);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_error_has(error, built);
+	assert_error_has(error, manifest);
 }
 
 static void

@@ -360,10 +360,12 @@ test_node_catalogue(InbandFx *fx, gconstpointer data)
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *row = NULL;
+	g_autofree gchar *manifest = NULL;
 	JsonArray *steps;
 	GPid noded;
 
-	/* appliance/steps.json without find_root, as the node's appliance */
+	/* appliance/steps.json without find_root in the node's appliance's
+	 * manifest (build-appliance's "steps") */
 	g_assert_true(g_file_get_contents(source, &text, NULL, NULL));
 	catalogue = gnt_json_parse(text, -1, &error);
 	g_assert_no_error(error);
@@ -378,8 +380,10 @@ test_node_catalogue(InbandFx *fx, gconstpointer data)
 				     json_array_ref(kept));
 	g_clear_pointer(&text, g_free);
 	text = gnt_json_to_string(catalogue);
+	g_clear_pointer(&manifest, g_free);
+	manifest = g_strdup_printf("{\"sha256\": {}, \"steps\": %s}", text);
 	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
-	gnt_test_write_file(dir, "steps.json", text, 0644);
+	gnt_test_write_file(dir, "manifest.json", manifest, 0644);
 
 	row = template_op(fx, "ADD", TEMPLATE_NAME, TEMPLATE_STEPS);
 	gnt_test_assert_contains(row, "\"error\"");
