@@ -713,9 +713,10 @@ new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GEr
 	return gnt_metad_client_set_boot_token(control, name, app->boot_token, error);
 }
 
-/* One boot of the appliance. A reboot may find libvirt still cleaning up
- * the last boot's domain (noded answers when qemu is gone, libvirt says
- * "stopped" up to 2 s later): it waits for that, at most 10 s. */
+/* One boot of the appliance. A reboot's domain has a name and UUID of its
+ * own, so it starts while libvirt still cleans up the last boot's (noded
+ * answers when qemu is gone, libvirt says "stopped" up to 2 s later); one
+ * that still finds a domain of its name waits for it, at most 10 s. */
 static gboolean
 boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_tail, GError **error)
 {
@@ -723,6 +724,11 @@ boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_ta
 		g_autoptr(GError) local = NULL;
 
 		g_clear_pointer(console_tail, g_free);
+		app->boot = boot;
+		if (boot > 1) {
+			g_free(app->uuid);
+			app->uuid = g_uuid_string_random();
+		}
 		if (gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, &local))
 			return TRUE;
 		if (boot == 1 || tries >= 100 ||
