@@ -715,8 +715,11 @@ new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GEr
 
 /* One boot of the appliance. A reboot's domain has a name and UUID of its
  * own, so it starts while libvirt still cleans up the last boot's (noded
- * answers when qemu is gone, libvirt says "stopped" up to 2 s later); one
- * that still finds a domain of its name waits for it, at most 10 s. */
+ * answers when qemu is gone, libvirt says "stopped" up to 2 s later). The
+ * first boot of a session that follows another one of the same install
+ * (a host row between them, e.g. write_image) has the first session's
+ * name: it may find that domain still there and waits for it, at most
+ * 10 s (one run per instance at a time: it is never another run's). */
 static gboolean
 boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_tail, GError **error)
 {
@@ -731,8 +734,7 @@ boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, gchar **console_ta
 		}
 		if (gnt_hypervisor_run_appliance(hv, app, NULL, console_tail, &local))
 			return TRUE;
-		if (boot == 1 || tries >= 100 ||
-		    !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
+		if (tries >= 100 || !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
