@@ -1344,6 +1344,24 @@ session_steps(Session *s, gint64 timeout)
 	return steps;
 }
 
+/* The longest a session may run (noded destroys the appliance then): the
+ * cluster's install timeout, and for each step whose own timeout is longer
+ * the difference, so that a row's larger timeout is its to use; at most
+ * GNT_INSTALL_STEP_TIMEOUT_MAX (a day, what noded takes). */
+static gint64
+session_timeout(JsonArray *steps, gint64 install_timeout)
+{
+	gint64 total = install_timeout;
+
+	for (guint k = 0; k < json_array_get_length(steps); k++) {
+		gint64 own = json_object_get_int_member(json_array_get_object_element(steps, k),
+							"timeout");
+
+		total += MAX(own - install_timeout, 0);
+	}
+	return MIN(total, GNT_INSTALL_STEP_TIMEOUT_MAX);
+}
+
 /*
  * Runs rows [@from, @to) of the plan in one install appliance session:
  * one boot, the in-band rows in order, the host rows between them skipped.
@@ -1384,6 +1402,7 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	}
 	options = appliance_options_new(self);
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
+	json_object_set_int_member(options, "timeout", session_timeout(steps, timeout));
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
 	result = gnt_node_call_appliance_run(self->rpc, self->node, self->spec, options,

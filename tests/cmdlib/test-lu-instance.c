@@ -539,10 +539,50 @@ test_create_inband(LuFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 0),
 						   "timeout"),
 			==, 1800);
+	/* no row asks for more than the cluster's: the session has that */
+	g_assert_cmpint(json_object_get_int_member(gnt_rpc_args_get_object(call->args, "options"),
+						   "timeout"),
+			==, 1800);
 	web1 = dup_instance(fx, "web1");
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(web1, "install"), "state"),
 			==, "done");
+	store_clear(&store);
+}
+
+/* A row whose timeout is longer than the cluster's (7200 s against 1800)
+ * extends its session by the difference, so that the row can use it. */
+static void
+test_create_inband_long_step(LuFx *fx, gconstpointer data)
+{
+	static const gchar *const ids[] = {"deploy.run_os_scripts", "CUSTOM_L#1", NULL};
+	static const gchar *const steps[] = {"run_os_scripts", "zero_disk_start"};
+	g_autofree gchar *answer = appliance_answer(ids, steps);
+	TemplateStore store;
+	const FakeCall *call;
+	JsonObject *options;
+
+	store_init(&store);
+	store_add(&store, "{\"name\": \"CUSTOM_L\", \"serial_no\": 1, \"steps\": ["
+			  "{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", "
+			  "\"args\": {\"disk\": 0, \"timeout\": 7200}, \"priority\": 45}]}");
+	node1_set_tags(fx, "CUSTOM_L");
+	fake_node_answer(fx->nodes, "appliance_run", answer);
+	fake_node_answer(fx->nodes, "appliance_run_status", "{\"state\": \"unknown\"}");
+	fake_node_clear_calls(fx->nodes);
+	run_ok(fx, "OP_INSTANCE_CREATE",
+	       "{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": "
+	       "\"debootstrap\", \"disk_template\": \"file\", \"disks\": [{\"size\": 64}], "
+	       "\"nics\": [], \"start\": false, \"tags\": [\"CUSTOM_L\"]}");
+	call = fake_node_find_call(fx->nodes, "appliance_run", 1);
+	g_assert_nonnull(call);
+	options = gnt_rpc_args_get_object(call->args, "options");
+	g_assert_cmpint(json_object_get_int_member(
+				json_array_get_object_element(
+					json_object_get_array_member(options, "steps"), 1),
+				"timeout"),
+			==, 7200);
+	g_assert_cmpint(json_object_get_int_member(options, "timeout"), ==, 1800 + 5400);
 	store_clear(&store);
 }
 
@@ -1392,6 +1432,7 @@ main(int argc, char **argv)
 	ADD("create/template", test_create_template);
 	ADD("create/inband", test_create_inband);
 	ADD("create/inband-two-sessions", test_create_inband_two_sessions);
+	ADD("create/inband-long-step", test_create_inband_long_step);
 	ADD("create/inband-fails", test_create_inband_fails);
 	ADD("create/post-step-hook", test_create_post_step_hook);
 	ADD("reinstall/post-step-hook-fails", test_reinstall_post_step_hook_fails);
