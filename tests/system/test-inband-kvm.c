@@ -413,6 +413,87 @@ test_node_catalogue(InbandFx *fx, gconstpointer data)
 	gnt_test_assert_contains(row, left_out);
 }
 
+/* A step's timeout in fake mode through the real daemons: the cluster's
+ * install timeout (3 s) is the OS scripts' step timeout, and a template row
+ * that asks for 60 s extends the session so that the step's own timeout,
+ * not the session's, stops the create script that hangs. The install fails
+ * naming the step with its output's tail; the rows after it are not run;
+ * the script's child is gone. */
+static void
+test_step_timeout(InbandFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = g_build_filename(fx->os_dir, "hangs", "untrusted", NULL);
+	g_autofree gchar *master = gnt_test_cluster_dup_master(&fx->cluster);
+	g_autofree gchar *op = NULL;
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *log = NULL;
+	g_autoptr(JsonArray) row = NULL;
+	const gchar *order[] = {
+		"install step run_os_scripts (70): started",
+		"install step run_os_scripts (70): failed",
+		"install steps not run: personalize, prepare_boot, appliance.zero_disk_start "
+		"[CUSTOM_SLOW#1], tear_down_appliance",
+		NULL,
+	};
+	gint64 t0;
+
+	/* the OS "hangs": its create script never ends */
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	{
+		g_autofree gchar *os = g_path_get_dirname(dir);
+		const gchar *never = "#!/bin/sh\nexit 1\n";
+
+		gnt_test_write_file(os, "ganeti_api_version", "20\n", 0644);
+		gnt_test_write_file(os, "variants.list", "default\n", 0644);
+		gnt_test_write_file(os, "parameters.list", "", 0644);
+		gnt_test_write_file(os, "create", never, 0755);
+		gnt_test_write_file(os, "export", never, 0755);
+		gnt_test_write_file(os, "import", never, 0755);
+		gnt_test_write_file(os, "rename", never, 0755);
+		gnt_test_write_file(os, "verify", "#!/bin/sh\nexit 0\n", 0755);
+	}
+	gnt_test_write_file(dir, "create", "#!/bin/sh\necho hanging\nsleep 617\n", 0755);
+	row = gnt_test_cluster_run_op(
+		&fx->cluster, "{\"OP_ID\": \"OP_CLUSTER_SET_PARAMS\", \"install_timeout\": 3}", 60);
+	gnt_test_cluster_assert_success(row);
+	g_clear_pointer(&row, json_array_unref);
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(
+				&fx->cluster, "GNT_TEST_GNT_TEMPLATE", "add", "--steps",
+				"[{\"interface\": \"appliance\", \"step\": \"zero_disk_start\","
+				" \"args\": {\"disk\": 0, \"timeout\": 60}, \"priority\": 45}]",
+				"CUSTOM_SLOW"),
+			==, 0);
+	op = g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
+			     " \"tags\": [\"CUSTOM_SLOW\"]}",
+			     master);
+	row = gnt_test_cluster_run_op(&fx->cluster, op, 60);
+	gnt_test_cluster_assert_success(row);
+	g_clear_pointer(&row, json_array_unref);
+
+	t0 = g_get_monotonic_time();
+	row = gnt_test_cluster_run_op(
+		&fx->cluster,
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"slow.example.com\","
+		" \"mode\": \"create\", \"hypervisor\": \"fake\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 8}], \"nics\": [], \"os_type\": \"hangs+default\","
+		" \"start\": false, \"enable_safe_install\": true, \"tags\": [\"CUSTOM_SLOW\"]}",
+		JOB_TIMEOUT_S);
+	g_test_message("the install that timed out took %.2f s",
+		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
+	text = gnt_test_cluster_row_to_string(row);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	gnt_test_assert_contains(text, "install step 'run_os_scripts' failed: ");
+	gnt_test_assert_contains(text, "the create script timed out after 3 s; its output ended "
+				       "with: hanging");
+	log = gnt_test_job_log_text(row);
+	gnt_test_assert_in_order(log, order);
+	/* the step's 3 s, not the session's 60 */
+	g_assert_cmpint(g_get_monotonic_time() - t0, <, 40 * G_USEC_PER_SEC);
+	/* the script's child went with the agent */
+	g_assert_cmpint(system("pgrep -x -f 'sleep 617' >/dev/null"), !=, 0);
+	g_assert_cmpint(gnt_test_cluster_count_instances(&fx->cluster, "slow.example.com"), ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -423,6 +504,8 @@ main(int argc, char **argv)
 		   inband_tear_down);
 	g_test_add("/system/inband/node-catalogue", InbandFx, "fake", inband_set_up,
 		   test_node_catalogue, inband_tear_down);
+	g_test_add("/system/inband/fake-step-timeout", InbandFx, "fake", inband_set_up,
+		   test_step_timeout, inband_tear_down);
 	g_test_add("/system/inband/kvm", InbandFx, "kvm", inband_set_up, test_install,
 		   inband_tear_down);
 	g_test_add("/system/inband/kvm+image", InbandFx, "kvm+image", inband_set_up, test_install,
