@@ -44,6 +44,26 @@ gnt_lu_check_node_online(JsonObject *node, GError **error)
 	return TRUE;
 }
 
+static gboolean
+collect_vm_node(JsonObject *record, gpointer user_data)
+{
+	GPtrArray *nodes = user_data;
+
+	if (!gnt_record_get_flag(record, "offline", FALSE) &&
+	    gnt_record_get_flag(record, "vm_capable", TRUE))
+		g_ptr_array_add(nodes, gnt_json_object_deep_copy(record));
+	return TRUE;
+}
+
+GPtrArray *
+gnt_lu_dup_vm_nodes(GntConfig *config)
+{
+	GPtrArray *nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+
+	gnt_config_foreach_object(config, GNT_OBJECT_NODE, collect_vm_node, nodes);
+	return nodes;
+}
+
 /* The instance the opcode names. (transfer full) */
 static JsonObject *
 lu_dup_instance(GntLu *lu, GError **error)

@@ -23,6 +23,11 @@ gnt_lu_get_rpc(GntLu *lu, GError **error);
 /* A node record by UUID or name. (transfer full) */
 JsonObject *
 gnt_lu_dup_node(GntConfig *config, const gchar *uuid_or_name, GError **error);
+/* Copies of the nodes that are online and vm-capable (those that run
+ * instances and their installs), in the config's order. (transfer full:
+ * JsonObject) */
+GPtrArray *
+gnt_lu_dup_vm_nodes(GntConfig *config);
 /* GNT_ERROR_WRONG_STATE "node 'x' is offline" for an offline node. */
 gboolean
 gnt_lu_check_node_online(JsonObject *node, GError **error);

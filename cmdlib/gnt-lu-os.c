@@ -295,23 +295,6 @@ compare_entries(gconstpointer a, gconstpointer b)
 	return g_strcmp0((*(OsEntry *const *)a)->name, (*(OsEntry *const *)b)->name);
 }
 
-typedef struct {
-	GPtrArray *nodes; /* JsonObject, online and vm-capable */
-} DiagnoseNodes;
-
-static gboolean
-collect_nodes_cb(JsonObject *record, gpointer user_data)
-{
-	DiagnoseNodes *found = user_data;
-	gboolean offline = json_object_get_boolean_member_with_default(record, "offline", FALSE);
-	gboolean vm_capable =
-		json_object_get_boolean_member_with_default(record, "vm_capable", TRUE);
-
-	if (!offline && vm_capable)
-		g_ptr_array_add(found->nodes, gnt_json_object_deep_copy(record));
-	return TRUE;
-}
-
 static JsonNode *
 os_diagnose_exec(GntLu *lu, GError **error)
 {
@@ -320,8 +303,7 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	JsonArray *fields = json_node_get_array(gnt_opcode_get_param(op, "output_fields"));
 	JsonArray *names = json_node_get_array(gnt_opcode_get_param(op, "names"));
 	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(env->config);
-	g_autoptr(GPtrArray)
-		nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+	g_autoptr(GPtrArray) nodes = gnt_lu_dup_vm_nodes(env->config);
 	g_autoptr(GPtrArray) good = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray)
 		answers = g_ptr_array_new_with_free_func((GDestroyNotify)json_array_unref);
@@ -329,7 +311,6 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	g_autoptr(GPtrArray) entries = NULL;
 	g_auto(GStrv) search_path = NULL;
 	JsonArray *path = json_object_get_array_member(info, "os_search_path");
-	DiagnoseNodes found = {nodes};
 	GntRpcClient *rpc = gnt_lu_get_rpc(lu, error);
 	JsonArray *result;
 
@@ -338,7 +319,6 @@ os_diagnose_exec(GntLu *lu, GError **error)
 	search_path = g_new0(gchar *, json_array_get_length(path) + 1);
 	for (guint i = 0; i < json_array_get_length(path); i++)
 		search_path[i] = g_strdup(json_array_get_string_element(path, i));
-	gnt_config_foreach_object(env->config, GNT_OBJECT_NODE, collect_nodes_cb, &found);
 	for (guint i = 0; i < nodes->len; i++) {
 		JsonObject *node = g_ptr_array_index(nodes, i);
 		g_autoptr(GError) node_error = NULL;

@@ -1,8 +1,9 @@
 /*
  * The install template units (doc/templates.md): add, set-params and
  * remove. A template's steps are checked against the install step
- * registry whenever they are given, so a template that is stored is one an
- * install can use; a change may name the serial number it was made from
+ * registry whenever they are given, and its in-band steps against what the
+ * nodes' install appliances can run (gnt-lu-template-nodes.h), so a
+ * template that is stored is one an install can use; a change may name the serial number it was made from
  * (RAPI's PATCH does), so that of two changes made from the same reading
  * only the first is applied.
  */
@@ -11,6 +12,7 @@
 #include "gnt-install-registry.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
+#include "gnt-lu-template-nodes.h"
 #include "gnt-lu.h"
 
 static const gchar *
@@ -85,7 +87,8 @@ add_check_args(GntLu *lu, GError **error)
 static gboolean
 add_check_prereq(GntLu *lu, GError **error)
 {
-	return check_name_free(lu, op_template_name(lu), NULL, error);
+	return check_name_free(lu, op_template_name(lu), NULL, error) &&
+	       gnt_lu_template_check_nodes(lu, op_template_name(lu), op_steps(lu), error);
 }
 
 static JsonNode *
@@ -161,6 +164,10 @@ set_params_check_prereq(GntLu *lu, GError **error)
 	}
 	if (new_name != NULL &&
 	    !check_name_free(lu, new_name, json_object_get_string_member(record, "uuid"), error))
+		return FALSE;
+	if (op_steps(lu) != NULL &&
+	    !gnt_lu_template_check_nodes(lu, new_name != NULL ? new_name : op_template_name(lu),
+					 op_steps(lu), error))
 		return FALSE;
 	gnt_lu_set_data(lu, g_steal_pointer(&record), (GDestroyNotify)json_object_unref);
 	return TRUE;

@@ -318,7 +318,9 @@ const GntClusterSetting gnt_cluster_settings[] = {
 	 .min = 1,
 	 .change = GNT_SETTING_CHANGE_REPLACE,
 	 .label = "install timeout",
-	 .help = "Seconds an install appliance may run before it is killed",
+	 .help = "Seconds an in-band install step may take unless its row says otherwise, and "
+		 "an install appliance session before it is killed (longer for rows that ask "
+		 "for longer)",
 	 .option = "install-timeout",
 	 .option_arg = "SECONDS"},
 	/* the nodes' artifact cache of catalog images (doc/images.md) */

@@ -658,7 +658,8 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 {
 	static GOnce loop_once = G_ONCE_INIT;
 	GntHvKvm *self = GNT_HV_KVM(hv);
-	g_autofree gchar *dom_name = gnt_hypervisor_dup_appliance_domain_name(hv, app->name);
+	g_autofree gchar *dom_name =
+		gnt_hypervisor_dup_appliance_domain_name(hv, app->name, app->boot);
 	g_autofree gchar *xml = NULL;
 	g_autoptr(virConnect) conn = NULL;
 	g_autoptr(virDomain) existing = NULL;
@@ -761,22 +762,37 @@ kvm_run_appliance(GntHypervisor *hv, const GntHvAppliance *app, GCancellable *ca
 	return TRUE;
 }
 
+/* Destroys the install domains of instance @name a crashed run left: the
+ * first boot's and any reboot's (gnt_hypervisor_dup_appliance_domain_name). */
 static gboolean
 kvm_destroy_appliance(GntHypervisor *hv, const gchar *name, GError **error)
 {
-	g_autofree gchar *dom_name = gnt_hypervisor_dup_appliance_domain_name(hv, name);
+	g_autofree gchar *dom_name = gnt_hypervisor_dup_appliance_domain_name(hv, name, 1);
+	g_autofree gchar *reboot_prefix = g_strconcat(dom_name, "~", NULL);
 	g_autoptr(virConnect) conn = get_conn(GNT_HV_KVM(hv), error);
-	g_autoptr(virDomain) dom = NULL;
+	virDomainPtr *doms = NULL;
+	gboolean ok = TRUE;
+	gint n;
 
 	if (conn == NULL)
 		return FALSE;
-	dom = virDomainLookupByName(conn, dom_name);
-	if (dom == NULL) {
-		virResetLastError();
-		return TRUE;
+	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0) {
+		set_virt_error(error, "listing the domains for instance '%s'", name);
+		return FALSE;
 	}
-	g_info("destroying the install domain '%s' a crashed run left", dom_name);
-	return destroy_domain(dom, name, error);
+	for (gint i = 0; i < n; i++) {
+		const gchar *found = virDomainGetName(doms[i]);
+
+		if (ok && found != NULL &&
+		    (g_str_equal(found, dom_name) || g_str_has_prefix(found, reboot_prefix))) {
+			g_info("destroying the install domain '%s' a crashed run left", found);
+			ok = destroy_domain(doms[i], name, error);
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return ok;
 }
 
 static void

@@ -98,9 +98,11 @@ gchar *
 gnt_hv_kvm_build_xml(const GntHvInstance *inst, GHashTable *hvparams, const gchar *dom_name,
 		     gint64 started, const GntHvUefi *uefi, GError **error);
 
-/* "appliance-<prefix><name>": not listed among the instances. */
+/* "appliance-<prefix><name>": not listed among the instances; a session's
+ * reboot @boot (2, 3, ...) "appliance-<prefix><name>~<boot>" ('~' is in no
+ * instance name). @boot 0 or 1: the first boot's. */
 gchar *
-gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name);
+gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name, guint boot);
 
 /* The timeout error, with the console's tail. */
 void

@@ -631,9 +631,11 @@ check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
 }
 
 gchar *
-gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name)
+gnt_hypervisor_dup_appliance_domain_name(GntHypervisor *self, const gchar *name, guint boot)
 {
-	return g_strconcat("appliance-", gnt_hypervisor_get_prefix(self), name, NULL);
+	if (boot <= 1)
+		return g_strconcat("appliance-", gnt_hypervisor_get_prefix(self), name, NULL);
+	return g_strdup_printf("appliance-%s%s~%u", gnt_hypervisor_get_prefix(self), name, boot);
 }
 
 void

@@ -213,6 +213,10 @@ typedef struct {
 	 * kernel command line, GANTRY_BOOT_TOKEN for the fake agent);
 	 * nullable */
 	gchar *boot_token;
+	/* which boot of the session this is: 0 or 1 the first; a reboot's
+	 * domain has a name of its own (gnt-hv-kvm.c), so it need not wait
+	 * for libvirt's cleanup of the last boot's */
+	guint boot;
 } GntHvAppliance;
 
 /* 512 MiB, 1 vCPU, tcg, bios, a random uuid, no disks. */

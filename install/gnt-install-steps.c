@@ -1435,6 +1435,24 @@ gnt_install_resume_from(GntInstall *self, JsonObject *resume)
 	self->resume_row = (guint)json_object_get_int_member_with_default(resume, "row", 0);
 }
 
+/* The longest a session may run (noded destroys the appliance then): the
+ * cluster's install timeout, and for each step whose own timeout is longer
+ * the difference, so that a row's larger timeout is its to use; at most
+ * GNT_INSTALL_STEP_TIMEOUT_MAX (a day, what noded takes). */
+static gint64
+session_timeout(JsonArray *steps, gint64 install_timeout)
+{
+	gint64 total = install_timeout;
+
+	for (guint k = 0; k < json_array_get_length(steps); k++) {
+		gint64 own = json_object_get_int_member(json_array_get_object_element(steps, k),
+							"timeout");
+
+		total += MAX(own - install_timeout, 0);
+	}
+	return MIN(total, GNT_INSTALL_STEP_TIMEOUT_MAX);
+}
+
 /*
  * Runs rows [@from, @to) of the plan in one install appliance session:
  * one boot, the in-band rows in order, the host rows between them skipped.
@@ -1475,6 +1493,7 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	}
 	options = appliance_options_new(self);
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
+	json_object_set_int_member(options, "timeout", session_timeout(steps, timeout));
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
 	result = session_follow(self, from, options, &s, &local);

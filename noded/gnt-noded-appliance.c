@@ -398,11 +398,8 @@ give_package(const gchar *control, const gchar *name, const RunOptions *options,
 	return TRUE;
 }
 
-/* The agent to run for the fake hypervisor: $GANTRY_APPLIANCE_AGENT, else
- * the built appliance's copy, else the installed one, else (daemons run
- * from a build tree) the source tree's. (transfer full) */
-static gchar *
-dup_agent_path(GntRpcNode *node)
+gchar *
+gnt_rpc_node_dup_appliance_agent(GntRpcNode *node)
 {
 	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(node);
 	g_autofree gchar *built = g_build_filename(dir, "agent", NULL);
@@ -465,7 +462,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 	app->debug = options->debug > 0;
 	app->console_log = g_build_filename(work_dir, "console.log", NULL);
 	app->timeout_s = options->timeout_s;
-	app->agent = dup_agent_path(node);
+	app->agent = gnt_rpc_node_dup_appliance_agent(node);
 	if (!g_str_equal(spec->hypervisor, "fake") &&
 	    !g_file_test(app->kernel, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
@@ -672,9 +669,13 @@ new_boot_token(const gchar *control, const gchar *name, GntHvAppliance *app, GEr
 	return gnt_metad_client_set_boot_token(control, name, app->boot_token, error);
 }
 
-/* One boot of the appliance. A reboot may find libvirt still cleaning up
- * the last boot's domain (noded answers when qemu is gone, libvirt says
- * "stopped" up to 2 s later): it waits for that, at most 10 s. */
+/* One boot of the appliance. A reboot's domain has a name and UUID of its
+ * own, so it starts while libvirt still cleans up the last boot's (noded
+ * answers when qemu is gone, libvirt says "stopped" up to 2 s later). The
+ * first boot of a session that follows another one of the same install
+ * (a host row between them, e.g. write_image) has the first session's
+ * name: it may find that domain still there and waits for it, at most
+ * 10 s (one run per instance at a time: it is never another run's). */
 static gboolean
 boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, GCancellable *cancellable,
 	  gchar **console_tail, GError **error)
@@ -683,10 +684,14 @@ boot_once(GntHypervisor *hv, GntHvAppliance *app, guint boot, GCancellable *canc
 		g_autoptr(GError) local = NULL;
 
 		g_clear_pointer(console_tail, g_free);
+		app->boot = boot;
+		if (boot > 1) {
+			g_free(app->uuid);
+			app->uuid = g_uuid_string_random();
+		}
 		if (gnt_hypervisor_run_appliance(hv, app, cancellable, console_tail, &local))
 			return TRUE;
-		if (boot == 1 || tries >= 100 ||
-		    !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
+		if (tries >= 100 || !g_error_matches(local, GNT_ERROR, GNT_ERROR_EXISTS)) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}

@@ -38,6 +38,12 @@ gnt_rpc_node_appliance_recover(GntRpcNode *node);
 gchar *
 gnt_rpc_node_dup_appliance_dir(GntRpcNode *node);
 
+/* The agent to run for the fake hypervisor: $GANTRY_APPLIANCE_AGENT, else
+ * the built appliance's copy, else the installed one, else (daemons run
+ * from a build tree) the source tree's. (transfer full) */
+gchar *
+gnt_rpc_node_dup_appliance_agent(GntRpcNode *node);
+
 /* The environment variable that names the agent the fake hypervisor runs
  * (default: <appliance dir>/agent). */
 #define GNT_APPLIANCE_AGENT_ENV "GANTRY_APPLIANCE_AGENT"

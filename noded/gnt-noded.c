@@ -10,6 +10,7 @@
 #include "gnt-json.h"
 #include "gnt-os-script.h"
 #include "gnt-noded-appliance.h"
+#include "gnt-noded-catalogue.h"
 #include "gnt-noded-installer.h"
 #include "gnt-noded-session.h"
 #include "gnt-noded-image.h"
@@ -185,6 +186,7 @@ gnt_rpc_node_add_instance_procedures(GntRpcServer *server, GntRpcNode *node)
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_metad_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_verify_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_appliance_procedures, node);
+	gnt_rpc_server_add_procedures(server, gnt_rpc_node_catalogue_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_installer_procedures, node);
 	gnt_rpc_server_add_procedures(server, gnt_rpc_node_session_procedures, node);
 }

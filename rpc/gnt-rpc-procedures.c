@@ -143,6 +143,8 @@ const GntRpcProcedureDef gnt_rpc_procedure_defs[] = {
 	 .args = {ARG_SPEC,
 		  ARG_STRING("token"),
 		  {.name = "options", .type = GNT_RPC_ARG_OBJECT, .secret = TRUE}}},
+	/* the in-band steps the node's appliance can run (its steps.json) */
+	{.name = "appliance_catalogue", .timeout_s = 30},
 	/* kickstart installs (doc/kickstart.md "Running the installer") */
 	{.name = "installer_start",
 	 .timeout_s = 600,

@@ -399,20 +399,6 @@ run_ok(LuFx *fx, const gchar *op_id, const gchar *params)
 	return id;
 }
 
-static void
-assert_in_order(const gchar *text, const gchar *const *needles)
-{
-	const gchar *from = text;
-
-	for (guint i = 0; needles[i] != NULL; i++) {
-		const gchar *found = strstr(from, needles[i]);
-
-		if (found == NULL)
-			g_error("'%s' is not (in order) in:\n%s", needles[i], text);
-		from = found + strlen(needles[i]);
-	}
-}
-
 /* ---- in-band steps: one install appliance session per run of them ---- */
 
 /* Steps inside the install appliance at 95, 75 (with its own timeout) and
@@ -522,7 +508,7 @@ test_create_inband(LuFx *fx, gconstpointer data)
 	fake_node_clear_calls(fx->nodes);
 	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_I "}");
 	log = job_log_text(fx, id);
-	assert_in_order(log, order);
+	gnt_test_assert_in_order(log, order);
 	/* one boot, the in-band rows in the plan's order with their args */
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "appliance_start", 1));
 	g_assert_null(fake_node_find_call(fx->nodes, "appliance_start", 2));
@@ -549,10 +535,49 @@ test_create_inband(LuFx *fx, gconstpointer data)
 	g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(sent, 0),
 						   "timeout"),
 			==, 1800);
+	/* no row asks for more than the cluster's: the session has that */
+	g_assert_cmpint(json_object_get_int_member(gnt_rpc_args_get_object(call->args, "options"),
+						   "timeout"),
+			==, 1800);
 	web1 = dup_instance(fx, "web1");
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(web1, "install"), "state"),
 			==, "done");
+	store_clear(&store);
+}
+
+/* A row whose timeout is longer than the cluster's (7200 s against 1800)
+ * extends its session by the difference, so that the row can use it. */
+static void
+test_create_inband_long_step(LuFx *fx, gconstpointer data)
+{
+	static const gchar *const ids[] = {"deploy.run_os_scripts", "CUSTOM_L#1", NULL};
+	static const gchar *const steps[] = {"run_os_scripts", "zero_disk_start"};
+	g_autofree gchar *answer = appliance_answer(ids, steps);
+	TemplateStore store;
+	const FakeCall *call;
+	JsonObject *options;
+
+	store_init(&store);
+	store_add(&store, "{\"name\": \"CUSTOM_L\", \"serial_no\": 1, \"steps\": ["
+			  "{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", "
+			  "\"args\": {\"disk\": 0, \"timeout\": 7200}, \"priority\": 45}]}");
+	node1_set_tags(fx, "CUSTOM_L");
+	fake_session_done(fx, answer, "steps");
+	fake_node_clear_calls(fx->nodes);
+	run_ok(fx, "OP_INSTANCE_CREATE",
+	       "{\"instance_name\": \"web1\", \"mode\": \"create\", \"os_type\": "
+	       "\"debootstrap\", \"disk_template\": \"file\", \"disks\": [{\"size\": 64}], "
+	       "\"nics\": [], \"start\": false, \"tags\": [\"CUSTOM_L\"]}");
+	call = fake_node_find_call(fx->nodes, "appliance_start", 1);
+	g_assert_nonnull(call);
+	options = gnt_rpc_args_get_object(call->args, "options");
+	g_assert_cmpint(json_object_get_int_member(
+				json_array_get_object_element(
+					json_object_get_array_member(options, "steps"), 1),
+				"timeout"),
+			==, 7200);
+	g_assert_cmpint(json_object_get_int_member(options, "timeout"), ==, 1800 + 5400);
 	store_clear(&store);
 }
 
@@ -690,7 +715,7 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 	fake_session_done(fx, good, "steps");
 	id = run_ok(fx, "OP_INSTANCE_CREATE", CREATE_WEB1_R);
 	log = job_log_text(fx, id);
-	assert_in_order(log, order);
+	gnt_test_assert_in_order(log, order);
 	web1 = dup_instance(fx, "web1");
 	g_assert_cmpstr(json_object_get_string_member(
 				json_object_get_object_member(web1, "install"), "root_device"),
@@ -706,6 +731,116 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 				 "the step reported no usable root device");
 	g_assert_nonnull(fake_node_find_call(fx->nodes, "blockdev_remove", 1));
 	g_assert_null(dup_instance(fx, "web1"));
+	store_clear(&store);
+}
+
+/* find_root at 55 then zero_disk_start at 45, in one session. */
+#define TEMPLATE_H                                                                                 \
+	"{\"name\": \"CUSTOM_H\", \"serial_no\": 1, \"steps\": ["                                  \
+	"{\"interface\": \"appliance\", \"step\": \"find_root\", \"args\": {}, \"priority\": 55}," \
+	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 0}, "  \
+	"\"priority\": 45}]}"
+
+/* appliance_run's answer for the OS scripts, find_root reporting
+ * @root_device and zero_disk_start. (transfer full) */
+static gchar *
+hook_answer(const gchar *root_device)
+{
+	return g_strdup_printf(
+		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
+		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
+		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
+		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"},"
+		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_H#1\", \"output\": \"\"},"
+		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
+		"\"detail\": \"data {\\\"root_device\\\":\\\"%s\\\"}\", \"output\": \"\"},"
+		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
+		"\"detail\": \"found\", \"output\": \"\"},"
+		"{\"seq\": 5, \"time\": 2.3, \"step\": \"zero_disk_start\", \"state\": \"start\", "
+		"\"detail\": \"CUSTOM_H#2\", \"output\": \"\"},"
+		"{\"seq\": 6, \"time\": 2.4, \"step\": \"zero_disk_start\", \"state\": \"done\", "
+		"\"detail\": \"zeroed\", \"output\": \"\"},"
+		"{\"seq\": 7, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
+		"\"detail\": \"\", \"output\": \"\"}]}",
+		root_device);
+}
+
+/* A reinstall whose find_root reports no usable device: its post-step
+ * hook fails the step, the install fails naming it, and every row after
+ * it (the in-band row at 45 of the same session included) is "not run"
+ * in the job log and in the install record the instance keeps. */
+static void
+test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *good = hook_answer("/dev/vda1");
+	g_autofree gchar *bad = hook_answer("vda1");
+	static const gchar *const order[] = {
+		"install step run_os_scripts (70): done",
+		"install step appliance.find_root [CUSTOM_H#1] (55): started",
+		"install step appliance.find_root [CUSTOM_H#1] (55): failed after",
+		"install steps not run: appliance.zero_disk_start [CUSTOM_H#2], tear_down_appliance, "
+		"switch_networks, boot\n",
+		NULL,
+	};
+	TemplateStore store;
+	g_autoptr(JsonObject) web1 = NULL;
+	g_autofree gchar *status = NULL;
+	g_autofree gchar *log = NULL;
+	JsonObject *install;
+	JsonArray *recorded;
+	guint64 id;
+	guint after = 0;
+	gboolean failed = FALSE;
+
+	store_init(&store);
+	store_add(&store, TEMPLATE_H);
+	node1_set_tags(fx, "CUSTOM_H");
+	fake_session_done(fx, good, "steps");
+	expect_success(fx, "OP_INSTANCE_CREATE",
+		       "{\"instance_name\": \"web1\", \"mode\": \"create\", "
+		       "\"os_type\": \"debootstrap\", \"disk_template\": \"file\", "
+		       "\"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, "
+		       "\"tags\": [\"CUSTOM_H\"]}");
+
+	fake_session_done(fx, bad, "steps");
+	id = queue_fx_submit(&fx->q, queue_fx_job("OP_INSTANCE_REINSTALL",
+						  "{\"instance_name\": \"web1\"}", NULL));
+	status = queue_fx_wait_final(&fx->q, id);
+	g_assert_cmpstr(status, ==, "error");
+	log = job_log_text(fx, id);
+	gnt_test_assert_in_order(log, order);
+	/* the row after it is not recorded as done */
+	g_assert_null(strstr(log, "[CUSTOM_H#2] (45): done"));
+	web1 = dup_instance(fx, "web1");
+	install = json_object_get_object_member(web1, "install");
+	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
+	gnt_test_assert_contains(
+		json_object_get_string_member(install, "error"),
+		"install step 'appliance.find_root' failed: post-step hook: the step "
+		"reported no usable root device");
+	/* find_root failed, every row after it not run */
+	recorded = json_object_get_array_member(install, "steps");
+	for (guint i = 0; i < json_array_get_length(recorded); i++) {
+		JsonObject *step = json_array_get_object_element(recorded, i);
+		const gchar *name = json_object_get_string_member(step, "name");
+		const gchar *result = json_object_get_string_member(step, "result");
+
+		if (g_str_equal(name, "appliance.find_root [CUSTOM_H#1]")) {
+			g_assert_cmpstr(result, ==, "failed");
+			failed = TRUE;
+		} else if (failed) {
+			g_assert_cmpstr(result, ==, "not run");
+			after++;
+		}
+	}
+	g_assert_true(failed);
+	/* zero_disk_start, tear_down_appliance, switch_networks, boot */
+	g_assert_cmpuint(after, ==, 4);
+	/* the refused device was not recorded */
+	g_assert_cmpstr(json_object_get_string_member_with_default(install, "root_device", ""), !=,
+			"vda1");
 	store_clear(&store);
 }
 
@@ -750,7 +885,7 @@ test_create_template(LuFx *fx, gconstpointer data)
 	call = fake_node_find_call(fx->nodes, "blockdev_grow", 1);
 	g_assert_cmpuint(gnt_rpc_args_get_uint(call->args, "new_size"), ==, 2048);
 	log = job_log_text(fx, id);
-	assert_in_order(log, order);
+	gnt_test_assert_in_order(log, order);
 	g_assert_null(strstr(log, "install step personalize"));
 	web1 = dup_instance(fx, "web1");
 	/* what the steps did is the instance's now */
@@ -1297,8 +1432,10 @@ main(int argc, char **argv)
 	ADD("create/template", test_create_template);
 	ADD("create/inband", test_create_inband);
 	ADD("create/inband-two-sessions", test_create_inband_two_sessions);
+	ADD("create/inband-long-step", test_create_inband_long_step);
 	ADD("create/inband-fails", test_create_inband_fails);
 	ADD("create/post-step-hook", test_create_post_step_hook);
+	ADD("reinstall/post-step-hook-fails", test_reinstall_post_step_hook_fails);
 	ADD("create/template-removed", test_create_template_removed);
 	ADD("create/print-plan", test_create_print_plan);
 	ADD("create/template-refused", test_create_template_refused);

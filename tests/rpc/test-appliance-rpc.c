@@ -712,20 +712,23 @@ test_reboot_swapped(ApplFx *fx, gconstpointer data)
 	assert_clean(fx, "boot2", FALSE);
 }
 
-/* A step's own timeout, in the real appliance: the OS script that hangs is
- * stopped after its step's 3 s, long before the session's. */
+/* A step's own timeout, in the real appliance (@data "kvm") and in fake
+ * mode (the agent on the host): the OS script that hangs is stopped after
+ * its step's 3 s, long before the session's, and nothing of it is left. */
 static void
-test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
+test_step_timeout(ApplFx *fx, gconstpointer data)
 {
+	const gchar *hypervisor = data;
 	g_autoptr(JsonObject) spec = NULL;
 	g_autoptr(JsonObject) options = NULL;
 	g_autoptr(JsonObject) result = NULL;
 	g_autoptr(GError) error = NULL;
+	gint64 t0 = g_get_monotonic_time();
 
-	if (!install_real_appliance(fx))
+	if (g_str_equal(hypervisor, "kvm") && !install_real_appliance(fx))
 		return;
-	spec = make_spec_for(fx, "slow1", "kvm", FALSE);
-	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 600\n",
+	spec = make_spec_for(fx, "slow1", hypervisor, FALSE);
+	options = make_session_options("slow1", "#!/bin/sh\necho hanging\nsleep 617\n",
 				       "[{\"id\": \"deploy.run_os_scripts\", \"step\": "
 				       "\"run_os_scripts\", \"args\": {}, \"timeout\": 3}]");
 	result = gnt_node_call_appliance_run(fx->node1.client, fx->node1.record, spec, options,
@@ -733,7 +736,12 @@ test_kvm_real_step_timeout(ApplFx *fx, gconstpointer data)
 	g_assert_null(result);
 	assert_error_has(error, "step 'run_os_scripts' failed: the create script timed out after 3 "
 				"s; its output ended with: hanging");
+	/* the step's 3 s, not the session's */
+	g_assert_cmpint(g_get_monotonic_time() - t0, <, 60 * G_USEC_PER_SEC);
 	assert_clean(fx, "slow1", FALSE);
+	/* the script's own child (sleep 600) went with the agent */
+	if (g_str_equal(hypervisor, "fake"))
+		g_assert_cmpint(system("pgrep -x -f 'sleep 617' >/dev/null"), !=, 0);
 }
 
 /* The same session in the real appliance (opt-in as kvm-real). */
@@ -745,6 +753,77 @@ test_kvm_real_steps(ApplFx *fx, gconstpointer data)
 	g_setenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV, "1", TRUE);
 	assert_session(fx, "real2", "kvm");
 	g_unsetenv(GNT_HV_APPLIANCE_TEST_STEPS_ENV);
+}
+
+/* appliance_catalogue: with no built appliance the agent's steps.json
+ * (the source tree's here), then the built appliance's (its manifest's
+ * "steps") with the manifest's checksum, then a manifest of an appliance
+ * built before steps and a broken catalogue, each refused naming the
+ * file. */
+static void
+test_catalogue(ApplFx *fx, gconstpointer data)
+{
+	g_autofree gchar *dir = gnt_rpc_node_dup_appliance_dir(fx->node1.rpc_node);
+	g_autofree gchar *manifest = g_build_filename(dir, "manifest.json", NULL);
+	g_autofree gchar *manifest_text = NULL;
+	g_autofree gchar *manifest_sha = NULL;
+	g_autoptr(JsonArray) args = json_array_new();
+	g_autoptr(JsonNode) answer = NULL;
+	g_autoptr(GError) error = NULL;
+	const gchar *small = "{\"version\": \"9\", \"steps\": [{\"name\": \"only_this\", "
+			     "\"priority\": 50, \"args\": [], \"reboot_requested\": false, "
+			     "\"for_operators\": true, \"core\": false, \"description\": \"x\"}]}";
+	JsonObject *obj;
+	JsonArray *steps;
+	gboolean found = FALSE;
+
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_no_error(error);
+	obj = json_node_get_object(answer);
+	g_assert_true(g_str_has_suffix(json_object_get_string_member(obj, "path"),
+				       "/appliance/steps.json"));
+	g_assert_true(json_object_get_null_member(obj, "manifest_sha256"));
+	steps = json_object_get_array_member(json_object_get_object_member(obj, "catalogue"),
+					     "steps");
+	for (guint i = 0; i < json_array_get_length(steps); i++)
+		found |= g_str_equal(json_object_get_string_member(
+					     json_array_get_object_element(steps, i), "name"),
+				     "zero_disk_start");
+	g_assert_true(found);
+	g_clear_pointer(&answer, json_node_unref);
+
+	/* the built appliance's own */
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	manifest_text = g_strdup_printf("{\"sha256\": {}, \"steps\": %s}", small);
+	g_assert_true(g_file_set_contents(manifest, manifest_text, -1, NULL));
+	manifest_sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, manifest_text, -1);
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_no_error(error);
+	obj = json_node_get_object(answer);
+	g_assert_cmpstr(json_object_get_string_member(obj, "path"), ==, manifest);
+	g_assert_cmpstr(json_object_get_string_member(obj, "manifest_sha256"), ==, manifest_sha);
+	g_assert_cmpstr(json_object_get_string_member(
+				json_object_get_object_member(obj, "catalogue"), "version"),
+			==, "9");
+	g_clear_pointer(&answer, json_node_unref);
+
+	/* an appliance built before steps, then a broken catalogue */
+	g_assert_true(g_file_set_contents(manifest, "{\"sha256\": {}}", -1, NULL));
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
+	assert_error_has(error, "holds no catalogue of steps");
+	g_clear_error(&error);
+	g_assert_true(g_file_set_contents(
+		manifest, "{\"steps\": {\"version\": \"9\", \"steps\": 3}}", -1, NULL));
+	answer = gnt_node_call(fx->node1.client, fx->node1.record, "appliance_catalogue", args, 10,
+			       &error);
+	g_assert_null(answer);
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	assert_error_has(error, manifest);
 }
 
 /* A session the node does not know (a restarted noded's answer): not
@@ -940,8 +1019,12 @@ main(int argc, char **argv)
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-reboot-swapped", ApplFx, "kvm", appl_set_up,
 		   test_reboot_swapped, appl_tear_down);
-	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, NULL, appl_set_up,
-		   test_kvm_real_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/kvm-real-step-timeout", ApplFx, "kvm", appl_set_up,
+		   test_step_timeout, appl_tear_down);
+	g_test_add("/appliance-rpc/catalogue", ApplFx, NULL, appl_set_up, test_catalogue,
+		   appl_tear_down);
+	g_test_add("/appliance-rpc/step-timeout", ApplFx, "fake", appl_set_up, test_step_timeout,
+		   appl_tear_down);
 	g_test_add("/appliance-rpc/kvm-real-steps", ApplFx, NULL, appl_set_up, test_kvm_real_steps,
 		   appl_tear_down);
 	g_test_add("/appliance-rpc/session-final-entries", ApplFx, NULL, appl_set_up,
