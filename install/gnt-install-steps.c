@@ -1203,6 +1203,7 @@ typedef struct {
 	 * entries after it are only logged */
 	gint hook_row;
 	GError *hook_error;
+	GCancellable *stop; /* cancelled with hook_error: the session ends (borrowed) */
 } Session;
 
 static void
@@ -1323,6 +1324,7 @@ session_progress(JsonObject *entry, gpointer user_data)
 			if (!run_post_step_hook(s->install, row->row.spec, row->data,
 						&s->hook_error)) {
 				s->hook_row = (gint)(row - (SessionRow *)(gpointer)s->rows->data);
+				g_cancellable_cancel(s->stop);
 				gnt_lu_feedback(lu,
 						"install step %s (%" G_GINT64_FORMAT
 						"): failed after %.3fs",
@@ -1419,7 +1421,7 @@ session_follow(GntInstall *self, guint from, JsonObject *options, Session *s, GE
 	gnt_lu_release_worker(self->lu);
 	result = gnt_node_call_session_follow(self->rpc, self->node, "appliance_start", token,
 					      &next, gnt_node_call_appliance_timeout(options),
-					      session_progress, s, error);
+					      session_progress, s, s->stop, error);
 	gnt_lu_reclaim_worker(self->lu);
 	if (recorded)
 		(void)gnt_lu_set_resume(self->lu, NULL);
@@ -1462,7 +1464,8 @@ static gboolean
 run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_run, GError **error)
 {
 	g_autoptr(GArray) session_rows = g_array_new(FALSE, TRUE, sizeof(SessionRow));
-	Session s = {.install = self, .current = -1};
+	g_autoptr(GCancellable) stop = g_cancellable_new();
+	Session s = {.install = self, .current = -1, .stop = stop};
 	g_autoptr(JsonObject) options = NULL;
 	g_autoptr(JsonObject) cluster = NULL;
 	g_autoptr(JsonArray) steps = NULL;

@@ -33,5 +33,5 @@ gnt_node_call_appliance_run(GntRpcClient *client, JsonObject *node, JsonObject *
 		return NULL;
 	return gnt_node_call_session_follow(client, node, "appliance_start", token, &next,
 					    gnt_node_call_appliance_timeout(options), progress,
-					    user_data, error);
+					    user_data, NULL, error);
 }

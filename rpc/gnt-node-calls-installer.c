@@ -41,5 +41,5 @@ gnt_node_call_installer_run(GntRpcClient *client, JsonObject *node, JsonObject *
 		return NULL;
 	return gnt_node_call_session_follow(client, node, "installer_start", token, &next,
 					    gnt_node_call_installer_timeout(options), event_cb,
-					    user_data, error);
+					    user_data, NULL, error);
 }

@@ -45,7 +45,8 @@ gnt_node_call_session_start(GntRpcClient *client, JsonObject *node, const gchar 
 JsonObject *
 gnt_node_call_session_follow(GntRpcClient *client, JsonObject *node, const gchar *procedure,
 			     const gchar *token, gint64 *next_seq, guint timeout_s,
-			     GntNodeCallSessionEntryFunc func, gpointer user_data, GError **error)
+			     GntNodeCallSessionEntryFunc func, gpointer user_data,
+			     GCancellable *stop, GError **error)
 {
 	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_s * G_USEC_PER_SEC;
 	gint64 unreachable_since = 0;
@@ -109,6 +110,14 @@ gnt_node_call_session_follow(GntRpcClient *client, JsonObject *node, const gchar
 			gnt_node_call_hand_on_seq(entries, next_seq, func, user_data);
 		if (!g_str_equal(state, "running"))
 			return final_result(obj, state, name, procedure, error);
+		/* the caller wants no more of it (a post-step hook failed) */
+		if (g_cancellable_is_cancelled(stop)) {
+			gnt_node_call_session_abort(client, node, token);
+			g_set_error(error, GNT_ERROR, GNT_ERROR_WRONG_STATE,
+				    "node '%s': install session %s stopped by the master", name,
+				    token);
+			return NULL;
+		}
 	}
 }
 

@@ -34,7 +34,9 @@ gnt_node_call_session_start(GntRpcClient *client, JsonObject *node, const gchar 
  * failure names after the node) from entry *@next_seq on to its end,
  * handing each entry to @func (nullable) and moving *@next_seq past it,
  * the final answer's too (it carries every entry the polls had not
- * delivered). Gives up after @timeout_s (then aborts the session). Returns
+ * delivered). Gives up after @timeout_s (then aborts the session), and
+ * once @stop (nullable) is cancelled, which @func may do: it aborts the
+ * session and fails with GNT_ERROR_WRONG_STATE. Returns
  * the session's result (transfer full), or NULL with its error: the
  * node's message and class, or GNT_ERROR_NOT_FOUND when the node no longer
  * knows the session (noded restarted and tore it down).
@@ -42,7 +44,8 @@ gnt_node_call_session_start(GntRpcClient *client, JsonObject *node, const gchar 
 JsonObject *
 gnt_node_call_session_follow(GntRpcClient *client, JsonObject *node, const gchar *procedure,
 			     const gchar *token, gint64 *next_seq, guint timeout_s,
-			     GntNodeCallSessionEntryFunc func, gpointer user_data, GError **error);
+			     GntNodeCallSessionEntryFunc func, gpointer user_data,
+			     GCancellable *stop, GError **error);
 
 /* Cancels session @token on @node and waits for its teardown; failures
  * are logged (the node's sweeper ends it anyway). */

@@ -417,22 +417,32 @@ run_ok(LuFx *fx, const gchar *op_id, const gchar *params)
 	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}, {\"size\": 64}, {\"size\": 64}], " \
 	"\"nics\": [], \"start\": false, \"tags\": [\"CUSTOM_I\"]"
 
-/* The node's install session (appliance_start, installer_start) ends with
- * @result, whose @entries member ("steps", "events") its session_wait
- * hands on. */
+/* The node's install session (appliance_start, installer_start): its
+ * session_wait hands on the entries (@result's member @entries: "steps",
+ * "events"); @done: and ends with @result, else it goes on running. */
 static void
-fake_session_done(LuFx *fx, const gchar *result, const gchar *entries)
+fake_session_answer(LuFx *fx, gboolean done, const gchar *result, const gchar *entries)
 {
 	g_autoptr(JsonNode) parsed = gnt_json_parse(result, -1, NULL);
-	g_autoptr(GString) answer = g_string_new("{\"state\": \"done\", \"entries\": ");
+	g_autoptr(GString) answer = g_string_new(NULL);
 	g_autofree gchar *list = NULL;
 	g_autofree gchar *own = NULL;
 
 	g_assert_nonnull(parsed);
 	list = gnt_json_to_string(json_object_get_member(json_node_get_object(parsed), entries));
 	own = gnt_json_to_string(parsed);
-	g_string_append_printf(answer, "%s, \"result\": %s}", list, own);
+	if (done)
+		g_string_printf(answer, "{\"state\": \"done\", \"entries\": %s, \"result\": %s}",
+				list, own);
+	else
+		g_string_printf(answer, "{\"state\": \"running\", \"entries\": %s}", list);
 	fake_node_answer(fx->nodes, "session_wait", answer->str);
+}
+
+static void
+fake_session_done(LuFx *fx, const gchar *result, const gchar *entries)
+{
+	fake_session_answer(fx, TRUE, result, entries);
 }
 
 /* appliance_start's session as a node gives it: a start (metad's, naming the
@@ -770,7 +780,9 @@ hook_answer(const gchar *root_device)
 /* A reinstall whose find_root reports no usable device: its post-step
  * hook fails the step, the install fails naming it, and every row after
  * it (the in-band row at 45 of the same session included) is "not run"
- * in the job log and in the install record the instance keeps. */
+ * in the job log and in the install record the instance keeps. The
+ * session, still running on the node, is aborted there (else the master
+ * would follow it to its end). */
 static void
 test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
 {
@@ -804,7 +816,8 @@ test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
 		       "\"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, "
 		       "\"tags\": [\"CUSTOM_H\"]}");
 
-	fake_session_done(fx, bad, "steps");
+	fake_node_clear_calls(fx->nodes);
+	fake_session_answer(fx, FALSE, bad, "steps");
 	id = queue_fx_submit(&fx->q, queue_fx_job("OP_INSTANCE_REINSTALL",
 						  "{\"instance_name\": \"web1\"}", NULL));
 	status = queue_fx_wait_final(&fx->q, id);
@@ -813,6 +826,8 @@ test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
 	gnt_test_assert_in_order(log, order);
 	/* the row after it is not recorded as done */
 	g_assert_null(strstr(log, "[CUSTOM_H#2] (45): done"));
+	/* the session was ended on the node */
+	g_assert_nonnull(fake_node_find_call(fx->nodes, "session_abort", 1));
 	web1 = dup_instance(fx, "web1");
 	install = json_object_get_object_member(web1, "install");
 	g_assert_cmpstr(json_object_get_string_member(install, "state"), ==, "failed");
