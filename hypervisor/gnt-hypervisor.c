@@ -360,7 +360,10 @@ gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk)
 gchar *
 gnt_hv_appliance_dup_cmdline(const GntHvAppliance *self)
 {
-	GString *cmdline = g_string_new("console=ttyS0 quiet panic=-1");
+	/* no_timer_check: under TCG on a loaded host the kernel's check of the
+	 * 8254 timer's IO-APIC routing can time out and panic the boot
+	 * ("MP-BIOS bug: 8254 timer not connected to IO-APIC") */
+	GString *cmdline = g_string_new("console=ttyS0 quiet panic=-1 no_timer_check");
 
 	g_return_val_if_fail(self != NULL, NULL);
 	if (self->cmdline != NULL) {

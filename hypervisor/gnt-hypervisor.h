@@ -231,7 +231,7 @@ gnt_hv_appliance_add_disk(GntHvAppliance *self, GntHvDisk *disk);
  * steps (doc/appliance.md "Steps"): "1" in the test suites only. */
 #define GNT_HV_APPLIANCE_TEST_STEPS_ENV "GANTRY_TEST_STEPS"
 
-/* "console=ttyS0 quiet panic=-1 gantry.ip=169.254.A.B/16[ gantry.debug=1]
+/* "console=ttyS0 quiet panic=-1 no_timer_check gantry.ip=169.254.A.B/16[ gantry.debug=1]
  * [ gantry.test_steps=1][ gantry.token=HEX]", or an installer's cmdline
  * (transfer full) */
 gchar *

@@ -44,7 +44,7 @@ def boot(appliance, disks, console, append, socket=None, timeout=120):
            "-no-reboot", "-serial", "file:" + console,
            "-kernel", os.path.join(appliance, "vmlinuz"),
            "-initrd", os.path.join(appliance, "initrd.img"),
-           "-append", "console=ttyS0 quiet panic=-1 " + append]
+           "-append", "console=ttyS0 quiet panic=-1 no_timer_check " + append]
     for d in disks:
         cmd += ["-drive", "file=%s,format=raw,if=virtio,cache=unsafe" % d]
     cmd += ["-drive", "file=%s,format=raw,if=virtio,readonly=on"

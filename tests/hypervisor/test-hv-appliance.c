@@ -127,7 +127,7 @@ test_xml_read_only_last(void)
 	g_assert_nonnull(strstr(disks[n - 1], "appliance.img"));
 	g_assert_nonnull(strstr(disks[n - 1], "target dev='vdc'"));
 	g_assert_nonnull(strstr(xml, "<on_reboot>destroy</on_reboot>"));
-	g_assert_nonnull(strstr(xml, "console=ttyS0 quiet panic=-1 gantry.ip=" IP "/16<"));
+	g_assert_nonnull(strstr(xml, "console=ttyS0 quiet panic=-1 no_timer_check gantry.ip=" IP "/16<"));
 }
 
 static void
@@ -172,7 +172,7 @@ test_cmdline_and_tail(void)
 	app->debug = TRUE;
 	cmdline = gnt_hv_appliance_dup_cmdline(app);
 	g_assert_cmpstr(cmdline, ==,
-			"console=ttyS0 quiet panic=-1 gantry.ip=169.254.1.2/16 "
+			"console=ttyS0 quiet panic=-1 no_timer_check gantry.ip=169.254.1.2/16 "
 			"gantry.debug=1");
 	for (guint i = 0; i < 100000; i++)
 		g_string_append_printf(text, "line %u\r\n", i);
