@@ -382,6 +382,8 @@ create(KsFx *fx, const gchar *instance, guint disk_mib, const gchar *firmware, g
 		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\","
 		" \"mode\": \"create\", \"hypervisor\": \"kvm\", \"disk_template\": \"file\","
 		" \"disks\": [{\"size\": %u}], \"nics\": [], \"os_image\": \"" IMAGE_NAME "\","
+		/* GRUB's EFI loader runs out of memory for the kernel in less */
+		" \"beparams\": {\"memory\": 512},"
 		" \"start\": %s, \"hvparams\": {\"accel\": \"tcg\", \"firmware\": \"%s\"}%s}",
 		instance, disk_mib, start ? "true" : "false", firmware, extra != NULL ? extra : "");
 	Capture capture = {0};
