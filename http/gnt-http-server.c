@@ -243,7 +243,7 @@ struct _GntHttpConn {
 	GIOStream *stream;
 	GPollableInputStream *in;
 	GPollableOutputStream *out;
-	GSource *source; /* waiting to read or to write */
+	GSource *source;	/* waiting to read or to write */
 	gboolean source_writes; /* @source waits to write */
 	gboolean source_kept;	/* conn_wait() kept @source in this run */
 	ConnState state;
