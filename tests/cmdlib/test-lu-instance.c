@@ -1268,7 +1268,6 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 static void
 test_kickstart_package(LuFx *fx, gconstpointer data)
 {
-	g_autofree gchar *dir = ks_fx_prepare(fx);
 	g_autofree gchar *token = NULL;
 	g_autofree gchar *log = NULL;
 	g_autofree gchar *header = NULL;
@@ -1282,6 +1281,8 @@ test_kickstart_package(LuFx *fx, gconstpointer data)
 			 "{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["
 			 "{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"
 			 "{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}");
+	/* the kickstart directory and the vendored ksvalidator */
+	g_free(ks_fx_prepare(fx));
 	id = run_ok(fx, "OP_INSTANCE_CREATE",
 		    CREATE_KS ", \"start\": false,"
 			      " \"osparams\": {\"os-package\": \"https://p.test/web.tar.gz\"},"

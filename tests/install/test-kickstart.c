@@ -401,6 +401,7 @@ test_prepare_firmware(void)
 		g_autoptr(GntKickstart) ks = prepare(reqpart, &uefi, &error);
 
 		g_assert_no_error(error);
+		g_assert_nonnull(ks);
 	}
 }
 

@@ -552,6 +552,7 @@ test_package(Fx *fx, gconstpointer data)
 			answer = get(fx, "web1", path, "X-Gantry-Agent-Token: " DB1_TOKEN, &status);
 
 		g_assert_cmpuint(status, ==, 404);
+		g_assert_cmpmem(answer->data, answer->len, unknown->data, unknown->len);
 	}
 }
 
