@@ -10,6 +10,7 @@
 #include "gnt-kickstart-ksvalidator.h"
 #include "gnt-kickstart-prepare.h"
 #include "gnt-kickstart-source.h"
+#include "gnt-lu-instance-metadata.h"
 #include "gnt-lu-instance-spec.h"
 #include "gnt-node-calls-installer.h"
 #include "gnt-secret.h"
@@ -38,6 +39,17 @@ string_or_null(JsonObject *obj, const gchar *key)
 
 	return node != NULL && json_node_get_value_type(node) == G_TYPE_STRING
 		       ? json_node_get_string(node)
+		       : NULL;
+}
+
+/* The record's personalization package (os-package), NULL: none. */
+static const gchar *
+package_url(JsonObject *record)
+{
+	JsonNode *osparams = json_object_get_member(record, "osparams");
+
+	return osparams != NULL && JSON_NODE_HOLDS_OBJECT(osparams)
+		       ? string_or_null(json_node_get_object(osparams), GNT_OSP_OS_PACKAGE)
 		       : NULL;
 }
 
@@ -196,6 +208,7 @@ render(GntLu *lu, JsonObject *record, JsonObject *image, Rendered *out, GError *
 	ksvalidator =
 		gnt_kickstart_ksvalidator_find(string_or_null(cluster->settings, "ksvalidator"));
 	request.ksvalidator = ksvalidator;
+	request.package = package_url(record) != NULL;
 	ks = gnt_kickstart_prepare(&request, error);
 	if (ks == NULL) {
 		g_prefix_error(error, "instance '%s': ", name);
@@ -290,7 +303,7 @@ installer_event_cb(JsonObject *event, gpointer user_data)
 
 gboolean
 gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
-			      JsonObject *record, GError **error)
+			      JsonObject *record, const GntSecretDict *secrets, GError **error)
 {
 	const gchar *name = json_object_get_string_member(record, "name");
 	g_autoptr(JsonObject) image = dup_catalog_image(lu_config(lu), record);
@@ -333,6 +346,23 @@ gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Js
 				      artifact_new(string_or_null(image, "url"),
 						   string_or_null(image, "sha256")));
 	json_object_set_string_member(options, "liveimg_name", rendered.liveimg_name);
+	/* the node fetches the package (never metad, never the installer:
+	 * the credentials stay on the node's fetch) */
+	if (package_url(record) != NULL) {
+		json_object_set_string_member(options, "package_url", package_url(record));
+		json_object_set_member(
+			options, "package_username",
+			gnt_json_node_new_string(
+				secrets != NULL ? gnt_secret_dict_lookup(
+							  secrets, GNT_OSP_OS_PACKAGE_USERNAME)
+						: NULL));
+		json_object_set_member(
+			options, "package_password",
+			gnt_json_node_new_string(
+				secrets != NULL ? gnt_secret_dict_lookup(
+							  secrets, GNT_OSP_OS_PACKAGE_PASSWORD)
+						: NULL));
+	}
 	properties = json_object_has_member(image, "properties")
 			     ? json_object_get_object_member(image, "properties")
 			     : NULL;
@@ -369,6 +399,10 @@ gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, Js
 	gnt_lu_reclaim_worker(lu);
 	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "kickstart"));
 	gnt_secret_wipe_string((gchar *)json_object_get_string_member(options, "agent_token"));
+	if (json_object_has_member(options, "package_password") &&
+	    !json_node_is_null(json_object_get_member(options, "package_password")))
+		gnt_secret_wipe_string(
+			(gchar *)json_object_get_string_member(options, "package_password"));
 	if (result == NULL)
 		return FALSE;
 	gnt_lu_feedback(lu, "  the installer ended in %.1f s",

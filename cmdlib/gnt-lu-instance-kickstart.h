@@ -4,6 +4,7 @@
 
 #include "gnt-config.h"
 #include "gnt-lu.h"
+#include "gnt-secret.h"
 #include "gnt-opcode.h"
 #include "gnt-rpc-client.h"
 
@@ -49,11 +50,13 @@ gnt_lu_instance_kickstart_is_install(GntLu *lu, JsonObject *record);
  * gnt-node-calls-installer.h): the file rendered and checked again with a
  * new token for this attempt, the catalog image's installer and liveimg,
  * the cluster's clocks; the job log gets each callback as it comes
- * ("  installer: start: ..."). Fails with the installer's error, its
- * power-off without end or a clock's timeout.
+ * ("  installer: start: ..."). With a personalization package (the
+ * record's os-package, its credentials in @secrets, nullable), the node
+ * fetches it for metad and the kickstart's %post applies it. Fails with
+ * the installer's error, its power-off without end or a clock's timeout.
  */
 gboolean
 gnt_lu_instance_kickstart_run(GntLu *lu, GntRpcClient *rpc, JsonObject *node, JsonObject *spec,
-			      JsonObject *record, GError **error);
+			      JsonObject *record, const GntSecretDict *secrets, GError **error);
 
 G_END_DECLS

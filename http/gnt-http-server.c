@@ -34,6 +34,9 @@
 /* a file body goes out in pieces of at most this: the main context (other
  * clients) gets its turn between them */
 #define FILE_CHUNK (1024 * 1024)
+/* the most a turn of the main context sends of a file while the socket
+ * takes it all (nginx's sendfile_max_chunk is 2 MiB) */
+#define FILE_TURN (2 * 1024 * 1024)
 
 /* ---- statuses ---- */
 
@@ -240,7 +243,9 @@ struct _GntHttpConn {
 	GIOStream *stream;
 	GPollableInputStream *in;
 	GPollableOutputStream *out;
-	GSource *source; /* waiting to read or to write */
+	GSource *source;	/* waiting to read or to write */
+	gboolean source_writes; /* @source waits to write */
+	gboolean source_kept;	/* conn_wait() kept @source in this run */
 	ConnState state;
 	gboolean dispatching; /* in the handler: an answer now is written by conn_run() */
 	gint64 deadline;      /* monotonic µs; 0: none */
@@ -452,22 +457,38 @@ conn_close(GntHttpConn *conn)
 		listener_start_accept(listener); /* it was at its own limit */
 }
 
+/* The source stays when the connection waits the same way again (a file
+ * streamed piece by piece): no new source, attach and wakeup a piece. */
 static gboolean
 conn_ready_cb(GObject *stream, gpointer user_data)
 {
 	GntHttpConn *conn = user_data;
+	GSource *source = conn->source;
+	gboolean keep;
 
-	g_clear_pointer(&conn->source, g_source_unref);
+	conn->ref_count++;
+	conn->source_kept = FALSE;
 	conn_run(conn);
-	return G_SOURCE_REMOVE;
+	keep = source != NULL && conn->source == source && conn->source_kept;
+	/* not waited on again (an answer to come, or closed): it goes */
+	if (!keep && conn->source == source)
+		g_clear_pointer(&conn->source, g_source_unref);
+	conn_unref(conn);
+	return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 static void
 conn_wait(GntHttpConn *conn, gboolean for_writing)
 {
+	if (conn->source != NULL && conn->source_writes == for_writing &&
+	    !g_source_is_destroyed(conn->source)) {
+		conn->source_kept = TRUE;
+		return;
+	}
 	conn_clear_source(conn);
 	conn->source = for_writing ? g_pollable_output_stream_create_source(conn->out, NULL)
 				   : g_pollable_input_stream_create_source(conn->in, NULL);
+	conn->source_writes = for_writing;
 	g_source_set_callback(conn->source, G_SOURCE_FUNC(conn_ready_cb), conn, NULL);
 	g_source_attach(conn->source, conn->server->context);
 }
@@ -555,6 +576,7 @@ static gboolean
 conn_write_file(GntHttpConn *conn)
 {
 	g_autofree guint8 *buf = NULL;
+	gsize turn = 0; /* bytes sent in this turn */
 
 	while (conn->out_fd_left > 0) {
 		gsize want = (gsize)MIN(conn->out_fd_left, (guint64)FILE_CHUNK);
@@ -595,11 +617,15 @@ conn_write_file(GntHttpConn *conn)
 		conn->out_fd_off += (guint64)n;
 		conn->out_fd_left -= (guint64)n;
 		conn->deadline = request_deadline(conn);
-		if (conn->out_fd_left > 0) {
-			/* one piece a turn: the main context serves the other
-			 * clients before the next (the socket is writable at
-			 * once, so this costs one poll) */
+		turn += (gsize)n;
+		if (conn->out_fd_left > 0 && ((gsize)n < want || turn >= FILE_TURN)) {
+			/* the socket is full, or this turn sent its share: the
+			 * main context serves the other clients before the next
+			 * piece (the source stays: conn_wait()), and first
+			 * when both are ready (a small answer waits on no file) */
 			conn_wait(conn, TRUE);
+			if (g_source_get_priority(conn->source) != G_PRIORITY_LOW)
+				g_source_set_priority(conn->source, G_PRIORITY_LOW);
 			return FALSE;
 		}
 	}

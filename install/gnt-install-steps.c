@@ -336,7 +336,7 @@ write_image_run(GntInstall *self, GError **error)
 	 * the disks; the host steps at 60 and below run after its end */
 	if (gnt_lu_instance_kickstart_is_install(self->lu, self->record))
 		return gnt_lu_instance_kickstart_run(self->lu, self->rpc, self->node, self->spec,
-						     self->record, error);
+						     self->record, self->osparams_secret, error);
 	gnt_lu_feedback(self->lu, "* writing the OS image onto disk 0...");
 	written = gnt_node_call_image_write_cached(self->rpc, self->node, self->spec,
 						   gnt_install_get_os_image(self->record),
@@ -481,8 +481,8 @@ personalize_check(GntInstall *self, GError **error)
 	const gchar *url = package_url(self);
 
 	/* its spelling (http(s), .tar.gz or .tgz) is the unit's check */
-	if (url == NULL)
-		return TRUE;
+	if (url == NULL || gnt_lu_instance_kickstart_is_install(self->lu, self->record))
+		return TRUE; /* a kickstart install: its %post applies it */
 	if (!self->in_appliance) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "the personalization package is unpacked inside the install appliance, "
@@ -497,7 +497,11 @@ personalize_check(GntInstall *self, GError **error)
 static gchar *
 personalize_skip_reason(GntInstall *self)
 {
-	return package_url(self) == NULL ? g_strdup("no personalization package given") : NULL;
+	if (package_url(self) == NULL)
+		return g_strdup("no personalization package given");
+	if (gnt_lu_instance_kickstart_is_install(self->lu, self->record))
+		return g_strdup("the kickstart's %post --nochroot unpacked it (doc/kickstart.md)");
+	return NULL;
 }
 
 /* prepare_boot: for self_install, the first boot is to use the install
@@ -941,16 +945,12 @@ gnt_install_check(GntInstall *self, GError **error)
 		/* kickstart mode boots no install appliance: its in-band steps
 		 * are refused now rather than skipped unseen (Ironic's quirk) */
 		if (kickstart && row.spec->runs_on == GNT_INSTALL_RUNS_APPLIANCE &&
-		    (row.spec->default_priority == 0 || package_url(self) != NULL)) {
+		    row.spec->default_priority == 0) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 				    "install step %s (priority %" G_GINT64_FORMAT
 				    ") runs in the install appliance, which a kickstart install "
-				    "does not boot%s",
-				    row.id != NULL ? row.id : row.spec->name, row.priority,
-				    package_url(self) != NULL && row.spec->default_priority > 0
-					    ? ": a personalization package (os-package) cannot be "
-					      "applied; put its files in the kickstart's %post"
-					    : "");
+				    "does not boot",
+				    row.id != NULL ? row.id : row.spec->name, row.priority);
 			return FALSE;
 		}
 		self->args = gnt_json_peek_object(row.row, "args");

@@ -21,6 +21,23 @@
 #define ADDED_TRACEBACK                                                                            \
 	"%traceback\n" CALLBACK("error", "the installer crashed: see the instance console") "%end\n"
 #define ADDED_END "%post --nochroot\nsync\n" CALLBACK("end", "the installer is done") "%end\n"
+/* The personalization package (doc/kickstart.md, "The personalization
+ * package"): fetched from metad with this install's token (metad gives it
+ * to no one else, and only during the install), unpacked onto the
+ * installed system as the appliance's personalize step does (the node
+ * sanitized it; owners are the package's numbers). Anaconda names the
+ * installed system's root in ANA_INSTALL_PATH (/mnt/sysroot). Fails the
+ * install when it cannot be applied. */
+#define ADDED_PACKAGE                                                                              \
+	"%post --nochroot --erroronfail\n"                                                         \
+	"set -e\n"                                                                                 \
+	"root=\"${ANA_INSTALL_PATH:-/mnt/sysroot}\"\n"                                             \
+	"curl --silent --show-error --fail --retry 5 -H '" GNT_KICKSTART_TOKEN_HEADER              \
+	": {{ agent_token }}' -o /tmp/gantry-package.tar.gz '" GNT_KICKSTART_PACKAGE_URL "'\n"     \
+	"tar -xzf /tmp/gantry-package.tar.gz --numeric-owner -C \"$root\"\n"                       \
+	"rm -f /tmp/gantry-package.tar.gz\n"                                                       \
+	"echo 'gantry: the personalization package is unpacked'\n"                                 \
+	"%end\n"
 
 typedef enum {
 	STATUS_NONE,
@@ -283,7 +300,8 @@ check_end_report(const Scan *scan, GError **error)
 
 gboolean
 gnt_kickstart_additions_find(const gchar *text, gsize len, const GntKickstartRelease *release,
-			     GPtrArray *notes, GntKickstartAdditions *additions, GError **error)
+			     gboolean package, GPtrArray *notes, GntKickstartAdditions *additions,
+			     GError **error)
 {
 	Scan scan = {.release = release};
 	g_autoptr(GString) block = g_string_new(NULL);
@@ -314,6 +332,12 @@ gnt_kickstart_additions_find(const gchar *text, gsize len, const GntKickstartRel
 	}
 	if (block->len > 0)
 		g_string_prepend(block, "# added by Gantry (doc/kickstart.md)\n");
+	/* before the end report, whether Gantry's or the template's */
+	if (package) {
+		g_string_append(block, "# added by Gantry: the personalization package "
+				       "(doc/kickstart.md)\n" ADDED_PACKAGE);
+		g_string_append(added, ", %post --nochroot unpacking the personalization package");
+	}
 	if (scan.end_line == 0) {
 		g_string_append(block,
 				"# added by Gantry: the last thing run (doc/kickstart.md)\n");
@@ -357,7 +381,7 @@ gnt_kickstart_add_missing(const gchar *text, gsize len, const GntKickstartReleas
 	GString *out;
 	gsize cursor = 0;
 
-	if (!gnt_kickstart_additions_find(text, len, release, notes, &additions, error))
+	if (!gnt_kickstart_additions_find(text, len, release, FALSE, notes, &additions, error))
 		return NULL;
 	out = g_string_sized_new(len + additions.block->len + 16);
 	/* the shutdown command comes first: commands precede sections */

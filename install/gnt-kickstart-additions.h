@@ -22,6 +22,9 @@ G_BEGIN_DECLS
  * - a `%pre` reporting `start`, an `%onerror` reporting `error` (and for
  *   releases before RHEL 9 and Fedora 34 a `%traceback` doing the same;
  *   never after);
+ * - with a personalization package (@package), a `%post --nochroot
+ *   --erroronfail` that fetches it from metad with {{ agent_token }} and
+ *   unpacks it onto the installed system, before the end report;
  * - as the very last section, a `%post --nochroot` that runs `sync` and
  *   then reports `end` (the installed system may have no curl, and anything
  *   after the end report may be cut off by the power-off).
@@ -35,6 +38,12 @@ G_BEGIN_DECLS
 
 /* The path of metad's installer callback, as callback_url ends. */
 #define GNT_KICKSTART_CALLBACK_PATH "/gantry/latest/install/callback"
+/* Where the installer fetches the personalization package, and the header
+ * that carries the install's token there (metad answers without it as it
+ * answers an unknown path). */
+#define GNT_KICKSTART_PACKAGE_PATH "/gantry/latest/install/package.tar.gz"
+#define GNT_KICKSTART_PACKAGE_URL  "http://169.254.169.254" GNT_KICKSTART_PACKAGE_PATH
+#define GNT_KICKSTART_TOKEN_HEADER "X-Gantry-Agent-Token"
 
 #define GNT_KICKSTART_POWEROFF "poweroff"
 
@@ -48,10 +57,12 @@ typedef struct {
 } GntKickstartAdditions;
 
 /* Finds the additions of @text (@len bytes that gnt_kickstart_template_new()
- * read); the errors and @notes as gnt_kickstart_add_missing(). */
+ * read), with the package's %post when @package; the errors and @notes as
+ * gnt_kickstart_add_missing(). */
 gboolean
 gnt_kickstart_additions_find(const gchar *text, gsize len, const GntKickstartRelease *release,
-			     GPtrArray *notes, GntKickstartAdditions *additions, GError **error);
+			     gboolean package, GPtrArray *notes, GntKickstartAdditions *additions,
+			     GError **error);
 void
 gnt_kickstart_additions_clear(GntKickstartAdditions *self);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(GntKickstartAdditions, gnt_kickstart_additions_clear)

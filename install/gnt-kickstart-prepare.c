@@ -102,8 +102,8 @@ gnt_kickstart_prepare(const GntKickstartRequest *request, GError **error)
 	/* the template as given: its errors name the lines the author wrote */
 	tpl = gnt_kickstart_template_new(data, len, error);
 	if (tpl == NULL || !gnt_kickstart_template_check_defined(tpl, request->values, error) ||
-	    !gnt_kickstart_additions_find(data, len, &request->target.release, self->notes,
-					  &additions, error) ||
+	    !gnt_kickstart_additions_find(data, len, &request->target.release, request->package,
+					  self->notes, &additions, error) ||
 	    !render_with_additions(self, tpl, len, &additions, request->values, error)) {
 		g_prefix_error(error, "kickstart template: ");
 		return NULL;

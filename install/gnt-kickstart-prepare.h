@@ -36,6 +36,8 @@ typedef struct {
 	/* ksvalidator's program (gnt_kickstart_ksvalidator_find()); NULL:
 	 * not installed, and the notes say only Gantry's checks ran */
 	const gchar *ksvalidator;
+	/* a personalization package to apply (gnt-kickstart-additions.h) */
+	gboolean package;
 } GntKickstartRequest;
 
 typedef struct {

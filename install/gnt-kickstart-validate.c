@@ -181,6 +181,7 @@ typedef struct {
 	GPtrArray *devs;		    /* of Dev */
 	GPtrArray *vgs;			    /* of VolGroup */
 	guint autopart, reqpart, mount_cmd; /* the line, 0: none */
+	guint gpt_label;		    /* clearpart --disklabel=gpt's line */
 	guint first_storage;		    /* first part/raid/volgroup/logvol line */
 	guint liveimg, url, packages;
 	guint shutdown;
@@ -581,6 +582,8 @@ read_command(Check *check, const GntKickstartReader *r)
 				  "clearpart takes one of --all, --linux, --list and --none");
 		if ((value = option(r, "--drives")) != NULL)
 			check_disks(check, r->line_no, "clearpart --drives", value);
+		if ((value = option(r, "--disklabel")) != NULL && strcmp(value, "gpt") == 0)
+			check->gpt_label = r->line_no;
 	} else if (strcmp(cmd, "ignoredisk") == 0) {
 		if ((value = option(r, "--only-use")) != NULL)
 			check_disks(check, r->line_no, "ignoredisk --only-use", value);
@@ -855,6 +858,14 @@ check_layout(Check *check, gboolean has_root)
 		add_error(check, manual,
 			  "UEFI needs a /boot/efi partition ('part /boot/efi --fstype=efi "
 			  "--size=600', or reqpart)");
+	/* GRUB's core image on a gpt disk under BIOS: Anaconda refuses the
+	 * layout without its partition */
+	if (check->target->firmware == GNT_KICKSTART_FIRMWARE_BIOS && check->gpt_label != 0 &&
+	    check->reqpart == 0 && find_dev(check, "biosboot", DEV_PART) == NULL)
+		add_error(check, manual,
+			  "BIOS on a gpt disk (line %u) needs a biosboot partition ('part "
+			  "biosboot --fstype=biosboot --size=1', or reqpart)",
+			  check->gpt_label);
 }
 
 static gboolean

@@ -353,12 +353,19 @@ guest_cb(GntHttpRequest *request, gpointer user_data)
 	}
 	/* a kickstart install's files and callbacks; what it does not answer
 	 * (a wrong token among others) gets the trees' one 404 below */
-	if (gnt_metad_installs_answer(self->installs, channel->instance, path, &request)) {
+	if (gnt_metad_installs_answer(
+		    self->installs, channel->instance, path,
+		    gnt_metadata_store_peek_package(self->store, channel->instance), &request)) {
 		if (g_log_get_debug_enabled())
 			g_debug("instance '%s': %s '%s': install session", channel->instance,
 				method, path);
 		return;
 	}
+	/* during a kickstart install the package goes only to the install's
+	 * token (above): not through the tree's path, which asks for none */
+	if (gnt_metad_installs_contains(self->installs, channel->instance) &&
+	    g_str_has_suffix(path, "/os/package"))
+		path[0] = '\0'; /* no path: the tree's one 404 */
 	/* the instance is the channel's, whatever the request names */
 	gnt_metadata_store_answer(self->store, channel->instance, method, path, query,
 				  request->body, &answer);

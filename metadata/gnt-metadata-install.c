@@ -21,9 +21,13 @@
 #define STAGE2_PATH    INSTALL_PREFIX "stage2/LiveOS/squashfs.img"
 #define KS_PATH	       INSTALL_PREFIX "ks.cfg"
 #define CALLBACK_PATH  INSTALL_PREFIX "callback"
-#define TEXT_TYPE      GNT_METADATA_TEXT_TYPE
-#define KS_TYPE	       "text/plain; charset=utf-8"
-#define BYTES_TYPE     "application/octet-stream"
+#define PACKAGE_PATH   INSTALL_PREFIX "package.tar.gz"
+#define PACKAGE_TYPE   "application/gzip"
+/* the kickstart's %post sends the token in this header (doc/kickstart.md) */
+#define TOKEN_HEADER "X-Gantry-Agent-Token"
+#define TEXT_TYPE    GNT_METADATA_TEXT_TYPE
+#define KS_TYPE	     "text/plain; charset=utf-8"
+#define BYTES_TYPE   "application/octet-stream"
 /* the control body: a rendered kickstart is at most 1 MiB (doc/kickstart.md) */
 #define SESSION_MAX_BODY (2 * 1024 * 1024)
 #define POLL_WAIT_MAX_S	 20 /* below the control client's 30 s timeout */
@@ -701,9 +705,22 @@ answer_kickstart(GntHttpRequest *request, const GntSecret *kickstart)
 				 NULL);
 }
 
+/* Whether @request carries the session's token in TOKEN_HEADER. */
+static gboolean
+request_has_token(const Session *session, GntHttpRequest *request)
+{
+	const gchar *given = soup_message_headers_get_one(request->headers, TOKEN_HEADER);
+	g_autoptr(GntSecret) token = NULL;
+
+	if (given == NULL)
+		return FALSE;
+	token = gnt_secret_new(given, -1);
+	return token_matches(session, token);
+}
+
 gboolean
 gnt_metad_installs_answer(GntMetadInstalls *self, const gchar *instance, const gchar *path,
-			  GntHttpRequest **request)
+			  GBytes *package, GntHttpRequest **request)
 {
 	Session *session = NULL;
 	GntHttpRequest *req = *request;
@@ -746,6 +763,23 @@ gnt_metad_installs_answer(GntMetadInstalls *self, const gchar *instance, const g
 		if (!answer_file(req, session->stage2))
 			return FALSE;
 		*request = NULL;
+		return TRUE;
+	}
+	/* the personalization package: to this install's token only; a
+	 * wrong or missing one gets the one 404 */
+	if (g_str_equal(path, PACKAGE_PATH) && package != NULL) {
+		GString *head;
+
+		if (!request_has_token(session, req)) {
+			g_message("instance '%s': package request without this install's token",
+				  instance);
+			return FALSE;
+		}
+		/* the package's bytes as they are (no copy of up to 256 MiB) */
+		head = gnt_http_build_head(&req->flags, 200, PACKAGE_TYPE,
+					   g_bytes_get_size(package), NULL, 0);
+		gnt_http_request_respond(g_steal_pointer(request), g_string_free_to_bytes(head),
+					 req->flags.head_only ? NULL : g_bytes_ref(package));
 		return TRUE;
 	}
 	if (session->liveimg_path != NULL && g_str_equal(path, session->liveimg_path)) {

@@ -95,9 +95,12 @@ gnt_metad_installs_remove(GntMetadInstalls *self, const gchar *name);
 
 /* Answers @request (a guest's on @instance's channel, @path decoded) when
  * it is one of the install session's paths and may be answered; FALSE
- * (and @request untouched) otherwise: the caller answers it as any other. */
+ * (and @request untouched) otherwise: the caller answers it as any other.
+ * @package (nullable) is the instance's personalization package: served at
+ * GNT_KICKSTART_PACKAGE_PATH only to a GET carrying the session's token in
+ * GNT_KICKSTART_TOKEN_HEADER (gnt-kickstart-additions.h). */
 gboolean
 gnt_metad_installs_answer(GntMetadInstalls *self, const gchar *instance, const gchar *path,
-			  GntHttpRequest **request);
+			  GBytes *package, GntHttpRequest **request);
 
 G_END_DECLS

@@ -631,6 +631,13 @@ gnt_metadata_store_set_package(GntMetadataStore *self, const gchar *name, GBytes
 	return TRUE;
 }
 
+GBytes *
+gnt_metadata_store_peek_package(GntMetadataStore *self, const gchar *name)
+{
+	g_return_val_if_fail(GNT_IS_METADATA_STORE(self) && name != NULL, NULL);
+	return g_hash_table_lookup(self->packages, name);
+}
+
 static const gchar *const progress_states[] = {"start", "done", "failed", "info", NULL};
 
 /* The last @max bytes of @data, starting on a character, valid UTF-8. */

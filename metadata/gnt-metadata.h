@@ -95,6 +95,9 @@ gnt_metadata_store_dup_names(GntMetadataStore *self);
 gboolean
 gnt_metadata_store_set_package(GntMetadataStore *self, const gchar *name, GBytes *package,
 			       GError **error);
+/* The instance's personalization package, NULL: none. (transfer none) */
+GBytes *
+gnt_metadata_store_peek_package(GntMetadataStore *self, const gchar *name);
 
 /* Appends a progress entry to @name's (what the appliance POSTs to
  * /gantry/latest/install/progress): @step [a-z0-9_]{1,64}, @state start,

@@ -20,7 +20,6 @@
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
-#include "gnt-package.h"
 #include "gnt-noded-metad.h"
 #include "gnt-noded-private.h"
 #include "gnt-noded-session.h"
@@ -31,7 +30,6 @@
 #define APPLIANCE_MAX_TIMEOUT_S (24 * 3600)
 #define APPLIANCE_MAX_DEBUG	9
 #define APPLIANCE_MEMORY_MIB	512
-#define PACKAGE_MAX_BYTES	(256 * 1024 * 1024)
 /* how often one session's steps may reboot the appliance */
 #define APPLIANCE_MAX_BOOTS 16
 
@@ -384,18 +382,9 @@ gnt_rpc_node_spec_get_communication(GntRpcNodeSpec *spec, gboolean *communicatio
 static gboolean
 give_package(const gchar *control, const gchar *name, const RunOptions *options, GError **error)
 {
-	g_autoptr(GBytes) tarball = NULL;
-	g_autoptr(GBytes) clean = NULL;
-
-	tarball = gnt_package_fetch(options->package_url, options->package_username,
-				    options->package_password, PACKAGE_MAX_BYTES, error);
-	if (tarball != NULL)
-		clean = gnt_package_sanitize(tarball, error);
-	if (clean == NULL || !gnt_metad_client_put_package(control, name, clean, error)) {
-		g_prefix_error(error, "personalization package of instance '%s': ", name);
-		return FALSE;
-	}
-	return TRUE;
+	return gnt_rpc_node_metad_give_package(control, name, options->package_url,
+					       options->package_username, options->package_password,
+					       error);
 }
 
 gchar *

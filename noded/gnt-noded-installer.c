@@ -21,6 +21,7 @@
 #include "gnt-metadata.h"
 #include "gnt-noded-appliance.h"
 #include "gnt-noded-cache.h"
+#include "gnt-noded-metad.h"
 #include "gnt-noded-session.h"
 #include "gnt-secret.h"
 
@@ -63,6 +64,8 @@ typedef struct {
 	gint64 timeout_end_s;
 	gint64 grace_s;
 	gint64 cache_bytes;
+	/* the personalization package: fetched here, for metad (nullable) */
+	const gchar *package_url, *package_username, *package_password;
 } Options;
 
 static const gchar *const artifact_names[] = {"kernel", "initrd", "stage2", "liveimg"};
@@ -116,7 +119,10 @@ parse_options(JsonObject *options, Options *out, GError **error)
 	if (!gnt_json_get_string(options, "kickstart", &out->kickstart, error) ||
 	    !gnt_json_get_string(options, "agent_token", &out->agent_token, error) ||
 	    !option_string(options, "liveimg_name", &out->liveimg_name, error) ||
-	    !option_string(options, "kernel_args", &out->kernel_args, error))
+	    !option_string(options, "kernel_args", &out->kernel_args, error) ||
+	    !option_string(options, "package_url", &out->package_url, error) ||
+	    !option_string(options, "package_username", &out->package_username, error) ||
+	    !option_string(options, "package_password", &out->package_password, error))
 		goto bad;
 	for (guint i = 0; i < G_N_ELEMENTS(artifact_names); i++) {
 		member = json_object_get_member(options, artifact_names[i]);
@@ -156,6 +162,7 @@ typedef struct {
 	gboolean record_pushed;
 	gboolean channel_open;
 	gboolean session_given;
+	gboolean package_given;
 	GntArtifact *artifacts[4];
 	gchar *work_dir;
 } Run;
@@ -167,6 +174,12 @@ run_teardown(Run *run)
 
 	if (run->session_given &&
 	    !gnt_metad_client_remove_install(run->control, run->name, &local_error)) {
+		g_warning("installer of instance '%s': %s", run->name, local_error->message);
+		g_clear_error(&local_error);
+	}
+	/* the package goes with the session (a kept record keeps no package) */
+	if (run->package_given &&
+	    !gnt_metad_client_remove_package(run->control, run->name, &local_error)) {
 		g_warning("installer of instance '%s': %s", run->name, local_error->message);
 		g_clear_error(&local_error);
 	}
@@ -554,6 +567,21 @@ run_installer(Run *run, GntRpcNodeSpec *spec, Options *options, GntNodedSession 
 	if (!gnt_metad_client_push(run->control, spec->name, record, error))
 		return NULL;
 	run->record_pushed = TRUE;
+	/* the personalization package, which the kickstart's %post fetches
+	 * with the token (doc/kickstart.md) */
+	if (options->package_url != NULL) {
+		gboolean given = gnt_rpc_node_metad_give_package(run->control, spec->name,
+								 options->package_url,
+								 options->package_username,
+								 options->package_password, error);
+
+		run->package_given = TRUE;
+		/* the password was for this fetch only */
+		if (options->package_password != NULL)
+			gnt_secret_wipe_string((gchar *)options->package_password);
+		if (!given)
+			return NULL;
+	}
 	channel =
 		gnt_rpc_node_channel_open(run->node, spec->hypervisor, spec->name, mac, ip, error);
 	if (channel == NULL)

@@ -9,8 +9,26 @@
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
-#include "gnt-os-definition.h"
 #include "gnt-noded-private.h"
+#include "gnt-os-definition.h"
+#include "gnt-package.h"
+
+gboolean
+gnt_rpc_node_metad_give_package(const gchar *control, const gchar *name, const gchar *url,
+				const gchar *username, const gchar *password, GError **error)
+{
+	g_autoptr(GBytes) tarball = NULL;
+	g_autoptr(GBytes) clean = NULL;
+
+	tarball = gnt_package_fetch(url, username, password, GNT_PACKAGE_MAX_BYTES, error);
+	if (tarball != NULL)
+		clean = gnt_package_sanitize(tarball, error);
+	if (clean == NULL || !gnt_metad_client_put_package(control, name, clean, error)) {
+		g_prefix_error(error, "personalization package of instance '%s': ", name);
+		return FALSE;
+	}
+	return TRUE;
+}
 
 void
 gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolean for_appliance)

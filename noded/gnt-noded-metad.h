@@ -31,4 +31,13 @@ extern const GntRpcProcedure gnt_rpc_node_metad_procedures[];
 void
 gnt_rpc_node_metad_add_os_scripts(JsonObject *record, const gchar *name, gboolean for_appliance);
 
+/* Fetches the personalization package at @url (with @username and
+ * @password, nullable; gnt_package_fetch()), sanitizes it
+ * (gnt_package_sanitize()) and hands it to metad at @control for @name, in
+ * memory only: what the install appliance and a kickstart install
+ * (doc/kickstart.md) both get. */
+gboolean
+gnt_rpc_node_metad_give_package(const gchar *control, const gchar *name, const gchar *url,
+				const gchar *username, const gchar *password, GError **error);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include "gnt-test-assert.h"
 #include "gnt-install-steps-private.h"
 #include "gnt-json.h"
+#include "gnt-kickstart-additions.h"
 #include "gnt-lu-instance-kickstart.h"
 #include "gnt-recovery.h"
 
@@ -1339,13 +1340,6 @@ test_kickstart_refused(LuFx *fx, gconstpointer data)
 		gnt_test_assert_contains(error->message,
 					 "is neither file:///PATH, an http(s) URL nor 'default'");
 	}
-	/* kickstart mode boots no appliance: its in-band steps are refused
-	 * up front, a personalization package with them */
-	expect_refused(fx, "OP_INSTANCE_CREATE",
-		       CREATE_KS ", \"osparams\": {\"os-package\": \"http://p.test/p.tar.gz\"}}",
-		       "install step deploy.personalize (priority 65) runs in the install "
-		       "appliance, which a kickstart install does not boot: a personalization "
-		       "package (os-package) cannot be applied");
 	/* an install that is no kickstart install has nothing to print (its
 	 * OS checked on the node first) */
 	expect_failure(fx, "OP_INSTANCE_CREATE", CREATE_WEB1 ", \"print_kickstart\": true}",
@@ -1383,6 +1377,12 @@ assert_installer_call(LuFx *fx, guint nth)
 	return g_strdup(token);
 }
 
+/* An installer session as the node gives it: start, then end. */
+#define KS_SESSION_OK                                                                              \
+	"{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["                                 \
+	"{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"                        \
+	"{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}"
+
 /* The record keeps the template's source and SHA-256; a reinstall fetches
  * it again; the installer runs with a new token each time. */
 static void
@@ -1404,11 +1404,7 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 
 	g_assert_true(g_file_set_contents(path, first, -1, NULL));
 	/* the installer's run on the node, its callbacks in its answer */
-	fake_session_done(fx,
-			  "{\"seconds\": 2.5, \"console_tail\": \"\", \"events\": ["
-			  "{\"seq\": 0, \"status\": \"start\", \"message\": \"installing\"},"
-			  "{\"seq\": 1, \"status\": \"end\", \"message\": \"done\"}]}",
-			  "events");
+	fake_session_done(fx, KS_SESSION_OK, "events");
 	expect_success(fx, "OP_INSTANCE_CREATE", params);
 	web1 = dup_instance(fx, "web1");
 	ks = json_object_get_object_member(json_object_get_object_member(web1, "install"),
@@ -1429,6 +1425,56 @@ test_kickstart_record(LuFx *fx, gconstpointer data)
 	second_token = assert_installer_call(fx, 2);
 	g_assert_cmpstr(first_token, !=, second_token);
 	g_unlink(path);
+}
+
+/* A personalization package in kickstart mode: the node gets its URL and
+ * credentials to fetch it for metad; the file served has a %post
+ * --nochroot fetching it from metad with the token and unpacking it onto
+ * the installed system, before the end report (it passed ksvalidator);
+ * the personalize row says where it was done. */
+static void
+test_kickstart_package(LuFx *fx, gconstpointer data)
+{
+	g_autofree gchar *token = NULL;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *header = NULL;
+	const FakeCall *call;
+	JsonObject *options;
+	const gchar *ks;
+	const gchar *post;
+	guint64 id;
+
+	fake_session_done(fx, KS_SESSION_OK, "events");
+	/* the kickstart directory and the vendored ksvalidator */
+	g_free(ks_fx_prepare(fx));
+	id = run_ok(fx, "OP_INSTANCE_CREATE",
+		    CREATE_KS ", \"start\": false,"
+			      " \"osparams\": {\"os-package\": \"https://p.test/web.tar.gz\"},"
+			      " \"osparams_secret\": {\"os-package-username\": \"deploy\","
+			      " \"os-package-password\": \"s3cret\"}}");
+	token = assert_installer_call(fx, 1);
+	call = fake_node_find_call(fx->nodes, "installer_start", 1);
+	options = gnt_rpc_args_get_object(call->args, "options");
+	g_assert_cmpstr(json_object_get_string_member(options, "package_url"), ==,
+			"https://p.test/web.tar.gz");
+	g_assert_cmpstr(json_object_get_string_member(options, "package_username"), ==, "deploy");
+	ks = json_object_get_string_member(options, "kickstart");
+	/* never the credentials in the file */
+	g_assert_null(strstr(ks, "s3cret"));
+	g_assert_null(strstr(ks, "p.test"));
+	post = strstr(ks, "%post --nochroot --erroronfail\n");
+	g_assert_nonnull(post);
+	header = g_strdup_printf("-H '" GNT_KICKSTART_TOKEN_HEADER ": %s'", token);
+	gnt_test_assert_contains(post, header);
+	gnt_test_assert_contains(post, "'" GNT_KICKSTART_PACKAGE_URL "'");
+	gnt_test_assert_contains(post, "root=\"${ANA_INSTALL_PATH:-/mnt/sysroot}\"");
+	gnt_test_assert_contains(
+		post, "tar -xzf /tmp/gantry-package.tar.gz --numeric-owner -C \"$root\"");
+	/* before the end report */
+	g_assert_nonnull(strstr(post, "\"agent_status\": \"end\""));
+	log = job_log_text(fx, id);
+	gnt_test_assert_contains(log, "%post --nochroot unpacking the personalization package");
+	gnt_test_assert_contains(log, "the kickstart's %post --nochroot unpacked it");
 }
 
 int
@@ -1465,6 +1511,7 @@ main(int argc, char **argv)
 	ADD("modify/add-disk-fails", test_modify_add_disk_fails);
 	ADD("modify/refused", test_modify_refused);
 	ADD("kickstart/print", test_kickstart_print);
+	ADD("kickstart/package", test_kickstart_package);
 	ADD("kickstart/refused", test_kickstart_refused);
 	ADD("kickstart/record", test_kickstart_record);
 #undef ADD

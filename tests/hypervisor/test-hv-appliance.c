@@ -127,7 +127,8 @@ test_xml_read_only_last(void)
 	g_assert_nonnull(strstr(disks[n - 1], "appliance.img"));
 	g_assert_nonnull(strstr(disks[n - 1], "target dev='vdc'"));
 	g_assert_nonnull(strstr(xml, "<on_reboot>destroy</on_reboot>"));
-	g_assert_nonnull(strstr(xml, "console=ttyS0 quiet panic=-1 no_timer_check gantry.ip=" IP "/16<"));
+	g_assert_nonnull(
+		strstr(xml, "console=ttyS0 quiet panic=-1 no_timer_check gantry.ip=" IP "/16<"));
 }
 
 static void

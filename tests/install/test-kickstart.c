@@ -365,6 +365,46 @@ test_adversarial(void)
 		assert_refused(cases[i].text, GNT_KICKSTART_FAMILY_RHEL, 9, cases[i].expected);
 }
 
+/* The partitions the firmware needs: under BIOS a gpt label needs a
+ * biosboot partition (or reqpart); msdos needs none; under UEFI the ESP. */
+static void
+test_prepare_firmware(void)
+{
+	const gchar *gpt = HEAD "zerombr\nclearpart --all --initlabel --disklabel=gpt\n";
+	g_autofree gchar *bare = g_strconcat(gpt, "part / --size=4000\n", NULL);
+	g_autofree gchar *biosboot = g_strconcat(
+		gpt, "part biosboot --fstype=biosboot --size=1\npart / --size=4000\n", NULL);
+	g_autofree gchar *reqpart = g_strconcat(gpt, "reqpart\npart / --size=4000\n", NULL);
+	const gchar *msdos = HEAD "zerombr\nclearpart --all --initlabel\npart / --size=4000\n";
+	GntKickstartTarget bios = make_target(GNT_KICKSTART_FAMILY_RHEL, 9);
+	GntKickstartTarget uefi = make_target(GNT_KICKSTART_FAMILY_RHEL, 9);
+	g_autoptr(GError) error = NULL;
+	const gchar *const good[] = {biosboot, reqpart, msdos};
+
+	bios.firmware = GNT_KICKSTART_FIRMWARE_BIOS;
+	g_assert_null(prepare(bare, &bios, &error));
+	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+	g_assert_nonnull(strstr(error->message, "line 7: BIOS on a gpt disk (line 6) needs a "
+						"biosboot partition"));
+	g_clear_error(&error);
+	for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
+		g_autoptr(GntKickstart) ks = prepare(good[i], &bios, &error);
+
+		g_assert_no_error(error);
+		g_assert_nonnull(ks);
+	}
+	/* the same layouts under UEFI: only reqpart's gives an ESP */
+	g_assert_null(prepare(biosboot, &uefi, &error));
+	g_assert_nonnull(strstr(error->message, "UEFI needs a /boot/efi partition"));
+	g_clear_error(&error);
+	{
+		g_autoptr(GntKickstart) ks = prepare(reqpart, &uefi, &error);
+
+		g_assert_no_error(error);
+		g_assert_nonnull(ks);
+	}
+}
+
 /* An error about the rendered file never shows the token. */
 static void
 test_prepare_error_redacted(void)
@@ -628,6 +668,7 @@ main(int argc, char **argv)
 	g_test_add_func("/install/kickstart/prepare/good", test_prepare_good);
 	g_test_add_func("/install/kickstart/prepare/adversarial", test_adversarial);
 	g_test_add_func("/install/kickstart/prepare/seed-sample", test_seed_sample);
+	g_test_add_func("/install/kickstart/prepare/firmware", test_prepare_firmware);
 	g_test_add_func("/install/kickstart/prepare/error-redacted", test_prepare_error_redacted);
 	g_test_add_func("/install/kickstart/prepare/traceback-rhel8", test_traceback_rhel8);
 	g_test_add_func("/install/kickstart/prepare/default-template", test_default_template);

@@ -16,7 +16,8 @@ inst.ks= and inst.stage2=:
   3. a raw image liveimg: written onto the disk as it is (the network set
      from a static ip=, as Gantry's channel will have it);
   4. a missing liveimg (404): %onerror posts "error";
-  5. the tarball under UEFI (OVMF): the disk gets a GPT.
+  5. the tarball under UEFI (OVMF): the disk gets a GPT, an EFI system
+     partition first (the kickstart's autopart), then /.
 Needs scripts/libvirt-up (libvirtd in this network namespace), the Debian
 cloud kernel, busybox-static, curl, fdisk, e2fsprogs; skipped, saying why,
 without them.
@@ -261,15 +262,23 @@ def new_disk(work, name, mib=256):
     return path
 
 
-def first_partition_offset(disk):
+def root_partition_offset(disk, n=1):
+    """The label and the byte offset of / (the last of the @n partitions
+    the disk must have: under UEFI an EFI system partition comes first)."""
     out = subprocess.run(["sfdisk", "-J", disk], capture_output=True, text=True)
     if out.returncode != 0:
         return None, None
     table = json.loads(out.stdout)["partitiontable"]
     parts = table.get("partitions", [])
-    if len(parts) != 1:
+    if len(parts) != n:
         return table["label"], None
-    return table["label"], parts[0]["start"] * table.get("sectorsize", 512)
+    return table["label"], parts[-1]["start"] * table.get("sectorsize", 512)
+
+
+def partition_type(disk, i):
+    out = subprocess.run(["sfdisk", "-J", disk], capture_output=True, text=True)
+    parts = json.loads(out.stdout)["partitiontable"].get("partitions", [])
+    return parts[i]["type"] if i < len(parts) else None
 
 
 def debugfs_cat(disk, offset, path):
@@ -323,7 +332,7 @@ def main():
         check("tarball: start then end, with the token", statuses(server) == ["start", "end"]
               and all(c.get("agent_token") == TOKEN for c in server.callbacks),
               server.callbacks)
-        label, offset = first_partition_offset(disk)
+        label, offset = root_partition_offset(disk)
         check("tarball: one partition (msdos under BIOS)", label == "dos" and offset,
               (label, offset))
         if offset:
@@ -389,8 +398,12 @@ def main():
             print("# tarball install under UEFI: the domain was gone after %.1f s" % took)
             check("uefi: installed, start then end",
                   ended and statuses(server) == ["start", "end"], console[-3000:])
-            label, offset = first_partition_offset(disk)
+            # autopart: an EFI system partition, then /
+            label, offset = root_partition_offset(disk, 2)
             check("uefi: a GPT", label == "gpt" and offset, (label, offset))
+            check("uefi: an EFI system partition first",
+                  partition_type(disk, 0) == "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+                  partition_type(disk, 0))
             if offset:
                 check("uefi: the tarball's files on it",
                       debugfs_cat(disk, offset, "/etc/marker") == MARKER)

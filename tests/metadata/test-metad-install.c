@@ -493,6 +493,69 @@ test_token_off_disk(Fx *fx, gconstpointer data)
 	assert_not_under(gnt_paths_get_root(fx->paths), WEB1_TOKEN);
 }
 
+/* The personalization package during a kickstart install: only to a GET
+ * with this install's token in X-Gantry-Agent-Token; without it, with a
+ * stale or another instance's token, and through the tree's own path, the
+ * one 404 of an unknown path, byte for byte; after the session, nothing. */
+static void
+test_package(Fx *fx, gconstpointer data)
+{
+	static const gchar package[] = "\x1f\x8b not really gzip, metad does not care";
+	g_autoptr(GBytes) bytes = g_bytes_new_static(package, sizeof(package) - 1);
+	g_autoptr(GByteArray) unknown = NULL;
+	g_autoptr(GError) error = NULL;
+	const gchar *path = "/gantry/latest/install/package.tar.gz";
+	const gchar *const refused[][2] = {
+		{path, NULL},
+		{path, "X-Gantry-Agent-Token: " DB1_TOKEN},
+		{path, "X-Gantry-Agent-Token: " WEB1_TOKEN "x"},
+		{"/ganeti/latest/os/package", NULL},
+	};
+	guint status = 0;
+
+	g_assert_true(gnt_metad_client_put_package(fx->control, "web1", bytes, &error));
+	g_assert_no_error(error);
+	put_session(fx, "web1", WEB1_TOKEN);
+	put_session(fx, "db1", DB1_TOKEN);
+	unknown = get(fx, "web1", "/gantry/latest/install/nothing-here", NULL, &status);
+	g_assert_cmpuint(status, ==, 404);
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GByteArray)
+			answer = get(fx, "web1", refused[i][0], refused[i][1], &status);
+
+		g_assert_cmpuint(status, ==, 404);
+		g_assert_cmpmem(answer->data, answer->len, unknown->data, unknown->len);
+	}
+	{
+		g_autoptr(GByteArray) answer =
+			get(fx, "web1", path, "X-Gantry-Agent-Token: " WEB1_TOKEN, &status);
+
+		g_assert_cmpuint(status, ==, 200);
+		g_assert_cmpuint(answer->len, >, sizeof(package) - 1);
+		g_assert_cmpmem(answer->data + answer->len - (sizeof(package) - 1),
+				sizeof(package) - 1, package, sizeof(package) - 1);
+	}
+	/* a reinstall: the old token no longer fetches it */
+	put_session(fx, "web1", DB1_TOKEN);
+	{
+		g_autoptr(GByteArray) answer =
+			get(fx, "web1", path, "X-Gantry-Agent-Token: " WEB1_TOKEN, &status);
+
+		g_assert_cmpuint(status, ==, 404);
+		g_assert_cmpmem(answer->data, answer->len, unknown->data, unknown->len);
+	}
+	/* the session over: no path serves it with any token */
+	g_assert_true(gnt_metad_client_remove_install(fx->control, "web1", &error));
+	g_assert_no_error(error);
+	{
+		g_autoptr(GByteArray)
+			answer = get(fx, "web1", path, "X-Gantry-Agent-Token: " DB1_TOKEN, &status);
+
+		g_assert_cmpuint(status, ==, 404);
+		g_assert_cmpmem(answer->data, answer->len, unknown->data, unknown->len);
+	}
+}
+
 static void
 test_control_refused(Fx *fx, gconstpointer data)
 {
@@ -573,6 +636,7 @@ main(int argc, char **argv)
 	g_test_add("/metad-install/files", Fx, NULL, fx_set_up, test_files, fx_tear_down);
 	g_test_add("/metad-install/callbacks", Fx, NULL, fx_set_up, test_callbacks, fx_tear_down);
 	g_test_add("/metad-install/long-poll", Fx, NULL, fx_set_up, test_long_poll, fx_tear_down);
+	g_test_add("/metad-install/package", Fx, NULL, fx_set_up, test_package, fx_tear_down);
 	g_test_add("/metad-install/token-off-disk", Fx, NULL, fx_set_up, test_token_off_disk,
 		   fx_tear_down);
 	g_test_add("/metad-install/control-refused", Fx, NULL, fx_set_up, test_control_refused,
