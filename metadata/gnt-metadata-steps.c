@@ -364,16 +364,13 @@ static const gchar *const step_members[] = {"name",	     "priority",
 					    "args",	     "reboot_requested",
 					    "for_operators", "core",
 					    "description",   NULL};
-/* what a step may also have: "storage" (a storage step, doc/install.md) */
-static const gchar *const step_optional_members[] = {"storage", NULL};
 static const gchar *const arg_members[] = {"name",     "type",	      "required",
 					   "identity", "description", NULL};
 static const gchar *const arg_types[] = {"string", "integer", "boolean", NULL};
 
-/* Exactly the members @names, no other besides @optional (may be NULL). */
+/* Exactly the members @names, no other. */
 static gboolean
-check_members(JsonObject *obj, const gchar *const *names, const gchar *const *optional,
-	      GError **error)
+check_members(JsonObject *obj, const gchar *const *names, GError **error)
 {
 	JsonObjectIter iter;
 	const gchar *key;
@@ -381,8 +378,7 @@ check_members(JsonObject *obj, const gchar *const *names, const gchar *const *op
 
 	json_object_iter_init(&iter, obj);
 	while (json_object_iter_next(&iter, &key, &value)) {
-		if (!g_strv_contains(names, key) &&
-		    (optional == NULL || !g_strv_contains(optional, key))) {
+		if (!g_strv_contains(names, key)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown member '%s'",
 				    key);
 			return FALSE;
@@ -415,7 +411,7 @@ check_catalogue_arg(JsonNode *node, GError **error)
 	const gchar *name = NULL, *type = NULL, *description = NULL;
 	gboolean required;
 
-	if (arg == NULL || !check_members(arg, arg_members, NULL, error) ||
+	if (arg == NULL || !check_members(arg, arg_members, error) ||
 	    !gnt_json_get_string(arg, "name", &name, error) ||
 	    !gnt_json_get_string(arg, "type", &type, error) ||
 	    !gnt_json_get_bool(arg, "required", &required, error) ||
@@ -440,16 +436,14 @@ check_catalogue_step(JsonNode *node, GHashTable *seen, GError **error)
 	gint64 priority = 0;
 	gboolean flag;
 
-	if (step == NULL || !check_members(step, step_members, step_optional_members, error) ||
+	if (step == NULL || !check_members(step, step_members, error) ||
 	    !gnt_json_get_string(step, "name", &name, error) ||
 	    !gnt_json_get_int(step, "priority", &priority, error) ||
 	    !gnt_json_get_array(step, "args", &args, error) ||
 	    !gnt_json_get_bool(step, "reboot_requested", &flag, error) ||
 	    !gnt_json_get_bool(step, "for_operators", &flag, error) ||
 	    !gnt_json_get_bool(step, "core", &flag, error) ||
-	    !gnt_json_get_string(step, "description", &description, error) ||
-	    (json_object_has_member(step, "storage") &&
-	     !gnt_json_get_bool(step, "storage", &flag, error)))
+	    !gnt_json_get_string(step, "description", &description, error))
 		return FALSE;
 	if (!is_name(name)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'name' must be [a-z0-9_]{1,%d}",
@@ -498,7 +492,7 @@ gnt_metadata_catalogue_parse(const gchar *data, gsize len, GError **error)
 		return NULL;
 	}
 	catalogue = node_object(root, error);
-	if (catalogue == NULL || !check_members(catalogue, catalogue_members, NULL, error) ||
+	if (catalogue == NULL || !check_members(catalogue, catalogue_members, error) ||
 	    !gnt_json_get_string(catalogue, "version", &version, error) ||
 	    !gnt_json_get_array(catalogue, "steps", &steps, error)) {
 		g_prefix_error(error, "catalogue: ");

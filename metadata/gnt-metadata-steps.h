@@ -119,7 +119,7 @@ gnt_metadata_steps_take_result(GntMetadataSteps *self, const GntMetadataStepResu
  *               "required": bool, "identity": bool (two rows with the
  *               same values of these act on the same thing), "description"}],
  *     "reboot_requested": bool, "for_operators": bool, "core": bool,
- *     "description": TEXT, optionally "storage": bool (a storage step)}]}
+ *     "description": TEXT}]}
  * at most GNT_METADATA_CATALOGUE_MAX_BYTES, every member given, no other.
  * Returns the parsed object. (transfer full)
  */

@@ -218,10 +218,6 @@ test_catalogue_refused(void)
 		 "\"reboot_requested\": false, \"for_operators\": true, \"core\": false, "
 		 "\"description\": \"\"}]}",
 		 "step 'a' is listed twice"},
-		{"{\"version\": \"1\", \"steps\": [{\"name\": \"a\", \"priority\": 50, \"args\": [], "
-		 "\"reboot_requested\": false, \"for_operators\": true, \"core\": false, "
-		 "\"description\": \"\", \"storage\": \"yes\"}]}",
-		 "'storage'"},
 		{"{\"version\": \"1\", \"steps\": [[[[[[[[[[]]]]]]]]]]}", "catalogue: "},
 	};
 
