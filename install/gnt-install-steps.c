@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gnt-config.h"
+#include "gnt-config-images.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
@@ -123,6 +124,24 @@ gnt_install_get_os_image_sha256(JsonObject *record)
 		       : NULL;
 }
 
+gboolean
+gnt_install_os_image_is_tarball(JsonObject *record)
+{
+	static const gchar *const suffixes[] = {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz"};
+	const gchar *image = gnt_install_get_os_image(record);
+	const gchar *format = object_string(gnt_install_get(record), "os_image_format");
+
+	if (image == NULL)
+		return FALSE;
+	if (format != NULL)
+		return g_str_equal(format, "tarball");
+	for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+		if (g_str_has_suffix(image, suffixes[i]))
+			return TRUE;
+	}
+	return FALSE;
+}
+
 const gchar *
 gnt_install_op_os_image(const GntOpcode *op)
 {
@@ -141,6 +160,7 @@ gnt_install_set_os_image(JsonObject *install, const gchar *image, const gchar *s
 
 	if (image == NULL)
 		return;
+	json_object_remove_member(install, "os_image_format");
 	if (image[0] == '\0') {
 		json_object_set_null_member(install, "os_image");
 		json_object_set_null_member(install, "os_image_sha256");
@@ -297,6 +317,31 @@ write_image_check(GntInstall *self, GError **error)
 	    (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "the OS image's SHA-256 must be 64 hexadecimal digits");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* deploy.write_image: the host writes disk images only; a root filesystem
+ * tarball is a kickstart install's liveimg or is unpacked in band onto a
+ * storage layout (appliance.write_payload). */
+static gboolean
+write_image_host_check(GntInstall *self, GError **error)
+{
+	const gchar *name = object_string(gnt_install_get(self->record), GNT_IMAGE_INSTALL_KEY);
+
+	if (!write_image_check(self, error))
+		return FALSE;
+	if (gnt_install_os_image_is_tarball(self->record) &&
+	    !gnt_lu_instance_kickstart_is_install(self->lu, self->record)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "image '%s' is a root filesystem tarball: only raw and qcow2 images "
+			    "are written onto a disk by the host (a tarball is unpacked in band "
+			    "onto a storage layout, by an install template with storage steps such "
+			    "as CUSTOM_RAID1_LVM, or is a kickstart install's liveimg: "
+			    "--install-mode kickstart, --ks-template, or an image with an "
+			    "installer_kernel)",
+			    name != NULL ? name : gnt_install_get_os_image(self->record));
 		return FALSE;
 	}
 	return TRUE;
@@ -794,7 +839,10 @@ test_fail_run(GntInstall *self, GError **error)
  * (tests/jobqueue/test-install-steps.c checks both ways). */
 static const StepAction step_actions[] = {
 	{"deploy.prepare", NULL, prepare_skip_reason, prepare_run},
-	{"deploy.write_image", write_image_check, write_image_skip_reason, write_image_run},
+	{"deploy.write_image", write_image_host_check, write_image_skip_reason, write_image_run},
+	/* in band onto the storage layout: run by the appliance's session,
+	 * the payload streamed by metad (appliance_options_new()) */
+	{"appliance.write_payload", write_image_check, write_image_skip_reason, NULL},
 	{"deploy.run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
 	/* in band: run by the appliance's session */
 	{"deploy.personalize", personalize_check, personalize_skip_reason, NULL},
