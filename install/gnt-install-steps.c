@@ -16,6 +16,7 @@
 #include "gnt-hv-params.h"
 #include "gnt-install-plan.h"
 #include "gnt-install-where.h"
+#include "gnt-kickstart-prepare.h"
 #include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-metadata.h"
@@ -487,6 +488,33 @@ appliance_options_new(GntInstall *self)
 	json_object_set_int_member(options, "debug", debug_level(self));
 	json_object_set_boolean_member(options, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
 	return options;
+}
+
+/* The write_payload step's file (noded/gnt-noded-payload.h): the OS image
+ * or root filesystem tarball, under the name metad serves it by (its
+ * compression in its extension, as a kickstart's liveimg). */
+static JsonObject *
+payload_option_new(GntInstall *self)
+{
+	g_autoptr(JsonObject)
+		cluster = gnt_config_dup_cluster_info(gnt_lu_get_env(self->lu)->config);
+	const gchar *image = gnt_install_get_os_image(self->record);
+	gboolean tarball = gnt_install_os_image_is_tarball(self->record);
+	g_autofree gchar *url = gnt_kickstart_liveimg_url(image, tarball);
+	g_autofree gchar *name = g_path_get_basename(url);
+	JsonObject *payload = json_object_new();
+
+	json_object_set_string_member(payload, "url", image);
+	json_object_set_member(
+		payload, "sha256",
+		gnt_json_node_new_string(gnt_install_get_os_image_sha256(self->record)));
+	json_object_set_string_member(payload, "name", name);
+	json_object_set_boolean_member(payload, "tarball", tarball);
+	/* the nodes' artifact cache's cap (a setting: always set) */
+	json_object_set_int_member(payload, "cache_bytes",
+				   json_object_get_int_member(cluster, "image_cache_size") * 1024 *
+					   1024);
+	return payload;
 }
 
 static gboolean
@@ -1432,6 +1460,13 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	}
 	options = appliance_options_new(self);
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
+	for (guint k = 0; k < session_rows->len; k++) {
+		SessionRow *row = &g_array_index(session_rows, SessionRow, k);
+
+		if (row->skip == NULL &&
+		    g_str_equal(row->row.spec->name, "appliance.write_payload"))
+			json_object_set_object_member(options, "payload", payload_option_new(self));
+	}
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
 	result = gnt_node_call_appliance_run(self->rpc, self->node, self->spec, options,

@@ -599,6 +599,7 @@ gnt_package_check_root_tarball(const gchar *path, GError **error)
 	g_return_val_if_fail(path != NULL, FALSE);
 	if (in == NULL || archive_read_support_filter_gzip(in) != ARCHIVE_OK ||
 	    archive_read_support_filter_xz(in) != ARCHIVE_OK ||
+	    archive_read_support_filter_bzip2(in) != ARCHIVE_OK ||
 	    archive_read_support_format_tar(in) != ARCHIVE_OK) {
 		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, "libarchive setup failed");
 		return FALSE;

@@ -22,6 +22,7 @@
 #include "gnt-metadata.h"
 #include "gnt-package.h"
 #include "gnt-noded-metad.h"
+#include "gnt-noded-payload.h"
 #include "gnt-noded-private.h"
 #include "gnt-secret.h"
 
@@ -356,6 +357,9 @@ typedef struct {
 	/* the session's in-band steps ({"id", "step", "args", "timeout"}, in
 	 * order), borrowed; NULL: the agent's fixed session of old */
 	JsonArray *steps;
+	/* appliance.write_payload's file (gnt-noded-payload.h), borrowed;
+	 * NULL: none */
+	JsonObject *payload;
 } RunOptions;
 
 static gboolean
@@ -385,7 +389,9 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	    (json_object_has_member(options, "reinstall") &&
 	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error)) ||
 	    (json_object_has_member(options, "steps") &&
-	     !gnt_json_get_array(options, "steps", &out->steps, error))) {
+	     !gnt_json_get_array(options, "steps", &out->steps, error)) ||
+	    (json_object_has_member(options, "payload") &&
+	     !gnt_json_get_object(options, "payload", &out->payload, error))) {
 		g_prefix_error(error, "options: ");
 		return FALSE;
 	}
@@ -800,6 +806,7 @@ typedef struct {
 	gboolean keep_record; /* communication=yes: the instance's own record */
 	gboolean channel_open;
 	gboolean package_given;
+	GntNodedPayload *payload;
 	gchar *work_dir;
 } Teardown;
 
@@ -813,6 +820,7 @@ teardown(Teardown *t)
 		g_warning("install appliance of instance '%s': %s", t->name, local_error->message);
 		g_clear_error(&local_error);
 	}
+	g_clear_pointer(&t->payload, gnt_noded_payload_take_back);
 	if (t->channel_open)
 		gnt_rpc_node_channel_close(t->node, t->name);
 	if (t->record_pushed &&
@@ -893,6 +901,16 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	if (options->package_url != NULL) {
 		t->package_given = TRUE;
 		if (!give_package(t->control, spec->name, options, error))
+			return NULL;
+	}
+	if (options->payload != NULL) {
+		if (g_mkdir_with_parents(t->work_dir, 0700) != 0) {
+			gnt_error_set_errno(error, errno, "making the appliance's work directory");
+			return NULL;
+		}
+		t->payload = gnt_noded_payload_give(node, t->control, spec->name, options->payload,
+						    t->work_dir, error);
+		if (t->payload == NULL)
 			return NULL;
 	}
 	app = build_appliance(node, spec, channel, ip, options, t->work_dir, error);
