@@ -96,14 +96,26 @@ gnt_install_plan_for(JsonObject *record, JsonObject *node, JsonObject *settings,
 	g_autoptr(GPtrArray) templates =
 		gnt_install_select_templates_full(record, node, lookup, user_data, error);
 	JsonArray *disks = gnt_json_peek_array(record, "disks");
+	guint n_disks = disks != NULL ? json_array_get_length(disks) : 0;
+	g_autofree guint64 *disk_mib = g_new0(guint64, n_disks + 1);
 	GntInstallPlanTarget target = {
 		json_object_get_string_member_with_default(record, "hypervisor", NULL),
-		disks != NULL ? json_array_get_length(disks) : 0,
+		n_disks,
+		disk_mib,
 	};
 	g_autoptr(GntInstallPlan) plan = NULL;
 
 	if (templates == NULL)
 		return NULL;
+	for (guint i = 0; i < n_disks; i++) {
+		JsonNode *disk = json_array_get_element(disks, i);
+		gint64 size = JSON_NODE_HOLDS_OBJECT(disk)
+				      ? json_object_get_int_member_with_default(
+						json_node_get_object(disk), "size", 0)
+				      : 0;
+
+		disk_mib[i] = size > 0 ? (guint64)size : 0;
+	}
 	plan = gnt_install_plan_build((JsonObject *const *)templates->pdata, templates->len,
 				      settings, &target, error);
 	return plan != NULL ? gnt_install_plan_to_json(plan) : NULL;

@@ -10,6 +10,7 @@
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-install-registry-private.h"
+#include "gnt-install-storage.h"
 #include "gnt-json.h"
 
 #define SETTING_DENIED	   "install_denied_steps"
@@ -332,6 +333,15 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 			g_ptr_array_add(template_of, (gpointer)name);
 		if (!add_template_rows(self, name, given, first, template_of, denied, target,
 				       error))
+			return NULL;
+	}
+	/* the storage layout of all the templates together, on this instance's
+	 * disks (each template's alone was checked when it was saved) */
+	if (target != NULL) {
+		GntInstallStorageDisks disks = {target->n_disks, target->disk_mib};
+
+		if (!gnt_install_storage_check_parsed(
+			    given, (const gchar *const *)template_of->pdata, &disks, error))
 			return NULL;
 	}
 	/* 3. storage steps: the payload is written in band */

@@ -28,10 +28,13 @@ typedef struct _GntInstallPlan GntInstallPlan;
 
 /* What the plan must fit: the instance's hypervisor (its hvparams check
  * hypervisor.apply_settings' arguments; NULL: not checked) and its number
- * of disks (deploy.resize_disk's "disk"). */
+ * of disks (deploy.resize_disk's "disk", the storage layout's disks). */
 typedef struct {
 	const gchar *hypervisor;
 	guint n_disks;
+	/* (nullable) each disk's size in MiB: the storage layout's partitions
+	 * must fit (gnt-install-storage.h) */
+	const guint64 *disk_mib;
 } GntInstallPlanTarget;
 
 /*

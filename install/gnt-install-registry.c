@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "gnt-install-storage.h"
+
 #include "gnt-error.h"
 #include "gnt-hv-params.h"
 #include "gnt-json.h"
@@ -77,7 +79,7 @@ G_STATIC_ASSERT(G_N_ELEMENTS(runs_on_names) == GNT_INSTALL_RUNS_LAST);
 static const gchar *const arg_type_names[] = {
 	[GNT_INSTALL_ARG_STRING] = "string",	 [GNT_INSTALL_ARG_INTEGER] = "integer",
 	[GNT_INSTALL_ARG_BOOLEAN] = "boolean",	 [GNT_INSTALL_ARG_SIZE] = "size",
-	[GNT_INSTALL_ARG_HVPARAMS] = "hvparams",
+	[GNT_INSTALL_ARG_HVPARAMS] = "hvparams", [GNT_INSTALL_ARG_JSON] = "json",
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(arg_type_names) == GNT_INSTALL_ARG_LAST);
 
@@ -88,9 +90,11 @@ G_STATIC_ASSERT(G_N_ELEMENTS(arg_type_names) == GNT_INSTALL_ARG_LAST);
 extern const char gnt_appliance_steps_catalogue[];
 extern const unsigned long gnt_appliance_steps_catalogue_len;
 
-static const GntInstallArgType catalogue_arg_types[] = {
-	GNT_INSTALL_ARG_STRING, GNT_INSTALL_ARG_INTEGER, GNT_INSTALL_ARG_BOOLEAN};
-static const gchar *const catalogue_arg_type_names[] = {"string", "integer", "boolean"};
+static const GntInstallArgType catalogue_arg_types[] = {GNT_INSTALL_ARG_STRING,
+							GNT_INSTALL_ARG_INTEGER,
+							GNT_INSTALL_ARG_BOOLEAN,
+							GNT_INSTALL_ARG_JSON};
+static const gchar *const catalogue_arg_type_names[] = {"string", "integer", "boolean", "json"};
 
 static GntInstallArgSpec *
 catalogue_args(JsonArray *args, guint *n_args)
@@ -333,7 +337,8 @@ holds_value(JsonNode *node, GType type)
 }
 
 static gboolean
-arg_value_check(const GntInstallArgSpec *arg, JsonNode *value, GError **error)
+arg_value_check(const GntInstallStepSpec *spec, const GntInstallArgSpec *arg, JsonNode *value,
+		GError **error)
 {
 	guint64 mib;
 	gint64 n;
@@ -382,6 +387,8 @@ arg_value_check(const GntInstallArgSpec *arg, JsonNode *value, GError **error)
 		return TRUE;
 	case GNT_INSTALL_ARG_HVPARAMS:
 		return hvparams_check(value, error);
+	case GNT_INSTALL_ARG_JSON:
+		return gnt_install_storage_arg_check(spec, arg->name, value, error);
 	case GNT_INSTALL_ARG_LAST:
 		break;
 	}
@@ -422,7 +429,7 @@ args_check(const GntInstallStepSpec *spec, JsonObject *args, GError **error)
 				    spec->n_args == 0 ? "none" : "other ones");
 			return FALSE;
 		}
-		if (!arg_value_check(arg, value, &local)) {
+		if (!arg_value_check(spec, arg, value, &local)) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "argument '%s' %s", key,
 				    local->message);
 			return FALSE;
@@ -670,8 +677,15 @@ gnt_install_steps_validate_full(const gchar *template_name, JsonArray *steps,
 				gboolean allow_test_steps, GError **error)
 {
 	g_autoptr(GArray) rows = gnt_install_parsed_rows_new();
+	g_autofree const gchar **names = NULL;
 
-	return gnt_install_steps_parse(template_name, steps, allow_test_steps, rows, error);
+	if (!gnt_install_steps_parse(template_name, steps, allow_test_steps, rows, error))
+		return FALSE;
+	/* the storage layout of this template alone: no instance, no disks */
+	names = g_new0(const gchar *, rows->len + 1);
+	for (guint i = 0; i < rows->len; i++)
+		names[i] = template_name;
+	return gnt_install_storage_check_parsed(rows, names, NULL, error);
 }
 
 gboolean

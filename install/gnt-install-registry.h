@@ -43,6 +43,9 @@ typedef enum {
 	GNT_INSTALL_ARG_BOOLEAN,  /* true or false */
 	GNT_INSTALL_ARG_SIZE,	  /* a size: an integer of MiB or "10G" (Ganeti's units) */
 	GNT_INSTALL_ARG_HVPARAMS, /* an object of hypervisor parameters */
+	/* structured (lists of partitions, devices ...): the step's own checker
+	 * in gnt-install-storage.c says which shape */
+	GNT_INSTALL_ARG_JSON,
 	GNT_INSTALL_ARG_LAST
 } GntInstallArgType;
 

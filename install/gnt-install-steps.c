@@ -15,6 +15,7 @@
 #include "gnt-lu-instance-spec.h"
 #include "gnt-hv-params.h"
 #include "gnt-install-plan.h"
+#include "gnt-install-storage.h"
 #include "gnt-install-where.h"
 #include "gnt-kickstart-prepare.h"
 #include "gnt-lu-instance-kickstart.h"
@@ -1407,9 +1408,13 @@ session_steps(Session *s, gint64 timeout)
 		step = json_object_new();
 		json_object_set_string_member(step, "id", row->row.id);
 		json_object_set_string_member(step, "step", row->agent_step);
-		json_object_set_object_member(step, "args",
-					      args != NULL ? gnt_json_object_deep_copy(args)
-							   : json_object_new());
+		/* the storage steps' lists as lines the agent's sh reads */
+		json_object_set_object_member(
+			step, "args",
+			args != NULL ? gnt_install_storage_render_args(
+					       row->row.spec, args,
+					       object_string(s->install->record, "name"))
+				     : json_object_new());
 		json_object_set_int_member(
 			step, "timeout",
 			args != NULL ? json_object_get_int_member_with_default(

@@ -366,11 +366,16 @@ static const gchar *const step_members[] = {"name",	     "priority",
 					    "description",   NULL};
 static const gchar *const arg_members[] = {"name",     "type",	      "required",
 					   "identity", "description", NULL};
-static const gchar *const arg_types[] = {"string", "integer", "boolean", NULL};
+/* "json": a structured argument (the storage steps' lists), which the
+ * master checks and renders into lines for the agent (doc/appliance.md) */
+static const gchar *const arg_types[] = {"string", "integer", "boolean", "json", NULL};
+/* a step's optional members: "storage" marks the storage layout's steps */
+static const gchar *const step_optional_members[] = {"storage", NULL};
 
-/* Exactly the members @names, no other. */
+/* Exactly the members @names, no other but @optional (nullable). */
 static gboolean
-check_members(JsonObject *obj, const gchar *const *names, GError **error)
+check_members_full(JsonObject *obj, const gchar *const *names, const gchar *const *optional,
+		   GError **error)
 {
 	JsonObjectIter iter;
 	const gchar *key;
@@ -378,7 +383,8 @@ check_members(JsonObject *obj, const gchar *const *names, GError **error)
 
 	json_object_iter_init(&iter, obj);
 	while (json_object_iter_next(&iter, &key, &value)) {
-		if (!g_strv_contains(names, key)) {
+		if (!g_strv_contains(names, key) &&
+		    (optional == NULL || !g_strv_contains(optional, key))) {
 			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "unknown member '%s'",
 				    key);
 			return FALSE;
@@ -392,6 +398,12 @@ check_members(JsonObject *obj, const gchar *const *names, GError **error)
 		}
 	}
 	return TRUE;
+}
+
+static gboolean
+check_members(JsonObject *obj, const gchar *const *names, GError **error)
+{
+	return check_members_full(obj, names, NULL, error);
 }
 
 static JsonObject *
@@ -420,7 +432,8 @@ check_catalogue_arg(JsonNode *node, GError **error)
 		return FALSE;
 	if (!is_name(name) || !g_strv_contains(arg_types, type)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "'name' must be [a-z0-9_]{1,%d} and 'type' string, integer or boolean",
+			    "'name' must be [a-z0-9_]{1,%d} and 'type' string, integer, boolean "
+			    "or json",
 			    GNT_METADATA_PROGRESS_NAME_MAX);
 		return FALSE;
 	}
@@ -436,7 +449,9 @@ check_catalogue_step(JsonNode *node, GHashTable *seen, GError **error)
 	gint64 priority = 0;
 	gboolean flag;
 
-	if (step == NULL || !check_members(step, step_members, error) ||
+	if (step == NULL || !check_members_full(step, step_members, step_optional_members, error) ||
+	    (json_object_has_member(step, "storage") &&
+	     !gnt_json_get_bool(step, "storage", &flag, error)) ||
 	    !gnt_json_get_string(step, "name", &name, error) ||
 	    !gnt_json_get_int(step, "priority", &priority, error) ||
 	    !gnt_json_get_array(step, "args", &args, error) ||
