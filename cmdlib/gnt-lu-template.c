@@ -60,6 +60,20 @@ check_name_free(GntLu *lu, const gchar *name, const gchar *self_uuid, GError **e
 	return TRUE;
 }
 
+/* The template in @record may change: not one shipped with Gantry. */
+static gboolean
+check_not_shipped(JsonObject *record, const gchar *what, GError **error)
+{
+	if (!gnt_install_template_is_shipped(record))
+		return TRUE;
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+		    "install template '%s' is shipped with Gantry and cannot be %s: copy its "
+		    "steps into a template of your own (gnt-template info %s)",
+		    json_object_get_string_member(record, "name"), what,
+		    json_object_get_string_member(record, "name"));
+	return FALSE;
+}
+
 /* ---- OP_INSTALL_TEMPLATE_ADD ---- */
 
 static gboolean
@@ -134,7 +148,7 @@ set_params_check_prereq(GntLu *lu, GError **error)
 		gnt_config_lookup_install_template(lu_config(lu), op_template_name(lu), error);
 	gint64 serial = 0;
 
-	if (record == NULL)
+	if (record == NULL || !check_not_shipped(record, "changed", error))
 		return FALSE;
 	if (gnt_opcode_lookup_int(op, "serial_no", &serial) &&
 	    serial != json_object_get_int_member(record, "serial_no")) {
@@ -207,12 +221,12 @@ const GntLuClass gnt_lu_install_template_set_params = {
 static gboolean
 remove_check_prereq(GntLu *lu, GError **error)
 {
-	JsonObject *record =
+	g_autoptr(JsonObject) record =
 		gnt_config_lookup_install_template(lu_config(lu), op_template_name(lu), error);
 
-	if (record == NULL)
+	if (record == NULL || !check_not_shipped(record, "removed", error))
 		return FALSE;
-	gnt_lu_set_data(lu, record, (GDestroyNotify)json_object_unref);
+	gnt_lu_set_data(lu, g_steal_pointer(&record), (GDestroyNotify)json_object_unref);
 	return TRUE;
 }
 

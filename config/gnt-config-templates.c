@@ -46,6 +46,69 @@ gnt_config_dup_install_template(GntConfig *config, const gchar *name)
 	return gnt_config_lookup_install_template(config, name, NULL);
 }
 
+/* ---- the shipped templates ---- */
+
+/* data/install-templates/shipped.json (config/meson.build embeds it) */
+extern const char gnt_install_templates_shipped_json[];
+extern const unsigned long gnt_install_templates_shipped_json_len;
+
+JsonArray *
+gnt_install_templates_shipped(void)
+{
+	g_autoptr(JsonNode)
+		root = gnt_json_parse(gnt_install_templates_shipped_json,
+				      (gssize)gnt_install_templates_shipped_json_len, NULL);
+
+	/* ours, checked by tests/config/test-templates.c */
+	g_assert(root != NULL && JSON_NODE_HOLDS_ARRAY(root));
+	return json_array_ref(json_node_get_array(root));
+}
+
+gboolean
+gnt_install_template_is_shipped(JsonObject *record)
+{
+	JsonNode *node = record != NULL ? json_object_get_member(record, "shipped") : NULL;
+
+	return node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+	       json_node_get_value_type(node) == G_TYPE_BOOLEAN && json_node_get_boolean(node);
+}
+
+gboolean
+gnt_config_ensure_shipped_templates(GntConfig *config, GError **error)
+{
+	g_autoptr(JsonArray) shipped = gnt_install_templates_shipped();
+
+	for (guint i = 0; i < json_array_get_length(shipped); i++) {
+		JsonObject *template = json_array_get_object_element(shipped, i);
+		const gchar *name = json_object_get_string_member(template, "name");
+		JsonArray *steps = json_object_get_array_member(template, "steps");
+		const gchar *description = json_object_get_string_member(template, "description");
+		g_autoptr(JsonObject) stored = gnt_config_dup_install_template(config, name);
+		g_autoptr(JsonObject) fresh = NULL;
+
+		if (stored != NULL &&
+		    (!gnt_install_template_is_shipped(stored) ||
+		     (json_node_equal(json_object_get_member(stored, "steps"),
+				      json_object_get_member(template, "steps")) &&
+		      g_strcmp0(json_object_get_string_member(stored, "description"),
+				description) == 0)))
+			continue; /* the operator's own, or as shipped */
+		fresh = gnt_install_template_record_new(name, steps, description);
+		json_object_set_boolean_member(fresh, "shipped", TRUE);
+		if (stored != NULL) {
+			json_object_set_string_member(
+				fresh, "uuid", json_object_get_string_member(stored, "uuid"));
+			if (!gnt_config_update_object(config, GNT_OBJECT_INSTALL_TEMPLATE, fresh,
+						      error))
+				return FALSE;
+		} else if (!gnt_config_add_object(config, GNT_OBJECT_INSTALL_TEMPLATE, fresh,
+						  error)) {
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 /* ---- query fields ---- */
 
 /* Member field->key of the record as stored; RS_UNAVAIL when absent. */

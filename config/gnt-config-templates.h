@@ -36,6 +36,27 @@ gnt_config_dup_install_template(GntConfig *config, const gchar *name);
 JsonObject *
 gnt_config_lookup_install_template(GntConfig *config, const gchar *name, GError **error);
 
+/*
+ * The install templates shipped with Gantry (data/install-templates/
+ * shipped.json, built in: CUSTOM_RAID1_LVM and CUSTOM_RAID0, doc/install.md
+ * "Storage layouts"): records like the others with "shipped": true, made
+ * on every cluster when its config is created or opened (a new Gantry
+ * brings their new steps), and read-only for the operator (the units
+ * refuse changing or removing them). A template of the operator's own
+ * with one of their names is left as it is.
+ */
+gboolean
+gnt_config_ensure_shipped_templates(GntConfig *config, GError **error);
+
+/* The shipped templates as built in: an array of {"name", "description",
+ * "steps"}. (transfer full) */
+JsonArray *
+gnt_install_templates_shipped(void);
+
+/* Whether @record is a shipped template. */
+gboolean
+gnt_install_template_is_shipped(JsonObject *record);
+
 /* The query2 fields of the "installtemplate" resource (name, uuid,
  * description, steps, step_cnt, serial_no, ctime, mtime), for
  * gnt-object-query.c. (transfer none: static) */

@@ -9,6 +9,7 @@
 #include "gnt-build-config.h"
 #include "gnt-cluster-settings.h"
 #include "gnt-config-groups.h"
+#include "gnt-config-templates.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-paths.h"
@@ -615,7 +616,8 @@ gnt_config_create(const gchar *path, const gchar *cluster_name, const gchar *mas
 		return NULL;
 	}
 	self->cluster = data.cluster;
-	if (!gnt_config_ensure_groups(self, error))
+	if (!gnt_config_ensure_groups(self, error) ||
+	    !gnt_config_ensure_shipped_templates(self, error))
 		return NULL;
 	return g_steal_pointer(&self);
 }
@@ -640,7 +642,8 @@ gnt_config_open(const gchar *path, GError **error)
 	if (!empty)
 		self->cluster = db_read_cluster(self->db, &found, &error_local);
 	if (self->cluster != NULL &&
-	    (!gnt_config_objects_load(self, error) || !gnt_config_ensure_groups(self, error)))
+	    (!gnt_config_objects_load(self, error) || !gnt_config_ensure_groups(self, error) ||
+	     !gnt_config_ensure_shipped_templates(self, error)))
 		return NULL;
 	if (self->cluster != NULL)
 		return g_steal_pointer(&self);

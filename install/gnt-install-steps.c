@@ -1144,6 +1144,28 @@ find_root_hook(GntInstall *self, JsonObject *data, GError **error)
 	return TRUE;
 }
 
+/* appliance.mount_target: the layout the agent mounted (devices, UUIDs,
+ * filesystems, mount points, which is root, the arrays) becomes the
+ * install record's layout, its root device the record's root_device
+ * (gnt-install-storage.h). */
+static gboolean
+mount_target_hook(GntInstall *self, JsonObject *data, GError **error)
+{
+	JsonObject *layout = gnt_install_storage_layout_parse(object_string(data, "root_device"),
+							      object_string(data, "layout"), error);
+
+	if (layout == NULL)
+		return FALSE;
+	json_object_set_string_member(gnt_install_get(self->record), "root_device",
+				      json_object_get_string_member(layout, "root_device"));
+	json_object_set_object_member(gnt_install_get(self->record), "layout", layout);
+	gnt_lu_feedback(self->lu,
+			"  the install record's root device: %s, layout of %u filesystems",
+			json_object_get_string_member(layout, "root_device"),
+			json_array_get_length(json_object_get_array_member(layout, "filesystems")));
+	return TRUE;
+}
+
 /* The master's hooks after an in-band step's success, by step: each may
  * update the install record from the data the step's result carried; one
  * that fails fails its step. */
@@ -1152,6 +1174,7 @@ static const struct {
 	gboolean (*hook)(GntInstall *self, JsonObject *data, GError **error);
 } post_step_hooks[] = {
 	{"appliance.find_root", find_root_hook},
+	{"appliance.mount_target", mount_target_hook},
 };
 
 /* Runs @spec's post-step hook, if it has one, with @data (nullable: none

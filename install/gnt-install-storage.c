@@ -1010,3 +1010,139 @@ gnt_install_storage_render_args(const GntInstallStepSpec *spec, JsonObject *args
 		json_object_set_string_member(out, "hostname", instance_name);
 	return out;
 }
+
+/* ---- the layout mount_target reported ---- */
+
+/* An absolute device path without blanks, at most 255 bytes. */
+static gboolean
+device_path_valid(const gchar *path)
+{
+	if (path == NULL || path[0] != '/' || strlen(path) > 255)
+		return FALSE;
+	for (const gchar *c = path; *c != '\0'; c++) {
+		if (!g_ascii_isalnum(*c) && strchr("/_.+:-", *c) == NULL)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+uuid_valid(const gchar *uuid)
+{
+	gsize len = strlen(uuid);
+
+	if (len == 0 || len > 64)
+		return FALSE;
+	for (const gchar *c = uuid; *c != '\0'; c++) {
+		if (!g_ascii_isxdigit(*c) && *c != '-')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+name_valid(const gchar *name)
+{
+	DeviceKind kind;
+	guint disk, part;
+
+	return device_parse(name, &kind, &disk, &part);
+}
+
+/* "mount DEVICE PATH FSTYPE UUID NAME" */
+static JsonObject *
+layout_mount(gchar **f, const gchar *root_device)
+{
+	JsonObject *fs;
+
+	if (g_strv_length(f) != 6 || !device_path_valid(f[1]) || !mount_path_valid(f[2]) ||
+	    !g_strv_contains(filesystem_types, f[3]) || !uuid_valid(f[4]) || !name_valid(f[5]))
+		return NULL;
+	fs = json_object_new();
+	json_object_set_string_member(fs, "name", f[5]);
+	json_object_set_string_member(fs, "device", f[1]);
+	json_object_set_string_member(fs, "path", f[2]);
+	json_object_set_string_member(fs, "fstype", f[3]);
+	json_object_set_string_member(fs, "uuid", f[4]);
+	json_object_set_boolean_member(fs, "root",
+				       g_str_equal(f[2], "/") && g_str_equal(f[1], root_device));
+	return fs;
+}
+
+/* "raid DEVICE LEVEL MEMBER,MEMBER... NAME" */
+static JsonObject *
+layout_raid(gchar **f)
+{
+	g_auto(GStrv) members = NULL;
+	JsonArray *list;
+	JsonObject *raid;
+	const gchar *end = NULL;
+	guint level = 0;
+
+	if (g_strv_length(f) != 5 || !device_path_valid(f[1]) ||
+	    !parse_number(f[2], 2, 10, &level, &end) || *end != '\0' || !name_valid(f[4]))
+		return NULL;
+	members = g_strsplit(f[3], ",", -1);
+	list = json_array_new();
+	for (guint i = 0; members[i] != NULL; i++) {
+		if (!name_valid(members[i])) {
+			json_array_unref(list);
+			return NULL;
+		}
+		json_array_add_string_element(list, members[i]);
+	}
+	raid = json_object_new();
+	json_object_set_string_member(raid, "name", f[4]);
+	json_object_set_string_member(raid, "device", f[1]);
+	json_object_set_int_member(raid, "level", level);
+	json_object_set_array_member(raid, "members", list);
+	return raid;
+}
+
+JsonObject *
+gnt_install_storage_layout_parse(const gchar *root_device, const gchar *text, GError **error)
+{
+	g_autoptr(JsonObject) layout = json_object_new();
+	g_auto(GStrv) records = NULL;
+	JsonArray *filesystems = json_array_new();
+	JsonArray *raids = json_array_new();
+	gboolean root = FALSE;
+
+	json_object_set_array_member(layout, "filesystems", filesystems);
+	json_object_set_array_member(layout, "raids", raids);
+	if (!device_path_valid(root_device) || text == NULL) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "the step reported no usable layout ('root_device' must be an "
+				    "absolute path without blanks, 'layout' its records)");
+		return NULL;
+	}
+	json_object_set_string_member(layout, "root_device", root_device);
+	records = g_strsplit(text, ";", -1);
+	for (guint i = 0; records[i] != NULL; i++) {
+		g_auto(GStrv) f = g_strsplit(records[i], " ", -1);
+		JsonObject *item = NULL;
+
+		if (g_str_equal(f[0] != NULL ? f[0] : "", "mount")) {
+			item = layout_mount(f, root_device);
+			if (item != NULL) {
+				root = root || json_object_get_boolean_member(item, "root");
+				json_array_add_object_element(filesystems, item);
+			}
+		} else if (g_str_equal(f[0] != NULL ? f[0] : "", "raid")) {
+			item = layout_raid(f);
+			if (item != NULL)
+				json_array_add_object_element(raids, item);
+		}
+		if (item == NULL) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "layout record %u is malformed: '%s'", i + 1, records[i]);
+			return NULL;
+		}
+	}
+	if (!root) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "the layout mounts nothing of root device '%s' on /", root_device);
+		return NULL;
+	}
+	return g_steal_pointer(&layout);
+}

@@ -79,4 +79,17 @@ JsonObject *
 gnt_install_storage_render_args(const GntInstallStepSpec *spec, JsonObject *args,
 				const gchar *instance_name);
 
+/*
+ * The layout appliance.mount_target reported (its result's "layout": records
+ * separated by ';', "mount DEVICE PATH FSTYPE UUID NAME" and "raid DEVICE
+ * LEVEL MEMBER,MEMBER... NAME", doc/appliance.md) and its @root_device, as
+ * the install record keeps it (install.layout):
+ *   {"root_device": "/dev/vg0/root",
+ *    "filesystems": [{"name", "device", "path", "fstype", "uuid", "root"}],
+ *    "raids": [{"name", "device", "level", "members": [NAME...]}]}
+ * GNT_ERROR_INVALID naming what is malformed. (transfer full)
+ */
+JsonObject *
+gnt_install_storage_layout_parse(const gchar *root_device, const gchar *text, GError **error);
+
 G_END_DECLS

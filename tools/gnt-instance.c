@@ -302,6 +302,60 @@ install_step_info(JsonObject *step)
 	return gnt_cli_info_new_text(text->str);
 }
 
+/* The storage layout of the last install (install.layout, doc/install.md
+ * "Storage layouts"): a line a filesystem, then a line an array. */
+static GntCliInfo *
+layout_info(JsonObject *layout)
+{
+	GntCliInfo *items = gnt_cli_info_new_list();
+	JsonArray *filesystems = gnt_json_peek_array(layout, "filesystems");
+	JsonArray *raids = gnt_json_peek_array(layout, "raids");
+
+	for (guint i = 0; filesystems != NULL && i < json_array_get_length(filesystems); i++) {
+		JsonObject *fs = json_array_get_object_element(filesystems, i);
+		JsonNode *root = json_object_get_member(fs, "root");
+
+		g_autofree gchar *line = g_strdup_printf(
+			"%s (%s): %s on %s, UUID %s%s", member_string(fs, "name", "?"),
+			member_string(fs, "device", "?"), member_string(fs, "fstype", "?"),
+			member_string(fs, "path", "?"), member_string(fs, "uuid", "?"),
+			root != NULL && JSON_NODE_HOLDS_VALUE(root) &&
+					json_node_get_value_type(root) == G_TYPE_BOOLEAN &&
+					json_node_get_boolean(root)
+				? ", root"
+				: "");
+
+		gnt_cli_info_append(items, gnt_cli_info_new_text(line));
+	}
+	for (guint i = 0; raids != NULL && i < json_array_get_length(raids); i++) {
+		JsonObject *raid = json_array_get_object_element(raids, i);
+		JsonArray *members = gnt_json_peek_array(raid, "members");
+		JsonNode *level = json_object_get_member(raid, "level");
+		g_autoptr(GString) text = g_string_new(NULL);
+		g_autofree gchar *line = NULL;
+
+		for (guint k = 0; members != NULL && k < json_array_get_length(members); k++) {
+			JsonNode *m = json_array_get_element(members, k);
+
+			g_string_append_printf(text, "%s%s", k > 0 ? ", " : "",
+					       JSON_NODE_HOLDS_VALUE(m) &&
+							       json_node_get_value_type(m) ==
+								       G_TYPE_STRING
+						       ? json_node_get_string(m)
+						       : "?");
+		}
+		line = g_strdup_printf("%s (%s): RAID%" G_GINT64_FORMAT " of %s",
+				       member_string(raid, "name", "?"),
+				       member_string(raid, "device", "?"),
+				       level != NULL && gnt_json_node_is_int(level)
+					       ? json_node_get_int(level)
+					       : (gint64)-1,
+				       text->str);
+		gnt_cli_info_append(items, gnt_cli_info_new_text(line));
+	}
+	return items;
+}
+
 /* Gantry's install section: the install parameters, the state, and the
  * steps of the last install (doc/install.md). */
 static GntCliInfo *
@@ -314,6 +368,7 @@ install_info(JsonObject *install)
 	JsonNode *steps = json_object_get_member(install, "steps");
 	JsonNode *plan = json_object_get_member(install, "plan");
 	JsonNode *ks = json_object_get_member(install, "kickstart");
+	JsonNode *layout = json_object_get_member(install, "layout");
 	const gchar *mode = member_string(install, "mode", "run");
 
 	gnt_cli_info_add_text(info, "mode", mode);
@@ -360,6 +415,11 @@ install_info(JsonObject *install)
 	}
 	if (member_string(install, "error", NULL) != NULL)
 		gnt_cli_info_add_text(info, "error", member_string(install, "error", NULL));
+	if (member_string(install, "root_device", NULL) != NULL)
+		gnt_cli_info_add_text(info, "root device",
+				      member_string(install, "root_device", NULL));
+	if (layout != NULL && JSON_NODE_HOLDS_OBJECT(layout))
+		gnt_cli_info_add(info, "layout", NULL, layout_info(json_node_get_object(layout)));
 	if (plan != NULL && JSON_NODE_HOLDS_OBJECT(plan))
 		gnt_cli_info_add(info, "plan", NULL, gnt_cli_plan_info(json_node_get_object(plan)));
 	if (steps != NULL && JSON_NODE_HOLDS_ARRAY(steps)) {

@@ -158,8 +158,11 @@ test_query(void)
 				  &error);
 	g_assert_no_error(error);
 	text = gnt_json_to_string(json_object_get_member(json_node_get_object(answer), "data"));
-	/* natural order: b2 before b10 */
-	g_assert_cmpstr(text, ==, "[[[0,\"b2\"],[0,1],[0,1]],[[0,\"b10\"],[0,2],[0,1]]]");
+	/* natural order: b2 before b10, after the shipped ones */
+	g_assert_cmpstr(
+		text, ==,
+		"[[[0,\"CUSTOM_RAID0\"],[0,13],[0,1]],[[0,\"CUSTOM_RAID1_LVM\"],[0,13],[0,1]],"
+		"[[0,\"b2\"],[0,1],[0,1]],[[0,\"b10\"],[0,2],[0,1]]]");
 	json_array_add_string_element(names, "b10");
 	values = gnt_object_query_values(root.config, GNT_OBJECT_INSTALL_TEMPLATE, names, selected,
 					 NULL, &error);
