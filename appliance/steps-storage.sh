@@ -111,10 +111,11 @@ storage_dev() {
 
 # storage_wait STEP PATH: the kernel's node of PATH, within 5 s.
 storage_wait() {
-	i=0
-	while [ ! -b "$2" ] && [ $i -lt 50 ]; do
+	# its own counter: the callers loop on i
+	w_tries=0
+	while [ ! -b "$2" ] && [ $w_tries -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		w_tries=$((w_tries + 1))
 	done
 	[ -b "$2" ] || fail "$1" "no device node '$2' appeared"
 }

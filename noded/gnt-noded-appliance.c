@@ -873,7 +873,10 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	guest_devices = !g_str_equal(spec->hypervisor, "fake");
 	strip_package_credentials(options->record);
 	json_object_set_string_member(options->record, "name", spec->name);
-	if (!json_object_has_member(options->record, "os_environment")) {
+	/* an image-only install (a storage layout's payload) has no OS and
+	 * no scripts to run: no environment for them */
+	if (!json_object_has_member(options->record, "os_environment") &&
+	    spec->instance->os != NULL) {
 		JsonObject *env = build_os_environment(spec, options->debug, options->reinstall,
 						       guest_devices, error);
 
