@@ -53,6 +53,12 @@ storage_ready() {
 	[ -e "$interp" ] || ln -s "$STORAGE_HOME/lib/$(basename "$interp")" "$interp"
 	export PATH="$STORAGE_HOME/bin:$PATH" LD_LIBRARY_PATH="$STORAGE_HOME/lib"
 	export MKE2FS_CONFIG="$STORAGE_HOME/mke2fs.conf"
+	# busybox's sh runs its own applets before PATH's programs: the
+	# real ones by their path (busybox's mke2fs takes no -t, its blkid
+	# no -s/-o)
+	mke2fs() { "$STORAGE_HOME/bin/mke2fs" "$@"; }
+	mkswap() { "$STORAGE_HOME/bin/mkswap" "$@"; }
+	blkid() { "$STORAGE_HOME/bin/blkid" "$@"; }
 	# LVM without udev: it makes its nodes itself and scans /dev
 	cat >/etc/lvm/lvm.conf <<'EOF'
 devices {

@@ -153,6 +153,7 @@ storage_set_up(StorageFx *fx, gconstpointer data)
 	g_autofree gchar *appliance = NULL;
 	g_autofree gchar *master = NULL;
 	g_autofree gchar *tag = NULL;
+	g_autofree gchar *cluster_name = NULL;
 	g_autofree gchar *mirror = NULL;
 	g_autofree gchar *suite = NULL;
 	g_autoptr(GError) error = NULL;
@@ -168,7 +169,9 @@ storage_set_up(StorageFx *fx, gconstpointer data)
 	fx->tarball = ensure_tarball(mirror, suite);
 	fx->work = g_dir_make_tmp("gtstor-XXXXXX", &error);
 	g_assert_no_error(error);
-	gnt_test_cluster_init_kvm(&fx->cluster, INSTANCE, kernel);
+	/* a cluster name of its own: the appliance's domain is named after it */
+	cluster_name = g_strdup_printf("stor%d.example.com", (gint)getpid());
+	gnt_test_cluster_init_kvm(&fx->cluster, cluster_name, kernel);
 	appliance = g_build_filename(fx->cluster.root, "var", "lib", "gantry", "appliance", NULL);
 	{
 		const gchar *argv[] = {build, appliance, NULL};
