@@ -85,7 +85,7 @@ step_write_payload() {
 	*)
 		[ -n "$root" ] || fail write_payload \
 			"a root filesystem tarball needs a storage layout with a mounted root (mount_target): there is none"
-		grep -q " $TARGET_DIR " /proc/mounts 2>/dev/null ||
+		grep -q "^[^ ]* $TARGET_DIR " /proc/mounts 2>/dev/null ||
 			fail write_payload "the root '$root' is not mounted at $TARGET_DIR"
 		case "$name" in
 		*.gz | *.tgz) z=-z ;;
@@ -103,7 +103,7 @@ step_write_payload() {
 		[ "$tar_rc" = 0 ] || fail write_payload \
 			"unpacking the tarball into $TARGET_DIR ($root) failed" "$WORK/tar.out"
 		sync
-		step_done "unpacked into $TARGET_DIR ($root)"
+		step_done "unpacked into $TARGET_DIR ($root)" "$WORK/tar.out"
 		;;
 	esac
 }

@@ -341,7 +341,8 @@ EOF
 # storage_target_ready STEP: /target holds the mounted layout.
 storage_target_ready() {
 	storage_begin "$1"
-	[ -s "$LAYOUT/mounts" ] && mountpoint -q "$TARGET" ||
+	# busybox has no mountpoint(1): the kernel's table
+	[ -s "$LAYOUT/mounts" ] && grep -q "^[^ ]* $TARGET " /proc/mounts ||
 		fail "$1" "nothing is mounted on $TARGET (no mount_target step ran in this boot)"
 }
 

@@ -19,8 +19,10 @@ G_BEGIN_DECLS
  *
  * A path is used as it is, a URL through the node's artifact cache (it
  * needs its SHA-256 and the cache); a qcow2 image is converted to raw in
- * the session's work directory (the appliance writes raw bytes); a
- * tarball is checked by gnt_package_check_root_tarball(). The file is then
+ * the session's work directory (the appliance writes raw bytes), a
+ * compressed tarball decompressed there (gzip, xz, bzip2: natively here,
+ * not in the appliance under TCG) and checked by
+ * gnt_package_check_root_tarball(). The file is then
  * served by metad as a files-only install session (gnt-metadata-install.h)
  * at /gantry/latest/install/NAME, streamed with Range requests.
  */
