@@ -32,33 +32,18 @@ TARGET=/target
 LAYOUT=/run/gantry/layout
 STORAGE_HOME=$HERE/storage
 
-# storage_ready STEP: the tools, modules and configuration, once a boot.
+# storage_ready STEP: the tools and their configuration, once a boot (the
+# modules: storage_modules, by the steps that need them).
 storage_ready() {
 	[ "$APPLIANCE" = 1 ] ||
 		fail "$1" "storage steps run only inside the install appliance (not on this host)"
 	[ -f "$WORK/storage.ready" ] && return 0
 	[ -d "$STORAGE_HOME/bin" ] ||
 		fail "$1" "this appliance has no storage tools (rebuild it with build-appliance)"
-	if [ -f "$STORAGE_HOME/modules/order" ]; then
-		while read -r m; do
-			[ -n "$m" ] || continue
-			[ -d "/sys/module/$(echo "$m" | tr - _)" ] && continue
-			insmod "$STORAGE_HOME/modules/$m.ko" 2>"$WORK/insmod.err" ||
-				fail "$1" "cannot load module '$m': $(cat "$WORK/insmod.err")"
-		done <"$STORAGE_HOME/modules/order"
-	fi
 	# the binaries' loader where they look for it (/ is this boot's RAM)
 	interp=$(cat "$STORAGE_HOME/interp")
 	mkdir -p "$(dirname "$interp")" /etc/lvm /run/lvm /run/lock/lvm "$LAYOUT" "$TARGET"
 	[ -e "$interp" ] || ln -s "$STORAGE_HOME/lib/$(basename "$interp")" "$interp"
-	export PATH="$STORAGE_HOME/bin:$PATH" LD_LIBRARY_PATH="$STORAGE_HOME/lib"
-	export MKE2FS_CONFIG="$STORAGE_HOME/mke2fs.conf"
-	# busybox's sh runs its own applets before PATH's programs: the
-	# real ones by their path (busybox's mke2fs takes no -t, its blkid
-	# no -s/-o)
-	mke2fs() { "$STORAGE_HOME/bin/mke2fs" "$@"; }
-	mkswap() { "$STORAGE_HOME/bin/mkswap" "$@"; }
-	blkid() { "$STORAGE_HOME/bin/blkid" "$@"; }
 	# LVM without udev: it makes its nodes itself and scans /dev
 	cat >/etc/lvm/lvm.conf <<'EOF'
 devices {
@@ -81,6 +66,23 @@ backup {
 }
 EOF
 	: >"$WORK/storage.ready"
+}
+
+# storage_modules STEP GROUP...: the kernel modules of each GROUP (md,
+# raid0, raid1, raid10, raid5, dm, xfs, vfat: a directory each under
+# storage/modules, in load order), those not loaded yet.
+storage_modules() {
+	sm_step=$1
+	shift
+	for group in "$@"; do
+		[ -f "$STORAGE_HOME/modules/$group/order" ] || continue # built in
+		while read -r m; do
+			[ -n "$m" ] || continue
+			[ -d "/sys/module/$(echo "$m" | tr - _)" ] && continue
+			insmod "$STORAGE_HOME/modules/$group/$m.ko" 2>"$WORK/insmod.err" ||
+				fail "$sm_step" "cannot load module '$m': $(cat "$WORK/insmod.err")"
+		done <"$STORAGE_HOME/modules/$group/order"
+	done
 }
 
 # storage_disk: DEV is the instance's disk $disk_n.
@@ -117,11 +119,10 @@ storage_dev() {
 
 # storage_wait STEP PATH: the kernel's node of PATH, within 5 s.
 storage_wait() {
-	# its own counter: the callers loop on i
-	w_tries=0
-	while [ ! -b "$2" ] && [ $w_tries -lt 50 ]; do
+	waited=0
+	while [ ! -b "$2" ] && [ $waited -lt 50 ]; do
 		sleep 0.1
-		w_tries=$((w_tries + 1))
+		waited=$((waited + 1))
 	done
 	[ -b "$2" ] || fail "$1" "no device node '$2' appeared"
 }
@@ -132,8 +133,25 @@ storage_run() {
 	r_step=$1
 	r_what=$2
 	shift 2
-	echo "+ $*" >>"$WORK/storage.out"
-	"$@" >>"$WORK/storage.out" 2>&1 || fail "$r_step" "$r_what failed" "$WORK/storage.out"
+	# the guest's uptime: where a step's time goes (read is built in)
+	read -r st_up _ </proc/uptime
+	echo "+ [$st_up] $*" >>"$WORK/storage.out"
+	st "$@" >>"$WORK/storage.out" 2>&1 || fail "$r_step" "$r_what failed" "$WORK/storage.out"
+}
+
+# st COMMAND ARGS...: COMMAND from the storage tools when it is one of them
+# (busybox's sh runs its own mke2fs, blkid or mkswap whatever PATH says),
+# else as it is.
+st() {
+	st_cmd=$1
+	shift
+	if [ -x "$STORAGE_HOME/bin/$st_cmd" ]; then
+		# their libraries; nothing else (the installed system's chroot)
+		LD_LIBRARY_PATH=$STORAGE_HOME/lib MKE2FS_CONFIG=$STORAGE_HOME/mke2fs.conf \
+			"$STORAGE_HOME/bin/$st_cmd" "$@"
+	else
+		"$st_cmd" "$@"
+	fi
 }
 
 storage_begin() { # storage_begin STEP
@@ -151,8 +169,9 @@ storage_cleanup() {
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
 	swapoff -a 2>/dev/null
-	lvm vgchange -an >/dev/null 2>&1
-	mdadm --stop --scan >/dev/null 2>&1
+	[ -d /sys/module/dm_mod ] && st lvm vgchange -an >/dev/null 2>&1
+	[ -d /sys/module/md_mod ] && st mdadm --stop --scan >/dev/null 2>&1
+	return 0
 }
 
 # wipe_disks: every disk of the instance back to zeroes at both ends, old
@@ -164,17 +183,26 @@ step_wipe_disks() {
 	for d in $DISKS; do
 		for p in "$d"[0-9]* "$d"p[0-9]*; do
 			[ -b "$p" ] || continue
-			mdadm --zero-superblock --force "$p" >>"$WORK/storage.out" 2>&1
+			st mdadm --zero-superblock --force "$p" >>"$WORK/storage.out" 2>&1
 			storage_run wipe_disks "wiping '$p'" wipefs -a -f "$p"
 		done
-		mdadm --zero-superblock --force "$d" >>"$WORK/storage.out" 2>&1
+		st mdadm --zero-superblock --force "$d" >>"$WORK/storage.out" 2>&1
+		# the PMBR and both GPT headers (sgdisk --zap-all would do the same
+		# and wait seconds for the kernel's re-read)
 		storage_run wipe_disks "wiping '$d'" wipefs -a -f "$d"
-		storage_run wipe_disks "zapping the partition tables of '$d'" sgdisk --zap-all "$d"
 		sectors=$(blockdev --getsz "$d") || fail wipe_disks "cannot size '$d'"
 		storage_run wipe_disks "zeroing the start of '$d'" \
 			dd if=/dev/zero of="$d" bs=1M count=1 conv=notrunc
-		[ "$sectors" -gt 2048 ] && storage_run wipe_disks "zeroing the end of '$d'" \
-			dd if=/dev/zero of="$d" bs=512 seek=$((sectors - 2048)) count=2048 conv=notrunc
+		# the backup GPT and end-of-disk superblocks (md 0.90/1.0): the
+		# last MiB, in 4 KiB blocks when the size allows (each write
+		# costs under TCG)
+		if [ $((sectors % 8)) = 0 ] && [ "$sectors" -gt 2048 ]; then
+			storage_run wipe_disks "zeroing the end of '$d'" dd if=/dev/zero of="$d" \
+				bs=4096 seek=$((sectors / 8 - 256)) count=256 conv=notrunc
+		elif [ "$sectors" -gt 2048 ]; then
+			storage_run wipe_disks "zeroing the end of '$d'" dd if=/dev/zero of="$d" \
+				bs=512 seek=$((sectors - 2048)) count=2048 conv=notrunc
+		fi
 		blockdev --rereadpt "$d" 2>/dev/null
 		n=$((n + 1))
 	done
@@ -227,11 +255,12 @@ step_create_raid() {
 	storage_begin create_raid
 	name=${GANTRY_ARG_NAME:-}
 	level=${GANTRY_ARG_LEVEL:-}
+	storage_modules create_raid md "raid$level"
 	set --
 	for m in ${GANTRY_ARG_DEVICES:-}; do
 		storage_dev create_raid "$m"
 		# what an older layout left at the same place
-		mdadm --zero-superblock --force "$DEV" >>"$WORK/storage.out" 2>&1
+		st mdadm --zero-superblock --force "$DEV" >>"$WORK/storage.out" 2>&1
 		storage_run create_raid "wiping '$DEV'" wipefs -a -f "$DEV"
 		set -- "$@" "$DEV"
 	done
@@ -246,6 +275,7 @@ step_create_raid() {
 # volumes GANTRY_ARG_LVS in order
 step_create_lvm() {
 	storage_begin create_lvm
+	storage_modules create_lvm dm
 	vg=${GANTRY_ARG_VG:-}
 	set --
 	for m in ${GANTRY_ARG_PVS:-}; do
@@ -304,11 +334,14 @@ step_mount_target() {
 		[ -n "$name" ] || continue
 		storage_dev mount_target "$name"
 		storage_wait mount_target "$DEV"
-		fstype=$(blkid -s TYPE -o value "$DEV")
-		uuid=$(blkid -s UUID -o value "$DEV")
-		[ -n "$fstype" ] && [ -n "$uuid" ] ||
-			# shellcheck disable=SC2015 # fail never returns
+		fstype=$(st blkid -s TYPE -o value "$DEV")
+		uuid=$(st blkid -s UUID -o value "$DEV")
+		if [ -z "$fstype" ] || [ -z "$uuid" ]; then
 			fail mount_target "'$DEV' ($name) holds no filesystem blkid knows"
+		fi
+		case "$fstype" in
+		xfs | vfat) storage_modules mount_target "$fstype" ;;
+		esac
 		case "$path" in
 		swap) ;;
 		/)
@@ -341,9 +374,10 @@ EOF
 # storage_target_ready STEP: /target holds the mounted layout.
 storage_target_ready() {
 	storage_begin "$1"
-	# busybox has no mountpoint(1): the kernel's table
-	[ -s "$LAYOUT/mounts" ] && grep -q "^[^ ]* $TARGET " /proc/mounts ||
+	if [ ! -s "$LAYOUT/mounts" ] ||
+		! awk -v t="$TARGET" '$2 == t { found = 1 } END { exit !found }' /proc/mounts; then
 		fail "$1" "nothing is mounted on $TARGET (no mount_target step ran in this boot)"
+	fi
 }
 
 # write_fstab: /etc/fstab of the installed system from the layout, by UUID
@@ -428,19 +462,21 @@ step_install_bootloader() {
 		fail install_bootloader "the installed system has no /usr/sbin/grub-install (it needs grub-pc)"
 	boot=$(awk '$2 == "/boot" { print $1 }' "$LAYOUT/mounts")
 	[ -n "$boot" ] || boot=$(cat "$LAYOUT/root_device")
-	for m in dev proc sys; do
+	for m in dev proc sys run; do
 		mkdir -p "$TARGET/$m"
 	done
 	storage_run install_bootloader "binding /dev" mount --bind /dev "$TARGET/dev"
 	storage_run install_bootloader "mounting proc" mount -t proc proc "$TARGET/proc"
 	storage_run install_bootloader "mounting sysfs" mount -t sysfs sysfs "$TARGET/sys"
+	# the installed system's lvm and mdadm keep their locks and maps there
+	storage_run install_bootloader "mounting a tmpfs on /run" mount -t tmpfs tmpfs "$TARGET/run"
 	if [ -s "$LAYOUT/raids" ]; then
 		mkdir -p "$TARGET/etc/mdadm"
 		{
 			echo "# written by Gantry's install (install_bootloader)"
 			echo "HOMEHOST <system>"
 			echo "MAILADDR root"
-			mdadm --detail --scan
+			st mdadm --detail --scan
 		} >"$TARGET/etc/mdadm/mdadm.conf" ||
 			fail install_bootloader "cannot write /etc/mdadm/mdadm.conf"
 	fi
@@ -452,7 +488,7 @@ step_install_bootloader() {
 		n=$((n + 1))
 	done
 	storage_run install_bootloader "update-grub" chroot "$TARGET" update-grub
-	for m in sys proc dev; do
+	for m in run sys proc dev; do
 		umount "$TARGET/$m" 2>/dev/null || umount -l "$TARGET/$m"
 	done
 	step_done "GRUB on $n disks (/boot on $boot)" "$WORK/storage.out"

@@ -1595,6 +1595,12 @@ gnt_install_run(GntInstall *self, GntRpcClient *rpc, GError **error)
 	self->ran = TRUE;
 	self->rpc = rpc;
 	self->start_time = now_s();
+	/* what a post-step hook of this install finds (the storage layout, the
+	 * root device), not a stale one of the install before */
+	if (gnt_install_get(self->record) != NULL) {
+		json_object_remove_member(gnt_install_get(self->record), "layout");
+		json_object_remove_member(gnt_install_get(self->record), "root_device");
+	}
 	self->spec = gnt_lu_instance_spec_new(config, self->record, &local);
 	/* i: the first row that did not run */
 	for (i = 0; self->spec != NULL && i < n_rows; i++) {

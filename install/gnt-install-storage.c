@@ -27,6 +27,9 @@
 #define MAX_MD		127
 #define MAX_ITEMS	64
 #define NAME_MAX_LEN	63
+/* mount_target reports its layout in metad's step data (4 KiB at most):
+ * a record a mount is about 100 bytes */
+#define MAX_MOUNTS 24
 
 static const gchar *const storage_steps[] = {"wipe_disks",  "partition",    "create_raid",
 					     "create_lvm",  "mkfs",	    "mount_target",
@@ -404,7 +407,7 @@ static gboolean
 mounts_check(JsonNode *value, GError **error)
 {
 	static const gchar *const members[] = {"device", "path", NULL};
-	JsonArray *array = list_check(value, "mounts", MAX_ITEMS, error);
+	JsonArray *array = list_check(value, "mounts", MAX_MOUNTS, error);
 	guint n = array != NULL ? json_array_get_length(array) : 0;
 
 	for (guint i = 0; i < n; i++) {

@@ -122,6 +122,17 @@ gnt_test_scan_tree(const gchar *dir, const gchar *const *nowhere, const gchar *c
 	return n_files;
 }
 
+/* @top/@name of the source tree (GNT_TEST_SRCDIR is its tests/), e.g.
+ * ("appliance", "build-appliance"). (transfer full) */
+static inline gchar *
+gnt_test_source_path(const gchar *top, const gchar *name)
+{
+	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
+	g_autofree gchar *root = g_path_get_dirname(tests);
+
+	return g_build_filename(root, top, name, NULL);
+}
+
 /* The newest /boot/vmlinuz-*-cloud-amd64 (version order, as sort -V), or
  * NULL. (transfer full) */
 static inline gchar *

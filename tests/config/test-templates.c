@@ -122,6 +122,74 @@ test_schema_3_upgraded(void)
 	gnt_test_root_clear(&root);
 }
 
+static gint64
+serial_of(GntConfig *config, const gchar *name)
+{
+	g_autoptr(JsonObject) found = gnt_config_dup_install_template(config, name);
+
+	g_assert_nonnull(found);
+	return json_object_get_int_member(found, "serial_no");
+}
+
+/* The shipped templates: on a new cluster, untouched by opening it again,
+ * back as shipped after a change or a removal behind the units' back; an
+ * operator's own template of one of their names left alone. */
+static void
+test_shipped(void)
+{
+	GntTestRoot root;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GntConfig) config = NULL;
+	g_autoptr(JsonObject) mirror = NULL;
+	g_autoptr(JsonObject) restored = NULL;
+	g_autoptr(JsonObject) own = NULL;
+	g_autoptr(JsonObject) stripe = NULL;
+	g_autoptr(JsonArray) shipped = gnt_install_templates_shipped();
+	const gchar *path;
+
+	gnt_test_root_init(&root, "node1.example.com");
+	path = gnt_paths_get_config_db(root.paths);
+	mirror = gnt_config_dup_install_template(root.config, "CUSTOM_RAID1_LVM");
+	g_assert_true(gnt_install_template_is_shipped(mirror));
+	g_assert_true(json_node_equal(
+		json_object_get_member(mirror, "steps"),
+		json_object_get_member(json_array_get_object_element(shipped, 0), "steps")));
+	g_assert_cmpint(serial_of(root.config, "CUSTOM_RAID1_LVM"), ==, 1);
+	stripe = gnt_config_dup_install_template(root.config, "CUSTOM_RAID0");
+	g_assert_true(gnt_install_template_is_shipped(stripe));
+	g_clear_object(&root.config);
+	/* opened again: nothing to do */
+	config = gnt_config_open(path, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(serial_of(config, "CUSTOM_RAID1_LVM"), ==, 1);
+	/* changed behind the units' back: as shipped at the next open */
+	json_object_set_string_member(mirror, "description", "changed");
+	g_assert_true(
+		gnt_config_update_object(config, GNT_OBJECT_INSTALL_TEMPLATE, mirror, &error));
+	g_assert_no_error(error);
+	/* removed, and an operator's own CUSTOM_RAID0 in its place */
+	restored = gnt_config_dup_install_template(config, "CUSTOM_RAID0");
+	g_assert_true(gnt_config_remove_object(config, GNT_OBJECT_INSTALL_TEMPLATE,
+					       json_object_get_string_member(restored, "uuid"),
+					       &error));
+	g_assert_no_error(error);
+	add_template(config, "CUSTOM_RAID0", STEPS);
+	g_clear_object(&config);
+	config = gnt_config_open(path, &error);
+	g_assert_no_error(error);
+	g_clear_pointer(&restored, json_object_unref);
+	restored = gnt_config_dup_install_template(config, "CUSTOM_RAID1_LVM");
+	g_assert_cmpstr(json_object_get_string_member(restored, "description"), ==,
+			json_object_get_string_member(json_array_get_object_element(shipped, 0),
+						      "description"));
+	g_assert_cmpint(json_object_get_int_member(restored, "serial_no"), ==, 3);
+	own = gnt_config_dup_install_template(config, "CUSTOM_RAID0");
+	g_assert_false(gnt_install_template_is_shipped(own));
+	g_assert_cmpuint(json_array_get_length(json_object_get_array_member(own, "steps")), ==, 1);
+	g_clear_object(&config);
+	gnt_test_root_clear(&root);
+}
+
 /* The "installtemplate" resource: its fields, rows in name order, the
  * classic call's exact names. */
 static void
@@ -188,5 +256,6 @@ main(int argc, char **argv)
 	g_test_add_func("/config/templates/serial-guard", test_serial_guard);
 	g_test_add_func("/config/templates/schema-3-upgraded", test_schema_3_upgraded);
 	g_test_add_func("/config/templates/query", test_query);
+	g_test_add_func("/config/templates/shipped", test_shipped);
 	return g_test_run();
 }

@@ -418,6 +418,21 @@ gnt_test_cluster_assert_success(JsonArray *row)
 	}
 }
 
+/* Tags the master node with @tag (an install template's name: the node
+ * allows the template so), and checks that it took. */
+static inline void
+gnt_test_cluster_tag_master(GntTestCluster *self, const gchar *tag)
+{
+	g_autofree gchar *master = gnt_test_cluster_dup_master(self);
+	g_autofree gchar *op =
+		g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
+				" \"tags\": [\"%s\"]}",
+				master, tag);
+	g_autoptr(JsonArray) tagged = gnt_test_cluster_run_op(self, op, 300);
+
+	gnt_test_cluster_assert_success(tagged);
+}
+
 /* How many instances the cluster's config holds named @name. */
 static inline guint
 gnt_test_cluster_count_instances(GntTestCluster *self, const gchar *name)

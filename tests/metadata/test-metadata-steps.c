@@ -219,6 +219,11 @@ test_catalogue_refused(void)
 		 "\"description\": \"\"}]}",
 		 "step 'a' is listed twice"},
 		{"{\"version\": \"1\", \"steps\": [[[[[[[[[[]]]]]]]]]]}", "catalogue: "},
+		/* the storage steps' optional mark is a boolean */
+		{"{\"version\": \"1\", \"steps\": [{\"name\": \"a\", \"priority\": 50, \"args\": [], "
+		 "\"reboot_requested\": false, \"for_operators\": true, \"core\": false, "
+		 "\"storage\": \"yes\", \"description\": \"\"}]}",
+		 "steps item 1: "},
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {

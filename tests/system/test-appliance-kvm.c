@@ -31,17 +31,6 @@ typedef struct {
 	gchar *skip;
 } ApplianceFx;
 
-/* @top/@name (GNT_TEST_SRCDIR is tests/, its parent the source tree).
- * (transfer full) */
-static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
 /* The untrusted OS: its host scripts must never run (the create one leaves
  * a mark if it does); untrusted/create runs in the appliance. */
 static void
@@ -111,7 +100,7 @@ static void
 appliance_set_up(ApplianceFx *fx, gconstpointer data)
 {
 	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-	g_autofree gchar *build = source_path("appliance", "build-appliance");
+	g_autofree gchar *build = gnt_test_source_path("appliance", "build-appliance");
 	g_autofree gchar *name = g_strdup_printf("appl%d.example.com", (gint)getpid());
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *debugfs = g_find_program_in_path("debugfs");

@@ -230,20 +230,6 @@ add_uefi_template(GntTestCluster *cluster)
 	gnt_test_cluster_assert_success(described);
 }
 
-/* OP_TAGS_SET of UEFI_TEMPLATE on the master node. */
-static void
-tag_master(GntTestCluster *cluster)
-{
-	g_autofree gchar *master = gnt_test_cluster_dup_master(cluster);
-	g_autofree gchar *op =
-		g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
-				" \"tags\": [\"" UEFI_TEMPLATE "\"]}",
-				master);
-	g_autoptr(JsonArray) tagged = gnt_test_cluster_run_op(cluster, op, JOB_TIMEOUT_S);
-
-	gnt_test_cluster_assert_success(tagged);
-}
-
 /* What the template gave shows: in libvirt's domain, in gnt-instance info
  * (with the serial the install saw, after the template changed again). */
 static void
@@ -319,7 +305,7 @@ test_uefi(KvmFx *fx, gconstpointer data)
 		g_assert_cmpstr(json_array_get_string_element(refused, 0), ==, "error");
 		assert_contains(text, "lacks the tag '" UEFI_TEMPLATE "'", TRUE);
 		g_assert_cmpuint(gnt_test_cluster_count_instances(cluster, name), ==, 0);
-		tag_master(cluster);
+		gnt_test_cluster_tag_master(cluster, UEFI_TEMPLATE);
 	}
 	t0 = g_get_monotonic_time();
 	created = gnt_test_cluster_run_op(cluster, create, JOB_TIMEOUT_S);

@@ -1006,6 +1006,60 @@ test_install_template(InstFx *fx, gconstpointer data)
 		   "        - 90 deploy.resize_disk [CUSTOM_M#1] {\"disk\":0,\"size\":\"64M\"}\n");
 }
 
+/* The shipped templates (doc/install.md "Storage layouts") on a real
+ * cluster: listed without anyone adding them, read-only, and their layout
+ * refused before anything changes on an instance with one disk or none. */
+static void
+test_shipped_templates(InstFx *fx, gconstpointer data)
+{
+	g_autoptr(Run) list = NULL;
+	g_autoptr(Run) modified = NULL;
+	g_autoptr(Run) removed = NULL;
+	g_autoptr(Run) node = NULL;
+	g_autoptr(Run) tagged = NULL;
+	g_autoptr(Run) one_disk = NULL;
+	g_autoptr(Run) diskless = NULL;
+	g_autoptr(Run) instances = NULL;
+	g_autofree gchar *node_name = NULL;
+
+	if (g_getenv("GNT_TEST_GNT_TEMPLATE") == NULL) {
+		g_test_skip("no gnt-template in this build");
+		return;
+	}
+	if (skip_without_noop())
+		return;
+	list = RUN(fx, "GNT_TEST_GNT_TEMPLATE", "list", "--no-headers", "-o", "name,step_cnt");
+	expect(list, 0, NULL);
+	assert_has(list->out, "CUSTOM_RAID0");
+	assert_has(list->out, "CUSTOM_RAID1_LVM");
+	modified = RUN(fx, "GNT_TEST_GNT_TEMPLATE", "modify", "--description", "mine",
+		       "CUSTOM_RAID1_LVM");
+	expect(modified, 1, NULL);
+	assert_has(modified->err,
+		   "install template 'CUSTOM_RAID1_LVM' is shipped with Gantry and cannot be "
+		   "changed");
+	removed = RUN(fx, "GNT_TEST_GNT_TEMPLATE", "remove", "CUSTOM_RAID0");
+	expect(removed, 1, NULL);
+	assert_has(removed->err, "is shipped with Gantry and cannot be removed");
+	node = NODE(fx, "list", "--no-headers", "-o", "name");
+	expect(node, 0, NULL);
+	node_name = g_strstrip(g_strdup(node->out));
+	tagged = NODE(fx, "add-tags", node_name, "CUSTOM_RAID1_LVM");
+	expect(tagged, 0, NULL);
+	one_disk = INSTANCE(fx, "add", "-t", "file", "--disk", "0:size=2G", "-o", "noop", "--tags",
+			    "CUSTOM_RAID1_LVM", "-n", node_name, "sh1.example.com");
+	expect(one_disk, 1, NULL);
+	assert_has(one_disk->err, "template 'CUSTOM_RAID1_LVM', step 3 (appliance.partition): "
+				  "the instance has no disk 1 for 'disk1' (it has 1)");
+	diskless = INSTANCE(fx, "add", "-t", "diskless", "-o", "noop", "--tags", "CUSTOM_RAID1_LVM",
+			    "-n", node_name, "sh2.example.com");
+	expect(diskless, 1, NULL);
+	assert_has(diskless->err, "the instance has no disks: storage steps need at least one");
+	instances = INSTANCE(fx, "list", "--no-headers", "-o", "name");
+	expect(instances, 0, "");
+	g_assert_true(file_storage_is_empty(fx));
+}
+
 #define ADD(path, func) g_test_add(path, InstFx, NULL, fx_set_up, func, fx_tear_down)
 
 int
@@ -1025,5 +1079,6 @@ main(int argc, char **argv)
 	ADD("/tools/instances/os-image", test_os_image);
 	ADD("/tools/instances/install-plan", test_install_plan);
 	ADD("/tools/instances/install-template", test_install_template);
+	ADD("/tools/instances/shipped-templates", test_shipped_templates);
 	return g_test_run();
 }
