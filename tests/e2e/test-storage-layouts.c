@@ -50,16 +50,6 @@ typedef struct {
 	gchar *skip;
 } StorageFx;
 
-/* @top/@name of the source tree (GNT_TEST_SRCDIR is tests/). */
-static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
 /* Why the test cannot run here, or NULL. */
 static gchar *
 storage_dup_missing(gchar **mirror, gchar **suite)
@@ -106,7 +96,7 @@ ensure_tarball(const gchar *mirror, const gchar *suite)
 {
 	const gchar *env = g_getenv("GNT_E2E_CACHE_DIR");
 	const gchar *dir = env != NULL && *env != '\0' ? env : "/var/cache/gantry-e2e";
-	g_autofree gchar *script = source_path("tests", "e2e/make-root-tarball");
+	g_autofree gchar *script = gnt_test_source_path("tests", "e2e/make-root-tarball");
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *recipe = NULL;
 	g_autofree gchar *key = NULL;
@@ -149,10 +139,8 @@ static void
 storage_set_up(StorageFx *fx, gconstpointer data)
 {
 	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-	g_autofree gchar *build = source_path("appliance", "build-appliance");
+	g_autofree gchar *build = gnt_test_source_path("appliance", "build-appliance");
 	g_autofree gchar *appliance = NULL;
-	g_autofree gchar *master = NULL;
-	g_autofree gchar *tag = NULL;
 	g_autofree gchar *cluster_name = NULL;
 	g_autofree gchar *mirror = NULL;
 	g_autofree gchar *suite = NULL;
@@ -179,11 +167,8 @@ storage_set_up(StorageFx *fx, gconstpointer data)
 		gnt_test_run_checked(argv);
 	}
 	/* the node carries the templates' tags (Ironic's traits) */
-	master = gnt_test_cluster_dup_master(&fx->cluster);
-	tag = g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"node\", \"name\": \"%s\","
-			      " \"tags\": [\"" MIRROR_TEMPLATE "\", \"" STRIPE_TEMPLATE "\"]}",
-			      master);
-	run_ok(&fx->cluster, tag);
+	gnt_test_cluster_tag_master(&fx->cluster, MIRROR_TEMPLATE);
+	gnt_test_cluster_tag_master(&fx->cluster, STRIPE_TEMPLATE);
 }
 
 static void
