@@ -253,25 +253,6 @@ const GntLuClass gnt_lu_image_remove = {
 
 /* ---- --os-image NAME ---- */
 
-/* Whether the install @install of the unit's opcode from @image is a
- * kickstart install (cmdlib/gnt-lu-instance-kickstart.h decides the same
- * once the install parameters are complete). */
-static gboolean
-image_is_kickstart_install(GntLu *lu, JsonObject *install, JsonObject *image)
-{
-	const GntOpcode *op = gnt_lu_get_opcode(lu);
-	JsonObject *properties = json_object_has_member(image, "properties")
-					 ? json_object_get_object_member(image, "properties")
-					 : NULL;
-	const gchar *ks_template = gnt_opcode_get_string(op, "ks_template");
-
-	return (properties != NULL && (json_object_has_member(properties, "installer_kernel") ||
-				       json_object_has_member(properties, "ks_template"))) ||
-	       g_strcmp0(gnt_opcode_get_string(op, "install_mode"), "kickstart") == 0 ||
-	       (ks_template != NULL && *ks_template != '\0') ||
-	       json_object_has_member(install, "ks_template");
-}
-
 gboolean
 gnt_lu_image_resolve_install(GntLu *lu, JsonObject *install, const gchar *given,
 			     const gchar *given_sha256, GError **error)
@@ -295,18 +276,8 @@ gnt_lu_image_resolve_install(GntLu *lu, JsonObject *install, const gchar *given,
 			    given);
 		return FALSE;
 	}
-	/* a tarball is an installer's liveimg: kickstart installs only
-	 * (doc/kickstart.md), never written onto a disk */
-	if (g_strcmp0(json_object_get_string_member(image, "format"), "tarball") == 0 &&
-	    !image_is_kickstart_install(lu, install, image)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "image '%s' is a root filesystem tarball: only raw and qcow2 images "
-			    "are written onto a disk (a tarball is for kickstart installs: "
-			    "--install-mode kickstart, --ks-template, or an image with an "
-			    "installer_kernel)",
-			    given);
-		return FALSE;
-	}
+	/* a tarball is a kickstart install's liveimg or a storage layout's
+	 * payload: deploy.write_image refuses it (gnt-install-steps.c) */
 	sha256 = json_object_get_string_member(image, "sha256");
 	if (given_sha256 != NULL && g_ascii_strcasecmp(given_sha256, sha256) != 0) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
@@ -317,6 +288,8 @@ gnt_lu_image_resolve_install(GntLu *lu, JsonObject *install, const gchar *given,
 	json_object_set_string_member(install, "os_image",
 				      json_object_get_string_member(image, "url"));
 	json_object_set_string_member(install, "os_image_sha256", sha256);
+	json_object_set_string_member(install, "os_image_format",
+				      json_object_get_string_member(image, "format"));
 	json_object_set_string_member(install, GNT_IMAGE_INSTALL_KEY,
 				      json_object_get_string_member(image, "name"));
 	return TRUE;

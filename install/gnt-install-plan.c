@@ -222,6 +222,57 @@ add_template_rows(GntInstallPlan *self, const gchar *name, GArray *given, guint 
 	return TRUE;
 }
 
+/* The step that writes the payload in band when the plan lays the disks
+ * out (doc/install.md, "Storage layouts"). */
+#define WRITE_IMAGE   "deploy.write_image"
+#define WRITE_PAYLOAD "appliance.write_payload"
+
+/* With storage steps in the plan the disks are laid out inside the install
+ * appliance, where the host cannot see the layout: the core write_image
+ * row becomes appliance.write_payload (at its catalogue's priority), and a
+ * template that names deploy.write_image is refused. */
+static gboolean
+apply_storage_rule(GntInstallPlan *self, GArray *given, GPtrArray *template_of, GError **error)
+{
+	const GntInstallStepSpec *payload = gnt_install_steps_lookup(WRITE_PAYLOAD);
+	const PlanRow *storage = NULL;
+
+	for (guint k = 0; k < self->rows->len && storage == NULL; k++) {
+		const PlanRow *row = &g_array_index(self->rows, PlanRow, k);
+
+		if (row->spec->storage && row->why == NULL)
+			storage = row;
+	}
+	if (storage == NULL)
+		return TRUE;
+	for (guint k = 0; k < given->len; k++) {
+		const GntInstallParsedRow *row = &g_array_index(given, GntInstallParsedRow, k);
+
+		if (strcmp(row->spec->name, WRITE_IMAGE) != 0)
+			continue;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "template '%s', step %u (" WRITE_IMAGE
+			    "): refused with storage steps in the plan (%s of template '%s'): "
+			    "the disks are laid out inside the install appliance, and the host "
+			    "cannot write onto a layout it does not see; the image is written "
+			    "there by " WRITE_PAYLOAD " (leave " WRITE_IMAGE " out)",
+			    (const gchar *)template_of->pdata[k], row->position,
+			    storage->spec->name, storage->template_name);
+		return FALSE;
+	}
+	g_assert(payload != NULL); /* the agent's catalogue has it */
+	for (guint k = 0; k < self->rows->len; k++) {
+		PlanRow *row = &g_array_index(self->rows, PlanRow, k);
+
+		if (row->template_name == NULL && strcmp(row->spec->name, WRITE_IMAGE) == 0 &&
+		    row->why == NULL) {
+			row->spec = payload;
+			row->priority = payload->catalogue_priority;
+		}
+	}
+	return TRUE;
+}
+
 GntInstallPlan *
 gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, JsonObject *settings,
 			    const GntInstallPlanTarget *target, gboolean allow_test_steps,
@@ -293,7 +344,10 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 			    given, (const gchar *const *)template_of->pdata, &disks, error))
 			return NULL;
 	}
-	/* 3. one order */
+	/* 3. storage steps: the payload is written in band */
+	if (!apply_storage_rule(self, given, template_of, error))
+		return NULL;
+	/* 4. one order */
 	g_array_sort(self->rows, compare_rows);
 	return g_steal_pointer(&self);
 }

@@ -173,6 +173,8 @@ all_steps(void)
 				json_object_get_boolean_member(step, "reboot_requested");
 			spec.catalogue_priority =
 				(guint)json_object_get_int_member(step, "priority");
+			spec.storage =
+				json_object_get_boolean_member_with_default(step, "storage", FALSE);
 			g_array_append_val(out, spec);
 		}
 		steps = out;

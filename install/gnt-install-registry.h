@@ -83,6 +83,10 @@ typedef struct {
 	 * catalogue suggests */
 	gboolean reboot_requested;
 	guint catalogue_priority;
+	/* the appliance's storage steps ("storage": true in the catalogue):
+	 * they lay the disks out, so the plan writes the payload in band
+	 * (appliance.write_payload) instead of deploy.write_image */
+	gboolean storage;
 } GntInstallStepSpec;
 
 /* Every registered step (test-only ones included), in the table's order:

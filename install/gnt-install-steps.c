@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gnt-config.h"
+#include "gnt-config-images.h"
 #include "gnt-error.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
@@ -16,6 +17,7 @@
 #include "gnt-install-plan.h"
 #include "gnt-install-storage.h"
 #include "gnt-install-where.h"
+#include "gnt-kickstart-prepare.h"
 #include "gnt-lu-instance-kickstart.h"
 #include "gnt-lu-instance-metadata.h"
 #include "gnt-metadata.h"
@@ -129,6 +131,24 @@ gnt_install_get_os_image_sha256(JsonObject *record)
 		       : NULL;
 }
 
+gboolean
+gnt_install_os_image_is_tarball(JsonObject *record)
+{
+	static const gchar *const suffixes[] = {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz"};
+	const gchar *image = gnt_install_get_os_image(record);
+	const gchar *format = object_string(gnt_install_get(record), "os_image_format");
+
+	if (image == NULL)
+		return FALSE;
+	if (format != NULL)
+		return g_str_equal(format, "tarball");
+	for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+		if (g_str_has_suffix(image, suffixes[i]))
+			return TRUE;
+	}
+	return FALSE;
+}
+
 const gchar *
 gnt_install_op_os_image(const GntOpcode *op)
 {
@@ -147,6 +167,7 @@ gnt_install_set_os_image(JsonObject *install, const gchar *image, const gchar *s
 
 	if (image == NULL)
 		return;
+	json_object_remove_member(install, "os_image_format");
 	if (image[0] == '\0') {
 		json_object_set_null_member(install, "os_image");
 		json_object_set_null_member(install, "os_image_sha256");
@@ -308,6 +329,31 @@ write_image_check(GntInstall *self, GError **error)
 	return TRUE;
 }
 
+/* deploy.write_image: the host writes disk images only; a root filesystem
+ * tarball is a kickstart install's liveimg or is unpacked in band onto a
+ * storage layout (appliance.write_payload). */
+static gboolean
+write_image_host_check(GntInstall *self, GError **error)
+{
+	const gchar *name = object_string(gnt_install_get(self->record), GNT_IMAGE_INSTALL_KEY);
+
+	if (!write_image_check(self, error))
+		return FALSE;
+	if (gnt_install_os_image_is_tarball(self->record) &&
+	    !gnt_lu_instance_kickstart_is_install(self->lu, self->record)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "image '%s' is a root filesystem tarball: only raw and qcow2 images "
+			    "are written onto a disk by the host (a tarball is unpacked in band "
+			    "onto a storage layout, by an install template with storage steps such "
+			    "as CUSTOM_RAID1_LVM, or is a kickstart install's liveimg: "
+			    "--install-mode kickstart, --ks-template, or an image with an "
+			    "installer_kernel)",
+			    name != NULL ? name : gnt_install_get_os_image(self->record));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gchar *
 write_image_skip_reason(GntInstall *self)
 {
@@ -448,6 +494,33 @@ appliance_options_new(GntInstall *self)
 	json_object_set_int_member(options, "debug", debug_level(self));
 	json_object_set_boolean_member(options, "reinstall", self->kind == GNT_INSTALL_REINSTALL);
 	return options;
+}
+
+/* The write_payload step's file (noded/gnt-noded-payload.h): the OS image
+ * or root filesystem tarball, under the name metad serves it by (its
+ * compression in its extension, as a kickstart's liveimg). */
+static JsonObject *
+payload_option_new(GntInstall *self)
+{
+	g_autoptr(JsonObject)
+		cluster = gnt_config_dup_cluster_info(gnt_lu_get_env(self->lu)->config);
+	const gchar *image = gnt_install_get_os_image(self->record);
+	gboolean tarball = gnt_install_os_image_is_tarball(self->record);
+	g_autofree gchar *url = gnt_kickstart_liveimg_url(image, tarball);
+	g_autofree gchar *name = g_path_get_basename(url);
+	JsonObject *payload = json_object_new();
+
+	json_object_set_string_member(payload, "url", image);
+	json_object_set_member(
+		payload, "sha256",
+		gnt_json_node_new_string(gnt_install_get_os_image_sha256(self->record)));
+	json_object_set_string_member(payload, "name", name);
+	json_object_set_boolean_member(payload, "tarball", tarball);
+	/* the nodes' artifact cache's cap (a setting: always set) */
+	json_object_set_int_member(payload, "cache_bytes",
+				   json_object_get_int_member(cluster, "image_cache_size") * 1024 *
+					   1024);
+	return payload;
 }
 
 static gboolean
@@ -804,7 +877,10 @@ test_fail_run(GntInstall *self, GError **error)
  * (tests/jobqueue/test-install-steps.c checks both ways). */
 static const StepAction step_actions[] = {
 	{"deploy.prepare", NULL, prepare_skip_reason, prepare_run},
-	{"deploy.write_image", write_image_check, write_image_skip_reason, write_image_run},
+	{"deploy.write_image", write_image_host_check, write_image_skip_reason, write_image_run},
+	/* in band onto the storage layout: run by the appliance's session,
+	 * the payload streamed by metad (appliance_options_new()) */
+	{"appliance.write_payload", write_image_check, write_image_skip_reason, NULL},
 	{"deploy.run_os_scripts", NULL, run_os_scripts_skip_reason, run_os_scripts_run},
 	/* in band: run by the appliance's session */
 	{"deploy.personalize", personalize_check, personalize_skip_reason, NULL},
@@ -1497,6 +1573,13 @@ run_session(GntInstall *self, JsonArray *rows, guint from, guint to, guint *not_
 	options = appliance_options_new(self);
 	json_object_set_array_member(options, "steps", json_array_ref(steps));
 	json_object_set_int_member(options, "timeout", session_timeout(steps, timeout));
+	for (guint k = 0; k < session_rows->len; k++) {
+		SessionRow *row = &g_array_index(session_rows, SessionRow, k);
+
+		if (row->skip == NULL &&
+		    g_str_equal(row->row.spec->name, "appliance.write_payload"))
+			json_object_set_object_member(options, "payload", payload_option_new(self));
+	}
 	gnt_lu_feedback(self->lu, "* booting the install appliance for %u in-band step%s...",
 			json_array_get_length(steps), json_array_get_length(steps) == 1 ? "" : "s");
 	result = session_follow(self, from, options, &s, &local);

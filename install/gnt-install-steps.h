@@ -155,6 +155,11 @@ const gchar *
 gnt_install_get_os_image(JsonObject *record);
 const gchar *
 gnt_install_get_os_image_sha256(JsonObject *record);
+/* Whether @record's OS image is a root filesystem tarball: its catalog
+ * image's format says so ("os_image_format"), or, given as a path or URL,
+ * its name ends in .tar, .tar.gz, .tgz, .tar.xz or .txz. */
+gboolean
+gnt_install_os_image_is_tarball(JsonObject *record);
 
 /* The disk image an opcode (create or reinstall) asks for: its os_image,
  * else Ganeti's spelling, the OS parameter "os-image"; NULL for none. Its
@@ -162,7 +167,8 @@ gnt_install_get_os_image_sha256(JsonObject *record);
 const gchar *
 gnt_install_op_os_image(const GntOpcode *op);
 /* Sets the disk image of the install parameters @install: @image NULL
- * keeps the current one (and its SHA-256), "" removes it. */
+ * keeps the current one (and its SHA-256), "" removes it; a new one drops
+ * the catalog's format of the old ("os_image_format"). */
 void
 gnt_install_set_os_image(JsonObject *install, const gchar *image, const gchar *sha256);
 /* Sets the state of @record's install (which must exist). */

@@ -196,36 +196,47 @@ display_name(const gchar *name)
 	return g_strescape(name != NULL ? name : "", NULL);
 }
 
+/* What the messages call an entry: the package's, or a root filesystem
+ * tarball's (gnt_package_check_root_tarball()). */
+#define PACKAGE_ENTRY "package entry"
+#define ROOT_ENTRY    "root filesystem tarball entry"
+
 static gboolean
-refuse(GError **error, const gchar *name, const gchar *why)
+refuse_entry(GError **error, const gchar *kind, const gchar *name, const gchar *why)
 {
 	g_autofree gchar *shown = display_name(name);
 
-	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "package entry '%s' %s", shown, why);
+	g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "%s '%s' %s", kind, shown, why);
 	return FALSE;
+}
+
+static gboolean
+refuse(GError **error, const gchar *name, const gchar *why)
+{
+	return refuse_entry(error, PACKAGE_ENTRY, name, why);
 }
 
 /* @name without "./", empty and "." components, in *@out (NULL: the top
  * directory itself). Refuses absolute names and "..". */
 static gboolean
-normalize_path(const gchar *name, gchar **out, GError **error)
+normalize_path(const gchar *kind, const gchar *name, gchar **out, GError **error)
 {
 	g_auto(GStrv) parts = NULL;
 	g_autoptr(GPtrArray) kept = g_ptr_array_new();
 
 	*out = NULL;
 	if (name == NULL || name[0] == '\0')
-		return refuse(error, name, "has no name");
+		return refuse_entry(error, kind, name, "has no name");
 	if (name[0] == '/')
-		return refuse(error, name, "is an absolute path");
+		return refuse_entry(error, kind, name, "is an absolute path");
 	if (strlen(name) > MAX_PATH_LEN)
-		return refuse(error, name, "has a name that is too long");
+		return refuse_entry(error, kind, name, "has a name that is too long");
 	parts = g_strsplit(name, "/", -1);
 	for (guint i = 0; parts[i] != NULL; i++) {
 		if (parts[i][0] == '\0' || strcmp(parts[i], ".") == 0)
 			continue;
 		if (strcmp(parts[i], "..") == 0)
-			return refuse(error, name, "has a '..' component");
+			return refuse_entry(error, kind, name, "has a '..' component");
 		g_ptr_array_add(kept, parts[i]);
 	}
 	if (kept->len == 0)
@@ -239,18 +250,19 @@ normalize_path(const gchar *name, gchar **out, GError **error)
  * tree: relative, and its ".." components only at the start, no more of them
  * than @path has directories. */
 static gboolean
-check_symlink(const gchar *path, const gchar *target, GError **error)
+check_symlink(const gchar *kind, const gchar *path, const gchar *target, GError **error)
 {
 	g_auto(GStrv) parts = NULL;
 	guint depth = 0;
 	gboolean descended = FALSE;
 
 	if (target == NULL || target[0] == '\0')
-		return refuse(error, path, "is a symlink with an empty target");
+		return refuse_entry(error, kind, path, "is a symlink with an empty target");
 	if (target[0] == '/')
-		return refuse(error, path, "is a symlink with an absolute target");
+		return refuse_entry(error, kind, path, "is a symlink with an absolute target");
 	if (strlen(target) > MAX_PATH_LEN)
-		return refuse(error, path, "is a symlink with a target that is too long");
+		return refuse_entry(error, kind, path,
+				    "is a symlink with a target that is too long");
 	for (const gchar *p = path; *p != '\0'; p++) {
 		if (*p == '/')
 			depth++;
@@ -264,7 +276,8 @@ check_symlink(const gchar *path, const gchar *target, GError **error)
 			continue;
 		}
 		if (descended || depth == 0)
-			return refuse(error, path, "is a symlink pointing outside the package");
+			return refuse_entry(error, kind, path,
+					    "is a symlink pointing outside the package");
 		depth--;
 	}
 	return TRUE;
@@ -369,7 +382,7 @@ sanitize_entry(Sanitize *self, struct archive_entry *entry, GError **error)
 	default:
 		return refuse(error, name, "is of an unknown type");
 	}
-	if (!normalize_path(name, &path, error))
+	if (!normalize_path(PACKAGE_ENTRY, name, &path, error))
 		return FALSE;
 	if (path == NULL)
 		return TRUE; /* the top directory: the filesystem's own stays as it is */
@@ -381,7 +394,7 @@ sanitize_entry(Sanitize *self, struct archive_entry *entry, GError **error)
 		return refuse(error, name, why);
 	}
 	if (type == AE_IFLNK) {
-		if (!check_symlink(path, archive_entry_symlink(entry), error))
+		if (!check_symlink(PACKAGE_ENTRY, path, archive_entry_symlink(entry), error))
 			return FALSE;
 		g_hash_table_add(self->symlinks, g_strdup(path));
 	}
@@ -500,4 +513,124 @@ gnt_package_sanitize(GBytes *tarball, GError **error)
 	if (!sanitize_all(&self, error))
 		return NULL;
 	return g_byte_array_free_to_bytes(g_steal_pointer(&result));
+}
+
+/* ---- a root filesystem tarball (doc/install.md, "The payload") ---------------------- */
+
+/* One entry of a root filesystem tarball, by the package's rules where a
+ * root filesystem allows them: @symlinks and @files (the paths so far)
+ * updated. */
+static gboolean
+check_root_entry(struct archive_entry *entry, GHashTable *symlinks, GHashTable *files,
+		 GError **error)
+{
+	const gchar *name = archive_entry_pathname(entry);
+	const gchar *link = archive_entry_hardlink(entry);
+	g_autofree gchar *path = NULL;
+	const gchar *through = NULL;
+	mode_t type = archive_entry_filetype(entry);
+
+	if (!normalize_path(ROOT_ENTRY, name, &path, error))
+		return FALSE;
+	if (path == NULL)
+		return TRUE; /* the top directory */
+	through = find_symlink_prefix(symlinks, path);
+	if (through != NULL || g_hash_table_contains(symlinks, path)) {
+		g_autofree gchar *shown = display_name(through != NULL ? through : path);
+		g_autofree gchar *why =
+			g_strdup_printf("%s the symlink '%s'",
+					through != NULL ? "goes through" : "replaces", shown);
+
+		return refuse_entry(error, ROOT_ENTRY, name, why);
+	}
+	if (link != NULL) {
+		g_autofree gchar *target = NULL;
+
+		/* a hard link to a file of the tarball before it, by the
+		 * same path rules */
+		if (!normalize_path(ROOT_ENTRY, link, &target, error))
+			return FALSE;
+		if (target == NULL || !g_hash_table_contains(files, target))
+			return refuse_entry(error, ROOT_ENTRY, name,
+					    "is a hard link to no file before it");
+		return TRUE;
+	}
+	switch (type) {
+	case AE_IFREG:
+		g_hash_table_add(files, g_steal_pointer(&path));
+		return TRUE;
+	case AE_IFDIR:
+		return TRUE;
+	case AE_IFLNK: {
+		const gchar *target = archive_entry_symlink(entry);
+
+		/* an absolute target is the guest's own (/etc/alternatives/...):
+		 * resolved in its root, never followed while unpacking */
+		if (target == NULL || target[0] != '/') {
+			if (!check_symlink(ROOT_ENTRY, path, target, error))
+				return FALSE;
+		}
+		g_hash_table_add(symlinks, g_steal_pointer(&path));
+		return TRUE;
+	}
+	case AE_IFCHR:
+		return refuse_entry(error, ROOT_ENTRY, name,
+				    "is a character device (devtmpfs makes /dev's)");
+	case AE_IFBLK:
+		return refuse_entry(error, ROOT_ENTRY, name, "is a block device");
+	case AE_IFIFO:
+		return refuse_entry(error, ROOT_ENTRY, name, "is a FIFO");
+	case AE_IFSOCK:
+		return refuse_entry(error, ROOT_ENTRY, name, "is a socket");
+	default:
+		return refuse_entry(error, ROOT_ENTRY, name, "is of an unknown type");
+	}
+}
+
+gboolean
+gnt_package_check_root_tarball(const gchar *path, GError **error)
+{
+	g_autoptr(ArchiveHandle) in = archive_read_new();
+	g_autoptr(GHashTable)
+		symlinks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint n_entries = 0;
+
+	g_return_val_if_fail(path != NULL, FALSE);
+	if (in == NULL || archive_read_support_filter_gzip(in) != ARCHIVE_OK ||
+	    archive_read_support_filter_xz(in) != ARCHIVE_OK ||
+	    archive_read_support_filter_bzip2(in) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(in) != ARCHIVE_OK) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_FAULT, "libarchive setup failed");
+		return FALSE;
+	}
+	if (archive_read_open_filename(in, path, READ_CHUNK) != ARCHIVE_OK) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "not a root filesystem tarball (.tar, .tar.gz, .tar.xz): %s",
+			    archive_error_string(in));
+		return FALSE;
+	}
+	for (;;) {
+		struct archive_entry *entry = NULL;
+		int rc = archive_read_next_header(in, &entry);
+
+		if (rc == ARCHIVE_EOF)
+			break;
+		if ((rc != ARCHIVE_OK && rc != ARCHIVE_WARN) ||
+		    archive_read_data_skip(in) != ARCHIVE_OK) {
+			g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "not a root filesystem tarball (.tar, .tar.gz, .tar.xz): %s",
+				    archive_error_string(in));
+			return FALSE;
+		}
+		if (!check_root_entry(entry, symlinks, files, error))
+			return FALSE;
+		n_entries++;
+	}
+	if (n_entries == 0) {
+		g_set_error_literal(error, GNT_ERROR, GNT_ERROR_INVALID,
+				    "the root filesystem tarball has no entries");
+		return FALSE;
+	}
+	return TRUE;
 }

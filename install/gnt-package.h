@@ -62,4 +62,19 @@ gnt_package_fetch(const gchar *url, const gchar *username, const gchar *password
 GBytes *
 gnt_package_sanitize(GBytes *tarball, GError **error);
 
+/*
+ * Checks the root filesystem tarball at @path (tar, plain, gzip'd or xz'd:
+ * an install's payload, unpacked onto the storage layout by the install
+ * appliance; doc/install.md, "The payload") by the package's rules where a
+ * root filesystem allows them, reading it once without writing anything.
+ * Refused, naming the entry: absolute paths, ".." components, devices,
+ * FIFOs and sockets, entries that go through or replace an earlier
+ * symlink, hard links to no regular file before them, relative symlink
+ * targets that leave the tree. Kept, unlike a package: symlinks with an
+ * absolute target (the guest's own, resolved in its root), hard links,
+ * set-user-ID and set-group-ID bits, any number of entries. GNT_ERROR_INVALID.
+ */
+gboolean
+gnt_package_check_root_tarball(const gchar *path, GError **error);
+
 G_END_DECLS

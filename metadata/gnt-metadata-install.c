@@ -407,8 +407,12 @@ session_new(const gchar *name, JsonObject *spec, GError **error)
 			    "'token' must be a string of at least 16 characters");
 		return NULL;
 	}
-	if (kickstart == NULL || json_node_get_value_type(kickstart) != G_TYPE_STRING) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID, "'kickstart' must be a string");
+	/* null: no installer, only files to stream (the install appliance's
+	 * payload, appliance.write_payload) */
+	if (kickstart == NULL || (!JSON_NODE_HOLDS_NULL(kickstart) &&
+				  json_node_get_value_type(kickstart) != G_TYPE_STRING)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "'kickstart' must be a string (or null: files only)");
 		return NULL;
 	}
 	if (!dup_optional_path(spec, "stage2", &stage2, error) ||
@@ -429,7 +433,8 @@ session_new(const gchar *name, JsonObject *spec, GError **error)
 	session->instance = g_strdup(name);
 	token_digest(json_node_get_string(token), strlen(json_node_get_string(token)),
 		     session->token_digest);
-	session->kickstart = gnt_secret_new(json_node_get_string(kickstart), -1);
+	if (!JSON_NODE_HOLDS_NULL(kickstart))
+		session->kickstart = gnt_secret_new(json_node_get_string(kickstart), -1);
 	session->stage2 = g_steal_pointer(&stage2);
 	session->liveimg = g_steal_pointer(&liveimg);
 	if (session->liveimg != NULL)

@@ -14,6 +14,8 @@ G_BEGIN_DECLS
  *
  *   PUT /instances/<name>/install   {"token", "kickstart", "stage2": PATH|null,
  *                                    "liveimg": PATH|null, "liveimg_name": "image.tar.gz"}
+ *       ("kickstart": null: no installer, the liveimg only: the install
+ *       appliance's payload for appliance.write_payload, doc/install.md)
  *   GET /instances/<name>/install?since=N&wait=S
  *       -> {"state": "waiting"|"started"|"ended"|"failed", "next": M,
  *           "events": [{"seq", "time", "status", "message"}]}

@@ -21,6 +21,7 @@
 #include "gnt-metad-server.h"
 #include "gnt-metadata.h"
 #include "gnt-noded-metad.h"
+#include "gnt-noded-payload.h"
 #include "gnt-noded-private.h"
 #include "gnt-noded-session.h"
 #include "gnt-secret.h"
@@ -310,6 +311,9 @@ typedef struct {
 	/* the session's in-band steps ({"id", "step", "args", "timeout"}, in
 	 * order), borrowed; NULL: the agent's fixed session of old */
 	JsonArray *steps;
+	/* appliance.write_payload's file (gnt-noded-payload.h), borrowed;
+	 * NULL: none */
+	JsonObject *payload;
 } RunOptions;
 
 static gboolean
@@ -339,7 +343,9 @@ parse_options(JsonObject *options, RunOptions *out, GError **error)
 	    (json_object_has_member(options, "reinstall") &&
 	     !gnt_json_get_bool(options, "reinstall", &out->reinstall, error)) ||
 	    (json_object_has_member(options, "steps") &&
-	     !gnt_json_get_array(options, "steps", &out->steps, error))) {
+	     !gnt_json_get_array(options, "steps", &out->steps, error)) ||
+	    (json_object_has_member(options, "payload") &&
+	     !gnt_json_get_object(options, "payload", &out->payload, error))) {
 		g_prefix_error(error, "options: ");
 		return FALSE;
 	}
@@ -751,6 +757,7 @@ typedef struct {
 	gboolean keep_record; /* communication=yes: the instance's own record */
 	gboolean channel_open;
 	gboolean package_given;
+	GntNodedPayload *payload;
 	gchar *work_dir;
 } Teardown;
 
@@ -764,6 +771,7 @@ teardown(Teardown *t)
 		g_warning("install appliance of instance '%s': %s", t->name, local_error->message);
 		g_clear_error(&local_error);
 	}
+	g_clear_pointer(&t->payload, gnt_noded_payload_take_back);
 	if (t->channel_open)
 		gnt_rpc_node_channel_close(t->node, t->name);
 	if (t->record_pushed &&
@@ -816,7 +824,10 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	guest_devices = !g_str_equal(spec->hypervisor, "fake");
 	strip_package_credentials(options->record);
 	json_object_set_string_member(options->record, "name", spec->name);
-	if (!json_object_has_member(options->record, "os_environment")) {
+	/* an image-only install (a storage layout's payload) has no OS and
+	 * no scripts to run: no environment for them */
+	if (!json_object_has_member(options->record, "os_environment") &&
+	    spec->instance->os != NULL) {
 		JsonObject *env = build_os_environment(spec, options->debug, options->reinstall,
 						       guest_devices, error);
 
@@ -844,6 +855,16 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	if (options->package_url != NULL) {
 		t->package_given = TRUE;
 		if (!give_package(t->control, spec->name, options, error))
+			return NULL;
+	}
+	if (options->payload != NULL) {
+		if (g_mkdir_with_parents(t->work_dir, 0700) != 0) {
+			gnt_error_set_errno(error, errno, "making the appliance's work directory");
+			return NULL;
+		}
+		t->payload = gnt_noded_payload_give(node, t->control, spec->name, options->payload,
+						    t->work_dir, error);
+		if (t->payload == NULL)
 			return NULL;
 	}
 	app = build_appliance(node, spec, channel, ip, options, t->work_dir, error);

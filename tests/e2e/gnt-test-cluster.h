@@ -658,3 +658,18 @@ gnt_test_cluster_start_daemons(GntTestCluster *self)
 	self->client = gnt_luxi_client_new(gnt_paths_get_luxi_socket(self->paths), &error);
 	g_assert_no_error(error);
 }
+
+/* The last lines of @instance's serial console log, for a boot that did
+ * not get where it should. */
+static inline void
+gnt_test_cluster_print_console(GntTestCluster *self, const gchar *instance)
+{
+	g_autofree gchar *name = g_strconcat(instance, ".log", NULL);
+	g_autofree gchar *log =
+		g_build_filename(self->root, "var", "log", "gantry", "console", name, NULL);
+	g_autofree gchar *text = NULL;
+
+	if (g_file_get_contents(log, &text, NULL, NULL))
+		g_test_message("the serial console's log:\n%s",
+			       strlen(text) > 6000 ? text + strlen(text) - 6000 : text);
+}

@@ -36,6 +36,15 @@ typedef struct {
 #define DISABLE(step)	   ROW("deploy", step, "{}", "0")
 #define HV(params, prio)   ROW("hypervisor", "apply_settings", "{\"hvparams\":" params "}", prio)
 #define NOTE(text, prio)   ROW("test", "note", "{\"text\":\"" text "\"}", prio)
+/* the smallest storage layout: disk 0 wiped, one partition, ext4, root */
+#define LAYOUT                                                                                        \
+	ROW("appliance", "wipe_disks", "{}", "99")                                                    \
+	"," ROW("appliance", "partition",                                                             \
+		"{\"disk\":0,\"partitions\":[{\"size\":\"rest\",\"type\":\"linux\"}]}",               \
+		"97") "," ROW("appliance", "mkfs", "{\"device\":\"disk0p1\",\"fstype\":\"ext4\"}",    \
+			      "91") "," ROW("appliance", "mount_target",                              \
+					    "{\"mounts\":[{\"device\":\"disk0p1\",\"path\":\"/\"}]}", \
+					    "89")
 
 static const Case cases[] = {
 	/* the core plan */
@@ -223,6 +232,24 @@ static const Case cases[] = {
 	{"hv-unknown-param", "[" T("A", HV("{\"vmx\":true}", "90")) "]", NULL, "kvm", 1, NULL,
 	 "template 'A', step 1 (hypervisor.apply_settings): argument 'hvparams' 'vmx' is not a "
 	 "parameter of any hypervisor"},
+	/* storage steps: the payload is written in band (appliance.write_payload
+	 * at 85 in place of deploy.write_image), which a template may not name */
+	{"storage-payload", "[" T("L", LAYOUT) "]", NULL, "kvm", 1,
+	 "deploy.prepare:100 L#1:99 L#2:97 L#3:91 L#4:89 appliance.write_payload:85 "
+	 "deploy.run_os_scripts:70 deploy.personalize:65 deploy.prepare_boot:60 "
+	 "deploy.tear_down_appliance:40 deploy.switch_networks:30 deploy.boot:20"},
+	{"storage-write-image", "[" T("L", LAYOUT "," DISABLE("write_image")) "]", NULL, "kvm", 1,
+	 NULL,
+	 "template 'L', step 5 (deploy.write_image): refused with storage steps in the plan "
+	 "(appliance.wipe_disks of template 'L'): the disks are laid out inside the install "
+	 "appliance, and the host cannot write onto a layout it does not see"},
+	{"storage-write-image-other", "[" T("L", LAYOUT) "," T("W", DISABLE("write_image")) "]",
+	 NULL, "kvm", 1, NULL, "template 'W', step 1 (deploy.write_image): refused"},
+	{"write-image-alone", "[" T("W", DISABLE("write_image")) "]", NULL, "kvm", 1,
+	 "deploy.prepare:100 deploy.run_os_scripts:70 deploy.personalize:65 "
+	 "deploy.prepare_boot:60 deploy.tear_down_appliance:40 deploy.switch_networks:30 "
+	 "deploy.boot:20",
+	 "disabled by template 'W'"},
 	{"core-args", "[" T("A", ROW("deploy", "write_image", "{\"url\":\"x\"}", "0")) "]", NULL,
 	 "kvm", 1, NULL,
 	 "template 'A', step 1 (deploy.write_image): unknown argument 'url' (deploy.write_image "

@@ -226,6 +226,81 @@ test_sanitize_refused(void)
 		assert_items_refused(cases[i].items, cases[i].message);
 }
 
+/* A root filesystem tarball (gnt_package_check_root_tarball()): written to
+ * a file, checked, removed. */
+static gboolean
+check_root_items(const Item *items, gboolean gzip, GError **error)
+{
+	g_autoptr(GBytes) tar = make_tar(items, gzip);
+	g_autofree gchar *path = NULL;
+	gint fd = g_file_open_tmp("gnt-root-XXXXXX.tar", &path, NULL);
+	gboolean ok;
+
+	g_assert_cmpint(fd, >=, 0);
+	close(fd);
+	g_assert_true(g_file_set_contents(path, g_bytes_get_data(tar, NULL),
+					  (gssize)g_bytes_get_size(tar), NULL));
+	ok = gnt_package_check_root_tarball(path, error);
+	g_unlink(path);
+	return ok;
+}
+
+/* What a root filesystem has and a package may not: absolute symlinks,
+ * hard links, set-user-ID programs. */
+static void
+test_root_tarball_good(void)
+{
+	static const Item items[] = {{"./", AE_IFDIR},
+				     {"./usr/bin/passwd", AE_IFREG, "elf", 04755},
+				     {"./usr/bin/perl", AE_IFREG, "elf"},
+				     {"./usr/bin/perl5.36", HARDLINK, "./usr/bin/perl"},
+				     {"./etc/alternatives/editor", AE_IFLNK, "/usr/bin/vim.tiny"},
+				     {"./lib", AE_IFLNK, "usr/lib"},
+				     {NULL}};
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(check_root_items(items, TRUE, &error));
+	g_assert_no_error(error);
+	g_assert_true(check_root_items(items, FALSE, &error));
+	g_assert_no_error(error);
+}
+
+static void
+test_root_tarball_refused(void)
+{
+	static const struct {
+		Item items[4];
+		const gchar *message;
+	} cases[] = {
+		{{{"/etc/passwd", AE_IFREG, "x"}, {NULL}},
+		 "root filesystem tarball entry '/etc/passwd' is an absolute path"},
+		{{{"etc/../../x", AE_IFREG, "x"}, {NULL}}, "has a '..' component"},
+		{{{"dev/null", AE_IFCHR}, {NULL}},
+		 "root filesystem tarball entry 'dev/null' is a character device"},
+		{{{"dev/sda", AE_IFBLK}, {NULL}}, "'dev/sda' is a block device"},
+		{{{"run/fifo", AE_IFIFO}, {NULL}}, "'run/fifo' is a FIFO"},
+		{{{"etc/l", AE_IFLNK, "../../x"}, {NULL}},
+		 "'etc/l' is a symlink pointing outside the package"},
+		{{{"etc", AE_IFLNK, "/etc"}, {"etc/passwd", AE_IFREG, "x"}, {NULL}},
+		 "'etc/passwd' goes through the symlink 'etc'"},
+		{{{"sbin/x", AE_IFLNK, "/tmp/x"}, {"sbin/x", AE_IFREG, "x"}, {NULL}},
+		 "'sbin/x' replaces the symlink 'sbin/x'"},
+		{{{"b", HARDLINK, "/etc/shadow"}, {NULL}}, "'/etc/shadow' is an absolute path"},
+		{{{"b", HARDLINK, "a"}, {NULL}}, "'b' is a hard link to no file before it"},
+		{{{"l", AE_IFLNK, "/"}, {"m", HARDLINK, "l"}, {NULL}},
+		 "'m' is a hard link to no file before it"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+
+		g_assert_false(check_root_items(cases[i].items, TRUE, &error));
+		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
+		if (strstr(error->message, cases[i].message) == NULL)
+			g_error("case %u: '%s' lacks '%s'", i, error->message, cases[i].message);
+	}
+}
+
 static void
 test_sanitize_not_targz(void)
 {
@@ -496,6 +571,8 @@ main(int argc, char **argv)
 	g_test_add_func("/install/package/sanitize/good", test_sanitize_good);
 	g_test_add_func("/install/package/sanitize/refused", test_sanitize_refused);
 	g_test_add_func("/install/package/sanitize/not-targz", test_sanitize_not_targz);
+	g_test_add_func("/install/package/root-tarball/good", test_root_tarball_good);
+	g_test_add_func("/install/package/root-tarball/refused", test_root_tarball_refused);
 	g_test_add_func("/install/package/sanitize/too-many", test_sanitize_too_many);
 	g_test_add_func("/install/package/sanitize/too-big", test_sanitize_too_big);
 	g_test_add_func("/install/package/fetch/http", test_fetch);

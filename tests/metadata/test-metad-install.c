@@ -297,6 +297,35 @@ test_files(Fx *fx, gconstpointer data)
 	g_assert_cmpmem(body, len, "hsqs-stage2", 11);
 }
 
+/* A session without a kickstart (the install appliance's payload for
+ * appliance.write_payload): the liveimg streams, there is no ks.cfg. */
+static void
+test_payload_only(Fx *fx, gconstpointer data)
+{
+	g_autofree gchar *spec =
+		g_strdup_printf("{\"token\":\"%s\",\"kickstart\":null,\"liveimg\":\"%s\","
+				"\"liveimg_name\":\"image.tar.gz\"}",
+				WEB1_TOKEN, fx->image);
+	const guint8 *want = g_bytes_get_data(fx->image_bytes, NULL);
+	g_autoptr(GByteArray) none = NULL;
+	g_autoptr(GByteArray) ks = NULL;
+	g_autoptr(GByteArray) image = NULL;
+	guint status = 0;
+	gsize len = 0;
+	const gchar *body = NULL;
+
+	none = get(fx, "web1", "/gantry/latest/install/image.tar.gz", NULL, &status);
+	g_assert_cmpuint(status, ==, 404);
+	push_json(fx, "web1", "install", spec);
+	image = get(fx, "web1", "/gantry/latest/install/image.tar.gz", NULL, &status);
+	g_assert_cmpuint(status, ==, 200);
+	body = body_of(image, &len);
+	g_assert_cmpmem(body, len, want, IMAGE_SIZE);
+	ks = get(fx, "web1", "/gantry/latest/install/ks.cfg", NULL, &status);
+	g_assert_cmpuint(status, ==, 404);
+	assert_same(ks, none);
+}
+
 static void
 test_callbacks(Fx *fx, gconstpointer data)
 {
@@ -634,6 +663,8 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/metad-install/parse", test_parse);
 	g_test_add("/metad-install/files", Fx, NULL, fx_set_up, test_files, fx_tear_down);
+	g_test_add("/metad-install/payload-only", Fx, NULL, fx_set_up, test_payload_only,
+		   fx_tear_down);
 	g_test_add("/metad-install/callbacks", Fx, NULL, fx_set_up, test_callbacks, fx_tear_down);
 	g_test_add("/metad-install/long-poll", Fx, NULL, fx_set_up, test_long_poll, fx_tear_down);
 	g_test_add("/metad-install/package", Fx, NULL, fx_set_up, test_package, fx_tear_down);

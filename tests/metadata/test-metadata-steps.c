@@ -274,6 +274,10 @@ test_catalogue_is_registry(void)
 		g_assert_cmpint(spec->runs_on, ==, GNT_INSTALL_RUNS_APPLIANCE);
 		g_assert_cmpint(spec->for_operators, ==,
 				json_object_get_boolean_member(step, "for_operators"));
+		/* a storage step is one by its catalogue's "storage" (absent: not) */
+		g_assert_cmpint(spec->storage, ==,
+				json_object_get_boolean_member_with_default(step, "storage",
+									    FALSE));
 		/* the tests' steps are not for operators */
 		if (g_str_has_prefix(name, "test_"))
 			g_assert_false(spec->for_operators);
