@@ -33,20 +33,11 @@ typedef struct {
 	gchar *tap; /* the channel tap of the session under test */
 } KvmFx;
 
-static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
 static void
 kvm_set_up(KvmFx *fx, gconstpointer data)
 {
 	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-	g_autofree gchar *build = source_path("appliance", "build-appliance");
+	g_autofree gchar *build = gnt_test_source_path("appliance", "build-appliance");
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *os_dir = NULL;
 	g_autoptr(GError) error = NULL;

@@ -41,16 +41,6 @@ typedef struct {
 	gchar *skip;
 } InbandFx;
 
-/* @top/@name of the source tree. (transfer full) */
-static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
 /* An OS whose only create script for the guest is untrusted: it says where
  * it ran; the host's must never run. */
 static void
@@ -109,7 +99,7 @@ inband_set_up(InbandFx *fx, gconstpointer data)
 	name = g_strdup_printf("inb%d.example.com", (gint)getpid());
 	if (fx->kvm) {
 		g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-		g_autofree gchar *build = source_path("appliance", "build-appliance");
+		g_autofree gchar *build = gnt_test_source_path("appliance", "build-appliance");
 		g_autofree gchar *out = NULL;
 
 		gnt_test_cluster_init_kvm(&fx->cluster, name, kernel);
@@ -351,7 +341,7 @@ template_op(InbandFx *fx, const gchar *what, const gchar *name, const gchar *ste
 static void
 test_node_catalogue(InbandFx *fx, gconstpointer data)
 {
-	g_autofree gchar *source = source_path("appliance", "steps.json");
+	g_autofree gchar *source = gnt_test_source_path("appliance", "steps.json");
 	g_autofree gchar *dir =
 		g_build_filename(fx->cluster.root, "var", "lib", "gantry", "appliance", NULL);
 	g_autofree gchar *master = gnt_test_cluster_dup_master(&fx->cluster);

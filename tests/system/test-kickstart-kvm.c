@@ -39,15 +39,6 @@ typedef struct {
 } KsFx;
 
 static gchar *
-source_path(const gchar *top, const gchar *name)
-{
-	g_autofree gchar *tests = g_canonicalize_filename(g_getenv("GNT_TEST_SRCDIR"), NULL);
-	g_autofree gchar *root = g_path_get_dirname(tests);
-
-	return g_build_filename(root, top, name, NULL);
-}
-
-static gchar *
 sha256_of_file(const gchar *path)
 {
 	g_autofree gchar *text = NULL;
@@ -64,7 +55,7 @@ sha256_of_file(const gchar *path)
 static gchar *
 build_payload(gchar **marker)
 {
-	g_autofree gchar *build = source_path("tests/installer", "build-payload");
+	g_autofree gchar *build = gnt_test_source_path("tests/installer", "build-payload");
 	const gchar *dir = g_getenv("GNT_TEST_PAYLOAD_DIR");
 	const gchar *argv[] = {build, dir, NULL};
 	g_autofree gchar *marker_path = g_build_filename(dir, "marker", NULL);
@@ -79,7 +70,7 @@ static void
 ks_set_up(KsFx *fx, gconstpointer data)
 {
 	g_autofree gchar *kernel = gnt_test_find_cloud_kernel();
-	g_autofree gchar *build = source_path("tests/installer", "build-installer");
+	g_autofree gchar *build = gnt_test_source_path("tests/installer", "build-installer");
 	g_autofree gchar *name = g_strdup_printf("ks%d.example.com", (gint)getpid());
 	g_autofree gchar *tarball = NULL;
 	g_autofree gchar *sha256 = NULL;
