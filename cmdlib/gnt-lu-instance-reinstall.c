@@ -265,6 +265,9 @@ reinstall_exec(GntLu *lu, GError **error)
 		return NULL;
 	install = gnt_install_new(lu, GNT_INSTALL_REINSTALL, ctx->current->node, ctx->updated,
 				  secret, FALSE);
+	/* a restarted master takes the install up where it waited */
+	if (gnt_lu_get_resume(lu) != NULL)
+		gnt_install_resume_from(install, gnt_lu_get_resume(lu));
 	ok = gnt_install_run(install, rpc, error);
 	/* what steps changed on the instance (hvparams, disk sizes) is kept
 	 * whether the install ended well or not: it happened */
@@ -303,8 +306,24 @@ reinstall_exec(GntLu *lu, GError **error)
 	return gnt_json_node_new_null();
 }
 
+/* After a master restart while the reinstall's install waited on its node
+ * (gnt_lu_set_resume(), doc/install.md "Master restarts"): the checks
+ * again, which rebuild what exec needs from the record and the opcode (the
+ * instance is still stopped, its OS unchanged until success), then exec,
+ * which takes the install up at its session. */
+static JsonNode *
+reinstall_resume(GntLu *lu, GError **error)
+{
+	gnt_lu_feedback(lu, "taking the reinstall of %s up again at its appliance session",
+			gnt_opcode_get_string(gnt_lu_get_opcode(lu), "instance_name"));
+	if (!reinstall_check_prereq(lu, error))
+		return NULL;
+	return reinstall_exec(lu, error);
+}
+
 const GntLuClass gnt_lu_instance_reinstall = {
 	.declare_locks = gnt_lu_lock_instance,
 	.check_prereq = reinstall_check_prereq,
 	.exec = reinstall_exec,
+	.resume = reinstall_resume,
 };

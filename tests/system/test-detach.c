@@ -167,6 +167,34 @@ test_masterd_killed(DetachFx *fx, gconstpointer data)
 	assert_node_clean(fx, name);
 }
 
+/* The same for a reinstall: the new masterd checks it again, takes its
+ * install up at the session, and the job succeeds. */
+static void
+test_masterd_killed_reinstall(DetachFx *fx, gconstpointer data)
+{
+	const gchar *name = "again1.example.com";
+	guint64 id = gnt_test_installs_submit_add(&fx->cluster, name, "fake", 0, NULL, NULL);
+	g_autoptr(JsonArray) added = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	g_autofree gchar *op = g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_REINSTALL\", \"instance_name\": \"%s\","
+		" \"enable_safe_install\": true, \"osparams\": {\"seconds\": \"8\"}}",
+		name);
+	g_autoptr(JsonArray) row = NULL;
+	g_autofree gchar *log = NULL;
+
+	gnt_test_cluster_assert_success(added);
+	id = gnt_test_installs_submit(&fx->cluster, op);
+	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
+	kill9(fx, "gantry-masterd");
+	gnt_test_cluster_start_daemons(&fx->cluster);
+	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(row);
+	log = gnt_test_job_log_text(row);
+	gnt_test_assert_contains(log, "taking the reinstall of again1.example.com up again");
+	gnt_test_assert_contains(log, "install step tear_down_appliance (40): done");
+	assert_node_clean(fx, name);
+}
+
 static void
 test_masterd_killed_secret(DetachFx *fx, gconstpointer data)
 {
@@ -231,6 +259,8 @@ main(int argc, char **argv)
 		   test_noded_killed, detach_tear_down);
 	g_test_add("/detach/masterd-killed", DetachFx, "detach-masterd.example.com", detach_set_up,
 		   test_masterd_killed, detach_tear_down);
+	g_test_add("/detach/masterd-killed-reinstall", DetachFx, "detach-again.example.com",
+		   detach_set_up, test_masterd_killed_reinstall, detach_tear_down);
 	g_test_add("/detach/masterd-killed-secret", DetachFx, "detach-secret.example.com",
 		   detach_set_up, test_masterd_killed_secret, detach_tear_down);
 	g_test_add("/detach/kickstart-masterd-killed", DetachFx, "detach-ks.example.com",
