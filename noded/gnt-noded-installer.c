@@ -41,10 +41,13 @@ gnt_installer_dup_cmdline(const gchar *ip, gboolean stage2, const gchar *extra_a
 		g_string_append(cmdline, " inst.stage2=" GNT_KICKSTART_STAGE2_URL);
 	/* inst.cmdline: no interactive UI, so %onerror covers every error
 	 * (ironic-and-users.md C #9); the channel is the only network, its
-	 * address static (dracut's form; metad's DHCP would do as well) */
-	g_string_append_printf(
-		cmdline, " inst.cmdline console=ttyS0 ip=%s::169.254.169.254:255.255.0.0:::none",
-		ip);
+	 * address static (dracut's form; metad's DHCP would do as well);
+	 * no_timer_check as for the appliance (gnt_hv_appliance_dup_cmdline():
+	 * a TCG guest on a loaded host can fail the timer check and panic) */
+	g_string_append_printf(cmdline,
+			       " inst.cmdline console=ttyS0 no_timer_check "
+			       "ip=%s::169.254.169.254:255.255.0.0:::none",
+			       ip);
 	if (extra_args != NULL && *extra_args != '\0')
 		g_string_append_printf(cmdline, " %s", extra_args);
 	return g_string_free(cmdline, FALSE);

@@ -197,7 +197,7 @@ def boot(work, name, inst, disk, base, ks_path, timeout=300, uefi=False, ip="dhc
                   "    <nvram template='%s'>%s</nvram>"
                   % (OVMF_CODE, OVMF_VARS, os.path.join(work, name + "-vars.fd")))
     console = os.path.join(work, name + ".console")
-    cmdline = ("console=ttyS0 panic=-1 inst.ks=%s%s inst.stage2=%s/stage2 inst.cmdline ip=%s"
+    cmdline = ("console=ttyS0 panic=-1 no_timer_check inst.ks=%s%s inst.stage2=%s/stage2 inst.cmdline ip=%s"
                % (base, ks_path, base, ip))
     dom = "gnt-installer-test-%d-%s" % (os.getpid(), name)
     xml = """<domain type='qemu'>
