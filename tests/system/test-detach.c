@@ -167,6 +167,26 @@ test_masterd_killed(DetachFx *fx, gconstpointer data)
 	assert_node_clean(fx, name);
 }
 
+/* masterd killed while job @id (of instance @name) waits on the node: at
+ * the restart the job fails with @message, and the recovery pass removes
+ * the instance (its disks go once the session on them has ended). */
+static void
+masterd_killed_job_fails(DetachFx *fx, guint64 id, const gchar *name, const gchar *message)
+{
+	g_autoptr(JsonArray) row = NULL;
+	g_autofree gchar *text = NULL;
+
+	kill9(fx, "gantry-masterd");
+	gnt_test_cluster_start_daemons(&fx->cluster);
+	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	text = gnt_test_cluster_row_to_string(row);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	gnt_test_assert_contains(text, message);
+	for (guint i = 0; i < 600 && gnt_test_cluster_count_instances(&fx->cluster, name) > 0; i++)
+		g_usleep(100 * 1000);
+	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+}
+
 /* The same for a reinstall: the new masterd checks it again, takes its
  * install up at the session, and the job succeeds. */
 static void
@@ -200,20 +220,8 @@ test_masterd_killed_secret(DetachFx *fx, gconstpointer data)
 {
 	const gchar *name = "secret1.example.com";
 	guint64 id = add_in_session(fx, name, ", \"osparams_secret\": {\"token\": \"s3cr3t\"}");
-	g_autoptr(JsonArray) row = NULL;
-	g_autofree gchar *text = NULL;
 
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	gnt_test_assert_contains(text, "secret parameters were lost at master restart");
-	/* the recovery pass removes the instance; its disks go once the
-	 * session on them has ended */
-	for (guint i = 0; i < 600 && gnt_test_cluster_count_instances(&fx->cluster, name) > 0; i++)
-		g_usleep(100 * 1000);
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+	masterd_killed_job_fails(fx, id, name, "secret parameters were lost at master restart");
 	assert_node_clean(fx, name);
 }
 
@@ -224,8 +232,6 @@ static void
 test_kickstart_masterd_killed(DetachFx *fx, gconstpointer data)
 {
 	const gchar *name = "ks1.example.com";
-	g_autoptr(JsonArray) row = NULL;
-	g_autofree gchar *text = NULL;
 	g_autofree gchar *control = gnt_metad_dup_control_socket(fx->cluster.paths);
 	g_autoptr(JsonNode) session = NULL;
 	g_autoptr(GError) error = NULL;
@@ -234,15 +240,8 @@ test_kickstart_masterd_killed(DetachFx *fx, gconstpointer data)
 	gnt_test_installs_prepare_kickstart(&fx->cluster, fx->os_dir);
 	id = gnt_test_installs_submit_kickstart(&fx->cluster, name);
 	gnt_test_installs_wait_started(&fx->cluster, id, 60);
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	gnt_test_assert_contains(text, "the master daemon stopped while the job was running");
-	for (guint i = 0; i < 600 && gnt_test_cluster_count_instances(&fx->cluster, name) > 0; i++)
-		g_usleep(100 * 1000);
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+	masterd_killed_job_fails(fx, id, name,
+				 "the master daemon stopped while the job was running");
 	session = gnt_metad_client_get_install(control, name, 0, 0, &error);
 	g_assert_null(session);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NOT_FOUND);
