@@ -476,6 +476,12 @@ gnt_hv_kvm_build_appliance_xml(const GntHvAppliance *app, const gchar *dom_name,
 	       /* no USB controller: its probing costs boot time under TCG */
 	       "    <controller type='usb' model='none'/>\n"
 	       "    <memballoon model='none'/>\n"
+	       /* the guest has no other entropy under TCG (no RDRAND): without it
+		* its crng is not ready for a minute, and each UUID that GPT, md,
+		* LVM and mkfs make waits about a second in getrandom() */
+	       "    <rng model='virtio'>\n"
+	       "      <backend model='random'>/dev/urandom</backend>\n"
+	       "    </rng>\n"
 	       "  </devices>\n",
 	       app->console_log);
 	append_channel_slirp(xml, app->channel);
