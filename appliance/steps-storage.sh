@@ -453,9 +453,57 @@ storage_disks_under() {
 	fi
 }
 
+# initramfs_lacks: what the installed system's initramfs lacks for this
+# layout, one word each ("" when every kernel's initramfs has it all): the
+# tools (mdadm with arrays, lvm with logical volumes) and the modules (md,
+# each array's level, dm, the root's filesystem, virtio_blk) unless the
+# kernel has them built in. Also "mdadm.conf" when the system's own
+# mdadm.conf (the one its initramfs carries) names arrays: they would be
+# another machine's. Without ARRAY lines, Debian's initramfs assembles every
+# array it finds (udev's incremental assembly; a degraded one after its
+# last-resort wait), so the arrays built here need no rebuild to boot.
+initramfs_lacks() {
+	il_tools=
+	il_mods="virtio_blk $(awk '$2 == "/" { print $3 }' "$LAYOUT/mounts")"
+	if [ -s "$LAYOUT/raids" ]; then
+		il_tools=mdadm
+		il_mods="$il_mods md-mod $(awk '{ print ($2 == 5 ? "raid456" : "raid" $2) }' "$LAYOUT/raids" | sort -u)"
+		grep -qs '^ARRAY' "$TARGET/etc/mdadm/mdadm.conf" && echo mdadm.conf
+	fi
+	set -- /sys/class/block/dm-*
+	if [ -e "$1" ]; then
+		il_tools="$il_tools lvm"
+		il_mods="$il_mods dm-mod"
+	fi
+	[ -x "$TARGET/usr/bin/lsinitramfs" ] || {
+		echo lsinitramfs
+		return 0
+	}
+	for il_dir in "$TARGET"/lib/modules/*; do
+		il_kver=$(basename "$il_dir")
+		[ -f "$TARGET/boot/initrd.img-$il_kver" ] || {
+			echo "initrd.img-$il_kver"
+			continue
+		}
+		chroot "$TARGET" lsinitramfs "/boot/initrd.img-$il_kver" >"$WORK/initramfs.list" 2>/dev/null || {
+			echo "initrd.img-$il_kver"
+			continue
+		}
+		for t in $il_tools; do
+			grep -Eq "^(usr/)?s?bin/$t\$" "$WORK/initramfs.list" || echo "$t"
+		done
+		for m in $il_mods; do
+			# modules.builtin and the list spell '-' and '_' as the module has them
+			grep -Eq "/$m\.ko(\.[a-z]+)?\$" "$WORK/initramfs.list" ||
+				grep -Eqs "/$m\.ko\$" "$il_dir/modules.builtin" || echo "$m"
+		done
+	done
+}
+
 # install_bootloader: GRUB for BIOS from the installed system, on every
 # disk /boot sits on, after mdadm.conf and an initramfs that assembles the
-# arrays and finds the root LV
+# arrays and finds the root LV (the system's own when it already does:
+# rebuilding it takes two minutes under TCG)
 step_install_bootloader() {
 	storage_target_ready install_bootloader
 	[ -x "$TARGET/usr/sbin/grub-install" ] ||
@@ -470,6 +518,7 @@ step_install_bootloader() {
 	storage_run install_bootloader "mounting sysfs" mount -t sysfs sysfs "$TARGET/sys"
 	# the installed system's lvm and mdadm keep their locks and maps there
 	storage_run install_bootloader "mounting a tmpfs on /run" mount -t tmpfs tmpfs "$TARGET/run"
+	lacks=$(initramfs_lacks | sort -u | tr '\n' ' ')
 	if [ -s "$LAYOUT/raids" ]; then
 		mkdir -p "$TARGET/etc/mdadm"
 		{
@@ -480,7 +529,13 @@ step_install_bootloader() {
 		} >"$TARGET/etc/mdadm/mdadm.conf" ||
 			fail install_bootloader "cannot write /etc/mdadm/mdadm.conf"
 	fi
-	storage_run install_bootloader "update-initramfs" chroot "$TARGET" update-initramfs -u -k all
+	if [ -n "$lacks" ]; then
+		echo "the installed initramfs lacks: $lacks; rebuilding it" >>"$WORK/storage.out"
+		storage_run install_bootloader "update-initramfs" chroot "$TARGET" update-initramfs -u -k all
+		initramfs="initramfs rebuilt"
+	else
+		initramfs="the system's initramfs kept"
+	fi
 	n=0
 	for d in $(storage_disks_under "$boot" | sort -u); do
 		storage_run install_bootloader "grub-install on '$d'" \
@@ -491,5 +546,5 @@ step_install_bootloader() {
 	for m in run sys proc dev; do
 		umount "$TARGET/$m" 2>/dev/null || umount -l "$TARGET/$m"
 	done
-	step_done "GRUB on $n disks (/boot on $boot)" "$WORK/storage.out"
+	step_done "GRUB on $n disks (/boot on $boot), $initramfs" "$WORK/storage.out"
 }
