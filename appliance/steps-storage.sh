@@ -26,6 +26,7 @@
 #   /run/gantry/layout/mounts           "DEVICE PATH FSTYPE UUID" a line
 #                                       (swap: PATH and FSTYPE "swap")
 #   /run/gantry/layout/raids            "mdN LEVEL MEMBER,MEMBER..." a line
+#   /run/gantry/layout/vgs              "VG PV,PV..." a line (create_lvm)
 
 STORAGE_STEPS="wipe_disks partition create_raid create_lvm mkfs mount_target write_fstab set_hostname install_bootloader"
 TARGET=/target
@@ -285,6 +286,7 @@ step_create_lvm() {
 		set -- "$@" "$DEV"
 	done
 	storage_run create_lvm "creating volume group '$vg'" lvm vgcreate -y "$vg" "$@"
+	echo "$vg $(echo "$*" | tr ' ' ',')" >>"$LAYOUT/vgs"
 	n=0
 	while read -r lv size; do
 		[ -n "$lv" ] || continue
@@ -470,8 +472,7 @@ initramfs_lacks() {
 		il_mods="$il_mods md-mod $(awk '{ print ($2 == 5 ? "raid456" : "raid" $2) }' "$LAYOUT/raids" | sort -u)"
 		grep -qs '^ARRAY' "$TARGET/etc/mdadm/mdadm.conf" && echo mdadm.conf
 	fi
-	set -- /sys/class/block/dm-*
-	if [ -e "$1" ]; then
+	if [ -s "$LAYOUT/vgs" ]; then
 		il_tools="$il_tools lvm"
 		il_mods="$il_mods dm-mod"
 	fi
@@ -485,7 +486,7 @@ initramfs_lacks() {
 			echo "initrd.img-$il_kver"
 			continue
 		}
-		chroot "$TARGET" lsinitramfs "/boot/initrd.img-$il_kver" >"$WORK/initramfs.list" 2>/dev/null || {
+		chroot "$TARGET" /usr/bin/lsinitramfs "/boot/initrd.img-$il_kver" >"$WORK/initramfs.list" 2>/dev/null || {
 			echo "initrd.img-$il_kver"
 			continue
 		}
