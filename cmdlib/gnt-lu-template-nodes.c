@@ -10,6 +10,7 @@
 #include "gnt-lu-template-nodes.h"
 
 #include "gnt-error.h"
+#include "gnt-hv-params.h"
 #include "gnt-install-registry.h"
 #include "gnt-json.h"
 #include "gnt-lu-instance-spec.h"
@@ -97,6 +98,55 @@ check_catalogue(const gchar *template_name, JsonArray *steps, const gchar *node_
 	return TRUE;
 }
 
+/* Whether one of @enabled (the cluster's hypervisors) boots the install
+ * appliance as a VM. */
+static gboolean
+any_boots_appliance_vm(JsonArray *enabled)
+{
+	for (guint i = 0; enabled != NULL && i < json_array_get_length(enabled); i++) {
+		const gchar *name = json_array_get_string_element(enabled, i);
+
+		if (gnt_hv_check_name(name, NULL) && !gnt_hv_runs_appliance_on_host(name))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* A row of @steps that needs the appliance's VM while no hypervisor the
+ * cluster enables boots one (the fake hypervisor alone): a warning, not a
+ * refusal, since a hypervisor may be enabled later; until then the plan
+ * refuses every install with the template, before anything changes. */
+static void
+warn_needs_vm(GntLu *lu, const gchar *template_name, JsonArray *steps)
+{
+	g_autoptr(JsonObject) info = gnt_config_dup_cluster_info(lu_config(lu));
+	const gchar *const *known = gnt_hv_list_names();
+	g_autoptr(GString) vm_known = g_string_new(NULL);
+
+	if (any_boots_appliance_vm(gnt_json_peek_array(info, "enabled_hypervisors")))
+		return;
+	for (guint i = 0; known[i] != NULL; i++) {
+		if (!gnt_hv_runs_appliance_on_host(known[i]))
+			g_string_append_printf(vm_known, "%s%s", vm_known->len > 0 ? ", " : "",
+					       known[i]);
+	}
+	for (guint i = 0; i < json_array_get_length(steps); i++) {
+		JsonObject *row = json_array_get_object_element(steps, i);
+		const GntInstallStepSpec *spec = row_in_band_spec(row);
+
+		if (spec == NULL || !spec->needs_vm ||
+		    json_object_get_int_member_with_default(row, "priority", 0) <= 0)
+			continue;
+		gnt_lu_feedback(lu,
+				"WARNING: install template '%s', step %u (%s) runs only inside "
+				"the install appliance's VM, and no hypervisor the cluster enables "
+				"boots one: installs with this template are refused until one "
+				"that does is enabled (%s)",
+				template_name, i + 1, spec->name, vm_known->str);
+		return;
+	}
+}
+
 gboolean
 gnt_lu_template_check_nodes(GntLu *lu, const gchar *template_name, JsonArray *steps, GError **error)
 {
@@ -109,6 +159,7 @@ gnt_lu_template_check_nodes(GntLu *lu, const gchar *template_name, JsonArray *st
 		in_band |= row_in_band_spec(json_array_get_object_element(steps, i)) != NULL;
 	if (!in_band)
 		return TRUE;
+	warn_needs_vm(lu, template_name, steps);
 	rpc = gnt_lu_get_rpc(lu, error);
 	if (rpc == NULL)
 		return FALSE;

@@ -15,6 +15,10 @@ G_BEGIN_DECLS
  * warning in the job log. GNT_ERROR_INVALID naming the template, the row,
  * the node and what it lacks; a node that answers with an error (no
  * catalogue, one that does not parse) refuses too, naming the node.
+ * A row that needs the appliance's VM ("needs_vm" in the catalogue) while
+ * every hypervisor the cluster enables runs the agent on the node itself
+ * gets a warning in the job log: installs with it are refused until a
+ * hypervisor that boots the VM is enabled.
  */
 gboolean
 gnt_lu_template_check_nodes(GntLu *lu, const gchar *template_name, JsonArray *steps,

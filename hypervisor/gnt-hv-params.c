@@ -62,19 +62,50 @@ static const GntHvParamSpec fake_params[] = {
 	 "a kernel command line, only recorded in the fake's state file"},
 };
 
-static const gchar *const hv_names[] = {"kvm", "fake", NULL};
+/* Each hypervisor: its parameters and how it runs the install appliance. */
+typedef struct {
+	const gchar *name;
+	const GntHvParamSpec *params;
+	gsize n_params;
+	/* the appliance's agent runs on the node as a process, no VM
+	 * (doc/appliance.md "Fake mode") */
+	gboolean appliance_on_host;
+} HvTraits;
+
+static const HvTraits hypervisors[] = {
+	{"kvm", kvm_params, G_N_ELEMENTS(kvm_params), FALSE},
+	{"fake", fake_params, G_N_ELEMENTS(fake_params), TRUE},
+};
+
+static const HvTraits *
+traits_lookup(const gchar *hv_name)
+{
+	for (gsize i = 0; hv_name != NULL && i < G_N_ELEMENTS(hypervisors); i++) {
+		if (strcmp(hypervisors[i].name, hv_name) == 0)
+			return &hypervisors[i];
+	}
+	return NULL;
+}
 
 const gchar *const *
 gnt_hv_list_names(void)
 {
-	return hv_names;
+	static const gchar *names[G_N_ELEMENTS(hypervisors) + 1];
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		for (gsize i = 0; i < G_N_ELEMENTS(hypervisors); i++)
+			names[i] = hypervisors[i].name;
+		g_once_init_leave(&once, 1);
+	}
+	return names;
 }
 
 gboolean
 gnt_hv_check_name(const gchar *hv_name, GError **error)
 {
-	if (hv_name == NULL || !g_strv_contains(hv_names, hv_name)) {
-		g_autofree gchar *known = g_strjoinv(", ", (gchar **)hv_names);
+	if (traits_lookup(hv_name) == NULL) {
+		g_autofree gchar *known = g_strjoinv(", ", (gchar **)gnt_hv_list_names());
 
 		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
 			    "unknown hypervisor '%s' (known: %s)", hv_name ? hv_name : "", known);
@@ -83,21 +114,24 @@ gnt_hv_check_name(const gchar *hv_name, GError **error)
 	return TRUE;
 }
 
+gboolean
+gnt_hv_runs_appliance_on_host(const gchar *hv_name)
+{
+	const HvTraits *traits = traits_lookup(hv_name);
+
+	return traits != NULL && traits->appliance_on_host;
+}
+
 const GntHvParamSpec *
 gnt_hv_params_get_specs(const gchar *hv_name, gsize *n_specs)
 {
+	const HvTraits *traits;
+
 	g_return_val_if_fail(n_specs != NULL, NULL);
 
-	if (g_strcmp0(hv_name, "kvm") == 0) {
-		*n_specs = G_N_ELEMENTS(kvm_params);
-		return kvm_params;
-	}
-	if (g_strcmp0(hv_name, "fake") == 0) {
-		*n_specs = G_N_ELEMENTS(fake_params);
-		return fake_params;
-	}
-	*n_specs = 0;
-	return NULL;
+	traits = traits_lookup(hv_name);
+	*n_specs = traits != NULL ? traits->n_params : 0;
+	return traits != NULL ? traits->params : NULL;
 }
 
 const GntHvParamSpec *

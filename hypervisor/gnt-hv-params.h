@@ -37,6 +37,14 @@ gnt_hv_list_names(void);
 gboolean
 gnt_hv_check_name(const gchar *hv_name, GError **error);
 
+/* Whether @hv_name runs the install appliance's agent on the node itself
+ * as a process ("fake"), not in a VM of its own ("kvm"): in-band steps
+ * then see the node's own files and devices, so the steps that need the
+ * VM ("needs_vm" in the agent's catalogue, doc/appliance.md) are refused
+ * there. FALSE for an unknown name. */
+gboolean
+gnt_hv_runs_appliance_on_host(const gchar *hv_name);
+
 /* The parameter table of @hv_name (NULL for an unknown hypervisor), with
  * its length in @n_specs. (transfer none) */
 const GntHvParamSpec *

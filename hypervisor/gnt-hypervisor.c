@@ -587,7 +587,7 @@ check_instance(const GntHvInstance *inst, GError **error)
 }
 
 static gboolean
-check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
+check_appliance(const GntHvAppliance *app, gboolean on_host, GError **error)
 {
 	const gchar *missing = NULL;
 
@@ -603,10 +603,10 @@ check_appliance(const GntHvAppliance *app, gboolean fake, GError **error)
 		missing = "a channel NIC with a valid MAC";
 	else if (app->channel->tap == NULL && app->channel->socket == NULL)
 		missing = "a channel tap or socket";
-	else if (fake && (app->agent == NULL || app->channel->socket == NULL))
+	else if (on_host && (app->agent == NULL || app->channel->socket == NULL))
 		missing = "an agent and metad's socket (fake hypervisor)";
-	else if (!fake && (app->kernel == NULL || app->initrd == NULL ||
-			   (app->image == NULL && app->cmdline == NULL)))
+	else if (!on_host && (app->kernel == NULL || app->initrd == NULL ||
+			      (app->image == NULL && app->cmdline == NULL)))
 		missing = "the appliance's kernel, initrd and image";
 	else if (app->accel == NULL ||
 		 (!g_str_equal(app->accel, "tcg") && !g_str_equal(app->accel, "kvm")))
@@ -669,7 +669,8 @@ gnt_hypervisor_run_appliance(GntHypervisor *self, const GntHvAppliance *app,
 			    gnt_hypervisor_get_name(self));
 		return FALSE;
 	}
-	if (!check_appliance(app, g_str_equal(gnt_hypervisor_get_name(self), "fake"), error))
+	if (!check_appliance(app, gnt_hv_runs_appliance_on_host(gnt_hypervisor_get_name(self)),
+			     error))
 		return FALSE;
 	dir = g_path_get_dirname(app->console_log);
 	if (g_mkdir_with_parents(dir, 0750) != 0) {

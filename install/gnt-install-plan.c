@@ -114,8 +114,8 @@ default_priority(const GntInstallStepSpec *spec, JsonObject *priorities)
 }
 
 /* What a template row asks of this instance: the disk it names exists,
- * the hypervisor takes the parameters. The message names the problem, the
- * caller the row. */
+ * the hypervisor takes the parameters, and runs the appliance in a VM when
+ * the step needs one. The message names the problem, the caller the row. */
 static gboolean
 row_check_target(const GntInstallParsedRow *row, const GntInstallPlanTarget *target, GError **error)
 {
@@ -123,6 +123,15 @@ row_check_target(const GntInstallParsedRow *row, const GntInstallPlanTarget *tar
 
 	if (target == NULL)
 		return TRUE;
+	if (row->spec->needs_vm && row->priority > 0 &&
+	    gnt_hv_runs_appliance_on_host(target->hypervisor)) {
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "hypervisor '%s' runs the in-band steps on the node itself, not in "
+			    "an install appliance VM, and this step runs only inside that VM: "
+			    "on the node it would act on the node's own disks",
+			    target->hypervisor);
+		return FALSE;
+	}
 	if (strcmp(row->spec->name, "deploy.resize_disk") == 0) {
 		gint64 disk = json_object_get_int_member(row->args, "disk");
 

@@ -175,6 +175,8 @@ all_steps(void)
 				(guint)json_object_get_int_member(step, "priority");
 			spec.storage =
 				json_object_get_boolean_member_with_default(step, "storage", FALSE);
+			spec.needs_vm = json_object_get_boolean_member_with_default(
+				step, "needs_vm", FALSE);
 			g_array_append_val(out, spec);
 		}
 		steps = out;

@@ -87,6 +87,11 @@ typedef struct {
 	 * they lay the disks out, so the plan writes the payload in band
 	 * (appliance.write_payload) instead of deploy.write_image */
 	gboolean storage;
+	/* the steps that run only inside the appliance's VM ("needs_vm": true
+	 * in the catalogue): the plan refuses them on a hypervisor that runs
+	 * the agent on the node itself (gnt_hv_runs_appliance_on_host()),
+	 * where they would act on the node's own disks */
+	gboolean needs_vm;
 } GntInstallStepSpec;
 
 /* Every registered step (test-only ones included), in the table's order:

@@ -369,8 +369,10 @@ static const gchar *const arg_members[] = {"name",     "type",	      "required",
 /* "json": a structured argument (the storage steps' lists), which the
  * master checks and renders into lines for the agent (doc/appliance.md) */
 static const gchar *const arg_types[] = {"string", "integer", "boolean", "json", NULL};
-/* a step's optional members: "storage" marks the storage layout's steps */
-static const gchar *const step_optional_members[] = {"storage", NULL};
+/* a step's optional members, booleans: "storage" marks the storage
+ * layout's steps, "needs_vm" the steps that run only inside the appliance's
+ * VM (never with the agent on the host) */
+static const gchar *const step_optional_members[] = {"storage", "needs_vm", NULL};
 
 /* Exactly the members @names, no other but @optional (nullable). */
 static gboolean
@@ -440,6 +442,20 @@ check_catalogue_arg(JsonNode *node, GError **error)
 	return TRUE;
 }
 
+/* The optional members @step has are booleans. */
+static gboolean
+check_optional_flags(JsonObject *step, GError **error)
+{
+	gboolean flag;
+
+	for (guint i = 0; step_optional_members[i] != NULL; i++) {
+		if (json_object_has_member(step, step_optional_members[i]) &&
+		    !gnt_json_get_bool(step, step_optional_members[i], &flag, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 check_catalogue_step(JsonNode *node, GHashTable *seen, GError **error)
 {
@@ -450,8 +466,7 @@ check_catalogue_step(JsonNode *node, GHashTable *seen, GError **error)
 	gboolean flag;
 
 	if (step == NULL || !check_members_full(step, step_members, step_optional_members, error) ||
-	    (json_object_has_member(step, "storage") &&
-	     !gnt_json_get_bool(step, "storage", &flag, error)) ||
+	    !check_optional_flags(step, error) ||
 	    !gnt_json_get_string(step, "name", &name, error) ||
 	    !gnt_json_get_int(step, "priority", &priority, error) ||
 	    !gnt_json_get_array(step, "args", &args, error) ||

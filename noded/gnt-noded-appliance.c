@@ -458,7 +458,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 	app->console_log = g_build_filename(work_dir, "console.log", NULL);
 	app->timeout_s = options->timeout_s;
 	app->agent = gnt_rpc_node_dup_appliance_agent(node);
-	if (!g_str_equal(spec->hypervisor, "fake") &&
+	if (!gnt_hv_runs_appliance_on_host(spec->hypervisor) &&
 	    !g_file_test(app->kernel, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "no install appliance on this node: '%s' is missing (build it with "
@@ -466,7 +466,7 @@ build_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, GntHvChannelNic *channel
 			    app->kernel, dir);
 		return NULL;
 	}
-	if (g_str_equal(spec->hypervisor, "fake") &&
+	if (gnt_hv_runs_appliance_on_host(spec->hypervisor) &&
 	    !g_file_test(app->agent, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT,
 			    "no install appliance agent on this node: '%s' is missing (build the "
@@ -821,7 +821,7 @@ run_appliance(GntRpcNode *node, GntRpcNodeSpec *spec, RunOptions *options, Teard
 	hv = gnt_rpc_node_get_hypervisor(node, spec->hypervisor, error);
 	if (hv == NULL || !spec_communication_nic(spec, &mac, &ip, error))
 		return NULL;
-	guest_devices = !g_str_equal(spec->hypervisor, "fake");
+	guest_devices = !gnt_hv_runs_appliance_on_host(spec->hypervisor);
 	strip_package_credentials(options->record);
 	json_object_set_string_member(options->record, "name", spec->name);
 	/* an image-only install (a storage layout's payload) has no OS and

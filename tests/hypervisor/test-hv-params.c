@@ -33,6 +33,12 @@ test_names(void)
 	g_assert_false(gnt_hv_check_name("xen-pvm", &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
 	g_assert_nonnull(strstr(error->message, "'xen-pvm'"));
+	g_assert_nonnull(strstr(error->message, "(known: kvm, fake)"));
+	/* the fake hypervisor's appliance is the agent on the node */
+	g_assert_true(gnt_hv_runs_appliance_on_host("fake"));
+	g_assert_false(gnt_hv_runs_appliance_on_host("kvm"));
+	g_assert_false(gnt_hv_runs_appliance_on_host("xen-pvm"));
+	g_assert_false(gnt_hv_runs_appliance_on_host(NULL));
 }
 
 static void

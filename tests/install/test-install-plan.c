@@ -245,6 +245,21 @@ static const Case cases[] = {
 	 "appliance, and the host cannot write onto a layout it does not see"},
 	{"storage-write-image-other", "[" T("L", LAYOUT) "," T("W", DISABLE("write_image")) "]",
 	 NULL, "kvm", 1, NULL, "template 'W', step 1 (deploy.write_image): refused"},
+	/* the steps that need the appliance's VM: refused where the agent runs
+	 * on the node (the fake hypervisor), named by template and row; one that
+	 * does not run is not; other in-band steps run there */
+	{"storage-on-fake", "[" T("L", LAYOUT) "]", NULL, "fake", 1, NULL,
+	 "template 'L', step 1 (appliance.wipe_disks): hypervisor 'fake' runs the in-band steps "
+	 "on the node itself, not in an install appliance VM, and this step runs only inside "
+	 "that VM: on the node it would act on the node's own disks"},
+	{"storage-off-on-fake",
+	 "[" T("L", ROW("appliance", "wipe_disks", "{}",
+			"0") "," ROW("appliance", "zero_disk_start", "{\"disk\":0}", "90")) "]",
+	 NULL, "fake", 1,
+	 "deploy.prepare:100 L#2:90 deploy.write_image:80 deploy.run_os_scripts:70 "
+	 "deploy.personalize:65 deploy.prepare_boot:60 deploy.tear_down_appliance:40 "
+	 "deploy.switch_networks:30 deploy.boot:20",
+	 "priority 0 in its template"},
 	{"write-image-alone", "[" T("W", DISABLE("write_image")) "]", NULL, "kvm", 1,
 	 "deploy.prepare:100 deploy.run_os_scripts:70 deploy.personalize:65 "
 	 "deploy.prepare_boot:60 deploy.tear_down_appliance:40 deploy.switch_networks:30 "

@@ -219,11 +219,15 @@ test_catalogue_refused(void)
 		 "\"description\": \"\"}]}",
 		 "step 'a' is listed twice"},
 		{"{\"version\": \"1\", \"steps\": [[[[[[[[[[]]]]]]]]]]}", "catalogue: "},
-		/* the storage steps' optional mark is a boolean */
+		/* the optional marks are booleans */
 		{"{\"version\": \"1\", \"steps\": [{\"name\": \"a\", \"priority\": 50, \"args\": [], "
 		 "\"reboot_requested\": false, \"for_operators\": true, \"core\": false, "
 		 "\"storage\": \"yes\", \"description\": \"\"}]}",
 		 "steps item 1: "},
+		{"{\"version\": \"1\", \"steps\": [{\"name\": \"a\", \"priority\": 50, \"args\": [], "
+		 "\"reboot_requested\": false, \"for_operators\": true, \"core\": false, "
+		 "\"needs_vm\": 1, \"description\": \"\"}]}",
+		 "steps item 1: 'needs_vm' must be a boolean"},
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -278,6 +282,12 @@ test_catalogue_is_registry(void)
 		g_assert_cmpint(spec->storage, ==,
 				json_object_get_boolean_member_with_default(step, "storage",
 									    FALSE));
+		/* likewise a step that needs the VM; every storage step does */
+		g_assert_cmpint(spec->needs_vm, ==,
+				json_object_get_boolean_member_with_default(step, "needs_vm",
+									    FALSE));
+		if (spec->storage)
+			g_assert_true(spec->needs_vm);
 		/* the tests' steps are not for operators */
 		if (g_str_has_prefix(name, "test_"))
 			g_assert_false(spec->for_operators);

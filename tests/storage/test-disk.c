@@ -11,6 +11,7 @@
 #include "gnt-disk-private.h"
 #include "gnt-error.h"
 #include "gnt-subprocess.h"
+#include "gnt-test-assert.h"
 
 #define MIB ((guint64)1024 * 1024)
 
@@ -35,14 +36,6 @@ static gboolean
 names_contain(GPtrArray *names, const gchar *name)
 {
 	return g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL);
-}
-
-static void
-assert_message_has(const GError *error, const gchar *needle)
-{
-	g_assert_nonnull(error);
-	if (strstr(error->message, needle) == NULL)
-		g_error("'%s' not in error message '%s'", needle, error->message);
 }
 
 static gchar *
@@ -92,12 +85,13 @@ test_names(void)
 	g_assert_cmpstr(gnt_disk_template_to_string(GNT_DISK_TEMPLATE_PLAIN), ==, "plain");
 	g_assert_false(gnt_disk_template_from_string("drbd", &template, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "'drbd'");
+	gnt_test_assert_contains(error->message, "'drbd'");
 	g_clear_error(&error);
 	g_assert_true(gnt_disk_format_from_string("qcow2", &format, &error));
 	g_assert_cmpint(format, ==, GNT_DISK_FORMAT_QCOW2);
 	g_assert_false(gnt_disk_format_from_string("vmdk", &format, &error));
-	assert_message_has(error, "'vmdk'");
+	g_assert_nonnull(error);
+	gnt_test_assert_contains(error->message, "'vmdk'");
 }
 
 static void
@@ -269,7 +263,7 @@ test_file_qcow2(FileFx *fx, gconstpointer data)
 	g_assert_true(gnt_disk_store_grow(fx->store, "inst2", raw, 20, &error));
 	g_assert_false(gnt_disk_store_grow(fx->store, "inst2", raw, 4, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "disk 1 (20M) of instance 'inst2'");
+	gnt_test_assert_contains(error->message, "disk 1 (20M) of instance 'inst2'");
 	g_clear_error(&error);
 	assert_image(rpath, "raw", 20 * MIB);
 
@@ -309,11 +303,11 @@ test_file_too_big(FileFx *fx, gconstpointer data)
 
 	g_assert_false(gnt_disk_store_create(fx->store, "big", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
-	assert_message_has(error, "disk 1 (");
-	assert_message_has(error, "of instance 'big'");
-	assert_message_has(error, "free in file storage directory");
+	gnt_test_assert_contains(error->message, "disk 1 (");
+	gnt_test_assert_contains(error->message, "of instance 'big'");
+	gnt_test_assert_contains(error->message, "free in file storage directory");
 	free_s = g_strdup_printf("(%" G_GUINT64_FORMAT " MiB)", free_mib);
-	assert_message_has(error, free_s);
+	gnt_test_assert_contains(error->message, free_s);
 	g_clear_error(&error);
 	/* nothing was created, not even disk 0 */
 	g_assert_false(g_file_test(inst_dir, G_FILE_TEST_EXISTS));
@@ -322,14 +316,14 @@ test_file_too_big(FileFx *fx, gconstpointer data)
 	((GntDiskSpec *)g_ptr_array_index(disks, 0))->size_mib = free_mib + 1024;
 	g_assert_false(gnt_disk_store_check_space(fx->store, "big", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
-	assert_message_has(error, "disk 0 (");
+	gnt_test_assert_contains(error->message, "disk 0 (");
 	g_clear_error(&error);
 
 	/* a zero size is refused too */
 	((GntDiskSpec *)g_ptr_array_index(disks, 0))->size_mib = 0;
 	g_assert_false(gnt_disk_store_create(fx->store, "big", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "disk 0 of instance 'big': invalid size 0 MiB");
+	gnt_test_assert_contains(error->message, "disk 0 of instance 'big': invalid size 0 MiB");
 	g_assert_false(g_file_test(inst_dir, G_FILE_TEST_EXISTS));
 }
 
@@ -351,9 +345,9 @@ test_file_rollback_exists(FileFx *fx, gconstpointer data)
 
 	g_assert_false(gnt_disk_store_create(fx->store, "inst3", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
-	assert_message_has(error, "removed the 2 disks created before it");
-	assert_message_has(error, "disk 2 (4M) of instance 'inst3'");
-	assert_message_has(error, "exists already");
+	gnt_test_assert_contains(error->message, "removed the 2 disks created before it");
+	gnt_test_assert_contains(error->message, "disk 2 (4M) of instance 'inst3'");
+	gnt_test_assert_contains(error->message, "exists already");
 	g_assert_false(g_file_test(p0, G_FILE_TEST_EXISTS));
 	g_assert_false(g_file_test(p1, G_FILE_TEST_EXISTS));
 	g_assert_true(g_file_get_contents(p2, &kept, NULL, NULL));
@@ -383,10 +377,10 @@ test_file_rollback_failure(FileFx *fx, gconstpointer data)
 
 	g_assert_false(gnt_disk_store_create(fx->store, "inst4", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
-	assert_message_has(error, "disk 2 (4M) of instance 'inst4'");
-	assert_message_has(error, "(exit 1)");
-	assert_message_has(error, "simulated failure: No space left on device");
-	assert_message_has(error, "noise 10");
+	gnt_test_assert_contains(error->message, "disk 2 (4M) of instance 'inst4'");
+	gnt_test_assert_contains(error->message, "(exit 1)");
+	gnt_test_assert_contains(error->message, "simulated failure: No space left on device");
+	gnt_test_assert_contains(error->message, "noise 10");
 	g_assert_null(strstr(error->message, "noise 1;")); /* only the tail */
 	/* disks 0 and 1 are gone, and the directory this call made */
 	g_assert_false(g_file_test(inst_dir, G_FILE_TEST_EXISTS));
@@ -412,7 +406,7 @@ test_file_path_escape(FileFx *fx, gconstpointer data)
 	for (gsize i = 0; i < G_N_ELEMENTS(bad_names); i++) {
 		g_assert_false(gnt_disk_store_create(fx->store, bad_names[i], disks, &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-		assert_message_has(error, "invalid instance name");
+		gnt_test_assert_contains(error->message, "invalid instance name");
 		g_clear_error(&error);
 		g_assert_false(gnt_disk_store_remove(fx->store, bad_names[i], disks, &error));
 		g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
@@ -423,7 +417,7 @@ test_file_path_escape(FileFx *fx, gconstpointer data)
 	disk->uuid = g_strdup("../../outside/x");
 	g_assert_false(gnt_disk_store_create(fx->store, "inst5", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "invalid UUID");
+	gnt_test_assert_contains(error->message, "invalid UUID");
 	g_clear_error(&error);
 	g_free(disk->uuid);
 	disk->uuid = g_strdup("esc-0");
@@ -433,7 +427,7 @@ test_file_path_escape(FileFx *fx, gconstpointer data)
 	g_assert_cmpint(symlink(fx->outside, link_dir), ==, 0);
 	g_assert_false(gnt_disk_store_create(fx->store, "linked", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
-	assert_message_has(error, "symbolic links are refused");
+	gnt_test_assert_contains(error->message, "symbolic links are refused");
 	g_clear_error(&error);
 	g_assert_false(gnt_disk_store_remove(fx->store, "linked", disks, &error));
 	g_clear_error(&error);
@@ -451,7 +445,7 @@ test_file_path_escape(FileFx *fx, gconstpointer data)
 	g_clear_error(&error);
 	g_assert_null(gnt_disk_store_dup_path(fx->store, "real", disk, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
-	assert_message_has(error, "not a regular file");
+	gnt_test_assert_contains(error->message, "not a regular file");
 	g_clear_error(&error);
 	g_assert_false(gnt_disk_store_grow(fx->store, "real", disk, 64, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
@@ -481,7 +475,7 @@ test_file_path_escape(FileFx *fx, gconstpointer data)
 	bad_store = gnt_disk_store_new(GNT_DISK_TEMPLATE_FILE, &params, &error);
 	g_assert_null(bad_store);
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "'..'");
+	gnt_test_assert_contains(error->message, "'..'");
 }
 
 static void
@@ -701,9 +695,10 @@ test_lvm_too_big(void)
 	store = lvm_store_new(lvm_vg);
 	g_assert_false(gnt_disk_store_create(store, "lvbig", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
-	assert_message_has(error, "disk 1 (100M) of instance 'lvbig' needs 100M (100 MiB)");
-	assert_message_has(error, "(252 MiB) free in volume group");
-	assert_message_has(error, lvm_vg);
+	gnt_test_assert_contains(error->message,
+				 "disk 1 (100M) of instance 'lvbig' needs 100M (100 MiB)");
+	gnt_test_assert_contains(error->message, "(252 MiB) free in volume group");
+	gnt_test_assert_contains(error->message, lvm_vg);
 	g_clear_error(&error);
 	names = gnt_disk_store_list_volumes(store, &error);
 	g_assert_cmpuint(names->len, ==, 0); /* not even disk 0 */
@@ -711,8 +706,9 @@ test_lvm_too_big(void)
 	((GntDiskSpec *)g_ptr_array_index(disks, 0))->size_mib = 1024;
 	g_assert_false(gnt_disk_store_check_space(store, "lvbig", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_NO_RESOURCES);
-	assert_message_has(error, "disk 0 (1.0G) of instance 'lvbig' needs 1.0G (1024 MiB), "
-				  "more than the 252M (252 MiB) free");
+	gnt_test_assert_contains(error->message,
+				 "disk 0 (1.0G) of instance 'lvbig' needs 1.0G (1024 MiB), "
+				 "more than the 252M (252 MiB) free");
 }
 
 static void
@@ -732,8 +728,8 @@ test_lvm_rollback(void)
 	g_assert_no_error(error);
 	g_assert_false(gnt_disk_store_create(store, "lvrb", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_EXISTS);
-	assert_message_has(error, "removed the 1 disk created before it");
-	assert_message_has(error, "lvrb-1.disk1' exists already");
+	gnt_test_assert_contains(error->message, "removed the 1 disk created before it");
+	gnt_test_assert_contains(error->message, "lvrb-1.disk1' exists already");
 	g_clear_error(&error);
 	names = gnt_disk_store_list_volumes(store, &error);
 	g_assert_cmpuint(names->len, ==, 1);
@@ -757,18 +753,21 @@ test_lvm_vg_missing(void)
 	store = lvm_store_new("gnt-no-such-vg");
 	g_assert_false(gnt_disk_store_create(store, "inst", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_ENVIRONMENT);
-	assert_message_has(error, "volume group 'gnt-no-such-vg' not found on this node");
+	gnt_test_assert_contains(error->message,
+				 "volume group 'gnt-no-such-vg' not found on this node");
 	g_clear_error(&error);
 	g_assert_false(gnt_disk_store_get_space(store, &size, &free_mib, &error));
-	assert_message_has(error, "not found");
+	g_assert_nonnull(error);
+	gnt_test_assert_contains(error->message, "not found");
 	g_clear_error(&error);
 	g_assert_false(gnt_disk_store_remove(store, "inst", disks, &error));
-	assert_message_has(error, "not found");
+	g_assert_nonnull(error);
+	gnt_test_assert_contains(error->message, "not found");
 	g_clear_error(&error);
 
 	g_assert_null(gnt_disk_store_new(GNT_DISK_TEMPLATE_PLAIN, &params, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "invalid volume group name 'bad/name'");
+	gnt_test_assert_contains(error->message, "invalid volume group name 'bad/name'");
 }
 
 static void
@@ -785,7 +784,7 @@ test_plain_formats(void)
 	/* refused before any LVM tool runs */
 	g_assert_false(gnt_disk_store_create(store, "inst", disks, &error));
 	g_assert_error(error, GNT_ERROR, GNT_ERROR_INVALID);
-	assert_message_has(error, "raw disks only");
+	gnt_test_assert_contains(error->message, "raw disks only");
 }
 
 int

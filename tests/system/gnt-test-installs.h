@@ -1,14 +1,19 @@
 #pragma once
 
 /*
- * Many long installs at once on a real cluster (gnt-test-cluster.h) with
- * the fake hypervisor: each an add through the install appliance (safe
- * install: the agent as a host process) whose OS script sleeps as long as
- * its "seconds" parameter says, so that its job waits on the node in the
- * appliance's session. For tests/system/test-detach.c and
+ * Many long installs at once on a real cluster (gnt-test-cluster.h): each
+ * an add through the install appliance (safe install: with the fake
+ * hypervisor the agent as a host process, with kvm the built appliance)
+ * whose OS script sleeps as long as its "seconds" parameter says, so that
+ * its job waits on the node in the appliance's session; and kill -9 of a
+ * daemon meanwhile. For tests/system/test-detach.c, test-detach-kvm.c and
  * bench/bench-detach.c.
  */
 #include "gnt-test-cluster.h"
+
+#include <signal.h>
+
+#include "gnt-test-process.h"
 
 #define GNT_TEST_INSTALLS_OS "sleepy"
 
@@ -116,6 +121,44 @@ gnt_test_installs_wait_in_step(GntTestCluster *cluster, const guint64 *ids, guin
 			g_usleep(100 * 1000);
 		}
 	}
+}
+
+/* kill -9 of @cluster's @daemon ("gantry-masterd", "gantry-noded") while
+ * job @id waits on the node, then the daemons started again; the job's row
+ * once it has ended (up to @timeout_s). (transfer full) */
+static inline JsonArray *
+gnt_test_installs_kill9_and_wait(GntTestCluster *cluster, const gchar *daemon, guint64 id,
+				 guint timeout_s)
+{
+	GPid pid = gnt_test_cluster_daemon_pid(cluster, daemon);
+
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	g_assert_true(gnt_test_process_ends(pid));
+	gnt_test_cluster_start_daemons(cluster);
+	return gnt_test_cluster_wait_job(cluster, id, timeout_s);
+}
+
+/* The same, where job @id of instance @name must fail with @message and
+ * leave no instance: at once (@removal_s 0: the failed job removed it), or
+ * within @removal_s (the recovery pass after a master restart removes it,
+ * its disks once the session on them has ended). The job's row as one
+ * string. (transfer full) */
+static inline gchar *
+gnt_test_installs_kill9_job_fails(GntTestCluster *cluster, const gchar *daemon, guint64 id,
+				  guint timeout_s, const gchar *name, const gchar *message,
+				  guint removal_s)
+{
+	g_autoptr(JsonArray) row = gnt_test_installs_kill9_and_wait(cluster, daemon, id, timeout_s);
+	gchar *text = gnt_test_cluster_row_to_string(row);
+
+	g_test_message("the job after kill -9 of %s: %s", daemon, text);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	gnt_test_assert_contains(text, message);
+	for (guint i = 0; i < removal_s * 10 && gnt_test_cluster_count_instances(cluster, name) > 0;
+	     i++)
+		g_usleep(100 * 1000);
+	g_assert_cmpuint(gnt_test_cluster_count_instances(cluster, name), ==, 0);
+	return text;
 }
 
 /* A [seconds, microseconds] timestamp in µs. */

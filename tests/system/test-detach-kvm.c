@@ -18,11 +18,8 @@
  */
 #include "gnt-test-installs.h"
 
-#include <signal.h>
-
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
-#include "gnt-test-process.h"
 
 #define JOB_TIMEOUT_S 300
 
@@ -74,15 +71,6 @@ kvm_tear_down(KvmFx *fx, gconstpointer data)
 	g_free(fx->work);
 	g_free(fx->skip);
 	g_free(fx->tap);
-}
-
-static void
-kill9(KvmFx *fx, const gchar *daemon)
-{
-	GPid pid = gnt_test_cluster_daemon_pid(&fx->cluster, daemon);
-
-	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
-	g_assert_true(gnt_test_process_ends(pid));
 }
 
 static gchar *
@@ -146,9 +134,7 @@ test_kill9(KvmFx *fx, gconstpointer data)
 	}
 	/* masterd, no secret: resumed to success */
 	id = add_in_session(fx, "resume.example.com", 5, NULL);
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	row = gnt_test_installs_kill9_and_wait(&fx->cluster, "gantry-masterd", id, JOB_TIMEOUT_S);
 	gnt_test_cluster_assert_success(row);
 	text = gnt_test_job_log_text(row);
 	gnt_test_assert_contains(text, "the master restarted while the job waited on a node");
@@ -161,39 +147,24 @@ test_kill9(KvmFx *fx, gconstpointer data)
 
 	/* masterd, a secret: fails, the recovery removes it all */
 	t0 = g_get_monotonic_time();
-	g_clear_pointer(&row, json_array_unref);
 	g_clear_pointer(&text, g_free);
 	id = add_in_session(fx, "secret.example.com", 600,
 			    ", \"osparams_secret\": {\"token\": \"s3cr3t\"}");
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	gnt_test_assert_contains(text, "secret parameters were lost at master restart");
-	for (guint i = 0;
-	     i < 1200 && gnt_test_cluster_count_instances(&fx->cluster, "secret.example.com") > 0;
-	     i++)
-		g_usleep(100 * 1000);
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "secret.example.com"), ==,
-			 0);
+	text = gnt_test_installs_kill9_job_fails(&fx->cluster, "gantry-masterd", id, JOB_TIMEOUT_S,
+						 "secret.example.com",
+						 "secret parameters were lost at master restart",
+						 120);
 	assert_nothing_left(fx, "secret.example.com");
 	g_test_message("masterd killed, a secret: %.1f s",
 		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
 
 	/* noded: torn down by the next noded, the job fails saying so */
 	t0 = g_get_monotonic_time();
-	g_clear_pointer(&row, json_array_unref);
 	g_clear_pointer(&text, g_free);
 	id = add_in_session(fx, "lost.example.com", 600, NULL);
-	kill9(fx, "gantry-noded");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	gnt_test_assert_contains(text, "noded restarted during the install and tore down what it "
-				       "left");
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, "lost.example.com"), ==, 0);
+	text = gnt_test_installs_kill9_job_fails(
+		&fx->cluster, "gantry-noded", id, JOB_TIMEOUT_S, "lost.example.com",
+		"noded restarted during the install and tore down what it left", 0);
 	assert_nothing_left(fx, "lost.example.com");
 	g_test_message("noded killed: %.1f s",
 		       (gdouble)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);

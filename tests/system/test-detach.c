@@ -18,11 +18,8 @@
  */
 #include "gnt-test-installs.h"
 
-#include <signal.h>
-
 #include "gnt-metad-client.h"
 #include "gnt-metad-server.h"
-#include "gnt-test-process.h"
 
 #define N_INSTALLS    20
 #define JOB_TIMEOUT_S 300
@@ -99,15 +96,6 @@ test_twenty_installs(DetachFx *fx, gconstpointer data)
 	}
 }
 
-static void
-kill9(DetachFx *fx, const gchar *daemon)
-{
-	GPid pid = gnt_test_cluster_daemon_pid(&fx->cluster, daemon);
-
-	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
-	g_assert_true(gnt_test_process_ends(pid));
-}
-
 /* The add of @name in its session (a sleep of 10 minutes). */
 static guint64
 add_in_session(DetachFx *fx, const gchar *name, const gchar *extra)
@@ -123,21 +111,13 @@ test_noded_killed(DetachFx *fx, gconstpointer data)
 {
 	const gchar *name = "lost1.example.com";
 	guint64 id = add_in_session(fx, name, NULL);
-	g_autoptr(JsonArray) row = NULL;
-	g_autofree gchar *text = NULL;
+	/* the failed add removed what it made (at once: no wait) */
+	g_autofree gchar *text = gnt_test_installs_kill9_job_fails(
+		&fx->cluster, "gantry-noded", id, JOB_TIMEOUT_S, name,
+		"noded restarted during the install and tore down what it left", 0);
 
-	kill9(fx, "gantry-noded");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_test_message("the add: %s", text);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
 	gnt_test_assert_contains(text, "no install session");
-	gnt_test_assert_contains(text, "noded restarted during the install and tore down what "
-				       "it left");
 	assert_node_clean(fx, name);
-	/* the failed add removed what it made */
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
 }
 
 /* masterd killed while a job without secrets waits on its session: the
@@ -152,9 +132,7 @@ test_masterd_killed(DetachFx *fx, gconstpointer data)
 	g_autofree gchar *log = NULL;
 
 	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	row = gnt_test_installs_kill9_and_wait(&fx->cluster, "gantry-masterd", id, JOB_TIMEOUT_S);
 	gnt_test_cluster_assert_success(row);
 	log = gnt_test_job_log_text(row);
 	gnt_test_assert_contains(log, "the master restarted while the job waited on a node: it "
@@ -173,18 +151,8 @@ test_masterd_killed(DetachFx *fx, gconstpointer data)
 static void
 masterd_killed_job_fails(DetachFx *fx, guint64 id, const gchar *name, const gchar *message)
 {
-	g_autoptr(JsonArray) row = NULL;
-	g_autofree gchar *text = NULL;
-
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
-	text = gnt_test_cluster_row_to_string(row);
-	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
-	gnt_test_assert_contains(text, message);
-	for (guint i = 0; i < 600 && gnt_test_cluster_count_instances(&fx->cluster, name) > 0; i++)
-		g_usleep(100 * 1000);
-	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+	g_free(gnt_test_installs_kill9_job_fails(&fx->cluster, "gantry-masterd", id, JOB_TIMEOUT_S,
+						 name, message, 60));
 }
 
 /* The same for a reinstall: the new masterd checks it again, takes its
@@ -205,9 +173,7 @@ test_masterd_killed_reinstall(DetachFx *fx, gconstpointer data)
 	gnt_test_cluster_assert_success(added);
 	id = gnt_test_installs_submit(&fx->cluster, op);
 	gnt_test_installs_wait_in_step(&fx->cluster, &id, 1, 60);
-	kill9(fx, "gantry-masterd");
-	gnt_test_cluster_start_daemons(&fx->cluster);
-	row = gnt_test_cluster_wait_job(&fx->cluster, id, JOB_TIMEOUT_S);
+	row = gnt_test_installs_kill9_and_wait(&fx->cluster, "gantry-masterd", id, JOB_TIMEOUT_S);
 	gnt_test_cluster_assert_success(row);
 	log = gnt_test_job_log_text(row);
 	gnt_test_assert_contains(log, "taking the reinstall of again1.example.com up again");

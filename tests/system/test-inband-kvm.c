@@ -484,6 +484,186 @@ test_step_timeout(InbandFx *fx, gconstpointer data)
 	g_assert_cmpint(gnt_test_cluster_count_instances(&fx->cluster, "slow.example.com"), ==, 0);
 }
 
+/* The instance's record as the config keeps it, by the fields a change
+ * would move: serial_no, mtime, os, tags. (transfer full) */
+static gchar *
+dup_record_facts(InbandFx *fx, const gchar *name)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonArray) fields = json_array_new();
+	g_autoptr(JsonNode) result = NULL;
+	JsonArray *data;
+
+	json_array_add_string_element(fields, "name");
+	json_array_add_string_element(fields, "serial_no");
+	json_array_add_string_element(fields, "mtime");
+	json_array_add_string_element(fields, "os");
+	json_array_add_string_element(fields, "tags");
+	result = gnt_luxi_client_query(fx->cluster.client, "instance", fields, NULL, &error);
+	g_assert_no_error(error);
+	data = json_object_get_array_member(json_node_get_object(result), "data");
+	for (guint i = 0; i < json_array_get_length(data); i++) {
+		JsonArray *row = json_array_get_array_element(data, i);
+		JsonArray *cell = json_array_get_array_element(row, 0);
+
+		if (g_strcmp0(json_array_get_string_element(cell, 1), name) == 0) {
+			g_autoptr(JsonNode) node = json_node_alloc();
+
+			json_node_init_array(node, row);
+			return gnt_json_to_string(node);
+		}
+	}
+	g_error("no instance '%s' in the config", name);
+}
+
+static gint
+compare_paths(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* The files of @name's disks with their sizes and modification times, one
+ * a line ("" for none). (transfer full) */
+static gchar *
+dup_disk_files(InbandFx *fx, const gchar *name)
+{
+	g_autofree gchar *dir = gnt_test_cluster_dup_file_storage_dir(&fx->cluster);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	gnt_test_cluster_list_files(dir, files);
+	g_ptr_array_sort(files, compare_paths);
+	for (guint i = 0; i < files->len; i++) {
+		const gchar *path = g_ptr_array_index(files, i);
+		GStatBuf st;
+
+		if (strstr(path, name) == NULL)
+			continue;
+		g_assert_cmpint(g_stat(path, &st), ==, 0);
+		g_string_append_printf(out, "%s %" G_GINT64_FORMAT " %ld.%09ld\n", path,
+				       (gint64)st.st_size, (long)st.st_mtim.tv_sec,
+				       (long)st.st_mtim.tv_nsec);
+	}
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* The add of @name on fake with two disks the mirror template fits,
+ * tagged @tag. (transfer full) */
+static gchar *
+mirror_create_op(const gchar *name, const gchar *tag)
+{
+	return g_strdup_printf(
+		"{\"OP_ID\": \"OP_INSTANCE_CREATE\", \"instance_name\": \"%s\","
+		" \"mode\": \"create\", \"hypervisor\": \"fake\", \"disk_template\": \"file\","
+		" \"disks\": [{\"size\": 600}, {\"size\": 600}], \"nics\": [],"
+		" \"os_type\": \"" OS_NAME "+default\", \"start\": false,"
+		" \"enable_safe_install\": true, \"tags\": [\"%s\"]}",
+		name, tag);
+}
+
+/* Runs @op (@what: "the add", ...) of an instance tagged with the shipped
+ * mirror template on fake: refused in its checks, naming the template, the
+ * first step and why, before any install step. */
+static void
+assert_mirror_refused(InbandFx *fx, const gchar *op, const gchar *what)
+{
+	g_autoptr(JsonArray) row = gnt_test_cluster_run_op(&fx->cluster, op, JOB_TIMEOUT_S);
+	g_autofree gchar *text = gnt_test_cluster_row_to_string(row);
+
+	g_test_message("%s with the mirror on fake: %s", what, text);
+	g_assert_cmpstr(json_array_get_string_element(row, 0), ==, "error");
+	gnt_test_assert_contains(
+		text, "template 'CUSTOM_RAID1_LVM', step 1 (appliance.wipe_disks): hypervisor "
+		      "'fake' runs the in-band steps on the node itself, not in an install "
+		      "appliance VM, and this step runs only inside that VM: on the node it would "
+		      "act on the node's own disks");
+	gnt_test_assert_lacks(text, "install step");
+}
+
+/* The storage layout's steps need the install appliance's VM; the fake
+ * hypervisor runs the agent on the node itself, where they would act on
+ * the node's disks. So an install that would run them on fake is refused
+ * when its plan is built, naming the template, the step and the reason:
+ * an add with the shipped mirror template (CUSTOM_RAID1_LVM) leaves no
+ * instance and no disk, a reinstall with it leaves the record and the
+ * disks as they were; an in-band template without storage steps installs
+ * the same instance on fake. A storage template added on this cluster
+ * (fake alone enabled) is stored with a warning saying so. */
+static void
+test_fake_storage_refused(InbandFx *fx, gconstpointer data)
+{
+	const gchar *name = "mirror.example.com";
+	g_autofree gchar *op = NULL;
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *log = NULL;
+	g_autofree gchar *facts = NULL;
+	g_autofree gchar *facts_after = NULL;
+	g_autofree gchar *disks = NULL;
+	g_autofree gchar *disks_after = NULL;
+	g_autoptr(JsonArray) row = NULL;
+
+	gnt_test_cluster_tag_master(&fx->cluster, "CUSTOM_RAID1_LVM");
+	gnt_test_cluster_tag_master(&fx->cluster, "CUSTOM_ZERO");
+	g_assert_cmpint(GNT_TEST_CLUSTER_RUN(&fx->cluster, "GNT_TEST_GNT_TEMPLATE", "add",
+					     "--steps",
+					     "[{\"interface\": \"appliance\", \"step\":"
+					     " \"zero_disk_start\", \"args\": {\"disk\": 1},"
+					     " \"priority\": 95}]",
+					     "CUSTOM_ZERO"),
+			==, 0);
+
+	/* the add: refused before a disk or a record is made */
+	op = mirror_create_op(name, "CUSTOM_RAID1_LVM");
+	assert_mirror_refused(fx, op, "the add");
+	g_assert_cmpuint(gnt_test_cluster_count_instances(&fx->cluster, name), ==, 0);
+	disks = dup_disk_files(fx, name);
+	g_assert_cmpstr(disks, ==, "");
+
+	/* an in-band template without storage steps installs it on fake */
+	g_clear_pointer(&op, g_free);
+	op = mirror_create_op(name, "CUSTOM_ZERO");
+	row = gnt_test_cluster_run_op(&fx->cluster, op, JOB_TIMEOUT_S);
+	gnt_test_cluster_assert_success(row);
+	log = gnt_test_job_log_text(row);
+	gnt_test_assert_contains(log,
+				 "install step appliance.zero_disk_start [CUSTOM_ZERO#1] (95): "
+				 "done");
+
+	/* the reinstall with the mirror: refused, nothing changed */
+	g_clear_pointer(&op, g_free);
+	g_clear_pointer(&row, json_array_unref);
+	op = g_strdup_printf("{\"OP_ID\": \"OP_TAGS_SET\", \"kind\": \"instance\","
+			     " \"name\": \"%s\", \"tags\": [\"CUSTOM_RAID1_LVM\"]}",
+			     name);
+	row = gnt_test_cluster_run_op(&fx->cluster, op, 60);
+	gnt_test_cluster_assert_success(row);
+	facts = dup_record_facts(fx, name);
+	g_clear_pointer(&disks, g_free);
+	disks = dup_disk_files(fx, name);
+	g_assert_cmpstr(disks, !=, "");
+	g_clear_pointer(&op, g_free);
+	op = g_strdup_printf("{\"OP_ID\": \"OP_INSTANCE_REINSTALL\", \"instance_name\": \"%s\","
+			     " \"enable_safe_install\": true}",
+			     name);
+	assert_mirror_refused(fx, op, "the reinstall");
+	facts_after = dup_record_facts(fx, name);
+	g_assert_cmpstr(facts_after, ==, facts);
+	disks_after = dup_disk_files(fx, name);
+	g_assert_cmpstr(disks_after, ==, disks);
+
+	/* a storage template added here: stored, with the warning */
+	text = template_op(fx, "ADD", "CUSTOM_WIPE",
+			   "[{\"interface\": \"appliance\", \"step\": \"wipe_disks\","
+			   " \"args\": {}, \"priority\": 99}]");
+	gnt_test_assert_contains(text, "[\"success\"");
+	gnt_test_assert_contains(text,
+				 "WARNING: install template 'CUSTOM_WIPE', step 1 "
+				 "(appliance.wipe_disks) runs only inside the install "
+				 "appliance's VM, and no hypervisor the cluster enables boots "
+				 "one: installs with this template are refused until one that "
+				 "does is enabled (kvm)");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -496,6 +676,8 @@ main(int argc, char **argv)
 		   test_node_catalogue, inband_tear_down);
 	g_test_add("/system/inband/fake-step-timeout", InbandFx, "fake", inband_set_up,
 		   test_step_timeout, inband_tear_down);
+	g_test_add("/system/inband/fake-storage-refused", InbandFx, "fake", inband_set_up,
+		   test_fake_storage_refused, inband_tear_down);
 	g_test_add("/system/inband/kvm", InbandFx, "kvm", inband_set_up, test_install,
 		   inband_tear_down);
 	g_test_add("/system/inband/kvm+image", InbandFx, "kvm+image", inband_set_up, test_install,
