@@ -18,7 +18,9 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import metad_stub  # noqa: E402
+from gnt_tap import check, report, skip  # noqa: E402
 
 AGENT = os.environ.get("GNT_TEST_AGENT") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "appliance", "agent")
@@ -45,12 +47,6 @@ echo "instance=$INSTANCE_NAME"
 if grep -rqs "$OSP_TOKEN" "$TMPDIR"; then echo "secret in a file"; else echo "secret in no file"; fi
 """
 
-results = []
-
-
-def check(name, condition, why=""):
-    results.append((name, bool(condition), why))
-    return condition
 
 
 class Run:
@@ -173,7 +169,7 @@ def debugfs(image, request):
 
 def test_package_on_disk():
     if os.geteuid() != 0 or not shutil.which("mkfs.ext4") or not shutil.which("debugfs"):
-        results.append(("package: skipped (needs root, mkfs.ext4 and debugfs)", None, ""))
+        skip("package: skipped (needs root, mkfs.ext4 and debugfs)")
         return
     work = tempfile.mkdtemp(prefix="gnt-agent-disk-")
     tree = os.path.join(work, "tree")
@@ -212,7 +208,7 @@ def test_package_on_disk():
 
 def test_package_on_partition():
     if os.geteuid() != 0 or not shutil.which("sfdisk") or not shutil.which("debugfs"):
-        results.append(("partition: skipped (needs root, sfdisk and debugfs)", None, ""))
+        skip("partition: skipped (needs root, sfdisk and debugfs)")
         return
     work = tempfile.mkdtemp(prefix="gnt-agent-part-")
     disk = os.path.join(work, "disk0.img")
@@ -237,19 +233,7 @@ def main():
     for test in (test_success_no_package, test_failing_script, test_no_script,
                  test_package_on_disk, test_package_on_partition):
         test()
-    print("1..%d" % len(results))
-    failed = 0
-    for i, (name, ok, why) in enumerate(results, 1):
-        if ok is None:
-            print("ok %d # SKIP %s" % (i, name))
-        elif ok:
-            print("ok %d %s" % (i, name))
-        else:
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            for line in str(why).splitlines()[:40]:
-                print("# " + line)
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":

@@ -26,16 +26,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
 import metad_stub  # noqa: E402
+from gnt_tap import check, report  # noqa: E402
 
 SOURCE = os.path.join(HERE, "..", "..")
 QEMU = shutil.which("qemu-system-x86_64")
-results = []
-
-
-def check(name, condition, why=""):
-    results.append((name, bool(condition), why))
-    return condition
 
 
 def boot(appliance, disks, console, append, socket=None, timeout=120):
@@ -205,17 +201,7 @@ def main():
 
 
 def finish():
-    print("1..%d" % len(results))
-    failed = 0
-    for i, (name, ok, why) in enumerate(results, 1):
-        if ok:
-            print("ok %d %s" % (i, name))
-        else:
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            for line in str(why).splitlines()[-60:]:
-                print("# " + line)
-    return 1 if failed else 0
+    return report(why_lines=60)
 
 
 if __name__ == "__main__":

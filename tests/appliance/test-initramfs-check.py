@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gnt_tap import check, report  # noqa: E402
+
 STEPS = os.environ.get("GNT_TEST_STORAGE_STEPS") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "appliance", "steps-storage.sh")
 
@@ -33,11 +36,6 @@ FULL_LIST = [
 MIRROR_MOUNTS = "/dev/vg0/root / ext4 U1\n/dev/md0 /boot ext4 U2\n/dev/vg0/swap swap swap U3\n"
 MIRROR_RAIDS = "md0 1 disk0p2,disk1p2\nmd1 1 disk0p3,disk1p3\n"
 
-results = []
-
-
-def check(name, condition, why=""):
-    results.append((name, bool(condition), why))
 
 
 def lacks(listing=FULL_LIST, mounts=MIRROR_MOUNTS, raids=MIRROR_RAIDS, vgs="vg0 /dev/md1\n",
@@ -129,14 +127,7 @@ def main():
            {"lsinitramfs"})
     expect("a kernel without its initramfs", lacks(initrd=False), {"initrd.img-" + KVER})
 
-    print("1..%d" % len(results))
-    failed = 0
-    for i, (name, ok, why) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            failed += 1
-            print("# " + why)
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":

@@ -37,15 +37,12 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from gnt_tap import check, report  # noqa: E402
+
 URI = "qemu:///system"
 TOKEN = "tok-3f9a1c"
 MARKER = "gantry installer test\n"
-results = []
-
-
-def check(name, condition, why=""):
-    results.append((name, bool(condition), why))
-    return condition
 
 
 def skip_reason():
@@ -412,15 +409,7 @@ def main():
     finally:
         server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
-    print("1..%d" % len(results))
-    failed = 0
-    for i, (name, ok, why) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            failed += 1
-            for line in str(why).splitlines()[-40:]:
-                print("#   " + line)
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":
