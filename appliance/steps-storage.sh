@@ -466,7 +466,8 @@ storage_disks_under() {
 # last-resort wait), so the arrays built here need no rebuild to boot.
 initramfs_lacks() {
 	il_tools=
-	il_mods="virtio_blk $(awk '$2 == "/" { print $3 }' "$LAYOUT/mounts")"
+	# ext2 and ext3 are ext4's module's too (Debian's EXT4_USE_FOR_EXT2)
+	il_mods="virtio_blk $(awk '$2 == "/" { print ($3 ~ /^ext[23]$/ ? "ext4" : $3) }' "$LAYOUT/mounts")"
 	if [ -s "$LAYOUT/raids" ]; then
 		il_tools=mdadm
 		il_mods="$il_mods md-mod $(awk '{ print ($2 == 5 ? "raid456" : "raid" $2) }' "$LAYOUT/raids" | sort -u)"
@@ -520,6 +521,7 @@ step_install_bootloader() {
 	# the installed system's lvm and mdadm keep their locks and maps there
 	storage_run install_bootloader "mounting a tmpfs on /run" mount -t tmpfs tmpfs "$TARGET/run"
 	lacks=$(initramfs_lacks | sort -u | tr '\n' ' ')
+	lacks=${lacks% }
 	if [ -s "$LAYOUT/raids" ]; then
 		mkdir -p "$TARGET/etc/mdadm"
 		{

@@ -111,6 +111,8 @@ def main():
         mounts="/dev/vda2 / ext4 U1\n"), set())
     expect("the root's filesystem module", lacks(
         listing=without("xfs.ko"), mounts="/dev/vg0/root / xfs U1\n"), {"xfs"})
+    expect("an ext3 root is ext4's module", lacks(
+        listing=without("xfs.ko"), mounts="/dev/vg0/root / ext3 U1\n"), set())
     expect("virtio_blk missing (an initramfs made with MODULES=dep elsewhere)",
            lacks(listing=without("virtio_blk.ko")), {"virtio_blk"})
     expect("a module built into the kernel need not be in the initramfs", lacks(
