@@ -113,9 +113,34 @@ default_priority(const GntInstallStepSpec *spec, JsonObject *priorities)
 							  : (gint64)spec->default_priority;
 }
 
+/* The running rows whose step needs the install appliance's VM, refused
+ * on a hypervisor that runs the agent on the node itself. */
+static gboolean
+check_needs_vm(GArray *given, GPtrArray *template_of, const GntInstallPlanTarget *target,
+	       GError **error)
+{
+	if (!gnt_hv_runs_appliance_on_host(target->hypervisor))
+		return TRUE;
+	for (guint i = 0; i < given->len; i++) {
+		const GntInstallParsedRow *row = &g_array_index(given, GntInstallParsedRow, i);
+
+		if (!row->spec->needs_vm || row->priority <= 0)
+			continue;
+		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
+			    "template '%s', step %u (%s): hypervisor '%s' runs the in-band "
+			    "steps on the node itself, not in an install appliance VM, and this "
+			    "step runs only inside that VM: on the node it would act on the "
+			    "node's own disks",
+			    (const gchar *)template_of->pdata[i], row->position, row->spec->name,
+			    target->hypervisor);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* What a template row asks of this instance: the disk it names exists,
- * the hypervisor takes the parameters, and runs the appliance in a VM when
- * the step needs one. The message names the problem, the caller the row. */
+ * the hypervisor takes the parameters. The message names the problem, the
+ * caller the row. */
 static gboolean
 row_check_target(const GntInstallParsedRow *row, const GntInstallPlanTarget *target, GError **error)
 {
@@ -123,15 +148,6 @@ row_check_target(const GntInstallParsedRow *row, const GntInstallPlanTarget *tar
 
 	if (target == NULL)
 		return TRUE;
-	if (row->spec->needs_vm && row->priority > 0 &&
-	    gnt_hv_runs_appliance_on_host(target->hypervisor)) {
-		g_set_error(error, GNT_ERROR, GNT_ERROR_INVALID,
-			    "hypervisor '%s' runs the in-band steps on the node itself, not in "
-			    "an install appliance VM, and this step runs only inside that VM: "
-			    "on the node it would act on the node's own disks",
-			    target->hypervisor);
-		return FALSE;
-	}
 	if (strcmp(row->spec->name, "deploy.resize_disk") == 0) {
 		gint64 disk = json_object_get_int_member(row->args, "disk");
 
@@ -351,6 +367,10 @@ gnt_install_plan_build_full(JsonObject *const *templates, guint n_templates, Jso
 
 		if (!gnt_install_storage_check_parsed(
 			    given, (const gchar *const *)template_of->pdata, &disks, error))
+			return NULL;
+		/* after the layout's checks: a wrong layout is named as such on
+		 * every hypervisor */
+		if (!check_needs_vm(given, template_of, target, error))
 			return NULL;
 	}
 	/* 3. storage steps: the payload is written in band */
