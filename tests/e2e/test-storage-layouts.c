@@ -624,6 +624,26 @@ boot_to_login(StorageFx *fx, const gchar *what)
 	g_assert_cmpuint(gnt_test_cluster_count_domains(cluster), ==, 0);
 }
 
+/* The index N of a disk file "<uuid>.file.diskN" (each disk has its own
+ * UUID, so the paths themselves sort in no useful order). */
+static guint
+disk_index_of(const gchar *path)
+{
+	const gchar *suffix = g_strrstr(path, ".disk");
+
+	g_assert_nonnull(suffix);
+	return (guint)g_ascii_strtoull(suffix + strlen(".disk"), NULL, 10);
+}
+
+static gint
+compare_disk_files(gconstpointer a, gconstpointer b)
+{
+	guint ia = disk_index_of(*(const gchar *const *)a);
+	guint ib = disk_index_of(*(const gchar *const *)b);
+
+	return ia < ib ? -1 : ia > ib;
+}
+
 /* The instance's disk files, in index order. (transfer full) */
 static GPtrArray *
 disk_files(StorageFx *fx)
@@ -633,8 +653,9 @@ disk_files(StorageFx *fx)
 
 	gnt_test_cluster_list_files(dir, files);
 	g_assert_cmpuint(files->len, ==, 2);
-	/* disk 0's name sorts first (".../disk0", ".../disk1") */
-	g_ptr_array_sort(files, compare_strings);
+	g_ptr_array_sort(files, compare_disk_files);
+	g_assert_cmpuint(disk_index_of(files->pdata[0]), ==, 0);
+	g_assert_cmpuint(disk_index_of(files->pdata[1]), ==, 1);
 	g_ptr_array_add(files, NULL);
 	return files;
 }
