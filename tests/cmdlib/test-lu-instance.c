@@ -674,29 +674,46 @@ test_create_inband_fails(LuFx *fx, gconstpointer data)
 	"\"disk_template\": \"file\", \"disks\": [{\"size\": 64}], \"nics\": [], \"start\": false, " \
 	"\"tags\": [\"CUSTOM_R\"]}"
 
-/* appliance_start's session result for the OS scripts and find_root reporting
- * @data. (transfer full) */
+/* appliance_start's session result: the OS scripts, then find_root as
+ * row 1 of @template reporting @data, then, with @zero_disk, zero_disk_start
+ * as its row 2. (transfer full) */
 static gchar *
-find_root_answer(const gchar *data)
+find_root_answer(const gchar *template, const gchar *data, gboolean zero_disk)
 {
-	g_autoptr(GString) detail = g_string_new(NULL);
+	g_autoptr(GString) answer = g_string_new(NULL);
+	guint seq = 5;
 
-	gnt_json_append_string(detail, data);
-	return g_strdup_printf(
+	g_string_append_printf(
+		answer,
 		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
 		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
 		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
 		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
 		"\"detail\": \"\", \"output\": \"\"},"
 		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
-		"\"detail\": \"CUSTOM_R#1\", \"output\": \"\"},"
+		"\"detail\": \"%s#1\", \"output\": \"\"},"
 		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
-		"\"detail\": %s, \"output\": \"\"},"
-		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
-		"\"detail\": \"found\", \"output\": \"\"},"
-		"{\"seq\": 5, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
-		"\"detail\": \"\", \"output\": \"\"}]}",
-		detail->str);
+		"\"detail\": ",
+		template);
+	gnt_json_append_string(answer, data);
+	g_string_append(answer, ", \"output\": \"\"},"
+				"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": "
+				"\"done\", \"detail\": \"found\", \"output\": \"\"},");
+	if (zero_disk) {
+		g_string_append_printf(
+			answer,
+			"{\"seq\": 5, \"time\": 2.3, \"step\": \"zero_disk_start\", \"state\": "
+			"\"start\", \"detail\": \"%s#2\", \"output\": \"\"},"
+			"{\"seq\": 6, \"time\": 2.4, \"step\": \"zero_disk_start\", \"state\": "
+			"\"done\", \"detail\": \"zeroed\", \"output\": \"\"},",
+			template);
+		seq = 7;
+	}
+	g_string_append_printf(answer,
+			       "{\"seq\": %u, \"time\": 3.0, \"step\": \"appliance\", \"state\": "
+			       "\"done\", \"detail\": \"\", \"output\": \"\"}]}",
+			       seq);
+	return g_string_free(g_steal_pointer(&answer), FALSE);
 }
 
 /* The hook records the root device; a hook that fails fails its step and
@@ -704,8 +721,10 @@ find_root_answer(const gchar *data)
 static void
 test_create_post_step_hook(LuFx *fx, gconstpointer data)
 {
-	g_autofree gchar *good = find_root_answer("data {\"root_device\":\"/dev/vda1\"}");
-	g_autofree gchar *bad = find_root_answer("data {\"root_device\":\"vda1\"}");
+	g_autofree gchar *good =
+		find_root_answer("CUSTOM_R", "data {\"root_device\":\"/dev/vda1\"}", FALSE);
+	g_autofree gchar *bad =
+		find_root_answer("CUSTOM_R", "data {\"root_device\":\"vda1\"}", FALSE);
 	TemplateStore store;
 	g_autoptr(JsonObject) web1 = NULL;
 	g_autofree gchar *message = NULL;
@@ -752,32 +771,6 @@ test_create_post_step_hook(LuFx *fx, gconstpointer data)
 	"{\"interface\": \"appliance\", \"step\": \"zero_disk_start\", \"args\": {\"disk\": 0}, "  \
 	"\"priority\": 45}]}"
 
-/* appliance_run's answer for the OS scripts, find_root reporting
- * @root_device and zero_disk_start. (transfer full) */
-static gchar *
-hook_answer(const gchar *root_device)
-{
-	return g_strdup_printf(
-		"{\"seconds\": 1, \"console_tail\": \"\", \"steps\": ["
-		"{\"seq\": 0, \"time\": 1.0, \"step\": \"run_os_scripts\", \"state\": \"start\", "
-		"\"detail\": \"deploy.run_os_scripts\", \"output\": \"\"},"
-		"{\"seq\": 1, \"time\": 1.5, \"step\": \"run_os_scripts\", \"state\": \"done\", "
-		"\"detail\": \"\", \"output\": \"\"},"
-		"{\"seq\": 2, \"time\": 2.0, \"step\": \"find_root\", \"state\": \"start\", "
-		"\"detail\": \"CUSTOM_H#1\", \"output\": \"\"},"
-		"{\"seq\": 3, \"time\": 2.1, \"step\": \"find_root\", \"state\": \"info\", "
-		"\"detail\": \"data {\\\"root_device\\\":\\\"%s\\\"}\", \"output\": \"\"},"
-		"{\"seq\": 4, \"time\": 2.2, \"step\": \"find_root\", \"state\": \"done\", "
-		"\"detail\": \"found\", \"output\": \"\"},"
-		"{\"seq\": 5, \"time\": 2.3, \"step\": \"zero_disk_start\", \"state\": \"start\", "
-		"\"detail\": \"CUSTOM_H#2\", \"output\": \"\"},"
-		"{\"seq\": 6, \"time\": 2.4, \"step\": \"zero_disk_start\", \"state\": \"done\", "
-		"\"detail\": \"zeroed\", \"output\": \"\"},"
-		"{\"seq\": 7, \"time\": 3.0, \"step\": \"appliance\", \"state\": \"done\", "
-		"\"detail\": \"\", \"output\": \"\"}]}",
-		root_device);
-}
-
 /* A reinstall whose find_root reports no usable device: its post-step
  * hook fails the step, the install fails naming it, and every row after
  * it (the in-band row at 45 of the same session included) is "not run"
@@ -787,8 +780,10 @@ hook_answer(const gchar *root_device)
 static void
 test_reinstall_post_step_hook_fails(LuFx *fx, gconstpointer data)
 {
-	g_autofree gchar *good = hook_answer("/dev/vda1");
-	g_autofree gchar *bad = hook_answer("vda1");
+	g_autofree gchar *good =
+		find_root_answer("CUSTOM_H", "data {\"root_device\":\"/dev/vda1\"}", TRUE);
+	g_autofree gchar *bad =
+		find_root_answer("CUSTOM_H", "data {\"root_device\":\"vda1\"}", TRUE);
 	static const gchar *const order[] = {
 		"install step run_os_scripts (70): done",
 		"install step appliance.find_root [CUSTOM_H#1] (55): started",
